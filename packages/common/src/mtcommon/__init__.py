@@ -1,0 +1,26 @@
+"""Shared error types and YAML loading for matchmaker and tasktool."""
+
+from __future__ import annotations
+
+from mtcommon.errors import CodedError, render_json, render_line
+from mtcommon.yamlio import (
+    YamlError,
+    dump_roundtrip,
+    find_duplicate_keys,
+    load_roundtrip,
+    load_safe,
+    load_text,
+)
+
+__all__ = [
+    "CodedError",
+    "YamlError",
+    "dump_roundtrip",
+    "find_duplicate_keys",
+    "load_roundtrip",
+    "load_safe",
+    "load_text",
+    "render_json",
+    "render_line",
+]
+__version__ = "0.1.0"

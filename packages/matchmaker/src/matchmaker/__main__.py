@@ -1,0 +1,5 @@
+from __future__ import annotations
+
+from matchmaker.cli import main
+
+main()

@@ -1,0 +1,59 @@
+"""Project records: the durable configuration the control plane manages.
+
+These Structs are both the stored shape and the ``/admin`` wire shape (camelCase
+on the wire, as in the specification). Field-level rules that msgspec cannot
+express (reserved ids, unique policy names, one default) live in the control
+plane's validation, so a ``Project`` held by the store or the directory is
+always valid.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+PoolMode = Literal["auto", "claim", "mutual", "propose", "delegated"]
+POOL_MODES: tuple[str, ...] = ("auto", "claim", "mutual", "propose", "delegated")
+FilterValue = str | int | float | bool
+SELF = "@self"
+RESERVED_PROJECT_ID = "default"
+
+
+class ProjectKey(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """A credential binding: a client presenting ``secret`` belongs to this Project."""
+
+    type: Literal["shared-secret"]
+    secret: str
+
+
+class MatchmakingPolicy(
+    msgspec.Struct, forbid_unknown_fields=True, frozen=True, omit_defaults=True, rename="camel"
+):
+    """A pre-declared pool that clients reference by ``name``."""
+
+    name: str
+    mode: PoolMode
+    group_size: int
+    default: bool = False
+    filter: dict[str, FilterValue] | None = None
+
+
+class Project(
+    msgspec.Struct, forbid_unknown_fields=True, frozen=True, omit_defaults=False, rename="camel"
+):
+    """A declared Project: policies, credential bindings and the lockdown flag."""
+
+    id: str
+    display_name: str | None = None
+    lockdown: bool = False
+    keys: tuple[ProjectKey, ...] = ()
+    policies: tuple[MatchmakingPolicy, ...] = ()
+
+    def policy(self, name: str) -> MatchmakingPolicy | None:
+        """The policy called ``name``, if declared."""
+        return next((p for p in self.policies if p.name == name), None)
+
+    def default_policy(self) -> MatchmakingPolicy | None:
+        """The policy marked ``default: true``, if any."""
+        return next((p for p in self.policies if p.default), None)

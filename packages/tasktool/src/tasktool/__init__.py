@@ -1,0 +1,9 @@
+"""Tasks kept as Markdown files with YAML frontmatter: CLI, web dashboard, MCP server."""
+
+from __future__ import annotations
+
+from tasktool.errors import TaskToolError
+from tasktool.model import Priority, Status, Task
+
+__all__ = ["Priority", "Status", "Task", "TaskToolError", "__version__"]
+__version__ = "0.1.0"

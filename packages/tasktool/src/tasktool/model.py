@@ -1,0 +1,88 @@
+"""The task model: statuses, priorities and the ``Task`` record.
+
+A ``Task`` is an immutable value built from one Markdown file's frontmatter.
+Scalars are kept as the text the file holds (the fast reader keeps every YAML
+scalar as a string); ordering helpers turn them into ranks.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+
+import msgspec
+
+
+class Status(StrEnum):
+    """Task statuses, declared in advancement order (see :data:`STATUS_ORDER`)."""
+
+    PENDING = "pending"
+    BLOCKED = "blocked"
+    IN_PROGRESS = "in-progress"
+    IN_REVIEW = "in-review"
+    CANCELLED = "cancelled"
+    COMPLETED = "completed"
+
+
+#: Advancement rank: pending < blocked < in-progress < in-review < cancelled < completed.
+STATUS_ORDER: dict[str, int] = {status.value: rank for rank, status in enumerate(Status)}
+#: Statuses whose work is finished, one way or the other.
+RESOLVED_STATUSES = frozenset({Status.COMPLETED.value, Status.CANCELLED.value})
+
+
+class Priority(StrEnum):
+    """Task priorities, lowest first."""
+
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+    CRITICAL = "critical"
+
+
+PRIORITY_ORDER: dict[str, int] = {priority.value: rank for rank, priority in enumerate(Priority)}
+TASK_TYPES: tuple[str, ...] = ("feature", "bug", "improvement", "chore", "docs")
+DEFAULT_EFFORT: tuple[str, ...] = ("small", "medium", "large")
+
+
+class Task(msgspec.Struct, frozen=True, kw_only=True):
+    """One task file's frontmatter, plus where it lives (``group``, ``file_path``, ``archived``)."""
+
+    id: str
+    title: str
+    status: str = Status.PENDING.value
+    priority: str | None = None
+    effort: str | None = None
+    type: str | None = None
+    dependencies: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    touches: tuple[str, ...] = ()
+    context: tuple[str, ...] = ()
+    owner: str | None = None
+    phase: str | None = None
+    parent: str | None = None
+    created_at: str | None = None
+    completed_at: str | None = None
+    cancelled_at: str | None = None
+    pr: tuple[str, ...] = ()
+    external_id: str | None = None
+    group: str | None = None
+    file_path: str = ""
+    archived: bool = False
+    body: str = ""
+
+    @property
+    def resolved(self) -> bool:
+        """Completed or cancelled."""
+        return self.status in RESOLVED_STATUSES
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
+    """Sort key that orders ``9`` before ``10`` and ``T-2`` before ``T-10``."""
+    return tuple(
+        (0, int(part)) if part.isdigit() else (1, part.lower())
+        for part in _DIGITS.split(text)
+        if part
+    )

@@ -1,0 +1,46 @@
+from __future__ import annotations
+
+import pytest
+
+from mtcommon import CodedError, render_json, render_line
+
+
+class LockdownError(CodedError):
+    code = "project.lockdown"
+
+
+def test_class_code_is_the_default() -> None:
+    error = LockdownError("ad-hoc pools are disabled")
+    assert error.code == "project.lockdown"
+    assert error.message == "ad-hoc pools are disabled"
+    assert str(error) == "ad-hoc pools are disabled"
+
+
+def test_code_given_at_raise_overrides_the_class_code() -> None:
+    error = CodedError("nope", code="pool.not_found", details={"pool": "p"})
+    assert error.code == "pool.not_found"
+    assert render_json(error) == {
+        "error": {"code": "pool.not_found", "message": "nope", "details": {"pool": "p"}}
+    }
+
+
+def test_json_omits_empty_details() -> None:
+    assert render_json(CodedError("x", code="a.b")) == {"error": {"code": "a.b", "message": "x"}}
+
+
+def test_line_is_one_line_with_the_code() -> None:
+    error = CodedError("bad\nthing  here", code="config.effort.duplicate")
+    assert render_line(error) == "error: bad thing here [config.effort.duplicate]"
+
+
+def test_details_are_copied_not_shared() -> None:
+    details = {"a": 1}
+    error = CodedError("x", details=details)
+    details["a"] = 2
+    assert error.details == {"a": 1}
+
+
+def test_is_an_exception() -> None:
+    with pytest.raises(CodedError) as info:
+        raise LockdownError("locked")
+    assert "project.lockdown" in repr(info.value)
