@@ -1,0 +1,53 @@
+"""The one typed settings object of a matchmaker process.
+
+Built by the CLI from flags and ``MATCHMAKER_*`` environment variables (the
+key also from ``REALTIME_MGMT_KEY``); tests build it directly. Nothing here
+reads the environment.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Data-plane limits; every one has a CLI flag."""
+
+    max_frame_bytes: int = 64 * 1024
+    max_send_bytes: int = 16 * 1024
+    max_attributes: int = 32
+    max_attribute_value_chars: int = 256
+    max_pools_per_client: int = 3
+    max_sessions_per_client: int = 8
+    max_session_members: int = 64
+    outbound_queue: int = 1024
+    handshake_timeout_s: float = 10.0
+    entry_ttl_ms: int = 10 * 60 * 1000
+    heartbeat_interval_ms: int = 20_000
+    heartbeat_timeout_ms: int = 45_000
+    control_rate_per_s: float = 50.0
+    control_burst: int = 100
+    send_rate_per_s: float = 500.0
+    send_burst: int = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """Everything one matchmaker process needs to start.
+
+    ``management_key`` ``None`` means zero-config: no control plane, no
+    management port, every Project implicit. ``store_url`` ``None`` means the
+    default store: ``sqlite:///matchmaker.db`` in the working directory when a
+    key is given, else nothing is stored.
+    """
+
+    host: str = "127.0.0.1"
+    port: int = 8080
+    management_host: str | None = None
+    management_port: int = 8081
+    management_key: str | None = field(default=None, repr=False)
+    store_url: str | None = None
+    require_declared_projects: bool = False
+    limits: Limits = field(default_factory=Limits)
+    shutdown_grace_s: float = 5.0

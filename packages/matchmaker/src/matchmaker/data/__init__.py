@@ -1,0 +1,1 @@
+"""The data plane: WebSocket protocol, Project resolution, pools and sessions."""
