@@ -9,7 +9,7 @@ always valid.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -18,13 +18,23 @@ POOL_MODES: tuple[str, ...] = ("auto", "claim", "mutual", "propose", "delegated"
 FilterValue = str | int | float | bool
 SELF = "@self"
 RESERVED_PROJECT_ID = "default"
+MAX_PROJECT_ID_CHARS = 128
+
+# Constraints msgspec checks while decoding (and publishes in the JSON Schema).
+# Control characters are refused in ids because ids are primary keys in SQL
+# stores and appear in URLs and logs.
+ProjectId = Annotated[
+    str, msgspec.Meta(min_length=1, max_length=MAX_PROJECT_ID_CHARS, pattern=r"^[^\x00-\x1f\x7f]+$")
+]
+NonEmptyStr = Annotated[str, msgspec.Meta(min_length=1)]
+GroupSize = Annotated[int, msgspec.Meta(ge=1)]
 
 
 class ProjectKey(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     """A credential binding: a client presenting ``secret`` belongs to this Project."""
 
     type: Literal["shared-secret"]
-    secret: str
+    secret: NonEmptyStr
 
 
 class MatchmakingPolicy(
@@ -32,9 +42,9 @@ class MatchmakingPolicy(
 ):
     """A pre-declared pool that clients reference by ``name``."""
 
-    name: str
+    name: NonEmptyStr
     mode: PoolMode
-    group_size: int
+    group_size: GroupSize
     default: bool = False
     filter: dict[str, FilterValue] | None = None
 
@@ -44,7 +54,7 @@ class Project(
 ):
     """A declared Project: policies, credential bindings and the lockdown flag."""
 
-    id: str
+    id: ProjectId
     display_name: str | None = None
     lockdown: bool = False
     keys: tuple[ProjectKey, ...] = ()

@@ -1,0 +1,176 @@
+"""The control-plane ASGI app served on the management port: ``/admin/projects``."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+from collections.abc import Awaitable, Callable
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from matchmaker.config import ServerConfig
+from matchmaker.control.auth import BearerAuth
+from matchmaker.control.http import (
+    JSON,
+    json_response,
+    on_coded_error,
+    on_http_error,
+    on_unexpected,
+    read_json_body,
+)
+from matchmaker.control.openapi import openapi_document
+from matchmaker.control.validation import apply_patch, decode_patch, decode_project, invalid
+from matchmaker.control.wire import Health, ProjectList
+from matchmaker.directory import ProjectDirectory
+from matchmaker.errors import MatchmakerError
+from matchmaker.model import Project
+from matchmaker.store import ProjectStore
+from matchmaker.store.base import not_found_error
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+DEFAULT_PAGE = 100
+MAX_PAGE = 1000
+MERGE_PATCH = "application/merge-patch+json"
+
+
+class ControlPlane:
+    """The endpoints, over one store and the directory they keep in sync with it."""
+
+    def __init__(self, config: ServerConfig, store: ProjectStore, directory: ProjectDirectory):
+        self._limits = config.limits
+        self._store = store
+        self._directory = directory
+        # Serialises write-then-publish so the directory applies writes in commit order.
+        self._writing = asyncio.Lock()
+
+    async def create(self, request: Request) -> Response:
+        """``POST /admin/projects``: declare a Project; 201 with the normalised config."""
+        project = decode_project(await read_json_body(request), self._limits)
+        async with self._writing:
+            await self._store.create(project)
+            self._directory.put(project)
+        headers = {"Location": f"/admin/projects/{project.id}"}
+        return json_response(project, 201, headers)
+
+    async def list_projects(self, request: Request) -> Response:
+        """``GET /admin/projects?limit=&cursor=``: one page of Projects ordered by id."""
+        limit = _limit(request.query_params.get("limit"))
+        cursor = request.query_params.get("cursor")
+        after = None if cursor is None else _decode_cursor(cursor)
+        projects = await self._store.page(limit=limit + 1, after=after)
+        more = len(projects) > limit
+        projects = projects[:limit]
+        next_cursor = _encode_cursor(projects[-1].id) if more else None
+        return json_response(ProjectList(projects=projects, next_cursor=next_cursor))
+
+    async def read(self, request: Request) -> Response:
+        """``GET /admin/projects/{id}``: one Project."""
+        project_id = request.path_params["id"]
+        project = await self._store.get(project_id)
+        if project is None:
+            raise not_found_error(project_id)
+        return json_response(project)
+
+    async def patch(self, request: Request) -> Response:
+        """``PATCH /admin/projects/{id}``: merge-patch the updatable fields; 200 with the result."""
+        project_id = request.path_params["id"]
+        patch = decode_patch(await read_json_body(request, (JSON, MERGE_PATCH)), project_id)
+
+        def change(current: Project) -> Project:
+            return apply_patch(current, patch, self._limits)
+
+        async with self._writing:
+            project = await self._store.update(project_id, change)
+            self._directory.put(project)
+        return json_response(project)
+
+    async def delete(self, request: Request) -> Response:
+        """``DELETE /admin/projects/{id}``: forget the config (live sessions drain); 204."""
+        project_id = request.path_params["id"]
+        async with self._writing:
+            if not await self._store.delete(project_id):
+                raise not_found_error(project_id)
+            self._directory.remove(project_id)
+        return Response(status_code=204)
+
+    async def openapi(self, request: Request) -> Response:
+        """``GET /admin/openapi.json``: the OpenAPI 3.1 document of this API."""
+        return json_response(openapi_document())
+
+    async def healthz(self, request: Request) -> Response:
+        """``GET /healthz`` (no key needed): the process is up."""
+        return json_response(Health())
+
+
+def create_control_app(
+    config: ServerConfig, store: ProjectStore, directory: ProjectDirectory
+) -> Starlette:
+    """The app served on the management port; ``config.management_key`` must be set."""
+    if config.management_key is None:
+        raise ValueError("the control plane needs a management key")
+    plane = ControlPlane(config, store, directory)
+    routes = [
+        Route("/healthz", _ByMethod(GET=plane.healthz)),
+        Route("/admin/openapi.json", _ByMethod(GET=plane.openapi)),
+        Route("/admin/projects", _ByMethod(GET=plane.list_projects, POST=plane.create)),
+        Route(
+            "/admin/projects/{id:path}",
+            _ByMethod(GET=plane.read, PATCH=plane.patch, DELETE=plane.delete),
+        ),
+    ]
+    return Starlette(
+        routes=routes,
+        middleware=[Middleware(BearerAuth, key=config.management_key)],
+        exception_handlers={
+            MatchmakerError: on_coded_error,
+            HTTPException: on_http_error,
+            Exception: on_unexpected,
+        },
+    )
+
+
+class _ByMethod:
+    """One ASGI endpoint per path dispatching on the method, so a 405 lists every allowed one.
+
+    (A plain function endpoint would make Starlette answer other methods itself.)
+    """
+
+    def __init__(self, **endpoints: Endpoint) -> None:
+        self._endpoints = endpoints
+        self._allow = ", ".join(endpoints)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive)
+        endpoint = self._endpoints.get(request.method)
+        if endpoint is None:
+            raise HTTPException(405, headers={"Allow": self._allow})
+        response = await endpoint(request)
+        await response(scope, receive, send)
+
+
+def _limit(raw: str | None) -> int:
+    if raw is None:
+        return DEFAULT_PAGE
+    if not raw.isascii() or not raw.isdigit() or not 1 <= int(raw) <= MAX_PAGE:
+        raise invalid("limit", f"must be an integer from 1 to {MAX_PAGE}")
+    return int(raw)
+
+
+def _encode_cursor(last_id: str) -> str:
+    return base64.urlsafe_b64encode(last_id.encode()).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str) -> str:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        return base64.b64decode(padded, altchars=b"-_", validate=True).decode()
+    except (binascii.Error, UnicodeError, ValueError):
+        raise invalid("cursor", "not a cursor returned by this API") from None

@@ -1,0 +1,180 @@
+"""The OpenAPI 3.1 document of ``/admin``, built from the wire Structs.
+
+Schemas come from msgspec, so the document cannot drift from what the server
+decodes; ``docs/openapi-admin.json`` is this document written out (a test
+checks they are equal).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import msgspec
+
+from matchmaker import __version__
+from matchmaker.control.wire import ErrorBody, Health, ProjectList, ProjectPatch
+from matchmaker.model import Project
+
+_REF = "#/components/schemas/{name}"
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": _REF.format(name=name)}
+
+
+def _json(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"application/json": {"schema": schema}}
+
+
+def _error(description: str) -> dict[str, Any]:
+    return {"description": description, "content": _json(_ref("ErrorBody"))}
+
+
+_ERRORS = {
+    "401": _error("Missing or invalid management key (`auth.unauthorized`)"),
+    "503": _error("The Project store is unavailable (`store.unavailable`)"),
+}
+_BODY_ERRORS = {
+    "400": _error(
+        "Malformed JSON (`request.malformed_json`), an invalid body (`request.invalid`, "
+        "`details.field` names the field) or the reserved id (`project.reserved_id`)"
+    ),
+    "413": _error("The body is larger than 1 MiB (`request.too_large`)"),
+    "415": _error("The content type is not JSON (`request.unsupported_media_type`)"),
+}
+_NOT_FOUND = {"404": _error("No Project with that id (`project.not_found`)")}
+_CONFLICT = _error(
+    "The id exists (`project.exists`) or a secret is bound to another Project "
+    "(`project.secret_in_use`)"
+)
+_ID = {
+    "name": "id",
+    "in": "path",
+    "required": True,
+    "description": "The Project id (percent-encode reserved characters).",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 128},
+}
+
+
+@cache
+def openapi_document() -> dict[str, Any]:
+    """The document served at ``/admin/openapi.json``."""
+    _, schemas = msgspec.json.schema_components(
+        [Project, ProjectPatch, ProjectList, ErrorBody, Health], ref_template=_REF
+    )
+    project = {"description": "The stored Project", "content": _json(_ref("Project"))}
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "matchmaker control plane",
+            "version": __version__,
+            "description": "Declare Projects (policies, credential bindings, lockdown). "
+            "Served on the management port only when a management key is configured.",
+        },
+        "security": [{"managementKey": []}],
+        "paths": {
+            "/admin/projects": {
+                "get": {
+                    "operationId": "listProjects",
+                    "summary": "List Projects ordered by id, one page at a time",
+                    "parameters": [
+                        {
+                            "name": "limit",
+                            "in": "query",
+                            "schema": {
+                                "type": "integer",
+                                "minimum": 1,
+                                "maximum": 1000,
+                                "default": 100,
+                            },
+                        },
+                        {
+                            "name": "cursor",
+                            "in": "query",
+                            "description": "`next_cursor` of the previous page.",
+                            "schema": {"type": "string"},
+                        },
+                    ],
+                    "responses": {
+                        "200": {"description": "One page", "content": _json(_ref("ProjectList"))},
+                        "400": _error("Invalid `limit` or `cursor` (`request.invalid`)"),
+                        **_ERRORS,
+                    },
+                },
+                "post": {
+                    "operationId": "createProject",
+                    "summary": "Declare a Project",
+                    "requestBody": {"required": True, "content": _json(_ref("Project"))},
+                    "responses": {
+                        "201": {**project, "description": "Created, with defaults filled in"},
+                        **_BODY_ERRORS,
+                        "409": _CONFLICT,
+                        **_ERRORS,
+                    },
+                },
+            },
+            "/admin/projects/{id}": {
+                "parameters": [_ID],
+                "get": {
+                    "operationId": "getProject",
+                    "summary": "Read one Project",
+                    "responses": {"200": project, **_NOT_FOUND, **_ERRORS},
+                },
+                "patch": {
+                    "operationId": "patchProject",
+                    "summary": "Merge-patch the updatable fields (arrays replaced whole)",
+                    "requestBody": {
+                        "required": True,
+                        "content": {
+                            **_json(_ref("ProjectPatch")),
+                            "application/merge-patch+json": {"schema": _ref("ProjectPatch")},
+                        },
+                    },
+                    "responses": {
+                        "200": project,
+                        **_BODY_ERRORS,
+                        **_NOT_FOUND,
+                        "409": _CONFLICT,
+                        **_ERRORS,
+                    },
+                },
+                "delete": {
+                    "operationId": "deleteProject",
+                    "summary": "Forget a Project's config (its live sessions drain)",
+                    "responses": {"204": {"description": "Deleted"}, **_NOT_FOUND, **_ERRORS},
+                },
+            },
+            "/admin/openapi.json": {
+                "get": {
+                    "operationId": "getOpenApi",
+                    "summary": "This document",
+                    "responses": {
+                        "200": {
+                            "description": "OpenAPI 3.1",
+                            "content": _json({"type": "object"}),
+                        },
+                        **_ERRORS,
+                    },
+                }
+            },
+            "/healthz": {
+                "get": {
+                    "operationId": "health",
+                    "summary": "Liveness (no key needed)",
+                    "security": [],
+                    "responses": {"200": {"description": "Up", "content": _json(_ref("Health"))}},
+                }
+            },
+        },
+        "components": {
+            "schemas": schemas,
+            "securitySchemes": {
+                "managementKey": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "The server's management key.",
+                }
+            },
+        },
+    }

@@ -1,0 +1,113 @@
+"""Turn request bytes into valid Projects, or into ``request.*`` / ``project.*`` errors.
+
+msgspec checks types, required and unknown fields and the per-field
+constraints declared in ``matchmaker.model``; the rules spanning fields
+(unique policy names, one default, distinct secrets, the reserved id) are
+checked here on the whole result, so a PATCH is validated after merging.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TypeVar
+
+import msgspec
+from msgspec import UNSET
+
+from matchmaker.config import Limits
+from matchmaker.control.wire import ProjectPatch
+from matchmaker.errors import MatchmakerError
+from matchmaker.model import RESERVED_PROJECT_ID, Project
+
+T = TypeVar("T")
+
+_PROJECT = msgspec.json.Decoder(Project)
+_PATCH = msgspec.json.Decoder(ProjectPatch)
+_AT = re.compile(r" - at `(?P<path>[^`]*)`$")
+_NAMED = re.compile(r"field `(?P<name>[^`]*)`")
+
+
+def decode_project(body: bytes, limits: Limits) -> Project:
+    """A new Project from a ``POST`` body, fully validated."""
+    project = _decode(_PROJECT, body)
+    if project.id == RESERVED_PROJECT_ID:
+        raise MatchmakerError(
+            f"the Project id {RESERVED_PROJECT_ID!r} is reserved and cannot be created",
+            code="project.reserved_id",
+            details={"field": "$.id"},
+        )
+    check_project(project, limits)
+    return project
+
+
+def decode_patch(body: bytes, project_id: str) -> ProjectPatch:
+    """A ``PATCH`` body; its ``id``, if present, must equal the path's."""
+    patch = _decode(_PATCH, body)
+    if patch.id is not UNSET and patch.id != project_id:
+        raise invalid("$.id", "the id cannot be changed (it differs from the path)")
+    return patch
+
+
+def apply_patch(project: Project, patch: ProjectPatch, limits: Limits) -> Project:
+    """The merged Project, validated as a whole (so an invalid PATCH changes nothing)."""
+    changes = {
+        name: value
+        for name in ("display_name", "lockdown", "keys", "policies")
+        if (value := getattr(patch, name)) is not UNSET
+    }
+    merged = msgspec.structs.replace(project, **changes)
+    check_project(merged, limits)
+    return merged
+
+
+def check_project(project: Project, limits: Limits) -> None:
+    """The cross-field rules msgspec cannot express."""
+    names: dict[str, int] = {}
+    default_at: int | None = None
+    for i, policy in enumerate(project.policies):
+        if policy.name in names:
+            raise invalid(
+                f"$.policies[{i}].name",
+                f"duplicate policy name {policy.name!r} (also policies[{names[policy.name]}])",
+            )
+        names[policy.name] = i
+        if policy.default:
+            if default_at is not None:
+                raise invalid(
+                    f"$.policies[{i}].default",
+                    f"at most one policy may be the default (policies[{default_at}] already is)",
+                )
+            default_at = i
+        if policy.group_size > limits.max_session_members:
+            raise invalid(
+                f"$.policies[{i}].groupSize",
+                f"must be at most {limits.max_session_members} (the server's max session size)",
+            )
+    secrets: dict[str, int] = {}
+    for i, key in enumerate(project.keys):
+        if key.secret in secrets:
+            raise invalid(f"$.keys[{i}].secret", f"duplicates keys[{secrets[key.secret]}].secret")
+        secrets[key.secret] = i
+
+
+def invalid(field: str, rule: str) -> MatchmakerError:
+    """A ``request.invalid`` error naming the field (a JSON path) and the rule broken."""
+    return MatchmakerError(
+        f"{rule} - at `{field}`", code="request.invalid", details={"field": field}
+    )
+
+
+def _decode(decoder: msgspec.json.Decoder[T], body: bytes) -> T:
+    try:
+        return decoder.decode(body)
+    except msgspec.ValidationError as exc:
+        message = str(exc)
+        at = _AT.search(message)
+        field = at["path"] if at else "$"
+        if named := _NAMED.search(message):  # unknown or missing field: name it in the path
+            field = f"{field}.{named['name']}"
+        raise MatchmakerError(message, code="request.invalid", details={"field": field}) from None
+    except msgspec.DecodeError as exc:
+        raise MatchmakerError(
+            f"the body is not valid JSON: {exc}", code="request.malformed_json"
+        ) from None

@@ -1,0 +1,171 @@
+"""The process shell: one asyncio loop, hypercorn serving the data and control apps.
+
+``run`` is what the CLI calls and what tests start in-process: it opens the
+store, loads the directory, binds both ports (``0`` picks a free one), reports
+the bound addresses, serves until ``shutdown`` is set and then closes the store.
+Each hypercorn ``serve()`` gets ``shutdown.wait`` as its trigger so neither
+installs signal handlers; ``serve_until_signalled`` installs the one pair.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import cast
+
+from hypercorn.asyncio import serve
+from hypercorn.config import Config, Sockets
+from hypercorn.typing import Framework
+from starlette.types import ASGIApp
+
+from matchmaker.config import ServerConfig
+from matchmaker.control import create_control_app
+from matchmaker.data.app import create_data_app
+from matchmaker.directory import ProjectDirectory
+from matchmaker.errors import MatchmakerError
+from matchmaker.store import DEFAULT_STORE_URL, ProjectStore, open_store
+
+log = logging.getLogger("matchmaker")
+
+_LOAD_PAGE = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Bound:
+    """Where the process listens; ``management`` is ``None`` without a control plane."""
+
+    data: tuple[str, int]
+    management: tuple[str, int] | None
+
+
+class _BoundConfig(Config):
+    """A hypercorn Config serving one socket we bound ourselves (so port 0 works)."""
+
+    def __init__(self, sock: socket.socket, grace_s: float) -> None:
+        super().__init__()
+        self._sock = sock
+        self.graceful_timeout = grace_s
+        self.accesslog = None
+        self.errorlog = logging.getLogger("hypercorn.error")
+
+    def create_sockets(self) -> Sockets:
+        return Sockets(secure_sockets=[], insecure_sockets=[self._sock], quic_sockets=[])
+
+
+async def load_directory(store: ProjectStore, directory: ProjectDirectory) -> None:
+    """Fill ``directory`` with every stored Project."""
+    after: str | None = None
+    while page := await store.page(limit=_LOAD_PAGE, after=after):
+        for project in page:
+            directory.put(project)
+        after = page[-1].id
+
+
+async def run(
+    config: ServerConfig,
+    *,
+    shutdown: asyncio.Event,
+    ready: Callable[[Bound], None] | None = None,
+    directory: ProjectDirectory | None = None,
+) -> None:
+    """Serve until ``shutdown`` is set; ``ready`` gets the bound addresses once listening.
+
+    ``directory`` (empty, filled from the store here) lets an embedding program
+    or a test see what the data plane sees.
+    """
+    directory = ProjectDirectory() if directory is None else directory
+    store: ProjectStore | None = None
+    if config.management_key is not None:
+        store = await open_store(config.store_url or DEFAULT_STORE_URL)
+    elif config.store_url is not None:
+        log.warning("--store is ignored: without a management key there is no control plane")
+    sockets: list[socket.socket] = []
+    try:
+        if store is not None:
+            await load_directory(store, directory)
+        apps: list[tuple[ASGIApp, socket.socket]] = []
+        data_sock = _listen(config.host, config.port)
+        sockets.append(data_sock)
+        apps.append((create_data_app(config, directory, shutdown=shutdown), data_sock))
+        data = _address(data_sock)
+        log.info("data plane listening on http://%s:%d", *data)
+        management = None
+        if store is not None:
+            mgmt_sock = _listen(config.management_host or config.host, config.management_port)
+            sockets.append(mgmt_sock)
+            apps.append((create_control_app(config, store, directory), mgmt_sock))
+            management = _address(mgmt_sock)
+            log.info(
+                "control plane listening on http://%s:%d/admin, store %s, %d Projects",
+                *management,
+                store.description,
+                len(directory),
+            )
+        else:
+            log.info("no management key: control plane disabled, every Project is implicit")
+        if ready is not None:
+            ready(Bound(data=data, management=management))
+        await asyncio.gather(*(_serve(app, sock, config, shutdown) for app, sock in apps))
+    finally:
+        for sock in sockets:
+            sock.close()
+        if store is not None:
+            await store.close()
+    log.info("stopped")
+
+
+async def serve_until_signalled(config: ServerConfig) -> None:
+    """``run`` with SIGINT and SIGTERM starting a graceful shutdown."""
+    shutdown = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, _on_signal, signum, shutdown)
+    await run(config, shutdown=shutdown)
+
+
+def _on_signal(signum: int, shutdown: asyncio.Event) -> None:
+    log.info("%s received, shutting down", signal.Signals(signum).name)
+    shutdown.set()
+
+
+async def _serve(
+    app: ASGIApp, sock: socket.socket, config: ServerConfig, shutdown: asyncio.Event
+) -> None:
+    try:
+        # Starlette's ASGI types are looser than hypercorn's; the apps are plain ASGI 3.
+        framework = cast(Framework, app)
+        hyper_config = _BoundConfig(sock, config.shutdown_grace_s)
+        await serve(framework, hyper_config, shutdown_trigger=shutdown.wait)
+    finally:
+        shutdown.set()  # one server stopping (or failing) stops the other
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _, address = infos[0]
+        sock = socket.socket(family, kind, proto)
+    except OSError as exc:
+        raise _bind_error(host, port, exc) from exc
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(1024)
+        sock.setblocking(False)
+    except OSError as exc:
+        sock.close()
+        raise _bind_error(host, port, exc) from exc
+    return sock
+
+
+def _address(sock: socket.socket) -> tuple[str, int]:
+    host, port = sock.getsockname()[:2]
+    return str(host), int(port)
+
+
+def _bind_error(host: str, port: int, exc: OSError) -> MatchmakerError:
+    return MatchmakerError(f"cannot listen on {host}:{port}: {exc}", code="server.bind_failed")

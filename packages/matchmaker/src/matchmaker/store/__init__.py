@@ -1,0 +1,12 @@
+"""Pluggable Project persistence: one small async protocol, three backends.
+
+``memory://`` (tests, local play), ``sqlite:///file.db`` (embedded default,
+durable), ``postgresql://...`` (production, extra ``matchmaker[postgres]``).
+"""
+
+from __future__ import annotations
+
+from matchmaker.store.base import Change, ProjectStore
+from matchmaker.store.url import DEFAULT_STORE_URL, open_store, redact_url
+
+__all__ = ["DEFAULT_STORE_URL", "Change", "ProjectStore", "open_store", "redact_url"]

@@ -1,0 +1,189 @@
+"""``postgresql://...``: Projects in PostgreSQL through asyncpg (extra ``matchmaker[postgres]``).
+
+Each write is one transaction: an update locks the row (``SELECT ... FOR
+UPDATE``) so concurrent PATCHes of a Project apply one after the other, and the
+two primary keys (id, secret digest) decide concurrent creates and secret
+conflicts. Ids use the ``C`` collation so the order matches the other stores.
+Bodies are ``text`` (not ``jsonb``, which refuses ``\\u0000``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from matchmaker.errors import MatchmakerError
+from matchmaker.model import Project
+from matchmaker.store.base import (
+    Change,
+    check_same_id,
+    decode_project,
+    encode_project,
+    exists_error,
+    not_found_error,
+    secret_digests,
+    secret_in_use_error,
+    unavailable_error,
+)
+from matchmaker.store.url import redact_url
+
+# asyncpg ships no type information: its pool and connections are ``Any`` here.
+
+_SCHEMA = """
+SELECT pg_advisory_xact_lock(hashtext('matchmaker.store.schema'));
+CREATE TABLE IF NOT EXISTS matchmaker_projects (
+    id text COLLATE "C" PRIMARY KEY,
+    body text NOT NULL
+);
+CREATE TABLE IF NOT EXISTS matchmaker_project_secrets (
+    secret_sha256 bytea PRIMARY KEY,
+    project_id text COLLATE "C" NOT NULL
+        REFERENCES matchmaker_projects (id) ON DELETE CASCADE
+);
+CREATE INDEX IF NOT EXISTS matchmaker_project_secrets_by_project
+    ON matchmaker_project_secrets (project_id);
+"""
+
+
+def _driver() -> Any:
+    try:
+        return importlib.import_module("asyncpg")
+    except ImportError as exc:
+        raise MatchmakerError(
+            "the PostgreSQL store needs asyncpg: pip install 'matchmaker[postgres]'",
+            code="store.missing_extra",
+        ) from exc
+
+
+class PostgresStore:
+    """A ``ProjectStore`` in PostgreSQL tables ``matchmaker_projects`` and ``..._secrets``."""
+
+    def __init__(self, url: str, pool: Any) -> None:
+        self._url = url
+        self._pool = pool
+
+    @classmethod
+    async def open(cls, url: str) -> PostgresStore:
+        """Connect a small pool and create the tables if needed."""
+        asyncpg = _driver()
+        try:
+            pool = await asyncpg.create_pool(url, min_size=1, max_size=4)
+            async with pool.acquire() as conn, conn.transaction():
+                await conn.execute(_SCHEMA)
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            raise unavailable_error(exc) from exc
+        return cls(url, pool)
+
+    @property
+    def description(self) -> str:
+        return redact_url(self._url)
+
+    async def create(self, project: Project) -> None:
+        asyncpg = _driver()
+        async with self._transaction() as conn:
+            try:
+                await conn.execute(
+                    "INSERT INTO matchmaker_projects (id, body) VALUES ($1, $2)",
+                    project.id,
+                    encode_project(project),
+                )
+            except asyncpg.UniqueViolationError as exc:
+                raise exists_error(project.id) from exc
+            await _bind_secrets(conn, project)
+
+    async def get(self, project_id: str) -> Project | None:
+        async with self._transaction() as conn:
+            body = await conn.fetchval(
+                "SELECT body FROM matchmaker_projects WHERE id = $1", project_id
+            )
+        return None if body is None else decode_project(body)
+
+    async def page(self, *, limit: int, after: str | None = None) -> list[Project]:
+        async with self._transaction() as conn:
+            rows = await conn.fetch(
+                "SELECT body FROM matchmaker_projects WHERE id > $1 ORDER BY id LIMIT $2",
+                after or "",
+                limit,
+            )
+        return [decode_project(row["body"]) for row in rows]
+
+    async def update(self, project_id: str, change: Change) -> Project:
+        async with self._transaction() as conn:
+            body = await conn.fetchval(
+                "SELECT body FROM matchmaker_projects WHERE id = $1 FOR UPDATE", project_id
+            )
+            if body is None:
+                raise not_found_error(project_id)
+            current = decode_project(body)
+            updated = change(current)
+            check_same_id(current, updated)
+            await conn.execute(
+                "UPDATE matchmaker_projects SET body = $2 WHERE id = $1",
+                project_id,
+                encode_project(updated),
+            )
+            await conn.execute(
+                "DELETE FROM matchmaker_project_secrets WHERE project_id = $1", project_id
+            )
+            await _bind_secrets(conn, updated)
+        return updated
+
+    async def delete(self, project_id: str) -> bool:
+        async with self._transaction() as conn:
+            status = await conn.execute("DELETE FROM matchmaker_projects WHERE id = $1", project_id)
+        return bool(status != "DELETE 0")
+
+    async def close(self) -> None:
+        await self._pool.close()
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._pool)
+
+
+class _Transaction:
+    """Acquire a connection, run one transaction, translate driver errors."""
+
+    def __init__(self, pool: Any) -> None:
+        self._pool = pool
+        self._conn: Any = None
+        self._tx: Any = None
+
+    async def __aenter__(self) -> Any:
+        asyncpg = _driver()
+        try:
+            self._conn = await self._pool.acquire()
+            self._tx = self._conn.transaction()
+            await self._tx.start()
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            if self._conn is not None:
+                await self._pool.release(self._conn)
+            raise unavailable_error(exc) from exc
+        return self._conn
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, _: Any
+    ) -> None:
+        asyncpg = _driver()
+        try:
+            if exc is None:
+                await self._tx.commit()
+            else:
+                await self._tx.rollback()
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as failure:
+            if exc is None:
+                raise unavailable_error(failure) from failure
+        finally:
+            await self._pool.release(self._conn)
+        if isinstance(exc, (OSError, asyncpg.PostgresError, asyncpg.InterfaceError)):
+            raise unavailable_error(exc) from exc
+
+
+async def _bind_secrets(conn: Any, project: Project) -> None:
+    asyncpg = _driver()
+    try:
+        await conn.executemany(
+            "INSERT INTO matchmaker_project_secrets (secret_sha256, project_id) VALUES ($1, $2)",
+            [(digest, project.id) for digest in secret_digests(project)],
+        )
+    except asyncpg.UniqueViolationError as exc:
+        raise secret_in_use_error() from exc

@@ -1,0 +1,168 @@
+"""``sqlite:///path.db``: the embedded default, one durable file in WAL mode.
+
+One connection serves the process; an ``asyncio.Lock`` makes each call one
+transaction that no other call of this process interleaves with, and
+``BEGIN IMMEDIATE`` plus a busy timeout serialise writers of other processes
+sharing the file. ``synchronous=FULL`` makes a committed write survive a crash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import aiosqlite
+
+from matchmaker.model import Project
+from matchmaker.store.base import (
+    Change,
+    check_same_id,
+    decode_project,
+    encode_project,
+    exists_error,
+    not_found_error,
+    secret_digests,
+    secret_in_use_error,
+    unavailable_error,
+)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS projects (
+    id TEXT PRIMARY KEY,
+    body TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS project_secrets (
+    secret_sha256 BLOB PRIMARY KEY,
+    project_id TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS project_secrets_by_project ON project_secrets (project_id);
+"""
+
+
+class SqliteStore:
+    """A ``ProjectStore`` in one SQLite file."""
+
+    def __init__(self, path: Path, connection: aiosqlite.Connection) -> None:
+        self._path = path
+        self._db = connection
+        self._lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: Path) -> SqliteStore:
+        """Open (creating if needed) the database file and its schema."""
+        try:
+            db = await aiosqlite.connect(path, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise unavailable_error(exc) from exc
+        try:
+            await db.execute("PRAGMA busy_timeout = 5000")
+            await db.execute("PRAGMA journal_mode = WAL")
+            await db.execute("PRAGMA synchronous = FULL")
+            await db.executescript(_SCHEMA)
+        except sqlite3.Error as exc:
+            await db.close()
+            raise unavailable_error(exc) from exc
+        return cls(path, db)
+
+    @property
+    def description(self) -> str:
+        return f"sqlite:///{self._path}"
+
+    async def create(self, project: Project) -> None:
+        async with self._transaction() as db:
+            try:
+                await db.execute(
+                    "INSERT INTO projects (id, body) VALUES (?, ?)",
+                    (project.id, encode_project(project)),
+                )
+            except sqlite3.IntegrityError as exc:
+                raise exists_error(project.id) from exc
+            await _bind_secrets(db, project)
+
+    async def get(self, project_id: str) -> Project | None:
+        async with self._transaction(write=False) as db:
+            rows = await db.execute_fetchall(
+                "SELECT body FROM projects WHERE id = ?", (project_id,)
+            )
+        return _first(rows)
+
+    async def page(self, *, limit: int, after: str | None = None) -> list[Project]:
+        async with self._transaction(write=False) as db:
+            rows = await db.execute_fetchall(
+                "SELECT body FROM projects WHERE id > ? ORDER BY id LIMIT ?", (after or "", limit)
+            )
+        return [decode_project(row[0]) for row in rows]
+
+    async def update(self, project_id: str, change: Change) -> Project:
+        async with self._transaction() as db:
+            rows = await db.execute_fetchall(
+                "SELECT body FROM projects WHERE id = ?", (project_id,)
+            )
+            current = _first(rows)
+            if current is None:
+                raise not_found_error(project_id)
+            updated = change(current)
+            check_same_id(current, updated)
+            await db.execute(
+                "UPDATE projects SET body = ? WHERE id = ?", (encode_project(updated), project_id)
+            )
+            await db.execute("DELETE FROM project_secrets WHERE project_id = ?", (project_id,))
+            await _bind_secrets(db, updated)
+        return updated
+
+    async def delete(self, project_id: str) -> bool:
+        async with self._transaction() as db:
+            cursor = await db.execute("DELETE FROM projects WHERE id = ?", (project_id,))
+            await db.execute("DELETE FROM project_secrets WHERE project_id = ?", (project_id,))
+            return cursor.rowcount > 0
+
+    async def close(self) -> None:
+        async with self._lock:
+            await self._db.close()
+
+    @asynccontextmanager
+    async def _transaction(self, *, write: bool = True) -> AsyncIterator[aiosqlite.Connection]:
+        async with self._lock:
+            try:
+                await self._db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            except sqlite3.Error as exc:
+                raise unavailable_error(exc) from exc
+            try:
+                yield self._db
+            except sqlite3.Error as exc:
+                await _rollback(self._db)
+                raise unavailable_error(exc) from exc
+            except BaseException:
+                await _rollback(self._db)
+                raise
+            try:
+                await self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                await _rollback(self._db)
+                raise unavailable_error(exc) from exc
+
+
+async def _bind_secrets(db: aiosqlite.Connection, project: Project) -> None:
+    try:
+        await db.executemany(
+            "INSERT INTO project_secrets (secret_sha256, project_id) VALUES (?, ?)",
+            [(digest, project.id) for digest in secret_digests(project)],
+        )
+    except sqlite3.IntegrityError as exc:
+        raise secret_in_use_error() from exc
+
+
+async def _rollback(db: aiosqlite.Connection) -> None:
+    # The transaction may already be gone: SQLite rolls back by itself on some errors.
+    with contextlib.suppress(sqlite3.Error):
+        await db.execute("ROLLBACK")
+
+
+def _first(rows: Iterable[sqlite3.Row]) -> Project | None:
+    for row in rows:
+        return decode_project(row[0])
+    return None

@@ -1,0 +1,160 @@
+"""The contract every ``ProjectStore`` backend passes (memory, SQLite, PostgreSQL)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import msgspec
+import pytest
+
+from matchmaker.errors import MatchmakerError
+from matchmaker.model import MatchmakingPolicy, Project, ProjectKey
+from matchmaker.store import ProjectStore
+
+from .conftest import Opener
+
+
+def project(project_id: str, *secrets: str, lockdown: bool = False) -> Project:
+    return Project(
+        id=project_id,
+        display_name=f"Project {project_id}",
+        lockdown=lockdown,
+        keys=tuple(ProjectKey(type="shared-secret", secret=s) for s in secrets),
+        policies=(
+            MatchmakingPolicy(name="duel", mode="auto", group_size=2, filter={"r": "@self"}),
+        ),
+    )
+
+
+async def code_of(awaitable: object) -> str:
+    with pytest.raises(MatchmakerError) as caught:
+        await awaitable  # type: ignore[misc]
+    return caught.value.code
+
+
+async def test_create_then_get_returns_an_equal_project(store: ProjectStore) -> None:
+    created = project("p1", "s1", lockdown=True)
+    await store.create(created)
+    assert await store.get("p1") == created
+    assert await store.get("p2") is None
+
+
+async def test_create_existing_id_conflicts_and_keeps_the_first(store: ProjectStore) -> None:
+    await store.create(project("p1"))
+    assert await code_of(store.create(project("p1", "other"))) == "project.exists"
+    assert await store.get("p1") == project("p1")
+
+
+async def test_secret_bound_to_one_project_only(store: ProjectStore) -> None:
+    await store.create(project("a", "shared"))
+    assert await code_of(store.create(project("b", "shared"))) == "project.secret_in_use"
+    assert await store.get("b") is None  # the failed create left nothing behind
+    await store.create(project("b", "mine"))
+    to_shared = msgspec.structs.replace
+    code = await code_of(
+        store.update("b", lambda p: to_shared(p, keys=project("b", "shared").keys))
+    )
+    assert code == "project.secret_in_use"
+    assert await store.get("b") == project("b", "mine")
+
+
+async def test_secret_is_free_again_after_delete_or_rebinding(store: ProjectStore) -> None:
+    await store.create(project("a", "s"))
+    await store.update("a", lambda p: msgspec.structs.replace(p, keys=()))
+    await store.create(project("b", "s"))
+    assert await store.delete("b")
+    await store.create(project("c", "s"))
+    assert (await store.get("c")) == project("c", "s")
+
+
+async def test_page_orders_by_id_and_resumes_after(store: ProjectStore) -> None:
+    ids = ["b", "a", "Z", "é", "a/b", "10", "9", "zz"]
+    for i in ids:
+        await store.create(project(i))
+    expected = sorted(ids)  # code point order, the same in every backend
+    assert [p.id for p in await store.page(limit=100)] == expected
+    seen: list[str] = []
+    after = None
+    while batch := await store.page(limit=3, after=after):
+        assert len(batch) <= 3
+        seen += [p.id for p in batch]
+        after = batch[-1].id
+    assert seen == expected
+    assert await store.page(limit=5, after=expected[-1]) == []
+
+
+async def test_update_replaces_and_returns_the_result(store: ProjectStore) -> None:
+    await store.create(project("p", "s1"))
+    updated = await store.update("p", lambda p: msgspec.structs.replace(p, lockdown=True))
+    assert updated.lockdown
+    assert await store.get("p") == updated
+
+
+async def test_update_unknown_is_not_found(store: ProjectStore) -> None:
+    assert await code_of(store.update("nope", lambda p: p)) == "project.not_found"
+
+
+async def test_failing_change_writes_nothing(store: ProjectStore) -> None:
+    await store.create(project("p", "s"))
+
+    def boom(current: Project) -> Project:
+        raise MatchmakerError("refused", code="request.invalid")
+
+    assert await code_of(store.update("p", boom)) == "request.invalid"
+    assert await store.get("p") == project("p", "s")
+    await store.create(project("q"))  # the store is still usable
+
+
+async def test_delete(store: ProjectStore) -> None:
+    await store.create(project("p"))
+    assert await store.delete("p") is True
+    assert await store.get("p") is None
+    assert await store.delete("p") is False
+    assert await store.page(limit=10) == []
+
+
+async def test_concurrent_creates_of_one_id_make_exactly_one(store: ProjectStore) -> None:
+    results = await asyncio.gather(
+        *(store.create(project("race", f"s{i}")) for i in range(8)), return_exceptions=True
+    )
+    assert sum(r is None for r in results) == 1
+    assert all(isinstance(r, MatchmakerError) and r.code == "project.exists" for r in results if r)
+    assert len(await store.page(limit=10)) == 1
+
+
+async def test_concurrent_updates_lose_nothing(store: ProjectStore) -> None:
+    await store.create(project("p"))
+
+    def add_policy(name: str) -> msgspec.Struct:
+        return MatchmakingPolicy(name=name, mode="claim", group_size=2)
+
+    async def append(i: int) -> None:
+        await store.update(
+            "p",
+            lambda p: msgspec.structs.replace(p, policies=(*p.policies, add_policy(f"n{i}"))),
+        )
+
+    await asyncio.gather(*(append(i) for i in range(10)))
+    stored = await store.get("p")
+    assert stored is not None
+    assert {p.name for p in stored.policies} == {"duel"} | {f"n{i}" for i in range(10)}
+
+
+async def test_everything_survives_reopening(reopen: Opener, store_url: str) -> None:
+    first = await reopen()
+    await first.create(project("kept", "s1"))
+    await first.create(project("gone", "s2"))
+    await first.update("kept", lambda p: msgspec.structs.replace(p, lockdown=True))
+    await first.delete("gone")
+    await first.close()
+    if store_url == "memory://":
+        second = await reopen()
+        assert await second.page(limit=10) == []  # memory is not durable, by design
+        return
+    second = await reopen()
+    assert [p.id for p in await second.page(limit=10)] == ["kept"]
+    kept = await second.get("kept")
+    assert kept is not None
+    assert kept.lockdown
+    assert await code_of(second.create(project("x", "s1"))) == "project.secret_in_use"
+    await second.create(project("gone", "s2"))  # its secret was released with it
