@@ -50,6 +50,13 @@ def test_missing_or_wrong_key_is_401_before_routing(
     assert response.headers["www-authenticate"].startswith("Bearer")
 
 
+def test_refusing_an_unread_body_closes_the_connection(anonymous: httpx.Client) -> None:
+    response = anonymous.post("/admin/projects", json={"id": "x"})
+    assert response.status_code == 401
+    assert response.headers["connection"] == "close"
+    assert anonymous.get("/healthz").status_code == 200  # a new connection is opened
+
+
 def test_unauthorised_create_stores_nothing(anonymous: httpx.Client, admin: httpx.Client) -> None:
     anonymous.post("/admin/projects", json={"id": "x"}, headers={"Authorization": "Bearer no"})
     assert admin.get("/admin/projects/x").status_code == 404
@@ -69,12 +76,12 @@ def test_healthz_needs_no_key(anonymous: httpx.Client) -> None:
 @pytest.mark.parametrize(
     ("method", "path", "allow"),
     [
-        ("PUT", "/admin/projects", "GET, POST"),
-        ("DELETE", "/admin/projects", "GET, POST"),
-        ("POST", "/admin/projects/x", "GET, PATCH, DELETE"),
-        ("PUT", "/admin/projects/x", "GET, PATCH, DELETE"),
-        ("OPTIONS", "/admin/projects/x", "GET, PATCH, DELETE"),
-        ("POST", "/admin/openapi.json", "GET"),
+        ("PUT", "/admin/projects", "GET, POST, HEAD"),
+        ("DELETE", "/admin/projects", "GET, POST, HEAD"),
+        ("POST", "/admin/projects/x", "GET, PATCH, DELETE, HEAD"),
+        ("PUT", "/admin/projects/x", "GET, PATCH, DELETE, HEAD"),
+        ("OPTIONS", "/admin/projects/x", "GET, PATCH, DELETE, HEAD"),
+        ("POST", "/admin/openapi.json", "GET, HEAD"),
     ],
 )
 def test_unsupported_method_is_405_with_allow(
@@ -160,6 +167,7 @@ def test_413_is_answered_without_reading_the_rest(server: Bound) -> None:
                 break
             reply += chunk
         assert reply.startswith(b"HTTP/1.1 413")
+        assert b"\r\nconnection: close\r\n" in reply.lower()  # the unread rest is not awaited
         assert time.monotonic() - started < 5
 
 

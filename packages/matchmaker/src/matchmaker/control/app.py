@@ -19,6 +19,7 @@ from matchmaker.config import ServerConfig
 from matchmaker.control.auth import BearerAuth
 from matchmaker.control.http import (
     JSON,
+    CloseUnreadBodies,
     json_response,
     on_coded_error,
     on_http_error,
@@ -128,7 +129,10 @@ def create_control_app(
     ]
     return Starlette(
         routes=routes,
-        middleware=[Middleware(BearerAuth, key=config.management_key)],
+        middleware=[
+            Middleware(CloseUnreadBodies),
+            Middleware(BearerAuth, key=config.management_key),
+        ],
         exception_handlers={
             MatchmakerError: on_coded_error,
             HTTPException: on_http_error,
@@ -141,9 +145,12 @@ class _ByMethod:
     """One ASGI endpoint per path dispatching on the method, so a 405 lists every allowed one.
 
     (A plain function endpoint would make Starlette answer other methods itself.)
+    ``HEAD`` is answered wherever ``GET`` is.
     """
 
     def __init__(self, **endpoints: Endpoint) -> None:
+        if "GET" in endpoints:
+            endpoints["HEAD"] = endpoints["GET"]  # the server sends the headers only
         self._endpoints = endpoints
         self._allow = ", ".join(endpoints)
 

@@ -8,6 +8,7 @@ import msgspec
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from matchmaker.errors import MatchmakerError
 
@@ -50,8 +51,7 @@ def error_response(error: MatchmakerError, headers: dict[str, str] | None = None
 async def on_coded_error(request: Request, exc: Exception) -> Response:
     """Exception handler: a ``MatchmakerError`` raised by an endpoint."""
     assert isinstance(exc, MatchmakerError)
-    # A 413 leaves an unread body on the connection: ask the client to hang up.
-    return error_response(exc, {"Connection": "close"} if exc.code == "request.too_large" else None)
+    return error_response(exc)
 
 
 async def on_http_error(request: Request, exc: Exception) -> Response:
@@ -100,3 +100,43 @@ def _too_large() -> MatchmakerError:
     return MatchmakerError(
         f"the body is larger than {MAX_BODY_BYTES} bytes", code="request.too_large"
     )
+
+
+class CloseUnreadBodies:
+    """ASGI middleware: answer ``Connection: close`` when the request body was not read.
+
+    Error responses (401, 405, 413, 415, 404) and body-less endpoints answer
+    without reading what the client sent. hypercorn then drops the connection
+    silently if the body is still arriving, and a client reusing it sees a
+    reset; saying so in the response makes the client open a new connection.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not _has_body(scope):
+            await self._app(scope, receive, send)
+            return
+        finished = False
+
+        async def tracking_receive() -> Message:
+            nonlocal finished
+            message = await receive()
+            finished = finished or not message.get("more_body", False)
+            return message
+
+        async def closing_send(message: Message) -> None:
+            if message["type"] == "http.response.start" and not finished:
+                headers = [*message.get("headers", []), (b"connection", b"close")]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self._app(scope, tracking_receive, closing_send)
+
+
+def _has_body(scope: Scope) -> bool:
+    for name, value in scope["headers"]:
+        if name == b"transfer-encoding" or (name == b"content-length" and value != b"0"):
+            return True
+    return False
