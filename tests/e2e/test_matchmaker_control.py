@@ -183,3 +183,55 @@ def test_port_in_use_is_a_coded_error(tmp_path: Path) -> None:
         done = run_to_completion(["--port", str(taken.getsockname()[1])], tmp_path)
     assert done.returncode == 1
     assert "server.bind_failed" in done.stderr
+
+
+@pytest.fixture
+def postgres_store_url() -> Iterator[str]:
+    """A PostgreSQL store URL in a fresh schema of database ``test``, dropped afterwards."""
+    import asyncio
+    import os
+    import uuid
+
+    import asyncpg
+
+    server = os.environ.get(
+        "MATCHMAKER_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
+    )
+    schema = f"mm_e2e_{uuid.uuid4().hex[:12]}"
+
+    async def execute(sql: str) -> None:
+        conn = await asyncpg.connect(server)
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    try:
+        asyncio.run(execute(f'CREATE SCHEMA "{schema}"'))
+    except OSError as exc:
+        pytest.skip(f"PostgreSQL is not reachable at {server}: {exc}")
+    yield f"{server}?search_path={schema}"
+    asyncio.run(execute(f'DROP SCHEMA "{schema}" CASCADE'))
+
+
+@pytest.mark.postgres
+def test_restart_with_postgresql_keeps_projects(
+    started: list[MatchmakerProcess], tmp_path: Path, postgres_store_url: str
+) -> None:
+    # Trust authentication ignores the password; it is there to check it is never logged.
+    with_password = postgres_store_url.replace("postgres@", "postgres:hunter2@")
+    first = start(started, tmp_path, "--management-key", KEY, "--store", with_password)
+    admin = f"{first.control_url}/admin/projects"
+    body = {"id": "pg", "policies": [POLICY], "keys": [{"type": "shared-secret", "secret": "k"}]}
+    assert httpx.post(admin, json=body, headers=AUTH).status_code == 201
+    assert httpx.post(admin, json={"id": "gone"}, headers=AUTH).status_code == 201
+    assert httpx.delete(f"{admin}/gone", headers=AUTH).status_code == 204
+    assert first.stop() == 0
+    assert "postgresql://postgres:***@127.0.0.1:5432/test" in first.log()
+    assert "hunter2" not in first.log()
+
+    second = start(started, tmp_path, "--management-key", KEY, "--store", postgres_store_url)
+    admin = f"{second.control_url}/admin/projects"
+    assert [p["id"] for p in httpx.get(admin, headers=AUTH).json()["projects"]] == ["pg"]
+    assert httpx.get(f"{admin}/pg", headers=AUTH).json()["policies"] == [POLICY]
+    assert second.stop() == 0

@@ -1,0 +1,57 @@
+"""Choosing a backend from its URL, and keeping passwords out of logs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from matchmaker.errors import MatchmakerError
+from matchmaker.store import open_store, redact_url
+from matchmaker.store.memory import MemoryStore
+from matchmaker.store.sqlite import SqliteStore
+
+
+async def test_memory_and_sqlite_urls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert isinstance(await open_store("memory://"), MemoryStore)
+    monkeypatch.chdir(tmp_path)
+    relative = await open_store("sqlite:///rel.db")
+    absolute = await open_store(f"sqlite:///{tmp_path / 'abs.db'}")
+    try:
+        assert isinstance(relative, SqliteStore)
+        assert (tmp_path / "rel.db").is_file()
+        assert (tmp_path / "abs.db").is_file()
+        assert relative.description == "sqlite:///rel.db"
+    finally:
+        await relative.close()
+        await absolute.close()
+
+
+@pytest.mark.parametrize(
+    ("url", "code"),
+    [
+        ("redis://localhost", "store.bad_url"),
+        ("memory", "store.bad_url"),
+        ("sqlite://", "store.bad_url"),
+        ("sqlite:///", "store.bad_url"),
+        ("sqlite:////no/such/dir/x.db", "store.unavailable"),
+        ("postgresql://postgres@127.0.0.1:1/test", "store.unavailable"),
+    ],
+)
+async def test_bad_urls_are_coded_errors(url: str, code: str) -> None:
+    with pytest.raises(MatchmakerError) as caught:
+        await open_store(url)
+    assert caught.value.code == code
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("postgresql://u:pw@h:5432/db", "postgresql://u:***@h:5432/db"),
+        ("postgresql://u@h/db", "postgresql://u@h/db"),
+        ("postgresql://u:p%40ss@h/db?x=1", "postgresql://u:***@h/db?x=1"),
+        ("sqlite:///x.db", "sqlite:///x.db"),
+    ],
+)
+def test_redact_url_hides_the_password(url: str, shown: str) -> None:
+    assert redact_url(url) == shown
