@@ -24,10 +24,20 @@ MAX_PROJECT_ID_CHARS = 128
 # Control characters are refused in ids because ids are primary keys in SQL
 # stores and appear in URLs and logs.
 ProjectId = Annotated[
-    str, msgspec.Meta(min_length=1, max_length=MAX_PROJECT_ID_CHARS, pattern=r"^[^\x00-\x1f\x7f]+$")
+    str,
+    msgspec.Meta(
+        min_length=1,
+        max_length=MAX_PROJECT_ID_CHARS,
+        pattern=r"^[^\x00-\x1f\x7f]+$",
+        description="The key clients declare at handshake as `project`; immutable; "
+        "`default` is reserved.",
+    ),
 ]
 NonEmptyStr = Annotated[str, msgspec.Meta(min_length=1)]
-GroupSize = Annotated[int, msgspec.Meta(ge=1)]
+GroupSize = Annotated[
+    int,
+    msgspec.Meta(ge=1, description="Clients per match, at most the server's max session size."),
+]
 
 
 class ProjectKey(msgspec.Struct, forbid_unknown_fields=True, frozen=True):

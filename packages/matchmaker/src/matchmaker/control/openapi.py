@@ -2,7 +2,7 @@
 
 Schemas come from msgspec, so the document cannot drift from what the server
 decodes; ``docs/openapi-admin.json`` is this document written out (a test
-checks they are equal).
+checks they are equal). Regenerate it with ``python tools/docs/openapi_admin.py``.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def openapi_document() -> dict[str, Any]:
         [Project, ProjectPatch, ProjectList, ErrorBody, Health], ref_template=_REF
     )
     project = {"description": "The stored Project", "content": _json(_ref("Project"))}
-    return {
+    document = {
         "openapi": "3.1.0",
         "info": {
             "title": "matchmaker control plane",
@@ -178,3 +178,6 @@ def openapi_document() -> dict[str, Any]:
             },
         },
     }
+    # Round-trip through JSON so the value is exactly what clients receive (lists, not tuples).
+    parsed: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(document))
+    return parsed
