@@ -15,6 +15,7 @@ from typing import Annotated, Any
 import msgspec
 from msgspec import Meta, Raw, Struct
 
+from matchmaker.config import Limits
 from matchmaker.model import FilterValue, PoolMode
 
 __all__ = [
@@ -22,10 +23,13 @@ __all__ = [
     "Bye",
     "ErrorBody",
     "Event",
+    "Heartbeat",
     "Hello",
     "HelloData",
+    "HelloReply",
     "MemberInfo",
     "Ping",
+    "PolicyInfo",
     "Pong",
     "PoolEnter",
     "PoolEnterData",
@@ -230,6 +234,34 @@ class Reply(Struct, tag="reply", tag_field="type", omit_defaults=True):
     ok: bool
     data: Any = None
     error: ErrorBody | None = None
+
+
+class Heartbeat(Struct):
+    """How often the server pings, and after how much silence it closes (3002)."""
+
+    interval_ms: int
+    timeout_ms: int
+
+
+class PolicyInfo(Struct, rename={"group_size": "groupSize"}):
+    """A declared policy as ``hello`` lists it."""
+
+    name: str
+    mode: str
+    group_size: int
+    default: bool
+
+
+class HelloReply(Struct):
+    """``hello`` reply data: who you are, your Project's rules and the server's limits."""
+
+    client_id: str
+    resume_token: str
+    project: str
+    heartbeat: Heartbeat
+    limits: Limits
+    policies: list[PolicyInfo]
+    lockdown: bool
 
 
 class PoolEntered(Struct, rename={"group_size": "groupSize"}):
