@@ -39,6 +39,14 @@ class DataServer:
         self.clients.append(client)
         return client
 
+    async def until(self, predicate: Callable[[], bool], wait_s: float = 5.0) -> None:
+        """Poll ``predicate`` until it holds or the deadline passes (then fail)."""
+        async with asyncio.timeout(wait_s):
+            while True:
+                if predicate():
+                    return
+                await asyncio.sleep(0.01)
+
 
 StartServer = Callable[..., Awaitable[DataServer]]
 
@@ -92,12 +100,3 @@ async def start_server() -> AsyncIterator[StartServer]:
 async def server(start_server: StartServer) -> DataServer:
     """A zero-config server with default limits."""
     return await start_server()
-
-
-async def eventually(predicate: Callable[[], bool], wait_s: float = 5.0) -> None:
-    """Poll ``predicate`` until it holds or the deadline passes (then fail)."""
-    async with asyncio.timeout(wait_s):
-        while True:
-            if predicate():
-                return
-            await asyncio.sleep(0.01)
