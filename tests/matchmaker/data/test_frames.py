@@ -86,3 +86,19 @@ async def test_ping_gets_pong_with_the_id(server: Any) -> None:
     async with connect(server.url) as websocket:
         await websocket.send('{"type":"ping","id":"p1"}')
         assert json.loads(await websocket.recv()) == {"type": "pong", "id": "p1"}
+
+
+async def test_an_internal_fault_costs_one_reply_not_the_connection(
+    server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = await server.connect()
+
+    def broken(*args: Any) -> str:
+        raise RuntimeError("injected fault")
+
+    monkeypatch.setattr(server.plane.core, "leave_pool", broken)
+    with pytest.raises(MatchmakerError) as caught:
+        await client.leave("x")
+    assert caught.value.code == "server.internal"
+    assert "injected" not in caught.value.message
+    assert await client.request("ping") is None

@@ -11,6 +11,7 @@ its connection with 3008.
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 import time
 from collections import deque
@@ -52,6 +53,8 @@ if TYPE_CHECKING:
 __all__ = ["Connection"]
 
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+_log = logging.getLogger("matchmaker.data")
 
 # Consecutive rate-limited frames after which the connection is closed with 3029.
 ABUSE_LIMIT = 50
@@ -204,6 +207,10 @@ class Connection:
             self.fail(request.id, error)
             if kind is Hello and error.code in _HELLO_CLOSES:
                 self.close(closecodes.FORBIDDEN, error.code)
+        except Exception:
+            # A bug must cost one reply, not the connection or the process.
+            _log.exception("unhandled error on %s", kind.__name__)
+            self.fail(request.id, MatchmakerError("internal error", code="server.internal"))
 
     def _refuse(self, frame: str | bytes, error: msgspec.DecodeError) -> None:
         request_id, kind = decode_envelope(frame)
