@@ -1,0 +1,154 @@
+"""Pools: which pool a ``pool.enter`` means, and the per-bucket FIFOs of a live pool.
+
+A pool's parameters are a :class:`PoolSpec`. A policy pool takes its spec from
+the policy at the time of entry; an ad-hoc pool is created with a spec by the
+first ``create: true`` and joined by name afterwards. Live pools are keyed by
+spec, so editing a policy never changes a pool that has entries: new entries
+go to a pool with the new spec, old ones drain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from matchmaker.errors import MatchmakerError
+from matchmaker.model import SELF, FilterValue, Project
+
+if TYPE_CHECKING:
+    from matchmaker.data.core.state import Entry
+    from matchmaker.data.protocol import PoolEnterData
+
+__all__ = ["Bucket", "Pool", "PoolKey", "PoolSpec", "resolve_pool"]
+
+Bucket = tuple[FilterValue, ...]
+# ("policy", project, name, spec) or ("adhoc", project, name)
+PoolKey = tuple[object, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PoolSpec:
+    """The parameters of a pool: mode, group size and filter (sorted, hashable)."""
+
+    mode: str
+    group_size: int
+    filter: tuple[tuple[str, FilterValue], ...] = ()
+
+    @classmethod
+    def of(cls, mode: str, group_size: int, filter: dict[str, FilterValue] | None) -> PoolSpec:
+        return cls(mode, group_size, tuple(sorted((filter or {}).items())))
+
+    @property
+    def self_keys(self) -> tuple[str, ...]:
+        """The attribute names whose own values pick the bucket."""
+        return tuple(k for k, v in self.filter if v == SELF)
+
+    def bucket_for(self, attributes: dict[str, FilterValue]) -> Bucket:
+        """Admit a client by its attributes and return its bucket.
+
+        Raises ``pool.attribute_missing`` or ``pool.filter_mismatch``.
+        """
+        bucket: list[FilterValue] = []
+        for key, wanted in self.filter:
+            if key not in attributes:
+                raise MatchmakerError(
+                    f"the pool filters on attribute {key!r}, which this client did not declare",
+                    code="pool.attribute_missing",
+                    details={"attribute": key},
+                )
+            value = attributes[key]
+            if wanted == SELF:
+                bucket.append(value)
+            elif type(value) is not type(wanted) or value != wanted:
+                raise MatchmakerError(
+                    f"attribute {key!r} must be {wanted!r} to enter this pool",
+                    code="pool.filter_mismatch",
+                    details={"attribute": key, "expected": wanted, "actual": value},
+                )
+        return tuple(bucket)
+
+
+@dataclass(slots=True)
+class Pool:
+    """A live pool: one FIFO of waiting entries per ``@self`` bucket."""
+
+    key: PoolKey
+    name: str
+    spec: PoolSpec
+    buckets: dict[Bucket, dict[str, Entry]] = field(default_factory=dict)
+    size: int = 0
+
+    def add(self, entry: Entry) -> None:
+        self.buckets.setdefault(entry.bucket, {})[entry.entry_id] = entry
+        self.size += 1
+
+    def remove(self, entry: Entry) -> None:
+        fifo = self.buckets[entry.bucket]
+        del fifo[entry.entry_id]
+        if not fifo:
+            del self.buckets[entry.bucket]
+        self.size -= 1
+
+    def oldest(self, bucket: Bucket, count: int) -> list[Entry]:
+        """The ``count`` oldest entries of a bucket (fewer if it holds fewer)."""
+        fifo = self.buckets.get(bucket, {})
+        out: list[Entry] = []
+        it: Iterator[Entry] = iter(fifo.values())
+        for entry in it:
+            out.append(entry)
+            if len(out) == count:
+                break
+        return out
+
+
+def resolve_pool(project: Project, request: PoolEnterData) -> tuple[str, PoolSpec | None, bool]:
+    """``(pool name, spec, is_policy)`` for a ``pool.enter``, per the design's rules 1-3.
+
+    ``spec`` is ``None`` for an ad-hoc pool joined by name without ``create``:
+    the live pool's spec applies, and the caller raises ``pool.not_found`` when
+    there is none.
+    """
+    overrides = request.mode is not None or request.group_size is not None
+    overrides = overrides or request.filter is not None
+    name = request.policy if request.policy is not None else request.pool
+    if name is None:
+        policy = project.default_policy()
+        if policy is None:
+            raise MatchmakerError(
+                "name a policy or a pool: this Project has no default policy",
+                code="pool.policy_required",
+            )
+    else:
+        policy = project.policy(name)
+    if policy is not None:
+        if overrides:
+            raise MatchmakerError(
+                f"policy {policy.name!r} fixes mode, groupSize and filter; do not send them",
+                code="pool.conflict",
+                details={"policy": policy.name},
+            )
+        return policy.name, PoolSpec.of(policy.mode, policy.group_size, policy.filter), True
+    assert name is not None
+    if request.policy is not None:
+        raise MatchmakerError(
+            f"no policy named {name!r}", code="pool.policy_not_found", details={"policy": name}
+        )
+    if project.lockdown:
+        if request.create:
+            raise MatchmakerError(
+                "this Project is locked down: ad-hoc pools cannot be created",
+                code="project.lockdown",
+            )
+        raise MatchmakerError(
+            f"no policy named {name!r} (the Project is locked down)",
+            code="pool.policy_not_found",
+            details={"policy": name},
+        )
+    if not request.create:
+        return name, None, False
+    if request.mode is None or request.group_size is None:
+        raise MatchmakerError(
+            "creating a pool needs mode and groupSize", code="protocol.bad_request"
+        )
+    return name, PoolSpec.of(request.mode, request.group_size, request.filter), False

@@ -1,0 +1,76 @@
+"""Project resolution: which Project a client belongs to, and what it may do now.
+
+Read at ``hello`` and again at every ``pool.enter`` and ``session.join`` from the
+:class:`~matchmaker.directory.ProjectDirectory`, so a control-plane change
+(lockdown, policies, keys, deletion) applies to the next operation.
+"""
+
+from __future__ import annotations
+
+from matchmaker.directory import ProjectDirectory
+from matchmaker.errors import MatchmakerError
+from matchmaker.model import RESERVED_PROJECT_ID, Project
+
+__all__ = ["current_project", "resolve_hello"]
+
+
+def resolve_hello(
+    directory: ProjectDirectory,
+    project_id: str | None,
+    credential: str | None,
+    *,
+    require_declared: bool,
+) -> Project:
+    """The Project a ``hello`` binds to, by the design's three rules.
+
+    1. A credential bound through ``keys`` is authoritative; a different
+       declared ``project`` is ``project.forbidden``.
+    2. A credential bound to nothing is ``auth.invalid_credential``.
+    3. Otherwise ``project`` (absent: ``default``), admitted by :func:`current_project`.
+    """
+    if credential is not None:
+        bound = directory.project_for_secret(credential)
+        if bound is None:
+            raise MatchmakerError(
+                "the credential is not bound to any Project", code="auth.invalid_credential"
+            )
+        if project_id is not None and project_id != bound.id:
+            raise MatchmakerError(
+                "the credential belongs to another Project",
+                code="project.forbidden",
+                details={"project": project_id},
+            )
+        return bound
+    return current_project(
+        directory, project_id or RESERVED_PROJECT_ID, None, require_declared=require_declared
+    )
+
+
+def current_project(
+    directory: ProjectDirectory,
+    project_id: str,
+    credential: str | None,
+    *,
+    require_declared: bool,
+) -> Project:
+    """The Project's config as of now; implicit (empty) when it is not declared.
+
+    A declared Project with ``keys`` admits only a client holding one of them,
+    so rotating keys also applies to connected clients' next operation.
+    """
+    project = directory.get(project_id)
+    if project is None:
+        if require_declared and project_id != RESERVED_PROJECT_ID:
+            raise MatchmakerError(
+                f"Project {project_id!r} is not declared",
+                code="project.not_found",
+                details={"project": project_id},
+            )
+        return Project(id=project_id)
+    if project.keys and not any(key.secret == credential for key in project.keys):
+        raise MatchmakerError(
+            f"Project {project_id!r} requires a credential",
+            code="project.forbidden",
+            details={"project": project_id},
+        )
+    return project

@@ -1,0 +1,141 @@
+"""The data plane of one process: the core, the live connections, the timers."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
+from typing import Any
+
+from matchmaker.config import ServerConfig
+from matchmaker.data import closecodes
+from matchmaker.data.connection import Connection
+from matchmaker.data.core import Delivery, Matchmaker
+from matchmaker.data.protocol import Event, encode
+from matchmaker.directory import ProjectDirectory
+
+__all__ = ["DataPlane"]
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+# How often entry TTLs are checked; an entry expires at most this late.
+EXPIRY_TICK_S = 0.25
+_SERVER_PING = b'{"type":"ping"}'
+
+
+class DataPlane:
+    """Owns the matching core and every WebSocket; an ASGI app for ``/ws``."""
+
+    def __init__(
+        self, config: ServerConfig, directory: ProjectDirectory, shutdown: asyncio.Event
+    ) -> None:
+        self.config = config
+        self.directory = directory
+        self.shutdown = shutdown
+        self.core = Matchmaker(config.limits)
+        self.clients: dict[str, Connection] = {}
+        self.open: set[Connection] = set()
+        self._tasks: list[asyncio.Task[None]] = []
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the timers (idempotent; also done lazily by the first connection)."""
+        if not self._tasks:
+            self._tasks = [
+                asyncio.create_task(self._expire_loop()),
+                asyncio.create_task(self._heartbeat_loop()),
+                asyncio.create_task(self._watch_shutdown()),
+            ]
+
+    async def stop(self) -> None:
+        """Stop the timers."""
+        tasks, self._tasks = self._tasks, []
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _watch_shutdown(self) -> None:
+        await self.shutdown.wait()
+        for connection in list(self.open):
+            connection.close(closecodes.GOING_AWAY, "server shutting down")
+
+    async def _expire_loop(self) -> None:
+        while True:
+            await asyncio.sleep(EXPIRY_TICK_S)
+            self.deliver(self.core.expire(int(time.time() * 1000)))
+
+    async def _heartbeat_loop(self) -> None:
+        limits = self.config.limits
+        while True:
+            await asyncio.sleep(limits.heartbeat_interval_ms / 1000)
+            silent_after = time.monotonic() - limits.heartbeat_timeout_ms / 1000
+            for connection in list(self.clients.values()):
+                if connection.last_seen < silent_after:
+                    connection.close(closecodes.HEARTBEAT_TIMEOUT, "heartbeat timeout")
+                else:
+                    connection.push(_SERVER_PING)
+
+    # -- membership -----------------------------------------------------------------------
+
+    def attach(self, connection: Connection) -> None:
+        """A connection completed ``hello``."""
+        assert connection.client is not None
+        self.clients[connection.client.client_id] = connection
+
+    def detach(self, connection: Connection) -> None:
+        """A connection is closing: its client leaves pools and sessions now."""
+        self.open.discard(connection)
+        client = connection.client
+        if client is not None and self.clients.get(client.client_id) is connection:
+            del self.clients[client.client_id]
+            self.deliver(self.core.disconnect(client.client_id))
+
+    # -- delivery -------------------------------------------------------------------------
+
+    def deliver(self, deliveries: list[Delivery]) -> None:
+        """Queue the core's outputs on their recipients' connections."""
+        for recipients, event in deliveries:
+            self.deliver_one(recipients, event)
+
+    def deliver_one(self, recipients: Sequence[str], event: Event) -> None:
+        """Encode ``event`` once and queue it for each recipient still connected."""
+        body = encode(event)
+        clients = self.clients
+        for client_id in recipients:
+            connection = clients.get(client_id)
+            if connection is not None:
+                connection.push_event(body)
+
+    # -- ASGI -----------------------------------------------------------------------------
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve one WebSocket on ``/ws``."""
+        if (await receive())["type"] != "websocket.connect":
+            return
+        await send({"type": "websocket.accept"})
+        if self.shutdown.is_set():
+            await send({"type": "websocket.close", "code": closecodes.GOING_AWAY})
+            return
+        self.start()
+        connection = Connection(self, send)
+        self.open.add(connection)
+        writer = asyncio.create_task(connection.write())
+        try:
+            while True:
+                message = await receive()
+                if message["type"] != "websocket.receive":
+                    break
+                text = message.get("text")
+                connection.on_frame(text if text is not None else message.get("bytes") or b"")
+        finally:
+            if connection.close_code is None:
+                connection.close(closecodes.GOING_AWAY, "")
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await writer
