@@ -177,7 +177,7 @@ def test_task_dir_flag_always_works(project: Project) -> None:
     loaded = load(project, task_dir="mine")
     assert loaded.settings.task_dir == str(project.root / "mine")
     assert loaded.sources["dir"] == "flag"
-    assert load(Project(project.root, project.home), task_dir="/abs").settings.task_dir == "/abs"
+    assert load(project, task_dir="/abs").settings.task_dir == "/abs"
 
 
 def test_relative_paths_resolve_against_the_file(project: Project) -> None:
