@@ -46,7 +46,7 @@ def _type_error(option: Option, raw: Raw, expected: str) -> Converted:
 def convert_scalar(option: Option, raw: Raw, base_dir: str) -> Converted:
     """Convert a ``path``/``str``/``bool``/``int``/``choice`` value from any layer."""
     value = raw.value
-    from_text = raw.source != "file"
+    from_text = raw.source != "file" and isinstance(value, str)
     if option.kind in {"path", "str", "choice"}:
         if isinstance(value, bool) or not isinstance(value, str | int | float):
             return _type_error(option, raw, "a string")
