@@ -97,10 +97,7 @@ def select_graph(
             chosen |= _walk(root, graph.dependents, kept)
         kept = {task_id: kept[task_id] for task_id in kept if task_id in chosen}
     edges = tuple(
-        (dep, task_id)
-        for task_id in kept
-        for dep in dict.fromkeys(deps[task_id])
-        if dep in kept
+        (dep, task_id) for task_id in kept for dep in dict.fromkeys(deps[task_id]) if dep in kept
     )
     successors: dict[str, list[str]] = {task_id: [] for task_id in kept}
     for source, target in edges:
@@ -142,7 +139,9 @@ def _ascii(view: GraphView) -> str:
             for position, child in reversed(list(enumerate(children))):
                 last = position == len(children) - 1
                 branch = "└── " if last else "├── "
-                stack.append((child, child_lead + branch, child_lead + ("    " if last else "│   ")))
+                stack.append(
+                    (child, child_lead + branch, child_lead + ("    " if last else "│   "))
+                )
 
     for task in view.nodes:
         if task.id not in has_dependency:
