@@ -1,17 +1,86 @@
-"""The ``tasktool`` command line."""
+"""The ``tasktool`` command line: global flags, error presentation, command registration.
+
+Every ``CodedError`` (``TaskToolError``, ``YamlError``) and ``OSError`` raised by a
+command becomes one line on stderr and exit status 1; usage errors exit 2.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
+from mtcommon import CodedError
 from tasktool import __version__
+from tasktool.commands import register
+from tasktool.commands.base import CliError, GlobalOptions
+from tasktool.errors import TaskToolError
+from tasktool.render import FORMATS
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class TaskToolGroup(click.Group):
+    """A group that turns coded and OS errors into :class:`CliError`."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except CodedError as exc:
+            raise CliError(exc) from None
+        except OSError as exc:
+            where = f" {exc.filename}" if exc.filename else ""
+            error = TaskToolError(f"{exc.strerror or exc}:{where}", code="os.error")
+            raise CliError(error) from None
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as exc:
+            if isinstance(ctx.obj, GlobalOptions) and ctx.obj.loud:
+                raise
+            # A bug must still end in one line, not a traceback (-v shows the traceback).
+            error = TaskToolError(
+                f"internal error: {type(exc).__name__}: {exc}", code="tasktool.internal"
+            )
+            raise CliError(error) from None
+
+
+@click.group(cls=TaskToolGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="tasktool")
-def main() -> None:
+@click.option("--config", "config", metavar="PATH", help="Use this config file; no search.")
+@click.option("--task-dir", "-d", "task_dir", metavar="DIR", help="Task directory (always wins).")
+@click.option(
+    "--worktree-scope",
+    type=click.Choice(["unified", "isolated"]),
+    help="Merge task state across git worktrees, or not.",
+)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Default output format.")
+@click.option("-v", "--verbose", is_flag=True, default=None, help="Say more on stderr.")
+@click.option("-q", "--quiet", is_flag=True, default=None, help="No warnings on stderr.")
+@click.option("--no-color", is_flag=True, help="No colours in tables.")
+@click.pass_context
+def main(
+    ctx: click.Context,
+    /,
+    *,
+    config: str | None,
+    task_dir: str | None,
+    worktree_scope: str | None,
+    fmt: str | None,
+    verbose: bool | None,
+    quiet: bool | None,
+    no_color: bool,
+) -> None:
     """Manage tasks kept as Markdown files with YAML frontmatter."""
+    ctx.obj = GlobalOptions(
+        config=config,
+        task_dir=task_dir,
+        worktree_scope=worktree_scope,
+        format=fmt,
+        verbose=verbose,
+        quiet=quiet,
+        no_color=no_color,
+    )
 
+
+register(main)
 
 if __name__ == "__main__":
     main()

@@ -81,8 +81,10 @@ _DIGITS = re.compile(r"(\d+)")
 
 def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
     """Sort key that orders ``9`` before ``10`` and ``T-2`` before ``T-10``."""
+    if text.isascii() and text.isdigit():
+        return ((0, int(text)),)  # the common case, without the regex
     return tuple(
-        (0, int(part)) if part.isdigit() else (1, part.lower())
+        (0, int(part)) if part.isdecimal() else (1, part.lower())
         for part in _DIGITS.split(text)
         if part
     )

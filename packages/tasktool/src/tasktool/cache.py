@@ -1,0 +1,99 @@
+"""The parse cache: one msgpack file under ``<task dir>/.tasktool/cache/``.
+
+Entries are keyed by absolute path and validated by size, mtime, ctime and
+inode, so a warm run re-parses only files that changed (an atomic rename gives
+a new inode even when size and mtime tick stay equal). A missing, stale or
+corrupt cache is rebuilt silently; a read-only task directory just runs uncached.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import msgspec
+
+from tasktool.diagnostics import Diagnostic
+from tasktool.model import Task
+from tasktool.storage import STATE_DIR, atomic_write_bytes, ensure_state_dir
+
+_FORMAT = "tasks-1"
+
+
+class CacheEntry(msgspec.Struct, frozen=True, array_like=True):
+    """One file's stat signature and what it parsed to (a task, a broken file or nothing)."""
+
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    inode: int
+    task: Task | None = None
+    broken: Diagnostic | None = None
+
+    @classmethod
+    def of(cls, stat: os.stat_result, parsed: Task | Diagnostic | None) -> CacheEntry:
+        return cls(
+            stat.st_size,
+            stat.st_mtime_ns,
+            stat.st_ctime_ns,
+            stat.st_ino,
+            parsed if isinstance(parsed, Task) else None,
+            parsed if isinstance(parsed, Diagnostic) else None,
+        )
+
+    def matches(self, stat: os.stat_result) -> bool:
+        return (self.size, self.mtime_ns, self.ctime_ns, self.inode) == (
+            stat.st_size,
+            stat.st_mtime_ns,
+            stat.st_ctime_ns,
+            stat.st_ino,
+        )
+
+
+class _CacheFile(msgspec.Struct, frozen=True):
+    format: str
+    entries: dict[str, CacheEntry]
+
+
+_decoder = msgspec.msgpack.Decoder(_CacheFile)
+_encoder = msgspec.msgpack.Encoder()
+
+
+class ParseCache:
+    """Lookups against the previous run's entries; :meth:`store` writes the new set."""
+
+    def __init__(self, path: Path | None, entries: dict[str, CacheEntry]) -> None:
+        self.path = path
+        self.entries = entries
+        self.hits = 0
+
+    @classmethod
+    def empty(cls) -> ParseCache:
+        return cls(None, {})
+
+    @classmethod
+    def open(cls, root: Path) -> ParseCache:
+        path = root / STATE_DIR / "cache" / f"{_FORMAT}.msgpack"
+        try:
+            loaded = _decoder.decode(path.read_bytes())
+        except (OSError, msgspec.DecodeError):
+            return cls(path, {})
+        return cls(path, loaded.entries if loaded.format == _FORMAT else {})
+
+    def lookup(self, path: str, stat: os.stat_result) -> CacheEntry | None:
+        entry = self.entries.get(path)
+        if entry is not None and entry.matches(stat):
+            self.hits += 1
+            return entry
+        return None
+
+    def store(self, fresh: dict[str, CacheEntry]) -> None:
+        """Write ``fresh`` when it differs from what was loaded (best effort, atomic)."""
+        if self.path is None or (self.hits == len(fresh) == len(self.entries)):
+            return
+        try:
+            ensure_state_dir(self.path.parent.parent.parent)
+            self.path.parent.mkdir(exist_ok=True)
+            atomic_write_bytes(self.path, _encoder.encode(_CacheFile(_FORMAT, fresh)), sync=False)
+        except OSError:
+            return

@@ -1,0 +1,185 @@
+"""``add`` and ``set``: creating and editing tasks (checked, locked, atomic)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from tasktool.changes import TaskChange
+from tasktool.commands.base import (
+    GlobalOptions,
+    format_option,
+    load_repository,
+    output_format,
+    split_values,
+)
+from tasktool.model import TASK_TYPES, Priority, Status
+from tasktool.render import emit_data
+from tasktool.views import task_view
+from tasktool.writes import create_task, update_task
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: Scalar fields and their options (value "" clears the field in ``set``).
+SCALARS: tuple[tuple[str, str, str], ...] = (
+    ("status", "--status", "One of: " + ", ".join(Status)),
+    ("priority", "--priority", "One of: " + ", ".join(Priority)),
+    ("effort", "--effort", "A value of the effort vocabulary."),
+    ("type", "--type", "One of: " + ", ".join(TASK_TYPES)),
+    ("owner", "--owner", "Who works on it."),
+    ("phase", "--phase", "A phase id."),
+    ("parent", "--parent", "The parent task's id."),
+    ("external_id", "--external-id", "The id in an external tracker."),
+)
+#: List fields: (field, singular option stem).
+LISTS: tuple[tuple[str, str], ...] = (
+    ("dependencies", "dep"),
+    ("tags", "tag"),
+    ("touches", "touches"),
+    ("context", "context"),
+    ("pr", "pr"),
+)
+
+
+def _scalar_options(function: F) -> F:
+    for field, flag, text in reversed(SCALARS):
+        function = click.option(flag, field, metavar="VALUE", help=text)(function)
+    return function
+
+
+def _echo_task(options: GlobalOptions, fmt: str | None, view: dict[str, Any], verb: str) -> None:
+    chosen = output_format(options, fmt)
+    if chosen == "table":
+        click.echo(f"{verb} {view['id']}: {view['title']} ({view['file_path']})")
+    else:
+        emit_data(view, chosen)
+
+
+@click.command("add")
+@click.argument("title")
+@_scalar_options
+@click.option("--dep", "dependencies", multiple=True, metavar="ID", help="A dependency (repeat).")
+@click.option("--tag", "tags", multiple=True, help="A tag (repeat or comma-separate).")
+@click.option("--touches", "touches", multiple=True, metavar="SCOPE", help="A scope it touches.")
+@click.option("--context", "context", multiple=True, metavar="PATH", help="A relevant path.")
+@click.option("--pr", "pr", multiple=True, metavar="URL", help="A pull request URL.")
+@click.option("--group", metavar="DIR", help="Sub-directory of the task dir to write it in.")
+@click.option("--body", default="", help="Markdown body.")
+@click.option("--id", "task_id", metavar="ID", help="Use this id instead of generating one.")
+@format_option
+@click.pass_obj
+def add_command(
+    options: GlobalOptions,
+    /,
+    *,
+    title: str,
+    group: str | None,
+    body: str,
+    task_id: str | None,
+    fmt: str | None,
+    **values: Any,
+) -> None:
+    """Create a task; the id comes from the configured strategy (id.strategy)."""
+    repo = load_repository(options)
+    fields: dict[str, Any] = {"title": title, "status": values.pop("status") or "pending"}
+    for field, _flag, _text in SCALARS[1:]:
+        if values.get(field):
+            fields[field] = values[field]
+    for field, _stem in LISTS:
+        items = split_values(values.get(field) or ())
+        if items:
+            fields[field] = list(items)
+    task = create_task(repo, fields, body=body, group=group, task_id=task_id)
+    _echo_task(options, fmt, task_view(task), "added")
+
+
+def _list_options(function: F) -> F:
+    for field, stem in reversed(LISTS):
+        plural = stem if stem in {"touches", "context"} else f"{stem}s"
+        function = click.option(
+            f"--add-{stem}",
+            f"add_{field}",
+            multiple=True,
+            metavar="VALUE",
+            help=f"Add to {field} (repeat or comma-separate).",
+        )(function)
+        function = click.option(
+            f"--remove-{stem}",
+            f"remove_{field}",
+            multiple=True,
+            metavar="VALUE",
+            help=f"Remove from {field}.",
+        )(function)
+        function = click.option(
+            f"--{plural}",
+            f"replace_{field}",
+            metavar="A,B",
+            default=None,
+            help=f"Replace {field} ('' clears).",
+        )(function)
+    return function
+
+
+@click.command("set")
+@click.argument("task_id", metavar="ID")
+@click.option("--title", help="New title.")
+@_scalar_options
+@click.option("--created-at", "created_at", metavar="YYYY-MM-DD", help="Creation date.")
+@_list_options
+@click.option("--done", is_flag=True, help="Shortcut for --status completed.")
+@click.option("--body", default=None, help="Replace the Markdown body.")
+@format_option
+@click.pass_obj
+def set_command(
+    options: GlobalOptions,
+    /,
+    *,
+    task_id: str,
+    done: bool,
+    body: str | None,
+    fmt: str | None,
+    **values: Any,
+) -> None:
+    """Edit a task's fields. An empty value clears a field (--owner '').
+
+    Completing stamps completed_at, cancelling stamps cancelled_at, reopening
+    clears both. Effort, status, priority and type are checked.
+    """
+    if done:
+        if values.get("status") not in (None, "completed"):
+            raise click.UsageError("--done conflicts with --status")
+        values["status"] = "completed"
+    scalars = {
+        field: value
+        for field, value in values.items()
+        if field in {"title", "created_at", *(f for f, _, _ in SCALARS)} and value is not None
+    }
+    change = TaskChange(
+        set={field: value or None for field, value in scalars.items()},
+        replace={
+            field: split_values([values[f"replace_{field}"]])
+            for field, _ in LISTS
+            if values[f"replace_{field}"] is not None
+        },
+        add={
+            field: split_values(values[f"add_{field}"])
+            for field, _ in LISTS
+            if values[f"add_{field}"]
+        },
+        remove={
+            field: split_values(values[f"remove_{field}"])
+            for field, _ in LISTS
+            if values[f"remove_{field}"]
+        },
+        body=body,
+    )
+    if change.empty:
+        raise click.UsageError("nothing to change; give at least one field option")
+    repo = load_repository(options)
+    task = update_task(repo, task_id, change)
+    _echo_task(options, fmt, task_view(task), "updated")
+
+
+COMMANDS = [add_command, set_command]

@@ -1,0 +1,167 @@
+"""Building the effective ``Settings``: defaults < the one file < ``TASKTOOL_*`` < flags."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from tasktool.config.convert import (
+    INVALID,
+    convert_effort,
+    convert_phases,
+    convert_scalar,
+    convert_scopes,
+    convert_strlist,
+)
+from tasktool.config.discovery import find_config
+from tasktool.config.document import parse_config
+from tasktool.config.layers import Raw, env_layer, file_layer
+from tasktool.config.options import OPTIONS, Option, Source
+from tasktool.diagnostics import Diagnostic
+from tasktool.errors import TaskToolError
+from tasktool.settings import Settings
+
+#: Error codes that reject the whole config: no command runs under them but ``validate``.
+_REJECTING = ("config.type", "config.env.", "config.effort.")
+
+
+class Overrides(msgspec.Struct, frozen=True, kw_only=True):
+    """What the global command-line flags set (``None``: not given)."""
+
+    config: str | None = None
+    task_dir: str | None = None
+    worktree_scope: str | None = None
+    verbose: bool | None = None
+    quiet: bool | None = None
+
+
+class LoadedConfig(msgspec.Struct, frozen=True, kw_only=True):
+    """The effective settings, where each came from, and every config diagnostic."""
+
+    file: str | None
+    settings: Settings
+    values: dict[str, Any]
+    sources: dict[str, Source]
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    @property
+    def rejections(self) -> tuple[Diagnostic, ...]:
+        """Errors that reject the config (bad types, bad values, a bad effort list)."""
+        return tuple(d for d in self.diagnostics if d.code.startswith(_REJECTING))
+
+    @property
+    def next_errors(self) -> tuple[Diagnostic, ...]:
+        """Errors of the ``next`` section: ``next``, MCP and the web server refuse to run."""
+        return tuple(d for d in self.diagnostics if d.code.startswith("config.next."))
+
+    def require_valid(self) -> None:
+        """Raise the first rejection as a ``TaskToolError``."""
+        _raise_first(self.rejections)
+
+    def require_next_config(self) -> None:
+        """Raise when the ``next`` section is malformed (for ``next``, MCP, web)."""
+        _raise_first(self.rejections + self.next_errors)
+
+
+def _raise_first(problems: tuple[Diagnostic, ...]) -> None:
+    if problems:
+        first = problems[0]
+        where = f"{first.file}: " if first.file else ""
+        raise TaskToolError(f"{where}{first.message}", code=first.code)
+
+
+def _json_ready(value: Any) -> Any:
+    return msgspec.json.decode(msgspec.json.encode(value))
+
+
+def _convert(option: Option, raw: Raw, base_dir: str) -> tuple[Any, list[Diagnostic]]:
+    if option.scalar:
+        return convert_scalar(option, raw, base_dir)
+    if option.kind == "strlist":
+        return convert_strlist(option, raw)
+    if option.kind == "effort":
+        return convert_effort(raw)
+    if option.kind == "scopes":
+        return convert_scopes(raw)
+    return convert_phases(raw)
+
+
+def load_config(
+    overrides: Overrides | None = None,
+    *,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    home: Path | None = None,
+) -> LoadedConfig:
+    """Find and read the one config file, then apply the environment and the flags.
+
+    A file that cannot be read or parsed raises ``TaskToolError`` naming it;
+    every other problem becomes a :class:`Diagnostic` on the result.
+    """
+    overrides = overrides or Overrides()
+    cwd = Path.cwd() if cwd is None else cwd
+    env = os.environ if env is None else env
+    if home is None:
+        home = Path(env["HOME"]) if env.get("HOME") else Path.home()
+    if overrides.config is not None:
+        path: Path | None = (cwd / overrides.config).absolute()
+    else:
+        path = find_config(cwd, home)
+
+    data: dict[str, Any] = {}
+    layers: dict[str, Raw] = {}
+    diagnostics: list[Diagnostic] = []
+    file = str(path) if path is not None else None
+    if path is not None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise TaskToolError(
+                f"cannot read config file {path}: {getattr(exc, 'strerror', None) or exc}",
+                code="config.unreadable",
+                details={"file": str(path)},
+            ) from None
+        document = parse_config(text, source=str(path))
+        data = document.data
+        layers, found = file_layer(data, document.duplicates, str(path))
+        diagnostics.extend(found)
+    layers.update(env_layer(env, data))
+    flags = {
+        "dir": overrides.task_dir,
+        "worktree_scope": overrides.worktree_scope,
+        "verbose": overrides.verbose,
+        "quiet": overrides.quiet,
+    }
+    layers.update({key: Raw(v, "flag", "--" + key) for key, v in flags.items() if v is not None})
+
+    file_dir = str(path.parent) if path is not None else str(cwd)
+    defaults = Settings(task_dir=file_dir)
+    fields: dict[str, Any] = {}
+    values: dict[str, Any] = {}
+    sources: dict[str, Source] = {}
+    for option in OPTIONS:
+        raw = layers.get(option.key)
+        value: Any = INVALID
+        source: Source = "default"
+        if raw is not None:
+            base = file_dir if raw.source == "file" else str(cwd)
+            value, found = _convert(option, raw, base)
+            diagnostics.extend(found)
+        if value is INVALID:
+            value = getattr(defaults, option.field)
+        elif raw is not None:
+            source = raw.source
+        fields[option.field] = value
+        values[option.key] = _json_ready(value)
+        sources[option.key] = source
+    return LoadedConfig(
+        file=file,
+        settings=Settings(**fields),
+        values=values,
+        sources=sources,
+        diagnostics=tuple(diagnostics),
+    )

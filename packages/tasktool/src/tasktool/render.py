@@ -1,0 +1,125 @@
+"""Presenting results: rich tables on a terminal, plain stable text otherwise, JSON, YAML.
+
+Commands build plain data (lists and dicts of JSON types) once and hand it
+here with a format name. Tables take rows (dicts) and the columns to show.
+rich is imported only when a table goes to a terminal.
+
+::
+
+    emit_data(rows, "json")                          # stable, indented JSON
+    emit_table(rows, ["id", "title"], no_color=False)  # rich or plain columns
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, TextIO
+
+import msgspec
+
+Format = Literal["table", "json", "yaml"]
+FORMATS: tuple[str, ...] = ("table", "json", "yaml")
+
+
+def to_json(data: Any) -> str:
+    """Indented JSON, keys in the order the data holds them."""
+    return msgspec.json.format(msgspec.json.encode(data), indent=2).decode("utf-8")
+
+
+def to_yaml(data: Any) -> str:
+    """Block-style YAML, keys in the order the data holds them."""
+    import yaml
+
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return yaml.dump(
+        msgspec.json.decode(msgspec.json.encode(data)),
+        Dumper=dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        width=4096,
+    )
+
+
+def emit_data(data: Any, fmt: str, out: TextIO | None = None) -> None:
+    """Write ``data`` as JSON or YAML to ``out`` (stdout)."""
+    out = out or sys.stdout
+    text = to_json(data) + "\n" if fmt == "json" else to_yaml(data)
+    out.write(text)
+
+
+def cell(value: Any) -> str:
+    """A value as table text: lists comma-joined, ``None`` empty."""
+    if value is None:
+        return ""
+    if isinstance(value, list | tuple):
+        return ", ".join(str(item) for item in value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def plain_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
+    """Columns padded to their widest cell, two spaces apart, upper-case header, no colour."""
+    table = [[column.upper() for column in columns]]
+    table += [[cell(row.get(column)).replace("\n", " ") for column in columns] for row in rows]
+    widths = [max(len(line[i]) for line in table) for i in range(len(columns))]
+    return "".join(
+        "  ".join(text.ljust(width) for text, width in zip(line, widths, strict=True)).rstrip()
+        + "\n"
+        for line in table
+    )
+
+
+def is_terminal(out: TextIO) -> bool:
+    isatty = getattr(out, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def emit_table(
+    rows: Sequence[Mapping[str, Any]],
+    columns: Sequence[str],
+    *,
+    title: str | None = None,
+    no_color: bool = False,
+    out: TextIO | None = None,
+) -> None:
+    """A rich table when ``out`` is a terminal, :func:`plain_table` text otherwise."""
+    out = out or sys.stdout
+    if not is_terminal(out):
+        if title:
+            out.write(f"{title}\n")
+        out.write(plain_table(rows, columns))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, header_style="bold", show_edge=False, pad_edge=False)
+    for column in columns:
+        table.add_column(column, overflow="fold", no_wrap=column == "id")
+    for row in rows:
+        table.add_row(*(cell(row.get(column)) for column in columns))
+    Console(file=out, no_color=no_color, highlight=False).print(table)
+
+
+def emit_fields(
+    pairs: Sequence[tuple[str, Any]], *, no_color: bool = False, out: TextIO | None = None
+) -> None:
+    """``key: value`` lines (keys aligned); bold keys on a terminal."""
+    out = out or sys.stdout
+    width = max((len(key) for key, _ in pairs), default=0)
+    if not is_terminal(out):
+        for key, value in pairs:
+            out.write(f"{key + ':':<{width + 1}} {cell(value)}".rstrip() + "\n")
+        return
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(file=out, no_color=no_color, highlight=False)
+    for key, value in pairs:
+        console.print(Text.assemble((f"{key + ':':<{width + 1}}", "bold"), " ", cell(value)))
+
+
+def emit_text(text: str, *, out: TextIO | None = None) -> None:
+    """Free text (a task body), as is."""
+    (out or sys.stdout).write(text if text.endswith("\n") or not text else text + "\n")

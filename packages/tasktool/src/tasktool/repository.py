@@ -1,0 +1,109 @@
+"""The loaded repository every command works on: settings, diagnostics and tasks.
+
+::
+
+    repo = load_context(Overrides(task_dir="tasks"))
+    repo.settings            # effective Settings
+    repo.config_diagnostics  # problems of the config file / environment
+    repo.tasks               # active tasks, natural id order
+    repo.archived            # tasks under <task dir>/archive/ (their ids satisfy dependencies)
+    repo.broken              # task-like files that could not be read (error diagnostics)
+
+The planning commands (next, tracks, board, stats, graph, validate) take
+``repo.tasks``/``repo.archived`` and ``repo.settings`` as plain values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cached_property
+from pathlib import Path
+
+from tasktool.config import LoadedConfig, Overrides, load_config
+from tasktool.diagnostics import Diagnostic
+from tasktool.errors import TaskToolError
+from tasktool.model import Task
+from tasktool.scan import ScanResult, scan_tasks
+from tasktool.settings import Settings
+
+WORKLOG_DIR = ".worklogs"
+
+
+class Repository:
+    """One run's view of the task directory (immutable once loaded)."""
+
+    def __init__(self, config: LoadedConfig, scan: ScanResult) -> None:
+        self.config = config
+        self.settings: Settings = config.settings
+        self.task_dir = Path(config.settings.task_dir)
+        self.tasks = scan.tasks
+        self.archived = scan.archived
+        self.broken = scan.broken
+
+    @property
+    def config_diagnostics(self) -> tuple[Diagnostic, ...]:
+        """Diagnostics of the config file and environment (errors and warnings)."""
+        return self.config.diagnostics
+
+    @property
+    def all_tasks(self) -> tuple[Task, ...]:
+        """Active then archived tasks."""
+        return self.tasks + self.archived
+
+    @cached_property
+    def by_id(self) -> Mapping[str, Task]:
+        """Task per id; an active task wins over an archived copy, an earlier file over a later."""
+        found: dict[str, Task] = {}
+        for task in self.all_tasks:
+            found.setdefault(task.id, task)
+        return found
+
+    @property
+    def ids(self) -> frozenset[str]:
+        """Every id in use, active or archived."""
+        return frozenset(self.by_id)
+
+    def get(self, task_id: str) -> Task:
+        """The task with this id, or ``TaskToolError`` ``task.not_found``."""
+        task = self.by_id.get(task_id)
+        if task is None:
+            raise TaskToolError(f"no task with id {task_id!r}", code="task.not_found")
+        return task
+
+    def dependents(self, task_id: str) -> list[Task]:
+        """Tasks (active or archived) that list ``task_id`` as a dependency."""
+        return [task for task in self.all_tasks if task_id in task.dependencies]
+
+    def children(self, task_id: str) -> list[Task]:
+        """Tasks whose ``parent`` is ``task_id``."""
+        return [task for task in self.all_tasks if task.parent == task_id]
+
+    def worklog_path(self, task_id: str) -> Path:
+        """``<task dir>/.worklogs/<id>.md`` (it may not exist)."""
+        return self.task_dir / WORKLOG_DIR / f"{task_id}.md"
+
+
+def load_context(
+    overrides: Overrides | None = None,
+    *,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    home: Path | None = None,
+    tolerant: bool = False,
+    use_cache: bool = True,
+) -> Repository:
+    """Load the config and scan the task directory.
+
+    Unless ``tolerant`` (``validate``), a rejected config raises its first error.
+    A missing task directory raises ``task.dir_missing``.
+    """
+    config = load_config(overrides, cwd=cwd, env=env, home=home)
+    if not tolerant:
+        config.require_valid()
+    root = Path(config.settings.task_dir)
+    if not root.is_dir():
+        raise TaskToolError(
+            f"task directory {root} does not exist (create it, or run 'tasktool init')",
+            code="task.dir_missing",
+        )
+    return Repository(config, scan_tasks(root, config.settings.ignore, use_cache=use_cache))

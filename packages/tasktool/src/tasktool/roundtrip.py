@@ -1,0 +1,91 @@
+"""Rewriting frontmatter with ruamel round-trip: comments, key order and unknown keys survive.
+
+Only the keys being changed are touched; the body after the closing ``---``
+is kept byte for byte. ruamel is imported here only, on the write path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from mtcommon import dump_roundtrip, load_roundtrip
+from tasktool.errors import TaskToolError
+from tasktool.taskfile import split_frontmatter
+
+#: Key order for new task files.
+FIELD_ORDER = (
+    "id",
+    "title",
+    "status",
+    "priority",
+    "effort",
+    "type",
+    "phase",
+    "dependencies",
+    "tags",
+    "touches",
+    "context",
+    "owner",
+    "parent",
+    "created_at",
+    "completed_at",
+    "cancelled_at",
+    "pr",
+    "external_id",
+)
+
+
+def _flow_list(items: list[str]) -> Any:
+    from ruamel.yaml.comments import CommentedSeq
+
+    seq = CommentedSeq(items)
+    seq.fa.set_flow_style()
+    return seq
+
+
+def _apply(data: Any, updates: Mapping[str, Any]) -> None:
+    from ruamel.yaml.comments import CommentedSeq
+
+    for key, value in updates.items():
+        if value is None:
+            if key in data:
+                del data[key]
+            if key == "created_at" and "created" in data:
+                del data["created"]
+        elif key == "created_at" and "created" in data and "created_at" not in data:
+            data["created"] = value  # keep the alias the file already uses
+        elif isinstance(value, list):
+            current = data.get(key)
+            if isinstance(current, CommentedSeq):
+                current[:] = value  # in place: keeps flow or block style and comments
+            else:
+                data[key] = _flow_list(value)
+        else:
+            data[key] = value
+
+
+def apply_frontmatter(
+    text: str, updates: Mapping[str, Any], *, source: str, body: str | None = None
+) -> str:
+    """``text`` with ``updates`` applied to its frontmatter (``None`` deletes a key)."""
+    parts = split_frontmatter(text)
+    if parts is None:
+        raise TaskToolError(f"{source}: no frontmatter block to edit", code="task.frontmatter")
+    frontmatter, old_body = parts
+    data = load_roundtrip(frontmatter, source=source, allow_duplicate_keys=True)
+    if data is None:
+        data = load_roundtrip("{}\n")
+    _apply(data, updates)
+    return f"---\n{dump_roundtrip(data)}---\n{old_body if body is None else body}"
+
+
+def new_task_text(fields: Mapping[str, Any], body: str = "") -> str:
+    """A new task file: frontmatter in :data:`FIELD_ORDER`, lists in flow style."""
+    from ruamel.yaml.comments import CommentedMap
+
+    data = CommentedMap()
+    ordered = sorted(fields, key=lambda k: FIELD_ORDER.index(k) if k in FIELD_ORDER else 99)
+    _apply(data, {key: fields[key] for key in ordered if fields[key] is not None})
+    text = body if not body or body.endswith("\n") else body + "\n"
+    return f"---\n{dump_roundtrip(data)}---\n{text}"

@@ -1,0 +1,89 @@
+"""Atomic file writes and the per-task lock files under ``<task dir>/.tasktool/locks/``.
+
+Every writer (CLI, web PUT, MCP) rewrites a task file while holding that
+task's lock, re-reading it inside the lock, so concurrent edits serialize
+instead of overwriting each other; the new text replaces the file by rename.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import re
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from tasktool.errors import TaskToolError
+
+STATE_DIR = ".tasktool"
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def ensure_state_dir(task_dir: Path) -> Path:
+    """``<task dir>/.tasktool`` with a ``.gitignore`` that keeps it out of version control."""
+    state = task_dir / STATE_DIR
+    state.mkdir(exist_ok=True)
+    ignore = state / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("*\n", encoding="utf-8")
+    return state
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, sync: bool = True) -> None:
+    """Replace ``path`` with ``data``: temp file in the same directory, fsync, rename."""
+    try:
+        mode = os.stat(path).st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            if sync:
+                os.fsync(handle.fileno())
+        os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """:func:`atomic_write_bytes` for UTF-8 text."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+@contextlib.contextmanager
+def locked(task_dir: Path, name: str) -> Iterator[None]:
+    """Hold the exclusive lock ``.tasktool/locks/<name>.lock`` (blocks until free)."""
+    try:
+        locks = ensure_state_dir(task_dir) / "locks"
+        locks.mkdir(exist_ok=True)
+        handle = open(locks / f"{_UNSAFE.sub('_', name)}.lock", "a+b")  # noqa: SIM115
+    except OSError as exc:
+        raise TaskToolError(
+            f"cannot create a lock under {task_dir / STATE_DIR}: {exc.strerror or exc}",
+            code="task.lock",
+        ) from None
+    with handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def task_lock(task_dir: Path, task_id: str) -> contextlib.AbstractContextManager[None]:
+    """The lock serializing writes to one task."""
+    return locked(task_dir, f"task-{task_id}")
+
+
+def repository_lock(task_dir: Path) -> contextlib.AbstractContextManager[None]:
+    """The lock serializing id allocation and multi-file changes (add, archive, deduplicate)."""
+    return locked(task_dir, "repository")

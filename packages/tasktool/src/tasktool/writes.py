@@ -1,0 +1,156 @@
+"""Writing tasks: update, create, remove, archive and renumber, each atomic and locked.
+
+Every function re-reads the file it changes while holding the task's lock
+(``.tasktool/locks/``), so concurrent writers (CLI processes, the web server,
+the MCP server) serialize instead of losing each other's updates.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+from typing import Any
+
+from tasktool.changes import TaskChange, check_references, check_value, plan_update
+from tasktool.errors import TaskToolError
+from tasktool.ids import next_id
+from tasktool.model import Task
+from tasktool.repository import Repository
+from tasktool.roundtrip import apply_frontmatter, new_task_text
+from tasktool.scan import ARCHIVE_DIR, read_entry, scan_tasks
+from tasktool.storage import atomic_write_text, repository_lock, task_lock
+from tasktool.taskfile import task_filename
+
+
+def today() -> str:
+    """Today's date (UTC) as ``YYYY-MM-DD``."""
+    return dt.datetime.now(dt.UTC).date().isoformat()
+
+
+def _read(path: Path, task_id: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise TaskToolError(
+            f"task {task_id}: cannot read {path}: {exc.strerror or exc}", code="task.unreadable"
+        ) from None
+
+
+def _reload(repo: Repository, path: Path, task_id: str) -> Task:
+    parsed = read_entry(str(repo.task_dir), str(path))
+    if not isinstance(parsed, Task) or parsed.id != task_id:
+        raise TaskToolError(f"task {task_id} changed on disk; try again", code="task.conflict")
+    return parsed
+
+
+def update_task(repo: Repository, task_id: str, change: TaskChange) -> Task:
+    """Apply ``change`` to the task's file (see :func:`tasktool.changes.plan_update`)."""
+    path = Path(repo.get(task_id).file_path)
+    with task_lock(repo.task_dir, task_id):
+        text = _read(path, task_id)
+        current = _reload(repo, path, task_id)
+        updates = plan_update(current, change, repo.settings, repo.ids, today())
+        atomic_write_text(
+            path, apply_frontmatter(text, updates, source=str(path), body=change.body)
+        )
+        return _reload(repo, path, task_id)
+
+
+def create_task(
+    repo: Repository,
+    fields: dict[str, Any],
+    *,
+    body: str = "",
+    group: str | None = None,
+    task_id: str | None = None,
+) -> Task:
+    """Write a new task file ``<task dir>/[<group>/]<id>-<slug>.md``; the id comes from the
+    configured strategy unless given. Fields are checked like ``set`` checks them."""
+    for field, value in fields.items():
+        if isinstance(value, str):
+            check_value(field, value, repo.settings)
+    with repository_lock(repo.task_dir):
+        # Re-scan inside the lock: another process may have taken an id meanwhile.
+        fresh = scan_tasks(repo.task_dir, repo.settings.ignore)
+        existing = {task.id for task in fresh.tasks + fresh.archived}
+        if task_id is None:
+            task_id = next_id(repo.settings, existing)
+        elif task_id in existing:
+            raise TaskToolError(f"a task with id {task_id!r} already exists", code="task.exists")
+        for field in ("dependencies", "parent"):
+            value = fields.get(field)
+            refs = [value] if isinstance(value, str) else list(value or ())
+            check_references(task_id, field, refs, existing)
+        folder = repo.task_dir / group if group else repo.task_dir
+        path = folder / task_filename(task_id, str(fields["title"]))
+        folder.mkdir(parents=True, exist_ok=True)
+        if path.exists():
+            raise TaskToolError(f"{path} already exists", code="task.exists")
+        data = {"id": task_id, "created_at": today(), **fields}
+        atomic_write_text(path, new_task_text(data, body))
+        return _reload(repo, path, task_id)
+
+
+def remove_task(repo: Repository, task_id: str, *, force: bool = False) -> list[Path]:
+    """Delete the task file and its worklog; refuses while other tasks reference it."""
+    task = repo.get(task_id)
+    referencing = sorted(
+        {t.id for t in repo.all_tasks if task_id in t.dependencies or t.parent == task_id}
+        - {task_id}
+    )
+    if referencing and not force:
+        raise TaskToolError(
+            f"task {task_id} is referenced by {', '.join(referencing)}; use --force to remove it",
+            code="task.referenced",
+        )
+    removed: list[Path] = []
+    with task_lock(repo.task_dir, task_id):
+        for path in (Path(task.file_path), repo.worklog_path(task_id)):
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                continue
+            removed.append(path)
+    return removed
+
+
+def archive_task(repo: Repository, task_id: str) -> Path:
+    """Move the task file under ``<task dir>/archive/`` (keeping its group folder)."""
+    task = repo.get(task_id)
+    if task.archived:
+        raise TaskToolError(f"task {task_id} is already archived", code="task.archived")
+    source = Path(task.file_path)
+    relative = source.relative_to(repo.task_dir)
+    target = repo.task_dir / ARCHIVE_DIR / relative
+    with task_lock(repo.task_dir, task_id):
+        if target.exists():
+            raise TaskToolError(f"{target} already exists", code="task.exists")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(source, target)
+    return target
+
+
+def renumber_task(repo: Repository, task: Task, updates: dict[str, Any]) -> Path:
+    """Rewrite a task's id (and references) and rename ``<old id>-slug.md`` to the new id."""
+    path = Path(task.file_path)
+    new_id = str(updates["id"])
+    with task_lock(repo.task_dir, task.id), task_lock(repo.task_dir, new_id):
+        text = _read(path, task.id)
+        atomic_write_text(path, apply_frontmatter(text, updates, source=str(path)))
+        if path.name.startswith(f"{task.id}-"):
+            target = path.with_name(new_id + path.name[len(task.id) :])
+            if not target.exists():
+                os.replace(path, target)
+                return target
+    return path
+
+
+__all__ = [
+    "archive_task",
+    "create_task",
+    "remove_task",
+    "renumber_task",
+    "today",
+    "update_task",
+]

@@ -1,0 +1,96 @@
+"""Scanning: the skip list, ignore, archive, groups and the parse cache."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tasktool.cache import ParseCache
+from tasktool.scan import scan_tasks
+
+if TYPE_CHECKING:
+    from tests.tasktool.conftest import Project, TaskWriter
+
+
+def ids(root: Path, ignore: tuple[str, ...] = (), **kw: bool) -> list[str]:
+    return [task.id for task in scan_tasks(root, ignore, **kw).tasks]
+
+
+def test_skip_list_hidden_and_ignore(project: Project, write_task: TaskWriter) -> None:
+    write_task("1")
+    for folder in (
+        "node_modules",
+        "vendor",
+        "dist",
+        "build",
+        ".next",
+        ".nuxt",
+        "out",
+        "target",
+        "__pycache__",
+        ".hidden",
+        "generated",
+        "deep/skipme",
+    ):
+        write_task(f"x-{folder.replace('/', '-')}", where=folder)
+    write_task("2", where="deep")
+    assert ids(project.root, ("generated", "deep/skipme")) == ["1", "2"]
+
+
+def test_natural_order_groups_and_archive(project: Project, write_task: TaskWriter) -> None:
+    write_task("10", where="backend")
+    write_task("9")
+    write_task("2", where="archive/backend", status="completed")
+    result = scan_tasks(project.root)
+    assert [(t.id, t.group) for t in result.tasks] == [("9", None), ("10", "backend")]
+    assert [(t.id, t.group, t.archived) for t in result.archived] == [("2", "backend", True)]
+    assert result.tasks[0].file_path == str(project.root / "9-task.md")
+
+
+def test_broken_task_like_file_is_reported(project: Project, write_task: TaskWriter) -> None:
+    write_task("1")
+    project.write("2-bad.md", "---\nid: 2\ntitle: [oops\n---\n")
+    project.write("README.md", "# not a task\n")
+    result = scan_tasks(project.root)
+    assert [t.id for t in result.tasks] == ["1"]
+    assert [d.file for d in result.broken] == [str(project.root / "2-bad.md")]
+
+
+def test_warm_scan_uses_the_cache_and_sees_changes(
+    project: Project, write_task: TaskWriter
+) -> None:
+    write_task("1", status="pending")
+    write_task("2")
+    first = scan_tasks(project.root)
+    cache = ParseCache.open(project.root)
+    assert len(cache.entries) == 2
+    assert (project.root / ".tasktool" / ".gitignore").read_text() == "*\n"
+    # Same size, same mtime: still detected (the write gives a new inode / ctime).
+    path = project.root / "1-task.md"
+    stat = path.stat()
+    text = path.read_text().replace("pending", "blocked")
+    temp = path.with_name("tmp.txt")
+    temp.write_text(text)
+    os.replace(temp, path)
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    second = scan_tasks(project.root)
+    assert first.tasks[0].status == "pending"
+    assert second.tasks[0].status == "blocked"
+    (project.root / "2-task.md").unlink()
+    assert ids(project.root) == ["1"]
+
+
+def test_corrupt_cache_is_rebuilt(project: Project, write_task: TaskWriter) -> None:
+    write_task("1")
+    scan_tasks(project.root)
+    cache_file = next((project.root / ".tasktool" / "cache").iterdir())
+    cache_file.write_bytes(b"\x00garbage")
+    assert ids(project.root) == ["1"]
+    assert ParseCache.open(project.root).entries
+
+
+def test_uncached_scan_writes_nothing(project: Project, write_task: TaskWriter) -> None:
+    write_task("1")
+    assert ids(project.root, use_cache=False) == ["1"]
+    assert not (project.root / ".tasktool").exists()

@@ -1,0 +1,109 @@
+"""Writes: set bookkeeping and checks, create, remove, archive (on real files)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tasktool.changes import TaskChange
+from tasktool.config import Overrides
+from tasktool.errors import TaskToolError
+from tasktool.repository import Repository, load_context
+from tasktool.writes import archive_task, create_task, remove_task, today, update_task
+
+if TYPE_CHECKING:
+    from tests.tasktool.conftest import Project, TaskWriter
+
+
+def repo(project: Project) -> Repository:
+    return load_context(Overrides(), cwd=project.root, env=project.env, home=project.home)
+
+
+def test_completing_stamps_and_reopening_clears(project: Project, write_task: TaskWriter) -> None:
+    path = write_task("1", extra="keep me", cancelled_at="2020-01-01", status="cancelled")
+    done = update_task(repo(project), "1", TaskChange(set={"status": "completed"}))
+    assert (done.completed_at, done.cancelled_at) == (today(), None)
+    assert "extra: keep me" in path.read_text()
+    reopened = update_task(repo(project), "1", TaskChange(set={"status": "pending"}))
+    assert (reopened.completed_at, reopened.cancelled_at) == (None, None)
+
+
+@pytest.mark.parametrize(
+    ("change", "code"),
+    [
+        (TaskChange(set={"status": "done"}), "task.invalid_status"),
+        (TaskChange(set={"priority": "urgent"}), "task.invalid_priority"),
+        (TaskChange(set={"effort": "huge"}), "task.invalid_effort"),
+        (TaskChange(set={"type": "epic"}), "task.invalid_type"),
+        (TaskChange(set={"title": ""}), "task.invalid_title"),
+        (TaskChange(set={"created_at": "yesterday"}), "task.invalid_date"),
+        (TaskChange(add={"dependencies": ("99",)}), "task.unknown_reference"),
+        (TaskChange(add={"dependencies": ("1",)}), "task.self_reference"),
+        (TaskChange(set={"parent": "1"}), "task.self_reference"),
+        (TaskChange(set={"colour": "red"}), "task.unknown_field"),
+    ],
+)
+def test_invalid_changes_are_refused(
+    project: Project, write_task: TaskWriter, change: TaskChange, code: str
+) -> None:
+    path = write_task("1")
+    before = path.read_text()
+    with pytest.raises(TaskToolError) as info:
+        update_task(repo(project), "1", change)
+    assert info.value.code == code
+    assert path.read_text() == before
+
+
+def test_configured_effort_vocabulary(project: Project, write_task: TaskWriter) -> None:
+    project.config("effort: [xs, xl]\n")
+    write_task("1")
+    assert update_task(repo(project), "1", TaskChange(set={"effort": "xl"})).effort == "xl"
+    with pytest.raises(TaskToolError, match="xs, xl"):
+        update_task(repo(project), "1", TaskChange(set={"effort": "small"}))
+
+
+def test_list_edits(project: Project, write_task: TaskWriter) -> None:
+    write_task("1", tags=["a", "b"])
+    write_task("2")
+    task = update_task(
+        repo(project),
+        "1",
+        TaskChange(add={"tags": ("c", "a"), "dependencies": ("2",)}, remove={"tags": ("b",)}),
+    )
+    assert task.tags == ("a", "c")
+    assert task.dependencies == ("2",)
+
+
+def test_create_uses_the_strategy_and_checks(project: Project, write_task: TaskWriter) -> None:
+    write_task("009")
+    created = create_task(repo(project), {"title": "New one", "dependencies": ["009"]}, group="api")
+    assert created.id == "010"
+    assert created.file_path == str(project.root / "api" / "010-new-one.md")
+    assert created.created_at == today()
+    with pytest.raises(TaskToolError) as info:
+        create_task(repo(project), {"title": "x", "effort": "huge"})
+    assert info.value.code == "task.invalid_effort"
+    with pytest.raises(TaskToolError):
+        create_task(repo(project), {"title": "x"}, task_id="009")
+
+
+def test_remove_refuses_while_referenced(project: Project, write_task: TaskWriter) -> None:
+    target = write_task("1")
+    write_task("2", dependencies=["1"])
+    log = project.write(".worklogs/1.md", "## 2025-01-01T00:00:00Z\nwork\n")
+    with pytest.raises(TaskToolError) as info:
+        remove_task(repo(project), "1")
+    assert info.value.code == "task.referenced"
+    assert target.exists()
+    assert remove_task(repo(project), "1", force=True) == [target, log]
+    assert not log.exists()
+
+
+def test_archive_moves_under_archive(project: Project, write_task: TaskWriter) -> None:
+    write_task("1", where="api", status="completed")
+    moved = archive_task(repo(project), "1")
+    assert moved == project.root / "archive" / "api" / "1-task.md"
+    loaded = repo(project)
+    assert loaded.tasks == ()
+    assert loaded.get("1").archived
