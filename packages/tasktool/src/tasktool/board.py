@@ -1,0 +1,115 @@
+"""``board``: active tasks in columns by one field, columns in the field's natural order.
+
+Natural order: status by advancement (pending ... completed), priority low to
+critical, effort by the configured vocabulary, type as declared, phase by the
+config's list; owners, tags and groups naturally sorted. Values outside the
+known ones follow, naturally sorted, and ``(none)`` comes last. Known values
+always get a column, even an empty one; a task goes in one column per tag.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, get_args
+
+import msgspec
+
+from tasktool.model import PRIORITY_ORDER, TASK_TYPES, Status, Task, natural_key
+from tasktool.settings import Settings
+
+__all__ = ["GROUP_FIELDS", "NONE_COLUMN", "Board", "Column", "GroupField", "build_board"]
+
+GroupField = Literal["status", "priority", "effort", "type", "owner", "phase", "tag", "group"]
+GROUP_FIELDS: tuple[str, ...] = get_args(GroupField)
+NONE_COLUMN = "(none)"
+
+
+class Column(msgspec.Struct, frozen=True, kw_only=True):
+    """One column: its ``value`` (``None`` for the ``(none)`` column) and tasks."""
+
+    value: str | None
+    tasks: tuple[Task, ...]
+
+    @property
+    def name(self) -> str:
+        return NONE_COLUMN if self.value is None else self.value
+
+
+class Board(msgspec.Struct, frozen=True, kw_only=True):
+    """The result of ``board``."""
+
+    group_by: str
+    columns: tuple[Column, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"group_by", "columns": [{"name", "value", "count", "tasks": [...]}]}``."""
+        return {
+            "group_by": self.group_by,
+            "columns": [
+                {
+                    "name": column.name,
+                    "value": column.value,
+                    "count": len(column.tasks),
+                    "tasks": [_card(task) for task in column.tasks],
+                }
+                for column in self.columns
+            ],
+        }
+
+
+def _card(task: Task) -> dict[str, Any]:
+    return {
+        "id": task.id,
+        "title": task.title,
+        "status": task.status,
+        "priority": task.priority,
+        "effort": task.effort,
+        "owner": task.owner,
+        "phase": task.phase,
+        "file_path": task.file_path,
+    }
+
+
+def _values(field: str) -> Callable[[Task], tuple[str, ...]]:
+    if field == "tag":
+        return lambda task: task.tags
+    attribute = field
+
+    def single(task: Task) -> tuple[str, ...]:
+        value = getattr(task, attribute)
+        return (value,) if value else ()
+
+    return single
+
+
+def _known_columns(field: str, settings: Settings) -> tuple[str, ...]:
+    known: dict[str, tuple[str, ...]] = {
+        "status": tuple(status.value for status in Status),
+        "priority": tuple(PRIORITY_ORDER),
+        "effort": settings.effort,
+        "type": TASK_TYPES,
+        "phase": tuple(phase.id for phase in settings.phases),
+    }
+    return known.get(field, ())
+
+
+def build_board(tasks: Sequence[Task], settings: Settings, group_by: str) -> Board:
+    """Group the active tasks into columns by ``group_by`` (one of :data:`GROUP_FIELDS`)."""
+    if group_by not in GROUP_FIELDS:
+        raise ValueError(f"cannot group by {group_by!r}")
+    values_of = _values(group_by)
+    known = _known_columns(group_by, settings)
+    buckets: dict[str | None, list[Task]] = {value: [] for value in known}
+    active = sorted((task for task in tasks if not task.archived), key=lambda t: natural_key(t.id))
+    for task in active:
+        values = values_of(task) or (None,)
+        for value in dict.fromkeys(values):
+            buckets.setdefault(value, []).append(task)
+    extra = sorted((v for v in buckets if v is not None and v not in known), key=natural_key)
+    order: list[str | None] = [*known, *extra]
+    if buckets.get(None):
+        order.append(None)
+    return Board(
+        group_by=group_by,
+        columns=tuple(Column(value=value, tasks=tuple(buckets[value])) for value in order),
+    )

@@ -1,0 +1,203 @@
+"""``validate``: every task check, merged with the config and file diagnostics.
+
+Task checks (codes are stable):
+
+===========================  =======  ==============================================
+code                         level    condition
+===========================  =======  ==============================================
+``task.field.missing``       error    blank ``id`` or ``title``
+``task.status.invalid``      error    status outside the six statuses
+``task.priority.invalid``    error    priority outside low..critical
+``task.type.invalid``        error    type outside feature/bug/improvement/chore/docs
+``task.effort.invalid``      error    effort outside the configured vocabulary
+``task.date.invalid``        warning  a date field that is not ``YYYY-MM-DD...``
+``task.id.duplicate``        error    one id in several files (all paths listed)
+``task.dependency.missing``  error    a dependency id that exists nowhere
+``task.parent.missing``      error    a parent id that exists nowhere
+``task.dependency.cycle``    error    dependencies that loop (the loop printed)
+``task.parent.cycle``        error    parents that loop (the loop printed)
+``task.phase.unknown``       warning  phase matching no configured phase id
+``task.touches.unknown``     warning  touches matching no configured scope
+===========================  =======  ==============================================
+
+Every check is one pass over the tasks (cycles: one Tarjan pass).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from datetime import date
+from typing import Any
+
+import msgspec
+
+from tasktool.diagnostics import Diagnostic
+from tasktool.graph import build_graph, find_cycles
+from tasktool.model import PRIORITY_ORDER, STATUS_ORDER, TASK_TYPES, Task, natural_key
+from tasktool.settings import Settings
+
+__all__ = ["ValidationReport", "build_report", "check_tasks"]
+
+_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[T ][0-9:.+\-Z]*)?")
+_DATE_FIELDS = ("created_at", "completed_at", "cancelled_at")
+
+
+class ValidationReport(msgspec.Struct, frozen=True, kw_only=True):
+    """Errors and warnings of one ``validate`` run."""
+
+    errors: tuple[Diagnostic, ...]
+    warnings: tuple[Diagnostic, ...]
+
+    @property
+    def valid(self) -> bool:
+        return not self.errors
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"valid", "errors": [...], "warnings": [...]}``; items omit ``severity``."""
+        return {
+            "valid": self.valid,
+            "errors": [_item(d) for d in self.errors],
+            "warnings": [_item(d) for d in self.warnings],
+        }
+
+
+def _item(diagnostic: Diagnostic) -> dict[str, Any]:
+    item: dict[str, Any] = {"code": diagnostic.code, "message": diagnostic.message}
+    if diagnostic.file is not None:
+        item["file"] = diagnostic.file
+    if diagnostic.task_id is not None:
+        item["task_id"] = diagnostic.task_id
+    return item
+
+
+def build_report(*groups: Iterable[Diagnostic]) -> ValidationReport:
+    """Split diagnostics (config, files, tasks, in that order) into errors and warnings."""
+    errors: list[Diagnostic] = []
+    warnings: list[Diagnostic] = []
+    for group in groups:
+        for diagnostic in group:
+            (errors if diagnostic.is_error else warnings).append(diagnostic)
+    return ValidationReport(errors=tuple(errors), warnings=tuple(warnings))
+
+
+def _error(code: str, message: str, task: Task) -> Diagnostic:
+    return Diagnostic(
+        severity="error", code=code, message=message, file=task.file_path, task_id=task.id
+    )
+
+
+def _warning(code: str, message: str, task: Task) -> Diagnostic:
+    return Diagnostic(
+        severity="warning", code=code, message=message, file=task.file_path, task_id=task.id
+    )
+
+
+def _valid_date(text: str) -> bool:
+    match = _DATE.fullmatch(text)
+    if match is None:
+        return False
+    try:
+        date(int(match[1]), int(match[2]), int(match[3]))
+    except ValueError:
+        return False
+    return True
+
+
+def _field_checks(task: Task, settings: Settings) -> Iterable[Diagnostic]:
+    for field in ("id", "title"):
+        if not getattr(task, field).strip():
+            yield _error("task.field.missing", f"required field {field} is blank", task)
+    label = f"task {task.id}"
+    if task.status not in STATUS_ORDER:
+        allowed = ", ".join(STATUS_ORDER)
+        yield _error(
+            "task.status.invalid", f"{label}: status {task.status!r} is not one of {allowed}", task
+        )
+    if task.priority is not None and task.priority not in PRIORITY_ORDER:
+        allowed = ", ".join(PRIORITY_ORDER)
+        message = f"{label}: priority {task.priority!r} is not one of {allowed}"
+        yield _error("task.priority.invalid", message, task)
+    if task.type is not None and task.type not in TASK_TYPES:
+        message = f"{label}: type {task.type!r} is not one of {', '.join(TASK_TYPES)}"
+        yield _error("task.type.invalid", message, task)
+    if task.effort is not None and task.effort not in settings.effort:
+        message = (
+            f"{label}: effort {task.effort!r} is not in the effort vocabulary "
+            f"({', '.join(settings.effort)})"
+        )
+        yield _error("task.effort.invalid", message, task)
+    for field in _DATE_FIELDS:
+        value = getattr(task, field)
+        if value is not None and not _valid_date(value):
+            message = f"{label}: {field} {value!r} is not a YYYY-MM-DD date"
+            yield _warning("task.date.invalid", message, task)
+
+
+def _config_match_checks(task: Task, settings: Settings) -> Iterable[Diagnostic]:
+    label = f"task {task.id}"
+    phase_ids = [phase.id for phase in settings.phases]
+    if phase_ids and task.phase and task.phase not in phase_ids:
+        message = (
+            f"{label}: phase {task.phase!r} matches no configured phase "
+            f"({', '.join(phase_ids)}); it ranks last in next"
+        )
+        yield _warning("task.phase.unknown", message, task)
+    scopes = settings.scopes
+    if scopes is None:
+        return
+    for scope in task.touches:
+        if scope in scopes:
+            continue
+        known = ", ".join(
+            f"{name} ({entry.description})" if entry.description else name
+            for name, entry in scopes.items()
+        )
+        message = f"{label}: touches {scope!r} matches no configured scope; known: {known}"
+        yield _warning("task.touches.unknown", message, task)
+
+
+def _cycle_error(code: str, kind: str, cycle: list[str], first: Task) -> Diagnostic:
+    return _error(code, f"{kind} cycle: {' -> '.join(cycle)}", first)
+
+
+def check_tasks(tasks: Sequence[Task], settings: Settings) -> list[Diagnostic]:
+    """Every task check, in natural id order, then cycles."""
+    graph = build_graph(tasks)
+    everything = sorted(tasks, key=lambda task: (natural_key(task.id), task.file_path))
+    exists = graph.by_id.keys() | graph.archived.keys()
+    diagnostics: list[Diagnostic] = []
+    paths: dict[str, list[str]] = {}
+    for task in everything:
+        paths.setdefault(task.id, []).append(task.file_path)
+    reported: set[str] = set()
+    for task in everything:
+        diagnostics.extend(_field_checks(task, settings))
+        files = paths[task.id]
+        if len(files) > 1 and task.id not in reported:
+            reported.add(task.id)
+            message = f"duplicate id {task.id} in {len(files)} files: {', '.join(files)}"
+            diagnostics.append(_error("task.id.duplicate", message, task))
+        if task.archived:
+            continue
+        diagnostics.extend(_config_match_checks(task, settings))
+        for dep in dict.fromkeys(task.dependencies):
+            if dep not in exists:
+                message = f"task {task.id} depends on {dep}, which does not exist"
+                diagnostics.append(_error("task.dependency.missing", message, task))
+        if task.parent is not None and task.parent not in exists:
+            message = f"task {task.id} has parent {task.parent}, which does not exist"
+            diagnostics.append(_error("task.parent.missing", message, task))
+    by_id = graph.by_id
+    for cycle in find_cycles(graph.dependency_edges()):
+        diagnostics.append(
+            _cycle_error("task.dependency.cycle", "dependency", cycle, by_id[cycle[0]])
+        )
+    parents = {
+        task.id: [task.parent] if task.parent in by_id else []
+        for task in graph.tasks
+        if by_id[task.id] is task
+    }
+    for cycle in find_cycles(parents):
+        diagnostics.append(_cycle_error("task.parent.cycle", "parent", cycle, by_id[cycle[0]]))
+    return diagnostics

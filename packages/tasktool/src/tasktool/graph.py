@@ -1,0 +1,254 @@
+"""The dependency graph: who waits on whom, what can start now, cycles and chains.
+
+One :class:`TaskGraph` is built per run in linear time and answers every
+question the planning commands ask without rescanning the task list:
+
+- **actionable**: status ``pending`` or ``in-progress``, every dependency
+  exists (active or archived) and is met, and no child is unresolved;
+- **blocked** (one meaning everywhere): has an unmet dependency. A dependency
+  is met when it is completed, or archived (archived ids satisfy
+  dependencies whatever their status); a missing id is never met.
+
+Edges point from a dependency to its dependent ("must be done before").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+from tasktool.model import Status, Task, natural_key
+
+__all__ = [
+    "ACTIONABLE_STATUSES",
+    "Chains",
+    "TaskGraph",
+    "build_graph",
+    "find_cycles",
+    "longest_chains",
+]
+
+ACTIONABLE_STATUSES = frozenset({Status.PENDING.value, Status.IN_PROGRESS.value})
+
+
+class TaskGraph:
+    """Indexes over one run's tasks; archived tasks only satisfy dependencies."""
+
+    __slots__ = ("archived", "by_id", "children", "dependents", "tasks")
+
+    def __init__(
+        self,
+        tasks: tuple[Task, ...],
+        by_id: dict[str, Task],
+        archived: dict[str, Task],
+        dependents: dict[str, list[str]],
+        children: dict[str, list[str]],
+    ) -> None:
+        #: Active tasks in natural id order (duplicates kept, first one indexed).
+        self.tasks = tasks
+        self.by_id = by_id
+        self.archived = archived
+        self.dependents = dependents
+        self.children = children
+
+    def dependency_met(self, dep_id: str) -> bool:
+        """Completed, or archived; a missing id is never met."""
+        task = self.by_id.get(dep_id)
+        if task is not None:
+            return task.status == Status.COMPLETED.value
+        return dep_id in self.archived
+
+    def unmet_dependencies(self, task: Task) -> list[str]:
+        return [dep for dep in task.dependencies if not self.dependency_met(dep)]
+
+    def is_blocked(self, task: Task) -> bool:
+        """Has an unmet dependency (missing, or not completed)."""
+        return any(not self.dependency_met(dep) for dep in task.dependencies)
+
+    def unresolved_children(self, task: Task) -> list[str]:
+        return [child for child in self.children.get(task.id, ()) if not self.by_id[child].resolved]
+
+    def is_actionable(self, task: Task) -> bool:
+        """Pending or in progress, nothing it waits on left, no unfinished child."""
+        return (
+            task.status in ACTIONABLE_STATUSES
+            and not self.is_blocked(task)
+            and not self.unresolved_children(task)
+        )
+
+    def actionable(self) -> list[Task]:
+        """Every actionable task, in natural id order."""
+        return [task for task in self.tasks if self.is_actionable(task)]
+
+    def dependency_edges(self) -> dict[str, list[str]]:
+        """``id -> ids it depends on`` restricted to active tasks that exist."""
+        return {
+            task.id: [dep for dep in task.dependencies if dep in self.by_id]
+            for task in self.tasks
+            if self.by_id.get(task.id) is task
+        }
+
+
+def build_graph(tasks: Iterable[Task]) -> TaskGraph:
+    """Index tasks by id, dependents and children (linear in tasks plus edges)."""
+    active = sorted(
+        (task for task in tasks if not task.archived),
+        key=lambda task: natural_key(task.id),
+    )
+    archived: dict[str, Task] = {}
+    by_id: dict[str, Task] = {}
+    for task in tasks:
+        if task.archived:
+            archived.setdefault(task.id, task)
+    for task in active:
+        by_id.setdefault(task.id, task)
+    dependents: dict[str, list[str]] = {}
+    children: dict[str, list[str]] = {}
+    for task in active:
+        if by_id[task.id] is not task:
+            continue
+        for dep in dict.fromkeys(task.dependencies):
+            dependents.setdefault(dep, []).append(task.id)
+        if task.parent is not None:
+            children.setdefault(task.parent, []).append(task.id)
+    return TaskGraph(tuple(active), by_id, archived, dependents, children)
+
+
+def find_cycles(edges: Mapping[str, Sequence[str]]) -> list[list[str]]:
+    """One cycle per strongly connected component that has one, as ``[a, b, ..., a]``.
+
+    ``edges`` maps a node to its successors; successors that are not keys are
+    ignored. Iterative Tarjan, so deep chains do not hit the recursion limit.
+    Each cycle starts at its naturally smallest node; cycles come sorted.
+    """
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    components: list[list[str]] = []
+    counter = 0
+    for start in edges:
+        if start in index:
+            continue
+        work: list[tuple[str, int]] = [(start, 0)]
+        while work:
+            node, position = work.pop()
+            if position == 0:
+                index[node] = low[node] = counter
+                counter += 1
+                stack.append(node)
+                on_stack.add(node)
+            successors = edges[node]
+            while position < len(successors):
+                succ = successors[position]
+                position += 1
+                if succ not in edges:
+                    continue
+                if succ not in index:
+                    work.append((node, position))
+                    work.append((succ, 0))
+                    break
+                if succ in on_stack:
+                    low[node] = min(low[node], index[succ])
+            else:
+                if low[node] == index[node]:
+                    component: list[str] = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1 or node in edges[node]:
+                        components.append(component)
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+    cycles = [_cycle_in(component, edges) for component in components]
+    return sorted(cycles, key=lambda cycle: natural_key(cycle[0]))
+
+
+def _cycle_in(component: list[str], edges: Mapping[str, Sequence[str]]) -> list[str]:
+    """A simple cycle through the smallest node of a strongly connected component."""
+    members = set(component)
+    start = min(component, key=natural_key)
+    parent: dict[str, str] = {}
+    frontier = [start]
+    seen = {start}
+    # Breadth-first inside the component finds a shortest way back to start.
+    while frontier:
+        next_frontier: list[str] = []
+        for node in frontier:
+            for succ in edges[node]:
+                if succ == start:
+                    path = [node]
+                    while path[-1] != start:
+                        path.append(parent[path[-1]])
+                    return [*reversed(path), start]
+                if succ in members and succ not in seen:
+                    seen.add(succ)
+                    parent[succ] = node
+                    next_frontier.append(succ)
+        frontier = next_frontier
+    raise AssertionError("a strongly connected component always holds a cycle")
+
+
+class Chains:
+    """Longest dependency chains through a set of tasks (tasks in cycles left out)."""
+
+    __slots__ = ("down", "length", "longest", "up")
+
+    def __init__(
+        self, up: dict[str, int], down: dict[str, int], length: int, longest: list[str]
+    ) -> None:
+        #: Tasks on the longest chain ending at each node (the node counted).
+        self.up = up
+        #: Tasks on the longest chain starting at each node.
+        self.down = down
+        self.length = length
+        #: One longest chain, dependency first, chosen in natural id order.
+        self.longest = longest
+
+    def on_longest(self, task_id: str) -> bool:
+        """On some chain of maximal length (only chains of two tasks or more count)."""
+        if self.length < 2 or task_id not in self.up:
+            return False
+        return self.up[task_id] + self.down[task_id] - 1 == self.length
+
+
+def longest_chains(graph: TaskGraph, include: Callable[[Task], bool]) -> Chains:
+    """Longest chains over the included tasks, in one topological pass each way."""
+    nodes = [task.id for task in graph.tasks if graph.by_id[task.id] is task and include(task)]
+    member = set(nodes)
+    preds: dict[str, list[str]] = {
+        node: [dep for dep in dict.fromkeys(graph.by_id[node].dependencies) if dep in member]
+        for node in nodes
+    }
+    succs: dict[str, list[str]] = {node: [] for node in nodes}
+    for node, deps in preds.items():
+        for dep in deps:
+            succs[dep].append(node)
+    indegree = {node: len(deps) for node, deps in preds.items()}
+    order = [node for node in nodes if indegree[node] == 0]
+    for node in order:  # Kahn: the list grows while it is walked.
+        for succ in succs[node]:
+            indegree[succ] -= 1
+            if indegree[succ] == 0:
+                order.append(succ)
+    up: dict[str, int] = {}
+    for node in order:
+        up[node] = 1 + max((up[dep] for dep in preds[node] if dep in up), default=0)
+    down: dict[str, int] = {}
+    for node in reversed(order):
+        down[node] = 1 + max((down[succ] for succ in succs[node] if succ in down), default=0)
+    length = max(down.values(), default=0)
+    longest: list[str] = []
+    if length:
+        current = min((node for node in order if down[node] == length), key=natural_key)
+        longest.append(current)
+        while down[current] > 1:
+            current = min(
+                (succ for succ in succs[current] if down.get(succ) == down[current] - 1),
+                key=natural_key,
+            )
+            longest.append(current)
+    return Chains(up, down, length, longest)

@@ -1,0 +1,123 @@
+"""``tracks``: actionable work split into sets that can proceed at the same time.
+
+A track is a set of actionable tasks none of which touch the same scope.
+Tasks are placed greedily, in ``next`` rank order, into the first track where
+none of their ``touches`` is taken yet; tasks sharing a scope therefore land
+in separate tracks, and track 1 is what a team can start now. Tasks without
+``touches`` can go anywhere and are listed as flexible. When ``scopes`` is
+configured, a ``touches`` value naming no configured scope is a warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+
+from tasktool.graph import TaskGraph
+from tasktool.model import Task
+from tasktool.ranking import Ranked, score_candidates
+from tasktool.settings import Settings
+
+__all__ = ["Track", "Tracks", "plan_tracks"]
+
+
+class Track(msgspec.Struct, frozen=True, kw_only=True):
+    """Tasks that can be worked at once; ``scopes`` are the ones they take."""
+
+    id: int
+    scopes: tuple[str, ...]
+    tasks: tuple[Ranked, ...]
+
+
+class Tracks(msgspec.Struct, frozen=True, kw_only=True):
+    """The result of ``tracks``."""
+
+    tracks: tuple[Track, ...]
+    flexible: tuple[Ranked, ...]
+    warnings: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"tracks": [{"id", "scopes", "tasks"}], "flexible": [...], "warnings": [...]}``."""
+        return {
+            "tracks": [
+                {
+                    "id": track.id,
+                    "scopes": list(track.scopes),
+                    "tasks": [_task_json(item) for item in track.tasks],
+                }
+                for track in self.tracks
+            ],
+            "flexible": [_task_json(item) for item in self.flexible],
+            "warnings": list(self.warnings),
+        }
+
+
+def _task_json(item: Ranked) -> dict[str, Any]:
+    task = item.task
+    return {
+        "id": task.id,
+        "title": task.title,
+        "priority": task.priority,
+        "effort": task.effort,
+        "phase": task.phase,
+        "touches": list(task.touches),
+        "score": item.score,
+        "file_path": task.file_path,
+    }
+
+
+def plan_tracks(
+    tasks: Sequence[Task] | TaskGraph,
+    settings: Settings,
+    *,
+    strict_phases: bool = True,
+) -> Tracks:
+    """Place every actionable task into the first track its scopes fit."""
+    ranked = score_candidates(tasks, settings, strict_phases=strict_phases)
+    known = settings.scopes
+    warnings: list[str] = []
+    placed: list[list[Ranked]] = []
+    taken: dict[str, set[int]] = {}
+    # Per scope, a lower bound on its first free track: occupancy only grows,
+    # so the bound only moves up and placement stays near-linear.
+    first_free: dict[str, int] = {}
+    flexible: list[Ranked] = []
+    for item in ranked:
+        scopes = tuple(dict.fromkeys(item.task.touches))
+        if known is not None:
+            warnings.extend(
+                f"task {item.task.id} touches unknown scope {scope!r}"
+                for scope in scopes
+                if scope not in known
+            )
+        if not scopes:
+            flexible.append(item)
+            continue
+        for scope in scopes:
+            occupied = taken.setdefault(scope, set())
+            free = first_free.get(scope, 0)
+            while free in occupied:
+                free += 1
+            first_free[scope] = free
+        track = max(first_free[scope] for scope in scopes)
+        while any(track in taken[scope] for scope in scopes):
+            track += 1
+        for scope in scopes:
+            taken[scope].add(track)
+        if track == len(placed):
+            placed.append([])
+        placed[track].append(item)
+    return Tracks(
+        tracks=tuple(
+            Track(
+                id=number,
+                scopes=tuple(sorted({scope for item in items for scope in item.task.touches})),
+                tasks=tuple(items),
+            )
+            for number, items in enumerate(placed, start=1)
+        ),
+        flexible=tuple(flexible),
+        warnings=tuple(warnings),
+    )

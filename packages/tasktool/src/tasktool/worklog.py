@@ -1,0 +1,145 @@
+"""Worklogs: dated notes per task in ``<task dir>/.worklogs/<id>.md``.
+
+Each entry is a ``## <UTC timestamp>`` heading (``2026-01-31T09:15:00Z``)
+followed by its text. Reading always works; writing is allowed only with
+``worklogs: true`` in the config, and a refusal says so. An append rewrites
+the file atomically (temporary file, fsync, rename) under an exclusive lock,
+so concurrent writers never lose each other's entries.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from tasktool.errors import TaskToolError
+from tasktool.settings import Settings
+
+__all__ = [
+    "WORKLOG_DIR",
+    "Worklog",
+    "WorklogEntry",
+    "add_entry",
+    "format_entry",
+    "parse_worklog",
+    "read_worklog",
+    "worklog_path",
+]
+
+WORKLOG_DIR = ".worklogs"
+_HEADING = re.compile(r"^## (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z)[ \t]*$", re.MULTILINE)
+
+
+class WorklogEntry(msgspec.Struct, frozen=True):
+    """One entry: its UTC ``timestamp`` and its text."""
+
+    timestamp: str
+    content: str
+
+
+class Worklog(msgspec.Struct, frozen=True, kw_only=True):
+    """Every entry of one task, oldest first."""
+
+    task_id: str
+    entries: tuple[WorklogEntry, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"task_id", "entries": [{"timestamp", "content"}]}``."""
+        return {
+            "task_id": self.task_id,
+            "entries": [msgspec.structs.asdict(entry) for entry in self.entries],
+        }
+
+
+def parse_worklog(text: str) -> list[WorklogEntry]:
+    """Entries of a worklog file; text before the first heading is not an entry."""
+    headings = list(_HEADING.finditer(text))
+    entries: list[WorklogEntry] = []
+    for index, heading in enumerate(headings):
+        end = headings[index + 1].start() if index + 1 < len(headings) else len(text)
+        entries.append(WorklogEntry(heading[1], text[heading.end() : end].strip()))
+    return entries
+
+
+def format_entry(entry: WorklogEntry) -> str:
+    return f"## {entry.timestamp}\n\n{entry.content.strip()}\n"
+
+
+def worklog_path(task_dir: Path, task_id: str) -> Path:
+    """Where a task's worklog lives; an id that is not a plain file name is refused."""
+    if not task_id or task_id in {".", ".."} or "/" in task_id or "\\" in task_id:
+        raise TaskToolError(
+            f"task id {task_id!r} cannot name a worklog file", code="worklog.bad_id"
+        )
+    return task_dir / WORKLOG_DIR / f"{task_id}.md"
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TaskToolError(
+            f"cannot read worklog {path}: {exc}", code="worklog.unreadable"
+        ) from None
+
+
+def read_worklog(task_dir: Path, task_id: str) -> Worklog:
+    """A task's entries; a task with no worklog file has none."""
+    text = _read(worklog_path(task_dir, task_id))
+    return Worklog(task_id=task_id, entries=tuple(parse_worklog(text)))
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def add_entry(
+    task_dir: Path,
+    task_id: str,
+    content: str,
+    settings: Settings,
+    *,
+    timestamp: str | None = None,
+) -> WorklogEntry:
+    """Append one entry, if the config allows writing worklogs."""
+    if not settings.worklogs:
+        raise TaskToolError(
+            "worklogs are disabled, so nothing was written: set `worklogs: true` in "
+            ".tasktool.yaml to allow worklog entries (reading them always works)",
+            code="worklog.disabled",
+        )
+    if not content.strip():
+        raise TaskToolError("a worklog entry needs some text", code="worklog.empty")
+    path = worklog_path(task_dir, task_id)
+    entry = WorklogEntry(timestamp or _now(), content.strip())
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path.parent / ".lock", "a+b") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            existing = _read(path).rstrip("\n")
+            _replace(path, (existing + "\n\n" if existing else "") + format_entry(entry))
+    except OSError as exc:
+        raise TaskToolError(f"cannot write worklog {path}: {exc}", code="worklog.write") from None
+    return entry
+
+
+def _replace(path: Path, text: str) -> None:
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,98 @@
+"""``validate``: each task check, its code, its level and its message."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tasktool.checks import build_report, check_tasks
+from tasktool.diagnostics import Diagnostic
+from tasktool.settings import Phase, Scope, Settings
+
+from .conftest import TaskFactory
+
+SETTINGS = Settings(
+    phases=(Phase(id="p1", name="One"),),
+    scopes={"api": Scope(description="HTTP API"), "ui": Scope()},
+)
+
+
+@pytest.mark.parametrize(
+    ("specs", "code", "severity", "message"),
+    [
+        ([{"id": "1", "title": " "}], "task.field.missing", "error", "required field title"),
+        ([{"id": "1", "status": "done"}], "task.status.invalid", "error", "status 'done'"),
+        ([{"id": "1", "priority": "urgent"}], "task.priority.invalid", "error", "'urgent'"),
+        ([{"id": "1", "type": "epic"}], "task.type.invalid", "error", "type 'epic'"),
+        ([{"id": "1", "effort": "huge"}], "task.effort.invalid", "error", "vocabulary"),
+        ([{"id": "1", "created_at": "2024-02-30"}], "task.date.invalid", "warning", "created_at"),
+        ([{"id": "1", "dependencies": ["9"]}], "task.dependency.missing", "error", "depends on 9"),
+        ([{"id": "1", "parent": "9"}], "task.parent.missing", "error", "parent 9"),
+        ([{"id": "1", "phase": "p9"}], "task.phase.unknown", "warning", "'p9'"),
+        (
+            [{"id": "1", "touches": ["db"]}],
+            "task.touches.unknown",
+            "warning",
+            "known: api (HTTP API), ui",
+        ),
+        (
+            [{"id": "7", "file_path": "a/7.md"}, {"id": "7", "file_path": "b/7.md"}],
+            "task.id.duplicate",
+            "error",
+            "duplicate id 7 in 2 files: a/7.md, b/7.md",
+        ),
+        (
+            [
+                {"id": "1", "dependencies": ["3"]},
+                {"id": "3", "dependencies": ["2"]},
+                {"id": "2", "dependencies": ["1"]},
+            ],
+            "task.dependency.cycle",
+            "error",
+            "dependency cycle: 1 -> 3 -> 2 -> 1",
+        ),
+        ([{"id": "1", "dependencies": ["1"]}], "task.dependency.cycle", "error", "1 -> 1"),
+        (
+            [{"id": "1", "parent": "2"}, {"id": "2", "parent": "1"}],
+            "task.parent.cycle",
+            "error",
+            "parent cycle: 1 -> 2 -> 1",
+        ),
+    ],
+)
+def test_each_check(
+    make: TaskFactory, specs: list[dict[str, Any]], code: str, severity: str, message: str
+) -> None:
+    diagnostics = check_tasks([make(**spec) for spec in specs], SETTINGS)
+    assert [d.code for d in diagnostics] == [code]
+    (diagnostic,) = diagnostics
+    assert diagnostic.severity == severity
+    assert message in diagnostic.message
+    assert diagnostic.task_id == specs[0]["id"]
+
+
+def test_clean_tasks_pass(make: TaskFactory) -> None:
+    tasks = [
+        make("1", status="completed", created_at="2024-01-02", completed_at="2024-01-03T10:00"),
+        make("2", dependencies=["1", "0"], parent="1", phase="p1", touches=["api"]),
+        make("0", archived=True),
+    ]
+    assert check_tasks(tasks, SETTINGS) == []
+
+
+def test_unconfigured_phases_and_scopes_accept_anything(make: TaskFactory) -> None:
+    assert check_tasks([make("1", phase="x", touches=["y"])], Settings()) == []
+
+
+def test_report_splits_errors_and_warnings() -> None:
+    config = Diagnostic(severity="error", code="config.next.unphased", message="bad", file="c")
+    warning = Diagnostic(severity="warning", code="task.phase.unknown", message="w", task_id="1")
+    report = build_report([config], [warning])
+    assert not report.valid
+    assert report.to_json() == {
+        "valid": False,
+        "errors": [{"code": "config.next.unphased", "message": "bad", "file": "c"}],
+        "warnings": [{"code": "task.phase.unknown", "message": "w", "task_id": "1"}],
+    }
+    assert build_report([warning]).valid

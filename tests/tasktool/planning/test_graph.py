@@ -1,0 +1,130 @@
+"""The dependency graph: actionable, blocked, cycles and longest chains."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tasktool.graph import build_graph, find_cycles, longest_chains
+
+from .conftest import TaskFactory
+
+Spec = dict[str, Any]
+
+
+@pytest.mark.parametrize(
+    ("others", "subject", "actionable", "blocked"),
+    [
+        pytest.param([], {"status": "pending"}, True, False, id="pending-alone"),
+        pytest.param([], {"status": "in-progress"}, True, False, id="in-progress"),
+        pytest.param([], {"status": "blocked"}, False, False, id="status-blocked"),
+        pytest.param([], {"status": "in-review"}, False, False, id="in-review"),
+        pytest.param([], {"status": "completed"}, False, False, id="completed"),
+        pytest.param(
+            [{"id": "1", "status": "completed"}],
+            {"dependencies": ["1"]},
+            True,
+            False,
+            id="dep-completed",
+        ),
+        pytest.param(
+            [{"id": "1", "status": "cancelled"}],
+            {"dependencies": ["1"]},
+            False,
+            True,
+            id="dep-cancelled-is-unmet",
+        ),
+        pytest.param(
+            [{"id": "1", "status": "in-progress"}],
+            {"dependencies": ["1"]},
+            False,
+            True,
+            id="dep-open",
+        ),
+        pytest.param([], {"dependencies": ["404"]}, False, True, id="dep-missing"),
+        pytest.param(
+            [{"id": "1", "status": "pending", "archived": True}],
+            {"dependencies": ["1"]},
+            True,
+            False,
+            id="dep-archived",
+        ),
+        pytest.param(
+            [{"id": "1", "status": "pending", "parent": "9"}], {}, False, False, id="open-child"
+        ),
+        pytest.param(
+            [{"id": "1", "status": "cancelled", "parent": "9"}],
+            {},
+            True,
+            False,
+            id="resolved-child",
+        ),
+    ],
+)
+def test_actionable_and_blocked(
+    make: TaskFactory, others: list[Spec], subject: Spec, actionable: bool, blocked: bool
+) -> None:
+    tasks = [make(**spec) for spec in others]
+    task = make("9", **subject)
+    graph = build_graph([*tasks, task])
+    assert graph.is_actionable(task) is actionable
+    assert graph.is_blocked(task) is blocked
+
+
+def test_indexes_both_ways_in_natural_order(make: TaskFactory) -> None:
+    tasks = [
+        make("10", dependencies=["2"]),
+        make("2"),
+        make("9", dependencies=["2", "2"], parent="2"),
+    ]
+    graph = build_graph(tasks)
+    assert [task.id for task in graph.tasks] == ["2", "9", "10"]
+    assert graph.dependents["2"] == ["9", "10"]
+    assert graph.children["2"] == ["9"]
+
+
+@pytest.mark.parametrize(
+    ("edges", "cycles"),
+    [
+        ({"a": ["b"], "b": []}, []),
+        ({"a": ["a"]}, [["a", "a"]]),
+        ({"1": ["2"], "2": ["3"], "3": ["1"]}, [["1", "2", "3", "1"]]),
+        (
+            {"3": ["2"], "2": ["10"], "10": ["3"], "x": ["y"], "y": ["x"]},
+            [["2", "10", "3", "2"], ["x", "y", "x"]],
+        ),
+        ({"a": ["b", "zz"], "b": ["c"], "c": ["a", "b"]}, [["a", "b", "c", "a"]]),
+    ],
+)
+def test_find_cycles(edges: dict[str, list[str]], cycles: list[list[str]]) -> None:
+    assert find_cycles(edges) == cycles
+
+
+def test_find_cycles_survives_a_deep_chain() -> None:
+    edges = {str(i): [str(i + 1)] for i in range(20_000)}
+    edges["20000"] = ["0"]
+    (cycle,) = find_cycles(edges)
+    assert len(cycle) == 20_002
+
+
+def test_longest_chain_and_critical_path(make: TaskFactory) -> None:
+    tasks = [
+        make("1"),
+        make("2", dependencies=["1"]),
+        make("3", dependencies=["2"]),
+        make("4", dependencies=["1"]),
+        make("5"),
+        make("6", dependencies=["7"]),
+        make("7", dependencies=["6"]),
+    ]
+    chains = longest_chains(build_graph(tasks), lambda task: True)
+    assert chains.length == 3
+    assert chains.longest == ["1", "2", "3"]
+    assert [t.id for t in tasks if chains.on_longest(t.id)] == ["1", "2", "3"]
+
+
+def test_no_critical_path_without_a_chain(make: TaskFactory) -> None:
+    chains = longest_chains(build_graph([make("1"), make("2")]), lambda task: True)
+    assert chains.length == 1
+    assert not chains.on_longest("1")

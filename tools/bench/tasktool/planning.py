@@ -1,0 +1,145 @@
+"""Whole-process timings of the planning commands on generated task sets.
+
+Usage: ``python -m tools.bench.tasktool.planning [--counts 1000 10000] [--runs 7] [--out FILE]``
+
+For each size: generate the tasks (``tools.bench.tasktool.generate``) in a
+fresh git repository, run each command once to warm the parse cache, then
+time ``--runs`` whole-process runs of ``next``, ``validate``, ``tracks``,
+``stats``, ``board`` and ``graph``. The baseline is ``tasktool --version``
+(interpreter and CLI start-up) measured in the same run; the report gives
+medians and the ratio to that baseline, plus the in-process time of the pure
+core function behind each command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from tools.bench.tasktool.generate import generate_tasks, write_tasks
+
+COMMANDS: dict[str, list[str]] = {
+    "next": ["next", "--format", "json"],
+    "validate": ["validate", "--format", "json"],
+    "tracks": ["tracks", "--format", "json"],
+    "stats": ["stats", "--format", "json"],
+    "board": ["board", "--group-by", "status", "--format", "json"],
+    "graph": ["graph", "--format", "json"],
+}
+BUDGETS = {"next": 0.5, "validate": 0.6}
+
+
+def _tasktool() -> list[str]:
+    script = shutil.which("tasktool", path=str(Path(sys.executable).parent))
+    return [script] if script else [sys.executable, "-m", "tasktool"]
+
+
+def _time(argv: list[str], cwd: Path, runs: int) -> float:
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        done = subprocess.run(argv, cwd=cwd, capture_output=True, check=False)
+        samples.append(time.perf_counter() - start)
+        if done.returncode not in (0, 1):
+            raise SystemExit(f"{argv} failed: {done.stderr.decode()[-500:]}")
+    return statistics.median(samples)
+
+
+def _core(directory: Path, runs: int) -> dict[str, float]:
+    """Median in-process time of each pure function on the loaded tasks."""
+    from tasktool.board import build_board
+    from tasktool.checks import check_tasks
+    from tasktool.config import Overrides, load_config
+    from tasktool.graph_render import select_graph
+    from tasktool.ranking import rank_next
+    from tasktool.scan import scan_tasks
+    from tasktool.stats import compute_stats
+    from tasktool.tracks import plan_tracks
+
+    settings = load_config(Overrides(), cwd=directory, env={"HOME": str(directory)}).settings
+    scanned = scan_tasks(Path(settings.task_dir), settings.ignore)
+    tasks = [*scanned.tasks, *scanned.archived]
+    calls: dict[str, Callable[[], object]] = {
+        "next": lambda: rank_next(tasks, settings),
+        "validate": lambda: check_tasks(tasks, settings),
+        "tracks": lambda: plan_tracks(tasks, settings),
+        "stats": lambda: compute_stats(tasks, settings),
+        "board": lambda: build_board(tasks, settings, "status"),
+        "graph": lambda: select_graph(tasks),
+    }
+    timings = {}
+    for name, call in calls.items():
+        samples = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            call()
+            samples.append(time.perf_counter() - start)
+        timings[name] = statistics.median(samples)
+    return timings
+
+
+def run(counts: list[int], runs: int) -> str:
+    tool = _tasktool()
+    lines = [
+        "# tasktool planning commands: benchmark",
+        "",
+        f"Machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}. "
+        f"Median of {runs} whole-process runs, warm parse cache, generated task sets "
+        "(`tools/bench/tasktool/generate.py`, seed 0). Baseline: `tasktool --version` "
+        "in the same run. Core: in-process time of the pure function.",
+        "",
+    ]
+    for count in counts:
+        with tempfile.TemporaryDirectory() as temporary:
+            directory = Path(temporary)
+            subprocess.run(["git", "init", "-q", str(directory)], check=True)
+            write_tasks(generate_tasks(count, 0), directory)
+            for argv in COMMANDS.values():
+                subprocess.run([*tool, *argv], cwd=directory, capture_output=True, check=False)
+            baseline = _time([*tool, "--version"], directory, runs)
+            core = _core(directory, runs)
+            lines += [
+                f"## {count} tasks",
+                "",
+                f"Baseline `tasktool --version`: {baseline * 1000:.0f} ms.",
+                "",
+                "| command | median (ms) | x baseline | core (ms) | budget |",
+                "|---|---:|---:|---:|---|",
+            ]
+            for name, argv in COMMANDS.items():
+                median = _time([*tool, *argv], directory, runs)
+                budget = BUDGETS.get(name)
+                verdict = ""
+                if budget is not None and count >= 10_000:
+                    verdict = f"≤ {budget * 1000:.0f} ms: {'met' if median <= budget else 'MISSED'}"
+                lines.append(
+                    f"| `{name}` | {median * 1000:.0f} | {median / baseline:.2f} "
+                    f"| {core[name] * 1000:.0f} | {verdict} |"
+                )
+            lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command-line entry point."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--counts", type=int, nargs="+", default=[1000, 10_000])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--out", type=Path, default=Path("docs/benchmarks/tasktool-planning.md"))
+    args = parser.parse_args(argv)
+    report = run(args.counts, args.runs)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(report, encoding="utf-8")
+    print(report)
+
+
+if __name__ == "__main__":
+    main()
