@@ -55,6 +55,9 @@ class SqliteStore:
     async def open(cls, path: Path) -> SqliteStore:
         """Open (creating if needed) the database file and its schema."""
         try:
+            # Probe first: when aiosqlite's connect fails, its worker thread may
+            # outlive the event loop and print a traceback at exit.
+            await asyncio.to_thread(_probe, path)
             db = await aiosqlite.connect(path, isolation_level=None)
         except sqlite3.Error as exc:
             raise unavailable_error(exc) from exc
@@ -144,6 +147,10 @@ class SqliteStore:
             except sqlite3.Error as exc:
                 await _rollback(self._db)
                 raise unavailable_error(exc) from exc
+
+
+def _probe(path: Path) -> None:
+    sqlite3.connect(path).close()
 
 
 async def _bind_secrets(db: aiosqlite.Connection, project: Project) -> None:
