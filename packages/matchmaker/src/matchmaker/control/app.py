@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import urllib.parse
 from collections.abc import Awaitable, Callable
 
 from starlette.applications import Starlette
@@ -45,7 +46,9 @@ MERGE_PATCH = "application/merge-patch+json"
 class ControlPlane:
     """The endpoints, over one store and the directory they keep in sync with it."""
 
-    def __init__(self, config: ServerConfig, store: ProjectStore, directory: ProjectDirectory):
+    def __init__(
+        self, config: ServerConfig, store: ProjectStore, directory: ProjectDirectory
+    ) -> None:
         self._limits = config.limits
         self._store = store
         self._directory = directory
@@ -58,7 +61,7 @@ class ControlPlane:
         async with self._writing:
             await self._store.create(project)
             self._directory.put(project)
-        headers = {"Location": f"/admin/projects/{project.id}"}
+        headers = {"Location": f"/admin/projects/{urllib.parse.quote(project.id, safe='')}"}
         return json_response(project, 201, headers)
 
     async def list_projects(self, request: Request) -> Response:
