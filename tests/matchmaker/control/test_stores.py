@@ -51,3 +51,10 @@ def test_impossible_ids_in_the_path_are_404(admin: httpx.Client, raw: str) -> No
         assert response.json()["error"]["code"] in ("project.not_found", "route.not_found")
     patched = admin.patch(f"/admin/projects/{raw}", json={"lockdown": True})
     assert patched.status_code == 404
+
+
+@pytest.mark.parametrize("cursor", ["AA", "%%%", "_w", "YQ=x"])
+def test_forged_cursors_are_400_on_every_store(admin: httpx.Client, cursor: str) -> None:
+    response = admin.get("/admin/projects", params={"cursor": cursor})
+    assert response.status_code == 400
+    assert response.json()["error"]["details"]["field"] == "cursor"

@@ -193,6 +193,8 @@ def _encode_cursor(last_id: str) -> str:
 def _decode_cursor(cursor: str) -> str:
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
-        return base64.b64decode(padded, altchars=b"-_", validate=True).decode()
-    except (binascii.Error, UnicodeError, ValueError):
+        last_id = base64.b64decode(padded, altchars=b"-_", validate=True).decode()
+        _PROJECT_ID.decode(msgspec.json.encode(last_id))
+    except (binascii.Error, UnicodeError, ValueError, msgspec.ValidationError):
         raise invalid("cursor", "not a cursor returned by this API") from None
+    return last_id
