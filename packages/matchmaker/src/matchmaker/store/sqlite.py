@@ -129,23 +129,30 @@ class SqliteStore:
 
     @asynccontextmanager
     async def _transaction(self, *, write: bool = True) -> AsyncIterator[aiosqlite.Connection]:
+        """One transaction that no other call of this process interleaves with.
+
+        A read is one ``SELECT``, atomic by itself in autocommit mode, so it
+        skips ``BEGIN``/``COMMIT`` (two round trips to the worker thread).
+        """
         async with self._lock:
             try:
-                await self._db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+                if write:
+                    await self._db.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
                 raise unavailable_error(exc) from exc
             try:
                 yield self._db
             except sqlite3.Error as exc:
-                await _rollback(self._db)
+                await _rollback(self._db, write)
                 raise unavailable_error(exc) from exc
             except BaseException:
-                await _rollback(self._db)
+                await _rollback(self._db, write)
                 raise
             try:
-                await self._db.execute("COMMIT")
+                if write:
+                    await self._db.execute("COMMIT")
             except sqlite3.Error as exc:
-                await _rollback(self._db)
+                await _rollback(self._db, write)
                 raise unavailable_error(exc) from exc
 
 
@@ -163,7 +170,9 @@ async def _bind_secrets(db: aiosqlite.Connection, project: Project) -> None:
         raise secret_in_use_error() from exc
 
 
-async def _rollback(db: aiosqlite.Connection) -> None:
+async def _rollback(db: aiosqlite.Connection, began: bool) -> None:
+    if not began:
+        return
     # The transaction may already be gone: SQLite rolls back by itself on some errors.
     with contextlib.suppress(sqlite3.Error):
         await db.execute("ROLLBACK")
