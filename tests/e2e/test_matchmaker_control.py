@@ -69,6 +69,18 @@ def test_serves_both_planes_and_stops_promptly_on_sigterm(
     assert KEY not in log
 
 
+def test_open_keep_alive_connections_do_not_delay_shutdown(
+    started: list[MatchmakerProcess], tmp_path: Path
+) -> None:
+    mm = start(started, tmp_path, "--management-key", KEY, "--store", "memory://")
+    with httpx.Client(headers=AUTH) as client:
+        assert client.get(f"{mm.control_url}/admin/projects").status_code == 200
+        assert client.get(f"{mm.data_url}/healthz").status_code == 200
+        began = time.monotonic()
+        assert mm.stop(signal.SIGTERM) == 0
+        assert time.monotonic() - began < 3
+
+
 def test_sigint_also_stops_cleanly(started: list[MatchmakerProcess], tmp_path: Path) -> None:
     mm = start(started, tmp_path, "--mgmt-key", KEY, "--store", "memory://")
     assert mm.stop(signal.SIGINT) == 0

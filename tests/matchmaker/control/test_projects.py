@@ -143,10 +143,12 @@ def test_every_mode_is_accepted(admin: httpx.Client) -> None:
 
 
 def test_id_is_opaque_up_to_128_chars(admin: httpx.Client) -> None:
-    odd = "ü/ä?#% " + "x" * 121
+    odd = "ü/日本?#% " + "x" * 120
     assert len(odd) == 128
-    assert admin.post("/admin/projects", json={"id": odd}).status_code == 201
+    created = admin.post("/admin/projects", json={"id": odd})
+    assert created.status_code == 201
     path = "/admin/projects/" + urllib.parse.quote(odd, safe="")
+    assert created.headers["location"] == path
     assert admin.get(path).json()["id"] == odd
     assert admin.delete(path).status_code == 204
 

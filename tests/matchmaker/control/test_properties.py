@@ -76,7 +76,35 @@ project_like = st.fixed_dictionaries(
         "extra": json_values,
     },
 )
+# Mostly-valid Projects, so that the success paths (and what they store) are explored too.
+plain_text = st.text(st.characters(blacklist_categories=("Cc", "Cs")), min_size=1, max_size=12)
+valid_projects = st.fixed_dictionaries(
+    {"id": plain_text},
+    optional={
+        "displayName": st.none() | plain_text,
+        "lockdown": st.booleans(),
+        "keys": st.lists(
+            st.fixed_dictionaries({"type": st.just("shared-secret"), "secret": plain_text}),
+            max_size=2,
+        ),
+        "policies": st.lists(
+            st.fixed_dictionaries(
+                {
+                    "name": plain_text,
+                    "mode": st.sampled_from(["auto", "claim", "mutual", "propose", "delegated"]),
+                    "groupSize": st.integers(1, 64),
+                },
+                optional={
+                    "default": st.booleans(),
+                    "filter": st.dictionaries(plain_text, scalars.filter(lambda v: v is not None)),
+                },
+            ),
+            max_size=2,
+        ),
+    },
+)
 bodies = st.one_of(
+    valid_projects.map(lambda v: json.dumps(v).encode()),
     project_like.map(lambda v: json.dumps(v).encode()),
     json_values.map(lambda v: json.dumps(v).encode()),
     st.binary(max_size=64),
@@ -92,6 +120,30 @@ content_types = st.sampled_from(
 )
 queries = st.dictionaries(
     st.sampled_from(["limit", "cursor", "other"]), st.text(max_size=6), max_size=2
+)
+
+
+json_bodies = st.one_of(valid_projects, project_like).map(lambda v: json.dumps(v).encode())
+requests = st.one_of(
+    st.fixed_dictionaries(
+        {
+            "method": methods,
+            "path": paths,
+            "body": bodies,
+            "content_type": content_types,
+            "query": queries,
+        }
+    ),
+    # Weighted towards writes that may succeed, so that what gets stored is explored.
+    st.fixed_dictionaries(
+        {
+            "method": st.sampled_from(["POST", "PATCH"]),
+            "path": st.just("/admin/projects") | st.sampled_from(["/admin/projects/a"]),
+            "body": json_bodies,
+            "content_type": st.just("application/json"),
+            "query": st.just({}),
+        }
+    ),
 )
 
 
@@ -125,17 +177,7 @@ def stored_projects(client: httpx.Client) -> list[Project]:
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
-@given(
-    request=st.fixed_dictionaries(
-        {
-            "method": methods,
-            "path": paths,
-            "body": bodies,
-            "content_type": content_types,
-            "query": queries,
-        }
-    )
-)
+@given(request=requests)
 def test_generated_requests_never_5xx_nor_store_invalid_projects(
     admin_client: httpx.Client, request: dict[str, Any]
 ) -> None:

@@ -55,3 +55,13 @@ async def test_bad_urls_are_coded_errors(url: str, code: str) -> None:
 )
 def test_redact_url_hides_the_password(url: str, shown: str) -> None:
     assert redact_url(url) == shown
+
+
+async def test_sqlite_file_is_in_wal_mode(tmp_path: Path) -> None:
+    import aiosqlite
+
+    store = await open_store(f"sqlite:///{tmp_path / 'wal.db'}")
+    await store.close()
+    async with aiosqlite.connect(tmp_path / "wal.db") as db:
+        rows = list(await db.execute_fetchall("PRAGMA journal_mode"))
+    assert rows[0][0] == "wal"  # WAL is a property of the file, kept across connections

@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import urllib.parse
 from collections.abc import Awaitable, Callable
 
+import msgspec
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -31,7 +33,7 @@ from matchmaker.control.validation import apply_patch, decode_patch, decode_proj
 from matchmaker.control.wire import Health, ProjectList
 from matchmaker.directory import ProjectDirectory
 from matchmaker.errors import MatchmakerError
-from matchmaker.model import Project
+from matchmaker.model import Project, ProjectId
 from matchmaker.store import ProjectStore
 from matchmaker.store.base import not_found_error
 
@@ -40,12 +42,15 @@ Endpoint = Callable[[Request], Awaitable[Response]]
 DEFAULT_PAGE = 100
 MAX_PAGE = 1000
 MERGE_PATCH = "application/merge-patch+json"
+_PROJECT_ID = msgspec.json.Decoder(ProjectId)
 
 
 class ControlPlane:
     """The endpoints, over one store and the directory they keep in sync with it."""
 
-    def __init__(self, config: ServerConfig, store: ProjectStore, directory: ProjectDirectory):
+    def __init__(
+        self, config: ServerConfig, store: ProjectStore, directory: ProjectDirectory
+    ) -> None:
         self._limits = config.limits
         self._store = store
         self._directory = directory
@@ -58,7 +63,7 @@ class ControlPlane:
         async with self._writing:
             await self._store.create(project)
             self._directory.put(project)
-        headers = {"Location": f"/admin/projects/{project.id}"}
+        headers = {"Location": f"/admin/projects/{urllib.parse.quote(project.id, safe='')}"}
         return json_response(project, 201, headers)
 
     async def list_projects(self, request: Request) -> Response:
@@ -74,7 +79,7 @@ class ControlPlane:
 
     async def read(self, request: Request) -> Response:
         """``GET /admin/projects/{id}``: one Project."""
-        project_id = request.path_params["id"]
+        project_id = _path_id(request)
         project = await self._store.get(project_id)
         if project is None:
             raise not_found_error(project_id)
@@ -82,7 +87,7 @@ class ControlPlane:
 
     async def patch(self, request: Request) -> Response:
         """``PATCH /admin/projects/{id}``: merge-patch the updatable fields; 200 with the result."""
-        project_id = request.path_params["id"]
+        project_id = _path_id(request)
         patch = decode_patch(await read_json_body(request, (JSON, MERGE_PATCH)), project_id)
 
         def change(current: Project) -> Project:
@@ -95,7 +100,7 @@ class ControlPlane:
 
     async def delete(self, request: Request) -> Response:
         """``DELETE /admin/projects/{id}``: forget the config (live sessions drain); 204."""
-        project_id = request.path_params["id"]
+        project_id = _path_id(request)
         async with self._writing:
             if not await self._store.delete(project_id):
                 raise not_found_error(project_id)
@@ -163,6 +168,16 @@ class _ByMethod:
         await response(scope, receive, send)
 
 
+def _path_id(request: Request) -> str:
+    """The id in the path; one that no Project can have is a 404 without a store round trip."""
+    project_id: str = request.path_params["id"]
+    try:
+        _PROJECT_ID.decode(msgspec.json.encode(project_id))
+    except (msgspec.ValidationError, UnicodeEncodeError):
+        raise not_found_error(project_id) from None
+    return project_id
+
+
 def _limit(raw: str | None) -> int:
     if raw is None:
         return DEFAULT_PAGE
@@ -178,6 +193,8 @@ def _encode_cursor(last_id: str) -> str:
 def _decode_cursor(cursor: str) -> str:
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
-        return base64.b64decode(padded, altchars=b"-_", validate=True).decode()
-    except (binascii.Error, UnicodeError, ValueError):
+        last_id = base64.b64decode(padded, altchars=b"-_", validate=True).decode()
+        _PROJECT_ID.decode(msgspec.json.encode(last_id))
+    except (binascii.Error, UnicodeError, ValueError, msgspec.ValidationError):
         raise invalid("cursor", "not a cursor returned by this API") from None
+    return last_id

@@ -10,6 +10,8 @@ Bodies are ``text`` (not ``jsonb``, which refuses ``\\u0000``).
 from __future__ import annotations
 
 import importlib
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from matchmaker.errors import MatchmakerError
@@ -92,14 +94,14 @@ class PostgresStore:
             await _bind_secrets(conn, project)
 
     async def get(self, project_id: str) -> Project | None:
-        async with self._transaction() as conn:
+        async with self._transaction(write=False) as conn:
             body = await conn.fetchval(
                 "SELECT body FROM matchmaker_projects WHERE id = $1", project_id
             )
         return None if body is None else decode_project(body)
 
     async def page(self, *, limit: int, after: str | None = None) -> list[Project]:
-        async with self._transaction() as conn:
+        async with self._transaction(write=False) as conn:
             rows = await conn.fetch(
                 "SELECT body FROM matchmaker_projects WHERE id > $1 ORDER BY id LIMIT $2",
                 after or "",
@@ -136,45 +138,23 @@ class PostgresStore:
     async def close(self) -> None:
         await self._pool.close()
 
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self._pool)
+    @asynccontextmanager
+    async def _transaction(self, *, write: bool = True) -> AsyncIterator[Any]:
+        """A pooled connection in one transaction, driver errors translated.
 
-
-class _Transaction:
-    """Acquire a connection, run one transaction, translate driver errors."""
-
-    def __init__(self, pool: Any) -> None:
-        self._pool = pool
-        self._conn: Any = None
-        self._tx: Any = None
-
-    async def __aenter__(self) -> Any:
+        A read is one statement, atomic by itself, so it runs without
+        ``BEGIN``/``COMMIT``.
+        """
         asyncpg = _driver()
+        failures = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError)
         try:
-            self._conn = await self._pool.acquire()
-            self._tx = self._conn.transaction()
-            await self._tx.start()
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-            if self._conn is not None:
-                await self._pool.release(self._conn)
-            raise unavailable_error(exc) from exc
-        return self._conn
-
-    async def __aexit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, _: Any
-    ) -> None:
-        asyncpg = _driver()
-        try:
-            if exc is None:
-                await self._tx.commit()
-            else:
-                await self._tx.rollback()
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as failure:
-            if exc is None:
-                raise unavailable_error(failure) from failure
-        finally:
-            await self._pool.release(self._conn)
-        if isinstance(exc, (OSError, asyncpg.PostgresError, asyncpg.InterfaceError)):
+            async with self._pool.acquire() as conn:
+                if not write:
+                    yield conn
+                    return
+                async with conn.transaction():
+                    yield conn
+        except failures as exc:
             raise unavailable_error(exc) from exc
 
 

@@ -55,6 +55,9 @@ class SqliteStore:
     async def open(cls, path: Path) -> SqliteStore:
         """Open (creating if needed) the database file and its schema."""
         try:
+            # Probe first: when aiosqlite's connect fails, its worker thread may
+            # outlive the event loop and print a traceback at exit.
+            await asyncio.to_thread(_probe, path)
             db = await aiosqlite.connect(path, isolation_level=None)
         except sqlite3.Error as exc:
             raise unavailable_error(exc) from exc
@@ -126,24 +129,35 @@ class SqliteStore:
 
     @asynccontextmanager
     async def _transaction(self, *, write: bool = True) -> AsyncIterator[aiosqlite.Connection]:
+        """One transaction that no other call of this process interleaves with.
+
+        A read is one ``SELECT``, atomic by itself in autocommit mode, so it
+        skips ``BEGIN``/``COMMIT`` (two round trips to the worker thread).
+        """
         async with self._lock:
             try:
-                await self._db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+                if write:
+                    await self._db.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
                 raise unavailable_error(exc) from exc
             try:
                 yield self._db
             except sqlite3.Error as exc:
-                await _rollback(self._db)
+                await _rollback(self._db, write)
                 raise unavailable_error(exc) from exc
             except BaseException:
-                await _rollback(self._db)
+                await _rollback(self._db, write)
                 raise
             try:
-                await self._db.execute("COMMIT")
+                if write:
+                    await self._db.execute("COMMIT")
             except sqlite3.Error as exc:
-                await _rollback(self._db)
+                await _rollback(self._db, write)
                 raise unavailable_error(exc) from exc
+
+
+def _probe(path: Path) -> None:
+    sqlite3.connect(path).close()
 
 
 async def _bind_secrets(db: aiosqlite.Connection, project: Project) -> None:
@@ -156,7 +170,9 @@ async def _bind_secrets(db: aiosqlite.Connection, project: Project) -> None:
         raise secret_in_use_error() from exc
 
 
-async def _rollback(db: aiosqlite.Connection) -> None:
+async def _rollback(db: aiosqlite.Connection, began: bool) -> None:
+    if not began:
+        return
     # The transaction may already be gone: SQLite rolls back by itself on some errors.
     with contextlib.suppress(sqlite3.Error):
         await db.execute("ROLLBACK")

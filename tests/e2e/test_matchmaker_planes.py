@@ -1,0 +1,89 @@
+"""Both planes in one process: what /admin declares is what a WebSocket client meets.
+
+Needs the data plane's ``/ws``; on a tree with only the placeholder data app
+these tests skip.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.sync.client import ClientConnection, connect
+
+from .matchmaker_process import MatchmakerProcess
+
+KEY = "planes-management-key"
+AUTH = {"Authorization": f"Bearer {KEY}"}
+CHESS = {
+    "id": "chess",
+    "lockdown": True,
+    "keys": [{"type": "shared-secret", "secret": "chess-secret"}],
+    "policies": [{"name": "blitz", "mode": "auto", "groupSize": 2, "default": True}],
+}
+
+
+@pytest.fixture
+def mm(tmp_path: Path) -> Iterator[MatchmakerProcess]:
+    args = ["--port", "0", "--management-port", "0", "--management-key", KEY]
+    process = MatchmakerProcess([*args, "--store", f"sqlite:///{tmp_path / 'mm.db'}"], cwd=tmp_path)
+    yield process
+    if process.process.poll() is None:
+        process.stop()
+
+
+def websocket(mm: MatchmakerProcess) -> ClientConnection:
+    try:
+        return connect(mm.data_url.replace("http", "ws", 1) + "/ws", open_timeout=5)
+    except InvalidStatus:
+        pytest.skip("this tree has no data plane (/ws) yet")
+
+
+def hello(ws: ClientConnection, **data: Any) -> dict[str, Any]:
+    ws.send(json.dumps({"id": "h", "type": "hello", "data": {"v": 1, **data}}))
+    while True:
+        message: dict[str, Any] = json.loads(ws.recv(timeout=5))
+        if message.get("type") == "reply" and message.get("id") == "h":
+            return message
+
+
+def read_until_closed(ws: ClientConnection) -> None:
+    while True:
+        ws.recv(timeout=5)
+
+
+def test_a_declared_project_is_what_the_data_plane_resolves(mm: MatchmakerProcess) -> None:
+    admin = f"{mm.control_url}/admin/projects"
+    assert httpx.post(admin, json=CHESS, headers=AUTH).status_code == 201
+    with websocket(mm) as ws:
+        reply = hello(ws, credential="chess-secret")
+    assert reply["ok"] is True, reply
+    assert reply["data"]["project"] == "chess"
+    assert reply["data"]["lockdown"] is True
+    assert [p["name"] for p in reply["data"]["policies"]] == ["blitz"]
+
+    assert httpx.delete(f"{admin}/chess", headers=AUTH).status_code == 204
+    with websocket(mm) as ws:
+        refused = hello(ws, credential="chess-secret")
+    assert refused["ok"] is False
+    assert refused["error"]["code"] == "auth.invalid_credential"
+
+
+def test_sigterm_closes_websockets_with_1001_and_exits(mm: MatchmakerProcess) -> None:
+    with websocket(mm) as ws:
+        assert hello(ws)["ok"] is True
+        began = time.monotonic()
+        mm.process.send_signal(signal.SIGTERM)
+        with pytest.raises(ConnectionClosed) as closed:
+            read_until_closed(ws)
+        assert closed.value.rcvd is not None
+        assert closed.value.rcvd.code == 1001
+    assert mm.stop() == 0
+    assert time.monotonic() - began < 5
