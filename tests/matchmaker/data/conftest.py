@@ -83,7 +83,7 @@ async def start_server() -> AsyncIterator[StartServer]:
                     if (await http.get(f"{base}/healthz")).status_code == 200:
                         break
                 await asyncio.sleep(0.02)
-        server = DataServer(f"ws://127.0.0.1:{port}/ws", base, directory, app.state.plane, shutdown)
+        server = DataServer(f"ws://127.0.0.1:{port}/ws", base, directory, app.plane, shutdown)
         stops.append((server, stop, task))
         return server
 

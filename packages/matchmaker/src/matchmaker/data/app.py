@@ -9,23 +9,41 @@ from contextlib import asynccontextmanager
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.routing import Route, WebSocketRoute
+from starlette.routing import Route
 
 from matchmaker.config import ServerConfig
-from matchmaker.data.plane import DataPlane
+from matchmaker.data.plane import DataPlane, Receive, Scope, Send
 from matchmaker.directory import ProjectDirectory
 
-__all__ = ["create_data_app"]
+__all__ = ["DataApp", "create_data_app"]
+
+
+class DataApp:
+    """``/ws`` goes straight to the :class:`DataPlane`; everything else to a Starlette app.
+
+    The WebSocket skips Starlette's middleware stack on purpose: it wraps every
+    ``send``, and a relay sends one frame per message.
+    """
+
+    def __init__(self, plane: DataPlane, http: Starlette) -> None:
+        self.plane = plane
+        self.http = http
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket" and scope["path"] == "/ws":
+            await self.plane(scope, receive, send)
+        else:
+            await self.http(scope, receive, send)
 
 
 def create_data_app(
     config: ServerConfig, directory: ProjectDirectory, *, shutdown: asyncio.Event
-) -> Starlette:
+) -> DataApp:
     """The app served on ``config.port``.
 
     ``shutdown`` is set when the process begins a graceful stop: the data plane
     then closes every WebSocket with code 1001 so hypercorn can finish. The
-    :class:`DataPlane` is reachable as ``app.state.plane``.
+    lifespan (run by hypercorn) starts and stops the plane's timers.
     """
     plane = DataPlane(config, directory, shutdown)
 
@@ -43,8 +61,4 @@ def create_data_app(
         finally:
             await plane.stop()
 
-    app = Starlette(
-        routes=[Route("/healthz", healthz), WebSocketRoute("/ws", plane)], lifespan=lifespan
-    )
-    app.state.plane = plane
-    return app
+    return DataApp(plane, Starlette(routes=[Route("/healthz", healthz)], lifespan=lifespan))
