@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mtcommon import YamlError, load_text
@@ -103,6 +103,7 @@ _line = st.one_of(
 )
 
 
+@settings(deadline=None)
 @given(st.lists(_line, max_size=8))
 def test_fast_reader_agrees_with_the_c_loader(lines: list[str]) -> None:
     text = "\n".join(lines) + "\n"
