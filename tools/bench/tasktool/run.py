@@ -60,6 +60,7 @@ def measure(
     argv: list[str],
     cwd: Path,
     runs: int,
+    *,
     before: Callable[[], None] | None = None,
 ) -> Measure:
     times: list[float] = []

@@ -19,8 +19,6 @@ from tasktool.storage import (
     STATE_DIR,
     atomic_write_bytes,
     ensure_state_dir,
-    atomic_write_bytes,
-    ensure_state_dir,
 )
 
 _FORMAT = "tasks-1"
