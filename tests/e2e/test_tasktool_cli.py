@@ -330,3 +330,18 @@ def test_init_refuses_to_overwrite(repo: Path, tt: Run) -> None:
     assert again.returncode == 1
     assert "[config.exists]" in again.stderr
     tt("init", "--force")
+
+
+def test_home_file_is_a_fallback_only(repo: Path, tt: Run) -> None:
+    home_config = repo.parent / "home" / ".tasktool.yaml"
+    home_config.write_text(f"dir: {repo / 'home-tasks'}\nweb:\n  port: 7000\n")
+    (repo / "home-tasks").mkdir()
+    task(repo / "home-tasks", "5")
+    shown = as_json(tt("config", "show", "--format", "json"))
+    assert shown["file"] == str(home_config)
+    assert [t["id"] for t in as_json(tt("list", "--format", "json"))] == ["5"]
+    write(repo / ".tasktool.yaml", "workflow: solo\n")
+    shown = as_json(tt("config", "show", "--format", "json"))
+    assert shown["file"] == str(repo / ".tasktool.yaml")
+    assert shown["settings"]["web.port"] == {"value": 8080, "source": "default"}
+    assert shown["settings"]["dir"] == {"value": str(repo), "source": "default"}
