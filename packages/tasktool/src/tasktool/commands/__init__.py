@@ -7,9 +7,9 @@ import click
 
 def register(group: click.Group) -> None:
     """Add every command of this package to ``group``."""
-    from tasktool.commands import config, edit, listing, manage
+    from tasktool.commands import config, edit, listing, manage, planning
 
-    for module in (listing, edit, manage, config):
+    for module in (listing, edit, manage, config, planning):
         for command in module.COMMANDS:
             group.add_command(command)
 
