@@ -124,6 +124,9 @@ def next_command(
         }
         for item in ranked
     ]
+    if not ranked and output_format(options, fmt) == "table":
+        emit_text("no actionable tasks")
+        return
     columns = ("rank", "id", "score", "priority", "effort", "phase", "title", "why")
     output(options, fmt, [item.to_json() for item in ranked], rows=rows, columns=columns)
 
@@ -357,12 +360,13 @@ def validate_command(
         {"level": d.severity, "code": d.code, "task": d.task_id, "message": d.message}
         for d in (*report.errors, *report.warnings)
     ]
-    if output_format(options, fmt) == "table" and not rows:
-        emit_text("valid: no errors, no warnings")
-    else:
-        output(
-            options, fmt, report.to_json(), rows=rows, columns=("level", "code", "task", "message")
-        )
+    table = output_format(options, fmt) == "table"
+    if rows or not table:
+        columns = ("level", "code", "task", "message")
+        output(options, fmt, report.to_json(), rows=rows, columns=columns)
+    if table:
+        verdict = "invalid" if report.errors else "valid"
+        emit_text(f"{verdict}: {len(report.errors)} errors, {len(report.warnings)} warnings")
     if report.errors:
         ctx.exit(1)
     if strict and report.warnings:
