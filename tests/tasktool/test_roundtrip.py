@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mtcommon import load_text
@@ -31,6 +31,7 @@ def document(unknown: dict[str, tuple[str, bool]]) -> str:
     return "\n".join(lines) + "\n---\nBody line\n\n- [ ] item\n"
 
 
+@settings(deadline=None)
 @given(_unknown, st.sampled_from(["completed", "in-progress", "blocked"]))
 def test_edit_keeps_unknown_keys_comments_order_and_body(
     unknown: dict[str, tuple[str, bool]], status: str

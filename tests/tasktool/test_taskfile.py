@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mtcommon import YamlError, load_text
@@ -89,7 +89,40 @@ _scalar = st.one_of(
     _plain,
     _plain.map(lambda s: f"'{s}'"),
     _plain.map(lambda s: f'"{s}"'),
-    st.sampled_from(["", "~", "null", "010", "-1", "a: b", "x #c", "[a, b]", "[]", "{a: 1}"]),
+    st.sampled_from(
+        [
+            "",
+            "~",
+            "null",
+            "010",
+            "-1",
+            "a: b",
+            "x #c",
+            "[a, b]",
+            "[]",
+            "{a: 1}",
+            "it's",
+            "fix [bug]",
+            "[a:b, c]",
+            "[a, 'b c', \"d\"]",
+            "a:b",
+            "x:",
+            "[x:]",
+            "[a, [b]]",
+            "[a,,b]",
+            "'it''s'",
+            '"a\\tb"',
+            "[ ]",
+            "a # b",
+            "a#b",
+            "? x",
+            "&x y",
+            "*x",
+            "!t x",
+            "|",
+            ">",
+        ]
+    ),
 )
 _key = st.from_regex(r"[a-z][a-z_-]{0,8}", fullmatch=True)
 _line = st.one_of(
@@ -103,6 +136,7 @@ _line = st.one_of(
 )
 
 
+@settings(deadline=None)
 @given(st.lists(_line, max_size=8))
 def test_fast_reader_agrees_with_the_c_loader(lines: list[str]) -> None:
     text = "\n".join(lines) + "\n"

@@ -368,3 +368,14 @@ def test_values_are_json_ready(project: Project) -> None:
     assert values["phases"] == [{"id": "p1", "name": "One", "description": None, "due": None}]
     assert values["scopes"] == {"api": {"description": None, "paths": ["a"]}}
     assert values["effort"] == ["small", "medium", "large"]
+
+
+def test_parsed_config_is_cached_and_revalidated(project: Project) -> None:
+    project.config("web:\n  port: 9000\n")
+    assert load(project).settings.web_port == 9000
+    cached = project.root / ".tasktool" / "cache" / "config-.tasktool.yaml.msgpack"
+    assert cached.exists()
+    cached.write_bytes(b"junk")
+    assert load(project).settings.web_port == 9000
+    project.config("web:\n  port: 9001\n")
+    assert load(project).settings.web_port == 9001

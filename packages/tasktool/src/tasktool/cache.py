@@ -15,7 +15,11 @@ import msgspec
 
 from tasktool.diagnostics import Diagnostic
 from tasktool.model import Task
-from tasktool.storage import STATE_DIR, atomic_write_bytes, ensure_state_dir
+from tasktool.storage import (
+    STATE_DIR,
+    atomic_write_bytes,
+    ensure_state_dir,
+)
 
 _FORMAT = "tasks-1"
 

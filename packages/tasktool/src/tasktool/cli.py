@@ -6,20 +6,34 @@ command becomes one line on stderr and exit status 1; usage errors exit 2.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import click
 
 from mtcommon import CodedError
 from tasktool import __version__
-from tasktool.commands import register
+from tasktool.commands import COMMANDS
 from tasktool.commands.base import CliError, GlobalOptions
 from tasktool.errors import TaskToolError
 from tasktool.render import FORMATS
 
 
 class TaskToolGroup(click.Group):
-    """A group that turns coded and OS errors into :class:`CliError`."""
+    """Commands loaded on first use (:data:`tasktool.commands.COMMANDS`); coded and OS
+    errors become :class:`CliError`."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return super().get_command(ctx, cmd_name)
+        module_name, attribute = target.split(":")
+        command = getattr(importlib.import_module(module_name), attribute)
+        assert isinstance(command, click.Command)
+        return command
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -79,8 +93,6 @@ def main(
         no_color=no_color,
     )
 
-
-register(main)
 
 if __name__ == "__main__":
     main()

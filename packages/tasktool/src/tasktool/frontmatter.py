@@ -18,9 +18,9 @@ from mtcommon import load_text
 
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?$")
 _ITEM = re.compile(r"( *)- +(.*)$")
-#: Plain scalars that are safe to take verbatim: no indicator first, no ": " or " #" inside.
-_PLAIN = re.compile(r"[^-?:,\[\]{}#&*!|>'\"%@`\s](?:[^:#]|:(?=\S)|(?<=\S)#)*")
-_FLOW_ITEM = re.compile(r"[^-?:,\[\]{}#&*!|>'\"%@`\s](?:[^:#,\[\]{}]|:(?=[^\s,\[\]{}])|(?<=\S)#)*")
+#: A plain scalar may not start with one of these (or it means something else to YAML).
+_INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@` ")
+_FLOW_SPECIAL = re.compile(r"[\[\]{}]")
 _SIMPLE_SINGLE = re.compile(r"'([^'\n]*)'")
 _SIMPLE_DOUBLE = re.compile(r'"([^"\\\n]*)"')
 
@@ -29,25 +29,35 @@ class _Fallback(Exception):
     """The text leaves the fast path's shape."""
 
 
-def _scalar(text: str, flow: bool) -> str:
-    for pattern in (_SIMPLE_SINGLE, _SIMPLE_DOUBLE):
-        quoted = pattern.fullmatch(text)
-        if quoted:
-            return quoted.group(1)
-    if (_FLOW_ITEM if flow else _PLAIN).fullmatch(text) and text[-1] != ":":
+def _scalar(text: str) -> str:
+    """A quoted-without-escapes or plain scalar's text; anything subtler falls back."""
+    first = text[:1]
+    if first == "'":
+        quoted = _SIMPLE_SINGLE.fullmatch(text)
+    elif first == '"':
+        quoted = _SIMPLE_DOUBLE.fullmatch(text)
+    elif first and first not in _INDICATORS and ": " not in text and " #" not in text:
+        if text[-1] == ":":
+            raise _Fallback
         return text
-    raise _Fallback
+    else:
+        raise _Fallback
+    if quoted is None:
+        raise _Fallback
+    return quoted.group(1)
 
 
 def _value(text: str) -> Any:
-    if text.startswith("["):
-        if not text.endswith("]"):
-            raise _Fallback
-        inner = text[1:-1].strip()
-        if not inner:
-            return []
-        return [_scalar(item.strip(), flow=True) for item in inner.split(",")]
-    return _scalar(text, flow=False)
+    if text[0] != "[":
+        return _scalar(text)
+    if text[-1] != "]":
+        raise _Fallback
+    inner = text[1:-1]
+    if _FLOW_SPECIAL.search(inner):
+        raise _Fallback
+    if not inner.strip():
+        return []
+    return [_scalar(item.strip()) for item in inner.split(",")]
 
 
 def _fast(text: str) -> dict[str, Any]:
@@ -75,7 +85,7 @@ def _fast(text: str) -> dict[str, Any]:
             if item is None or (indent is not None and item.group(1) != indent):
                 break
             indent = item.group(1)
-            items.append(_scalar(item.group(2), flow=False))
+            items.append(_scalar(item.group(2)))
             index += 1
         if index < count and lines[index].startswith((" ", "-")) and lines[index].strip():
             raise _Fallback

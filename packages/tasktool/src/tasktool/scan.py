@@ -37,8 +37,11 @@ def _skipped(name: str, relative: str, ignore: frozenset[str]) -> bool:
     return name.startswith(".") or name in SKIPPED_DIRS or name in ignore or relative in ignore
 
 
-def iter_markdown(root: Path, ignore: tuple[str, ...] = ()) -> Iterator[os.DirEntry[str]]:
-    """Every ``.md`` file under ``root`` outside skipped directories, in no particular order.
+def iter_markdown(
+    root: Path, ignore: tuple[str, ...] = ()
+) -> Iterator[tuple[os.DirEntry[str], str]]:
+    """Every ``.md`` file under ``root`` outside skipped directories, with its directory
+    relative to ``root`` (``""`` at the top), in no particular order.
 
     An ``ignore`` entry matches a directory name or its path relative to ``root``.
     """
@@ -54,25 +57,30 @@ def iter_markdown(root: Path, ignore: tuple[str, ...] = ()) -> Iterator[os.DirEn
                         if not _skipped(entry.name, child, ignored):
                             pending.append((entry.path, child))
                     elif entry.name.endswith(".md") and entry.is_file():
-                        yield entry
+                        yield entry, relative
         except (FileNotFoundError, NotADirectoryError, PermissionError):
             continue
 
 
-def _place(root: str, path: str) -> tuple[str | None, bool]:
-    """The task's ``group`` (its directory's name) and whether it is archived."""
-    relative = os.path.relpath(path, root).split(os.sep)
-    archived = len(relative) > 1 and relative[0] == ARCHIVE_DIR
-    folders = relative[1:-1] if archived else relative[:-1]
+def _place(directory: str) -> tuple[str | None, bool]:
+    """The ``group`` (the directory's own name) and whether it is archived, from the
+    file's directory relative to the task directory."""
+    folders = directory.split("/") if directory else []
+    archived = bool(folders) and folders[0] == ARCHIVE_DIR
+    if archived:
+        folders = folders[1:]
     return (folders[-1] if folders else None), archived
 
 
-def read_entry(root: str, path: str) -> Task | Diagnostic | None:
-    """Read and parse one file (no cache)."""
-    group, archived = _place(root, path)
+def read_entry(root: str, path: str, directory: str | None = None) -> Task | Diagnostic | None:
+    """Read and parse one file (no cache); ``directory`` is its folder relative to ``root``."""
+    if directory is None:
+        directory = os.path.relpath(os.path.dirname(path), root).replace(os.sep, "/")
+        directory = "" if directory == "." else directory
+    group, archived = _place(directory)
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
+        with open(path, "rb") as handle:
+            text = handle.read().decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return Diagnostic(
             severity="error",
@@ -88,11 +96,11 @@ def scan_tasks(root: Path, ignore: tuple[str, ...] = (), *, use_cache: bool = Tr
     base = str(root)
     cache = ParseCache.open(root) if use_cache else ParseCache.empty()
     fresh: dict[str, CacheEntry] = {}
-    for entry in iter_markdown(root, ignore):
+    for entry, directory in iter_markdown(root, ignore):
         stat = entry.stat()
         cached = cache.lookup(entry.path, stat)
         if cached is None:
-            cached = CacheEntry.of(stat, read_entry(base, entry.path))
+            cached = CacheEntry.of(stat, read_entry(base, entry.path, directory))
         fresh[entry.path] = cached
     if use_cache:
         cache.store(fresh)

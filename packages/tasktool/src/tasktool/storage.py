@@ -11,7 +11,6 @@ import contextlib
 import fcntl
 import os
 import re
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,6 +32,8 @@ def ensure_state_dir(task_dir: Path) -> Path:
 
 def atomic_write_bytes(path: Path, data: bytes, *, sync: bool = True) -> None:
     """Replace ``path`` with ``data``: temp file in the same directory, fsync, rename."""
+    import tempfile  # not on the read path
+
     try:
         mode = os.stat(path).st_mode & 0o777
     except FileNotFoundError:

@@ -36,6 +36,8 @@ SCALAR_FIELDS = (
     "external_id",
 )
 LIST_FIELDS = ("dependencies", "tags", "touches", "context", "pr")
+_SCALARS = frozenset({"id", "created", *SCALAR_FIELDS})
+_LISTS = frozenset(LIST_FIELDS)
 #: Keys that mark a file as meant to be a task.
 _TASK_LIKE = re.compile(r"^(id|status|priority|dependencies)\s*:", re.MULTILINE)
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
@@ -84,20 +86,14 @@ def looks_like_task(text: str) -> bool:
     return text.startswith("---") and _TASK_LIKE.search(text) is not None
 
 
-def _scalar(data: dict[str, Any], key: str) -> str | None:
-    value = data.get(key)
-    if value is None:
-        return None
+def _scalar(key: str, value: Any) -> str | None:
     if not isinstance(value, str):
         raise TaskFileError("task.field_type", f"{key} must be a single value")
     value = value.strip()
     return None if value in _NULLS else value
 
 
-def _list(data: dict[str, Any], key: str) -> tuple[str, ...]:
-    value = data.get(key)
-    if value is None:
-        return ()
+def _list(key: str, value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         value = value.strip()
         return () if value in _NULLS or value == "[]" else (value,)
@@ -112,23 +108,26 @@ def task_from_mapping(
     """Build a ``Task`` from text-scalar frontmatter; raise ``TaskFileError`` when invalid."""
     if not isinstance(data, dict):
         raise TaskFileError("task.frontmatter", "the frontmatter is not a mapping")
-    task_id = _scalar(data, "id")
+    fields: dict[str, Any] = {}
+    for key, value in data.items():
+        if value is None:
+            continue
+        if key in _SCALARS:
+            fields[key] = _scalar(key, value)
+        elif key in _LISTS:
+            fields[key] = _list(key, value)
+    task_id = fields.pop("id", None)
     if not task_id:
         raise TaskFileError("task.missing_id", "the frontmatter has no id")
-    fields: dict[str, Any] = {key: _scalar(data, key) for key in SCALAR_FIELDS}
-    if not fields["title"]:
+    if not fields.get("title"):
         raise TaskFileError("task.missing_title", f"task {task_id} has no title")
-    if fields["created_at"] is None:
-        fields["created_at"] = _scalar(data, "created")
-    fields["status"] = fields["status"] or "pending"
-    fields.update((key, _list(data, key)) for key in LIST_FIELDS)
+    created = fields.pop("created", None)
+    if fields.get("created_at") is None:
+        fields["created_at"] = created
+    if not fields.get("status"):
+        fields["status"] = "pending"
     return Task(
-        id=task_id,
-        **fields,
-        group=group,
-        file_path=file_path,
-        archived=archived,
-        body=body,
+        id=task_id, **fields, group=group, file_path=file_path, archived=archived, body=body
     )
 
 

@@ -112,6 +112,3 @@ def init_command(options: GlobalOptions, /, *, task_dir: str, force: bool) -> No
     atomic_write_text(path, STARTER.format(dir=task_dir))
     (Path.cwd() / task_dir).mkdir(parents=True, exist_ok=True)
     click.echo(f"wrote {path}; tasks go in {Path.cwd() / task_dir}")
-
-
-COMMANDS = [config_group, init_command]

@@ -180,6 +180,3 @@ def set_command(
     repo = load_repository(options)
     task = update_task(repo, task_id, change)
     _echo_task(options, fmt, task_view(task), "updated")
-
-
-COMMANDS = [add_command, set_command]

@@ -174,6 +174,3 @@ def get_command(options: GlobalOptions, /, *, task_id: str, fmt: str | None) -> 
     emit_fields(pairs, no_color=options.no_color)
     if detail["body"].strip():
         emit_text("\n" + detail["body"].strip("\n"))
-
-
-COMMANDS = [list_command, get_command]

@@ -112,6 +112,3 @@ def deduplicate_command(options: GlobalOptions, /, *, dry_run: bool, fmt: str | 
         columns=("old_id", "new_id", "file_path", "kept_by"),
         title="plan (dry run)" if dry_run else None,
     )
-
-
-COMMANDS = [rm_command, archive_command, next_id_command, deduplicate_command]

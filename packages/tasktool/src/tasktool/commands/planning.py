@@ -399,15 +399,3 @@ def worklog_command(
         emit_text(f"no worklog entries for task {task.id}")
     for entry in log.entries:
         emit_text(f"## {entry.timestamp}\n\n{entry.content}\n")
-
-
-COMMANDS = (
-    next_command,
-    tracks_command,
-    board_command,
-    stats_command,
-    graph_command,
-    todos_command,
-    validate_command,
-    worklog_command,
-)

@@ -8,6 +8,8 @@ apart from ``effort: [small, "1"]``; dates stay text (``due: 2024-05-01``).
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -86,3 +88,51 @@ def parse_config(text: str, *, source: str) -> ConfigDocument:
             details={"file": source},
         )
     return ConfigDocument(data=data, duplicates=tuple(duplicates))
+
+
+class _Cached(msgspec.Struct, frozen=True, array_like=True):
+    signature: tuple[int, int, int, int]
+    document: ConfigDocument
+
+
+_cache_decoder = msgspec.msgpack.Decoder(_Cached)
+
+
+def _signature(stat: os.stat_result) -> tuple[int, int, int, int]:
+    return (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
+
+
+def read_config(path: Path) -> ConfigDocument:
+    """Read and parse a config file through a cache beside it.
+
+    The cache (``.tasktool/cache/config-<name>.msgpack`` next to the file, keyed by
+    size, mtime, ctime and inode) saves importing PyYAML on warm runs; an
+    unwritable directory just means no cache.
+    """
+    try:
+        stat = path.stat()
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TaskToolError(
+            f"cannot read config file {path}: {getattr(exc, 'strerror', None) or exc}",
+            code="config.unreadable",
+            details={"file": str(path)},
+        ) from None
+    cache = path.parent / ".tasktool" / "cache" / f"config-{path.name}.msgpack"
+    try:
+        cached = _cache_decoder.decode(cache.read_bytes())
+        if cached.signature == _signature(stat):
+            return cached.document
+    except (OSError, msgspec.DecodeError):
+        pass
+    document = parse_config(text, source=str(path))
+    from tasktool.storage import atomic_write_bytes, ensure_state_dir
+
+    try:
+        ensure_state_dir(path.parent)
+        cache.parent.mkdir(exist_ok=True)
+        encoded = msgspec.msgpack.encode(_Cached(_signature(stat), document))
+        atomic_write_bytes(cache, encoded, sync=False)
+    except OSError:
+        pass
+    return document

@@ -18,7 +18,7 @@ from tasktool.config.convert import (
     convert_strlist,
 )
 from tasktool.config.discovery import find_config
-from tasktool.config.document import parse_config
+from tasktool.config.document import read_config
 from tasktool.config.layers import Raw, env_layer, file_layer
 from tasktool.config.options import OPTIONS, Option, Source
 from tasktool.diagnostics import Diagnostic
@@ -117,15 +117,7 @@ def load_config(
     diagnostics: list[Diagnostic] = []
     file = str(path) if path is not None else None
     if path is not None:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise TaskToolError(
-                f"cannot read config file {path}: {getattr(exc, 'strerror', None) or exc}",
-                code="config.unreadable",
-                details={"file": str(path)},
-            ) from None
-        document = parse_config(text, source=str(path))
+        document = read_config(path)
         data = document.data
         layers, found = file_layer(data, document.duplicates, str(path))
         diagnostics.extend(found)
