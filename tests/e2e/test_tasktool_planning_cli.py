@@ -283,3 +283,19 @@ def test_worklog(project: Project) -> None:
     assert "and more" in project.run("worklog", "1").stdout
     assert "task.not_found" in project.run("worklog", "9", code=1).stderr
     assert "worklog.empty" in project.run("worklog", "1", "--add", " ", code=1).stderr
+
+
+def test_validate_carries_the_config_rules(project: Project) -> None:
+    project.config(
+        "phases:\n  - name: Alpha\n  - id: beta\nscopes:\n  api: {}\nverbose: true\nprojects: []\n"
+    )
+    project.task("1", phase="Alpha", touches=["api"])
+    report = project.json("validate", code=1)
+    errors = {error["code"] for error in report["errors"]}
+    warnings = [(w["code"], w["message"]) for w in report["warnings"]]
+    assert "config.phases.name_missing" in errors
+    assert "config.phases.id_missing" in {code for code, _ in warnings}
+    unknown = [message for code, message in warnings if code == "config.unknown_key"]
+    assert any("verbose" in message for message in unknown)
+    assert any("projects" in message for message in unknown)
+    assert not any(code.startswith("task.") for code in errors)
