@@ -207,6 +207,7 @@ def test_graph_formats_root_and_cycles(project: Project) -> None:
     assert view["edges"] == [{"from": "2", "to": "3"}]
     assert "task.not_found" in project.run("graph", "--root", "99", code=1).stderr
     assert "--root" in project.run("graph", "--upstream", code=2).stderr
+    assert "'done'" in project.run("graph", "--exclude-status", "done", code=2).stderr
 
 
 def test_todos(project: Project) -> None:

@@ -31,7 +31,7 @@ from tasktool.errors import TaskToolError
 from tasktool.filters import apply_filters
 from tasktool.graph import build_graph
 from tasktool.graph_render import GRAPH_FORMATS, render_graph, select_graph
-from tasktool.model import Task
+from tasktool.model import STATUS_ORDER, Task
 from tasktool.ranking import DEFAULT_LIMIT, Ranked, rank_next
 from tasktool.render import emit_data, emit_fields, emit_table, emit_text
 from tasktool.repository import Repository, load_context
@@ -263,6 +263,13 @@ def graph_command(
     """
     if (upstream or downstream) and root is None:
         raise click.UsageError("--upstream and --downstream need --root")
+    excluded = split_values(exclude_status)
+    unknown = [status for status in excluded if status not in STATUS_ORDER]
+    if unknown:
+        raise click.BadParameter(
+            f"unknown status {unknown[0]!r}; known: {', '.join(STATUS_ORDER)}",
+            param_hint="--exclude-status",
+        )
     repo = load_repository(options)
     chosen = graph_format or ("json" if options.format in {"json", "yaml"} else "ascii")
     view = select_graph(
@@ -270,7 +277,7 @@ def graph_command(
         root=root,
         upstream=upstream,
         downstream=downstream,
-        exclude_status=split_values(exclude_status),
+        exclude_status=excluded,
     )
     emit_text(render_graph(view, chosen))
     for cycle in view.cycles:
