@@ -309,3 +309,39 @@ def test_concurrent_set_loses_no_update(repo: Path, tt: Run) -> None:
     final = as_json(tt("get", "1", "--format", "json"))
     assert sorted(final["tags"]) == sorted(tags)
     assert path.read_text().startswith("---\nid: '1'\ntitle: T1\n")
+
+
+def test_verbose_quiet_and_config_warnings(repo: Path, tt: Run) -> None:
+    write(repo / ".tasktool.yaml", "verbose: true\ncolour: red\n")
+    task(repo, "1")
+    shown = tt("config", "show", "--format", "yaml")
+    assert "file: " + str(repo / ".tasktool.yaml") in shown.stdout
+    assert "web.port:\n    value: 8080\n    source: default\n" in shown.stdout
+    assert "unknown config key 'colour' [config.unknown_key]" in shown.stderr
+    assert "config: " in tt("list").stderr  # verbose from the file
+    assert tt("list", TASKTOOL_VERBOSE="0").stderr == ""  # env over file
+    assert tt("-q", "config", "show").stderr == ""
+
+
+def test_init_refuses_to_overwrite(repo: Path, tt: Run) -> None:
+    tt("init", "--dir", "work")
+    assert (repo / "work").is_dir()
+    again = tt("init", check=False)
+    assert again.returncode == 1
+    assert "[config.exists]" in again.stderr
+    tt("init", "--force")
+
+
+def test_home_file_is_a_fallback_only(repo: Path, tt: Run) -> None:
+    home_config = repo.parent / "home" / ".tasktool.yaml"
+    home_config.write_text(f"dir: {repo / 'home-tasks'}\nweb:\n  port: 7000\n")
+    (repo / "home-tasks").mkdir()
+    task(repo / "home-tasks", "5")
+    shown = as_json(tt("config", "show", "--format", "json"))
+    assert shown["file"] == str(home_config)
+    assert [t["id"] for t in as_json(tt("list", "--format", "json"))] == ["5"]
+    write(repo / ".tasktool.yaml", "workflow: solo\n")
+    shown = as_json(tt("config", "show", "--format", "json"))
+    assert shown["file"] == str(repo / ".tasktool.yaml")
+    assert shown["settings"]["web.port"] == {"value": 8080, "source": "default"}
+    assert shown["settings"]["dir"] == {"value": str(repo), "source": "default"}

@@ -29,6 +29,7 @@ def show_command(options: GlobalOptions, /, *, fmt: str | None) -> None:
     {"<key>": {"value": ..., "source": ...}}}.
     """
     loaded = load_config(options.overrides())
+    options.loud, options.silent = loaded.settings.verbose, loaded.settings.quiet
     data: dict[str, Any] = {
         "file": loaded.file,
         "settings": {
@@ -36,6 +37,8 @@ def show_command(options: GlobalOptions, /, *, fmt: str | None) -> None:
             for key, value in loaded.values.items()
         },
     }
+    for problem in loaded.diagnostics:
+        options.warn(f"{problem.message} [{problem.code}]")
     if output_format(options, fmt) != "table":
         output(options, fmt, data)
         return
@@ -57,8 +60,6 @@ def show_command(options: GlobalOptions, /, *, fmt: str | None) -> None:
         columns=("key", "source", "value"),
         title=f"file: {loaded.file or '(none)'}",
     )
-    for problem in loaded.diagnostics:
-        options.warn(f"{problem.message} [{problem.code}]")
 
 
 def _compact(value: Any) -> str:

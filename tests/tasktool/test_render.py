@@ -1,0 +1,47 @@
+"""Rendering: plain tables off a terminal, JSON and YAML."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from tasktool.render import emit_data, emit_fields, emit_table, plain_table, to_yaml
+
+
+def test_plain_table_is_aligned_and_stable() -> None:
+    rows = [{"id": "1", "title": "Short", "tags": ["a", "b"]}, {"id": "10", "title": None}]
+    assert plain_table(rows, ["id", "title", "tags"]) == ("ID  TITLE  TAGS\n1   Short  a, b\n10\n")
+
+
+def test_tables_are_plain_when_not_a_terminal() -> None:
+    out = io.StringIO()
+    emit_table([{"id": "1"}], ["id"], title="group", out=out)
+    assert out.getvalue() == "group\nID\n1\n"
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_tables_use_rich_on_a_terminal() -> None:
+    out = Terminal()
+    emit_table([{"id": "1", "title": "T"}], ["id", "title"], no_color=True, out=out)
+    text = out.getvalue()
+    assert "id" in text
+    assert "━" in text  # rich's heavy rule under the header
+    assert "│" in text
+
+
+def test_json_and_yaml_keep_key_order() -> None:
+    data = {"b": 1, "a": ("x",), "c": None}
+    out = io.StringIO()
+    emit_data(data, "json", out)
+    assert list(json.loads(out.getvalue())) == ["b", "a", "c"]
+    assert to_yaml(data) == "b: 1\na:\n- x\nc: null\n"
+
+
+def test_fields_align_keys() -> None:
+    out = io.StringIO()
+    emit_fields([("id", "1"), ("status", "pending"), ("owner", None)], out=out)
+    assert out.getvalue() == "id:     1\nstatus: pending\nowner:\n"
