@@ -60,6 +60,8 @@ def test_next_properties(tasks: list[Task], unphased: str, seed: int) -> None:
     positions = {"p1": 0, "p2": 1, "p3": 2}
     phased = [positions[item.task.phase] for item in ranked if item.task.phase in positions]
     assert phased == sorted(phased), "a later-phase task outranks an earlier-phase one"
+    unknown = [item.task.phase == "unknown" for item in ranked]
+    assert unknown == sorted(unknown), "a task of an unconfigured phase does not rank last"
     if unphased == "last":
         tiers = [
             positions.get(item.task.phase or "", 3 if not item.task.phase else 4) for item in ranked

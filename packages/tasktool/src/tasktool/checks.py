@@ -25,6 +25,7 @@ Every check is one pass over the tasks (cycles: one Tarjan pass).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from datetime import date
@@ -93,6 +94,7 @@ def _warning(code: str, message: str, task: Task) -> Diagnostic:
     )
 
 
+@functools.lru_cache(maxsize=4096)
 def _valid_date(text: str) -> bool:
     match = _DATE.fullmatch(text)
     if match is None:
@@ -161,42 +163,61 @@ def _cycle_error(code: str, kind: str, cycle: list[str], first: Task) -> Diagnos
     return _error(code, f"{kind} cycle: {' -> '.join(cycle)}", first)
 
 
+def _clean(task: Task, effort: Sequence[str]) -> bool:
+    """The common case in one expression: every field check would pass."""
+    return (
+        task.status in STATUS_ORDER
+        and (task.priority is None or task.priority in PRIORITY_ORDER)
+        and (task.type is None or task.type in TASK_TYPES)
+        and (task.effort is None or task.effort in effort)
+        and (task.created_at is None or _valid_date(task.created_at))
+        and task.completed_at is None
+        and task.cancelled_at is None
+        and bool(task.title.strip())
+        and bool(task.id.strip())
+    )
+
+
 def check_tasks(tasks: Sequence[Task], settings: Settings) -> list[Diagnostic]:
     """Every task check, in natural id order, then cycles."""
     graph = build_graph(tasks)
-    everything = sorted(tasks, key=lambda task: (natural_key(task.id), task.file_path))
-    exists = graph.by_id.keys() | graph.archived.keys()
+    by_id = graph.by_id
+    exists = by_id.keys() | graph.archived.keys()
+    check_config = bool(settings.phases) or settings.scopes is not None
     diagnostics: list[Diagnostic] = []
-    paths: dict[str, list[str]] = {}
-    for task in everything:
-        paths.setdefault(task.id, []).append(task.file_path)
-    reported: set[str] = set()
-    for task in everything:
-        diagnostics.extend(_field_checks(task, settings))
-        files = paths[task.id]
-        if len(files) > 1 and task.id not in reported:
-            reported.add(task.id)
-            message = f"duplicate id {task.id} in {len(files)} files: {', '.join(files)}"
-            diagnostics.append(_error("task.id.duplicate", message, task))
+    holders: dict[str, list[Task]] = {}
+    for task in tasks:
+        if task.id in holders:
+            holders[task.id].append(task)
+        else:
+            holders[task.id] = [task]
+        if not _clean(task, settings.effort):
+            diagnostics.extend(_field_checks(task, settings))
         if task.archived:
             continue
-        diagnostics.extend(_config_match_checks(task, settings))
-        for dep in dict.fromkeys(task.dependencies):
+        if check_config:
+            diagnostics.extend(_config_match_checks(task, settings))
+        for dep in task.dependencies:
             if dep not in exists:
                 message = f"task {task.id} depends on {dep}, which does not exist"
                 diagnostics.append(_error("task.dependency.missing", message, task))
         if task.parent is not None and task.parent not in exists:
             message = f"task {task.id} has parent {task.parent}, which does not exist"
             diagnostics.append(_error("task.parent.missing", message, task))
-    by_id = graph.by_id
+    for same in holders.values():
+        if len(same) > 1:
+            same.sort(key=lambda task: task.file_path)
+            files = ", ".join(task.file_path for task in same)
+            message = f"duplicate id {same[0].id} in {len(same)} files: {files}"
+            diagnostics.append(_error("task.id.duplicate", message, same[0]))
+    diagnostics.sort(key=lambda d: natural_key(d.task_id or ""))
     for cycle in find_cycles(graph.dependency_edges()):
         diagnostics.append(
             _cycle_error("task.dependency.cycle", "dependency", cycle, by_id[cycle[0]])
         )
     parents = {
-        task.id: [task.parent] if task.parent in by_id else []
-        for task in graph.tasks
-        if by_id[task.id] is task
+        task.id: [task.parent] if task.parent is not None and task.parent in by_id else []
+        for task in graph.unique
     }
     for cycle in find_cycles(parents):
         diagnostics.append(_cycle_error("task.parent.cycle", "parent", cycle, by_id[cycle[0]]))

@@ -14,7 +14,7 @@ Edges point from a dependency to its dependent ("must be done before").
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from tasktool.model import Status, Task, natural_key
 
@@ -28,12 +28,13 @@ __all__ = [
 ]
 
 ACTIONABLE_STATUSES = frozenset({Status.PENDING.value, Status.IN_PROGRESS.value})
+_COMPLETED = Status.COMPLETED.value
 
 
 class TaskGraph:
     """Indexes over one run's tasks; archived tasks only satisfy dependencies."""
 
-    __slots__ = ("archived", "by_id", "children", "dependents", "tasks")
+    __slots__ = ("archived", "by_id", "children", "dependents", "tasks", "unique")
 
     def __init__(
         self,
@@ -43,8 +44,10 @@ class TaskGraph:
         dependents: dict[str, list[str]],
         children: dict[str, list[str]],
     ) -> None:
-        #: Active tasks in natural id order (duplicates kept, first one indexed).
+        #: Active tasks in natural id order, duplicate ids included.
         self.tasks = tasks
+        #: The first active task of each id, in natural id order (what the graph indexes).
+        self.unique = tuple(task for task in tasks if by_id[task.id] is task)
         self.by_id = by_id
         self.archived = archived
         self.dependents = dependents
@@ -54,7 +57,7 @@ class TaskGraph:
         """Completed, or archived; a missing id is never met."""
         task = self.by_id.get(dep_id)
         if task is not None:
-            return task.status == Status.COMPLETED.value
+            return task.status == _COMPLETED
         return dep_id in self.archived
 
     def unmet_dependencies(self, task: Task) -> list[str]:
@@ -65,14 +68,15 @@ class TaskGraph:
         return any(not self.dependency_met(dep) for dep in task.dependencies)
 
     def unresolved_children(self, task: Task) -> list[str]:
-        return [child for child in self.children.get(task.id, ()) if not self.by_id[child].resolved]
+        by_id = self.by_id
+        return [child for child in self.children.get(task.id, ()) if not by_id[child].resolved]
 
     def is_actionable(self, task: Task) -> bool:
         """Pending or in progress, nothing it waits on left, no unfinished child."""
         return (
             task.status in ACTIONABLE_STATUSES
             and not self.is_blocked(task)
-            and not self.unresolved_children(task)
+            and not (task.id in self.children and self.unresolved_children(task))
         )
 
     def actionable(self) -> list[Task]:
@@ -81,36 +85,52 @@ class TaskGraph:
 
     def dependency_edges(self) -> dict[str, list[str]]:
         """``id -> ids it depends on`` restricted to active tasks that exist."""
-        return {
-            task.id: [dep for dep in task.dependencies if dep in self.by_id]
-            for task in self.tasks
-            if self.by_id.get(task.id) is task
-        }
+        by_id = self.by_id
+        return {task.id: [dep for dep in task.dependencies if dep in by_id] for task in self.unique}
 
 
-def build_graph(tasks: Iterable[Task]) -> TaskGraph:
+def build_graph(tasks: Sequence[Task]) -> TaskGraph:
     """Index tasks by id, dependents and children (linear in tasks plus edges)."""
-    active = sorted(
-        (task for task in tasks if not task.archived),
-        key=lambda task: natural_key(task.id),
-    )
+    active = [task for task in tasks if not task.archived]
+    active.sort(key=lambda task: natural_key(task.id))
     archived: dict[str, Task] = {}
-    by_id: dict[str, Task] = {}
     for task in tasks:
-        if task.archived:
-            archived.setdefault(task.id, task)
-    for task in active:
-        by_id.setdefault(task.id, task)
+        if task.archived and task.id not in archived:
+            archived[task.id] = task
+    by_id: dict[str, Task] = {}
     dependents: dict[str, list[str]] = {}
     children: dict[str, list[str]] = {}
     for task in active:
-        if by_id[task.id] is not task:
+        task_id = task.id
+        if task_id in by_id:
             continue
-        for dep in dict.fromkeys(task.dependencies):
-            dependents.setdefault(dep, []).append(task.id)
+        by_id[task_id] = task
+        deps = task.dependencies
+        for dep in dict.fromkeys(deps) if len(deps) > 1 else deps:
+            if dep in dependents:
+                dependents[dep].append(task_id)
+            else:
+                dependents[dep] = [task_id]
         if task.parent is not None:
-            children.setdefault(task.parent, []).append(task.id)
+            children.setdefault(task.parent, []).append(task_id)
     return TaskGraph(tuple(active), by_id, archived, dependents, children)
+
+
+def _peel(edges: Mapping[str, Sequence[str]]) -> set[str]:
+    """Nodes left after repeatedly removing those nothing points to: cycles and what they reach."""
+    indegree = dict.fromkeys(edges, 0)
+    for successors in edges.values():
+        for succ in successors:
+            if succ in indegree:
+                indegree[succ] += 1
+    queue = [node for node, count in indegree.items() if count == 0]
+    for node in queue:  # the list grows while it is walked
+        for succ in edges[node]:
+            if succ in indegree:
+                indegree[succ] -= 1
+                if indegree[succ] == 0:
+                    queue.append(succ)
+    return set(indegree) - set(queue)
 
 
 def find_cycles(edges: Mapping[str, Sequence[str]]) -> list[list[str]]:
@@ -120,6 +140,13 @@ def find_cycles(edges: Mapping[str, Sequence[str]]) -> list[list[str]]:
     ignored. Iterative Tarjan, so deep chains do not hit the recursion limit.
     Each cycle starts at its naturally smallest node; cycles come sorted.
     """
+    # Peeling first leaves Tarjan only the (usually empty) part that can hold cycles.
+    remaining = _peel(edges)
+    if not remaining:
+        return []
+    edges = {
+        node: [s for s in edges[node] if s in remaining] for node in edges if node in remaining
+    }
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     on_stack: set[str] = set()
@@ -217,29 +244,38 @@ class Chains:
 
 def longest_chains(graph: TaskGraph, include: Callable[[Task], bool]) -> Chains:
     """Longest chains over the included tasks, in one topological pass each way."""
-    nodes = [task.id for task in graph.tasks if graph.by_id[task.id] is task and include(task)]
-    member = set(nodes)
-    preds: dict[str, list[str]] = {
-        node: [dep for dep in dict.fromkeys(graph.by_id[node].dependencies) if dep in member]
-        for node in nodes
-    }
-    succs: dict[str, list[str]] = {node: [] for node in nodes}
-    for node, deps in preds.items():
-        for dep in deps:
-            succs[dep].append(node)
-    indegree = {node: len(deps) for node, deps in preds.items()}
-    order = [node for node in nodes if indegree[node] == 0]
-    for node in order:  # Kahn: the list grows while it is walked.
-        for succ in succs[node]:
-            indegree[succ] -= 1
-            if indegree[succ] == 0:
-                order.append(succ)
-    up: dict[str, int] = {}
-    for node in order:
-        up[node] = 1 + max((up[dep] for dep in preds[node] if dep in up), default=0)
+    dependents = graph.dependents
+    indegree: dict[str, int] = {}
+    for task in graph.unique:
+        if include(task):
+            indegree[task.id] = 0
+    order: list[str] = []
+    for node in indegree:
+        deps = graph.by_id[node].dependencies
+        count = 0
+        for dep in dict.fromkeys(deps) if len(deps) > 1 else deps:
+            if dep in indegree:
+                count += 1
+        indegree[node] = count
+        if not count:
+            order.append(node)
+    reach = dict.fromkeys(indegree, 1)
+    for node in order:  # Kahn: the list grows while it is walked; tasks in cycles never enter.
+        step = reach[node] + 1
+        for succ in dependents.get(node, ()):
+            if succ in indegree:
+                reach[succ] = max(reach[succ], step)
+                indegree[succ] -= 1
+                if not indegree[succ]:
+                    order.append(succ)
+    up = {node: reach[node] for node in order}
     down: dict[str, int] = {}
     for node in reversed(order):
-        down[node] = 1 + max((down[succ] for succ in succs[node] if succ in down), default=0)
+        best = 0
+        for succ in dependents.get(node, ()):
+            value = down.get(succ, 0)
+            best = max(best, value)
+        down[node] = best + 1
     length = max(down.values(), default=0)
     longest: list[str] = []
     if length:
@@ -247,7 +283,7 @@ def longest_chains(graph: TaskGraph, include: Callable[[Task], bool]) -> Chains:
         longest.append(current)
         while down[current] > 1:
             current = min(
-                (succ for succ in succs[current] if down.get(succ) == down[current] - 1),
+                (s for s in dependents[current] if down.get(s) == down[current] - 1),
                 key=natural_key,
             )
             longest.append(current)

@@ -16,11 +16,10 @@ from collections.abc import Iterable, Sequence
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-__all__ = ["BUILTIN_SKIP", "MAX_SOURCE_BYTES", "discover_files", "read_source"]
+from tasktool.scan import SKIPPED_DIRS
 
-BUILTIN_SKIP = frozenset(
-    {"node_modules", "vendor", "dist", "build", ".next", ".nuxt", "out", "target", "__pycache__"}
-)
+__all__ = ["MAX_SOURCE_BYTES", "discover_files", "read_source"]
+
 MAX_SOURCE_BYTES = 2 * 1024 * 1024
 _BINARY_PROBE = 8192
 
@@ -91,7 +90,7 @@ def discover_files(
 ) -> list[str]:
     """Relative POSIX paths of the files to scan under ``root``, sorted."""
     ignored = [entry.strip("/") for entry in ignore if entry.strip("/")]
-    skip = BUILTIN_SKIP | {entry for entry in ignored if "/" not in entry}
+    skip = SKIPPED_DIRS | {entry for entry in ignored if "/" not in entry}
     listed = _git_listing(root)
     if listed is None:
         listed = _walk(root, skip)

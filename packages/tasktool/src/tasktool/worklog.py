@@ -3,16 +3,13 @@
 Each entry is a ``## <UTC timestamp>`` heading (``2026-01-31T09:15:00Z``)
 followed by its text. Reading always works; writing is allowed only with
 ``worklogs: true`` in the config, and a refusal says so. An append rewrites
-the file atomically (temporary file, fsync, rename) under an exclusive lock,
-so concurrent writers never lose each other's entries.
+the file atomically (temporary file, fsync, rename) under the task's worklog
+lock in ``.tasktool/locks/``, so concurrent writers never lose entries.
 """
 
 from __future__ import annotations
 
-import fcntl
-import os
 import re
-import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,10 +17,11 @@ from typing import Any
 import msgspec
 
 from tasktool.errors import TaskToolError
+from tasktool.repository import WORKLOG_DIR
 from tasktool.settings import Settings
+from tasktool.storage import atomic_write_text, locked
 
 __all__ = [
-    "WORKLOG_DIR",
     "Worklog",
     "WorklogEntry",
     "add_entry",
@@ -33,7 +31,6 @@ __all__ = [
     "worklog_path",
 ]
 
-WORKLOG_DIR = ".worklogs"
 _HEADING = re.compile(r"^## (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z)[ \t]*$", re.MULTILINE)
 
 
@@ -123,23 +120,9 @@ def add_entry(
     entry = WorklogEntry(timestamp or _now(), content.strip())
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path.parent / ".lock", "a+b") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with locked(task_dir, f"worklog-{task_id}"):
             existing = _read(path).rstrip("\n")
-            _replace(path, (existing + "\n\n" if existing else "") + format_entry(entry))
+            atomic_write_text(path, (existing + "\n\n" if existing else "") + format_entry(entry))
     except OSError as exc:
         raise TaskToolError(f"cannot write worklog {path}: {exc}", code="worklog.write") from None
     return entry
-
-
-def _replace(path: Path, text: str) -> None:
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

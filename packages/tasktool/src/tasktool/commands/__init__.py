@@ -18,6 +18,14 @@ COMMANDS: dict[str, str] = {
     "deduplicate": "tasktool.commands.manage:deduplicate_command",
     "init": "tasktool.commands.config:init_command",
     "config": "tasktool.commands.config:config_group",
+    "next": "tasktool.commands.planning:next_command",
+    "tracks": "tasktool.commands.planning:tracks_command",
+    "board": "tasktool.commands.planning:board_command",
+    "stats": "tasktool.commands.planning:stats_command",
+    "graph": "tasktool.commands.planning:graph_command",
+    "todos": "tasktool.commands.planning:todos_command",
+    "validate": "tasktool.commands.planning:validate_command",
+    "worklog": "tasktool.commands.planning:worklog_command",
 }
 
 __all__ = ["COMMANDS"]
