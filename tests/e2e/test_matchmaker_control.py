@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from .matchmaker_process import MatchmakerProcess, free_port, run_to_completion
+from .matchmaker_process import MatchmakerProcess, free_port, postgres_schema, run_to_completion
 
 KEY = "e2e-secret-management-key-7f3a"
 AUTH = {"Authorization": f"Bearer {KEY}"}
@@ -197,37 +197,15 @@ def test_port_in_use_is_a_coded_error(tmp_path: Path) -> None:
     assert "server.bind_failed" in done.stderr
 
 
-@pytest.fixture
-def postgres_store_url() -> Iterator[str]:
-    """A PostgreSQL store URL in a fresh schema of database ``test``, dropped afterwards."""
-    import asyncio
-    import os
-    import uuid
-
-    import asyncpg
-
-    server = os.environ.get(
-        "MATCHMAKER_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
-    )
-    schema = f"mm_e2e_{uuid.uuid4().hex[:12]}"
-
-    async def execute(sql: str) -> None:
-        conn = await asyncpg.connect(server)
-        try:
-            await conn.execute(sql)
-        finally:
-            await conn.close()
-
-    try:
-        asyncio.run(execute(f'CREATE SCHEMA "{schema}"'))
-    except OSError as exc:
-        pytest.skip(f"PostgreSQL is not reachable at {server}: {exc}")
-    yield f"{server}?search_path={schema}"
-    asyncio.run(execute(f'DROP SCHEMA "{schema}" CASCADE'))
-
-
 @pytest.mark.postgres
 def test_restart_with_postgresql_keeps_projects(
+    started: list[MatchmakerProcess], tmp_path: Path
+) -> None:
+    with postgres_schema() as url:
+        restart_with_postgresql(started, tmp_path, url)
+
+
+def restart_with_postgresql(
     started: list[MatchmakerProcess], tmp_path: Path, postgres_store_url: str
 ) -> None:
     # Trust authentication ignores the password; it is there to check it is never logged.
