@@ -124,14 +124,18 @@ def test_without_a_key_there_is_no_control_plane(
     started: list[MatchmakerProcess], tmp_path: Path
 ) -> None:
     management_port = free_port()
-    mm = start(started, tmp_path, "--management-port", str(management_port), expect_control=False)
+    ignored = ["--store", "sqlite:///ignored.db"]
+    port = ["--management-port", str(management_port)]
+    mm = start(started, tmp_path, *port, *ignored, expect_control=False)
     assert httpx.get(f"{mm.data_url}/healthz").status_code == 200
     assert httpx.get(f"{mm.data_url}/admin/projects").status_code == 404
     with pytest.raises(httpx.ConnectError):
         httpx.get(f"http://127.0.0.1:{management_port}/healthz")
     assert "control plane disabled" in mm.log()
+    assert "--store is ignored" in mm.log()
     assert mm.stop() == 0
     assert not (tmp_path / "matchmaker.db").exists()
+    assert not (tmp_path / "ignored.db").exists()
 
 
 def test_key_and_store_come_from_the_environment(

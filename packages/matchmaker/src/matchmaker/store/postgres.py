@@ -37,6 +37,8 @@ log = logging.getLogger("matchmaker.store")
 
 CHANNEL = "matchmaker_projects"
 _RELISTEN_DELAY_S = 1.0
+# A database that stops answering fails the request (503) instead of hanging it.
+_TIMEOUT_S = 10.0
 
 # asyncpg ships no type information: its pool and connections are ``Any`` here.
 
@@ -79,7 +81,9 @@ class PostgresStore:
         """Connect a small pool and create the tables if needed."""
         asyncpg = _driver()
         try:
-            pool = await asyncpg.create_pool(url, min_size=1, max_size=4)
+            pool = await asyncpg.create_pool(
+                url, min_size=1, max_size=4, timeout=_TIMEOUT_S, command_timeout=_TIMEOUT_S
+            )
         except _failures() as exc:
             raise unavailable_error(exc) from exc
         try:
@@ -175,7 +179,7 @@ class PostgresStore:
         asyncpg = _driver()
         lost = asyncio.Event()
         try:
-            conn = await asyncpg.connect(self._url)
+            conn = await asyncpg.connect(self._url, timeout=_TIMEOUT_S)
             conn.add_termination_listener(lambda _: lost.set())
             await conn.add_listener(CHANNEL, lambda _c, _pid, _ch, payload: changed(payload))
         except _failures() as exc:
