@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import re
 import shutil
@@ -10,7 +12,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+import uuid
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 LISTENING = re.compile(
@@ -97,3 +100,31 @@ class MatchmakerProcess:
             time.sleep(0.02)  # polling a log file for a condition, with a deadline
         self.process.kill()
         raise TimeoutError(f"matchmaker did not report its ports:\n{self.log()}")
+
+
+@contextlib.contextmanager
+def postgres_schema() -> Iterator[str]:
+    """A PostgreSQL store URL in a fresh schema of database ``test``, dropped afterwards."""
+    import asyncpg
+    import pytest
+
+    server = os.environ.get(
+        "MATCHMAKER_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
+    )
+    schema = f"mm_e2e_{uuid.uuid4().hex[:12]}"
+
+    async def execute(sql: str) -> None:
+        conn = await asyncpg.connect(server)
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    try:
+        asyncio.run(execute(f'CREATE SCHEMA "{schema}"'))
+    except OSError as exc:
+        pytest.skip(f"PostgreSQL is not reachable at {server}: {exc}")
+    try:
+        yield f"{server}?search_path={schema}"
+    finally:
+        asyncio.run(execute(f'DROP SCHEMA "{schema}" CASCADE'))

@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from .matchmaker_process import MatchmakerProcess, free_port, run_to_completion
+from .matchmaker_process import MatchmakerProcess, free_port, postgres_schema, run_to_completion
 
 KEY = "e2e-secret-management-key-7f3a"
 AUTH = {"Authorization": f"Bearer {KEY}"}
@@ -124,14 +124,18 @@ def test_without_a_key_there_is_no_control_plane(
     started: list[MatchmakerProcess], tmp_path: Path
 ) -> None:
     management_port = free_port()
-    mm = start(started, tmp_path, "--management-port", str(management_port), expect_control=False)
+    ignored = ["--store", "sqlite:///ignored.db"]
+    port = ["--management-port", str(management_port)]
+    mm = start(started, tmp_path, *port, *ignored, expect_control=False)
     assert httpx.get(f"{mm.data_url}/healthz").status_code == 200
     assert httpx.get(f"{mm.data_url}/admin/projects").status_code == 404
     with pytest.raises(httpx.ConnectError):
         httpx.get(f"http://127.0.0.1:{management_port}/healthz")
     assert "control plane disabled" in mm.log()
+    assert "--store is ignored" in mm.log()
     assert mm.stop() == 0
     assert not (tmp_path / "matchmaker.db").exists()
+    assert not (tmp_path / "ignored.db").exists()
 
 
 def test_key_and_store_come_from_the_environment(
@@ -197,37 +201,15 @@ def test_port_in_use_is_a_coded_error(tmp_path: Path) -> None:
     assert "server.bind_failed" in done.stderr
 
 
-@pytest.fixture
-def postgres_store_url() -> Iterator[str]:
-    """A PostgreSQL store URL in a fresh schema of database ``test``, dropped afterwards."""
-    import asyncio
-    import os
-    import uuid
-
-    import asyncpg
-
-    server = os.environ.get(
-        "MATCHMAKER_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
-    )
-    schema = f"mm_e2e_{uuid.uuid4().hex[:12]}"
-
-    async def execute(sql: str) -> None:
-        conn = await asyncpg.connect(server)
-        try:
-            await conn.execute(sql)
-        finally:
-            await conn.close()
-
-    try:
-        asyncio.run(execute(f'CREATE SCHEMA "{schema}"'))
-    except OSError as exc:
-        pytest.skip(f"PostgreSQL is not reachable at {server}: {exc}")
-    yield f"{server}?search_path={schema}"
-    asyncio.run(execute(f'DROP SCHEMA "{schema}" CASCADE'))
-
-
 @pytest.mark.postgres
 def test_restart_with_postgresql_keeps_projects(
+    started: list[MatchmakerProcess], tmp_path: Path
+) -> None:
+    with postgres_schema() as url:
+        restart_with_postgresql(started, tmp_path, url)
+
+
+def restart_with_postgresql(
     started: list[MatchmakerProcess], tmp_path: Path, postgres_store_url: str
 ) -> None:
     # Trust authentication ignores the password; it is there to check it is never logged.

@@ -6,6 +6,7 @@ these tests skip.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import time
@@ -18,7 +19,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
-from .matchmaker_process import MatchmakerProcess
+from .matchmaker_process import MatchmakerProcess, postgres_schema
 
 KEY = "planes-management-key"
 AUTH = {"Authorization": f"Bearer {KEY}"}
@@ -87,3 +88,25 @@ def test_sigterm_closes_websockets_with_1001_and_exits(mm: MatchmakerProcess) ->
         assert closed.value.rcvd.code == 1001
     assert mm.stop() == 0
     assert time.monotonic() - began < 5
+
+
+@pytest.mark.postgres
+def test_a_project_declared_on_one_node_is_resolved_on_another(tmp_path: Path) -> None:
+    """Two processes on one PostgreSQL database: B's directory follows A's writes."""
+    args = ["--port", "0", "--management-port", "0", "--management-key", KEY]
+    with postgres_schema() as url, contextlib.ExitStack() as stack:
+        nodes = []
+        for _ in range(2):
+            nodes.append(MatchmakerProcess([*args, "--store", url], cwd=tmp_path))
+            stack.callback(nodes[-1].stop)
+        a, b = nodes
+        admin = f"{a.control_url}/admin/projects"
+        assert httpx.post(admin, json=CHESS, headers=AUTH).status_code == 201
+        deadline = time.monotonic() + 5
+        while True:  # B learns of the write asynchronously (LISTEN/NOTIFY)
+            with websocket(b) as ws:
+                reply = hello(ws, credential="chess-secret")
+            if reply["ok"] or time.monotonic() > deadline:
+                break
+        assert reply["ok"] is True, reply
+        assert reply["data"]["project"] == "chess"

@@ -10,6 +10,8 @@ import pytest
 
 from matchmaker.directory import ProjectDirectory
 
+from .conftest import KEY
+
 DUEL = {"name": "duel", "mode": "auto", "groupSize": 2, "default": True, "filter": {"r": "@self"}}
 FULL = {
     "id": "game",
@@ -250,6 +252,17 @@ def test_a_secret_binds_to_one_project(admin: httpx.Client) -> None:
     stolen = admin.patch("/admin/projects/other", json={"keys": FULL["keys"]})
     assert stolen.status_code == 409
     assert admin.get("/admin/projects/other").json()["keys"] == []
+
+
+def test_the_management_key_cannot_be_a_client_secret(admin: httpx.Client) -> None:
+    keys = [{"type": "shared-secret", "secret": "fine"}, {"type": "shared-secret", "secret": KEY}]
+    created = admin.post("/admin/projects", json={"id": "p", "keys": keys})
+    assert created.status_code == 400
+    assert created.json()["error"]["details"]["field"] == "$.keys[1].secret"
+    admin.post("/admin/projects", json={"id": "p"})
+    patched = admin.patch("/admin/projects/p", json={"keys": keys})
+    assert patched.status_code == 400
+    assert admin.get("/admin/projects/p").json()["keys"] == []
 
 
 def test_writes_update_the_directory(admin: httpx.Client, directory: ProjectDirectory) -> None:

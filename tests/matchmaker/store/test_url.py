@@ -65,3 +65,13 @@ async def test_sqlite_file_is_in_wal_mode(tmp_path: Path) -> None:
     async with aiosqlite.connect(tmp_path / "wal.db") as db:
         rows = list(await db.execute_fetchall("PRAGMA journal_mode"))
     assert rows[0][0] == "wal"  # WAL is a property of the file, kept across connections
+
+
+async def test_postgresql_without_the_extra_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "asyncpg", None)  # as if not installed
+    with pytest.raises(MatchmakerError) as caught:
+        await open_store("postgresql://postgres@127.0.0.1:5432/test")
+    assert caught.value.code == "store.missing_extra"
+    assert "matchmaker[postgres]" in caught.value.message

@@ -8,6 +8,7 @@ Run: ``python tools/bench/matchmaker-control/bench_control.py`` (PostgreSQL at
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import shutil
 import statistics
@@ -176,6 +177,7 @@ def write_report(lookups: dict[str, float], rates: dict[str, tuple[float, float]
         f"Produced by `tools/bench/matchmaker-control/bench_control.py`; medians of {RUNS} runs,",
         "loopback only, on the shared 2-core development machine (absolute numbers are noisy,",
         "ratios against the baseline measured in the same run are the point).",
+        f"1-minute load average when the report was written: {os.getloadavg()[0]:.1f}.",
         "",
         "## Resolving a Project at handshake",
         "",

@@ -24,6 +24,10 @@ class ProjectDirectory:
     def __len__(self) -> int:
         return len(self._by_id)
 
+    def ids(self) -> set[str]:
+        """The ids of every declared Project."""
+        return set(self._by_id)
+
     def get(self, project_id: str) -> Project | None:
         """The declared Project with this id, or ``None`` (implicit or unknown)."""
         return self._by_id.get(project_id)

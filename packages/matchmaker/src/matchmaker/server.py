@@ -27,11 +27,10 @@ from matchmaker.control import create_control_app
 from matchmaker.data.app import create_data_app
 from matchmaker.directory import ProjectDirectory
 from matchmaker.errors import MatchmakerError
+from matchmaker.refresh import DirectoryRefresher
 from matchmaker.store import DEFAULT_STORE_URL, ProjectStore, open_store
 
 log = logging.getLogger("matchmaker")
-
-_LOAD_PAGE = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,15 +55,6 @@ class _BoundConfig(Config):
         return Sockets(secure_sockets=[], insecure_sockets=[self._sock], quic_sockets=[])
 
 
-async def load_directory(store: ProjectStore, directory: ProjectDirectory) -> None:
-    """Fill ``directory`` with every stored Project."""
-    after: str | None = None
-    while page := await store.page(limit=_LOAD_PAGE, after=after):
-        for project in page:
-            directory.put(project)
-        after = page[-1].id
-
-
 async def run(
     config: ServerConfig,
     *,
@@ -84,9 +74,10 @@ async def run(
     elif config.store_url is not None:
         log.warning("--store is ignored: without a management key there is no control plane")
     sockets: list[socket.socket] = []
+    refresher = None if store is None else DirectoryRefresher(store, directory)
     try:
-        if store is not None:
-            await load_directory(store, directory)
+        if refresher is not None:
+            await refresher.start()
         apps: list[tuple[ASGIApp, socket.socket]] = []
         data_sock = _listen(config.host, config.port)
         sockets.append(data_sock)
@@ -113,6 +104,8 @@ async def run(
     finally:
         for sock in sockets:
             sock.close()
+        if refresher is not None:
+            await refresher.close()
         if store is not None:
             await store.close()
     log.info("stopped")

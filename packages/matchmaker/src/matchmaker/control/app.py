@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import hmac
 import urllib.parse
 from collections.abc import Awaitable, Callable
 
@@ -52,6 +53,8 @@ class ControlPlane:
         self, config: ServerConfig, store: ProjectStore, directory: ProjectDirectory
     ) -> None:
         self._limits = config.limits
+        assert config.management_key is not None
+        self._management_key = config.management_key.encode()
         self._store = store
         self._directory = directory
         # Serialises write-then-publish so the directory applies writes in commit order.
@@ -60,6 +63,7 @@ class ControlPlane:
     async def create(self, request: Request) -> Response:
         """``POST /admin/projects``: declare a Project; 201 with the normalised config."""
         project = decode_project(await read_json_body(request), self._limits)
+        self._refuse_management_key(project)
         async with self._writing:
             await self._store.create(project)
             self._directory.put(project)
@@ -91,7 +95,9 @@ class ControlPlane:
         patch = decode_patch(await read_json_body(request, (JSON, MERGE_PATCH)), project_id)
 
         def change(current: Project) -> Project:
-            return apply_patch(current, patch, self._limits)
+            updated = apply_patch(current, patch, self._limits)
+            self._refuse_management_key(updated)
+            return updated
 
         async with self._writing:
             project = await self._store.update(project_id, change)
@@ -106,6 +112,12 @@ class ControlPlane:
                 raise not_found_error(project_id)
             self._directory.remove(project_id)
         return Response(status_code=204)
+
+    def _refuse_management_key(self, project: Project) -> None:
+        """The management key must never become a client credential (clients would hold it)."""
+        for i, key in enumerate(project.keys):
+            if hmac.compare_digest(key.secret.encode(), self._management_key):
+                raise invalid(f"$.keys[{i}].secret", "must not be the management key")
 
     async def openapi(self, request: Request) -> Response:
         """``GET /admin/openapi.json``: the OpenAPI 3.1 document of this API."""

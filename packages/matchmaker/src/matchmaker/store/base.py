@@ -20,6 +20,9 @@ from matchmaker.model import Project
 Change = Callable[[Project], Project]
 """A pure function from the stored Project to its replacement; it may raise to abort."""
 
+Watcher = Callable[[str | None], None]
+"""Told the id of a Project that was written, or ``None`` when anything may have changed."""
+
 _DECODER = msgspec.json.Decoder(Project)
 
 
@@ -59,6 +62,15 @@ class ProjectStore(Protocol):
 
     async def delete(self, project_id: str) -> bool:
         """Remove a Project and its secret bindings; ``False`` if there was none."""
+        ...
+
+    async def watch(self, changed: Watcher) -> None:
+        """Call ``changed`` after writes by *other* store instances (other processes).
+
+        Only stores shared between processes report anything (PostgreSQL);
+        the others return at once and never call it. Writes made through this
+        instance may be reported too.
+        """
         ...
 
     async def close(self) -> None:

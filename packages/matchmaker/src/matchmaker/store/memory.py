@@ -7,6 +7,7 @@ import bisect
 from matchmaker.model import Project
 from matchmaker.store.base import (
     Change,
+    Watcher,
     check_same_id,
     exists_error,
     not_found_error,
@@ -62,6 +63,9 @@ class MemoryStore:
         self._drop_secrets(current)
         del self._ids[bisect.bisect_left(self._ids, project_id)]
         return True
+
+    async def watch(self, changed: Watcher) -> None:
+        """Only this process writes here: there is nothing to report."""
 
     async def close(self) -> None:
         """Nothing to release."""

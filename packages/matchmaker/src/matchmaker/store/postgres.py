@@ -9,7 +9,10 @@ Bodies are ``text`` (not ``jsonb``, which refuses ``\\u0000``).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import importlib
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -18,6 +21,7 @@ from matchmaker.errors import MatchmakerError
 from matchmaker.model import Project
 from matchmaker.store.base import (
     Change,
+    Watcher,
     check_same_id,
     decode_project,
     encode_project,
@@ -28,6 +32,13 @@ from matchmaker.store.base import (
     unavailable_error,
 )
 from matchmaker.store.url import redact_url
+
+log = logging.getLogger("matchmaker.store")
+
+CHANNEL = "matchmaker_projects"
+_RELISTEN_DELAY_S = 1.0
+# A database that stops answering fails the request (503) instead of hanging it.
+_TIMEOUT_S = 10.0
 
 # asyncpg ships no type information: its pool and connections are ``Any`` here.
 
@@ -63,18 +74,35 @@ class PostgresStore:
     def __init__(self, url: str, pool: Any) -> None:
         self._url = url
         self._pool = pool
+        self._watcher: asyncio.Task[None] | None = None
 
     @classmethod
     async def open(cls, url: str) -> PostgresStore:
         """Connect a small pool and create the tables if needed."""
         asyncpg = _driver()
         try:
-            pool = await asyncpg.create_pool(url, min_size=1, max_size=4)
+            pool = await asyncpg.create_pool(
+                url, min_size=1, max_size=4, timeout=_TIMEOUT_S, command_timeout=_TIMEOUT_S
+            )
+        except _failures() as exc:
+            raise unavailable_error(exc) from exc
+        try:
             async with pool.acquire() as conn, conn.transaction():
                 await conn.execute(_SCHEMA)
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        except _failures() as exc:
+            await pool.close()
             raise unavailable_error(exc) from exc
         return cls(url, pool)
+
+    async def watch(self, changed: Watcher) -> None:
+        """Report every committed write, by any process, through ``LISTEN``/``NOTIFY``.
+
+        Listening has begun when this returns. If the listening connection is
+        lost, it is re-established and ``changed(None)`` says that writes may
+        have been missed.
+        """
+        listener = await self._listen(changed)
+        self._watcher = asyncio.create_task(self._keep_listening(listener, changed))
 
     @property
     def description(self) -> str:
@@ -92,6 +120,7 @@ class PostgresStore:
             except asyncpg.UniqueViolationError as exc:
                 raise exists_error(project.id) from exc
             await _bind_secrets(conn, project)
+            await _notify(conn, project.id)
 
     async def get(self, project_id: str) -> Project | None:
         async with self._transaction(write=False) as conn:
@@ -128,15 +157,50 @@ class PostgresStore:
                 "DELETE FROM matchmaker_project_secrets WHERE project_id = $1", project_id
             )
             await _bind_secrets(conn, updated)
+            await _notify(conn, project_id)
         return updated
 
     async def delete(self, project_id: str) -> bool:
         async with self._transaction() as conn:
             status = await conn.execute("DELETE FROM matchmaker_projects WHERE id = $1", project_id)
-        return bool(status != "DELETE 0")
+            if status == "DELETE 0":
+                return False
+            await _notify(conn, project_id)
+        return True
 
     async def close(self) -> None:
+        if self._watcher is not None:
+            self._watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watcher
         await self._pool.close()
+
+    async def _listen(self, changed: Watcher) -> tuple[Any, asyncio.Event]:
+        asyncpg = _driver()
+        lost = asyncio.Event()
+        try:
+            conn = await asyncpg.connect(self._url, timeout=_TIMEOUT_S)
+            conn.add_termination_listener(lambda _: lost.set())
+            await conn.add_listener(CHANNEL, lambda _c, _pid, _ch, payload: changed(payload))
+        except _failures() as exc:
+            raise unavailable_error(exc) from exc
+        return conn, lost
+
+    async def _keep_listening(self, listener: tuple[Any, asyncio.Event], changed: Watcher) -> None:
+        conn, lost = listener
+        try:
+            while True:
+                await lost.wait()
+                log.warning("lost the PostgreSQL LISTEN connection; reconnecting")
+                while True:
+                    try:
+                        conn, lost = await self._listen(changed)
+                        break
+                    except MatchmakerError:
+                        await asyncio.sleep(_RELISTEN_DELAY_S)  # a retry delay, not a wait
+                changed(None)
+        finally:
+            await conn.close()
 
     @asynccontextmanager
     async def _transaction(self, *, write: bool = True) -> AsyncIterator[Any]:
@@ -145,8 +209,6 @@ class PostgresStore:
         A read is one statement, atomic by itself, so it runs without
         ``BEGIN``/``COMMIT``.
         """
-        asyncpg = _driver()
-        failures = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError)
         try:
             async with self._pool.acquire() as conn:
                 if not write:
@@ -154,8 +216,18 @@ class PostgresStore:
                     return
                 async with conn.transaction():
                     yield conn
-        except failures as exc:
+        except _failures() as exc:
             raise unavailable_error(exc) from exc
+
+
+def _failures() -> tuple[type[BaseException], ...]:
+    asyncpg = _driver()
+    return (OSError, asyncpg.PostgresError, asyncpg.InterfaceError)
+
+
+async def _notify(conn: Any, project_id: str) -> None:
+    # Delivered to every listener when (and only if) the transaction commits.
+    await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, project_id)
 
 
 async def _bind_secrets(conn: Any, project: Project) -> None:

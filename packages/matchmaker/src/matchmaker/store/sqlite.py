@@ -20,6 +20,7 @@ import aiosqlite
 from matchmaker.model import Project
 from matchmaker.store.base import (
     Change,
+    Watcher,
     check_same_id,
     decode_project,
     encode_project,
@@ -122,6 +123,9 @@ class SqliteStore:
             cursor = await db.execute("DELETE FROM projects WHERE id = ?", (project_id,))
             await db.execute("DELETE FROM project_secrets WHERE project_id = ?", (project_id,))
             return cursor.rowcount > 0
+
+    async def watch(self, changed: Watcher) -> None:
+        """Not reported: other processes sharing the file are not watched."""
 
     async def close(self) -> None:
         async with self._lock:
