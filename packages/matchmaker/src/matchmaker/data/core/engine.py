@@ -157,6 +157,12 @@ class Matchmaker:
                     code="pool.not_found",
                     details={"pool": name},
                 )
+            if spec.group_size > self.limits.max_session_members:
+                raise MatchmakerError(
+                    f"groupSize is at most {self.limits.max_session_members}",
+                    code="protocol.bad_request",
+                    details={"limit": self.limits.max_session_members},
+                )
             return Pool(key, project_id, name, spec)
         wanted = spec or PoolSpec.of(
             request.mode or live.spec.mode,
