@@ -150,3 +150,17 @@ async def test_shutdown_closes_every_socket_with_1001(server: Any) -> None:
     assert room["session_id"] not in server.plane.core.sessions
     late = await Client.connect(server.url, hello=False)
     assert await late.wait_closed(wait_s=5) == 1001
+
+
+async def test_a_busy_client_is_not_pinged(start_server: Any) -> None:
+    server = await start_server(heartbeat_interval_ms=50, heartbeat_timeout_ms=300)
+    async with connect(server.url) as busy:
+        await raw_hello(busy)
+        started = time.monotonic()
+        frames = []
+        while time.monotonic() - started < 0.5:  # ten heartbeat intervals of steady traffic
+            await busy.send('{"type":"ping","id":"b"}')
+            frames.append(json.loads(await busy.recv()))
+            await asyncio.sleep(0.01)
+        assert frames
+        assert all(frame == {"type": "pong", "id": "b"} for frame in frames)
