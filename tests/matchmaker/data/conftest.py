@@ -16,7 +16,7 @@ from hypercorn.config import Config
 
 from matchmaker.client import Client
 from matchmaker.config import Limits, ServerConfig
-from matchmaker.data.app import create_data_app
+from matchmaker.data.app import create_data_app, websocket_max_message_size
 from matchmaker.data.plane import DataPlane
 from matchmaker.directory import ProjectDirectory
 from matchmaker.model import Project
@@ -70,7 +70,7 @@ async def start_server() -> AsyncIterator[StartServer]:
         port = sock.getsockname()[1]
         hyper = Config()
         hyper.bind = [f"fd://{sock.detach()}"]
-        hyper.websocket_max_message_size = 4 * config.limits.max_frame_bytes
+        hyper.websocket_max_message_size = websocket_max_message_size(config)
         hyper.graceful_timeout = 1.0
         hyper.accesslog = None
         hyper.errorlog = None

@@ -102,3 +102,10 @@ async def test_an_internal_fault_costs_one_reply_not_the_connection(
     assert caught.value.code == "server.internal"
     assert "injected" not in caught.value.message
     assert await client.request("ping") is None
+
+
+async def test_frames_over_the_hard_cap_close_1009(start_server: Any) -> None:
+    server = await start_server(max_frame_bytes=1024)
+    client = await server.connect()
+    await client.send_raw(json.dumps({"type": "ping", "pad": "x" * 5000}))
+    assert await client.wait_closed() == 1009

@@ -36,21 +36,21 @@ async def close_code_of(websocket: ClientConnection) -> int:
 
 
 async def test_control_rate_limit_then_close_3029(start_server: Any) -> None:
-    server = await start_server(control_rate_per_s=1.0, control_burst=3)
+    server = await start_server(control_rate_per_s=0.1, control_burst=3)
     client = await server.connect()  # hello spent one token
     await client.request("ping")
     await client.request("ping")
     with pytest.raises(MatchmakerError) as caught:
         await client.request("ping")
     assert caught.value.code == "rate.limited"
-    assert 0 < caught.value.details["retry_after_ms"] <= 1000  # type: ignore[index]
+    assert 0 < caught.value.details["retry_after_ms"] <= 10_000  # type: ignore[index]
     for _ in range(ABUSE_LIMIT):
         await client.send_raw('{"type":"ping"}')
     assert await client.wait_closed() == 3029
 
 
 async def test_send_rate_is_separate_from_control_rate(start_server: Any) -> None:
-    server = await start_server(send_rate_per_s=1.0, send_burst=2)
+    server = await start_server(send_rate_per_s=0.1, send_burst=2)
     client = await server.connect()
     room = await client.join("r", create=True)
     for _ in range(2):
@@ -120,7 +120,7 @@ async def test_idle_sockets_without_hello_do_not_stop_a_real_client(server: Any)
         await b.join("r")
         await a.send(room["session_id"], "hi")
         assert (await b.next_event("session.message")).data["data"] == "hi"
-        assert time.monotonic() - started < 2.0
+        assert time.monotonic() - started < 5.0
         assert len(server.plane.open) >= 402
     finally:
         for sock in idle_tcp:
@@ -129,7 +129,7 @@ async def test_idle_sockets_without_hello_do_not_stop_a_real_client(server: Any)
 
 
 async def test_heartbeat_pings_and_closes_silent_clients_3002(start_server: Any) -> None:
-    server = await start_server(heartbeat_interval_ms=50, heartbeat_timeout_ms=300)
+    server = await start_server(heartbeat_interval_ms=100, heartbeat_timeout_ms=1000)
     lively = await server.connect()  # the client library answers pings
     async with connect(server.url) as silent:
         await raw_hello(silent)
@@ -150,3 +150,17 @@ async def test_shutdown_closes_every_socket_with_1001(server: Any) -> None:
     assert room["session_id"] not in server.plane.core.sessions
     late = await Client.connect(server.url, hello=False)
     assert await late.wait_closed(wait_s=5) == 1001
+
+
+async def test_a_busy_client_is_not_pinged(start_server: Any) -> None:
+    server = await start_server(heartbeat_interval_ms=200, heartbeat_timeout_ms=1000)
+    async with connect(server.url) as busy:
+        await raw_hello(busy)
+        started = time.monotonic()
+        frames = []
+        while time.monotonic() - started < 1.0:  # five heartbeat intervals of steady traffic
+            await busy.send('{"type":"ping","id":"b"}')
+            frames.append(json.loads(await busy.recv()))
+            await asyncio.sleep(0.01)
+        assert frames
+        assert all(frame == {"type": "pong", "id": "b"} for frame in frames)

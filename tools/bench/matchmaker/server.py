@@ -19,7 +19,7 @@ from hypercorn.asyncio import serve
 from hypercorn.config import Config
 
 from matchmaker.config import Limits, ServerConfig
-from matchmaker.data.app import create_data_app
+from matchmaker.data.app import create_data_app, websocket_max_message_size
 from matchmaker.directory import ProjectDirectory
 from matchmaker.model import MatchmakingPolicy, Project
 
@@ -78,8 +78,10 @@ async def main(args: argparse.Namespace) -> None:
             handshake_timeout_s=60.0,
             max_sessions_per_client=10**6,
         )
+        config = ServerConfig(port=args.port, limits=limits)
+        hyper.websocket_max_message_size = websocket_max_message_size(config)
         app = create_data_app(
-            ServerConfig(port=args.port, limits=limits),
+            config,
             ProjectDirectory([BENCH_PROJECT]),
             shutdown=asyncio.Event(),
         )

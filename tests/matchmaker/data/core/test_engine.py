@@ -82,6 +82,10 @@ def test_self_buckets_never_mix() -> None:
         ([{"pool": "adhoc"}], "pool.not_found"),
         ([{"policy": "regional"}], "pool.attribute_missing"),
         (
+            [{"pool": "big", "create": True, "mode": "auto", "groupSize": 65}],
+            "protocol.bad_request",
+        ),
+        (
             [
                 {"pool": "a", "create": True, "mode": "auto", "groupSize": 5},
                 {"pool": "b", "create": True, "mode": "auto", "groupSize": 5},

@@ -15,7 +15,17 @@ from matchmaker.config import ServerConfig
 from matchmaker.data.plane import DataPlane, Receive, Scope, Send
 from matchmaker.directory import ProjectDirectory
 
-__all__ = ["DataApp", "create_data_app"]
+__all__ = ["DataApp", "create_data_app", "websocket_max_message_size"]
+
+
+def websocket_max_message_size(config: ServerConfig) -> int:
+    """The hard cap to give hypercorn (``Config.websocket_max_message_size``).
+
+    Frames up to this size are read and answered ``protocol.too_large`` when over
+    ``max_frame_bytes``; larger ones make hypercorn close the socket with 1009
+    before buffering them.
+    """
+    return 4 * config.limits.max_frame_bytes
 
 
 class DataApp:

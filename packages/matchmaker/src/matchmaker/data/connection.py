@@ -75,6 +75,7 @@ class Connection:
         "close_code",
         "close_reason",
         "control",
+        "last_ping",
         "last_seen",
         "plane",
         "relay",
@@ -93,6 +94,7 @@ class Connection:
         self.close_code: int | None = None
         self.close_reason = ""
         self.last_seen = now
+        self.last_ping = now
         self.control = TokenBucket(limits.control_rate_per_s, limits.control_burst, now)
         self.relay = TokenBucket(limits.send_rate_per_s, limits.send_burst, now)
         self.abuse = 0

@@ -71,14 +71,20 @@ class DataPlane:
             self.deliver(self.core.expire(int(time.time() * 1000)))
 
     async def _heartbeat_loop(self) -> None:
+        # Only silent clients are pinged, a few at a time as they fall silent: a busy
+        # client needs no ping, and pinging everyone at once would stall live traffic.
         limits = self.config.limits
+        interval = limits.heartbeat_interval_ms / 1000
+        timeout = limits.heartbeat_timeout_ms / 1000
         while True:
-            await asyncio.sleep(limits.heartbeat_interval_ms / 1000)
-            silent_after = time.monotonic() - limits.heartbeat_timeout_ms / 1000
+            await asyncio.sleep(interval / 4)
+            now = time.monotonic()
             for connection in list(self.clients.values()):
-                if connection.last_seen < silent_after:
+                silent = now - connection.last_seen
+                if silent > timeout:
                     connection.close(closecodes.HEARTBEAT_TIMEOUT, "heartbeat timeout")
-                else:
+                elif silent >= interval and now - connection.last_ping >= interval:
+                    connection.last_ping = now
                     connection.push(_SERVER_PING)
 
     # -- membership -----------------------------------------------------------------------

@@ -192,7 +192,7 @@ Request = (
 )
 REQUEST_DECODER: msgspec.json.Decoder[Request] = msgspec.json.Decoder(Request)
 REQUEST_TYPES: frozenset[str] = frozenset(
-    t.__struct_config__.tag  # type: ignore[misc]
+    str(t.__struct_config__.tag)
     for t in (Hello, Ping, Pong, Bye, PoolEnter, PoolLeave, SessionJoin, SessionLeave, SessionSend)
 )
 

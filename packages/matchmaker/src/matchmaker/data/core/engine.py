@@ -147,7 +147,7 @@ class Matchmaker:
         if is_policy:
             assert spec is not None
             key: PoolKey = ("policy", project_id, name, spec)
-            return self.pools.get(key) or Pool(key, name, spec)
+            return self.pools.get(key) or Pool(key, project_id, name, spec)
         key = ("adhoc", project_id, name)
         live = self.pools.get(key)
         if live is None:
@@ -157,7 +157,13 @@ class Matchmaker:
                     code="pool.not_found",
                     details={"pool": name},
                 )
-            return Pool(key, name, spec)
+            if spec.group_size > self.limits.max_session_members:
+                raise MatchmakerError(
+                    f"groupSize is at most {self.limits.max_session_members}",
+                    code="protocol.bad_request",
+                    details={"limit": self.limits.max_session_members},
+                )
+            return Pool(key, project_id, name, spec)
         wanted = spec or PoolSpec.of(
             request.mode or live.spec.mode,
             request.group_size or live.spec.group_size,
@@ -220,7 +226,7 @@ class Matchmaker:
                 self._stale = 0
 
     def _form(self, pool: Pool, group: list[Entry], out: list[Delivery]) -> None:
-        session = Session(self._new_id("s"), pool.key[1], pool=pool.name)  # type: ignore[arg-type]
+        session = Session(self._new_id("s"), pool.project_id, pool=pool.name)
         for entry in group:
             client = entry.client
             self._drop_entry(entry)

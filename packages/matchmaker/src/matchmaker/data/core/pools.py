@@ -74,6 +74,7 @@ class Pool:
     """A live pool: one FIFO of waiting entries per ``@self`` bucket."""
 
     key: PoolKey
+    project_id: str
     name: str
     spec: PoolSpec
     buckets: dict[Bucket, dict[str, Entry]] = field(default_factory=dict)
