@@ -345,3 +345,11 @@ def test_home_file_is_a_fallback_only(repo: Path, tt: Run) -> None:
     assert shown["file"] == str(repo / ".tasktool.yaml")
     assert shown["settings"]["web.port"] == {"value": 8080, "source": "default"}
     assert shown["settings"]["dir"] == {"value": str(repo), "source": "default"}
+
+
+def test_concurrent_adds_get_distinct_ids(repo: Path, tt: Run) -> None:
+    titles = [f"Task {i}" for i in range(6)]
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        added = list(pool.map(lambda title: as_json(tt("add", title, "--format", "json")), titles))
+    assert sorted(task["id"] for task in added) == [f"{i:03d}" for i in range(1, 7)]
+    assert len(as_json(tt("list", "--format", "json"))) == 6
