@@ -345,3 +345,44 @@ def test_home_file_is_a_fallback_only(repo: Path, tt: Run) -> None:
     assert shown["file"] == str(repo / ".tasktool.yaml")
     assert shown["settings"]["web.port"] == {"value": 8080, "source": "default"}
     assert shown["settings"]["dir"] == {"value": str(repo), "source": "default"}
+
+
+def test_concurrent_adds_get_distinct_ids(repo: Path, tt: Run) -> None:
+    titles = [f"Task {i}" for i in range(6)]
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        added = list(pool.map(lambda title: as_json(tt("add", title, "--format", "json")), titles))
+    assert sorted(task["id"] for task in added) == [f"{i:03d}" for i in range(1, 7)]
+    assert len(as_json(tt("list", "--format", "json"))) == 6
+
+
+def test_explicit_dates_win_over_the_stamp(repo: Path, tt: Run) -> None:
+    task(repo, "1")
+    done = as_json(tt("set", "1", "--done", "--completed-at", "2024-12-31", "--format", "json"))
+    assert done["completed_at"] == "2024-12-31"
+    reopened = as_json(tt("set", "1", "--status", "pending", "--format", "json"))
+    assert reopened["completed_at"] is None
+    assert tt("set", "1", "--created-at", "soon", check=False).returncode == 1
+
+
+def test_archive_all_dry_run_and_listing_archived(repo: Path, tt: Run) -> None:
+    task(repo, "1", status="completed")
+    task(repo, "2", status="cancelled")
+    task(repo, "3")
+    dry = tt("archive", "--all", "--dry-run").stdout
+    assert dry.count("would archive") == 2
+    assert (repo / "1-t.md").exists()
+    tt("archive", "--all")
+    assert [t["id"] for t in as_json(tt("list", "--format", "json"))] == ["3"]
+    listed = as_json(tt("list", "--archived", "--format", "json"))
+    assert [(t["id"], t["archived"]) for t in listed] == [("1", True), ("2", True), ("3", False)]
+
+
+def test_add_with_id_body_and_set_body(repo: Path, tt: Run) -> None:
+    added = as_json(tt("add", "Custom", "--id", "X-1", "--body", "First line", "--format", "json"))
+    assert added["file_path"] == str(repo / "X-1-custom.md")
+    assert tt("add", "Again", "--id", "X-1", check=False).returncode == 1
+    tt("set", "X-1", "--body", "Second\n")
+    detail = as_json(tt("get", "X-1", "--format", "json"))
+    assert detail["body"] == "Second\n"
+    text = (repo / "X-1-custom.md").read_text()
+    assert text.endswith("---\nSecond\n")
