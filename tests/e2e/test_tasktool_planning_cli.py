@@ -235,7 +235,7 @@ def test_validate_errors_warnings_and_exit_codes(project: Project) -> None:
     assert project.json("validate") == {"valid": True, "errors": [], "warnings": []}
     assert project.run("validate").stdout == "valid: 0 errors, 0 warnings\n"
     project.task("2", phase="nowhere")
-    assert project.json("validate")["warnings"][0]["code"] == "task.phase.unknown"
+    assert project.json("validate")["warnings"][0]["code"] == "task.unknown_phase"
     strict = project.json("validate", "--strict", code=2)
     assert strict["valid"] is True
     project.task("3", dependencies=["4"], effort="huge", status="done")
@@ -245,13 +245,13 @@ def test_validate_errors_warnings_and_exit_codes(project: Project) -> None:
     report = project.json("validate", code=1)
     codes = {error["code"] for error in report["errors"]}
     assert {
-        "task.dependency.cycle", "task.effort.invalid", "task.status.invalid", "task.id.duplicate",
+        "task.dependency_cycle", "task.invalid_effort", "task.invalid_status", "task.duplicate_id",
     } <= codes  # fmt: skip
     assert any(error.get("file", "").endswith("5-broken.md") for error in report["errors"])
-    cycle = next(e for e in report["errors"] if e["code"] == "task.dependency.cycle")
+    cycle = next(e for e in report["errors"] if e["code"] == "task.dependency_cycle")
     assert cycle["message"] == "dependency cycle: 3 -> 4 -> 3"
     assert cycle["task_id"] == "3"
-    duplicate = next(e for e in report["errors"] if e["code"] == "task.id.duplicate")
+    duplicate = next(e for e in report["errors"] if e["code"] == "task.duplicate_id")
     assert "tasks/1-task.md" in duplicate["message"]
     assert "tasks/dup/1-task.md" in duplicate["message"]
     table = project.run("validate", code=1).stdout
