@@ -149,10 +149,12 @@ def test_tracks(project: Project) -> None:
         (2, ["api", "db"], ["2", "3"]),
     ]
     assert _ids(result["flexible"]) == ["4"]
-    assert result["warnings"] == ["task 5 touches unknown scope 'cache'"]
+    assert result["warnings"] == [
+        "task 5: touches 'cache', which matches no configured scope (api (HTTP), db)"
+    ]
     done = project.run("tracks")
     assert "flexible" in done.stdout
-    assert "unknown scope 'cache'" in done.stderr
+    assert "touches 'cache', which matches no configured scope" in done.stderr
 
 
 def test_board_columns_in_natural_order(project: Project) -> None:

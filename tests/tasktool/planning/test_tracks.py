@@ -92,5 +92,7 @@ def test_unknown_scopes_warn_only_when_scopes_are_configured(make: TaskFactory) 
     assert plan_tracks(tasks, Settings()).warnings == ()
     settings = Settings(scopes={"api": Scope(description="HTTP API")})
     result = plan_tracks(tasks, settings)
-    assert result.warnings == ("task 1 touches unknown scope 'nope'",)
+    assert result.warnings == (
+        "task 1: touches 'nope', which matches no configured scope (api (HTTP API))",
+    )
     assert result.to_json()["tracks"][0]["scopes"] == ["api", "nope"]
