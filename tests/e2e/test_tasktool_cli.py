@@ -345,3 +345,20 @@ def test_home_file_is_a_fallback_only(repo: Path, tt: Run) -> None:
     assert shown["file"] == str(repo / ".tasktool.yaml")
     assert shown["settings"]["web.port"] == {"value": 8080, "source": "default"}
     assert shown["settings"]["dir"] == {"value": str(repo), "source": "default"}
+
+
+def test_concurrent_adds_get_distinct_ids(repo: Path, tt: Run) -> None:
+    titles = [f"Task {i}" for i in range(6)]
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        added = list(pool.map(lambda title: as_json(tt("add", title, "--format", "json")), titles))
+    assert sorted(task["id"] for task in added) == [f"{i:03d}" for i in range(1, 7)]
+    assert len(as_json(tt("list", "--format", "json"))) == 6
+
+
+def test_explicit_dates_win_over_the_stamp(repo: Path, tt: Run) -> None:
+    task(repo, "1")
+    done = as_json(tt("set", "1", "--done", "--completed-at", "2024-12-31", "--format", "json"))
+    assert done["completed_at"] == "2024-12-31"
+    reopened = as_json(tt("set", "1", "--status", "pending", "--format", "json"))
+    assert reopened["completed_at"] is None
+    assert tt("set", "1", "--created-at", "soon", check=False).returncode == 1

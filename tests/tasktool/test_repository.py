@@ -54,3 +54,12 @@ def test_missing_task_dir(project: Project) -> None:
             Overrides(task_dir="nope"), cwd=project.root, env=project.env, home=project.home
         )
     assert info.value.code == "task.dir_missing"
+
+
+def test_get_names_a_broken_file(project: Project) -> None:
+    project.write("4-x.md", "---\nid: '4'\nstatus: pending\n---\n")
+    repo = load_context(Overrides(), cwd=project.root, env=project.env, home=project.home)
+    with pytest.raises(TaskToolError) as info:
+        repo.get("4")
+    assert info.value.code == "task.broken"
+    assert "4-x.md" in info.value.message

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,6 +12,13 @@ from tasktool.scan import scan_tasks
 
 if TYPE_CHECKING:
     from tests.tasktool.conftest import Project, TaskWriter
+
+
+def age(root: Path, seconds: int = 60) -> None:
+    """Move every file's mtime into the past: recent files are deliberately not cached."""
+    past = time.time() - seconds
+    for path in root.rglob("*.md"):
+        os.utime(path, (past, past))
 
 
 def ids(root: Path, ignore: tuple[str, ...] = (), **kw: bool) -> list[str]:
@@ -62,6 +70,7 @@ def test_warm_scan_uses_the_cache_and_sees_changes(
 ) -> None:
     write_task("1", status="pending")
     write_task("2")
+    age(project.root)
     first = scan_tasks(project.root)
     cache = ParseCache.open(project.root)
     assert len(cache.entries) == 2
@@ -83,6 +92,7 @@ def test_warm_scan_uses_the_cache_and_sees_changes(
 
 def test_corrupt_cache_is_rebuilt(project: Project, write_task: TaskWriter) -> None:
     write_task("1")
+    age(project.root)
     scan_tasks(project.root)
     cache_file = next((project.root / ".tasktool" / "cache").iterdir())
     cache_file.write_bytes(b"\x00garbage")
@@ -94,3 +104,13 @@ def test_uncached_scan_writes_nothing(project: Project, write_task: TaskWriter) 
     write_task("1")
     assert ids(project.root, use_cache=False) == ["1"]
     assert not (project.root / ".tasktool").exists()
+
+
+def test_recently_modified_files_are_not_cached(project: Project, write_task: TaskWriter) -> None:
+    write_task("1")
+    write_task("2")
+    age(project.root)
+    write_task("3")  # just written: its timestamp tick may still change under us
+    assert ids(project.root) == ["1", "2", "3"]
+    cached = ParseCache.open(project.root).entries
+    assert sorted(Path(path).name for path in cached) == ["1-task.md", "2-task.md"]

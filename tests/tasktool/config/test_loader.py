@@ -297,6 +297,13 @@ def test_next_section_rules(project: Project, text: str, code: str) -> None:
     assert info.value.code == code
 
 
+def test_bare_next_section_is_empty(project: Project) -> None:
+    project.config("next:\n")
+    loaded = load(project)
+    assert not loaded.diagnostics
+    assert loaded.settings.next_unphased == "current"
+
+
 def test_next_unphased_last_is_accepted(project: Project) -> None:
     project.config("next:\n  unphased: last\n")
     loaded = load(project)

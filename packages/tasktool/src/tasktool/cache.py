@@ -91,10 +91,15 @@ class ParseCache:
             return entry
         return None
 
-    def store(self, fresh: dict[str, CacheEntry]) -> None:
-        """Write ``fresh`` when it differs from what was loaded (best effort, atomic)."""
+    def store(self, fresh: dict[str, CacheEntry], skip: set[str] | None = None) -> None:
+        """Write ``fresh`` (minus ``skip``) when it differs from what was loaded.
+
+        Best effort and atomic: a read-only task directory just stays uncached.
+        """
         if self.path is None or (self.hits == len(fresh) == len(self.entries)):
             return
+        if skip:
+            fresh = {path: entry for path, entry in fresh.items() if path not in skip}
         try:
             ensure_state_dir(self.path.parent.parent.parent)
             self.path.parent.mkdir(exist_ok=True)

@@ -66,9 +66,15 @@ class Repository:
     def get(self, task_id: str) -> Task:
         """The task with this id, or ``TaskToolError`` ``task.not_found``."""
         task = self.by_id.get(task_id)
-        if task is None:
-            raise TaskToolError(f"no task with id {task_id!r}", code="task.not_found")
-        return task
+        if task is not None:
+            return task
+        for problem in self.broken:
+            if problem.task_id == task_id:
+                raise TaskToolError(
+                    f"task {task_id} is in a file that cannot be read: {problem.message}",
+                    code="task.broken",
+                )
+        raise TaskToolError(f"no task with id {task_id!r}", code="task.not_found")
 
     def dependents(self, task_id: str) -> list[Task]:
         """Tasks (active or archived) that list ``task_id`` as a dependency."""

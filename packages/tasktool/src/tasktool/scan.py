@@ -9,6 +9,7 @@ Files under ``<task dir>/archive/`` are archived tasks.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from tasktool.diagnostics import Diagnostic
 from tasktool.model import Task, natural_key
 from tasktool.taskfile import parse_task
 
+RACY_NS = 2_000_000_000
 SKIPPED_DIRS = frozenset(
     {"node_modules", "vendor", "dist", "build", ".next", ".nuxt", "out", "target", "__pycache__"}
 )
@@ -96,14 +98,20 @@ def scan_tasks(root: Path, ignore: tuple[str, ...] = (), *, use_cache: bool = Tr
     base = str(root)
     cache = ParseCache.open(root) if use_cache else ParseCache.empty()
     fresh: dict[str, CacheEntry] = {}
+    # A file changed within the last moments may change again within the same timestamp
+    # tick at the same size; such "racy" entries are parsed but not cached (as git does).
+    racy_after = time.time_ns() - RACY_NS
+    racy: set[str] = set()
     for entry, directory in iter_markdown(root, ignore):
         stat = entry.stat()
         cached = cache.lookup(entry.path, stat)
         if cached is None:
             cached = CacheEntry.of(stat, read_entry(base, entry.path, directory))
+            if stat.st_mtime_ns > racy_after:
+                racy.add(entry.path)
         fresh[entry.path] = cached
     if use_cache:
-        cache.store(fresh)
+        cache.store(fresh, skip=racy)
     tasks: list[Task] = []
     archived: list[Task] = []
     broken: list[Diagnostic] = []

@@ -33,6 +33,7 @@ SCALARS: tuple[tuple[str, str, str], ...] = (
     ("parent", "--parent", "The parent task's id."),
     ("external_id", "--external-id", "The id in an external tracker."),
 )
+DATES = ("created_at", "completed_at", "cancelled_at")
 #: List fields: (field, singular option stem).
 LISTS: tuple[tuple[str, str], ...] = (
     ("dependencies", "dep"),
@@ -127,6 +128,18 @@ def _list_options(function: F) -> F:
 @click.option("--title", help="New title.")
 @_scalar_options
 @click.option("--created-at", "created_at", metavar="YYYY-MM-DD", help="Creation date.")
+@click.option(
+    "--completed-at",
+    "completed_at",
+    metavar="YYYY-MM-DD",
+    help="Completion date (normally stamped by the status change).",
+)
+@click.option(
+    "--cancelled-at",
+    "cancelled_at",
+    metavar="YYYY-MM-DD",
+    help="Cancellation date (normally stamped by the status change).",
+)
 @_list_options
 @click.option("--done", is_flag=True, help="Shortcut for --status completed.")
 @click.option("--body", default=None, help="Replace the Markdown body.")
@@ -154,7 +167,7 @@ def set_command(
     scalars = {
         field: value
         for field, value in values.items()
-        if field in {"title", "created_at", *(f for f, _, _ in SCALARS)} and value is not None
+        if field in {"title", *DATES, *(f for f, _, _ in SCALARS)} and value is not None
     }
     change = TaskChange(
         set={field: value or None for field, value in scalars.items()},

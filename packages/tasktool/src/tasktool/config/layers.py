@@ -57,7 +57,7 @@ def file_layer(
         if key in SECTIONS:
             if key == "id" and "id" in duplicates:
                 continue  # more than one id block: the seed says ignore it, silently
-            if key == "next" and not isinstance(value, dict):
+            if key == "next" and value is not None and not isinstance(value, dict):
                 problems.append(
                     Diagnostic(
                         severity="error",
