@@ -302,3 +302,23 @@ def test_validate_carries_the_config_rules(project: Project) -> None:
     assert any("verbose" in message for message in unknown)
     assert any("projects" in message for message in unknown)
     assert not any(code.startswith("task.") for code in errors)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["next"], ["tracks"], ["board"], ["stats"], ["graph"], ["worklog", "1"]],
+)
+def test_a_missing_task_dir_is_one_coded_line(project: Project, argv: list[str]) -> None:
+    project.write(".tasktool.yaml", "dir: nowhere\n")
+    done = project.run(*argv, code=1)
+    assert done.stdout == ""
+    assert done.stderr.strip().endswith("[task.dir_missing]")
+
+
+def test_validate_and_todos_without_a_task_dir(project: Project) -> None:
+    project.write(".tasktool.yaml", "dir: nowhere\n")
+    report = project.json("validate", code=1)
+    assert [error["code"] for error in report["errors"]] == ["task.dir_missing"]
+    project.write("a.sh", "echo hi # TODO greet\n")
+    assert [todo["text"] for todo in project.json("todos")] == ["greet"]
+    assert "does not exist" in project.run("todos", "missing-dir", code=2).stderr
