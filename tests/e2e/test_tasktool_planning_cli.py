@@ -149,10 +149,12 @@ def test_tracks(project: Project) -> None:
         (2, ["api", "db"], ["2", "3"]),
     ]
     assert _ids(result["flexible"]) == ["4"]
-    assert result["warnings"] == ["task 5 touches unknown scope 'cache'"]
+    assert result["warnings"] == [
+        "task 5: touches 'cache', which matches no configured scope (api (HTTP), db)"
+    ]
     done = project.run("tracks")
     assert "flexible" in done.stdout
-    assert "unknown scope 'cache'" in done.stderr
+    assert "touches 'cache', which matches no configured scope" in done.stderr
 
 
 def test_board_columns_in_natural_order(project: Project) -> None:
@@ -235,7 +237,7 @@ def test_validate_errors_warnings_and_exit_codes(project: Project) -> None:
     assert project.json("validate") == {"valid": True, "errors": [], "warnings": []}
     assert project.run("validate").stdout == "valid: 0 errors, 0 warnings\n"
     project.task("2", phase="nowhere")
-    assert project.json("validate")["warnings"][0]["code"] == "task.phase.unknown"
+    assert project.json("validate")["warnings"][0]["code"] == "task.unknown_phase"
     strict = project.json("validate", "--strict", code=2)
     assert strict["valid"] is True
     project.task("3", dependencies=["4"], effort="huge", status="done")
@@ -245,13 +247,13 @@ def test_validate_errors_warnings_and_exit_codes(project: Project) -> None:
     report = project.json("validate", code=1)
     codes = {error["code"] for error in report["errors"]}
     assert {
-        "task.dependency.cycle", "task.effort.invalid", "task.status.invalid", "task.id.duplicate",
+        "task.dependency_cycle", "task.invalid_effort", "task.invalid_status", "task.duplicate_id",
     } <= codes  # fmt: skip
     assert any(error.get("file", "").endswith("5-broken.md") for error in report["errors"])
-    cycle = next(e for e in report["errors"] if e["code"] == "task.dependency.cycle")
+    cycle = next(e for e in report["errors"] if e["code"] == "task.dependency_cycle")
     assert cycle["message"] == "dependency cycle: 3 -> 4 -> 3"
     assert cycle["task_id"] == "3"
-    duplicate = next(e for e in report["errors"] if e["code"] == "task.id.duplicate")
+    duplicate = next(e for e in report["errors"] if e["code"] == "task.duplicate_id")
     assert "tasks/1-task.md" in duplicate["message"]
     assert "tasks/dup/1-task.md" in duplicate["message"]
     table = project.run("validate", code=1).stdout
@@ -300,3 +302,23 @@ def test_validate_carries_the_config_rules(project: Project) -> None:
     assert any("verbose" in message for message in unknown)
     assert any("projects" in message for message in unknown)
     assert not any(code.startswith("task.") for code in errors)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["next"], ["tracks"], ["board"], ["stats"], ["graph"], ["worklog", "1"]],
+)
+def test_a_missing_task_dir_is_one_coded_line(project: Project, argv: list[str]) -> None:
+    project.write(".tasktool.yaml", "dir: nowhere\n")
+    done = project.run(*argv, code=1)
+    assert done.stdout == ""
+    assert done.stderr.strip().endswith("[task.dir_missing]")
+
+
+def test_validate_and_todos_without_a_task_dir(project: Project) -> None:
+    project.write(".tasktool.yaml", "dir: nowhere\n")
+    report = project.json("validate", code=1)
+    assert [error["code"] for error in report["errors"]] == ["task.dir_missing"]
+    project.write("a.sh", "echo hi # TODO greet\n")
+    assert [todo["text"] for todo in project.json("todos")] == ["greet"]
+    assert "does not exist" in project.run("todos", "missing-dir", code=2).stderr

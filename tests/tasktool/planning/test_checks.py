@@ -21,24 +21,25 @@ SETTINGS = Settings(
 @pytest.mark.parametrize(
     ("specs", "code", "severity", "message"),
     [
-        ([{"id": "1", "title": " "}], "task.field.missing", "error", "required field title"),
-        ([{"id": "1", "status": "done"}], "task.status.invalid", "error", "status 'done'"),
-        ([{"id": "1", "priority": "urgent"}], "task.priority.invalid", "error", "'urgent'"),
-        ([{"id": "1", "type": "epic"}], "task.type.invalid", "error", "type 'epic'"),
-        ([{"id": "1", "effort": "huge"}], "task.effort.invalid", "error", "vocabulary"),
-        ([{"id": "1", "created_at": "2024-02-30"}], "task.date.invalid", "warning", "created_at"),
-        ([{"id": "1", "dependencies": ["9"]}], "task.dependency.missing", "error", "depends on 9"),
-        ([{"id": "1", "parent": "9"}], "task.parent.missing", "error", "parent 9"),
-        ([{"id": "1", "phase": "p9"}], "task.phase.unknown", "warning", "'p9'"),
+        ([{"id": "1", "title": " "}], "task.missing_title", "error", "required field title"),
+        ([{"id": " "}], "task.missing_id", "error", "required field id"),
+        ([{"id": "1", "status": "done"}], "task.invalid_status", "error", "status 'done'"),
+        ([{"id": "1", "priority": "urgent"}], "task.invalid_priority", "error", "'urgent'"),
+        ([{"id": "1", "type": "epic"}], "task.invalid_type", "error", "type 'epic'"),
+        ([{"id": "1", "effort": "huge"}], "task.invalid_effort", "error", "effort list"),
+        ([{"id": "1", "created_at": "2024-02-30"}], "task.invalid_date", "warning", "created_at"),
+        ([{"id": "1", "dependencies": ["9"]}], "task.missing_dependency", "error", "depends on 9"),
+        ([{"id": "1", "parent": "9"}], "task.missing_parent", "error", "parent 9"),
+        ([{"id": "1", "phase": "p9"}], "task.unknown_phase", "warning", "'p9'"),
         (
             [{"id": "1", "touches": ["db"]}],
-            "task.touches.unknown",
+            "task.unknown_scope",
             "warning",
-            "known: api (HTTP API), ui",
+            "(api (HTTP API), ui)",
         ),
         (
             [{"id": "7", "file_path": "a/7.md"}, {"id": "7", "file_path": "b/7.md"}],
-            "task.id.duplicate",
+            "task.duplicate_id",
             "error",
             "duplicate id 7 in 2 files: a/7.md, b/7.md",
         ),
@@ -48,14 +49,14 @@ SETTINGS = Settings(
                 {"id": "3", "dependencies": ["2"]},
                 {"id": "2", "dependencies": ["1"]},
             ],
-            "task.dependency.cycle",
+            "task.dependency_cycle",
             "error",
             "dependency cycle: 1 -> 3 -> 2 -> 1",
         ),
-        ([{"id": "1", "dependencies": ["1"]}], "task.dependency.cycle", "error", "1 -> 1"),
+        ([{"id": "1", "dependencies": ["1"]}], "task.dependency_cycle", "error", "1 -> 1"),
         (
             [{"id": "1", "parent": "2"}, {"id": "2", "parent": "1"}],
-            "task.parent.cycle",
+            "task.parent_cycle",
             "error",
             "parent cycle: 1 -> 2 -> 1",
         ),
@@ -87,12 +88,12 @@ def test_unconfigured_phases_and_scopes_accept_anything(make: TaskFactory) -> No
 
 def test_report_splits_errors_and_warnings() -> None:
     config = Diagnostic(severity="error", code="config.next.unphased", message="bad", file="c")
-    warning = Diagnostic(severity="warning", code="task.phase.unknown", message="w", task_id="1")
+    warning = Diagnostic(severity="warning", code="task.unknown_phase", message="w", task_id="1")
     report = build_report([config], [warning])
     assert not report.valid
     assert report.to_json() == {
         "valid": False,
         "errors": [{"code": "config.next.unphased", "message": "bad", "file": "c"}],
-        "warnings": [{"code": "task.phase.unknown", "message": "w", "task_id": "1"}],
+        "warnings": [{"code": "task.unknown_phase", "message": "w", "task_id": "1"}],
     }
     assert build_report([warning]).valid

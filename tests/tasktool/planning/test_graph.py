@@ -128,3 +128,10 @@ def test_no_critical_path_without_a_chain(make: TaskFactory) -> None:
     chains = longest_chains(build_graph([make("1"), make("2")]), lambda task: True)
     assert chains.length == 1
     assert not chains.on_longest("1")
+
+
+def test_a_duplicated_id_is_one_candidate(make: TaskFactory) -> None:
+    first, second = make("1", file_path="a/1.md"), make("1", file_path="b/1.md")
+    graph = build_graph([second, first, make("2")])
+    assert [task.file_path for task in graph.actionable()] == ["b/1.md", "tasks/2.md"]
+    assert len(graph.tasks) == 3

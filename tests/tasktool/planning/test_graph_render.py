@@ -83,3 +83,19 @@ def test_mermaid_dot_json(tasks: list[Task]) -> None:
     payload = json.loads(render_graph(view, "json"))
     assert payload["edges"] == [{"from": "1", "to": "2"}]
     assert payload["nodes"][1]["actionable"] is True
+
+
+def test_ascii_diamond_points_back_instead_of_repeating(make: TaskFactory) -> None:
+    tasks = [
+        make("1"),
+        make("2", dependencies=["1"]),
+        make("3", dependencies=["1"]),
+        make("4", dependencies=["2", "3"]),
+    ]
+    assert render_graph(select_graph(tasks), "ascii").splitlines() == [
+        "1: Task 1 [pending]",
+        "├── 2: Task 2 [pending]",
+        "│   └── 4: Task 4 [pending]",
+        "└── 3: Task 3 [pending]",
+        "    └── 4 (see above)",
+    ]

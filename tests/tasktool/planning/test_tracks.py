@@ -5,7 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from tasktool.model import Task
 from tasktool.settings import Scope, Settings
 from tasktool.tracks import plan_tracks
 
@@ -92,5 +95,29 @@ def test_unknown_scopes_warn_only_when_scopes_are_configured(make: TaskFactory) 
     assert plan_tracks(tasks, Settings()).warnings == ()
     settings = Settings(scopes={"api": Scope(description="HTTP API")})
     result = plan_tracks(tasks, settings)
-    assert result.warnings == ("task 1 touches unknown scope 'nope'",)
+    assert result.warnings == (
+        "task 1: touches 'nope', which matches no configured scope (api (HTTP API))",
+    )
     assert result.to_json()["tracks"][0]["scopes"] == ["api", "nope"]
+
+
+@given(
+    touches=st.lists(st.lists(st.sampled_from("abcdef"), max_size=3), max_size=40),
+)
+@settings(max_examples=100, deadline=None)
+def test_every_actionable_task_is_placed_once_without_scope_clashes(
+    touches: list[list[str]],
+) -> None:
+    tasks = [Task(id=str(i), title="t", touches=tuple(t)) for i, t in enumerate(touches)]
+    result = plan_tracks(tasks, Settings())
+    placed = [item.task.id for track in result.tracks for item in track.tasks]
+    placed += [item.task.id for item in result.flexible]
+    assert sorted(placed) == sorted(task.id for task in tasks)
+    for track in result.tracks:
+        scopes = [scope for item in track.tasks for scope in dict.fromkeys(item.task.touches)]
+        assert len(scopes) == len(set(scopes))
+    # First fit: a task in track k clashes with some task of every earlier track.
+    for number, track in enumerate(result.tracks):
+        for item in track.tasks:
+            for earlier in result.tracks[:number]:
+                assert set(item.task.touches) & set(earlier.scopes)

@@ -1,26 +1,28 @@
 """``validate``: every task check, merged with the config and file diagnostics.
 
-Task checks (codes are stable):
+Task checks (codes are stable; the ones marked * come from
+:mod:`tasktool.conformance`, shared with the writers):
 
-===========================  =======  ==============================================
-code                         level    condition
-===========================  =======  ==============================================
-``task.field.missing``       error    blank ``id`` or ``title``
-``task.status.invalid``      error    status outside the six statuses
-``task.priority.invalid``    error    priority outside low..critical
-``task.type.invalid``        error    type outside feature/bug/improvement/chore/docs
-``task.effort.invalid``      error    effort outside the configured vocabulary
-``task.date.invalid``        warning  a date field that is not ``YYYY-MM-DD...``
-``task.id.duplicate``        error    one id in several files (all paths listed)
-``task.dependency.missing``  error    a dependency id that exists nowhere
-``task.parent.missing``      error    a parent id that exists nowhere
-``task.dependency.cycle``    error    dependencies that loop (the loop printed)
-``task.parent.cycle``        error    parents that loop (the loop printed)
-``task.phase.unknown``       warning  phase matching no configured phase id
-``task.touches.unknown``     warning  touches matching no configured scope
-===========================  =======  ==============================================
+============================  =======  =============================================
+code                          level    condition
+============================  =======  =============================================
+``task.missing_id``           error    blank ``id``
+``task.missing_title``        error    blank ``title``
+``task.invalid_status``       error    status outside the six statuses
+``task.invalid_priority``     error    priority outside low..critical
+``task.invalid_type``         error    type outside feature/bug/improvement/chore/docs
+``task.invalid_date``         warning  a date field that is not ``YYYY-MM-DD...``
+``task.duplicate_id``         error    one id in several files (all paths listed)
+``task.missing_dependency``   error    a dependency id that exists nowhere
+``task.missing_parent``       error    a parent id that exists nowhere
+``task.dependency_cycle``     error    dependencies that loop (the loop printed)
+``task.parent_cycle``         error    parents that loop (the loop printed)
+``task.invalid_effort`` *     error    effort outside the configured vocabulary
+``task.unknown_phase`` *      warning  phase matching no configured phase id
+``task.unknown_scope`` *      warning  touches matching no configured scope
+============================  =======  =============================================
 
-Every check is one pass over the tasks (cycles: one Tarjan pass).
+Every check is one pass over the tasks (cycles: a peel, then Tarjan on the rest).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from typing import Any
 
 import msgspec
 
+from tasktool.conformance import conformance_diagnostics
 from tasktool.diagnostics import Diagnostic
 from tasktool.graph import build_graph, find_cycles
 from tasktool.model import PRIORITY_ORDER, STATUS_ORDER, TASK_TYPES, Task, natural_key
@@ -106,70 +109,36 @@ def _valid_date(text: str) -> bool:
     return True
 
 
-def _field_checks(task: Task, settings: Settings) -> Iterable[Diagnostic]:
+def _field_checks(task: Task) -> Iterable[Diagnostic]:
     for field in ("id", "title"):
         if not getattr(task, field).strip():
-            yield _error("task.field.missing", f"required field {field} is blank", task)
+            yield _error(f"task.missing_{field}", f"required field {field} is blank", task)
     label = f"task {task.id}"
-    if task.status not in STATUS_ORDER:
-        allowed = ", ".join(STATUS_ORDER)
-        yield _error(
-            "task.status.invalid", f"{label}: status {task.status!r} is not one of {allowed}", task
-        )
-    if task.priority is not None and task.priority not in PRIORITY_ORDER:
-        allowed = ", ".join(PRIORITY_ORDER)
-        message = f"{label}: priority {task.priority!r} is not one of {allowed}"
-        yield _error("task.priority.invalid", message, task)
-    if task.type is not None and task.type not in TASK_TYPES:
-        message = f"{label}: type {task.type!r} is not one of {', '.join(TASK_TYPES)}"
-        yield _error("task.type.invalid", message, task)
-    if task.effort is not None and task.effort not in settings.effort:
-        message = (
-            f"{label}: effort {task.effort!r} is not in the effort vocabulary "
-            f"({', '.join(settings.effort)})"
-        )
-        yield _error("task.effort.invalid", message, task)
+    for field, value, allowed in (
+        ("status", task.status, STATUS_ORDER),
+        ("priority", task.priority, PRIORITY_ORDER),
+        ("type", task.type, TASK_TYPES),
+    ):
+        if value is not None and value not in allowed:
+            message = f"{label}: {field} {value!r} is not one of {', '.join(allowed)}"
+            yield _error(f"task.invalid_{field}", message, task)
     for field in _DATE_FIELDS:
         value = getattr(task, field)
         if value is not None and not _valid_date(value):
             message = f"{label}: {field} {value!r} is not a YYYY-MM-DD date"
-            yield _warning("task.date.invalid", message, task)
-
-
-def _config_match_checks(task: Task, settings: Settings) -> Iterable[Diagnostic]:
-    label = f"task {task.id}"
-    phase_ids = [phase.id for phase in settings.phases]
-    if phase_ids and task.phase and task.phase not in phase_ids:
-        message = (
-            f"{label}: phase {task.phase!r} matches no configured phase "
-            f"({', '.join(phase_ids)}); it ranks last in next"
-        )
-        yield _warning("task.phase.unknown", message, task)
-    scopes = settings.scopes
-    if scopes is None:
-        return
-    for scope in task.touches:
-        if scope in scopes:
-            continue
-        known = ", ".join(
-            f"{name} ({entry.description})" if entry.description else name
-            for name, entry in scopes.items()
-        )
-        message = f"{label}: touches {scope!r} matches no configured scope; known: {known}"
-        yield _warning("task.touches.unknown", message, task)
+            yield _warning("task.invalid_date", message, task)
 
 
 def _cycle_error(code: str, kind: str, cycle: list[str], first: Task) -> Diagnostic:
     return _error(code, f"{kind} cycle: {' -> '.join(cycle)}", first)
 
 
-def _clean(task: Task, effort: Sequence[str]) -> bool:
+def _clean(task: Task) -> bool:
     """The common case in one expression: every field check would pass."""
     return (
         task.status in STATUS_ORDER
         and (task.priority is None or task.priority in PRIORITY_ORDER)
         and (task.type is None or task.type in TASK_TYPES)
-        and (task.effort is None or task.effort in effort)
         and (task.created_at is None or _valid_date(task.created_at))
         and task.completed_at is None
         and task.cancelled_at is None
@@ -183,7 +152,6 @@ def check_tasks(tasks: Sequence[Task], settings: Settings) -> list[Diagnostic]:
     graph = build_graph(tasks)
     by_id = graph.by_id
     exists = by_id.keys() | graph.archived.keys()
-    check_config = bool(settings.phases) or settings.scopes is not None
     diagnostics: list[Diagnostic] = []
     holders: dict[str, list[Task]] = {}
     for task in tasks:
@@ -191,34 +159,33 @@ def check_tasks(tasks: Sequence[Task], settings: Settings) -> list[Diagnostic]:
             holders[task.id].append(task)
         else:
             holders[task.id] = [task]
-        if not _clean(task, settings.effort):
-            diagnostics.extend(_field_checks(task, settings))
+        if not _clean(task):
+            diagnostics.extend(_field_checks(task))
         if task.archived:
             continue
-        if check_config:
-            diagnostics.extend(_config_match_checks(task, settings))
         for dep in task.dependencies:
             if dep not in exists:
                 message = f"task {task.id} depends on {dep}, which does not exist"
-                diagnostics.append(_error("task.dependency.missing", message, task))
+                diagnostics.append(_error("task.missing_dependency", message, task))
         if task.parent is not None and task.parent not in exists:
             message = f"task {task.id} has parent {task.parent}, which does not exist"
-            diagnostics.append(_error("task.parent.missing", message, task))
+            diagnostics.append(_error("task.missing_parent", message, task))
     for same in holders.values():
         if len(same) > 1:
             same.sort(key=lambda task: task.file_path)
             files = ", ".join(task.file_path for task in same)
             message = f"duplicate id {same[0].id} in {len(same)} files: {files}"
-            diagnostics.append(_error("task.id.duplicate", message, same[0]))
+            diagnostics.append(_error("task.duplicate_id", message, same[0]))
+    diagnostics.extend(conformance_diagnostics(tasks, settings))
     diagnostics.sort(key=lambda d: natural_key(d.task_id or ""))
     for cycle in find_cycles(graph.dependency_edges()):
         diagnostics.append(
-            _cycle_error("task.dependency.cycle", "dependency", cycle, by_id[cycle[0]])
+            _cycle_error("task.dependency_cycle", "dependency", cycle, by_id[cycle[0]])
         )
     parents = {
         task.id: [task.parent] if task.parent is not None and task.parent in by_id else []
         for task in graph.unique
     }
     for cycle in find_cycles(parents):
-        diagnostics.append(_cycle_error("task.parent.cycle", "parent", cycle, by_id[cycle[0]]))
+        diagnostics.append(_cycle_error("task.parent_cycle", "parent", cycle, by_id[cycle[0]]))
     return diagnostics

@@ -80,8 +80,8 @@ class TaskGraph:
         )
 
     def actionable(self) -> list[Task]:
-        """Every actionable task, in natural id order."""
-        return [task for task in self.tasks if self.is_actionable(task)]
+        """Every actionable task, in natural id order (of a duplicated id, the first file)."""
+        return [task for task in self.unique if self.is_actionable(task)]
 
     def dependency_edges(self) -> dict[str, list[str]]:
         """``id -> ids it depends on`` restricted to active tasks that exist."""

@@ -15,6 +15,7 @@ from typing import Any
 
 import msgspec
 
+from tasktool.conformance import conformance_diagnostics
 from tasktool.graph import TaskGraph
 from tasktool.model import Task
 from tasktool.ranking import Ranked, score_candidates
@@ -76,8 +77,11 @@ def plan_tracks(
 ) -> Tracks:
     """Place every actionable task into the first track its scopes fit."""
     ranked = score_candidates(tasks, settings, strict_phases=strict_phases)
-    known = settings.scopes
-    warnings: list[str] = []
+    warnings = [
+        diagnostic.message
+        for diagnostic in conformance_diagnostics([item.task for item in ranked], settings)
+        if diagnostic.code == "task.unknown_scope"
+    ]
     placed: list[list[Ranked]] = []
     taken: dict[str, set[int]] = {}
     # Per scope, a lower bound on its first free track: occupancy only grows,
@@ -86,12 +90,6 @@ def plan_tracks(
     flexible: list[Ranked] = []
     for item in ranked:
         scopes = tuple(dict.fromkeys(item.task.touches))
-        if known is not None:
-            warnings.extend(
-                f"task {item.task.id} touches unknown scope {scope!r}"
-                for scope in scopes
-                if scope not in known
-            )
         if not scopes:
             flexible.append(item)
             continue

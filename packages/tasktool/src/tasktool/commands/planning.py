@@ -321,6 +321,9 @@ def todos_command(
         root, ignore=settings.ignore, excludes=(*settings.todos_exclude, *excludes)
     )
     found = scan_files(files, lambda relative: read_source(root, relative))
+    if not found and output_format(options, fmt) == "table":
+        emit_text(f"no TODO, FIXME, HACK, XXX or BUG markers under {root}")
+        return
     rows = [
         {"id": t.id, "marker": t.marker, "where": f"{t.file}:{t.line}", "text": t.text}
         for t in found
