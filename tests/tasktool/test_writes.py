@@ -86,6 +86,10 @@ def test_create_uses_the_strategy_and_checks(project: Project, write_task: TaskW
     assert info.value.code == "task.invalid_effort"
     with pytest.raises(TaskToolError):
         create_task(repo(project), {"title": "x"}, task_id="009")
+    for bad in ("../escape", ".hidden", "a/b", ""):
+        with pytest.raises(TaskToolError) as info:
+            create_task(repo(project), {"title": "x"}, task_id=bad)
+        assert info.value.code == "task.invalid_id"
 
 
 def test_remove_refuses_while_referenced(project: Project, write_task: TaskWriter) -> None:

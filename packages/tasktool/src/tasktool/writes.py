@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,8 @@ from tasktool.roundtrip import apply_frontmatter, new_task_text
 from tasktool.scan import ARCHIVE_DIR, read_entry, scan_tasks
 from tasktool.storage import atomic_write_text, repository_lock, task_lock
 from tasktool.taskfile import task_filename
+
+_SAFE_ID = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
 
 
 def today() -> str:
@@ -76,6 +79,11 @@ def create_task(
         existing = {task.id for task in fresh.tasks + fresh.archived}
         if task_id is None:
             task_id = next_id(repo.settings, existing)
+        elif not _SAFE_ID.match(task_id):
+            raise TaskToolError(
+                f"invalid id {task_id!r}: use letters, digits, '.', '_' and '-'",
+                code="task.invalid_id",
+            )
         elif task_id in existing:
             raise TaskToolError(f"a task with id {task_id!r} already exists", code="task.exists")
         for field in ("dependencies", "parent"):
