@@ -111,3 +111,14 @@ def test_archive_moves_under_archive(project: Project, write_task: TaskWriter) -
     loaded = repo(project)
     assert loaded.tasks == ()
     assert loaded.get("1").archived
+
+
+def test_unsafe_ids_never_reach_outside(project: Project) -> None:
+    project.write("t.md", "---\nid: ../../outside\ntitle: Odd\n---\n")
+    bystander = project.root.parent / "outside.md"
+    bystander.write_text("keep")
+    loaded = repo(project)
+    assert remove_task(loaded, "../../outside") == [project.root / "t.md"]
+    assert bystander.read_text() == "keep"
+    with pytest.raises(TaskToolError):
+        loaded.worklog_path("../../outside")
