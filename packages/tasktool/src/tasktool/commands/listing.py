@@ -21,6 +21,7 @@ from tasktool.filters import apply_filters, check_field, group_tasks, sort_tasks
 from tasktool.model import RESOLVED_STATUSES, Task, natural_key
 from tasktool.render import emit_data, emit_fields, emit_table, emit_text
 from tasktool.repository import Repository
+from tasktool.taskfile import is_safe_id
 from tasktool.views import TASK_KEYS, task_view, task_views
 
 DEFAULT_COLUMNS = ("id", "status", "priority", "effort", "phase", "title")
@@ -116,6 +117,8 @@ def list_command(
 
 
 def _worklog(repo: Repository, task_id: str) -> dict[str, Any] | None:
+    if not is_safe_id(task_id):
+        return None
     path: Path = repo.worklog_path(task_id)
     try:
         text = path.read_text(encoding="utf-8")
