@@ -362,3 +362,27 @@ def test_explicit_dates_win_over_the_stamp(repo: Path, tt: Run) -> None:
     reopened = as_json(tt("set", "1", "--status", "pending", "--format", "json"))
     assert reopened["completed_at"] is None
     assert tt("set", "1", "--created-at", "soon", check=False).returncode == 1
+
+
+def test_archive_all_dry_run_and_listing_archived(repo: Path, tt: Run) -> None:
+    task(repo, "1", status="completed")
+    task(repo, "2", status="cancelled")
+    task(repo, "3")
+    dry = tt("archive", "--all", "--dry-run").stdout
+    assert dry.count("would archive") == 2
+    assert (repo / "1-t.md").exists()
+    tt("archive", "--all")
+    assert [t["id"] for t in as_json(tt("list", "--format", "json"))] == ["3"]
+    listed = as_json(tt("list", "--archived", "--format", "json"))
+    assert [(t["id"], t["archived"]) for t in listed] == [("1", True), ("2", True), ("3", False)]
+
+
+def test_add_with_id_body_and_set_body(repo: Path, tt: Run) -> None:
+    added = as_json(tt("add", "Custom", "--id", "X-1", "--body", "First line", "--format", "json"))
+    assert added["file_path"] == str(repo / "X-1-custom.md")
+    assert tt("add", "Again", "--id", "X-1", check=False).returncode == 1
+    tt("set", "X-1", "--body", "Second\n")
+    detail = as_json(tt("get", "X-1", "--format", "json"))
+    assert detail["body"] == "Second\n"
+    text = (repo / "X-1-custom.md").read_text()
+    assert text.endswith("---\nSecond\n")

@@ -86,6 +86,10 @@ def test_create_uses_the_strategy_and_checks(project: Project, write_task: TaskW
     assert info.value.code == "task.invalid_effort"
     with pytest.raises(TaskToolError):
         create_task(repo(project), {"title": "x"}, task_id="009")
+    for bad in ("../escape", ".hidden", "a/b", ""):
+        with pytest.raises(TaskToolError) as info:
+            create_task(repo(project), {"title": "x"}, task_id=bad)
+        assert info.value.code == "task.invalid_id"
 
 
 def test_remove_refuses_while_referenced(project: Project, write_task: TaskWriter) -> None:
@@ -107,3 +111,14 @@ def test_archive_moves_under_archive(project: Project, write_task: TaskWriter) -
     loaded = repo(project)
     assert loaded.tasks == ()
     assert loaded.get("1").archived
+
+
+def test_unsafe_ids_never_reach_outside(project: Project) -> None:
+    project.write("t.md", "---\nid: ../../outside\ntitle: Odd\n---\n")
+    bystander = project.root.parent / "outside.md"
+    bystander.write_text("keep")
+    loaded = repo(project)
+    assert remove_task(loaded, "../../outside") == [project.root / "t.md"]
+    assert bystander.read_text() == "keep"
+    with pytest.raises(TaskToolError):
+        loaded.worklog_path("../../outside")

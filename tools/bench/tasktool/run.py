@@ -13,6 +13,7 @@ repository) lists the same tasks in its own format, in the same run.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import platform
 import shutil
@@ -70,22 +71,32 @@ def run_once(argv: list[str], cwd: Path) -> tuple[float, float, float]:
     return elapsed, float(user) + float(system), int(peak_kib) / 1024
 
 
-def measure(
-    name: str,
-    size: int,
-    argv: list[str],
-    cwd: Path,
-    runs: int,
-    *,
-    before: Callable[[], None] | None = None,
-) -> Measure:
-    samples: list[tuple[float, float, float]] = []
+@dataclass
+class Job:
+    """One command to time: argv, working directory and what to do before each run."""
+
+    name: str
+    argv: list[str]
+    cwd: Path
+    before: Callable[[], None] | None = None
+
+
+def measure_all(jobs: list[Job], size: int, runs: int) -> list[Measure]:
+    """Run the jobs round-robin ``runs`` times, so that a busy spell on the shared machine
+    hits every command alike, and return each job's medians."""
+    samples: dict[str, list[tuple[float, float, float]]] = {job.name: [] for job in jobs}
     for _ in range(runs):
-        if before is not None:
-            before()
-        samples.append(run_once(argv, cwd))
-    wall, cpu, peak = (statistics.median(column) for column in zip(*samples, strict=True))
-    return Measure(name, size, wall, cpu, peak, runs)
+        for job in jobs:
+            if job.before is not None:
+                job.before()
+            samples[job.name].append(run_once(job.argv, job.cwd))
+    results = []
+    for job in jobs:
+        wall, cpu, peak = (
+            statistics.median(column) for column in zip(*samples[job.name], strict=True)
+        )
+        results.append(Measure(job.name, size, wall, cpu, peak, runs))
+    return results
 
 
 def tasktool_argv() -> list[str]:
@@ -109,55 +120,35 @@ def bench_size(size: int, work: Path, runs: int, backlog: Path | None) -> list[M
     cache = task_dir / ".tasktool" / "cache"
     tt = tasktool_argv()
     probe = next(task for task in tasks if not task.archived).id
-    results = [
-        measure(
-            "python -c pass (interpreter start)", size, [sys.executable, "-c", "pass"], root, runs
-        )
+    drop_cache = functools.partial(shutil.rmtree, cache, ignore_errors=True)
+    # Files written a moment ago are deliberately not cached (racy timestamps);
+    # a real repository's files are older than that.
+    hour_ago = time.time() - 3600
+    for path in task_dir.rglob("*.md"):
+        os.utime(path, (hour_ago, hour_ago))
+    jobs = [
+        Job("python -c pass (interpreter start)", [sys.executable, "-c", "pass"], root),
+        # Cold first in each round: it rebuilds the cache the warm runs then use.
+        Job("list --format json, cold", [*tt, "list", "--format", "json"], root, drop_cache),
+        Job("list --format json, warm", [*tt, "list", "--format", "json"], root),
+        Job("get, warm", [*tt, "get", probe], root),
+        Job("set --add-tag, warm", [*tt, "set", probe, "--add-tag", "bench"], root),
     ]
-    results.append(
-        measure(
-            "list --format json, cold",
-            size,
-            [*tt, "list", "--format", "json"],
-            root,
-            runs,
-            before=lambda: shutil.rmtree(cache, ignore_errors=True),
-        )
-    )
-    run_once([*tt, "list"], root)  # prime the cache
-    results.append(
-        measure("list --format json, warm", size, [*tt, "list", "--format", "json"], root, runs)
-    )
-    results.append(measure("get, warm", size, [*tt, "get", probe], root, runs))
-    results.append(
-        measure("set --add-tag, warm", size, [*tt, "set", probe, "--add-tag", "bench"], root, runs)
-    )
     if has_command("validate", root):
-        results.append(measure("validate, warm", size, [*tt, "validate"], root, runs))
-        results.append(
-            measure(
-                "validate, cold",
-                size,
-                [*tt, "validate"],
-                root,
-                runs,
-                before=lambda: shutil.rmtree(cache, ignore_errors=True),
-            )
-        )
+        jobs.append(Job("validate, warm", [*tt, "validate"], root))
     if backlog is not None:
         other = work / f"backlog-{size}"
         shutil.rmtree(other, ignore_errors=True)
         write_backlog(tasks, other)
-        results.append(
-            measure(
+        jobs.append(
+            Job(
                 "Backlog.md: backlog task list --plain",
-                size,
                 [str(backlog), "task", "list", "--plain"],
                 other,
-                runs,
             )
         )
-    return results
+    run_once([*tt, "list"], root)  # the first run writes the config cache
+    return measure_all(jobs, size, runs)
 
 
 def report(results: list[Measure], backlog_note: str) -> str:
@@ -165,15 +156,17 @@ def report(results: list[Measure], backlog_note: str) -> str:
         "# tasktool core: whole-process timings",
         "",
         f"Machine: {platform.machine()}, {os.cpu_count()} CPUs shared with other jobs, "
-        f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}, load average "
-        f"{os.getloadavg()[0]:.1f} at the end. Medians of {results[0].runs} runs; peak = max "
+        f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}, 1-minute load "
+        f"average {os.getloadavg()[0]:.1f} at the end. "
+        f"Medians of {results[0].runs} runs; peak = max "
         "RSS of the process (GNU time). Wall time depends on how busy the shared machine is; "
         "CPU time much less so.",
         "Generated by `python -m tools.bench.tasktool.run`; task sets from "
         "`python -m tools.bench.tasktool.generate N DIR` (dependencies, phases, tags, "
         "bodies; about 8% archived).",
-        "Cold: the parse cache (`<task dir>/.tasktool/cache/`) is deleted before each run; "
-        "warm: after a priming run. `get` and `set` run warm; `set` rewrites one file through "
+        "Commands run round-robin (one run of each, repeated), so load spikes hit all alike. "
+        "Cold: the parse cache (`<task dir>/.tasktool/cache/`) is deleted before the run; "
+        "warm: the cache is current. `get` and `set` run warm; `set` rewrites one file through "
         "ruamel (its import included)."
         + (
             ""

@@ -25,6 +25,7 @@ from tasktool.errors import TaskToolError
 from tasktool.model import Task
 from tasktool.scan import ScanResult, scan_tasks
 from tasktool.settings import Settings
+from tasktool.taskfile import is_safe_id
 
 WORKLOG_DIR = ".worklogs"
 
@@ -85,7 +86,12 @@ class Repository:
         return [task for task in self.all_tasks if task.parent == task_id]
 
     def worklog_path(self, task_id: str) -> Path:
-        """``<task dir>/.worklogs/<id>.md`` (it may not exist)."""
+        """``<task dir>/.worklogs/<id>.md`` (it may not exist); ``task.invalid_id`` for an id
+        that cannot name a file safely."""
+        if not is_safe_id(task_id):
+            raise TaskToolError(
+                f"id {task_id!r} cannot name a worklog file", code="task.invalid_id"
+            )
         return self.task_dir / WORKLOG_DIR / f"{task_id}.md"
 
 

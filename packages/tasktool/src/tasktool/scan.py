@@ -115,12 +115,16 @@ def scan_tasks(root: Path, ignore: tuple[str, ...] = (), *, use_cache: bool = Tr
     tasks: list[Task] = []
     archived: list[Task] = []
     broken: list[Diagnostic] = []
-    for path in sorted(fresh):
-        item = fresh[path]
+    for item in fresh.values():
         if item.task is not None:
             (archived if item.task.archived else tasks).append(item.task)
         elif item.broken is not None:
             broken.append(item.broken)
-    tasks.sort(key=lambda task: natural_key(task.id))
-    archived.sort(key=lambda task: natural_key(task.id))
+
+    def order(task: Task) -> tuple[object, ...]:
+        return (natural_key(task.id), task.file_path)
+
+    tasks.sort(key=order)
+    archived.sort(key=order)
+    broken.sort(key=lambda problem: problem.file or "")
     return ScanResult(tasks=tuple(tasks), archived=tuple(archived), broken=tuple(broken))

@@ -172,6 +172,14 @@ def _broken(
     )
 
 
+_SAFE_ID = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
+
+
+def is_safe_id(task_id: str) -> bool:
+    """Whether an id can name files (``<id>-slug.md``, worklogs, locks) without escaping."""
+    return _SAFE_ID.match(task_id) is not None
+
+
 def slugify(title: str) -> str:
     """Lower case, runs of non-alphanumerics to ``-``, at most 50 characters."""
     return _SLUG.sub("-", title.lower()).strip("-")[:50].rstrip("-") or "task"

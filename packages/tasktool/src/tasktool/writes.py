@@ -20,7 +20,7 @@ from tasktool.repository import Repository
 from tasktool.roundtrip import apply_frontmatter, new_task_text
 from tasktool.scan import ARCHIVE_DIR, read_entry, scan_tasks
 from tasktool.storage import atomic_write_text, repository_lock, task_lock
-from tasktool.taskfile import task_filename
+from tasktool.taskfile import is_safe_id, task_filename
 
 
 def today() -> str:
@@ -76,6 +76,11 @@ def create_task(
         existing = {task.id for task in fresh.tasks + fresh.archived}
         if task_id is None:
             task_id = next_id(repo.settings, existing)
+        elif not is_safe_id(task_id):
+            raise TaskToolError(
+                f"invalid id {task_id!r}: use letters, digits, '.', '_' and '-'",
+                code="task.invalid_id",
+            )
         elif task_id in existing:
             raise TaskToolError(f"a task with id {task_id!r} already exists", code="task.exists")
         for field in ("dependencies", "parent"):
@@ -106,7 +111,10 @@ def remove_task(repo: Repository, task_id: str, *, force: bool = False) -> list[
         )
     removed: list[Path] = []
     with task_lock(repo.task_dir, task_id):
-        for path in (Path(task.file_path), repo.worklog_path(task_id)):
+        paths = [Path(task.file_path)]
+        if is_safe_id(task_id):  # an id like "../x" must not reach outside .worklogs/
+            paths.append(repo.worklog_path(task_id))
+        for path in paths:
             try:
                 path.unlink()
             except FileNotFoundError:

@@ -97,29 +97,18 @@ def add_command(
 
 
 def _list_options(function: F) -> F:
+    # Decorators apply bottom-up: add them in reverse to read add, remove, replace in --help.
     for field, stem in reversed(LISTS):
         plural = stem if stem in {"touches", "context"} else f"{stem}s"
-        function = click.option(
-            f"--add-{stem}",
-            f"add_{field}",
-            multiple=True,
-            metavar="VALUE",
-            help=f"Add to {field} (repeat or comma-separate).",
-        )(function)
-        function = click.option(
-            f"--remove-{stem}",
-            f"remove_{field}",
-            multiple=True,
-            metavar="VALUE",
-            help=f"Remove from {field}.",
-        )(function)
-        function = click.option(
-            f"--{plural}",
-            f"replace_{field}",
-            metavar="A,B",
-            default=None,
-            help=f"Replace {field} ('' clears).",
-        )(function)
+        for flag, name, metavar, text in (
+            (f"--{plural}", f"replace_{field}", "A,B", f"Replace {field} ('' clears)."),
+            (f"--remove-{stem}", f"remove_{field}", "VALUE", f"Remove from {field}."),
+            (f"--add-{stem}", f"add_{field}", "VALUE", f"Add to {field} (repeat or A,B)."),
+        ):
+            replace = name.startswith("replace_")
+            function = click.option(
+                flag, name, metavar=metavar, multiple=not replace, default=None, help=text
+            )(function)
     return function
 
 

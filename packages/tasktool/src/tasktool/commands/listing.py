@@ -18,9 +18,10 @@ from tasktool.commands.base import (
 )
 from tasktool.errors import TaskToolError
 from tasktool.filters import apply_filters, check_field, group_tasks, sort_tasks
-from tasktool.model import RESOLVED_STATUSES, Task
+from tasktool.model import RESOLVED_STATUSES, Task, natural_key
 from tasktool.render import emit_data, emit_fields, emit_table, emit_text
 from tasktool.repository import Repository
+from tasktool.taskfile import is_safe_id
 from tasktool.views import TASK_KEYS, task_view, task_views
 
 DEFAULT_COLUMNS = ("id", "status", "priority", "effort", "phase", "title")
@@ -85,10 +86,8 @@ def list_command(
         _usage(lambda: check_field(group_by, "group-by field"), "--group-by")
     repo = load_repository(options)
     settings = repo.settings
-    tasks: list[Task] = _usage(
-        lambda: apply_filters(repo.all_tasks if archived else repo.tasks, filters, settings),
-        "--filter",
-    )
+    pool = sorted(repo.all_tasks, key=lambda t: natural_key(t.id)) if archived else repo.tasks
+    tasks: list[Task] = _usage(lambda: apply_filters(pool, filters, settings), "--filter")
     if sort:
         tasks = _usage(lambda: sort_tasks(tasks, sort, settings), "--sort")
     if limit:
@@ -118,6 +117,8 @@ def list_command(
 
 
 def _worklog(repo: Repository, task_id: str) -> dict[str, Any] | None:
+    if not is_safe_id(task_id):
+        return None
     path: Path = repo.worklog_path(task_id)
     try:
         text = path.read_text(encoding="utf-8")
