@@ -400,8 +400,8 @@ def worklog_command(
     repo = load_repository(options)
     task = repo.get(task_id)
     if text is not None:
-        add_entry(repo.task_dir, task.id, text, repo.settings)
-    log = read_worklog(repo.task_dir, task.id)
+        add_entry(repo, task.id, text)
+    log = read_worklog(repo, task.id)
     if output_format(options, fmt) != "table":
         emit_data(log.to_json(), output_format(options, fmt))
         return
