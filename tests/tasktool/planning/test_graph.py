@@ -48,11 +48,18 @@ Spec = dict[str, Any]
         ),
         pytest.param([], {"dependencies": ["404"]}, False, True, id="dep-missing"),
         pytest.param(
-            [{"id": "1", "status": "pending", "archived": True}],
+            [{"id": "1", "status": "completed", "archived": True}],
             {"dependencies": ["1"]},
             True,
             False,
-            id="dep-archived",
+            id="dep-archived-completed",
+        ),
+        pytest.param(
+            [{"id": "1", "status": "cancelled", "archived": True}],
+            {"dependencies": ["1"]},
+            False,
+            True,
+            id="dep-archived-cancelled",
         ),
         pytest.param(
             [{"id": "1", "status": "pending", "parent": "9"}], {}, False, False, id="open-child"
