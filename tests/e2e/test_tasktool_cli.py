@@ -386,3 +386,20 @@ def test_add_with_id_body_and_set_body(repo: Path, tt: Run) -> None:
     assert detail["body"] == "Second\n"
     text = (repo / "X-1-custom.md").read_text()
     assert text.endswith("---\nSecond\n")
+
+
+def test_list_read_path_stays_light(repo: Path, tt: Run) -> None:
+    task(repo, "1")
+    tt("list")  # warm the caches
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "tasktool", "list", "--format", "json"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        env={**os.environ, "HOME": str(repo.parent / "home")},
+    )
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    heavy = {"ruamel.yaml", "rich", "git", "starlette", "yaml", "tasktool.writes"}
+    assert not heavy & imported

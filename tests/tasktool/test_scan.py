@@ -114,3 +114,22 @@ def test_recently_modified_files_are_not_cached(project: Project, write_task: Ta
     assert ids(project.root) == ["1", "2", "3"]
     cached = ParseCache.open(project.root).entries
     assert sorted(Path(path).name for path in cached) == ["1-task.md", "2-task.md"]
+
+
+def test_cache_is_rewritten_only_when_something_changed(
+    project: Project, write_task: TaskWriter
+) -> None:
+    write_task("1")
+    write_task("2")
+    age(project.root)
+    scan_tasks(project.root)
+    cache_file = next((project.root / ".tasktool" / "cache").iterdir())
+    inode = cache_file.stat().st_ino
+    scan_tasks(project.root)
+    write_task("3")  # racy: parsed, not cached, no rewrite
+    assert ids(project.root) == ["1", "2", "3"]
+    assert cache_file.stat().st_ino == inode
+    (project.root / "2-task.md").unlink()
+    assert ids(project.root) == ["1", "3"]
+    assert cache_file.stat().st_ino != inode
+    assert sorted(Path(p).name for p in ParseCache.open(project.root).entries) == ["1-task.md"]

@@ -69,7 +69,6 @@ class ParseCache:
     def __init__(self, path: Path | None, entries: dict[str, CacheEntry]) -> None:
         self.path = path
         self.entries = entries
-        self.hits = 0
 
     @classmethod
     def empty(cls) -> ParseCache:
@@ -87,16 +86,15 @@ class ParseCache:
     def lookup(self, path: str, stat: os.stat_result) -> CacheEntry | None:
         entry = self.entries.get(path)
         if entry is not None and entry.matches(stat):
-            self.hits += 1
             return entry
         return None
 
     def store(self, fresh: dict[str, CacheEntry], skip: set[str] | None = None) -> None:
-        """Write ``fresh`` (minus ``skip``) when it differs from what was loaded.
+        """Write ``fresh`` (minus ``skip``) as the new cache.
 
         Best effort and atomic: a read-only task directory just stays uncached.
         """
-        if self.path is None or (self.hits == len(fresh) == len(self.entries)):
+        if self.path is None:
             return
         if skip:
             fresh = {path: entry for path, entry in fresh.items() if path not in skip}

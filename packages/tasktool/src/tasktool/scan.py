@@ -102,6 +102,7 @@ def scan_tasks(root: Path, ignore: tuple[str, ...] = (), *, use_cache: bool = Tr
     # tick at the same size; such "racy" entries are parsed but not cached (as git does).
     racy_after = time.time_ns() - RACY_NS
     racy: set[str] = set()
+    changed = False
     for entry, directory in iter_markdown(root, ignore):
         stat = entry.stat()
         cached = cache.lookup(entry.path, stat)
@@ -109,8 +110,10 @@ def scan_tasks(root: Path, ignore: tuple[str, ...] = (), *, use_cache: bool = Tr
             cached = CacheEntry.of(stat, read_entry(base, entry.path, directory))
             if stat.st_mtime_ns > racy_after:
                 racy.add(entry.path)
+            else:
+                changed = True
         fresh[entry.path] = cached
-    if use_cache:
+    if use_cache and (changed or any(path not in fresh for path in cache.entries)):
         cache.store(fresh, skip=racy)
     tasks: list[Task] = []
     archived: list[Task] = []
