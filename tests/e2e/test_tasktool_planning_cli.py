@@ -77,10 +77,10 @@ def _ids(items: list[dict[str, Any]]) -> list[str]:
 def test_next_ranks_by_phase_then_score(project: Project) -> None:
     project.task("1", phase="beta", priority="critical")
     project.task("2", phase="alpha", priority="low", effort="small")
-    project.task("3", priority="high", dependencies=["2"])
+    project.task("3", priority="high", dependencies=["2", "6"])
     project.task("4", status="completed")
     project.task("5", phase="gamma", priority="critical")
-    project.task("6", phase="alpha", status="completed", archived="x", where="archive")
+    project.task("6", phase="alpha", status="completed", where="archive")
     ranked = project.json("next")
     assert _ids(ranked) == ["2", "1", "5"]
     first = ranked[0]

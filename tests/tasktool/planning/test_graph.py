@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tasktool.graph import build_graph, find_cycles, longest_chains
+from tasktool.model import Task
 
 from .conftest import TaskFactory
 
@@ -44,11 +48,18 @@ Spec = dict[str, Any]
         ),
         pytest.param([], {"dependencies": ["404"]}, False, True, id="dep-missing"),
         pytest.param(
-            [{"id": "1", "status": "pending", "archived": True}],
+            [{"id": "1", "status": "completed", "archived": True}],
             {"dependencies": ["1"]},
             True,
             False,
-            id="dep-archived",
+            id="dep-archived-completed",
+        ),
+        pytest.param(
+            [{"id": "1", "status": "cancelled", "archived": True}],
+            {"dependencies": ["1"]},
+            False,
+            True,
+            id="dep-archived-cancelled",
         ),
         pytest.param(
             [{"id": "1", "status": "pending", "parent": "9"}], {}, False, False, id="open-child"
@@ -135,3 +146,52 @@ def test_a_duplicated_id_is_one_candidate(make: TaskFactory) -> None:
     graph = build_graph([second, first, make("2")])
     assert [task.file_path for task in graph.actionable()] == ["b/1.md", "tasks/2.md"]
     assert len(graph.tasks) == 3
+
+
+def _has_cycle(edges: dict[str, list[str]]) -> bool:
+    """Reference answer: some node reaches itself (plain search from every node)."""
+    for start, successors in edges.items():
+        stack, seen = list(successors), set()
+        while stack:
+            node = stack.pop()
+            if node == start:
+                return True
+            if node in edges and node not in seen:
+                seen.add(node)
+                stack.extend(edges[node])
+    return False
+
+
+@given(
+    st.dictionaries(st.sampled_from("abcdefgh"), st.lists(st.sampled_from("abcdefghz"), max_size=3))
+)
+@settings(max_examples=300, deadline=None)
+def test_find_cycles_property(edges: dict[str, list[str]]) -> None:
+    cycles = find_cycles(edges)
+    assert bool(cycles) == _has_cycle(edges)
+    members: set[str] = set()
+    for cycle in cycles:
+        assert cycle[0] == cycle[-1]
+        assert len(set(cycle[:-1])) == len(cycle) - 1, "a cycle repeats a node"
+        for source, target in itertools.pairwise(cycle):
+            assert target in edges[source]
+        assert not members & set(cycle), "two cycles from one component"
+        members |= set(cycle)
+
+
+@given(st.lists(st.lists(st.integers(0, 9), max_size=3), min_size=1, max_size=10))
+@settings(max_examples=200, deadline=None)
+def test_longest_chain_property(dependency_lists: list[list[int]]) -> None:
+    """On acyclic graphs (dependencies only on lower ids) the chain is a longest path."""
+    tasks = [
+        Task(id=str(i), title="t", dependencies=tuple(str(d) for d in deps if d < i))
+        for i, deps in enumerate(dependency_lists)
+    ]
+    chains = longest_chains(build_graph(tasks), lambda task: True)
+    depth: dict[str, int] = {}
+    for task in tasks:  # ids ascend, so dependencies come first
+        depth[task.id] = 1 + max((depth[dep] for dep in task.dependencies), default=0)
+    assert chains.length == max(depth.values())
+    assert len(chains.longest) == chains.length
+    for dependency, dependent in itertools.pairwise(chains.longest):
+        assert dependency in {t.id: t for t in tasks}[dependent].dependencies

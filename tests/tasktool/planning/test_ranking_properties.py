@@ -42,7 +42,9 @@ def _actionable(task: Task, tasks: list[Task]) -> bool:
         return False
     for dep in task.dependencies:
         found = [t for t in tasks if t.id == dep]
-        if not found or not any(t.archived or t.status == "completed" for t in found):
+        active = [t for t in found if not t.archived]
+        named = active[0] if active else (found[0] if found else None)
+        if named is None or named.status != "completed":
             return False
     return not any(
         t.parent == task.id and not t.archived and t.status not in ("completed", "cancelled")

@@ -3,15 +3,29 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tasktool.errors import TaskToolError
-from tasktool.settings import Settings
+from tasktool.repository import Repository, load_context
 from tasktool.worklog import WorklogEntry, add_entry, parse_worklog, read_worklog
 
-ENABLED = Settings(worklogs=True)
+Loader = Callable[..., Repository]
+
+
+@pytest.fixture
+def load(tmp_path: Path) -> Loader:
+    """A repository in ``tmp_path`` whose config sets ``worklogs`` as asked."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "home").mkdir()
+
+    def make(*, worklogs: bool = True) -> Repository:
+        (tmp_path / ".tasktool.yaml").write_text(f"worklogs: {str(worklogs).lower()}\n")
+        return load_context(cwd=tmp_path, env={"HOME": str(tmp_path / "home")})
+
+    return make
 
 
 def test_parse() -> None:
@@ -25,13 +39,14 @@ def test_parse() -> None:
     ]
 
 
-def test_add_then_read(tmp_path: Path) -> None:
-    assert read_worklog(tmp_path, "7").entries == ()
-    add_entry(tmp_path, "7", "  did a thing \n", ENABLED, timestamp="2026-01-02T03:04:05Z")
-    entry = add_entry(tmp_path, "7", "and another", ENABLED)
+def test_add_then_read(tmp_path: Path, load: Loader) -> None:
+    repo = load()
+    assert read_worklog(repo, "7").entries == ()
+    add_entry(repo, "7", "  did a thing \n", timestamp="2026-01-02T03:04:05Z")
+    entry = add_entry(repo, "7", "and another")
     text = (tmp_path / ".worklogs" / "7.md").read_text()
     assert text.startswith("## 2026-01-02T03:04:05Z\n\ndid a thing\n\n## ")
-    assert read_worklog(tmp_path, "7").to_json() == {
+    assert read_worklog(repo, "7").to_json() == {
         "task_id": "7",
         "entries": [
             {"timestamp": "2026-01-02T03:04:05Z", "content": "did a thing"},
@@ -41,36 +56,37 @@ def test_add_then_read(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("settings", "task_id", "content", "code"),
+    ("worklogs", "task_id", "content", "code"),
     [
-        (Settings(), "7", "text", "worklog.disabled"),
-        (ENABLED, "7", "  ", "worklog.empty"),
-        (ENABLED, "../x", "text", "worklog.bad_id"),
+        (False, "7", "text", "worklog.disabled"),
+        (True, "7", "  ", "worklog.empty"),
+        (True, "../x", "text", "task.invalid_id"),
     ],
 )
-def test_refusals(
-    tmp_path: Path, settings: Settings, task_id: str, content: str, code: str
-) -> None:
+def test_refusals(load: Loader, worklogs: bool, task_id: str, content: str, code: str) -> None:
+    repo = load(worklogs=worklogs)
     with pytest.raises(TaskToolError) as raised:
-        add_entry(tmp_path, task_id, content, settings)
+        add_entry(repo, task_id, content)
     assert raised.value.code == code
-    assert not (tmp_path / ".worklogs" / "7.md").exists()
+    assert not (repo.task_dir / ".worklogs" / "7.md").exists()
 
 
-def test_disabled_refusal_says_why(tmp_path: Path) -> None:
+def test_disabled_refusal_says_why(load: Loader) -> None:
     with pytest.raises(TaskToolError, match="worklogs: true"):
-        add_entry(tmp_path, "7", "text", Settings())
+        add_entry(load(worklogs=False), "7", "text")
 
 
-def test_concurrent_appends_lose_nothing(tmp_path: Path) -> None:
+def test_concurrent_appends_lose_nothing(load: Loader) -> None:
+    repo = load()
+
     def write(worker: int) -> None:
         for item in range(10):
-            add_entry(tmp_path, "1", f"w{worker}-{item}", ENABLED)
+            add_entry(repo, "1", f"w{worker}-{item}")
 
     threads = [threading.Thread(target=write, args=(worker,)) for worker in range(4)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(timeout=30)
-    contents = {entry.content for entry in read_worklog(tmp_path, "1").entries}
+    contents = {entry.content for entry in read_worklog(repo, "1").entries}
     assert contents == {f"w{w}-{i}" for w in range(4) for i in range(10)}

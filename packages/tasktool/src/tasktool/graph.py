@@ -6,8 +6,8 @@ question the planning commands ask without rescanning the task list:
 - **actionable**: status ``pending`` or ``in-progress``, every dependency
   exists (active or archived) and is met, and no child is unresolved;
 - **blocked** (one meaning everywhere): has an unmet dependency. A dependency
-  is met when it is completed, or archived (archived ids satisfy
-  dependencies whatever their status); a missing id is never met.
+  is met when the task it names, active or archived, is completed; a missing
+  id is never met, and neither is a cancelled task.
 
 Edges point from a dependency to its dependent ("must be done before").
 """
@@ -32,7 +32,7 @@ _COMPLETED = Status.COMPLETED.value
 
 
 class TaskGraph:
-    """Indexes over one run's tasks; archived tasks only satisfy dependencies."""
+    """Indexes over one run's tasks; archived tasks only count as dependencies."""
 
     __slots__ = ("archived", "by_id", "children", "dependents", "tasks", "unique")
 
@@ -54,11 +54,9 @@ class TaskGraph:
         self.children = children
 
     def dependency_met(self, dep_id: str) -> bool:
-        """Completed, or archived; a missing id is never met."""
-        task = self.by_id.get(dep_id)
-        if task is not None:
-            return task.status == _COMPLETED
-        return dep_id in self.archived
+        """The task it names (active, else archived) is completed."""
+        task = self.by_id.get(dep_id) or self.archived.get(dep_id)
+        return task is not None and task.status == _COMPLETED
 
     def unmet_dependencies(self, task: Task) -> list[str]:
         return [dep for dep in task.dependencies if not self.dependency_met(dep)]

@@ -17,8 +17,7 @@ from typing import Any
 import msgspec
 
 from tasktool.errors import TaskToolError
-from tasktool.repository import WORKLOG_DIR
-from tasktool.settings import Settings
+from tasktool.repository import Repository
 from tasktool.storage import atomic_write_text, locked
 
 __all__ = [
@@ -28,7 +27,6 @@ __all__ = [
     "format_entry",
     "parse_worklog",
     "read_worklog",
-    "worklog_path",
 ]
 
 _HEADING = re.compile(r"^## (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z)[ \t]*$", re.MULTILINE)
@@ -69,15 +67,6 @@ def format_entry(entry: WorklogEntry) -> str:
     return f"## {entry.timestamp}\n\n{entry.content.strip()}\n"
 
 
-def worklog_path(task_dir: Path, task_id: str) -> Path:
-    """Where a task's worklog lives; an id that is not a plain file name is refused."""
-    if not task_id or task_id in {".", ".."} or "/" in task_id or "\\" in task_id:
-        raise TaskToolError(
-            f"task id {task_id!r} cannot name a worklog file", code="worklog.bad_id"
-        )
-    return task_dir / WORKLOG_DIR / f"{task_id}.md"
-
-
 def _read(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
@@ -89,9 +78,9 @@ def _read(path: Path) -> str:
         ) from None
 
 
-def read_worklog(task_dir: Path, task_id: str) -> Worklog:
+def read_worklog(repo: Repository, task_id: str) -> Worklog:
     """A task's entries; a task with no worklog file has none."""
-    text = _read(worklog_path(task_dir, task_id))
+    text = _read(repo.worklog_path(task_id))
     return Worklog(task_id=task_id, entries=tuple(parse_worklog(text)))
 
 
@@ -100,15 +89,10 @@ def _now() -> str:
 
 
 def add_entry(
-    task_dir: Path,
-    task_id: str,
-    content: str,
-    settings: Settings,
-    *,
-    timestamp: str | None = None,
+    repo: Repository, task_id: str, content: str, *, timestamp: str | None = None
 ) -> WorklogEntry:
     """Append one entry, if the config allows writing worklogs."""
-    if not settings.worklogs:
+    if not repo.settings.worklogs:
         raise TaskToolError(
             "worklogs are disabled, so nothing was written: set `worklogs: true` in "
             ".tasktool.yaml to allow worklog entries (reading them always works)",
@@ -116,11 +100,11 @@ def add_entry(
         )
     if not content.strip():
         raise TaskToolError("a worklog entry needs some text", code="worklog.empty")
-    path = worklog_path(task_dir, task_id)
+    path = repo.worklog_path(task_id)
     entry = WorklogEntry(timestamp or _now(), content.strip())
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with locked(task_dir, f"worklog-{task_id}"):
+        with locked(repo.task_dir, f"worklog-{task_id}"):
             existing = _read(path).rstrip("\n")
             atomic_write_text(path, (existing + "\n\n" if existing else "") + format_entry(entry))
     except OSError as exc:

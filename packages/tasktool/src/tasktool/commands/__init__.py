@@ -23,9 +23,9 @@ COMMANDS: dict[str, str] = {
     "board": "tasktool.commands.planning:board_command",
     "stats": "tasktool.commands.planning:stats_command",
     "graph": "tasktool.commands.planning:graph_command",
-    "todos": "tasktool.commands.planning:todos_command",
-    "validate": "tasktool.commands.planning:validate_command",
-    "worklog": "tasktool.commands.planning:worklog_command",
+    "todos": "tasktool.commands.upkeep:todos_command",
+    "validate": "tasktool.commands.upkeep:validate_command",
+    "worklog": "tasktool.commands.upkeep:worklog_command",
 }
 
 __all__ = ["COMMANDS"]
