@@ -198,9 +198,10 @@ def report(results: list[Measure], backlog_note: str) -> str:
         for m in targets:
             limit = 0.4 if "warm" in m.name else 1.5
             verdict = "met" if m.seconds <= limit and m.mib <= 200 else "MISSED"
+            cpu = "within" if m.cpu <= limit else "over"
             lines.append(
-                f"- {m.name}: {m.seconds:.3f} s (target {limit} s), "
-                f"{m.mib:.0f} MiB (target 200 MiB): {verdict}"
+                f"- {m.name}: {m.seconds:.3f} s wall, {m.cpu:.3f} s CPU ({cpu} the target), "
+                f"target {limit} s; {m.mib:.0f} MiB (target 200 MiB): {verdict}"
             )
     return "\n".join(lines) + "\n"
 
@@ -218,7 +219,8 @@ def main(argv: list[str] | None = None) -> None:
     note = (
         f"Backlog.md {_version(backlog)} from npm, on the same tasks in its format "
         "(`backlog/tasks/task-N - title.md`, archived ones under `backlog/archive/tasks/`), "
-        "`backlog task list --plain`."
+        "`backlog task list --plain`. (The design note quotes about 4.3 s for it at 10,000 "
+        "tasks; the ratios below come from this run, on the same files and load.)"
         if backlog
         else "Backlog.md could not be installed (`npm install backlog.md` failed)."
     )

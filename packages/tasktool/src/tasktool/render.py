@@ -44,8 +44,16 @@ def to_yaml(data: Any) -> str:
 def emit_data(data: Any, fmt: str, out: TextIO | None = None) -> None:
     """Write ``data`` as JSON or YAML to ``out`` (stdout)."""
     out = out or sys.stdout
-    text = to_json(data) + "\n" if fmt == "json" else to_yaml(data)
-    out.write(text)
+    if fmt != "json":
+        out.write(to_yaml(data))
+        return
+    encoded = msgspec.json.format(msgspec.json.encode(data), indent=2) + b"\n"
+    buffer = getattr(out, "buffer", None)
+    if buffer is None:
+        out.write(encoded.decode("utf-8"))
+        return
+    out.flush()  # keep order with text already written
+    buffer.write(encoded)  # megabytes of UTF-8 already: skip decoding and re-encoding
 
 
 def cell(value: Any) -> str:
