@@ -33,11 +33,13 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, echo: bool = False) -> None:
+    def __init__(self, echo: bool = False, default_gc: bool = False) -> None:
         self.port = free_port()
         command = [PY, str(HERE / "server.py"), "--port", str(self.port)]
         if echo:
             command.append("--echo")
+        if default_gc:
+            command.append("--default-gc")
         self.process = subprocess.Popen(command, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 30
         while True:
@@ -127,8 +129,13 @@ def run_once(args: argparse.Namespace, index: int) -> dict[str, Any]:
         results["connections"] = held
     finally:
         server.stop()
-    for name, rate in (("matching_1000", 1000), ("matching_max", args.max_rate)):
-        server = Server()
+    matching = (
+        ("matching_1000", 1000, False),
+        ("matching_1000_default_gc", 1000, True),
+        ("matching_max", args.max_rate, False),
+    )
+    for name, rate, default_gc in matching:
+        server = Server(default_gc=default_gc)
         try:
             profile = args.profile / f"{name}-{index}.raw" if args.profile else None
             results[name] = loadgen(
@@ -259,6 +266,11 @@ def report(args: argparse.Namespace, runs: list[dict[str, Any]]) -> str:
         f"p50 {m('matching_1000', 'p50_ms'):.1f} ms, p99 {m('matching_1000', 'p99_ms'):.1f} ms "
         f"[p99 {per_run('matching_1000', 'p99_ms', '{:.1f}')}] | p99 < 50 ms | "
         f"{'yes' if m('matching_1000', 'p99_ms') < 50 else 'no'} |",
+        "| same, default GC thresholds (no `tune_gc()`) | "
+        f"p50 {m('matching_1000_default_gc', 'p50_ms'):.1f} ms, "
+        f"p99 {m('matching_1000_default_gc', 'p99_ms'):.1f} ms "
+        f"[p99 {per_run('matching_1000_default_gc', 'p99_ms', '{:.1f}')}] | p99 < 50 ms | "
+        f"{'yes' if m('matching_1000_default_gc', 'p99_ms') < 50 else 'no'} |",
         f"| `auto` groupSize 2, offered {args.max_rate:,} enters/s | "
         f"{m('matching_max', 'matches_per_s'):.0f} matches/s sustained "
         f"[{per_run('matching_max', 'matches_per_s', '{:.0f}')}], "

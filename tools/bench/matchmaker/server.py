@@ -19,7 +19,7 @@ from hypercorn.asyncio import serve
 from hypercorn.config import Config
 
 from matchmaker.config import Limits, ServerConfig
-from matchmaker.data.app import create_data_app, websocket_max_message_size
+from matchmaker.data import create_data_app, tune_gc, websocket_max_message_size
 from matchmaker.directory import ProjectDirectory
 from matchmaker.model import MatchmakingPolicy, Project
 
@@ -85,6 +85,8 @@ async def main(args: argparse.Namespace) -> None:
             ProjectDirectory([BENCH_PROJECT]),
             shutdown=asyncio.Event(),
         )
+    if not args.default_gc:
+        tune_gc()
     await serve(app, hyper, shutdown_trigger=stop.wait)
 
 
@@ -92,6 +94,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--echo", action="store_true")
+    parser.add_argument("--default-gc", action="store_true", help="skip tune_gc()")
     parser.add_argument("--profile", help="write a pyinstrument HTML profile here")
     arguments = parser.parse_args()
     if arguments.profile:

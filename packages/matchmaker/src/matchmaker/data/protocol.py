@@ -67,7 +67,7 @@ Attributes = dict[AttributeKey, AttributeValue]
 Public = dict[str, Any]
 
 
-class _Data(Struct, forbid_unknown_fields=True, omit_defaults=True):
+class _Data(Struct, gc=False, forbid_unknown_fields=True, omit_defaults=True):
     """Base of every request payload: unknown fields are a ``protocol.bad_request``."""
 
 
@@ -135,7 +135,7 @@ class SessionSendData(_Data):
 # -- inbound envelopes ----------------------------------------------------------------------
 
 
-class _Request(Struct, tag_field="type", forbid_unknown_fields=True, kw_only=True):
+class _Request(Struct, gc=False, tag_field="type", forbid_unknown_fields=True, kw_only=True):
     id: RequestId | None = None
 
 
@@ -197,7 +197,7 @@ REQUEST_TYPES: frozenset[str] = frozenset(
 )
 
 
-class _Envelope(Struct):
+class _Envelope(Struct, gc=False):
     id: Any = None
     type: Any = None
 
@@ -219,7 +219,7 @@ def decode_envelope(frame: bytes | str) -> tuple[str | None, str | None]:
 # -- outbound -------------------------------------------------------------------------------
 
 
-class ErrorBody(Struct, omit_defaults=True):
+class ErrorBody(Struct, gc=False, omit_defaults=True):
     """``reply.error``: stable dotted ``code``, human ``message``, optional ``details``."""
 
     code: str
@@ -227,7 +227,7 @@ class ErrorBody(Struct, omit_defaults=True):
     details: dict[str, Any] | None = None
 
 
-class Reply(Struct, tag="reply", tag_field="type", omit_defaults=True):
+class Reply(Struct, gc=False, tag="reply", tag_field="type", omit_defaults=True):
     """The answer to one request; ``id`` echoes the request's."""
 
     id: str | None
@@ -236,14 +236,14 @@ class Reply(Struct, tag="reply", tag_field="type", omit_defaults=True):
     error: ErrorBody | None = None
 
 
-class Heartbeat(Struct):
+class Heartbeat(Struct, gc=False):
     """How often the server pings, and after how much silence it closes (3002)."""
 
     interval_ms: int
     timeout_ms: int
 
 
-class PolicyInfo(Struct, rename={"group_size": "groupSize"}):
+class PolicyInfo(Struct, gc=False, rename={"group_size": "groupSize"}):
     """A declared policy as ``hello`` lists it."""
 
     name: str
@@ -252,7 +252,7 @@ class PolicyInfo(Struct, rename={"group_size": "groupSize"}):
     default: bool
 
 
-class HelloReply(Struct):
+class HelloReply(Struct, gc=False):
     """``hello`` reply data: who you are, your Project's rules and the server's limits."""
 
     client_id: str
@@ -264,7 +264,7 @@ class HelloReply(Struct):
     lockdown: bool
 
 
-class PoolEntered(Struct, rename={"group_size": "groupSize"}):
+class PoolEntered(Struct, gc=False, rename={"group_size": "groupSize"}):
     """``pool.enter`` reply data; ``expires_at`` is epoch milliseconds."""
 
     pool: str
@@ -274,25 +274,25 @@ class PoolEntered(Struct, rename={"group_size": "groupSize"}):
     expires_at: int
 
 
-class SessionJoined(Struct):
+class SessionJoined(Struct, gc=False):
     """``session.join`` reply data; ``created`` tells whether this join opened the room."""
 
     session_id: str
     created: bool
 
 
-class Event(Struct, tag_field="type", omit_defaults=True):
+class Event(Struct, gc=False, tag_field="type", omit_defaults=True):
     """Base of server pushes. Subclasses set ``tag`` and a ``data`` field."""
 
 
-class MemberInfo(Struct, omit_defaults=True):
+class MemberInfo(Struct, gc=False, omit_defaults=True):
     """A session member as the others see it."""
 
     client_id: str
     public: Public | None = None
 
 
-class SessionCreatedData(Struct, omit_defaults=True):
+class SessionCreatedData(Struct, gc=False, omit_defaults=True):
     session_id: str
     members: list[MemberInfo]
     you: str
@@ -305,7 +305,7 @@ class SessionCreated(Event, tag="session.created"):
     data: SessionCreatedData
 
 
-class SessionMessageData(Struct, rename={"sender": "from"}):
+class SessionMessageData(Struct, gc=False, rename={"sender": "from"}):
     session_id: str
     sender: str
     data: Raw
@@ -317,7 +317,7 @@ class SessionMessage(Event, tag="session.message"):
     data: SessionMessageData
 
 
-class MemberData(Struct, omit_defaults=True):
+class MemberData(Struct, gc=False, omit_defaults=True):
     session_id: str
     client_id: str
     public: Public | None = None
@@ -336,7 +336,7 @@ class SessionMemberLeft(Event, tag="session.member_left"):
     data: MemberData
 
 
-class EntryData(Struct, omit_defaults=True):
+class EntryData(Struct, gc=False, omit_defaults=True):
     pool: str
     entry_id: str
     reason: str | None = None
