@@ -150,3 +150,11 @@ async def test_bye_closes_4000(server: Any) -> None:
 async def test_clients_connect_concurrently(server: Any) -> None:
     clients: list[Client] = await asyncio.gather(*(server.connect() for _ in range(50)))
     assert len({c.client_id for c in clients}) == 50
+
+
+async def test_client_connect_raises_the_hello_error_and_closes(start_server: Any) -> None:
+    server = await start_server(KEYED)
+    with pytest.raises(MatchmakerError) as caught:
+        await Client.connect(server.url, project="keyed")
+    assert caught.value.code == "project.forbidden"
+    await server.until(lambda: len(server.plane.open) == 0)

@@ -49,6 +49,20 @@ async def test_control_rate_limit_then_close_3029(start_server: Any) -> None:
     assert await client.wait_closed() == 3029
 
 
+async def test_malformed_frames_are_rate_limited_too(start_server: Any) -> None:
+    server = await start_server(control_rate_per_s=0.1, control_burst=2)
+    client = await server.connect(hello=False)
+    await client.send_raw("{garbage")
+    assert (await client.next_event("error")).data["code"] == "protocol.bad_request"
+    await client.send_raw("{garbage")
+    assert (await client.next_event("error")).data["code"] == "protocol.bad_request"
+    await client.send_raw("{garbage")
+    assert (await client.next_event("error")).data["code"] == "rate.limited"
+    for _ in range(ABUSE_LIMIT):
+        await client.send_raw("{garbage")
+    assert await client.wait_closed() == 3029
+
+
 async def test_send_rate_is_separate_from_control_rate(start_server: Any) -> None:
     server = await start_server(send_rate_per_s=0.1, send_burst=2)
     client = await server.connect()

@@ -209,26 +209,33 @@ NOTES = """
   `websockets` library it used more CPU per frame than the server and became the
   bottleneck (it saturated at about 1,500 matches/s).
 
-## Profile (py-spy, `run.py --profile DIR`)
+## Profile (py-spy, `run.py --profile DIR`) and what was fixed
 
-- matching, at saturation: hypercorn + wsproto (frame parsing, masking, `send`/drain)
-  take about 80% of the server's samples; the data plane's own code (decode, Project and
-  pool resolution, the core, encoding) about 15-20%, the matching core itself about 3%.
+- matching, at saturation: hypercorn + wsproto (frame parsing, `send`/drain) take about
+  80% of the server's samples; the data plane's own code (decode, Project and pool
+  resolution, the core, encoding) about 15%, the matching core itself about 3%.
 - relay: the data plane's own code is about 7% of samples (decode, membership check,
   one encode per message, queueing); the rest is hypercorn's receive and send path.
-- Fixed along the way: Starlette's middleware wrapped every WebSocket `send`; `/ws` now
-  goes to the plane directly (Starlette still serves `/healthz`). An early load generator
-  never left its sessions, so sessions piled up and garbage collection dominated
-  `session.created`; a real client leaves, and so does this one.
+- **Garbage collection was the latency tail.** Each connection owns about 140 GC-tracked
+  objects (mostly hypercorn's and asyncio's), so with 2,000 clients a full collection
+  walks ~280,000 objects; with the default thresholds, young collections promoted enough
+  per-frame garbage to trigger full collections during the run, stalling the loop for
+  60-250 ms (measured with `gc.callbacks`). `matchmaker.data.tune_gc()` (freeze startup
+  objects, young threshold 20,000) removes them; the wire Structs are also GC-untracked
+  (`gc=False`). The row "default GC thresholds" above is the same scenario without it.
+  **The launcher must call `tune_gc()` once before serving** (the benchmark server does).
+- Starlette's middleware wrapped every WebSocket `send`; `/ws` now goes to the plane
+  directly (Starlette still serves `/healthz`).
+- An early load generator never left its sessions; sessions piled up and collection
+  cost grew with them. A real client leaves, and so does this one.
 
-## Not met, and why
+## Caveats
 
-- **≥ 2,000 matches/s sustained (wall clock)**: the median run formed about 1,700
-  matches/s with the server holding about 54% of a core; per server CPU second it forms
-  about 2,800, so on a dedicated core it meets the target, but this was not measured on
-  an idle machine. Beyond that, hypercorn's per-frame cost is the limit.
-- p99 at 1,000 enters/s is under 50 ms in the median, but one run in five showed a
-  116 ms p99 while neighbours were busy.
+- The two cores were shared with other builds during some runs; per-run values show
+  the spread, and the "per server CPU second" rows are the figures least affected.
+- Hypercorn's per-frame cost is the ceiling for both matching and relay: the data
+  plane cannot beat the bare echo floor by much, and more throughput per process would
+  need a cheaper WebSocket server underneath, not a faster core.
 """
 
 

@@ -90,7 +90,11 @@ class Client:
             ) from error
         client = cls(websocket)
         if hello:
-            await client.hello(project=project, credential=credential, attributes=attributes)
+            try:
+                await client.hello(project=project, credential=credential, attributes=attributes)
+            except BaseException:
+                await client.close()
+                raise
         return client
 
     async def __aenter__(self) -> Client:

@@ -172,37 +172,25 @@ class Connection:
         if size > limit or (
             size * 4 > limit and isinstance(frame, str) and len(frame.encode()) > limit
         ):
-            self.fail(
-                None,
-                MatchmakerError(
-                    f"frame larger than {limit} bytes",
-                    code="protocol.too_large",
-                    details={"limit": limit},
-                ),
-            )
+            if self._admit(self.control, now, None):
+                self.fail(
+                    None,
+                    MatchmakerError(
+                        f"frame larger than {limit} bytes",
+                        code="protocol.too_large",
+                        details={"limit": limit},
+                    ),
+                )
             return
         try:
             request: Request = REQUEST_DECODER.decode(frame)
         except msgspec.DecodeError as error:
-            self._refuse(frame, error)
+            if self._admit(self.control, now, None):
+                self._refuse(frame, error)
             return
         kind = type(request)
-        bucket = self.relay if kind is SessionSend else self.control
-        wait = bucket.take(now)
-        if wait:
-            self.abuse += 1
-            if self.abuse >= ABUSE_LIMIT:
-                self.close(closecodes.RATE_LIMITED, "rate limit exceeded repeatedly")
-                return
-            retry = max(1, int(wait * 1000 + 0.999))
-            self.fail(
-                request.id,
-                MatchmakerError(
-                    "too many requests", code="rate.limited", details={"retry_after_ms": retry}
-                ),
-            )
+        if not self._admit(self.relay if kind is SessionSend else self.control, now, request.id):
             return
-        self.abuse = 0
         try:
             self._dispatch(request)
         except MatchmakerError as error:
@@ -213,6 +201,25 @@ class Connection:
             # A bug must cost one reply, not the connection or the process.
             _log.exception("unhandled error on %s", kind.__name__)
             self.fail(request.id, MatchmakerError("internal error", code="server.internal"))
+
+    def _admit(self, bucket: TokenBucket, now: float, request_id: str | None) -> bool:
+        """Spend a token; when there is none, answer ``rate.limited`` (or close 3029)."""
+        wait = bucket.take(now)
+        if not wait:
+            self.abuse = 0
+            return True
+        self.abuse += 1
+        if self.abuse >= ABUSE_LIMIT:
+            self.close(closecodes.RATE_LIMITED, "rate limit exceeded repeatedly")
+            return False
+        retry = max(1, int(wait * 1000 + 0.999))
+        self.fail(
+            request_id,
+            MatchmakerError(
+                "too many requests", code="rate.limited", details={"retry_after_ms": retry}
+            ),
+        )
+        return False
 
     def _refuse(self, frame: str | bytes, error: msgspec.DecodeError) -> None:
         request_id, kind = decode_envelope(frame)
