@@ -81,6 +81,16 @@ class TaskGraph:
         """Every actionable task, in natural id order (of a duplicated id, the first file)."""
         return [task for task in self.unique if self.is_actionable(task)]
 
+    def references(self, task_id: str) -> list[str]:
+        """Ids of the other tasks, active or archived, that depend on ``task_id`` or are its
+        children, in natural order."""
+        found = {*self.dependents.get(task_id, ()), *self.children.get(task_id, ())}
+        for task in self.archived.values():  # archived tasks are not indexed (few, resolved)
+            if task_id in task.dependencies or task.parent == task_id:
+                found.add(task.id)
+        found.discard(task_id)
+        return sorted(found, key=natural_key)
+
     def dependency_edges(self) -> dict[str, list[str]]:
         """``id -> ids it depends on`` restricted to active tasks that exist."""
         by_id = self.by_id

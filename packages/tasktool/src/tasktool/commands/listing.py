@@ -18,7 +18,7 @@ from tasktool.commands.base import (
 )
 from tasktool.errors import TaskToolError
 from tasktool.filters import apply_filters, check_field, group_tasks, sort_tasks
-from tasktool.model import RESOLVED_STATUSES, Task, natural_key
+from tasktool.model import Task, natural_key
 from tasktool.render import emit_data, emit_fields, emit_table, emit_text
 from tasktool.repository import Repository
 from tasktool.taskfile import is_safe_id
@@ -131,20 +131,19 @@ def _worklog(repo: Repository, task_id: str) -> dict[str, Any] | None:
 def task_detail(repo: Repository, task: Task) -> dict[str, Any]:
     """``get``'s JSON: the task with its body, both directions of dependency, children,
     unmet dependencies and a worklog summary."""
-    unmet = [
-        dep
-        for dep in task.dependencies
-        if dep not in repo.by_id or repo.by_id[dep].status != "completed"
-    ]
+    graph = repo.graph
+    unmet = graph.unmet_dependencies(task)
+    by_id = graph.by_id
     detail = task_view(task, body=True)
     detail.update(
-        dependents=[t.id for t in repo.dependents(task.id)],
+        dependents=list(graph.dependents.get(task.id, ())),
         children=[
-            {"id": t.id, "title": t.title, "status": t.status} for t in repo.children(task.id)
+            {"id": by_id[child].id, "title": by_id[child].title, "status": by_id[child].status}
+            for child in graph.children.get(task.id, ())
         ],
         unmet_dependencies=unmet,
         blocked=bool(unmet),
-        resolved=task.status in RESOLVED_STATUSES,
+        resolved=task.resolved,
         worklog=_worklog(repo, task.id),
     )
     return detail
