@@ -19,15 +19,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tasktool.config import LoadedConfig, Overrides, load_config
 from tasktool.diagnostics import Diagnostic
 from tasktool.errors import TaskToolError
-from tasktool.graph import TaskGraph, build_graph
 from tasktool.model import Task
 from tasktool.scan import ScanResult, scan_tasks
 from tasktool.settings import Settings
 from tasktool.taskfile import is_safe_id
+
+if TYPE_CHECKING:
+    from tasktool.graph import TaskGraph
 
 WORKLOG_DIR = ".worklogs"
 
@@ -82,6 +85,8 @@ class Repository:
     @cached_property
     def graph(self) -> TaskGraph:
         """Dependents, children and what is blocked or actionable (built on first use)."""
+        from tasktool.graph import build_graph  # not needed by list, which starts faster
+
         return build_graph(self.all_tasks)
 
     def worklog_path(self, task_id: str) -> Path:
