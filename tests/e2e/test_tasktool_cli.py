@@ -282,8 +282,20 @@ def test_deduplicate(repo: Path, tt: Run) -> None:
 
 
 def test_usage_errors_exit_2(tt: Run) -> None:
-    for args in (["set", "1"], ["list", "--format", "xml"], ["nosuch"], ["archive"]):
-        assert tt(*args, check=False).returncode == 2, args
+    for args in (
+        ["set"],
+        ["set", "1"],
+        ["list", "--format", "xml"],
+        ["nosuch"],
+        ["archive"],
+        ["--worktree-scope", "wide", "list"],
+        ["list", "--filter", "colour=red"],
+    ):
+        failed = tt(*args, check=False)
+        assert failed.returncode == 2, args
+        assert failed.stderr.count("\n") == 1, failed.stderr  # one line, not click's three
+        assert failed.stderr.startswith("error: ")
+        assert failed.stderr.endswith("--help') [usage]\n")
 
 
 def test_errors_are_one_line(repo: Path, tt: Run) -> None:

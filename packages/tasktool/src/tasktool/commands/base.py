@@ -42,6 +42,22 @@ class CliError(click.ClickException):
         click.echo(render_line(self.error), file=file or sys.stderr)
 
 
+class UsageLine(click.UsageError):
+    """A usage error as one line on stderr (``error: <message> (see '<command> --help')
+    [usage]``), exit 2; click's own form takes three lines."""
+
+    def show(self, file: Any = None) -> None:
+        hint = f" (see '{self.ctx.command_path} --help')" if self.ctx is not None else ""
+        click.echo(f"error: {self.format_message()}{hint} [usage]", file=file or sys.stderr)
+
+    @classmethod
+    def of(cls, error: click.UsageError) -> click.UsageError:
+        """``error`` as a one-liner (the help screen of a bare command stays as it is)."""
+        if isinstance(error, cls | click.exceptions.NoArgsIsHelpError):
+            return error
+        return cls(error.format_message(), error.ctx)
+
+
 @dataclass
 class GlobalOptions:
     """The global flags of one invocation (``None``: not given)."""
