@@ -16,6 +16,7 @@ import msgspec
 
 from tasktool.model import Task, natural_key
 from tasktool.settings import Settings
+from tasktool.views import task_summary
 from tasktool.vocabulary import field_values
 
 __all__ = ["GROUP_FIELDS", "NONE_COLUMN", "Board", "Column", "GroupField", "build_board"]
@@ -51,24 +52,14 @@ class Board(msgspec.Struct, frozen=True, kw_only=True):
                     "name": column.name,
                     "value": column.value,
                     "count": len(column.tasks),
-                    "tasks": [_card(task) for task in column.tasks],
+                    "tasks": [task_summary(task, _CARD_KEYS) for task in column.tasks],
                 }
                 for column in self.columns
             ],
         }
 
 
-def _card(task: Task) -> dict[str, Any]:
-    return {
-        "id": task.id,
-        "title": task.title,
-        "status": task.status,
-        "priority": task.priority,
-        "effort": task.effort,
-        "owner": task.owner,
-        "phase": task.phase,
-        "file_path": task.file_path,
-    }
+_CARD_KEYS = ("id", "title", "status", "priority", "effort", "owner", "phase", "file_path")
 
 
 def _values(field: str) -> Callable[[Task], tuple[str, ...]]:

@@ -17,26 +17,11 @@ from typing import Any, NamedTuple
 from tasktool.errors import TaskToolError
 from tasktool.model import Task, natural_key
 from tasktool.settings import Settings
-from tasktool.taskfile import LIST_FIELDS
+from tasktool.taskfile import LIST_FIELDS, SCALAR_FIELDS
 from tasktool.vocabulary import DATE_FIELDS, field_values
 
-FIELDS: tuple[str, ...] = (
-    "id",
-    "title",
-    "status",
-    "priority",
-    "effort",
-    "type",
-    "owner",
-    "phase",
-    "parent",
-    "group",
-    "external_id",
-    "created_at",
-    "completed_at",
-    "cancelled_at",
-    *LIST_FIELDS,
-)
+#: Every field a filter, sort or grouping can name.
+FIELDS: tuple[str, ...] = ("id", *SCALAR_FIELDS, "group", *LIST_FIELDS)
 ORDERED_FIELDS = frozenset(
     {"priority", "effort", "status", "created_at", "completed_at", "cancelled_at"}
 )

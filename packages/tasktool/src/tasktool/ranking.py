@@ -30,6 +30,7 @@ import msgspec
 from tasktool.graph import TaskGraph, build_graph, longest_chains
 from tasktool.model import PRIORITY_ORDER, Priority, Task, natural_key
 from tasktool.settings import Settings
+from tasktool.views import task_summary
 
 __all__ = ["DEFAULT_LIMIT", "Ranked", "Reason", "rank_next", "score_candidates"]
 
@@ -52,6 +53,9 @@ class Reason(msgspec.Struct, frozen=True):
     detail: str
 
 
+_NEXT_KEYS = ("id", "title", "status", "priority", "effort", "phase")
+
+
 class Ranked(msgspec.Struct, frozen=True, kw_only=True):
     """One result of ``next``."""
 
@@ -62,18 +66,12 @@ class Ranked(msgspec.Struct, frozen=True, kw_only=True):
 
     def to_json(self) -> dict[str, Any]:
         """The documented JSON item of ``next``."""
-        task = self.task
         return {
             "rank": self.rank,
-            "id": task.id,
-            "title": task.title,
-            "status": task.status,
-            "priority": task.priority,
-            "effort": task.effort,
-            "phase": task.phase,
+            **task_summary(self.task, _NEXT_KEYS),
             "score": self.score,
             "reasons": [msgspec.structs.asdict(reason) for reason in self.reasons],
-            "file_path": task.file_path,
+            "file_path": self.task.file_path,
         }
 
 
