@@ -15,7 +15,8 @@ on stderr) and prints with :func:`output`::
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -23,6 +24,7 @@ import click
 
 from mtcommon import CodedError, render_line
 from tasktool.config import Overrides
+from tasktool.errors import TaskToolError
 from tasktool.render import FORMATS, emit_data, emit_table
 from tasktool.repository import Repository, load_context
 
@@ -141,6 +143,16 @@ def output(
         emit_data(data, chosen)
         return
     emit_table(rows if rows is not None else data, columns, title=title, no_color=options.no_color)
+
+
+@contextmanager
+def usage_errors(param: str) -> Iterator[None]:
+    """A ``TaskToolError`` raised inside (a bad filter, sort or field) becomes a usage error
+    on ``param``: exit 2."""
+    try:
+        yield
+    except TaskToolError as exc:
+        raise click.BadParameter(exc.message, param_hint=param) from None
 
 
 def split_values(values: Sequence[str]) -> tuple[str, ...]:

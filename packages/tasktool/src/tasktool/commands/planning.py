@@ -19,8 +19,8 @@ from tasktool.commands.base import (
     output,
     output_format,
     split_values,
+    usage_errors,
 )
-from tasktool.errors import TaskToolError
 from tasktool.filters import apply_filters
 from tasktool.graph import build_graph
 from tasktool.graph_render import GRAPH_FORMATS, render_graph, select_graph
@@ -43,10 +43,8 @@ strict_phases_option = click.option(
 
 def _filter_predicate(repo: Repository, expressions: Sequence[str]) -> Callable[[Task], bool]:
     """One pass of the ``list`` filters over the tasks, then a set lookup per candidate."""
-    try:
+    with usage_errors("--filter"):
         kept = apply_filters(repo.tasks, expressions, repo.settings)
-    except TaskToolError as exc:
-        raise click.BadParameter(exc.message, param_hint="--filter") from None
     allowed = {id(task) for task in kept}
     return lambda task: id(task) in allowed
 
@@ -83,7 +81,7 @@ def next_command(
     """Rank what to work on next.
 
     Candidates are actionable tasks (pending or in progress, every dependency
-    completed or archived, no unfinished child). Score: priority, critical
+    completed (active or archived), no unfinished child). Score: priority, critical
     path, tasks unblocked, effort; each result lists its reasons. With phases
     configured, no task of a later phase outranks an actionable task of an
     earlier one (--strict-phases=false makes phase a score bonus instead).
