@@ -1,13 +1,13 @@
 """What every command shares: the global options, loading, output and the CLI error.
 
-A command module gets the global flags with ``@pass_options``, loads the
+A command gets the global flags with ``@click.pass_obj``, loads the
 repository with :func:`load_repository` (which warns about broken task files
 on stderr) and prints with :func:`output`::
 
     @click.command("stats")
     @format_option
-    @pass_options
-    def stats(options: GlobalOptions, fmt: str | None) -> None:
+    @click.pass_obj
+    def stats(options: GlobalOptions, /, *, fmt: str | None) -> None:
         repo = load_repository(options)
         output(options, fmt, data, rows=..., columns=...)
 """
@@ -93,9 +93,6 @@ class GlobalOptions:
         """A detail on stderr when verbose."""
         if self.loud and not self.silent:
             click.echo(message, err=True)
-
-
-pass_options = click.make_pass_decorator(GlobalOptions, ensure=True)
 
 
 def format_option(function: F) -> F:
