@@ -97,10 +97,14 @@ class TaskGraph:
         return {task.id: [dep for dep in task.dependencies if dep in by_id] for task in self.unique}
 
 
-def build_graph(tasks: Sequence[Task]) -> TaskGraph:
-    """Index tasks by id, dependents and children (linear in tasks plus edges)."""
+def build_graph(tasks: Sequence[Task], *, ordered: bool = False) -> TaskGraph:
+    """Index tasks by id, dependents and children (linear in tasks plus edges).
+
+    ``ordered``: the active tasks already come in natural id order (as a scan returns them).
+    """
     active = [task for task in tasks if not task.archived]
-    active.sort(key=lambda task: natural_key(task.id))
+    if not ordered:
+        active.sort(key=lambda task: natural_key(task.id))
     archived: dict[str, Task] = {}
     for task in tasks:
         if task.archived and task.id not in archived:

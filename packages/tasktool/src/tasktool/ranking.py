@@ -28,7 +28,7 @@ from typing import Any
 import msgspec
 
 from tasktool.graph import TaskGraph, build_graph, longest_chains
-from tasktool.model import PRIORITY_ORDER, Priority, Task, natural_key
+from tasktool.model import PRIORITY_ORDER, Priority, Task
 from tasktool.settings import Settings
 from tasktool.views import task_summary
 
@@ -204,7 +204,8 @@ def score_candidates(
             tier = _tier(task, phase_index, earliest, unphased_last)
             reasons.append(_tier_reason(task, tier, settings))
         rows.append((tier, sum(reason.points for reason in reasons), task, reasons))
-    rows.sort(key=lambda row: (row[0], -row[1], natural_key(row[2].id)))
+    # ``actionable`` comes in natural id order and the sort is stable: ties stay in that order.
+    rows.sort(key=lambda row: (row[0], -row[1]))
     return [
         Ranked(rank=rank, task=task, score=score, reasons=tuple(reasons))
         for rank, (_, score, task, reasons) in enumerate(rows, start=1)

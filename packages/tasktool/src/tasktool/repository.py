@@ -87,7 +87,7 @@ class Repository:
         """Dependents, children and what is blocked or actionable (built on first use)."""
         from tasktool.graph import build_graph  # not needed by list, which starts faster
 
-        return build_graph(self.all_tasks)
+        return build_graph(self.all_tasks, ordered=True)
 
     def worklog_path(self, task_id: str) -> Path:
         """``<task dir>/.worklogs/<id>.md`` (it may not exist); ``task.invalid_id`` for an id

@@ -22,7 +22,6 @@ from tasktool.commands.base import (
     usage_errors,
 )
 from tasktool.filters import apply_filters
-from tasktool.graph import build_graph
 from tasktool.graph_render import GRAPH_FORMATS, render_graph, select_graph
 from tasktool.model import STATUS_ORDER, Task
 from tasktool.ranking import DEFAULT_LIMIT, Ranked, rank_next
@@ -92,7 +91,7 @@ def next_command(
     repo.config.require_next_config()
     predicate = _filter_predicate(repo, filters) if filters else None
     ranked = rank_next(
-        repo.all_tasks,
+        repo.graph,
         repo.settings,
         strict_phases=strict_phases,
         quick_wins=quick_wins,
@@ -132,7 +131,7 @@ def tracks_command(options: GlobalOptions, /, *, strict_phases: bool, fmt: str |
     flexible. Unknown scopes are warnings when scopes are configured.
     """
     repo = load_repository(options)
-    result = plan_tracks(repo.all_tasks, repo.settings, strict_phases=strict_phases)
+    result = plan_tracks(repo.graph, repo.settings, strict_phases=strict_phases)
     if output_format(options, fmt) != "table":
         emit_data(result.to_json(), output_format(options, fmt))
         return
@@ -261,7 +260,7 @@ def graph_command(
     repo = load_repository(options)
     chosen = graph_format or ("json" if options.format in {"json", "yaml"} else "ascii")
     view = select_graph(
-        build_graph(repo.all_tasks),
+        repo.graph,
         root=root,
         upstream=upstream,
         downstream=downstream,
