@@ -221,6 +221,10 @@ def test_config_show_sources(repo: Path, tt: Run) -> None:
     table = tt("config", "show").stdout
     assert "web.port" in table
     assert "file" in table
+    (repo / ".tasktool.yaml").unlink()
+    bare = as_json(tt("config", "show", "--format", "json"))
+    assert bare["file"] is None
+    assert {value["source"] for value in bare["settings"].values()} == {"default"}
 
 
 def test_next_id_strategies(repo: Path, tt: Run) -> None:
@@ -229,12 +233,21 @@ def test_next_id_strategies(repo: Path, tt: Run) -> None:
     assert as_json(tt("next-id", "--format", "json")) == {"id": "008", "strategy": "sequential"}
     write(repo / ".tasktool.yaml", "id:\n  strategy: prefixed\n  prefix: T-\n  padding: 2\n")
     assert tt("next-id").stdout == "T-01\n"
+    assert as_json(tt("next-id", "--format", "json")) == {"id": "T-01", "strategy": "prefixed"}
+    assert tt("next-id", TASKTOOL_ID_PREFIX="T").stdout == "T01\n"  # the prefix is literal
     write(repo / ".tasktool.yaml", "id:\n  strategy: random\n  length: 9\n")
     value = tt("next-id").stdout.strip()
     assert len(value) == 9
     assert value.isalnum()
+    shown = as_json(tt("next-id", "--format", "json"))
+    assert shown["strategy"] == "random"
+    assert len(shown["id"]) == 9
     write(repo / ".tasktool.yaml", "id:\n  strategy: ulid\n")
     assert len(tt("next-id").stdout.strip()) == 6
+    shown = as_json(tt("next-id", "--format", "json", TASKTOOL_ID_LENGTH="26"))
+    assert shown["strategy"] == "ulid"
+    assert len(shown["id"]) == 26
+    assert shown["id"] == shown["id"].lower()
     write(repo / ".tasktool.yaml", "id:\n  strategy: ulid\nid:\n  strategy: random\n")
     assert tt("next-id").stdout == "008\n"  # two id blocks: sequential
 
@@ -282,8 +295,20 @@ def test_deduplicate(repo: Path, tt: Run) -> None:
 
 
 def test_usage_errors_exit_2(tt: Run) -> None:
-    for args in (["set", "1"], ["list", "--format", "xml"], ["nosuch"], ["archive"]):
-        assert tt(*args, check=False).returncode == 2, args
+    for args in (
+        ["set"],
+        ["set", "1"],
+        ["list", "--format", "xml"],
+        ["nosuch"],
+        ["archive"],
+        ["--worktree-scope", "wide", "list"],
+        ["list", "--filter", "colour=red"],
+    ):
+        failed = tt(*args, check=False)
+        assert failed.returncode == 2, args
+        assert failed.stderr.count("\n") == 1, failed.stderr  # one line, not click's three
+        assert failed.stderr.startswith("error: ")
+        assert failed.stderr.endswith("--help') [usage]\n")
 
 
 def test_errors_are_one_line(repo: Path, tt: Run) -> None:

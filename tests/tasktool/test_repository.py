@@ -29,9 +29,14 @@ def test_context_holds_settings_tasks_archive_and_broken(
     assert [d.code for d in repo.broken] == ["task.yaml"]
     assert [d.code for d in repo.config_diagnostics] == ["config.unknown_key"]
     assert repo.ids == {"1", "2", "3"}
-    assert [t.id for t in repo.dependents("1")] == ["2"]
-    assert [t.id for t in repo.children("2")] == ["3"]
+    assert repo.graph.dependents["1"] == ["2"]
+    assert repo.graph.children["2"] == ["3"]
+    assert repo.graph.references("1") == ["2"]
+    assert repo.graph.references("2") == ["3"]
     assert repo.get("1").archived
+    with pytest.raises(TaskToolError) as info:
+        repo.get("4")  # its YAML is broken, but the id line still names it
+    assert info.value.code == "task.broken"
     with pytest.raises(TaskToolError) as info:
         repo.get("9")
     assert info.value.code == "task.not_found"

@@ -133,3 +133,23 @@ def test_cache_is_rewritten_only_when_something_changed(
     assert ids(project.root) == ["1", "3"]
     assert cache_file.stat().st_ino != inode
     assert sorted(Path(p).name for p in ParseCache.open(project.root).entries) == ["1-task.md"]
+
+
+def test_warm_scan_returns_the_cold_order(project: Project, write_task: TaskWriter) -> None:
+    for task_id in ("10", "9", "b", "A-2", "A-10"):
+        write_task(task_id, where="archive" if task_id == "b" else "")
+    project.write("broken-2.md", "---\nid: z2\nstatus: [\n---\n")
+    project.write("broken-1.md", "---\nid: z1\nstatus: [\n---\n")
+    project.write("notes.md", "# not a task\n")
+    age(project.root)
+    cold = scan_tasks(project.root, use_cache=False)
+    assert [t.id for t in cold.tasks] == ["9", "10", "A-2", "A-10"]
+    first = scan_tasks(project.root)  # writes the cache
+    warm = scan_tasks(project.root)  # every entry from the cache, nothing sorted
+    assert first == cold
+    assert warm == cold
+    assert [d.task_id for d in warm.broken] == ["z1", "z2"]
+    write_task("1")
+    age(project.root)
+    assert [t.id for t in scan_tasks(project.root).tasks] == ["1", "9", "10", "A-2", "A-10"]
+    assert [t.id for t in scan_tasks(project.root).tasks] == ["1", "9", "10", "A-2", "A-10"]

@@ -104,6 +104,17 @@ def test_remove_refuses_while_referenced(project: Project, write_task: TaskWrite
     assert not log.exists()
 
 
+def test_remove_counts_children_and_archived_references(
+    project: Project, write_task: TaskWriter
+) -> None:
+    write_task("1")
+    write_task("2", parent="1")
+    write_task("3", where="archive", status="completed", dependencies=["1"])
+    with pytest.raises(TaskToolError) as info:
+        remove_task(repo(project), "1")
+    assert info.value.message == "task 1 is referenced by 2, 3; use --force to remove it"
+
+
 def test_archive_moves_under_archive(project: Project, write_task: TaskWriter) -> None:
     write_task("1", where="api", status="completed")
     moved = archive_task(repo(project), "1")

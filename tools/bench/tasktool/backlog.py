@@ -58,8 +58,8 @@ def write_backlog(tasks: list[GeneratedTask], directory: Path) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     subprocess.run(["git", "init", "-q", str(directory)], check=True)
     root = directory / "backlog"
-    for folder in ("tasks", "drafts", "docs", "decisions", "completed", "archive/tasks"):
-        (root / folder).mkdir(parents=True, exist_ok=True)
+    for name in ("tasks", "drafts", "docs", "decisions", "completed", "archive/tasks"):
+        (root / name).mkdir(parents=True, exist_ok=True)
     (root / "config.yml").write_text(CONFIG, encoding="utf-8")
     for task in tasks:
         folder = root / "archive" / "tasks" if task.archived else root / "tasks"

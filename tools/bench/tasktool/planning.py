@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import os
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -28,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tools.bench.tasktool.generate import generate_tasks, write_tasks
+from tools.bench.tasktool.process import ENV, age_files, tasktool_argv
 
 COMMANDS: dict[str, list[str]] = {
     "next": ["next", "--format", "json"],
@@ -38,16 +38,6 @@ COMMANDS: dict[str, list[str]] = {
     "graph": ["graph", "--format", "json"],
 }
 BUDGETS = {"next": 0.5, "validate": 0.6}
-
-
-def _tasktool() -> list[str]:
-    script = shutil.which("tasktool", path=str(Path(sys.executable).parent))
-    return [script] if script else [sys.executable, "-m", "tasktool"]
-
-
-# Installed CLIs run from cached bytecode; an inherited PYTHONDONTWRITEBYTECODE would make
-# every run recompile every module and measure the compiler instead of the command.
-ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
 
 
 def _cpu() -> float:
@@ -100,7 +90,7 @@ def _core(directory: Path, runs: int) -> dict[str, float]:
 
 
 def run(counts: list[int], runs: int) -> str:
-    tool = _tasktool()
+    tool = tasktool_argv()
     lines = [
         "# tasktool planning commands: benchmark",
         "",
@@ -116,7 +106,7 @@ def run(counts: list[int], runs: int) -> str:
         with tempfile.TemporaryDirectory() as temporary:
             directory = Path(temporary)
             subprocess.run(["git", "init", "-q", str(directory)], check=True)
-            write_tasks(generate_tasks(count, 0), directory)
+            age_files(write_tasks(generate_tasks(count, 0), directory))
             for argv in COMMANDS.values():
                 subprocess.run(
                     [*tool, *argv], cwd=directory, env=ENV, capture_output=True, check=False

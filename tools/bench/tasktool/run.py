@@ -28,6 +28,7 @@ from pathlib import Path
 
 from tools.bench.tasktool.backlog import install_backlog, write_backlog
 from tools.bench.tasktool.generate import generate_tasks, write_tasks
+from tools.bench.tasktool.process import ENV, age_files, tasktool_argv
 
 
 @dataclass
@@ -57,6 +58,7 @@ def run_once(argv: list[str], cwd: Path) -> tuple[float, float, float]:
         done = subprocess.run(
             wrapped,
             cwd=cwd,
+            env=ENV,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
@@ -99,14 +101,9 @@ def measure_all(jobs: list[Job], size: int, runs: int) -> list[Measure]:
     return results
 
 
-def tasktool_argv() -> list[str]:
-    script = Path(sys.executable).parent / "tasktool"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "tasktool"]
-
-
 def has_command(name: str, cwd: Path) -> bool:
     done = subprocess.run(
-        [*tasktool_argv(), name, "--help"], cwd=cwd, capture_output=True, check=False
+        [*tasktool_argv(), name, "--help"], cwd=cwd, env=ENV, capture_output=True, check=False
     )
     return done.returncode == 0
 
@@ -121,11 +118,7 @@ def bench_size(size: int, work: Path, runs: int, backlog: Path | None) -> list[M
     tt = tasktool_argv()
     probe = next(task for task in tasks if not task.archived).id
     drop_cache = functools.partial(shutil.rmtree, cache, ignore_errors=True)
-    # Files written a moment ago are deliberately not cached (racy timestamps);
-    # a real repository's files are older than that.
-    hour_ago = time.time() - 3600
-    for path in task_dir.rglob("*.md"):
-        os.utime(path, (hour_ago, hour_ago))
+    age_files(task_dir)
     jobs = [
         Job("python -c pass (interpreter start)", [sys.executable, "-c", "pass"], root),
         # Cold first in each round: it rebuilds the cache the warm runs then use.

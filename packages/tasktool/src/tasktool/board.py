@@ -14,8 +14,10 @@ from typing import Any, Literal, get_args
 
 import msgspec
 
-from tasktool.model import PRIORITY_ORDER, TASK_TYPES, Status, Task, natural_key
+from tasktool.model import Task, natural_key
 from tasktool.settings import Settings
+from tasktool.views import task_summary
+from tasktool.vocabulary import field_values
 
 __all__ = ["GROUP_FIELDS", "NONE_COLUMN", "Board", "Column", "GroupField", "build_board"]
 
@@ -50,24 +52,14 @@ class Board(msgspec.Struct, frozen=True, kw_only=True):
                     "name": column.name,
                     "value": column.value,
                     "count": len(column.tasks),
-                    "tasks": [_card(task) for task in column.tasks],
+                    "tasks": [task_summary(task, _CARD_KEYS) for task in column.tasks],
                 }
                 for column in self.columns
             ],
         }
 
 
-def _card(task: Task) -> dict[str, Any]:
-    return {
-        "id": task.id,
-        "title": task.title,
-        "status": task.status,
-        "priority": task.priority,
-        "effort": task.effort,
-        "owner": task.owner,
-        "phase": task.phase,
-        "file_path": task.file_path,
-    }
+_CARD_KEYS = ("id", "title", "status", "priority", "effort", "owner", "phase", "file_path")
 
 
 def _values(field: str) -> Callable[[Task], tuple[str, ...]]:
@@ -82,23 +74,12 @@ def _values(field: str) -> Callable[[Task], tuple[str, ...]]:
     return single
 
 
-def _known_columns(field: str, settings: Settings) -> tuple[str, ...]:
-    known: dict[str, tuple[str, ...]] = {
-        "status": tuple(status.value for status in Status),
-        "priority": tuple(PRIORITY_ORDER),
-        "effort": settings.effort,
-        "type": TASK_TYPES,
-        "phase": tuple(phase.id for phase in settings.phases),
-    }
-    return known.get(field, ())
-
-
 def build_board(tasks: Sequence[Task], settings: Settings, group_by: str) -> Board:
     """Group the active tasks into columns by ``group_by`` (one of :data:`GROUP_FIELDS`)."""
     if group_by not in GROUP_FIELDS:
         raise ValueError(f"cannot group by {group_by!r}")
     values_of = _values(group_by)
-    known = _known_columns(group_by, settings)
+    known = field_values(group_by, settings) or ()
     buckets: dict[str | None, list[Task]] = {value: [] for value in known}
     active = sorted((task for task in tasks if not task.archived), key=lambda t: natural_key(t.id))
     for task in active:

@@ -21,10 +21,12 @@ from tasktool.storage import (
     ensure_state_dir,
 )
 
-_FORMAT = "tasks-1"
+_FORMAT = "tasks-2"  # 2: entries kept in result order
 
 
-class CacheEntry(msgspec.Struct, frozen=True, array_like=True):
+# gc=False: entries hold only strings, numbers and tuples (no cycles), and 10,000 of them
+# decoded at once would otherwise trigger several full collections.
+class CacheEntry(msgspec.Struct, frozen=True, array_like=True, gc=False):
     """One file's stat signature and what it parsed to (a task, a broken file or nothing)."""
 
     size: int
@@ -46,11 +48,11 @@ class CacheEntry(msgspec.Struct, frozen=True, array_like=True):
         )
 
     def matches(self, stat: os.stat_result) -> bool:
-        return (self.size, self.mtime_ns, self.ctime_ns, self.inode) == (
-            stat.st_size,
-            stat.st_mtime_ns,
-            stat.st_ctime_ns,
-            stat.st_ino,
+        return (
+            self.mtime_ns == stat.st_mtime_ns
+            and self.size == stat.st_size
+            and self.ctime_ns == stat.st_ctime_ns
+            and self.inode == stat.st_ino
         )
 
 
@@ -64,7 +66,8 @@ _encoder = msgspec.msgpack.Encoder()
 
 
 class ParseCache:
-    """Lookups against the previous run's entries; :meth:`store` writes the new set."""
+    """The previous run's entries (path -> :class:`CacheEntry`); :meth:`store` writes the
+    new set."""
 
     def __init__(self, path: Path | None, entries: dict[str, CacheEntry]) -> None:
         self.path = path
@@ -83,21 +86,13 @@ class ParseCache:
             return cls(path, {})
         return cls(path, loaded.entries if loaded.format == _FORMAT else {})
 
-    def lookup(self, path: str, stat: os.stat_result) -> CacheEntry | None:
-        entry = self.entries.get(path)
-        if entry is not None and entry.matches(stat):
-            return entry
-        return None
-
-    def store(self, fresh: dict[str, CacheEntry], skip: set[str] | None = None) -> None:
-        """Write ``fresh`` (minus ``skip``) as the new cache.
+    def store(self, fresh: dict[str, CacheEntry]) -> None:
+        """Write ``fresh`` as the new cache, in its order.
 
         Best effort and atomic: a read-only task directory just stays uncached.
         """
         if self.path is None:
             return
-        if skip:
-            fresh = {path: entry for path, entry in fresh.items() if path not in skip}
         try:
             ensure_state_dir(self.path.parent.parent.parent)
             self.path.parent.mkdir(exist_ok=True)

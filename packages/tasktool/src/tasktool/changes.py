@@ -10,20 +10,18 @@ passed in).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Mapping
 from typing import Any, Final
 
 import msgspec
 
 from tasktool.errors import TaskToolError
-from tasktool.model import PRIORITY_ORDER, STATUS_ORDER, TASK_TYPES, Task
+from tasktool.model import Task
 from tasktool.settings import Settings
 from tasktool.taskfile import LIST_FIELDS, SCALAR_FIELDS
+from tasktool.vocabulary import CLOSED_FIELDS, DATE_FIELDS, field_values, is_date
 
 REMOVE: Final = None  # a frontmatter key mapped to ``REMOVE`` is deleted
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_DATE_FIELDS = ("created_at", "completed_at", "cancelled_at")
 
 
 class TaskChange(msgspec.Struct, frozen=True, kw_only=True):
@@ -49,16 +47,11 @@ def _invalid(field: str, value: str, allowed: Collection[str]) -> TaskToolError:
 
 def check_value(field: str, value: str, settings: Settings) -> None:
     """Reject a status, priority, type, effort or date outside its vocabulary."""
-    vocabularies: dict[str, Collection[str]] = {
-        "status": STATUS_ORDER,
-        "priority": PRIORITY_ORDER,
-        "type": TASK_TYPES,
-        "effort": settings.effort,
-    }
-    allowed = vocabularies.get(field)
-    if allowed is not None and value not in allowed:
-        raise _invalid(field, value, allowed)
-    if field in _DATE_FIELDS and not _DATE.match(value):
+    if field in CLOSED_FIELDS:
+        allowed = field_values(field, settings) or ()
+        if value not in allowed:
+            raise _invalid(field, value, allowed)
+    if field in DATE_FIELDS and not is_date(value):
         raise TaskToolError(f"{field} must be YYYY-MM-DD, got {value!r}", code="task.invalid_date")
     if field == "title" and not value.strip():
         raise TaskToolError("the title cannot be empty", code="task.invalid_title")

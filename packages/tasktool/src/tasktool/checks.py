@@ -27,10 +27,7 @@ Every check is one pass over the tasks (cycles: a peel, then Tarjan on the rest)
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Iterable, Sequence
-from datetime import date
 from typing import Any
 
 import msgspec
@@ -40,11 +37,9 @@ from tasktool.diagnostics import Diagnostic
 from tasktool.graph import build_graph, find_cycles
 from tasktool.model import PRIORITY_ORDER, STATUS_ORDER, TASK_TYPES, Task, natural_key
 from tasktool.settings import Settings
+from tasktool.vocabulary import DATE_FIELDS, field_values, is_date
 
 __all__ = ["ValidationReport", "build_report", "check_tasks"]
-
-_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[T ][0-9:.+\-Z]*)?")
-_DATE_FIELDS = ("created_at", "completed_at", "cancelled_at")
 
 
 class ValidationReport(msgspec.Struct, frozen=True, kw_only=True):
@@ -97,34 +92,20 @@ def _warning(code: str, message: str, task: Task) -> Diagnostic:
     )
 
 
-@functools.lru_cache(maxsize=4096)
-def _valid_date(text: str) -> bool:
-    match = _DATE.fullmatch(text)
-    if match is None:
-        return False
-    try:
-        date(int(match[1]), int(match[2]), int(match[3]))
-    except ValueError:
-        return False
-    return True
-
-
-def _field_checks(task: Task) -> Iterable[Diagnostic]:
+def _field_checks(task: Task, settings: Settings) -> Iterable[Diagnostic]:
     for field in ("id", "title"):
         if not getattr(task, field).strip():
             yield _error(f"task.missing_{field}", f"required field {field} is blank", task)
     label = f"task {task.id}"
-    for field, value, allowed in (
-        ("status", task.status, STATUS_ORDER),
-        ("priority", task.priority, PRIORITY_ORDER),
-        ("type", task.type, TASK_TYPES),
-    ):
+    for field in ("status", "priority", "type"):  # effort has its own check (conformance)
+        value = getattr(task, field)
+        allowed = field_values(field, settings) or ()
         if value is not None and value not in allowed:
             message = f"{label}: {field} {value!r} is not one of {', '.join(allowed)}"
             yield _error(f"task.invalid_{field}", message, task)
-    for field in _DATE_FIELDS:
+    for field in DATE_FIELDS:
         value = getattr(task, field)
-        if value is not None and not _valid_date(value):
+        if value is not None and not is_date(value):
             message = f"{label}: {field} {value!r} is not a YYYY-MM-DD date"
             yield _warning("task.invalid_date", message, task)
 
@@ -139,7 +120,7 @@ def _clean(task: Task) -> bool:
         task.status in STATUS_ORDER
         and (task.priority is None or task.priority in PRIORITY_ORDER)
         and (task.type is None or task.type in TASK_TYPES)
-        and (task.created_at is None or _valid_date(task.created_at))
+        and (task.created_at is None or is_date(task.created_at))
         and task.completed_at is None
         and task.cancelled_at is None
         and bool(task.title.strip())
@@ -160,7 +141,7 @@ def check_tasks(tasks: Sequence[Task], settings: Settings) -> list[Diagnostic]:
         else:
             holders[task.id] = [task]
         if not _clean(task):
-            diagnostics.extend(_field_checks(task))
+            diagnostics.extend(_field_checks(task, settings))
         if task.archived:
             continue
         for dep in task.dependencies:

@@ -1,7 +1,8 @@
 """The ``tasktool`` command line: global flags, error presentation, command registration.
 
 Every ``CodedError`` (``TaskToolError``, ``YamlError``) and ``OSError`` raised by a
-command becomes one line on stderr and exit status 1; usage errors exit 2.
+command becomes one line on stderr and exit status 1; usage errors are one line too
+(``... [usage]``) and exit 2.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import click
 from mtcommon import CodedError
 from tasktool import __version__
 from tasktool.commands import COMMANDS
-from tasktool.commands.base import CliError, GlobalOptions
+from tasktool.commands.base import CliError, GlobalOptions, UsageLine
 from tasktool.errors import TaskToolError
 from tasktool.render import FORMATS
 
@@ -35,9 +36,23 @@ class TaskToolGroup(click.Group):
         assert isinstance(command, click.Command)
         return command
 
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as exc:
+            raise UsageLine.of(exc) from None
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except click.UsageError as exc:
+            raise UsageLine.of(exc) from None
         except CodedError as exc:
             raise CliError(exc) from None
         except OSError as exc:

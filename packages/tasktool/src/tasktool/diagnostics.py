@@ -13,7 +13,7 @@ import msgspec
 Severity = Literal["error", "warning"]
 
 
-class Diagnostic(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class Diagnostic(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
     """One problem: a stable dotted ``code`` (``config.effort.duplicate``) and a message."""
 
     severity: Severity

@@ -15,27 +15,13 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from tasktool.errors import TaskToolError
-from tasktool.model import PRIORITY_ORDER, STATUS_ORDER, Task, natural_key
+from tasktool.model import Task, natural_key
 from tasktool.settings import Settings
-from tasktool.taskfile import LIST_FIELDS
+from tasktool.taskfile import LIST_FIELDS, SCALAR_FIELDS
+from tasktool.vocabulary import DATE_FIELDS, field_values
 
-FIELDS: tuple[str, ...] = (
-    "id",
-    "title",
-    "status",
-    "priority",
-    "effort",
-    "type",
-    "owner",
-    "phase",
-    "parent",
-    "group",
-    "external_id",
-    "created_at",
-    "completed_at",
-    "cancelled_at",
-    *LIST_FIELDS,
-)
+#: Every field a filter, sort or grouping can name.
+FIELDS: tuple[str, ...] = ("id", *SCALAR_FIELDS, "group", *LIST_FIELDS)
 ORDERED_FIELDS = frozenset(
     {"priority", "effort", "status", "created_at", "completed_at", "cancelled_at"}
 )
@@ -81,15 +67,10 @@ def parse_filter(expression: str) -> Filter:
 
 def rank_of(field: str, settings: Settings) -> Callable[[str], int | str] | None:
     """The ordering of a field's values (vocabulary position), or ``None`` if textual."""
-    orders = {
-        "priority": PRIORITY_ORDER,
-        "status": STATUS_ORDER,
-        "effort": {value: rank for rank, value in enumerate(settings.effort)},
-        "phase": {phase.id: rank for rank, phase in enumerate(settings.phases)},
-    }
-    order = orders.get(field)
-    if order is None:
+    known = field_values(field, settings)
+    if known is None:
         return None
+    order = {value: rank for rank, value in enumerate(known)}
     unknown = len(order)
     return lambda value: order.get(value, unknown)
 
@@ -127,7 +108,8 @@ def _predicate(flt: Filter, settings: Settings) -> Callable[[Task], bool]:
     if op == "~":
         needle = values[0].lower()
         return lambda task: any(needle in value.lower() for value in values_of(task, field))
-    vocabulary = _vocabulary(field, settings)
+    # Dates compare as text; the other ordered fields only within their vocabulary.
+    vocabulary = None if field in DATE_FIELDS else field_values(field, settings)
     if vocabulary is not None and values[0] not in vocabulary:
         raise TaskToolError(
             f"unknown {field} {values[0]!r} in filter; expected one of: " + ", ".join(vocabulary),
@@ -144,17 +126,6 @@ def _predicate(flt: Filter, settings: Settings) -> Callable[[Task], bool]:
         )
 
     return compare
-
-
-def _vocabulary(field: str, settings: Settings) -> tuple[str, ...] | None:
-    """The closed set of values of an ordered field (``None`` for dates)."""
-    if field == "effort":
-        return settings.effort
-    if field == "priority":
-        return tuple(PRIORITY_ORDER)
-    if field == "status":
-        return tuple(STATUS_ORDER)
-    return None
 
 
 def apply_filters(

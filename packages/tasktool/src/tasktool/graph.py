@@ -81,16 +81,30 @@ class TaskGraph:
         """Every actionable task, in natural id order (of a duplicated id, the first file)."""
         return [task for task in self.unique if self.is_actionable(task)]
 
+    def references(self, task_id: str) -> list[str]:
+        """Ids of the other tasks, active or archived, that depend on ``task_id`` or are its
+        children, in natural order."""
+        found = {*self.dependents.get(task_id, ()), *self.children.get(task_id, ())}
+        for task in self.archived.values():  # archived tasks are not indexed (few, resolved)
+            if task_id in task.dependencies or task.parent == task_id:
+                found.add(task.id)
+        found.discard(task_id)
+        return sorted(found, key=natural_key)
+
     def dependency_edges(self) -> dict[str, list[str]]:
         """``id -> ids it depends on`` restricted to active tasks that exist."""
         by_id = self.by_id
         return {task.id: [dep for dep in task.dependencies if dep in by_id] for task in self.unique}
 
 
-def build_graph(tasks: Sequence[Task]) -> TaskGraph:
-    """Index tasks by id, dependents and children (linear in tasks plus edges)."""
+def build_graph(tasks: Sequence[Task], *, ordered: bool = False) -> TaskGraph:
+    """Index tasks by id, dependents and children (linear in tasks plus edges).
+
+    ``ordered``: the active tasks already come in natural id order (as a scan returns them).
+    """
     active = [task for task in tasks if not task.archived]
-    active.sort(key=lambda task: natural_key(task.id))
+    if not ordered:
+        active.sort(key=lambda task: natural_key(task.id))
     archived: dict[str, Task] = {}
     for task in tasks:
         if task.archived and task.id not in archived:

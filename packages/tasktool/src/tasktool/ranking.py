@@ -28,8 +28,9 @@ from typing import Any
 import msgspec
 
 from tasktool.graph import TaskGraph, build_graph, longest_chains
-from tasktool.model import PRIORITY_ORDER, Priority, Task, natural_key
+from tasktool.model import PRIORITY_ORDER, Priority, Task
 from tasktool.settings import Settings
+from tasktool.views import task_summary
 
 __all__ = ["DEFAULT_LIMIT", "Ranked", "Reason", "rank_next", "score_candidates"]
 
@@ -52,6 +53,9 @@ class Reason(msgspec.Struct, frozen=True):
     detail: str
 
 
+_NEXT_KEYS = ("id", "title", "status", "priority", "effort", "phase")
+
+
 class Ranked(msgspec.Struct, frozen=True, kw_only=True):
     """One result of ``next``."""
 
@@ -62,18 +66,12 @@ class Ranked(msgspec.Struct, frozen=True, kw_only=True):
 
     def to_json(self) -> dict[str, Any]:
         """The documented JSON item of ``next``."""
-        task = self.task
         return {
             "rank": self.rank,
-            "id": task.id,
-            "title": task.title,
-            "status": task.status,
-            "priority": task.priority,
-            "effort": task.effort,
-            "phase": task.phase,
+            **task_summary(self.task, _NEXT_KEYS),
             "score": self.score,
             "reasons": [msgspec.structs.asdict(reason) for reason in self.reasons],
-            "file_path": task.file_path,
+            "file_path": self.task.file_path,
         }
 
 
@@ -206,7 +204,8 @@ def score_candidates(
             tier = _tier(task, phase_index, earliest, unphased_last)
             reasons.append(_tier_reason(task, tier, settings))
         rows.append((tier, sum(reason.points for reason in reasons), task, reasons))
-    rows.sort(key=lambda row: (row[0], -row[1], natural_key(row[2].id)))
+    # ``actionable`` comes in natural id order and the sort is stable: ties stay in that order.
+    rows.sort(key=lambda row: (row[0], -row[1]))
     return [
         Ranked(rank=rank, task=task, score=score, reasons=tuple(reasons))
         for rank, (_, score, task, reasons) in enumerate(rows, start=1)

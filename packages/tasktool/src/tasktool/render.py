@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, TextIO
+from typing import Any, Literal, TextIO, get_args
 
 import msgspec
 
 Format = Literal["table", "json", "yaml"]
-FORMATS: tuple[str, ...] = ("table", "json", "yaml")
+FORMATS: tuple[str, ...] = get_args(Format)
 
 
 def to_json(data: Any) -> str:

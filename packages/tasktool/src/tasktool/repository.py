@@ -8,6 +8,7 @@
     repo.tasks               # active tasks, natural id order
     repo.archived            # tasks under <task dir>/archive/ (their ids satisfy dependencies)
     repo.broken              # task-like files that could not be read (error diagnostics)
+    repo.graph               # dependents, children, blocked/actionable (graph.TaskGraph)
 
 The planning commands (next, tracks, board, stats, graph, validate) take
 ``repo.tasks``/``repo.archived`` and ``repo.settings`` as plain values.
@@ -18,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tasktool.config import LoadedConfig, Overrides, load_config
 from tasktool.diagnostics import Diagnostic
@@ -26,6 +28,9 @@ from tasktool.model import Task
 from tasktool.scan import ScanResult, scan_tasks
 from tasktool.settings import Settings
 from tasktool.taskfile import is_safe_id
+
+if TYPE_CHECKING:
+    from tasktool.graph import TaskGraph
 
 WORKLOG_DIR = ".worklogs"
 
@@ -77,13 +82,12 @@ class Repository:
                 )
         raise TaskToolError(f"no task with id {task_id!r}", code="task.not_found")
 
-    def dependents(self, task_id: str) -> list[Task]:
-        """Tasks (active or archived) that list ``task_id`` as a dependency."""
-        return [task for task in self.all_tasks if task_id in task.dependencies]
+    @cached_property
+    def graph(self) -> TaskGraph:
+        """Dependents, children and what is blocked or actionable (built on first use)."""
+        from tasktool.graph import build_graph  # not needed by list, which starts faster
 
-    def children(self, task_id: str) -> list[Task]:
-        """Tasks whose ``parent`` is ``task_id``."""
-        return [task for task in self.all_tasks if task.parent == task_id]
+        return build_graph(self.all_tasks, ordered=True)
 
     def worklog_path(self, task_id: str) -> Path:
         """``<task dir>/.worklogs/<id>.md`` (it may not exist); ``task.invalid_id`` for an id

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import msgspec
@@ -93,41 +93,59 @@ def read_entry(root: str, path: str, directory: str | None = None) -> Task | Dia
     return parse_task(text, file_path=path, group=group, archived=archived)
 
 
+def _order(task: Task) -> tuple[object, ...]:
+    return (natural_key(task.id), task.file_path)
+
+
 def scan_tasks(root: Path, ignore: tuple[str, ...] = (), *, use_cache: bool = True) -> ScanResult:
-    """Read every task under ``root``, parsing only files changed since the cached run."""
+    """Read every task under ``root``, parsing only files changed since the cached run.
+
+    The cache keeps its entries in result order (tasks, archived, broken, others), so a
+    warm run in which no file changed, appeared or vanished needs no sorting at all.
+    """
     base = str(root)
     cache = ParseCache.open(root) if use_cache else ParseCache.empty()
+    previous = cache.entries
     fresh: dict[str, CacheEntry] = {}
     # A file changed within the last moments may change again within the same timestamp
     # tick at the same size; such "racy" entries are parsed but not cached (as git does).
     racy_after = time.time_ns() - RACY_NS
     racy: set[str] = set()
-    changed = False
+    parsed = 0
     for entry, directory in iter_markdown(root, ignore):
+        path = entry.path
         stat = entry.stat()
-        cached = cache.lookup(entry.path, stat)
-        if cached is None:
-            cached = CacheEntry.of(stat, read_entry(base, entry.path, directory))
+        cached = previous.get(path)
+        if cached is None or not cached.matches(stat):
+            cached = CacheEntry.of(stat, read_entry(base, path, directory))
+            parsed += 1
             if stat.st_mtime_ns > racy_after:
-                racy.add(entry.path)
-            else:
-                changed = True
-        fresh[entry.path] = cached
-    if use_cache and (changed or any(path not in fresh for path in cache.entries)):
-        cache.store(fresh, skip=racy)
+                racy.add(path)
+        fresh[path] = cached
+    if not parsed and len(fresh) == len(previous):
+        return _collect(previous.values(), presorted=True)
+    result = _collect(fresh.values(), presorted=False)
+    if use_cache and (len(racy) < parsed or any(path not in fresh for path in previous)):
+        ordered = [task.file_path for task in (*result.tasks, *result.archived)]
+        ordered += [problem.file for problem in result.broken if problem.file is not None]
+        entries = {path: fresh[path] for path in ordered if path not in racy}
+        entries.update((p, e) for p, e in fresh.items() if p not in entries and p not in racy)
+        cache.store(entries)
+    return result
+
+
+def _collect(entries: Iterable[CacheEntry], *, presorted: bool) -> ScanResult:
     tasks: list[Task] = []
     archived: list[Task] = []
     broken: list[Diagnostic] = []
-    for item in fresh.values():
-        if item.task is not None:
-            (archived if item.task.archived else tasks).append(item.task)
+    for item in entries:
+        task = item.task
+        if task is not None:
+            (archived if task.archived else tasks).append(task)
         elif item.broken is not None:
             broken.append(item.broken)
-
-    def order(task: Task) -> tuple[object, ...]:
-        return (natural_key(task.id), task.file_path)
-
-    tasks.sort(key=order)
-    archived.sort(key=order)
-    broken.sort(key=lambda problem: problem.file or "")
+    if not presorted:
+        tasks.sort(key=_order)
+        archived.sort(key=_order)
+        broken.sort(key=lambda problem: problem.file or "")
     return ScanResult(tasks=tuple(tasks), archived=tuple(archived), broken=tuple(broken))

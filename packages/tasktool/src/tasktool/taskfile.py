@@ -40,6 +40,8 @@ _SCALARS = frozenset({"id", "created", *SCALAR_FIELDS})
 _LISTS = frozenset(LIST_FIELDS)
 #: Keys that mark a file as meant to be a task.
 _TASK_LIKE = re.compile(r"^(id|status|priority|dependencies)\s*:", re.MULTILINE)
+#: The id line of a file whose YAML does not parse (so ``get``/``validate`` can name the task).
+_ID_LINE = re.compile(r"""^id:[ \t]*(['"]?)([^'"\s#]+)\1[ \t]*(?:#.*)?$""", re.MULTILINE)
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 _SLUG = re.compile(r"[^a-z0-9]+")
 
@@ -138,7 +140,9 @@ def parse_task(
     parts = split_frontmatter(text)
     if parts is None:
         if looks_like_task(text):
-            return _broken(file_path, "task.frontmatter", "the frontmatter block is not closed")
+            return _broken(
+                file_path, "task.frontmatter", "the frontmatter block is not closed", _id_of(text)
+            )
         return None
     frontmatter, body = parts
     try:
@@ -149,7 +153,7 @@ def parse_task(
     except YamlError as exc:
         if not _TASK_LIKE.search(frontmatter):
             return None
-        return _broken(file_path, "task.yaml", exc.message, located=True)
+        return _broken(file_path, "task.yaml", exc.message, _id_of(frontmatter), located=True)
     except TaskFileError as exc:
         if not _TASK_LIKE.search(frontmatter) and exc.code != "task.field_type":
             return None
@@ -157,6 +161,11 @@ def parse_task(
         return _broken(
             file_path, exc.code, exc.message, task_id if isinstance(task_id, str) else None
         )
+
+
+def _id_of(text: str) -> str | None:
+    match = _ID_LINE.search(text)
+    return match.group(2) if match else None
 
 
 def _broken(

@@ -20,6 +20,7 @@ from tasktool.graph import TaskGraph
 from tasktool.model import Task
 from tasktool.ranking import Ranked, score_candidates
 from tasktool.settings import Settings
+from tasktool.views import task_summary
 
 __all__ = ["Track", "Tracks", "plan_tracks"]
 
@@ -30,6 +31,9 @@ class Track(msgspec.Struct, frozen=True, kw_only=True):
     id: int
     scopes: tuple[str, ...]
     tasks: tuple[Ranked, ...]
+
+
+_TRACK_KEYS = ("id", "title", "priority", "effort", "phase", "touches")
 
 
 class Tracks(msgspec.Struct, frozen=True, kw_only=True):
@@ -56,16 +60,10 @@ class Tracks(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def _task_json(item: Ranked) -> dict[str, Any]:
-    task = item.task
     return {
-        "id": task.id,
-        "title": task.title,
-        "priority": task.priority,
-        "effort": task.effort,
-        "phase": task.phase,
-        "touches": list(task.touches),
+        **task_summary(item.task, _TRACK_KEYS),
         "score": item.score,
-        "file_path": task.file_path,
+        "file_path": item.task.file_path,
     }
 
 

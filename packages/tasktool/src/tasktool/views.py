@@ -22,6 +22,15 @@ def task_views(tasks: Sequence[Task], *, body: bool = False) -> list[dict[str, A
     return views
 
 
+def task_summary(task: Task, keys: Sequence[str]) -> dict[str, Any]:
+    """Some of a task's fields, in ``keys`` order (lists as lists): the cards of ``board``,
+    ``next`` and ``tracks``."""
+    return {
+        key: list(value) if isinstance(value := getattr(task, key), tuple) else value
+        for key in keys
+    }
+
+
 def task_view(task: Task, *, body: bool = False) -> dict[str, Any]:
     """One task as a JSON-ready dict."""
     return task_views([task], body=body)[0]

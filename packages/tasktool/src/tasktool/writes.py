@@ -100,10 +100,7 @@ def create_task(
 def remove_task(repo: Repository, task_id: str, *, force: bool = False) -> list[Path]:
     """Delete the task file and its worklog; refuses while other tasks reference it."""
     task = repo.get(task_id)
-    referencing = sorted(
-        {t.id for t in repo.all_tasks if task_id in t.dependencies or t.parent == task_id}
-        - {task_id}
-    )
+    referencing = repo.graph.references(task_id)
     if referencing and not force:
         raise TaskToolError(
             f"task {task_id} is referenced by {', '.join(referencing)}; use --force to remove it",

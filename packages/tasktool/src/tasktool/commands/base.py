@@ -1,13 +1,13 @@
 """What every command shares: the global options, loading, output and the CLI error.
 
-A command module gets the global flags with ``@pass_options``, loads the
+A command gets the global flags with ``@click.pass_obj``, loads the
 repository with :func:`load_repository` (which warns about broken task files
 on stderr) and prints with :func:`output`::
 
     @click.command("stats")
     @format_option
-    @pass_options
-    def stats(options: GlobalOptions, fmt: str | None) -> None:
+    @click.pass_obj
+    def stats(options: GlobalOptions, /, *, fmt: str | None) -> None:
         repo = load_repository(options)
         output(options, fmt, data, rows=..., columns=...)
 """
@@ -15,7 +15,8 @@ on stderr) and prints with :func:`output`::
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -23,6 +24,7 @@ import click
 
 from mtcommon import CodedError, render_line
 from tasktool.config import Overrides
+from tasktool.errors import TaskToolError
 from tasktool.render import FORMATS, emit_data, emit_table
 from tasktool.repository import Repository, load_context
 
@@ -40,6 +42,22 @@ class CliError(click.ClickException):
 
     def show(self, file: Any = None) -> None:
         click.echo(render_line(self.error), file=file or sys.stderr)
+
+
+class UsageLine(click.UsageError):
+    """A usage error as one line on stderr (``error: <message> (see '<command> --help')
+    [usage]``), exit 2; click's own form takes three lines."""
+
+    def show(self, file: Any = None) -> None:
+        hint = f" (see '{self.ctx.command_path} --help')" if self.ctx is not None else ""
+        click.echo(f"error: {self.format_message()}{hint} [usage]", file=file or sys.stderr)
+
+    @classmethod
+    def of(cls, error: click.UsageError) -> click.UsageError:
+        """``error`` as a one-liner (the help screen of a bare command stays as it is)."""
+        if isinstance(error, cls | click.exceptions.NoArgsIsHelpError):
+            return error
+        return cls(error.format_message(), error.ctx)
 
 
 @dataclass
@@ -75,9 +93,6 @@ class GlobalOptions:
         """A detail on stderr when verbose."""
         if self.loud and not self.silent:
             click.echo(message, err=True)
-
-
-pass_options = click.make_pass_decorator(GlobalOptions, ensure=True)
 
 
 def format_option(function: F) -> F:
@@ -125,6 +140,16 @@ def output(
         emit_data(data, chosen)
         return
     emit_table(rows if rows is not None else data, columns, title=title, no_color=options.no_color)
+
+
+@contextmanager
+def usage_errors(param: str) -> Iterator[None]:
+    """A ``TaskToolError`` raised inside (a bad filter, sort or field) becomes a usage error
+    on ``param``: exit 2."""
+    try:
+        yield
+    except TaskToolError as exc:
+        raise click.BadParameter(exc.message, param_hint=param) from None
 
 
 def split_values(values: Sequence[str]) -> tuple[str, ...]:

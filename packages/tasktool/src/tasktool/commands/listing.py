@@ -15,10 +15,10 @@ from tasktool.commands.base import (
     output,
     output_format,
     split_values,
+    usage_errors,
 )
-from tasktool.errors import TaskToolError
 from tasktool.filters import apply_filters, check_field, group_tasks, sort_tasks
-from tasktool.model import RESOLVED_STATUSES, Task, natural_key
+from tasktool.model import Task, natural_key
 from tasktool.render import emit_data, emit_fields, emit_table, emit_text
 from tasktool.repository import Repository
 from tasktool.taskfile import is_safe_id
@@ -26,14 +26,6 @@ from tasktool.views import TASK_KEYS, task_view, task_views
 
 DEFAULT_COLUMNS = ("id", "status", "priority", "effort", "phase", "title")
 _WORKLOG_ENTRY = re.compile(r"^## (.+)$", re.MULTILINE)
-
-
-def _usage(call: Any, param: str) -> Any:
-    """Run ``call``; a ``TaskToolError`` becomes a usage error on ``param`` (exit 2)."""
-    try:
-        return call()
-    except TaskToolError as exc:
-        raise click.BadParameter(exc.message, param_hint=param) from None
 
 
 def _columns(spec: str | None) -> tuple[str, ...]:
@@ -83,13 +75,16 @@ def list_command(
     """
     shown = _columns(columns)
     if group_by:
-        _usage(lambda: check_field(group_by, "group-by field"), "--group-by")
+        with usage_errors("--group-by"):
+            check_field(group_by, "group-by field")
     repo = load_repository(options)
     settings = repo.settings
     pool = sorted(repo.all_tasks, key=lambda t: natural_key(t.id)) if archived else repo.tasks
-    tasks: list[Task] = _usage(lambda: apply_filters(pool, filters, settings), "--filter")
+    with usage_errors("--filter"):
+        tasks = apply_filters(pool, filters, settings)
     if sort:
-        tasks = _usage(lambda: sort_tasks(tasks, sort, settings), "--sort")
+        with usage_errors("--sort"):
+            tasks = sort_tasks(tasks, sort, settings)
     if limit:
         tasks = tasks[:limit]
     chosen = output_format(options, fmt)
@@ -131,20 +126,19 @@ def _worklog(repo: Repository, task_id: str) -> dict[str, Any] | None:
 def task_detail(repo: Repository, task: Task) -> dict[str, Any]:
     """``get``'s JSON: the task with its body, both directions of dependency, children,
     unmet dependencies and a worklog summary."""
-    unmet = [
-        dep
-        for dep in task.dependencies
-        if dep not in repo.by_id or repo.by_id[dep].status != "completed"
-    ]
+    graph = repo.graph
+    unmet = graph.unmet_dependencies(task)
+    by_id = graph.by_id
     detail = task_view(task, body=True)
     detail.update(
-        dependents=[t.id for t in repo.dependents(task.id)],
+        dependents=list(graph.dependents.get(task.id, ())),
         children=[
-            {"id": t.id, "title": t.title, "status": t.status} for t in repo.children(task.id)
+            {"id": by_id[child].id, "title": by_id[child].title, "status": by_id[child].status}
+            for child in graph.children.get(task.id, ())
         ],
         unmet_dependencies=unmet,
         blocked=bool(unmet),
-        resolved=task.status in RESOLVED_STATUSES,
+        resolved=task.resolved,
         worklog=_worklog(repo, task.id),
     )
     return detail

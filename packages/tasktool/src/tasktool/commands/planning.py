@@ -19,10 +19,9 @@ from tasktool.commands.base import (
     output,
     output_format,
     split_values,
+    usage_errors,
 )
-from tasktool.errors import TaskToolError
 from tasktool.filters import apply_filters
-from tasktool.graph import build_graph
 from tasktool.graph_render import GRAPH_FORMATS, render_graph, select_graph
 from tasktool.model import STATUS_ORDER, Task
 from tasktool.ranking import DEFAULT_LIMIT, Ranked, rank_next
@@ -43,10 +42,8 @@ strict_phases_option = click.option(
 
 def _filter_predicate(repo: Repository, expressions: Sequence[str]) -> Callable[[Task], bool]:
     """One pass of the ``list`` filters over the tasks, then a set lookup per candidate."""
-    try:
+    with usage_errors("--filter"):
         kept = apply_filters(repo.tasks, expressions, repo.settings)
-    except TaskToolError as exc:
-        raise click.BadParameter(exc.message, param_hint="--filter") from None
     allowed = {id(task) for task in kept}
     return lambda task: id(task) in allowed
 
@@ -83,7 +80,7 @@ def next_command(
     """Rank what to work on next.
 
     Candidates are actionable tasks (pending or in progress, every dependency
-    completed or archived, no unfinished child). Score: priority, critical
+    completed (active or archived), no unfinished child). Score: priority, critical
     path, tasks unblocked, effort; each result lists its reasons. With phases
     configured, no task of a later phase outranks an actionable task of an
     earlier one (--strict-phases=false makes phase a score bonus instead).
@@ -94,7 +91,7 @@ def next_command(
     repo.config.require_next_config()
     predicate = _filter_predicate(repo, filters) if filters else None
     ranked = rank_next(
-        repo.all_tasks,
+        repo.graph,
         repo.settings,
         strict_phases=strict_phases,
         quick_wins=quick_wins,
@@ -134,7 +131,7 @@ def tracks_command(options: GlobalOptions, /, *, strict_phases: bool, fmt: str |
     flexible. Unknown scopes are warnings when scopes are configured.
     """
     repo = load_repository(options)
-    result = plan_tracks(repo.all_tasks, repo.settings, strict_phases=strict_phases)
+    result = plan_tracks(repo.graph, repo.settings, strict_phases=strict_phases)
     if output_format(options, fmt) != "table":
         emit_data(result.to_json(), output_format(options, fmt))
         return
@@ -263,7 +260,7 @@ def graph_command(
     repo = load_repository(options)
     chosen = graph_format or ("json" if options.format in {"json", "yaml"} else "ascii")
     view = select_graph(
-        build_graph(repo.all_tasks),
+        repo.graph,
         root=root,
         upstream=upstream,
         downstream=downstream,

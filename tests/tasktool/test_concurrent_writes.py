@@ -1,0 +1,59 @@
+"""Concurrent ``set`` calls on one task lose no update (threads, real files, real locks)."""
+
+from __future__ import annotations
+
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tasktool.changes import TaskChange
+from tasktool.config import Overrides
+from tasktool.repository import load_context
+from tasktool.writes import update_task
+from tests.tasktool.conftest import task_text
+
+# Edits that commute: each adds its own tag or sets its own field, so the final file must
+# hold every one of them whatever order the locks hand them out in.
+_EDITS = st.lists(
+    st.one_of(
+        st.builds(lambda n: ("tag", f"t{n}"), st.integers(0, 30)),
+        st.sampled_from(
+            [("owner", "ann"), ("priority", "high"), ("effort", "small"), ("phase", "p1")]
+        ),
+    ),
+    min_size=2,
+    max_size=8,
+    unique=True,
+)
+
+
+@settings(deadline=None, max_examples=8)
+@given(_EDITS)
+def test_concurrent_edits_all_land(edits: list[tuple[str, str]]) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / ".git").mkdir()
+        (root / "1-task.md").write_text(task_text("1", "T", tags=[], extra="keep"))
+        env = {"HOME": str(root / "home")}
+
+        def apply(edit: tuple[str, str]) -> None:
+            field, value = edit
+            change = (
+                TaskChange(add={"tags": (value,)})
+                if field == "tag"
+                else TaskChange(set={field: value})
+            )
+            repo = load_context(Overrides(), cwd=root, env=env, use_cache=False)
+            update_task(repo, "1", change)
+
+        with ThreadPoolExecutor(max_workers=len(edits)) as pool:
+            list(pool.map(apply, edits))
+        final = load_context(Overrides(), cwd=root, env=env, use_cache=False).get("1")
+        assert sorted(final.tags) == sorted(value for field, value in edits if field == "tag")
+        for field, value in edits:
+            if field != "tag":
+                assert getattr(final, field) == value
+        assert "extra: keep" in (root / "1-task.md").read_text()

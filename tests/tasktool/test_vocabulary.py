@@ -1,0 +1,54 @@
+"""One source of field orders and the date rule, shared by filters, board, set and validate."""
+
+from __future__ import annotations
+
+import pytest
+
+from tasktool.board import build_board
+from tasktool.changes import check_value
+from tasktool.checks import check_tasks
+from tasktool.errors import TaskToolError
+from tasktool.filters import sort_tasks
+from tasktool.model import Task
+from tasktool.settings import Phase, Settings
+from tasktool.vocabulary import field_values, is_date
+
+SETTINGS = Settings(effort=("xs", "l"), phases=(Phase(id="b", name="B"), Phase(id="a", name="A")))
+
+
+@pytest.mark.parametrize(
+    ("field", "values"),
+    [
+        ("status", ("pending", "blocked", "in-progress", "in-review", "cancelled", "completed")),
+        ("priority", ("low", "medium", "high", "critical")),
+        ("type", ("feature", "bug", "improvement", "chore", "docs")),
+        ("effort", ("xs", "l")),
+        ("phase", ("b", "a")),
+        ("owner", None),
+    ],
+)
+def test_field_values(field: str, values: tuple[str, ...] | None) -> None:
+    assert field_values(field, SETTINGS) == values
+
+
+@pytest.mark.parametrize(
+    ("text", "valid"),
+    [("2024-02-29", True), ("2023-02-29", False), ("2024-01-03T10:00", True), ("soon", False)],
+)
+def test_is_date(text: str, valid: bool) -> None:
+    assert is_date(text) is valid
+
+
+def test_sort_and_board_share_the_order() -> None:
+    tasks = [Task(id="1", title="t", type="docs"), Task(id="2", title="t", type="bug")]
+    assert [t.id for t in sort_tasks(tasks, "type", SETTINGS)] == ["2", "1"]
+    board = build_board(tasks, SETTINGS, "type")
+    assert [column.name for column in board.columns if column.tasks] == ["bug", "docs"]
+
+
+def test_set_and_validate_share_the_date_rule() -> None:
+    with pytest.raises(TaskToolError) as info:
+        check_value("created_at", "2023-02-29", SETTINGS)
+    assert info.value.code == "task.invalid_date"
+    task = Task(id="1", title="t", created_at="2023-02-29")
+    assert [d.code for d in check_tasks([task], SETTINGS)] == ["task.invalid_date"]
