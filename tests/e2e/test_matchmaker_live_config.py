@@ -205,3 +205,19 @@ async def test_require_declared_projects_refuses_undeclared_ids(start: Start) ->
         assert declared.hello_reply["project"] == "declared"
     async with await Client.connect(url) as default:
         assert default.hello_reply["project"] == "default"
+
+
+async def test_require_declared_projects_without_a_key_admits_only_default(
+    tmp_path: Path,
+) -> None:
+    mm = MatchmakerProcess(
+        ["--port", "0", "--require-declared-projects"], cwd=tmp_path, expect_control=False
+    )
+    try:
+        url = f"ws://127.0.0.1:{mm.ports['data']}/ws"
+        await refused("project.not_found", Client.connect(url, project="anything"))
+        async with await Client.connect(url) as default:
+            assert default.hello_reply["project"] == "default"
+    finally:
+        assert mm.stop() == 0
+    assert "only the default Project is admitted" in mm.log()

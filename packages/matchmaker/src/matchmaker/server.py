@@ -87,8 +87,14 @@ async def run(
     store: ProjectStore | None = None
     if config.management_key is not None:
         store = await open_store(config.store_url or DEFAULT_STORE_URL)
-    elif config.store_url is not None:
-        log.warning("--store is ignored: without a management key there is no control plane")
+    else:
+        if config.store_url is not None:
+            log.warning("--store is ignored: without a management key there is no control plane")
+        if config.require_declared_projects:
+            log.warning(
+                "--require-declared-projects without a management key: no Project can be "
+                "declared, only the default Project is admitted"
+            )
     sockets: list[socket.socket] = []
     refresher = None if store is None else DirectoryRefresher(store, directory)
     try:
