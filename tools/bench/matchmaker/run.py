@@ -16,6 +16,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -40,6 +41,17 @@ class Server:
     """``server.py``: the real launcher (the ``bench`` Project declared through /admin) or echo."""
 
     def __init__(self, echo: bool = False, default_gc: bool = False) -> None:
+        # A port picked free can be taken again before the server binds it (the load
+        # generator opens thousands of sockets): start again on other ports.
+        for attempt in range(3):
+            try:
+                self._start(echo, default_gc)
+                return
+            except RuntimeError as error:
+                print(f"server start failed (attempt {attempt + 1}): {error}", file=sys.stderr)
+        raise RuntimeError("the server did not start three times")
+
+    def _start(self, echo: bool, default_gc: bool) -> None:
         self.port = free_port()
         command = [PY, str(HERE / "server.py"), "--port", str(self.port)]
         management_port = free_port()
@@ -49,15 +61,22 @@ class Server:
             command += ["--management-port", str(management_port)]
         if default_gc:
             command.append("--default-gc")
-        self.process = subprocess.Popen(command, stderr=subprocess.DEVNULL)
-        self._wait_for(self.port)
-        if not echo:
-            self._wait_for(management_port)
-            declare_bench_project(management_port)
+        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the server)
+        self.process = subprocess.Popen(command, stderr=self.stderr)
+        try:
+            self._wait_for(self.port)
+            if not echo:
+                self._wait_for(management_port)
+                declare_bench_project(management_port)
+        except (RuntimeError, OSError) as error:
+            self.stop()
+            self.stderr.seek(0)
+            tail = self.stderr.read()[-2000:].decode(errors="replace")
+            raise RuntimeError(f"{error}: {tail}") from None
         self.url = f"ws://127.0.0.1:{self.port}/ws"
 
     def _wait_for(self, port: int) -> None:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while True:
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
