@@ -110,3 +110,27 @@ def test_a_project_declared_on_one_node_is_resolved_on_another(tmp_path: Path) -
                 break
         assert reply["ok"] is True, reply
         assert reply["data"]["project"] == "chess"
+
+
+def test_frames_over_the_limit_are_refused_and_over_the_hard_cap_closed_with_1009(
+    mm: MatchmakerProcess,
+) -> None:
+    """The launcher gives hypercorn the data plane's hard cap (4 × max_frame_bytes)."""
+    max_frame = 64 * 1024
+    with websocket(mm) as ws:
+        assert hello(ws)["ok"] is True
+        ws.send(json.dumps({"id": "big", "type": "ping", "data": "x" * max_frame}))
+        reply = json.loads(ws.recv(timeout=5))
+        assert reply["error"]["code"] == "protocol.too_large", reply
+        ws.send("x" * (4 * max_frame + 1))
+        with pytest.raises(ConnectionClosed) as closed:
+            read_until_closed(ws)
+        assert closed.value.rcvd is not None
+        assert closed.value.rcvd.code == 1009
+
+
+def test_the_launcher_tunes_the_process_for_many_connections(mm: MatchmakerProcess) -> None:
+    """``tune_gc`` runs once the apps are built (matching p99), the file limit is raised."""
+    log = mm.log()
+    assert "garbage collector tuned for many connections" in log
+    assert "open-file limit" in log

@@ -25,6 +25,20 @@ async def test_other_websocket_paths_are_refused(server: Any) -> None:
     assert caught.value.response.status_code == 403
 
 
-async def test_unknown_http_paths_are_404(server: Any) -> None:
+@pytest.mark.parametrize("path", ["/nope", "/admin/projects", "/admin/openapi.json", "/ws"])
+async def test_unknown_http_paths_are_a_coded_json_404(server: Any, path: str) -> None:
+    """``/admin`` never exists on the data port; every miss has the control plane's body."""
     async with httpx.AsyncClient() as http:
-        assert (await http.get(f"{server.base}/nope")).status_code == 404
+        response = await http.get(f"{server.base}{path}", headers={"Authorization": "Bearer k"})
+    assert response.status_code == 404
+    assert response.headers["content-type"] == "application/json"
+    assert response.json()["error"]["code"] == "route.not_found"
+    assert path in response.json()["error"]["message"]
+
+
+async def test_wrong_method_on_healthz_is_a_coded_json_405(server: Any) -> None:
+    async with httpx.AsyncClient() as http:
+        response = await http.post(f"{server.base}/healthz")
+    assert response.status_code == 405
+    assert response.json()["error"]["code"] == "method.not_allowed"
+    assert "GET" in response.headers["allow"]

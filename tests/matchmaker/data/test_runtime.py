@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 import gc
+import resource
 
-from matchmaker.data import tune_gc
+from matchmaker.data import raise_open_file_limit, tune_gc
 from matchmaker.data.runtime import YOUNG_THRESHOLD
 
 
@@ -15,3 +16,13 @@ def test_tune_gc_freezes_startup_objects_and_raises_the_young_threshold() -> Non
     finally:
         gc.unfreeze()
         gc.set_threshold(*before)
+
+
+def test_raise_open_file_limit_lifts_the_soft_limit_to_the_hard_one() -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(soft, 256), hard))
+        assert raise_open_file_limit() == hard
+        assert resource.getrlimit(resource.RLIMIT_NOFILE) == (hard, hard)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

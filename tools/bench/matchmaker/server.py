@@ -1,15 +1,22 @@
-"""Serve the matchmaker data app (or a bare WebSocket echo app) with hypercorn, for benchmarks.
+"""The benchmark's servers: the real ``matchmaker`` launcher, or a bare WebSocket echo floor.
 
-    python tools/bench/matchmaker/server.py --port 9100 [--echo] [--profile out.html]
+    python tools/bench/matchmaker/server.py --port 9100 --management-port 9101 [--default-gc]
+    python tools/bench/matchmaker/server.py --port 9100 --echo [--profile out.txt]
 
-Runs until SIGTERM/SIGINT. Raises RLIMIT_NOFILE to its hard limit so it can
-hold many connections.
+Without ``--echo`` this is ``matchmaker`` as users run it (the same CLI and
+``serve_until_signalled``: hypercorn's frame cap, ``tune_gc``, the open-file
+limit), with a management key, a memory store and the per-connection rate
+limits lifted so the load generator measures the server, not the limiter. The
+driver declares the ``bench`` Project through ``/admin`` (``BENCH_PROJECT``).
+``--default-gc`` replaces ``tune_gc`` with a no-op, for the comparison row.
+Runs until SIGTERM/SIGINT.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import resource
 import signal
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -18,18 +25,25 @@ from typing import Any
 from hypercorn.asyncio import serve
 from hypercorn.config import Config
 
-from matchmaker.config import Limits, ServerConfig
-from matchmaker.data import create_data_app, tune_gc, websocket_max_message_size
-from matchmaker.directory import ProjectDirectory
-from matchmaker.model import MatchmakingPolicy, Project
+import matchmaker.server
+from matchmaker.cli import main as matchmaker_main
 
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
-BENCH_PROJECT = Project(
-    id="bench",
-    policies=(MatchmakingPolicy(name="duel", mode="auto", group_size=2, default=True),),
-)
+MANAGEMENT_KEY = "bench-management-key"
+BENCH_PROJECT = {
+    "id": "bench",
+    "policies": [{"name": "duel", "mode": "auto", "groupSize": 2, "default": True}],
+}
+UNLIMITED = [
+    "--send-rate-per-s=1e9",
+    "--send-burst=1000000000",
+    "--control-rate-per-s=1e9",
+    "--control-burst=1000000000",
+    "--handshake-timeout-s=60",
+    "--max-sessions-per-client=1000000",
+]
 
 
 async def echo_app(scope: MutableMapping[str, Any], receive: Receive, send: Send) -> None:
@@ -55,54 +69,50 @@ def raise_fd_limit() -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
-async def main(args: argparse.Namespace) -> None:
+async def serve_echo(port: int) -> None:
     raise_fd_limit()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     hyper = Config()
-    hyper.bind = [f"127.0.0.1:{args.port}"]
+    hyper.bind = [f"127.0.0.1:{port}"]
     hyper.backlog = 4096
     hyper.accesslog = None
     hyper.graceful_timeout = 1.0
-    app: Any
+    await serve(echo_app, hyper, shutdown_trigger=stop.wait)  # type: ignore[arg-type]
+
+
+def serve_matchmaker(args: argparse.Namespace) -> None:
+    if args.default_gc:
+        matchmaker.server.tune_gc = lambda: None  # the comparison row: default GC thresholds
+    flags = ["--port", str(args.port), "--management-port", str(args.management_port)]
+    flags += ["--management-key", MANAGEMENT_KEY, "--store", "memory://", "--log-level", "warning"]
+    matchmaker_main([*flags, *UNLIMITED], standalone_mode=True)
+
+
+def start(args: argparse.Namespace) -> None:
     if args.echo:
-        app = echo_app
+        asyncio.run(serve_echo(args.port))
     else:
-        limits = Limits(
-            send_rate_per_s=1e9,
-            send_burst=10**9,
-            control_rate_per_s=1e9,
-            control_burst=10**9,
-            handshake_timeout_s=60.0,
-            max_sessions_per_client=10**6,
-        )
-        config = ServerConfig(port=args.port, limits=limits)
-        hyper.websocket_max_message_size = websocket_max_message_size(config)
-        app = create_data_app(
-            config,
-            ProjectDirectory([BENCH_PROJECT]),
-            shutdown=asyncio.Event(),
-        )
-    if not args.default_gc:
-        tune_gc()
-    await serve(app, hyper, shutdown_trigger=stop.wait)
+        serve_matchmaker(args)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--management-port", type=int, default=0)
     parser.add_argument("--echo", action="store_true")
     parser.add_argument("--default-gc", action="store_true", help="skip tune_gc()")
-    parser.add_argument("--profile", help="write a pyinstrument HTML profile here")
+    parser.add_argument("--profile", help="write a pyinstrument text profile here")
     arguments = parser.parse_args()
     if arguments.profile:
         from pyinstrument import Profiler
 
-        with Profiler(async_mode="disabled") as profiler:
-            asyncio.run(main(arguments))
+        # click exits with SystemExit after a signalled stop; the profile is written after it.
+        with Profiler(async_mode="disabled") as profiler, contextlib.suppress(SystemExit):
+            start(arguments)
         with open(arguments.profile, "w") as out:
             out.write(profiler.output_text(unicode=False, color=False, show_all=False))
     else:
-        asyncio.run(main(arguments))
+        start(arguments)

@@ -213,11 +213,7 @@ class Client:
                 event = await self._events.get()
                 if event is None:
                     self._events.put_nowait(None)
-                    raise MatchmakerError(
-                        "the connection is closed",
-                        code="client.closed",
-                        details={"close_code": self.close_code},
-                    )
+                    raise self._closed()
                 if kind is None or event.type == kind:
                     return event
 
@@ -245,11 +241,14 @@ class Client:
         try:
             await self.websocket.send(frame if isinstance(frame, str) else frame.decode())
         except ConnectionClosed as error:
-            raise MatchmakerError(
-                "the connection is closed",
-                code="client.closed",
-                details={"close_code": self.close_code},
-            ) from error
+            raise self._closed() from error
+
+    def _closed(self) -> MatchmakerError:
+        return MatchmakerError(
+            "the connection is closed",
+            code="client.closed",
+            details={"close_code": self.close_code},
+        )
 
     async def _read(self) -> None:
         try:
@@ -272,11 +271,7 @@ class Client:
         except ConnectionClosed:
             pass
         finally:
-            closed = MatchmakerError(
-                "the connection is closed",
-                code="client.closed",
-                details={"close_code": self.close_code},
-            )
+            closed = self._closed()
             for future in self._pending.values():
                 if not future.done():
                     future.set_exception(closed)

@@ -20,20 +20,12 @@ from starlette.types import Receive, Scope, Send
 
 from matchmaker.config import ServerConfig
 from matchmaker.control.auth import BearerAuth
-from matchmaker.control.http import (
-    JSON,
-    CloseUnreadBodies,
-    json_response,
-    on_coded_error,
-    on_http_error,
-    on_unexpected,
-    read_json_body,
-)
+from matchmaker.control.http import CloseUnreadBodies, read_json_body
 from matchmaker.control.openapi import openapi_document
 from matchmaker.control.validation import apply_patch, decode_patch, decode_project, invalid
 from matchmaker.control.wire import Health, ProjectList
 from matchmaker.directory import ProjectDirectory
-from matchmaker.errors import MatchmakerError
+from matchmaker.jsonhttp import EXCEPTION_HANDLERS, JSON, json_response
 from matchmaker.model import Project, ProjectId
 from matchmaker.store import ProjectStore
 from matchmaker.store.base import not_found_error
@@ -150,11 +142,7 @@ def create_control_app(
             Middleware(CloseUnreadBodies),
             Middleware(BearerAuth, key=config.management_key),
         ],
-        exception_handlers={
-            MatchmakerError: on_coded_error,
-            HTTPException: on_http_error,
-            Exception: on_unexpected,
-        },
+        exception_handlers=EXCEPTION_HANDLERS,
     )
 
 

@@ -11,8 +11,8 @@ import hmac
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from matchmaker.control.http import error_response
 from matchmaker.errors import MatchmakerError
+from matchmaker.jsonhttp import error_response
 
 PUBLIC_PATHS = frozenset({"/healthz"})
 

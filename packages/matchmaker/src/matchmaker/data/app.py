@@ -14,6 +14,7 @@ from starlette.routing import Route
 from matchmaker.config import ServerConfig
 from matchmaker.data.plane import DataPlane, Receive, Scope, Send
 from matchmaker.directory import ProjectDirectory
+from matchmaker.jsonhttp import EXCEPTION_HANDLERS
 
 __all__ = ["DataApp", "create_data_app", "websocket_max_message_size"]
 
@@ -71,4 +72,10 @@ def create_data_app(
         finally:
             await plane.stop()
 
-    return DataApp(plane, Starlette(routes=[Route("/healthz", healthz)], lifespan=lifespan))
+    # Any other path (``/admin`` included: it is never served here) is a coded JSON 404.
+    http = Starlette(
+        routes=[Route("/healthz", healthz, methods=["GET"])],
+        lifespan=lifespan,
+        exception_handlers=EXCEPTION_HANDLERS,
+    )
+    return DataApp(plane, http)

@@ -7,6 +7,8 @@ Read at ``hello`` and again at every ``pool.enter`` and ``session.join`` from th
 
 from __future__ import annotations
 
+import hmac
+
 from matchmaker.directory import ProjectDirectory
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import RESERVED_PROJECT_ID, Project
@@ -67,10 +69,20 @@ def current_project(
                 details={"project": project_id},
             )
         return Project(id=project_id)
-    if project.keys and not any(key.secret == credential for key in project.keys):
+    if project.keys and not _holds_a_key(project, credential):
         raise MatchmakerError(
             f"Project {project_id!r} requires a credential",
             code="project.forbidden",
             details={"project": project_id},
         )
     return project
+
+
+def _holds_a_key(project: Project, credential: str | None) -> bool:
+    """Whether ``credential`` is one of the Project's secrets (compared in constant time)."""
+    if credential is None:
+        return False
+    offered = credential.encode()
+    # Every key is compared, so the time taken does not tell which one came close.
+    matches = [hmac.compare_digest(key.secret.encode(), offered) for key in project.keys]
+    return any(matches)
