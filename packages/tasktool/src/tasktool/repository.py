@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from tasktool.config import LoadedConfig, Overrides, load_config
 from tasktool.diagnostics import Diagnostic
-from tasktool.errors import TaskToolError
+from tasktool.errors import TaskToolError, task_not_found
 from tasktool.model import Task
 from tasktool.scan import ScanResult, scan_tasks
 from tasktool.settings import Settings
@@ -80,7 +80,7 @@ class Repository:
                     f"task {task_id} is in a file that cannot be read: {problem.message}",
                     code="task.broken",
                 )
-        raise TaskToolError(f"no task with id {task_id!r}", code="task.not_found")
+        raise task_not_found(task_id)
 
     @cached_property
     def graph(self) -> TaskGraph:
