@@ -13,33 +13,22 @@ from typing import Any
 
 import pytest
 
+from .tasktool_process import git_repository, run_tasktool, tasktool_env
+
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    (tmp_path / "home").mkdir()
-    return root
+    return git_repository(tmp_path)
 
 
 @pytest.fixture
 def tt(repo: Path) -> Run:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("TASKTOOL_")}
-    env["HOME"] = str(repo.parent / "home")
+    env = tasktool_env(repo.parent / "home")
 
     def run(*args: str, cwd: Path | None = None, check: bool = True, **extra: str) -> Any:
-        done = subprocess.run(
-            [sys.executable, "-m", "tasktool", *args],
-            check=False,
-            cwd=cwd or repo,
-            env={**env, **extra},
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        done = run_tasktool(args, cwd=cwd or repo, env={**env, **extra})
         if check and done.returncode != 0:
             raise AssertionError(f"exit {done.returncode}: {done.stderr}")
         return done
