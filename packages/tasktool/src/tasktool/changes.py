@@ -52,7 +52,9 @@ def check_value(field: str, value: str, settings: Settings) -> None:
         if value not in allowed:
             raise _invalid(field, value, allowed)
     if field in DATE_FIELDS and not is_date(value):
-        raise TaskToolError(f"{field} must be YYYY-MM-DD, got {value!r}", code="task.invalid_date")
+        raise TaskToolError(
+            f"{field} must be a YYYY-MM-DD date, got {value!r}", code="task.invalid_date"
+        )
     if field == "title" and not value.strip():
         raise TaskToolError("the title cannot be empty", code="task.invalid_title")
 
