@@ -244,13 +244,19 @@ def test_next_id_strategies(repo: Path, tt: Run) -> None:
 def test_rm_and_archive(repo: Path, tt: Run) -> None:
     task(repo, "1", status="completed")
     task(repo, "2", dependencies="['1']")
-    log = write(repo / ".worklogs" / "1.md", "## 2025-01-01T10:00:00Z\nDid it.\n")
+    log = write(
+        repo / ".worklogs" / "1.md",
+        "## 2025-01-01T10:00:00Z\nDid it.\n## Notes (part of the entry)\n"
+        "## 2025-01-02T09:00:00Z\nChecked.\n",
+    )
     refused = tt("rm", "1", check=False)
     assert refused.returncode == 1
     assert "referenced by 2" in refused.stderr
     tt("archive", "1")
     assert [t["id"] for t in as_json(tt("list", "--format", "json"))] == ["2"]
-    assert as_json(tt("get", "1", "--format", "json"))["worklog"]["entries"] == 1
+    summary = as_json(tt("get", "1", "--format", "json"))["worklog"]
+    assert (summary["entries"], summary["last"]) == (2, "2025-01-02T09:00:00Z")  # as worklog reads
+    assert len(as_json(tt("worklog", "1", "--format", "json"))["entries"]) == 2
     assert tt("archive", "2", check=False).returncode == 1  # unresolved
     tt("rm", "1", "--force")
     assert not log.exists()
