@@ -83,6 +83,18 @@ def status_dates(old: str | None, new: str, today: str) -> dict[str, Any]:
     return {"completed_at": REMOVE, "cancelled_at": REMOVE}
 
 
+def plan_create(fields: Mapping[str, Any], today: str) -> dict[str, Any]:
+    """A new task's keys: ``created_at`` today and the date its status stamps (``add
+    --status completed`` stamps ``completed_at`` as ``set`` would), unless ``fields`` give
+    them."""
+    dates = status_dates(None, str(fields.get("status") or "pending"), today)
+    return {
+        "created_at": today,
+        **{key: value for key, value in dates.items() if value is not REMOVE},
+        **fields,
+    }
+
+
 def plan_update(
     task: Task, change: TaskChange, settings: Settings, known_ids: Collection[str], today: str
 ) -> dict[str, Any]:
