@@ -423,3 +423,4 @@ def test_list_read_path_stays_light(repo: Path, tt: Run) -> None:
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
     heavy = {"ruamel.yaml", "rich", "git", "starlette", "yaml", "tasktool.writes"}
     assert not heavy & imported
+    assert not {"tasktool.graph", "tasktool.worklog"} & imported  # only get and planning need them
