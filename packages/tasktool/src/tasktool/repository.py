@@ -119,7 +119,9 @@ def load_context(
     root = Path(config.settings.task_dir)
     if not root.is_dir():
         raise TaskToolError(
-            f"task directory {root} does not exist (create it, or run 'tasktool init')",
+            f"task directory {root} "
+            + ("is not a directory" if root.exists() else "does not exist")
+            + " (create it, or run 'tasktool init')",
             code="task.dir_missing",
         )
     return Repository(config, scan_tasks(root, config.settings.ignore, use_cache=use_cache))
