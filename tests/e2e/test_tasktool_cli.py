@@ -13,33 +13,22 @@ from typing import Any
 
 import pytest
 
+from .tasktool_process import git_repository, run_tasktool, tasktool_env
+
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    (tmp_path / "home").mkdir()
-    return root
+    return git_repository(tmp_path)
 
 
 @pytest.fixture
 def tt(repo: Path) -> Run:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("TASKTOOL_")}
-    env["HOME"] = str(repo.parent / "home")
+    env = tasktool_env(repo.parent / "home")
 
     def run(*args: str, cwd: Path | None = None, check: bool = True, **extra: str) -> Any:
-        done = subprocess.run(
-            [sys.executable, "-m", "tasktool", *args],
-            check=False,
-            cwd=cwd or repo,
-            env={**env, **extra},
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        done = run_tasktool(args, cwd=cwd or repo, env={**env, **extra})
         if check and done.returncode != 0:
             raise AssertionError(f"exit {done.returncode}: {done.stderr}")
         return done
@@ -255,13 +244,19 @@ def test_next_id_strategies(repo: Path, tt: Run) -> None:
 def test_rm_and_archive(repo: Path, tt: Run) -> None:
     task(repo, "1", status="completed")
     task(repo, "2", dependencies="['1']")
-    log = write(repo / ".worklogs" / "1.md", "## 2025-01-01T10:00:00Z\nDid it.\n")
+    log = write(
+        repo / ".worklogs" / "1.md",
+        "## 2025-01-01T10:00:00Z\nDid it.\n## Notes (part of the entry)\n"
+        "## 2025-01-02T09:00:00Z\nChecked.\n",
+    )
     refused = tt("rm", "1", check=False)
     assert refused.returncode == 1
     assert "referenced by 2" in refused.stderr
     tt("archive", "1")
     assert [t["id"] for t in as_json(tt("list", "--format", "json"))] == ["2"]
-    assert as_json(tt("get", "1", "--format", "json"))["worklog"]["entries"] == 1
+    summary = as_json(tt("get", "1", "--format", "json"))["worklog"]
+    assert (summary["entries"], summary["last"]) == (2, "2025-01-02T09:00:00Z")  # as worklog reads
+    assert len(as_json(tt("worklog", "1", "--format", "json"))["entries"]) == 2
     assert tt("archive", "2", check=False).returncode == 1  # unresolved
     tt("rm", "1", "--force")
     assert not log.exists()
@@ -428,3 +423,4 @@ def test_list_read_path_stays_light(repo: Path, tt: Run) -> None:
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
     heavy = {"ruamel.yaml", "rich", "git", "starlette", "yaml", "tasktool.writes"}
     assert not heavy & imported
+    assert not {"tasktool.graph", "tasktool.worklog"} & imported  # only get and planning need them

@@ -4,33 +4,28 @@ todos, validate, worklog) in temporary git repositories."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.tasktool.conftest import Project as BaseProject
+
+from .tasktool_process import git_repository, run_tasktool, tasktool_env
+
 PHASES = "phases:\n  - id: alpha\n    name: Alpha\n  - id: beta\n    name: Beta\n"
 
 
-class Project:
+class Project(BaseProject):
     """A git repository with a config, task files and a ``tasktool`` runner."""
 
     def __init__(self, root: Path, home: Path) -> None:
-        self.root = root
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith("TASKTOOL_")}
-        self.env["HOME"] = str(home)
+        super().__init__(root, home)
+        self.env = tasktool_env(home)
 
-    def write(self, relative: str, text: str) -> Path:
-        path = self.root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        return path
-
-    def config(self, text: str) -> None:
-        self.write(".tasktool.yaml", "dir: tasks\n" + text)
+    def config(self, text: str) -> Path:
+        return self.write(".tasktool.yaml", "dir: tasks\n" + text)
 
     def task(self, task_id: str, *, where: str = "", **fields: Any) -> Path:
         lines = ["---", f"id: '{task_id}'", f"title: Task {task_id}"]
@@ -41,15 +36,7 @@ class Project:
         return self.write(f"{folder}{task_id}-task.md", "\n".join([*lines, "---", "body"]) + "\n")
 
     def run(self, *args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run(
-            [sys.executable, "-m", "tasktool", *args],
-            cwd=self.root,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
+        done = run_tasktool(args, cwd=self.root, env=self.env)
         assert done.returncode == code, f"exit {done.returncode}: {done.stdout}{done.stderr}"
         assert "Traceback" not in done.stderr
         return done
@@ -60,10 +47,7 @@ class Project:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
-    root = tmp_path / "repo"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    (tmp_path / "home").mkdir()
+    root = git_repository(tmp_path)
     made = Project(root, tmp_path / "home")
     made.config(PHASES)
     (root / "tasks").mkdir()

@@ -59,6 +59,13 @@ def test_missing_task_dir(project: Project) -> None:
             Overrides(task_dir="nope"), cwd=project.root, env=project.env, home=project.home
         )
     assert info.value.code == "task.dir_missing"
+    assert "nope does not exist" in info.value.message
+    project.write("afile", "")
+    with pytest.raises(TaskToolError) as info:
+        load_context(
+            Overrides(task_dir="afile"), cwd=project.root, env=project.env, home=project.home
+        )
+    assert "afile is not a directory" in info.value.message
 
 
 def test_get_names_a_broken_file(project: Project) -> None:

@@ -75,6 +75,26 @@ def test_list_edits(project: Project, write_task: TaskWriter) -> None:
     assert task.dependencies == ("2",)
 
 
+@pytest.mark.parametrize(
+    ("fields", "dates"),
+    [
+        ({"status": "pending"}, ("today", None, None)),
+        ({"status": "completed"}, ("today", "today", None)),
+        ({"status": "cancelled"}, ("today", None, "today")),
+        (
+            {"status": "completed", "created_at": "2020-01-01", "completed_at": "2020-01-05"},
+            ("2020-01-01", "2020-01-05", None),
+        ),
+    ],
+)
+def test_create_applies_the_status_bookkeeping_of_set(
+    project: Project, fields: dict[str, str], dates: tuple[str | None, ...]
+) -> None:
+    created = create_task(repo(project), {"title": "T", **fields})
+    expected = tuple(today() if value == "today" else value for value in dates)
+    assert (created.created_at, created.completed_at, created.cancelled_at) == expected
+
+
 def test_create_uses_the_strategy_and_checks(project: Project, write_task: TaskWriter) -> None:
     write_task("009")
     created = create_task(repo(project), {"title": "New one", "dependencies": ["009"]}, group="api")

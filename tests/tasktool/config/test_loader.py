@@ -274,8 +274,15 @@ def test_phase_without_id_warns_and_uses_name(project: Project) -> None:
 
 
 def test_phase_rules_for_due_and_repeated_ids(project: Project) -> None:
-    project.config("phases:\n  - {id: a, name: A, due: soon}\n  - {id: a, name: B}\n")
-    assert codes(load(project)) == ["config.phases.due", "config.phases.duplicate_id"]
+    project.config(
+        "phases:\n  - {id: a, name: A, due: soon}\n  - {id: a, name: B}\n"
+        "  - {id: c, name: C, due: 2030-02-30}\n  - {id: d, name: D, due: 2030-02-28}\n"
+    )
+    assert codes(load(project)) == [
+        "config.phases.due",
+        "config.phases.duplicate_id",
+        "config.phases.due",
+    ]
 
 
 @pytest.mark.parametrize(

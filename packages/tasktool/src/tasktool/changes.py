@@ -52,7 +52,9 @@ def check_value(field: str, value: str, settings: Settings) -> None:
         if value not in allowed:
             raise _invalid(field, value, allowed)
     if field in DATE_FIELDS and not is_date(value):
-        raise TaskToolError(f"{field} must be YYYY-MM-DD, got {value!r}", code="task.invalid_date")
+        raise TaskToolError(
+            f"{field} must be a YYYY-MM-DD date, got {value!r}", code="task.invalid_date"
+        )
     if field == "title" and not value.strip():
         raise TaskToolError("the title cannot be empty", code="task.invalid_title")
 
@@ -79,6 +81,18 @@ def status_dates(old: str | None, new: str, today: str) -> dict[str, Any]:
     if new == "cancelled":
         return {"cancelled_at": today, "completed_at": REMOVE}
     return {"completed_at": REMOVE, "cancelled_at": REMOVE}
+
+
+def plan_create(fields: Mapping[str, Any], today: str) -> dict[str, Any]:
+    """A new task's keys: ``created_at`` today and the date its status stamps (``add
+    --status completed`` stamps ``completed_at`` as ``set`` would), unless ``fields`` give
+    them."""
+    dates = status_dates(None, str(fields.get("status") or "pending"), today)
+    return {
+        "created_at": today,
+        **{key: value for key, value in dates.items() if value is not REMOVE},
+        **fields,
+    }
 
 
 def plan_update(

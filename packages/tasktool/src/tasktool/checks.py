@@ -35,7 +35,7 @@ import msgspec
 from tasktool.conformance import conformance_diagnostics
 from tasktool.diagnostics import Diagnostic
 from tasktool.graph import build_graph, find_cycles
-from tasktool.model import PRIORITY_ORDER, STATUS_ORDER, TASK_TYPES, Task, natural_key
+from tasktool.model import Task, natural_key
 from tasktool.settings import Settings
 from tasktool.vocabulary import DATE_FIELDS, field_values, is_date
 
@@ -92,16 +92,19 @@ def _warning(code: str, message: str, task: Task) -> Diagnostic:
     )
 
 
-def _field_checks(task: Task, settings: Settings) -> Iterable[Diagnostic]:
+#: Closed fields checked here; effort is checked with phases and scopes (conformance).
+_CHECKED = ("status", "priority", "type")
+
+
+def _field_checks(task: Task, allowed: dict[str, tuple[str, ...]]) -> Iterable[Diagnostic]:
     for field in ("id", "title"):
         if not getattr(task, field).strip():
             yield _error(f"task.missing_{field}", f"required field {field} is blank", task)
     label = f"task {task.id}"
-    for field in ("status", "priority", "type"):  # effort has its own check (conformance)
+    for field in _CHECKED:
         value = getattr(task, field)
-        allowed = field_values(field, settings) or ()
-        if value is not None and value not in allowed:
-            message = f"{label}: {field} {value!r} is not one of {', '.join(allowed)}"
+        if value is not None and value not in allowed[field]:
+            message = f"{label}: {field} {value!r} is not one of {', '.join(allowed[field])}"
             yield _error(f"task.invalid_{field}", message, task)
     for field in DATE_FIELDS:
         value = getattr(task, field)
@@ -114,12 +117,12 @@ def _cycle_error(code: str, kind: str, cycle: list[str], first: Task) -> Diagnos
     return _error(code, f"{kind} cycle: {' -> '.join(cycle)}", first)
 
 
-def _clean(task: Task) -> bool:
+def _clean(task: Task, allowed: dict[str, tuple[str, ...]]) -> bool:
     """The common case in one expression: every field check would pass."""
     return (
-        task.status in STATUS_ORDER
-        and (task.priority is None or task.priority in PRIORITY_ORDER)
-        and (task.type is None or task.type in TASK_TYPES)
+        task.status in allowed["status"]
+        and (task.priority is None or task.priority in allowed["priority"])
+        and (task.type is None or task.type in allowed["type"])
         and (task.created_at is None or is_date(task.created_at))
         and task.completed_at is None
         and task.cancelled_at is None
@@ -131,6 +134,7 @@ def _clean(task: Task) -> bool:
 def check_tasks(tasks: Sequence[Task], settings: Settings) -> list[Diagnostic]:
     """Every task check, in natural id order, then cycles."""
     graph = build_graph(tasks)
+    allowed = {field: field_values(field, settings) or () for field in _CHECKED}
     by_id = graph.by_id
     exists = by_id.keys() | graph.archived.keys()
     diagnostics: list[Diagnostic] = []
@@ -140,8 +144,8 @@ def check_tasks(tasks: Sequence[Task], settings: Settings) -> list[Diagnostic]:
             holders[task.id].append(task)
         else:
             holders[task.id] = [task]
-        if not _clean(task):
-            diagnostics.extend(_field_checks(task, settings))
+        if not _clean(task, allowed):
+            diagnostics.extend(_field_checks(task, allowed))
         if task.archived:
             continue
         for dep in task.dependencies:

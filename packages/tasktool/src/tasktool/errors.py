@@ -17,3 +17,8 @@ class TaskToolError(CodedError):
     """An error with a stable code that a tasktool front end reports to its user."""
 
     code = "tasktool.error"
+
+
+def task_not_found(task_id: str) -> TaskToolError:
+    """The one ``task.not_found`` error every front end raises."""
+    return TaskToolError(f"no task with id {task_id!r}", code="task.not_found")

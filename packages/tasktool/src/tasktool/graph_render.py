@@ -15,7 +15,7 @@ from typing import Any, Literal, get_args
 
 import msgspec
 
-from tasktool.errors import TaskToolError
+from tasktool.errors import TaskToolError, task_not_found
 from tasktool.graph import TaskGraph, build_graph, find_cycles
 from tasktool.model import Task, natural_key
 
@@ -83,7 +83,7 @@ def select_graph(
     deps = graph.dependency_edges()
     if root is not None:
         if root not in graph.by_id:
-            raise TaskToolError(f"no task with id {root}", code="task.not_found")
+            raise task_not_found(root)
         if root not in kept:
             raise TaskToolError(
                 f"task {root} has an excluded status ({graph.by_id[root].status})",

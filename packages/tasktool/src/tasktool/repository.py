@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from tasktool.config import LoadedConfig, Overrides, load_config
 from tasktool.diagnostics import Diagnostic
-from tasktool.errors import TaskToolError
+from tasktool.errors import TaskToolError, task_not_found
 from tasktool.model import Task
 from tasktool.scan import ScanResult, scan_tasks
 from tasktool.settings import Settings
@@ -80,7 +80,7 @@ class Repository:
                     f"task {task_id} is in a file that cannot be read: {problem.message}",
                     code="task.broken",
                 )
-        raise TaskToolError(f"no task with id {task_id!r}", code="task.not_found")
+        raise task_not_found(task_id)
 
     @cached_property
     def graph(self) -> TaskGraph:
@@ -119,7 +119,9 @@ def load_context(
     root = Path(config.settings.task_dir)
     if not root.is_dir():
         raise TaskToolError(
-            f"task directory {root} does not exist (create it, or run 'tasktool init')",
+            f"task directory {root} "
+            + ("is not a directory" if root.exists() else "does not exist")
+            + " (create it, or run 'tasktool init')",
             code="task.dir_missing",
         )
     return Repository(config, scan_tasks(root, config.settings.ignore, use_cache=use_cache))

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tasktool.changes import TaskChange, check_references, check_value, plan_update
+from tasktool.changes import TaskChange, check_references, check_value, plan_create, plan_update
 from tasktool.errors import TaskToolError
 from tasktool.ids import next_id
 from tasktool.model import Task
@@ -92,7 +92,7 @@ def create_task(
         folder.mkdir(parents=True, exist_ok=True)
         if path.exists():
             raise TaskToolError(f"{path} already exists", code="task.exists")
-        data = {"id": task_id, "created_at": today(), **fields}
+        data = {"id": task_id, **plan_create(fields, today())}
         atomic_write_text(path, new_task_text(data, body))
         return _reload(repo, path, task_id)
 

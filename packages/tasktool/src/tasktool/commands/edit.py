@@ -50,6 +50,19 @@ def _scalar_options(function: F) -> F:
     return function
 
 
+def _date_options(function: F) -> F:
+    for field, text in reversed(
+        (
+            ("created_at", "Creation date (default: today)."),
+            ("completed_at", "Completion date (normally stamped by the status)."),
+            ("cancelled_at", "Cancellation date (normally stamped by the status)."),
+        )
+    ):
+        flag = "--" + field.replace("_", "-")
+        function = click.option(flag, field, metavar="YYYY-MM-DD", help=text)(function)
+    return function
+
+
 def _echo_task(options: GlobalOptions, fmt: str | None, view: dict[str, Any], verb: str) -> None:
     chosen = output_format(options, fmt)
     if chosen == "table":
@@ -61,6 +74,7 @@ def _echo_task(options: GlobalOptions, fmt: str | None, view: dict[str, Any], ve
 @click.command("add")
 @click.argument("title")
 @_scalar_options
+@_date_options
 @click.option("--dep", "dependencies", multiple=True, metavar="ID", help="A dependency (repeat).")
 @click.option("--tag", "tags", multiple=True, help="A tag (repeat or comma-separate).")
 @click.option("--touches", "touches", multiple=True, metavar="SCOPE", help="A scope it touches.")
@@ -82,10 +96,14 @@ def add_command(
     fmt: str | None,
     **values: Any,
 ) -> None:
-    """Create a task; the id comes from the configured strategy (id.strategy)."""
+    """Create a task; the id comes from the configured strategy (id.strategy).
+
+    created_at is today unless given; --status completed/cancelled stamps
+    completed_at/cancelled_at as set does. Values are checked as set checks them.
+    """
     repo = load_repository(options)
     fields: dict[str, Any] = {"title": title, "status": values.pop("status") or "pending"}
-    for field, _flag, _text in SCALARS[1:]:
+    for field in (*(field for field, _flag, _text in SCALARS[1:]), *DATES):
         if values.get(field):
             fields[field] = values[field]
     for field, _stem in LISTS:
@@ -116,19 +134,7 @@ def _list_options(function: F) -> F:
 @click.argument("task_id", metavar="ID")
 @click.option("--title", help="New title.")
 @_scalar_options
-@click.option("--created-at", "created_at", metavar="YYYY-MM-DD", help="Creation date.")
-@click.option(
-    "--completed-at",
-    "completed_at",
-    metavar="YYYY-MM-DD",
-    help="Completion date (normally stamped by the status change).",
-)
-@click.option(
-    "--cancelled-at",
-    "cancelled_at",
-    metavar="YYYY-MM-DD",
-    help="Cancellation date (normally stamped by the status change).",
-)
+@_date_options
 @_list_options
 @click.option("--done", is_flag=True, help="Shortcut for --status completed.")
 @click.option("--body", default=None, help="Replace the Markdown body.")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
 from typing import Any
 
 import click
@@ -25,7 +23,6 @@ from tasktool.taskfile import is_safe_id
 from tasktool.views import TASK_KEYS, task_view, task_views
 
 DEFAULT_COLUMNS = ("id", "status", "priority", "effort", "phase", "title")
-_WORKLOG_ENTRY = re.compile(r"^## (.+)$", re.MULTILINE)
 
 
 def _columns(spec: str | None) -> tuple[str, ...]:
@@ -112,15 +109,17 @@ def list_command(
 
 
 def _worklog(repo: Repository, task_id: str) -> dict[str, Any] | None:
-    if not is_safe_id(task_id):
+    """``{path, entries, last}`` of the task's worklog, or ``None`` when it has none."""
+    from tasktool.worklog import read_worklog  # only get needs it, not list
+
+    if not is_safe_id(task_id) or not repo.worklog_path(task_id).exists():
         return None
-    path: Path = repo.worklog_path(task_id)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    entries = _WORKLOG_ENTRY.findall(text)
-    return {"path": str(path), "entries": len(entries), "last": entries[-1] if entries else None}
+    entries = read_worklog(repo, task_id).entries
+    return {
+        "path": str(repo.worklog_path(task_id)),
+        "entries": len(entries),
+        "last": entries[-1].timestamp if entries else None,
+    }
 
 
 def task_detail(repo: Repository, task: Task) -> dict[str, Any]:

@@ -7,7 +7,13 @@ import os
 import click
 import msgspec
 
-from tasktool.commands.base import GlobalOptions, format_option, load_repository, output
+from tasktool.commands.base import (
+    GlobalOptions,
+    format_option,
+    load_repository,
+    output,
+    output_format,
+)
 from tasktool.errors import TaskToolError
 from tasktool.ids import next_id, plan_deduplicate, rewrite_references
 from tasktool.model import RESOLVED_STATUSES
@@ -75,7 +81,7 @@ def next_id_command(options: GlobalOptions, /, *, fmt: str | None) -> None:
     repo = load_repository(options)
     value = next_id(repo.settings, repo.ids)
     data = {"id": value, "strategy": repo.settings.id_strategy}
-    if (fmt or options.format or "table") == "table":
+    if output_format(options, fmt) == "table":
         click.echo(value)
     else:
         output(options, fmt, data)
@@ -102,7 +108,7 @@ def deduplicate_command(options: GlobalOptions, /, *, dry_run: bool, fmt: str | 
             for row, step in zip(rows, plan, strict=True):
                 task = by_path[step.file_path]
                 row["file_path"] = str(renumber_task(repo, task, rewrite_references(task, plan)))
-    if not plan and (fmt or options.format or "table") == "table":
+    if not plan and output_format(options, fmt) == "table":
         click.echo("no duplicate ids")
         return
     output(

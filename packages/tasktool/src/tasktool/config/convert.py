@@ -14,6 +14,7 @@ from tasktool.config.layers import Raw
 from tasktool.config.options import Option, parse_env_bool
 from tasktool.diagnostics import Diagnostic
 from tasktool.settings import Phase, Scope
+from tasktool.vocabulary import is_date
 
 INVALID: Final = object()
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -176,7 +177,7 @@ def _phase(index: int, entry: Any, raw: Raw) -> tuple[Phase | None, list[Diagnos
                 )
             )
         phase_id = name
-    if due is not None and not (isinstance(due, str) and _DATE.match(due)):
+    if due is not None and not (isinstance(due, str) and _DATE.match(due) and is_date(due)):
         problems.append(_error("config.phases.due", f"{label}: due must be YYYY-MM-DD", raw))
         due = None
     if phase_id is None:

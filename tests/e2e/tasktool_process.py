@@ -1,0 +1,39 @@
+"""Whole-process tasktool runs: a fresh git repository, an isolated home, the CLI as a child."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def git_repository(tmp_path: Path) -> Path:
+    """``<tmp>/repo`` as a git work tree, with an empty ``<tmp>/home`` beside it."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (tmp_path / "home").mkdir()
+    return root
+
+
+def tasktool_env(home: Path) -> dict[str, str]:
+    """This process's environment without ``TASKTOOL_*`` variables, ``HOME`` at ``home``."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("TASKTOOL_")}
+    env["HOME"] = str(home)
+    return env
+
+
+def run_tasktool(
+    args: tuple[str, ...], *, cwd: Path, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """``python -m tasktool ARGS``, output captured, bounded in time, never raising on exit."""
+    return subprocess.run(
+        [sys.executable, "-m", "tasktool", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
