@@ -74,6 +74,24 @@ def test_self_buckets_never_mix() -> None:
     assert members == {eu, eu2}
 
 
+@pytest.mark.parametrize(("first", "second"), [(True, 1), (False, 0), (1, "1"), (True, "true")])
+def test_self_buckets_keep_json_kinds_apart(first: object, second: object) -> None:
+    core = new_core()
+    a = core.connect("p", None, {"region": first}).client_id  # type: ignore[dict-item]
+    b = core.connect("p", None, {"region": second}).client_id  # type: ignore[dict-item]
+    assert core.enter(a, PROJECT, enter_data(policy="regional"), 0)[1] == []
+    assert core.enter(b, PROJECT, enter_data(policy="regional"), 0)[1] == []
+
+
+def test_self_buckets_treat_equal_numbers_as_one_value() -> None:
+    core = new_core()
+    a = core.connect("p", None, {"region": 1}).client_id
+    b = core.connect("p", None, {"region": 1.0}).client_id
+    core.enter(a, PROJECT, enter_data(policy="regional"), 0)
+    _, out = core.enter(b, PROJECT, enter_data(policy="regional"), 0)
+    assert {m.client_id for m in by_type(out)["session.created"][0][1].members} == {a, b}
+
+
 @pytest.mark.parametrize(
     ("requests", "code"),
     [

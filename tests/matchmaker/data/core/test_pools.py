@@ -69,8 +69,8 @@ def test_refuses(project: Project, request_: dict[str, Any], code: str) -> None:
 @pytest.mark.parametrize(
     ("attributes", "bucket_or_code"),
     [
-        ({"region": "eu", "ranked": True}, ("eu",)),
-        ({"region": "us", "ranked": True, "extra": 1}, ("us",)),
+        ({"region": "eu", "ranked": True}, (("string", "eu"),)),
+        ({"region": "us", "ranked": True, "extra": 1}, (("string", "us"),)),
         ({"ranked": True}, "pool.attribute_missing"),
         ({"region": "eu"}, "pool.attribute_missing"),
         ({"region": "eu", "ranked": False}, "pool.filter_mismatch"),

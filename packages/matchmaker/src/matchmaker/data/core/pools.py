@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Bucket", "Pool", "PoolKey", "PoolSpec", "resolve_pool"]
 
-Bucket = tuple[FilterValue, ...]
+# One (kind, value) pair per ``@self`` key: the kind keeps ``true`` and ``1`` apart,
+# which Python's ``True == 1`` (and equal hashes) would otherwise put in one bucket.
+Bucket = tuple[tuple[str, FilterValue], ...]
 # ("policy", project, name, spec) or ("adhoc", project, name)
 PoolKey = tuple[object, ...]
 
@@ -49,7 +51,7 @@ class PoolSpec:
 
         Raises ``pool.attribute_missing`` or ``pool.filter_mismatch``.
         """
-        bucket: list[FilterValue] = []
+        bucket: list[tuple[str, FilterValue]] = []
         for key, wanted in self.filter:
             if key not in attributes:
                 raise MatchmakerError(
@@ -59,14 +61,21 @@ class PoolSpec:
                 )
             value = attributes[key]
             if wanted == SELF:
-                bucket.append(value)
-            elif type(value) is not type(wanted) or value != wanted:
+                bucket.append((_kind(value), value))
+            elif _kind(value) != _kind(wanted) or value != wanted:
                 raise MatchmakerError(
                     f"attribute {key!r} must be {wanted!r} to enter this pool",
                     code="pool.filter_mismatch",
                     details={"attribute": key, "expected": wanted, "actual": value},
                 )
         return tuple(bucket)
+
+
+def _kind(value: FilterValue) -> str:
+    """The JSON kind of an attribute value: booleans are not numbers, 1 and 1.0 are one number."""
+    if isinstance(value, bool):
+        return "boolean"
+    return "number" if isinstance(value, int | float) else "string"
 
 
 @dataclass(slots=True)
