@@ -59,7 +59,9 @@ def test_serves_both_planes_and_stops_promptly_on_sigterm(
     for url in (mm.data_url, mm.control_url):
         assert httpx.get(f"{url}/healthz").status_code == 200
     # /admin is never served on the data port, key or not.
-    assert httpx.get(f"{mm.data_url}/admin/projects", headers=AUTH).status_code == 404
+    on_data_port = httpx.get(f"{mm.data_url}/admin/projects", headers=AUTH)
+    assert on_data_port.status_code == 404
+    assert on_data_port.json()["error"]["code"] == "route.not_found"
     began = time.monotonic()
     assert mm.stop(signal.SIGTERM) == 0
     assert time.monotonic() - began < 5
@@ -128,7 +130,9 @@ def test_without_a_key_there_is_no_control_plane(
     port = ["--management-port", str(management_port)]
     mm = start(started, tmp_path, *port, *ignored, expect_control=False)
     assert httpx.get(f"{mm.data_url}/healthz").status_code == 200
-    assert httpx.get(f"{mm.data_url}/admin/projects").status_code == 404
+    on_data_port = httpx.get(f"{mm.data_url}/admin/projects")
+    assert on_data_port.status_code == 404
+    assert on_data_port.json()["error"]["code"] == "route.not_found"
     with pytest.raises(httpx.ConnectError):
         httpx.get(f"http://127.0.0.1:{management_port}/healthz")
     assert "control plane disabled" in mm.log()

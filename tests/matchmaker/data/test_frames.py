@@ -74,6 +74,22 @@ async def test_oversized_session_send_is_refused(start_server: Any) -> None:
     assert caught.value.code == "protocol.too_large"
 
 
+async def test_oversized_public_is_refused_on_entry_and_join(start_server: Any) -> None:
+    """``public`` goes to every member, so it is bounded like a message."""
+    server = await start_server(max_send_bytes=100)
+    client = await server.connect()
+    big = {"name": "x" * 200}
+    for operation in (
+        client.enter(pool="p", create=True, mode="auto", group_size=2, public=big),
+        client.join("r", create=True, public=big),
+    ):
+        with pytest.raises(MatchmakerError) as caught:
+            await operation
+        assert caught.value.code == "protocol.too_large"
+        assert caught.value.details == {"limit": 100}
+    assert (await client.join("r", create=True, public={"name": "ok"}))["created"] is True
+
+
 async def test_binary_frames_are_decoded_too(server: Any) -> None:
     async with connect(server.url) as websocket:
         await websocket.send(b'{"id":"1","type":"hello","data":{"v":1}}')

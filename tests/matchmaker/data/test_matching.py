@@ -234,6 +234,23 @@ async def test_deleting_the_project_leaves_sessions_working(start_server: Any) -
     assert caught.value.code == "pool.policy_not_found"
 
 
+async def test_a_deleted_project_is_not_found_at_the_next_step_when_declaration_is_required(
+    start_server: Any,
+) -> None:
+    server = await start_server(GAME, require_declared=True)
+    a = await server.connect(project="game")
+    b = await server.connect(project="game")
+    room = (await a.join("room", create=True))["session_id"]
+    await b.join("room")
+    server.directory.remove("game")
+    for operation in (a.enter(), a.join("other", create=True)):
+        with pytest.raises(MatchmakerError) as caught:
+            await operation
+        assert caught.value.code == "project.not_found"
+    await b.send(room, "the room still relays")
+    assert (await a.next_event("session.message")).data["data"] == "the room still relays"
+
+
 async def test_rooms_and_directed_sends(server: Any) -> None:
     a, b, c = await server.connect(), await server.connect(), await server.connect()
     room = await a.join("lobby", create=True, public={"n": "a"})

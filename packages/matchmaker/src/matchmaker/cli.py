@@ -22,7 +22,7 @@ KEY_ENV_VARS = ["MATCHMAKER_MANAGEMENT_KEY", "REALTIME_MGMT_KEY"]
 # One help line per data-plane limit; a test checks every Limits field is here.
 LIMIT_HELP = {
     "max_frame_bytes": "Largest inbound WebSocket frame, in bytes.",
-    "max_send_bytes": "Largest session.send payload, in bytes.",
+    "max_send_bytes": "Largest session.send payload (and public profile), in bytes.",
     "max_attributes": "Most attributes a client may declare.",
     "max_attribute_value_chars": "Longest attribute string value.",
     "max_pools_per_client": "Pools one client may wait in at once.",

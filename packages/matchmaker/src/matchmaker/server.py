@@ -111,24 +111,26 @@ async def run(
             )
         )
         data = _address(data_sock)
-        log.info("data plane listening on http://%s:%d", *data)
         management = None
         if store is not None:
             mgmt_sock = _listen(config.management_host or config.host, config.management_port)
             sockets.append(mgmt_sock)
             apps.append((create_control_app(config, store, directory), mgmt_sock, None))
             management = _address(mgmt_sock)
+        if tune_runtime:
+            tune_gc()
+            log.info("garbage collector tuned for many connections (startup objects frozen)")
+        # The "listening" lines come last: whoever waits for them finds the rest logged.
+        if store is None:
+            log.info("no management key: control plane disabled, every Project is implicit")
+        log.info("data plane listening on http://%s:%d", *data)
+        if store is not None and management is not None:
             log.info(
                 "control plane listening on http://%s:%d/admin, store %s, %d Projects",
                 *management,
                 store.description,
                 len(directory),
             )
-        else:
-            log.info("no management key: control plane disabled, every Project is implicit")
-        if tune_runtime:
-            tune_gc()
-            log.info("garbage collector tuned for many connections (startup objects frozen)")
         if ready is not None:
             ready(Bound(data=data, management=management))
         await asyncio.gather(

@@ -206,6 +206,8 @@ def test_rooms_join_relay_leave_and_delete_when_empty() -> None:
     assert list(recipients) == [b, c]
     assert (message.data.sender, bytes(message.data.data)) == (a, b'{"x":1}')  # type: ignore[attr-defined]
     assert list(core.relay(a, joined.session_id, [c], msgspec.Raw(b"1"))[0]) == [c]
+    # A repeated id is delivered once (one frame must not flood a peer's queue).
+    assert list(core.relay(a, joined.session_id, [c, b, c, c], msgspec.Raw(b"1"))[0]) == [c, b]
     out = core.leave_session(b, joined.session_id)
     left = by_type(out)["session.member_left"]
     assert left[0][0] == [a, c]

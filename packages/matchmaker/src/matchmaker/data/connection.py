@@ -244,12 +244,7 @@ class Connection:
             case SessionSend(data=data):
                 assert client is not None
                 if len(data.data) > self.plane.config.limits.max_send_bytes:
-                    limit = self.plane.config.limits.max_send_bytes
-                    raise MatchmakerError(
-                        f"session.send data larger than {limit} bytes",
-                        code="protocol.too_large",
-                        details={"limit": limit},
-                    )
+                    raise self._too_large("session.send data")
                 recipients, event = self.plane.core.relay(
                     client.client_id, data.session_id, data.to, data.data
                 )
@@ -260,6 +255,7 @@ class Connection:
                 self._hello(request.id, data)
             case PoolEnter(data=data):
                 assert client is not None
+                self._check_public(data.public)
                 project = self._project(client)
                 now_ms = int(time.time() * 1000)
                 entered, out = self.plane.core.enter(client.client_id, project, data, now_ms)
@@ -271,6 +267,7 @@ class Connection:
                 self.reply(request.id, {"pool": data.pool, "entry_id": entry_id})
             case SessionJoin(data=data):
                 assert client is not None
+                self._check_public(data.public)
                 project = self._project(client)
                 joined, out = self.plane.core.join_session(
                     client.client_id, project, data.session, data.create, data.public
@@ -288,6 +285,18 @@ class Connection:
                 pass
             case Bye():
                 self.close(closecodes.BYE, "bye")
+
+    def _check_public(self, public: dict[str, Any] | None) -> None:
+        """``public`` is sent to every member (and kept while the client waits or is in a
+        session), so it is bounded like a message: ``max_send_bytes`` once encoded."""
+        if public is not None and len(encode(public)) > self.plane.config.limits.max_send_bytes:
+            raise self._too_large("public")
+
+    def _too_large(self, what: str) -> MatchmakerError:
+        limit = self.plane.config.limits.max_send_bytes
+        return MatchmakerError(
+            f"{what} larger than {limit} bytes", code="protocol.too_large", details={"limit": limit}
+        )
 
     def _project(self, client: ClientState) -> Project:
         return current_project(

@@ -322,7 +322,9 @@ class Matchmaker:
                     code="session.not_member",
                     details={"session_id": session_id, "to": missing},
                 )
-            recipients = to
+            # Each member once: repeating an id must not multiply one frame into a flood
+            # that overflows that member's outbound queue (3008).
+            recipients = list(dict.fromkeys(to))
         return recipients, SessionMessage(SessionMessageData(session_id, client_id, data))
 
     def _membership(self, client: ClientState, session_id: str) -> Session:
