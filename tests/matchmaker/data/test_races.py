@@ -27,6 +27,9 @@ ENTER = json.dumps(
     }
 )
 
+# A room joined by some churners as well, so that rooms are created and emptied in the race.
+JOIN = json.dumps({"type": "session.join", "id": "j", "data": {"session": "lobby", "create": True}})
+
 
 async def churner(server: DataServer, fate: float, created: list[dict[str, Any]]) -> None:
     """Enter a pool, then vanish at a point of the match chosen by ``fate``."""
@@ -34,6 +37,8 @@ async def churner(server: DataServer, fate: float, created: list[dict[str, Any]]
         await ws.send('{"type":"hello","id":"h","data":{"v":1}}')
         await ws.recv()
         await ws.send(ENTER)
+        if fate > 0.85:
+            await ws.send(JOIN)
         if fate < 0.2:
             return  # a clean close right after entering, the reply unread
         if fate < 0.4:
@@ -43,7 +48,7 @@ async def churner(server: DataServer, fate: float, created: list[dict[str, Any]]
             async with asyncio.timeout(0.3):
                 async for raw in ws:
                     frame = json.loads(raw)
-                    if frame.get("type") == "session.created":
+                    if frame.get("type") == "session.created" and frame["data"].get("pool"):
                         created.append(frame["data"])
                         if fate < 0.7:
                             return  # matched, then gone at once
