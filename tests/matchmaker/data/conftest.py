@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -73,7 +74,8 @@ async def start_server() -> AsyncIterator[StartServer]:
         hyper.websocket_max_message_size = websocket_max_message_size(config)
         hyper.graceful_timeout = 1.0
         hyper.accesslog = None
-        hyper.errorlog = None
+        # Faults the app lets escape reach the log (and pytest's caplog) instead of vanishing.
+        hyper.errorlog = logging.getLogger("hypercorn.error")
         stop = asyncio.Event()
         task = asyncio.create_task(serve(app, hyper, shutdown_trigger=stop.wait))  # type: ignore[arg-type]
         base = f"http://127.0.0.1:{port}"

@@ -184,7 +184,9 @@ class Connection:
             return
         try:
             request: Request = REQUEST_DECODER.decode(frame)
-        except msgspec.DecodeError as error:
+        except (msgspec.DecodeError, RecursionError) as error:
+            # msgspec raises RecursionError for nesting deeper than it recurses (``Any``
+            # and ``Raw`` fields): bad input like any other, not a fault.
             if self._admit(self.control, now, None):
                 self._refuse(frame, error)
             return
@@ -221,9 +223,11 @@ class Connection:
         )
         return False
 
-    def _refuse(self, frame: str | bytes, error: msgspec.DecodeError) -> None:
+    def _refuse(self, frame: str | bytes, error: msgspec.DecodeError | RecursionError) -> None:
         request_id, kind = decode_envelope(frame)
-        if isinstance(error, msgspec.ValidationError):
+        if isinstance(error, RecursionError):
+            coded = MatchmakerError("JSON nested too deeply", code="protocol.bad_request")
+        elif isinstance(error, msgspec.ValidationError):
             if kind is not None and kind not in REQUEST_TYPES:
                 coded = MatchmakerError(
                     f"unknown message type {kind!r}",

@@ -209,7 +209,7 @@ def decode_envelope(frame: bytes | str) -> tuple[str | None, str | None]:
     """Best-effort ``(id, type)`` of a frame that failed to decode, to address the error reply."""
     try:
         envelope = _ENVELOPE_DECODER.decode(frame)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return None, None
     request_id = envelope.id if isinstance(envelope.id, str) and len(envelope.id) <= 64 else None
     kind = envelope.type if isinstance(envelope.type, str) else None
