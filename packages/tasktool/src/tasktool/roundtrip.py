@@ -6,13 +6,16 @@ is kept byte for byte. ruamel is imported here only, on the write path.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from mtcommon import dump_roundtrip, load_roundtrip
 from tasktool.errors import TaskToolError
-from tasktool.taskfile import split_frontmatter
+from tasktool.frontmatter import repeated_keys
+from tasktool.taskfile import BOM, split_frontmatter
 
+_TAB_AFTER_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*):\t[ \t]*", re.MULTILINE)
 #: Key order for new task files.
 FIELD_ORDER = (
     "id",
@@ -73,11 +76,23 @@ def apply_frontmatter(
     if parts is None:
         raise TaskToolError(f"{source}: no frontmatter block to edit", code="task.frontmatter")
     frontmatter, old_body = parts
-    data = load_roundtrip(frontmatter, source=source, allow_duplicate_keys=True)
+    repeated = repeated_keys(frontmatter)
+    if repeated:  # ruamel would keep the first value where readers see the last
+        raise TaskToolError(
+            f"{source}: the key {repeated[0]!r} appears more than once; fix the file first",
+            code="task.duplicate_key",
+        )
+    # The pure-Python loader rejects a tab after ``key:`` that the C reader accepts.
+    data = load_roundtrip(_TAB_AFTER_KEY.sub(r"\1: ", frontmatter), source=source)
     if data is None:
         data = load_roundtrip("{}\n")
     _apply(data, updates)
-    return f"---\n{dump_roundtrip(data)}---\n{old_body if body is None else body}"
+    head = f"---\n{dump_roundtrip(data)}---\n"
+    # Keep the file's byte order mark and line endings; the body is kept as it is.
+    if text.removeprefix(BOM).startswith("---\r\n"):
+        head = head.replace("\n", "\r\n")
+    bom = BOM if text.startswith(BOM) else ""
+    return f"{bom}{head}{old_body if body is None else body}"
 
 
 def new_task_text(fields: Mapping[str, Any], body: str = "") -> str:

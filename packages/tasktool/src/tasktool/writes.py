@@ -30,7 +30,12 @@ def today() -> str:
 
 def _read(path: Path, task_id: str) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        # Bytes, then decode: text mode would turn CRLF into LF and rewrite the whole body.
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TaskToolError(
+            f"task {task_id}: {path} is not UTF-8 ({exc})", code="task.unreadable"
+        ) from None
     except OSError as exc:
         raise TaskToolError(
             f"task {task_id}: cannot read {path}: {exc.strerror or exc}", code="task.unreadable"
