@@ -31,9 +31,13 @@ def ensure_state_dir(task_dir: Path) -> Path:
 
 
 def atomic_write_bytes(path: Path, data: bytes, *, sync: bool = True) -> None:
-    """Replace ``path`` with ``data``: temp file in the same directory, fsync, rename."""
+    """Replace ``path`` with ``data``: temp file in the same directory, fsync, rename.
+
+    A symlink is written through: its target gets the data and the link stays a link.
+    """
     import tempfile  # not on the read path
 
+    path = Path(os.path.realpath(path))
     try:
         mode = os.stat(path).st_mode & 0o777
     except FileNotFoundError:
