@@ -34,6 +34,13 @@ class ScanResult(msgspec.Struct, frozen=True, kw_only=True):
     archived: tuple[Task, ...]
     broken: tuple[Diagnostic, ...]
 
+    @property
+    def taken_ids(self) -> frozenset[str]:
+        """Ids a new task must not take: every task's, and those of task files that do not
+        load (once fixed, they would collide)."""
+        broken = (problem.task_id for problem in self.broken if problem.task_id)
+        return frozenset((*(task.id for task in self.tasks + self.archived), *broken))
+
 
 def _skipped(name: str, relative: str, ignore: frozenset[str]) -> bool:
     return name.startswith(".") or name in SKIPPED_DIRS or name in ignore or relative in ignore
@@ -76,10 +83,6 @@ def _place(directory: str) -> tuple[str | None, bool]:
 
 def read_entry(root: str, path: str, directory: str | None = None) -> Task | Diagnostic | None:
     """Read and parse one file (no cache); ``directory`` is its folder relative to ``root``."""
-    if directory is None:
-        directory = os.path.relpath(os.path.dirname(path), root).replace(os.sep, "/")
-        directory = "" if directory == "." else directory
-    group, archived = _place(directory)
     try:
         with open(path, "rb") as handle:
             raw = handle.read()
@@ -92,6 +95,17 @@ def read_entry(root: str, path: str, directory: str | None = None) -> Task | Dia
             return None
         # Name the id when the bytes show one, so ``get``/``set`` say why it is missing.
         return _unreadable(path, f"not UTF-8 ({exc})", id_in_text(raw.decode("utf-8", "replace")))
+    return parse_entry(root, path, text, directory)
+
+
+def parse_entry(
+    root: str, path: str, text: str, directory: str | None = None
+) -> Task | Diagnostic | None:
+    """Parse the text of the file at ``path`` (group and archive state from its place)."""
+    if directory is None:
+        directory = os.path.relpath(os.path.dirname(path), root).replace(os.sep, "/")
+        directory = "" if directory == "." else directory
+    group, archived = _place(directory)
     return parse_task(text, file_path=path, group=group, archived=archived)
 
 
