@@ -65,3 +65,49 @@ def test_unreadable_task_file_is_reported(hostile: Hostile) -> None:
         assert "task.unreadable" in hostile.run("validate", expect=1).stdout
     finally:
         path.chmod(0o644)
+
+
+def test_names_that_are_not_utf8(hostile: Hostile) -> None:
+    odd_dir = hostile.tasks / os.fsdecode(b"group-\xff")
+    odd_dir.mkdir()
+    inside = odd_dir / "002-x.md"
+    inside.write_bytes(b"---\nid: '002'\ntitle: In an odd folder\n---\n")
+    named = hostile.tasks / os.fsdecode(b"003-\xfe.md")
+    named.write_bytes(b"---\nid: '003'\ntitle: Oddly named\n---\n")
+    for path in (inside, named, hostile.tasks / "001-good-one.md"):
+        os.utime(path, (1_000_000_000, 1_000_000_000))  # old enough to be cached
+    for _ in range(2):  # cold, then warm: the cache must not choke on the names
+        assert _ids(hostile) == ["001", "002", "003"]
+    shown = json.loads(hostile.run("get", "002", "--format", "json").stdout)
+    assert shown["file_path"].endswith("group-\ufffd/002-x.md")
+    hostile.run("list", "--format", "yaml")
+    hostile.run("set", "003", "--status", "completed")
+    assert b"status: completed" in named.read_bytes()
+    outside = hostile.root / os.fsdecode(b"dir-\xff")
+    outside.mkdir()
+    hostile.run("-d", str(outside), "list")
+    assert "dir-\ufffd" in hostile.run("-d", str(outside), "config", "show").stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("add", os.fsdecode(b"bad \xed\xa0\x80 title")),
+        ("add", "Fine", "--body", os.fsdecode(b"\xff")),
+        ("set", "001", "--owner", os.fsdecode(b"\xff")),
+        ("set", "001", "--add-tag", os.fsdecode(b"\xff")),
+    ],
+)
+def test_arguments_that_are_not_utf8_are_refused(hostile: Hostile, args: tuple[str, ...]) -> None:
+    before = sorted(path.name for path in hostile.tasks.iterdir())
+    failed = hostile.run(*args, expect=1)
+    assert failed.stderr.endswith("[task.invalid_text]\n"), failed.stderr
+    assert sorted(path.name for path in hostile.tasks.iterdir()) == before
+    assert "0 errors" in hostile.run("validate").stdout  # nothing unreadable was written
+
+
+def test_worklog_text_that_is_not_utf8(hostile: Hostile) -> None:
+    failed = hostile.run(
+        "worklog", "001", "--add", os.fsdecode(b"\xff"), expect=1, TASKTOOL_WORKLOGS="1"
+    )
+    assert failed.stderr.endswith("[task.invalid_text]\n"), failed.stderr

@@ -47,10 +47,24 @@ def _flow_list(items: list[str]) -> Any:
     return seq
 
 
+def _check_text(what: str, value: Any) -> None:
+    """Refuse text that is not Unicode: undecodable argument bytes arrive as lone
+    surrogates, which YAML would write as escapes no reader accepts."""
+    for item in value if isinstance(value, list | tuple) else (value,):
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise TaskToolError(
+                    f"{what}: not valid UTF-8 text: {item!r}", code="task.invalid_text"
+                ) from None
+
+
 def _apply(data: Any, updates: Mapping[str, Any]) -> None:
     from ruamel.yaml.comments import CommentedSeq
 
     for key, value in updates.items():
+        _check_text(key, value)
         if value is None:
             if key in data:
                 del data[key]
@@ -76,6 +90,7 @@ def apply_frontmatter(
     if parts is None:
         raise TaskToolError(f"{source}: no frontmatter block to edit", code="task.frontmatter")
     frontmatter, old_body = parts
+    _check_text("body", body)
     repeated = repeated_keys(frontmatter)
     if repeated:  # ruamel would keep the first value where readers see the last
         raise TaskToolError(
@@ -99,6 +114,7 @@ def new_task_text(fields: Mapping[str, Any], body: str = "") -> str:
     """A new task file: frontmatter in :data:`FIELD_ORDER`, lists in flow style."""
     from ruamel.yaml.comments import CommentedMap
 
+    _check_text("body", body)
     data = CommentedMap()
     ordered = sorted(fields, key=lambda k: FIELD_ORDER.index(k) if k in FIELD_ORDER else 99)
     _apply(data, {key: fields[key] for key in ordered if fields[key] is not None})

@@ -86,7 +86,14 @@ def _link_new(temp: str, path: Path) -> None:
 
 def atomic_write_text(path: Path, text: str, *, exclusive: bool = False) -> None:
     """:func:`atomic_write_bytes` for UTF-8 text."""
-    atomic_write_bytes(path, text.encode("utf-8"), exclusive=exclusive)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # undecodable argument bytes arrive as lone surrogates
+        raise TaskToolError(
+            f"{path}: not valid UTF-8 text: {exc.object[exc.start : exc.end]!r}",
+            code="task.invalid_text",
+        ) from None
+    atomic_write_bytes(path, data, exclusive=exclusive)
 
 
 @contextlib.contextmanager
