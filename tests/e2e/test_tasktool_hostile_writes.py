@@ -3,12 +3,14 @@ killed mid-write, leftover lock files, read-only directories."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -81,14 +83,31 @@ def test_leftover_lock_files_do_not_block(hostile: Hostile) -> None:
     assert len(json.loads(hostile.run("list", "--format", "json").stdout)) == 2
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes whatever the mode")
+@contextlib.contextmanager
+def _read_only(directory: Path) -> Iterator[None]:
+    """No file can be created in ``directory``: mode 555, or for root the immutable flag."""
+    if os.geteuid() != 0:
+        directory.chmod(0o555)
+        try:
+            yield
+        finally:
+            directory.chmod(0o755)
+        return
+    if subprocess.run(["chattr", "+i", str(directory)], check=False).returncode != 0:
+        pytest.skip("root, and no chattr +i on this file system")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(directory)], check=True)
+
+
 def test_read_only_task_directory(hostile: Hostile) -> None:
     path = hostile.tasks / "001-good-one.md"
     before = path.read_bytes()
-    hostile.tasks.chmod(0o555)
-    try:
+    with _read_only(hostile.tasks):
         failed = hostile.run("set", "001", "--status", "completed", expect=1)
-        assert failed.stderr.startswith("error: ")
-    finally:
-        hostile.tasks.chmod(0o755)
+        assert failed.stderr.endswith(f"{path} [os.error]\n"), failed.stderr
+        assert "[os.error]" in hostile.run("add", "Other", expect=1).stderr
+        assert "001" in hostile.run("list").stdout  # reading still works
     assert path.read_bytes() == before
+    assert sorted(p.name for p in hostile.tasks.iterdir()) == [".tasktool", "001-good-one.md"]
