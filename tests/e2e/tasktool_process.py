@@ -34,6 +34,7 @@ def run_tasktool(
         env=env,
         capture_output=True,
         text=True,
+        errors="replace",  # file names that are not UTF-8 are printed as their bytes
         timeout=60,
         check=False,
     )

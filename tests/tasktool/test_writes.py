@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from tasktool import writes
 from tasktool.changes import TaskChange
 from tasktool.config import Overrides
 from tasktool.errors import TaskToolError
@@ -153,3 +154,31 @@ def test_unsafe_ids_never_reach_outside(project: Project) -> None:
     assert bystander.read_text() == "keep"
     with pytest.raises(TaskToolError):
         loaded.worklog_path("../../outside")
+
+
+def test_a_save_during_set_is_not_overwritten(
+    project: Project, write_task: TaskWriter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write_task("1")
+    saved = path.read_text().replace("---\n", "---\nnote: saved by an editor\n", 1)
+    plan = writes.plan_update
+
+    def editor_saves_meanwhile(*args: Any, **kwargs: Any) -> Any:
+        path.write_text(saved)  # an editor ignores our lock
+        return plan(*args, **kwargs)
+
+    monkeypatch.setattr(writes, "plan_update", editor_saves_meanwhile)
+    with pytest.raises(TaskToolError) as raised:
+        update_task(repo(project), "1", TaskChange(set={"status": "completed"}))
+    assert raised.value.code == "task.conflict"
+    assert path.read_text() == saved
+
+
+def test_create_never_replaces_a_file(project: Project, write_task: TaskWriter) -> None:
+    write_task("1")
+    occupied = project.write("002-second.md", "notes, not a task\n")
+    with pytest.raises(TaskToolError) as raised:
+        create_task(repo(project), {"title": "Second"})
+    assert raised.value.code == "task.exists"
+    assert occupied.read_text() == "notes, not a task\n"
+    assert not [p.name for p in occupied.parent.iterdir() if p.name.endswith(".tmp")]

@@ -96,6 +96,12 @@ class ParseCache:
         try:
             ensure_state_dir(self.path.parent.parent.parent)
             self.path.parent.mkdir(exist_ok=True)
-            atomic_write_bytes(self.path, _encoder.encode(_CacheFile(_FORMAT, fresh)), sync=False)
+            encoded = _encoder.encode(_CacheFile(_FORMAT, fresh))
+        except UnicodeEncodeError:
+            return  # a file or folder name that is not UTF-8: such a tree stays uncached
+        except OSError:
+            return
+        try:
+            atomic_write_bytes(self.path, encoded, sync=False)
         except OSError:
             return

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from mtcommon import load_text
+from mtcommon import YamlError, load_text
 
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?$")
 _ITEM = re.compile(r"( *)- +(.*)$")
@@ -23,6 +23,8 @@ _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@` ")
 _FLOW_SPECIAL = re.compile(r"[\[\]{}]")
 _SIMPLE_SINGLE = re.compile(r"'([^'\n]*)'")
 _SIMPLE_DOUBLE = re.compile(r'"([^"\\\n]*)"')
+#: A top-level plain key (for spotting repeated keys, which YAML loaders let the last win).
+_TOP_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?=[ \t\r]|$)", re.MULTILINE)
 
 
 class _Fallback(Exception):
@@ -75,6 +77,8 @@ def _fast(text: str) -> dict[str, Any]:
         if match is None:
             raise _Fallback
         key, value = match.group(1), match.group(2)
+        if key in data:
+            raise _Fallback  # a repeated key: the slow path names it
         if value:
             data[key] = _value(value)
             continue
@@ -95,9 +99,32 @@ def _fast(text: str) -> dict[str, Any]:
     return data
 
 
+def repeated_keys(text: str) -> list[str]:
+    """Top-level plain keys that appear more than once, in order of their second sighting."""
+    seen: set[str] = set()
+    repeated: list[str] = []
+    for key in _TOP_KEY.findall(text):
+        if key in seen and key not in repeated:
+            repeated.append(key)
+        seen.add(key)
+    return repeated
+
+
 def read_frontmatter(text: str, *, source: str) -> Any:
-    """Parse frontmatter keeping every scalar as text; syntax errors are ``YamlError``."""
+    """Parse frontmatter keeping every scalar as text; syntax errors are ``YamlError``.
+
+    A repeated top-level key is a ``yaml.duplicate_key`` error: loaders silently keep
+    one of the values, and a later round-trip edit would keep the other.
+    """
     try:
         return _fast(text)
     except _Fallback:
-        return load_text(text, source=source)
+        data = load_text(text, source=source)
+    repeated = repeated_keys(text) if isinstance(data, dict) else []
+    if repeated:
+        raise YamlError(
+            f"{source}: the key {repeated[0]!r} appears more than once",
+            code="yaml.duplicate_key",
+            details={"file": source},
+        )
+    return data

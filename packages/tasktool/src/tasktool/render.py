@@ -22,9 +22,28 @@ Format = Literal["table", "json", "yaml"]
 FORMATS: tuple[str, ...] = get_args(Format)
 
 
+def _encode(data: Any) -> bytes:
+    """Compact JSON; text from undecodable file names shows their bad bytes as U+FFFD."""
+    try:
+        return msgspec.json.encode(data)
+    except UnicodeEncodeError:
+        return msgspec.json.encode(_decodable(msgspec.to_builtins(data)))
+
+
+def _decodable(value: Any) -> Any:
+    # os.fsdecode turns bytes that are not UTF-8 into lone surrogates, which no encoder takes.
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    if isinstance(value, dict):
+        return {_decodable(key): _decodable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_decodable(item) for item in value]
+    return value
+
+
 def to_json(data: Any) -> str:
     """Indented JSON, keys in the order the data holds them."""
-    return msgspec.json.format(msgspec.json.encode(data), indent=2).decode("utf-8")
+    return msgspec.json.format(_encode(data), indent=2).decode("utf-8")
 
 
 def to_yaml(data: Any) -> str:
@@ -33,7 +52,7 @@ def to_yaml(data: Any) -> str:
 
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     return yaml.dump(
-        msgspec.json.decode(msgspec.json.encode(data)),
+        msgspec.json.decode(_encode(data)),
         Dumper=dumper,
         sort_keys=False,
         allow_unicode=True,
@@ -47,7 +66,7 @@ def emit_data(data: Any, fmt: str, out: TextIO | None = None) -> None:
     if fmt != "json":
         out.write(to_yaml(data))
         return
-    encoded = msgspec.json.format(msgspec.json.encode(data), indent=2) + b"\n"
+    encoded = msgspec.json.format(_encode(data), indent=2) + b"\n"
     buffer = getattr(out, "buffer", None)
     if buffer is None:
         out.write(encoded.decode("utf-8"))

@@ -45,6 +45,7 @@ class Repository:
         self.tasks = scan.tasks
         self.archived = scan.archived
         self.broken = scan.broken
+        self.taken_ids = scan.taken_ids
 
     @property
     def config_diagnostics(self) -> tuple[Diagnostic, ...]:

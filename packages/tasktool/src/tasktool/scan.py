@@ -18,7 +18,7 @@ import msgspec
 from tasktool.cache import CacheEntry, ParseCache
 from tasktool.diagnostics import Diagnostic
 from tasktool.model import Task, natural_key
-from tasktool.taskfile import parse_task
+from tasktool.taskfile import id_in_text, looks_like_task, parse_task
 
 RACY_NS = 2_000_000_000
 SKIPPED_DIRS = frozenset(
@@ -33,6 +33,13 @@ class ScanResult(msgspec.Struct, frozen=True, kw_only=True):
     tasks: tuple[Task, ...]
     archived: tuple[Task, ...]
     broken: tuple[Diagnostic, ...]
+
+    @property
+    def taken_ids(self) -> frozenset[str]:
+        """Ids a new task must not take: every task's, and those of task files that do not
+        load (once fixed, they would collide)."""
+        broken = (problem.task_id for problem in self.broken if problem.task_id)
+        return frozenset((*(task.id for task in self.tasks + self.archived), *broken))
 
 
 def _skipped(name: str, relative: str, ignore: frozenset[str]) -> bool:
@@ -76,21 +83,40 @@ def _place(directory: str) -> tuple[str | None, bool]:
 
 def read_entry(root: str, path: str, directory: str | None = None) -> Task | Diagnostic | None:
     """Read and parse one file (no cache); ``directory`` is its folder relative to ``root``."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError as exc:
+        return _unreadable(path, exc.strerror or str(exc))
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if not looks_like_task(raw.decode("utf-8", "replace")):
+            return None
+        # Name the id when the bytes show one, so ``get``/``set`` say why it is missing.
+        return _unreadable(path, f"not UTF-8 ({exc})", id_in_text(raw.decode("utf-8", "replace")))
+    return parse_entry(root, path, text, directory)
+
+
+def parse_entry(
+    root: str, path: str, text: str, directory: str | None = None
+) -> Task | Diagnostic | None:
+    """Parse the text of the file at ``path`` (group and archive state from its place)."""
     if directory is None:
         directory = os.path.relpath(os.path.dirname(path), root).replace(os.sep, "/")
         directory = "" if directory == "." else directory
     group, archived = _place(directory)
-    try:
-        with open(path, "rb") as handle:
-            text = handle.read().decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return Diagnostic(
-            severity="error",
-            code="task.unreadable",
-            message=f"{path}: cannot be read: {getattr(exc, 'strerror', None) or exc}",
-            file=path,
-        )
     return parse_task(text, file_path=path, group=group, archived=archived)
+
+
+def _unreadable(path: str, reason: str, task_id: str | None = None) -> Diagnostic:
+    return Diagnostic(
+        severity="error",
+        code="task.unreadable",
+        message=f"{path}: cannot be read: {reason}",
+        file=path,
+        task_id=task_id,
+    )
 
 
 def _order(task: Task) -> tuple[object, ...]:

@@ -8,6 +8,7 @@ instead of overwriting each other; the new text replaces the file by rename.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import re
@@ -30,17 +31,28 @@ def ensure_state_dir(task_dir: Path) -> Path:
     return state
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, sync: bool = True) -> None:
-    """Replace ``path`` with ``data``: temp file in the same directory, fsync, rename."""
+def atomic_write_bytes(
+    path: Path, data: bytes, *, sync: bool = True, exclusive: bool = False
+) -> None:
+    """Replace ``path`` with ``data``: temp file in the same directory, fsync, rename.
+
+    A symlink is written through: its target gets the data and the link stays a link.
+    ``exclusive`` creates the file only if it does not exist (``FileExistsError``
+    otherwise), by hard-linking the finished temp file into place, which never replaces.
+    """
     import tempfile  # not on the read path
 
+    path = Path(os.path.realpath(path))
     try:
         mode = os.stat(path).st_mode & 0o777
     except FileNotFoundError:
         umask = os.umask(0)
         os.umask(umask)
         mode = 0o666 & ~umask
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:  # name the file being written, not the temporary one
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -48,16 +60,43 @@ def atomic_write_bytes(path: Path, data: bytes, *, sync: bool = True) -> None:
             if sync:
                 os.fsync(handle.fileno())
         os.chmod(temp, mode)
-        os.replace(temp, path)
+        if exclusive:
+            _link_new(temp, path)
+        else:
+            os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
 
 
-def atomic_write_text(path: Path, text: str) -> None:
+def _link_new(temp: str, path: Path) -> None:
+    """Move ``temp`` to ``path`` unless ``path`` exists (``FileExistsError``)."""
+    try:
+        os.link(temp, path)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        if exc.errno not in {errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP}:
+            raise
+        # No hard links on this file system: check, then rename (a narrow race).
+        if os.path.lexists(path):
+            raise FileExistsError(errno.EEXIST, "File exists", str(path)) from None
+        os.replace(temp, path)
+        return
+    os.unlink(temp)
+
+
+def atomic_write_text(path: Path, text: str, *, exclusive: bool = False) -> None:
     """:func:`atomic_write_bytes` for UTF-8 text."""
-    atomic_write_bytes(path, text.encode("utf-8"))
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # undecodable argument bytes arrive as lone surrogates
+        raise TaskToolError(
+            f"{path}: not valid UTF-8 text: {exc.object[exc.start : exc.end]!r}",
+            code="task.invalid_text",
+        ) from None
+    atomic_write_bytes(path, data, exclusive=exclusive)
 
 
 @contextlib.contextmanager

@@ -38,8 +38,11 @@ SCALAR_FIELDS = (
 LIST_FIELDS = ("dependencies", "tags", "touches", "context", "pr")
 _SCALARS = frozenset({"id", "created", *SCALAR_FIELDS})
 _LISTS = frozenset(LIST_FIELDS)
-#: Keys that mark a file as meant to be a task.
-_TASK_LIKE = re.compile(r"^(id|status|priority|dependencies)\s*:", re.MULTILINE)
+#: Keys that mark a file as meant to be a task (also as the first key of a list item, the
+#: frontmatter of someone who wrote ``- id: 1`` for ``id: 1``).
+_TASK_LIKE = re.compile(r"^(?:-[ \t]+)?(id|status|priority|dependencies)\s*:", re.MULTILINE)
+#: The byte order mark some editors put first; the frontmatter starts after it.
+BOM = "\ufeff"
 #: The id line of a file whose YAML does not parse (so ``get``/``validate`` can name the task).
 _ID_LINE = re.compile(r"""^id:[ \t]*(['"]?)([^'"\s#]+)\1[ \t]*(?:#.*)?$""", re.MULTILINE)
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
@@ -58,8 +61,10 @@ class TaskFileError(Exception):
 def split_frontmatter(text: str) -> tuple[str, str] | None:
     """``(frontmatter, body)``, or ``None`` when the text has no complete frontmatter block.
 
-    The body is everything after the closing ``---`` line, byte for byte.
+    The body is everything after the closing ``---`` line, byte for byte. A leading byte
+    order mark is not part of the frontmatter.
     """
+    text = text.removeprefix(BOM)
     if not text.startswith("---"):
         return None
     first_end = text.find("\n")
@@ -85,7 +90,7 @@ def split_frontmatter(text: str) -> tuple[str, str] | None:
 
 def looks_like_task(text: str) -> bool:
     """Whether a file that opens a frontmatter block carries task keys."""
-    return text.startswith("---") and _TASK_LIKE.search(text) is not None
+    return text.removeprefix(BOM).startswith("---") and _TASK_LIKE.search(text) is not None
 
 
 def _scalar(key: str, value: Any) -> str | None:
@@ -141,7 +146,10 @@ def parse_task(
     if parts is None:
         if looks_like_task(text):
             return _broken(
-                file_path, "task.frontmatter", "the frontmatter block is not closed", _id_of(text)
+                file_path,
+                "task.frontmatter",
+                "the frontmatter block is not closed",
+                id_in_text(text),
             )
         return None
     frontmatter, body = parts
@@ -153,7 +161,8 @@ def parse_task(
     except YamlError as exc:
         if not _TASK_LIKE.search(frontmatter):
             return None
-        return _broken(file_path, "task.yaml", exc.message, _id_of(frontmatter), located=True)
+        code = "task.duplicate_key" if exc.code == "yaml.duplicate_key" else "task.yaml"
+        return _broken(file_path, code, exc.message, id_in_text(frontmatter), located=True)
     except TaskFileError as exc:
         if not _TASK_LIKE.search(frontmatter) and exc.code != "task.field_type":
             return None
@@ -163,7 +172,8 @@ def parse_task(
         )
 
 
-def _id_of(text: str) -> str | None:
+def id_in_text(text: str) -> str | None:
+    """The value of an ``id:`` line, read without YAML (for files that do not parse)."""
     match = _ID_LINE.search(text)
     return match.group(2) if match else None
 

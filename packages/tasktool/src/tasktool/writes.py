@@ -18,7 +18,7 @@ from tasktool.ids import next_id
 from tasktool.model import Task
 from tasktool.repository import Repository
 from tasktool.roundtrip import apply_frontmatter, new_task_text
-from tasktool.scan import ARCHIVE_DIR, read_entry, scan_tasks
+from tasktool.scan import ARCHIVE_DIR, parse_entry, read_entry, scan_tasks
 from tasktool.storage import atomic_write_text, repository_lock, task_lock
 from tasktool.taskfile import is_safe_id, task_filename
 
@@ -28,33 +28,70 @@ def today() -> str:
     return dt.datetime.now(dt.UTC).date().isoformat()
 
 
-def _read(path: Path, task_id: str) -> str:
+Signature = tuple[int, int, int]
+
+
+def _signature(path: Path) -> Signature:
+    stat = os.stat(path)
+    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+
+
+def _read(path: Path, task_id: str) -> tuple[str, Signature]:
+    """The file's text and the signature it had before being read."""
     try:
-        return path.read_text(encoding="utf-8")
+        seen = _signature(path)
+        # Bytes, then decode: text mode would turn CRLF into LF and rewrite the whole body.
+        return path.read_bytes().decode("utf-8"), seen
+    except UnicodeDecodeError as exc:
+        raise TaskToolError(
+            f"task {task_id}: {path} is not UTF-8 ({exc})", code="task.unreadable"
+        ) from None
     except OSError as exc:
         raise TaskToolError(
             f"task {task_id}: cannot read {path}: {exc.strerror or exc}", code="task.unreadable"
         ) from None
 
 
-def _reload(repo: Repository, path: Path, task_id: str) -> Task:
-    parsed = read_entry(str(repo.task_dir), str(path))
+def _conflict(task_id: str) -> TaskToolError:
+    return TaskToolError(
+        f"task {task_id} changed on disk while being edited; nothing written, try again",
+        code="task.conflict",
+    )
+
+
+def _parsed(repo: Repository, path: Path, task_id: str, text: str | None = None) -> Task:
+    """The task in ``path`` (read now, or parsed from ``text``), which must still be it."""
+    if text is None:
+        parsed = read_entry(str(repo.task_dir), str(path))
+    else:
+        parsed = parse_entry(str(repo.task_dir), str(path), text)
     if not isinstance(parsed, Task) or parsed.id != task_id:
-        raise TaskToolError(f"task {task_id} changed on disk; try again", code="task.conflict")
+        raise _conflict(task_id)
     return parsed
+
+
+def _replace(path: Path, text: str, seen: Signature, task_id: str) -> None:
+    """Write ``text`` unless the file changed since it was read (an editor that does not
+    take our lock saved it meanwhile: overwriting would lose that save)."""
+    try:
+        unchanged = _signature(path) == seen
+    except OSError:
+        unchanged = False
+    if not unchanged:
+        raise _conflict(task_id)
+    atomic_write_text(path, text)
 
 
 def update_task(repo: Repository, task_id: str, change: TaskChange) -> Task:
     """Apply ``change`` to the task's file (see :func:`tasktool.changes.plan_update`)."""
     path = Path(repo.get(task_id).file_path)
     with task_lock(repo.task_dir, task_id):
-        text = _read(path, task_id)
-        current = _reload(repo, path, task_id)
+        text, seen = _read(path, task_id)
+        current = _parsed(repo, path, task_id, text)
         updates = plan_update(current, change, repo.settings, repo.ids, today())
-        atomic_write_text(
-            path, apply_frontmatter(text, updates, source=str(path), body=change.body)
-        )
-        return _reload(repo, path, task_id)
+        edited = apply_frontmatter(text, updates, source=str(path), body=change.body)
+        _replace(path, edited, seen, task_id)
+        return _parsed(repo, path, task_id)
 
 
 def create_task(
@@ -73,7 +110,7 @@ def create_task(
     with repository_lock(repo.task_dir):
         # Re-scan inside the lock: another process may have taken an id meanwhile.
         fresh = scan_tasks(repo.task_dir, repo.settings.ignore)
-        existing = {task.id for task in fresh.tasks + fresh.archived}
+        existing = fresh.taken_ids
         if task_id is None:
             task_id = next_id(repo.settings, existing)
         elif not is_safe_id(task_id):
@@ -90,11 +127,12 @@ def create_task(
         folder = repo.task_dir / group if group else repo.task_dir
         path = folder / task_filename(task_id, str(fields["title"]))
         folder.mkdir(parents=True, exist_ok=True)
-        if path.exists():
-            raise TaskToolError(f"{path} already exists", code="task.exists")
         data = {"id": task_id, **plan_create(fields, today())}
-        atomic_write_text(path, new_task_text(data, body))
-        return _reload(repo, path, task_id)
+        try:
+            atomic_write_text(path, new_task_text(data, body), exclusive=True)
+        except FileExistsError:
+            raise TaskToolError(f"{path} already exists", code="task.exists") from None
+        return _parsed(repo, path, task_id)
 
 
 def remove_task(repo: Repository, task_id: str, *, force: bool = False) -> list[Path]:
@@ -141,8 +179,8 @@ def renumber_task(repo: Repository, task: Task, updates: dict[str, Any]) -> Path
     path = Path(task.file_path)
     new_id = str(updates["id"])
     with task_lock(repo.task_dir, task.id), task_lock(repo.task_dir, new_id):
-        text = _read(path, task.id)
-        atomic_write_text(path, apply_frontmatter(text, updates, source=str(path)))
+        text, seen = _read(path, task.id)
+        _replace(path, apply_frontmatter(text, updates, source=str(path)), seen, task.id)
         if path.name.startswith(f"{task.id}-"):
             target = path.with_name(new_id + path.name[len(task.id) :])
             if not target.exists():

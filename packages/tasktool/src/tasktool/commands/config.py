@@ -106,6 +106,8 @@ dir: {dir}
 def init_command(options: GlobalOptions, /, *, task_dir: str, force: bool) -> None:
     """Write a starter .tasktool.yaml here and create the task directory."""
     path = Path.cwd() / CONFIG_NAME
+    if path.is_dir():  # --force cannot replace a directory with a file
+        raise TaskToolError(f"{path} is a directory", code="config.exists")
     if path.exists() and not force:
         raise TaskToolError(
             f"{path} already exists; use --force to overwrite", code="config.exists"

@@ -72,8 +72,11 @@ def convert_scalar(option: Option, raw: Raw, base_dir: str) -> Converted:
             return _type_error(option, raw, "an integer")
     if isinstance(number, bool) or not isinstance(number, int):
         return _type_error(option, raw, "an integer")
-    if option.minimum is not None and number < option.minimum:
-        return _type_error(option, raw, f"an integer >= {option.minimum}")
+    low, high = option.minimum, option.maximum
+    if (low is not None and number < low) or (high is not None and number > high):
+        if high is None:
+            return _type_error(option, raw, f"an integer >= {low}")
+        return _type_error(option, raw, f"an integer from {low} to {high}")
     return number, []
 
 
@@ -153,6 +156,11 @@ def convert_scopes(raw: Raw) -> Converted:
     return scopes, problems
 
 
+def _single(value: Any) -> bool:
+    """A scalar that reads as text (a list's or a map's repr is no id or name)."""
+    return isinstance(value, str | int | float) and not isinstance(value, bool)
+
+
 def _phase(index: int, entry: Any, raw: Raw) -> tuple[Phase | None, list[Diagnostic]]:
     label = f"phases[{index}]"
     if not isinstance(entry, dict):
@@ -164,9 +172,17 @@ def _phase(index: int, entry: Any, raw: Raw) -> tuple[Phase | None, list[Diagnos
     ]
     name, phase_id = entry.get("name"), entry.get("id")
     description, due = entry.get("description"), entry.get("due")
-    if not isinstance(name, str | int | float) or isinstance(name, bool) or not str(name).strip():
+    if not _single(name) or not str(name).strip():
         problems.append(_error("config.phases.name_missing", f"{label} has no name", raw))
         name = None
+    if phase_id is not None and not _single(phase_id):
+        problems.append(_error("config.phases.id", f"{label}: id must be a single value", raw))
+        return None, problems
+    if description is not None and not _single(description):
+        problems.append(
+            _error("config.phases.description", f"{label}: description must be text", raw)
+        )
+        description = None
     if phase_id is None or (isinstance(phase_id, str) and not phase_id.strip()):
         if name is not None:
             problems.append(

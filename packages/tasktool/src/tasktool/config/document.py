@@ -8,7 +8,9 @@ apart from ``effort: [small, "1"]``; dates stay text (``due: 2024-05-01``).
 
 from __future__ import annotations
 
+import errno
 import os
+import stat as stat_module
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +36,11 @@ def _scalar(tag: str, value: str) -> Any:
         digits = value.replace("_", "")
         for base in (10, 0):
             try:
-                return int(digits, base)
+                number = int(digits, base)
             except ValueError:
                 continue
+            # Beyond 64 bits it stays text: no option takes it, and the cache cannot hold it.
+            return number if -(2**63) <= number < 2**64 else value
         return value
     if kind == "float":
         try:
@@ -46,9 +50,36 @@ def _scalar(tag: str, value: str) -> Any:
     return value
 
 
-def _convert(node: Any, path: str, duplicates: list[str]) -> Any:
+#: Larger than any config file.
+MAX_BYTES = 1 << 20
+#: More values than any config holds: past it, aliases are multiplying a small file.
+MAX_VALUES = 100_000
+
+
+class _Walk:
+    """Node-to-value conversion state: repeated keys seen, and the values still allowed."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.duplicates: list[str] = []
+        self.budget = MAX_VALUES
+
+    def spend(self) -> None:
+        self.budget -= 1
+        if self.budget < 0:
+            raise TaskToolError(
+                f"{self.source}: the config expands to more than {MAX_VALUES} values "
+                "(aliases repeating aliases?)",
+                code="config.too_large",
+                details={"file": self.source},
+            )
+
+
+def _convert(node: Any, path: str, walk: _Walk) -> Any:
     import yaml
 
+    walk.spend()
+    duplicates = walk.duplicates
     if isinstance(node, yaml.MappingNode):
         result: dict[str, Any] = {}
         for key_node, value_node in node.value:
@@ -56,10 +87,10 @@ def _convert(node: Any, path: str, duplicates: list[str]) -> Any:
             child = f"{path}.{key}" if path else key
             if key in result and child not in duplicates:
                 duplicates.append(child)
-            result[key] = _convert(value_node, child, duplicates)
+            result[key] = _convert(value_node, child, walk)
         return result
     if isinstance(node, yaml.SequenceNode):
-        return [_convert(item, f"{path}.{i}", duplicates) for i, item in enumerate(node.value)]
+        return [_convert(item, f"{path}.{i}", walk) for i, item in enumerate(node.value)]
     return _scalar(node.tag, node.value)
 
 
@@ -79,15 +110,15 @@ def parse_config(text: str, *, source: str) -> ConfigDocument:
         ) from None
     except yaml.YAMLError as exc:
         raise TaskToolError(f"{source}: {exc}", code="config.syntax") from None
-    duplicates: list[str] = []
-    data = _convert(root, "", duplicates) if root is not None else {}
+    walk = _Walk(source)
+    data = _convert(root, "", walk) if root is not None else {}
     if not isinstance(data, dict):
         raise TaskToolError(
             f"{source}: the config file must be a mapping of keys to values",
             code="config.not_mapping",
             details={"file": source},
         )
-    return ConfigDocument(data=data, duplicates=tuple(duplicates))
+    return ConfigDocument(data=data, duplicates=tuple(walk.duplicates))
 
 
 class _Cached(msgspec.Struct, frozen=True, array_like=True):
@@ -102,6 +133,19 @@ def _signature(stat: os.stat_result) -> tuple[int, int, int, int]:
     return (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
 
 
+def _read_regular(path: Path) -> tuple[os.stat_result, str]:
+    """The file's stat and text; a FIFO or device (``--config /dev/zero``) would block or
+    never end, and a file past :data:`MAX_BYTES` is no config, so both are refused."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as handle:
+        stat = os.fstat(fd)
+        if not stat_module.S_ISREG(stat.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        if stat.st_size > MAX_BYTES:
+            raise OSError(errno.EFBIG, f"larger than {MAX_BYTES} bytes")
+        return stat, handle.read(MAX_BYTES + 1).decode("utf-8")
+
+
 def read_config(path: Path) -> ConfigDocument:
     """Read and parse a config file through a cache beside it.
 
@@ -110,8 +154,7 @@ def read_config(path: Path) -> ConfigDocument:
     unwritable directory just means no cache.
     """
     try:
-        stat = path.stat()
-        text = path.read_text(encoding="utf-8")
+        stat, text = _read_regular(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise TaskToolError(
             f"cannot read config file {path}: {getattr(exc, 'strerror', None) or exc}",

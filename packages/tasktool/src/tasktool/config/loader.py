@@ -75,7 +75,10 @@ def _raise_first(problems: tuple[Diagnostic, ...]) -> None:
 
 
 def _json_ready(value: Any) -> Any:
-    return msgspec.json.decode(msgspec.json.encode(value))
+    try:
+        return msgspec.json.decode(msgspec.json.encode(value))
+    except UnicodeEncodeError:  # a path that is not UTF-8 (``-d $'\xff'``): kept as is
+        return msgspec.to_builtins(value)
 
 
 def _convert(option: Option, raw: Raw, base_dir: str) -> tuple[Any, list[Diagnostic]]:

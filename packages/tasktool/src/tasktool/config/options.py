@@ -16,6 +16,7 @@ class Option(NamedTuple):
     kind: Kind
     choices: tuple[str, ...] = ()
     minimum: int | None = None
+    maximum: int | None = None
 
     @property
     def scalar(self) -> bool:
@@ -28,6 +29,8 @@ class Option(NamedTuple):
         return "TASKTOOL_" + self.key.upper().replace(".", "_").replace("-", "_")
 
 
+MAX_ID_WIDTH = 64
+
 OPTIONS: tuple[Option, ...] = (
     Option("dir", "task_dir", "path"),
     Option("ignore", "ignore", "strlist"),
@@ -35,14 +38,15 @@ OPTIONS: tuple[Option, ...] = (
     Option("workflow", "workflow", "choice", ("solo", "pr-review")),
     Option("worktree_scope", "worktree_scope", "choice", ("unified", "isolated")),
     Option("todos.exclude", "todos_exclude", "strlist"),
-    Option("web.port", "web_port", "int", minimum=0),
+    Option("web.port", "web_port", "int", minimum=0, maximum=65535),
     Option("web.host", "web_host", "str"),
     Option("web.auto_open_browser", "web_auto_open_browser", "bool"),
     Option("web.readonly", "web_readonly", "bool"),
     Option("id.strategy", "id_strategy", "choice", ("sequential", "prefixed", "random", "ulid")),
     Option("id.prefix", "id_prefix", "str"),
-    Option("id.length", "id_length", "int", minimum=1),
-    Option("id.padding", "id_padding", "int", minimum=0),
+    # Bounded so that a typo cannot make ``next-id`` build a gigabyte id.
+    Option("id.length", "id_length", "int", minimum=1, maximum=MAX_ID_WIDTH),
+    Option("id.padding", "id_padding", "int", minimum=0, maximum=MAX_ID_WIDTH),
     Option("effort", "effort", "effort"),
     Option("scopes", "scopes", "scopes"),
     Option("phases", "phases", "phases"),
