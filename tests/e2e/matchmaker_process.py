@@ -16,6 +16,8 @@ import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from tests.matchmaker.polling import wait_until
+
 LISTENING = re.compile(
     r"(?P<plane>data|control) plane listening on http://(?P<host>[^:]+):(?P<port>\d+)"
 )
@@ -90,16 +92,19 @@ class MatchmakerProcess:
             self._log.close()
 
     def _wait_for_ports(self, planes: int, timeout: float = 15) -> dict[str, int]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        def reported() -> dict[str, int] | None:
             ports = {m["plane"]: int(m["port"]) for m in LISTENING.finditer(self.log())}
             if len(ports) == planes:
                 return ports
             if self.process.poll() is not None:
                 raise RuntimeError(f"matchmaker exited early:\n{self.log()}")
-            time.sleep(0.02)  # polling a log file for a condition, with a deadline
-        self.process.kill()
-        raise TimeoutError(f"matchmaker did not report its ports:\n{self.log()}")
+            return None
+
+        try:
+            return wait_until(reported, within_s=timeout, what="the listening ports")
+        except AssertionError:
+            self.process.kill()
+            raise TimeoutError(f"matchmaker did not report its ports:\n{self.log()}") from None
 
 
 @contextlib.contextmanager

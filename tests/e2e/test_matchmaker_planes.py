@@ -19,6 +19,8 @@ import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
+from tests.matchmaker.polling import wait_until
+
 from .matchmaker_process import MatchmakerProcess, postgres_schema
 
 KEY = "planes-management-key"
@@ -102,12 +104,14 @@ def test_a_project_declared_on_one_node_is_resolved_on_another(tmp_path: Path) -
         a, b = nodes
         admin = f"{a.control_url}/admin/projects"
         assert httpx.post(admin, json=CHESS, headers=AUTH).status_code == 201
-        deadline = time.monotonic() + 5
-        while True:  # B learns of the write asynchronously (LISTEN/NOTIFY)
+
+        def accepted_by_b() -> dict[str, Any] | None:
             with websocket(b) as ws:
                 reply = hello(ws, credential="chess-secret")
-            if reply["ok"] or time.monotonic() > deadline:
-                break
+            return reply if reply["ok"] else None
+
+        # B learns of the write asynchronously (LISTEN/NOTIFY).
+        reply = wait_until(accepted_by_b, what="B accepting the new Project's secret")
         assert reply["ok"] is True, reply
         assert reply["data"]["project"] == "chess"
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 
 import asyncpg
 import msgspec
@@ -16,18 +14,11 @@ from matchmaker.refresh import DirectoryRefresher, load_directory
 from matchmaker.store import ProjectStore, open_store
 
 from .conftest import POSTGRES_URL
+from .polling import eventually
 
 
 def project(project_id: str, secret: str) -> Project:
     return Project(id=project_id, keys=(ProjectKey(type="shared-secret", secret=secret),))
-
-
-async def eventually(condition: Callable[[], bool], within_s: float = 5) -> None:
-    """Poll ``condition`` until it holds, failing after ``within_s`` seconds."""
-    deadline = time.monotonic() + within_s
-    while not condition():
-        assert time.monotonic() < deadline, "condition not reached in time"
-        await asyncio.sleep(0.01)
 
 
 async def test_load_directory_makes_it_equal_to_the_store() -> None:

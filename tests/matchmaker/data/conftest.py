@@ -21,6 +21,7 @@ from matchmaker.data.app import create_data_app, websocket_max_message_size
 from matchmaker.data.plane import DataPlane
 from matchmaker.directory import ProjectDirectory
 from matchmaker.model import Project
+from tests.matchmaker.polling import eventually
 
 
 @dataclass
@@ -42,11 +43,7 @@ class DataServer:
 
     async def until(self, predicate: Callable[[], bool], wait_s: float = 5.0) -> None:
         """Poll ``predicate`` until it holds or the deadline passes (then fail)."""
-        async with asyncio.timeout(wait_s):
-            while True:
-                if predicate():
-                    return
-                await asyncio.sleep(0.01)
+        await eventually(predicate, within_s=wait_s)
 
 
 StartServer = Callable[..., Awaitable[DataServer]]
