@@ -87,7 +87,7 @@ class Connection:
         now = time.monotonic()
         self.plane = plane
         self._send = send
-        self._queue: deque[bytes] = deque()
+        self._queue: deque[str] = deque()
         self._wake = asyncio.Event()
         self.client: ClientState | None = None
         self.seq = 0
@@ -104,7 +104,7 @@ class Connection:
 
     # -- outbound -------------------------------------------------------------------------
 
-    def push(self, frame: bytes) -> None:
+    def push(self, frame: str) -> None:
         """Queue a frame; never blocks. A full queue closes the connection (3008)."""
         if self.close_code is not None:
             return
@@ -114,17 +114,17 @@ class Connection:
         self._queue.append(frame)
         self._wake.set()
 
-    def push_event(self, body: bytes) -> None:
-        """Queue an encoded event, adding this client's next ``seq``."""
+    def push_event(self, head: str) -> None:
+        """Queue an event encoded without its closing brace, adding this client's ``seq``."""
         self.seq += 1
-        self.push(b'%b,"seq":%d}' % (body[:-1], self.seq))
+        self.push(f'{head},"seq":{self.seq}}}')
 
     def reply(self, request_id: str | None, data: Any) -> None:
-        self.push(encode(Reply(request_id, True, data)))
+        self.push(encode(Reply(request_id, True, data)).decode())
 
     def fail(self, request_id: str | None, error: MatchmakerError) -> None:
         body = ErrorBody(error.code, error.message, error.details)
-        self.push(encode(Reply(request_id, False, error=body)))
+        self.push(encode(Reply(request_id, False, error=body)).decode())
 
     def close(self, code: int, reason: str) -> None:
         """Close with ``code`` once queued frames that matter are out; idempotent.
@@ -148,7 +148,7 @@ class Connection:
             await wake.wait()
             wake.clear()
             while queue:
-                await send({"type": "websocket.send", "text": queue.popleft().decode()})
+                await send({"type": "websocket.send", "text": queue.popleft()})
             if self.close_code is not None:
                 await send(
                     {
@@ -284,7 +284,7 @@ class Connection:
                 self.reply(request.id, {"session_id": data.session_id})
                 self.plane.deliver(out)
             case Ping():
-                self.push(encode({"type": "pong", "id": request.id}))
+                self.push(encode({"type": "pong", "id": request.id}).decode())
             case Pong():
                 pass
             case Bye():

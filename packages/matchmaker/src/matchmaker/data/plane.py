@@ -23,7 +23,7 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 # How often entry TTLs are checked; an entry expires at most this late.
 EXPIRY_TICK_S = 0.25
-_SERVER_PING = b'{"type":"ping"}'
+_SERVER_PING = '{"type":"ping"}'
 
 
 class DataPlane:
@@ -110,13 +110,17 @@ class DataPlane:
             self.deliver_one(recipients, event)
 
     def deliver_one(self, recipients: Sequence[str], event: Event) -> None:
-        """Encode ``event`` once and queue it for each recipient still connected."""
-        body = encode(event)
+        """Encode ``event`` once and queue it for each recipient still connected.
+
+        Only the ``seq`` differs between recipients: the frame up to its closing
+        brace is decoded to text here, once, not once per recipient.
+        """
+        head = encode(event)[:-1].decode()
         clients = self.clients
         for client_id in recipients:
             connection = clients.get(client_id)
             if connection is not None:
-                connection.push_event(body)
+                connection.push_event(head)
 
     # -- ASGI -----------------------------------------------------------------------------
 
