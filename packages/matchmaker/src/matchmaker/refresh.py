@@ -50,10 +50,6 @@ class DirectoryRefresher:
         await load_directory(self._store, self._directory)
         self._worker = asyncio.create_task(self._run())
 
-    async def idle(self) -> None:
-        """Wait until every reported change has been applied (for tests)."""
-        await self._queue.join()
-
     async def close(self) -> None:
         if self._worker is not None:
             self._worker.cancel()
@@ -67,8 +63,6 @@ class DirectoryRefresher:
                 await self._apply(project_id)
             except MatchmakerError as exc:
                 log.warning("could not refresh the Project directory: %s [%s]", exc, exc.code)
-            finally:
-                self._queue.task_done()
 
     async def _apply(self, project_id: str | None) -> None:
         if project_id is None:

@@ -41,11 +41,6 @@ class PoolSpec:
     def of(cls, mode: str, group_size: int, filter: dict[str, FilterValue] | None) -> PoolSpec:
         return cls(mode, group_size, tuple(sorted((filter or {}).items())))
 
-    @property
-    def self_keys(self) -> tuple[str, ...]:
-        """The attribute names whose own values pick the bucket."""
-        return tuple(k for k, v in self.filter if v == SELF)
-
     def bucket_for(self, attributes: dict[str, FilterValue]) -> Bucket:
         """Admit a client by its attributes and return its bucket.
 
