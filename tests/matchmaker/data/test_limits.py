@@ -93,7 +93,7 @@ async def test_slow_consumer_is_closed_3008_and_peers_are_not_held(start_server:
             seen += 1
 
     async with connect(server.url, max_queue=1, compression=None) as slow:
-        await raw_hello(slow)
+        slow_id = (await raw_hello(slow))["data"]["client_id"]
         await slow.send(json.dumps({"id": "j", "type": "session.join", "data": {"session": "r"}}))
         await slow.recv()  # reply
         await slow.recv()  # session.created
@@ -110,6 +110,7 @@ async def test_slow_consumer_is_closed_3008_and_peers_are_not_held(start_server:
             except TimeoutError:
                 continue
         assert left[0].data["client_id"] != reader.client_id
+        assert left[0].data["client_id"] == slow_id
         assert left[0].data["reason"] == "disconnected"
         # The fast peer was never blocked: it still gets answers at once.
         assert await fast.request("ping") is None
