@@ -41,6 +41,27 @@ async def test_bad_frame_gets_a_coded_reply(server: Any, frame: str, code: str) 
     assert await client.request("ping") is None
 
 
+async def test_a_binary_frame_that_is_not_utf8_gets_a_coded_reply(server: Any) -> None:
+    client = await server.connect()
+    await client.send_raw(b'{"type": "ping", "id": "\xff"}')
+    error = (await client.next_event("error")).data
+    assert error["code"] == "protocol.bad_request"
+    assert await client.request("ping") is None
+
+
+async def test_relayed_data_that_is_not_utf8_is_refused_not_sent_on(server: Any) -> None:
+    a, b = await server.connect(), await server.connect()
+    room = await a.join("r", create=True)
+    await b.join("r")
+    frame = {"type": "session.send", "data": {"session_id": room["session_id"], "data": "@"}}
+    await a.send_raw(json.dumps(frame).encode().replace(b"@", b"\xff"))
+    assert (await a.next_event("error")).data["code"] == "protocol.bad_request"
+    await a.send(room["session_id"], "after")
+    assert (await b.next_event("session.message")).data["data"] == "after"
+    assert a.close_code is None
+    assert b.close_code is None
+
+
 async def test_error_reply_echoes_the_request_id(server: Any) -> None:
     async with connect(server.url) as websocket:
         await websocket.send('{"id": "r9", "type": "pool.nope"}')

@@ -142,7 +142,7 @@ class Client:
         if data is not None:
             message["data"] = data
         try:
-            await self._send(_encode(message))
+            await self._send(_encode(message).decode())
             async with asyncio.timeout(wait_s):
                 return await future
         finally:
@@ -200,10 +200,10 @@ class Client:
         message: dict[str, Any] = {"session_id": session_id, "data": data}
         if to is not None:
             message["to"] = to
-        await self._send(_encode({"type": "session.send", "data": message}))
+        await self._send(_encode({"type": "session.send", "data": message}).decode())
 
     async def send_raw(self, frame: str | bytes) -> None:
-        """Send a frame as is (for tests and tools)."""
+        """Send a frame as is, text for ``str`` and binary for ``bytes`` (for tests and tools)."""
         await self._send(frame)
 
     async def next_event(self, kind: str | None = None, *, wait_s: float = 10.0) -> Event:
@@ -239,7 +239,7 @@ class Client:
 
     async def _send(self, frame: str | bytes) -> None:
         try:
-            await self.websocket.send(frame if isinstance(frame, str) else frame.decode())
+            await self.websocket.send(frame)
         except ConnectionClosed as error:
             raise self._closed() from error
 

@@ -182,6 +182,17 @@ class Connection:
                     ),
                 )
             return
+        if isinstance(frame, bytes):
+            # Frames go out as text: bytes that are not UTF-8 (which a relayed ``data``
+            # would carry verbatim) must be refused here, not fail when sent on.
+            try:
+                frame = frame.decode()
+            except UnicodeDecodeError:
+                if self._admit(self.control, now, None):
+                    self.fail(
+                        None, MatchmakerError("frame is not UTF-8", code="protocol.bad_request")
+                    )
+                return
         try:
             request: Request = REQUEST_DECODER.decode(frame)
         except (msgspec.DecodeError, RecursionError) as error:
