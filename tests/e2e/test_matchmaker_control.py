@@ -24,9 +24,7 @@ def started(tmp_path: Path) -> Iterator[list[MatchmakerProcess]]:
     processes: list[MatchmakerProcess] = []
     yield processes
     for process in processes:
-        if process.process.poll() is None:
-            process.process.kill()
-            process.process.wait(5)
+        process.stop(signal.SIGKILL)  # also closes its log file
 
 
 def start(
