@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from matchmaker.errors import MatchmakerError
+from mtcommon import render_json
 
 __all__ = [
     "EXCEPTION_HANDLERS",
@@ -58,7 +59,7 @@ def error_response(error: MatchmakerError, headers: dict[str, str] | None = None
     headers = dict(headers or {})
     if status == 401:
         headers["WWW-Authenticate"] = 'Bearer realm="admin"'
-    return json_response({"error": error.to_payload()}, status, headers)
+    return json_response(render_json(error), status, headers)
 
 
 async def on_coded_error(request: Request, exc: Exception) -> Response:
