@@ -376,12 +376,16 @@ def test_concurrent_adds_get_distinct_ids(repo: Path, tt: Run) -> None:
 
 
 def test_explicit_dates_win_over_the_stamp(repo: Path, tt: Run) -> None:
-    task(repo, "1")
+    path = task(repo, "1")
     done = as_json(tt("set", "1", "--done", "--completed-at", "2024-12-31", "--format", "json"))
     assert done["completed_at"] == "2024-12-31"
     reopened = as_json(tt("set", "1", "--status", "pending", "--format", "json"))
     assert reopened["completed_at"] is None
-    assert tt("set", "1", "--created-at", "soon", check=False).returncode == 1
+    before = path.read_bytes()
+    refused = tt("set", "1", "--created-at", "soon", check=False)
+    assert refused.returncode == 1
+    assert "[task.invalid_date]" in refused.stderr
+    assert path.read_bytes() == before
 
 
 def test_archive_all_dry_run_and_listing_archived(repo: Path, tt: Run) -> None:
@@ -400,7 +404,10 @@ def test_archive_all_dry_run_and_listing_archived(repo: Path, tt: Run) -> None:
 def test_add_with_id_body_and_set_body(repo: Path, tt: Run) -> None:
     added = as_json(tt("add", "Custom", "--id", "X-1", "--body", "First line", "--format", "json"))
     assert added["file_path"] == str(repo / "X-1-custom.md")
-    assert tt("add", "Again", "--id", "X-1", check=False).returncode == 1
+    taken = tt("add", "Again", "--id", "X-1", check=False)
+    assert taken.returncode == 1
+    assert "[task.exists]" in taken.stderr
+    assert sorted(path.name for path in repo.glob("X-1*")) == ["X-1-custom.md"]
     tt("set", "X-1", "--body", "Second\n")
     detail = as_json(tt("get", "X-1", "--format", "json"))
     assert detail["body"] == "Second\n"

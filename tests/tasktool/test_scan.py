@@ -7,6 +7,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from tasktool.cache import ParseCache
 from tasktool.scan import scan_tasks
 
@@ -153,3 +155,20 @@ def test_warm_scan_returns_the_cold_order(project: Project, write_task: TaskWrit
     age(project.root)
     assert [t.id for t in scan_tasks(project.root).tasks] == ["1", "9", "10", "A-2", "A-10"]
     assert [t.id for t in scan_tasks(project.root).tasks] == ["1", "9", "10", "A-2", "A-10"]
+
+
+def test_warm_scan_takes_unchanged_files_from_the_cache(
+    project: Project, write_task: TaskWriter
+) -> None:
+    write_task("1")
+    age(project.root)
+    parsed = scan_tasks(project.root).tasks[0]
+    cache = ParseCache.open(project.root)
+    ((path, entry),) = cache.entries.items()
+    assert entry.task is not None
+    planted = msgspec.structs.replace(entry.task, title="from the cache")
+    cache.store({path: msgspec.structs.replace(entry, task=planted)})
+    # Same stat signature: the file is not read again, so the planted entry shows.
+    assert [t.title for t in scan_tasks(project.root).tasks] == ["from the cache"]
+    age(project.root, seconds=30)  # a new mtime: the file is parsed again
+    assert [t.title for t in scan_tasks(project.root).tasks] == [parsed.title]

@@ -182,3 +182,20 @@ def test_create_never_replaces_a_file(project: Project, write_task: TaskWriter) 
     assert raised.value.code == "task.exists"
     assert occupied.read_text() == "notes, not a task\n"
     assert not [p.name for p in occupied.parent.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_create_refuses_a_group_the_scan_would_not_see(
+    project: Project, write_task: TaskWriter
+) -> None:
+    project.config("ignore: [generated]\n")
+    write_task("001")
+    outside = project.root.parent / "outside"
+    for bad in ("../outside", str(outside), ".hidden", "node_modules", "api/generated", "a//b"):
+        with pytest.raises(TaskToolError) as info:
+            create_task(repo(project), {"title": "Lost"}, group=bad)
+        assert info.value.code == "task.invalid_group"
+    assert not outside.exists()
+    assert sorted(path.name for path in project.root.rglob("*.md")) == ["001-task.md"]
+    created = create_task(repo(project), {"title": "Kept"}, group="api/v2/")
+    assert created.file_path == str(project.root / "api" / "v2" / "002-kept.md")
+    assert [task.id for task in repo(project).tasks] == ["001", "002"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -90,3 +91,15 @@ def test_concurrent_appends_lose_nothing(load: Loader) -> None:
         thread.join(timeout=30)
     contents = {entry.content for entry in read_worklog(repo, "1").entries}
     assert contents == {f"w{w}-{i}" for w in range(4) for i in range(10)}
+
+
+def test_a_fifo_in_place_of_the_worklog_is_refused_not_waited_on(load: Loader) -> None:
+    repo = load()
+    path = repo.worklog_path("1")
+    path.parent.mkdir(parents=True)
+    os.mkfifo(path)  # no writer ever opens it: a plain read would block forever
+    for action in (lambda: read_worklog(repo, "1"), lambda: add_entry(repo, "1", "note")):
+        with pytest.raises(TaskToolError) as info:
+            action()
+        assert info.value.code == "worklog.unreadable"
+        assert "not a regular file" in info.value.message

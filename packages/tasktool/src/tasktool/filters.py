@@ -144,17 +144,19 @@ def sort_tasks(tasks: Iterable[Task], spec: str, settings: Settings) -> list[Tas
         field = check_field(item.lstrip("-"), "sort field")
         rank = rank_of(field, settings)
 
-        def key(task: Task, field: str = field, rank: Any = rank) -> Any:
+        # One read of the field per task; unset values are kept aside, not keyed.
+        present: list[tuple[Any, Task]] = []
+        missing: list[Task] = []
+        for task in result:
             values = values_of(task, field)
             if not values:
-                return ()
-            if field in {"id", "parent"}:
-                return natural_key(values[0])
-            return rank(values[0]) if rank else ", ".join(values).lower()
-
-        present = [task for task in result if values_of(task, field)]
-        missing = [task for task in result if not values_of(task, field)]
-        result = sorted(present, key=key, reverse=descending) + missing
+                missing.append(task)
+            elif field in {"id", "parent"}:
+                present.append((natural_key(values[0]), task))
+            else:
+                present.append((rank(values[0]) if rank else ", ".join(values).lower(), task))
+        present.sort(key=lambda pair: pair[0], reverse=descending)
+        result = [task for _, task in present] + missing
     return result
 
 

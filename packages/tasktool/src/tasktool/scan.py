@@ -46,6 +46,16 @@ def _skipped(name: str, relative: str, ignore: frozenset[str]) -> bool:
     return name.startswith(".") or name in SKIPPED_DIRS or name in ignore or relative in ignore
 
 
+def is_scanned_folder(relative: str, ignore: tuple[str, ...] = ()) -> bool:
+    """Whether the scan enters the folder at ``relative`` (``/``-separated, below the task
+    directory): no part of it is hidden, on the skip list or ignored."""
+    ignored = frozenset(entry.strip("/") for entry in ignore)
+    parts = relative.split("/")
+    return not any(
+        _skipped(name, "/".join(parts[: depth + 1]), ignored) for depth, name in enumerate(parts)
+    )
+
+
 def iter_markdown(
     root: Path, ignore: tuple[str, ...] = ()
 ) -> Iterator[tuple[os.DirEntry[str], str]]:

@@ -12,6 +12,7 @@ import errno
 import fcntl
 import os
 import re
+import stat as stat_module
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +20,21 @@ from tasktool.errors import TaskToolError
 
 STATE_DIR = ".tasktool"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def read_regular(path: Path, max_bytes: int | None = None) -> tuple[os.stat_result, bytes]:
+    """The stat and bytes of a regular file. A FIFO or a device (``/dev/zero``) would block
+    or never end, so it is refused (``EINVAL``), as is a file past ``max_bytes`` (``EFBIG``)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as handle:
+        stat = os.fstat(fd)
+        if not stat_module.S_ISREG(stat.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        if max_bytes is None:
+            return stat, handle.read()
+        if stat.st_size > max_bytes:
+            raise OSError(errno.EFBIG, f"larger than {max_bytes} bytes", str(path))
+        return stat, handle.read(max_bytes + 1)
 
 
 def ensure_state_dir(task_dir: Path) -> Path:

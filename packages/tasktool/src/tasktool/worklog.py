@@ -18,7 +18,7 @@ import msgspec
 
 from tasktool.errors import TaskToolError
 from tasktool.repository import Repository
-from tasktool.storage import atomic_write_text, locked
+from tasktool.storage import atomic_write_text, locked, read_regular
 
 __all__ = [
     "Worklog",
@@ -69,12 +69,14 @@ def format_entry(entry: WorklogEntry) -> str:
 
 def _read(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        # Not a plain read: a FIFO in place of the file would block get and worklog forever.
+        return read_regular(path)[1].decode("utf-8")
     except FileNotFoundError:
         return ""
     except (OSError, UnicodeDecodeError) as exc:
         raise TaskToolError(
-            f"cannot read worklog {path}: {exc}", code="worklog.unreadable"
+            f"cannot read worklog {path}: {getattr(exc, 'strerror', None) or exc}",
+            code="worklog.unreadable",
         ) from None
 
 

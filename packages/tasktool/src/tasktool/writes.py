@@ -18,7 +18,7 @@ from tasktool.ids import next_id
 from tasktool.model import Task
 from tasktool.repository import Repository
 from tasktool.roundtrip import apply_frontmatter, new_task_text
-from tasktool.scan import ARCHIVE_DIR, parse_entry, read_entry, scan_tasks
+from tasktool.scan import ARCHIVE_DIR, is_scanned_folder, parse_entry, read_entry, scan_tasks
 from tasktool.storage import atomic_write_text, repository_lock, task_lock
 from tasktool.taskfile import is_safe_id, task_filename
 
@@ -94,6 +94,25 @@ def update_task(repo: Repository, task_id: str, change: TaskChange) -> Task:
         return _parsed(repo, path, task_id)
 
 
+def _group_folder(repo: Repository, group: str) -> Path:
+    """``<task dir>/<group>``, refused when a task written there would not be listed: a
+    path outside the task directory, or a hidden, skipped or ignored folder (its id would
+    then be handed out again)."""
+    relative = group.rstrip("/")
+    parts = relative.split("/")
+    if (
+        os.path.isabs(group)
+        or any(part in {"", ".", ".."} for part in parts)
+        or not is_scanned_folder(relative, repo.settings.ignore)
+    ):
+        raise TaskToolError(
+            f"invalid group {group!r}: name a folder below the task directory that is not "
+            "hidden, skipped or ignored (no '..', no absolute path)",
+            code="task.invalid_group",
+        )
+    return repo.task_dir / relative
+
+
 def create_task(
     repo: Repository,
     fields: dict[str, Any],
@@ -124,7 +143,7 @@ def create_task(
             value = fields.get(field)
             refs = [value] if isinstance(value, str) else list(value or ())
             check_references(task_id, field, refs, existing)
-        folder = repo.task_dir / group if group else repo.task_dir
+        folder = _group_folder(repo, group) if group else repo.task_dir
         path = folder / task_filename(task_id, str(fields["title"]))
         folder.mkdir(parents=True, exist_ok=True)
         data = {"id": task_id, **plan_create(fields, today())}

@@ -110,6 +110,12 @@ def output_format(options: GlobalOptions, fmt: str | None) -> str:
     return fmt or options.format or "table"
 
 
+def data_format(options: GlobalOptions, fmt: str | None) -> str | None:
+    """``json`` or ``yaml`` when the output is data, ``None`` when it is a table."""
+    chosen = output_format(options, fmt)
+    return None if chosen == "table" else chosen
+
+
 def load_repository(options: GlobalOptions, *, tolerant: bool = False) -> Repository:
     """Load config and tasks; broken task files are warned about on stderr."""
     repo = load_context(options.overrides(), tolerant=tolerant)

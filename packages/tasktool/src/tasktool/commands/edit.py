@@ -80,7 +80,11 @@ def _echo_task(options: GlobalOptions, fmt: str | None, view: dict[str, Any], ve
 @click.option("--touches", "touches", multiple=True, metavar="SCOPE", help="A scope it touches.")
 @click.option("--context", "context", multiple=True, metavar="PATH", help="A relevant path.")
 @click.option("--pr", "pr", multiple=True, metavar="URL", help="A pull request URL.")
-@click.option("--group", metavar="DIR", help="Sub-directory of the task dir to write it in.")
+@click.option(
+    "--group",
+    metavar="DIR",
+    help="Sub-directory of the task dir to write it in (not hidden, skipped or ignored).",
+)
 @click.option("--body", default="", help="Markdown body.")
 @click.option("--id", "task_id", metavar="ID", help="Use this id instead of generating one.")
 @format_option

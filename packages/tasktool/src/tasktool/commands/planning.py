@@ -14,6 +14,7 @@ import click
 from tasktool.board import GROUP_FIELDS, build_board
 from tasktool.commands.base import (
     GlobalOptions,
+    data_format,
     format_option,
     load_repository,
     output,
@@ -132,8 +133,9 @@ def tracks_command(options: GlobalOptions, /, *, strict_phases: bool, fmt: str |
     """
     repo = load_repository(options)
     result = plan_tracks(repo.graph, repo.settings, strict_phases=strict_phases)
-    if output_format(options, fmt) != "table":
-        emit_data(result.to_json(), output_format(options, fmt))
+    structured = data_format(options, fmt)
+    if structured:
+        emit_data(result.to_json(), structured)
         return
     rows: list[dict[str, Any]] = []
     for track in result.tracks:
@@ -169,8 +171,9 @@ def board_command(options: GlobalOptions, /, *, group_by: str, fmt: str | None) 
     """
     repo = load_repository(options)
     board = build_board(repo.tasks, repo.settings, group_by)
-    if output_format(options, fmt) != "table":
-        emit_data(board.to_json(), output_format(options, fmt))
+    structured = data_format(options, fmt)
+    if structured:
+        emit_data(board.to_json(), structured)
         return
     for column in board.columns:
         rows = [
@@ -195,8 +198,9 @@ def stats_command(options: GlobalOptions, /, *, fmt: str | None) -> None:
     """
     repo = load_repository(options)
     stats = compute_stats(repo.all_tasks, repo.settings)
-    if output_format(options, fmt) != "table":
-        emit_data(stats.to_json(), output_format(options, fmt))
+    structured = data_format(options, fmt)
+    if structured:
+        emit_data(stats.to_json(), structured)
         return
     chain = stats.longest_chain
     pairs: list[tuple[str, Any]] = [

@@ -13,6 +13,7 @@ from mtcommon import CodedError
 from tasktool.checks import ValidationReport, build_report, check_tasks
 from tasktool.commands.base import (
     GlobalOptions,
+    data_format,
     format_option,
     load_repository,
     output,
@@ -145,8 +146,9 @@ def worklog_command(
     if text is not None:
         add_entry(repo, task.id, text)
     log = read_worklog(repo, task.id)
-    if output_format(options, fmt) != "table":
-        emit_data(log.to_json(), output_format(options, fmt))
+    structured = data_format(options, fmt)
+    if structured:
+        emit_data(log.to_json(), structured)
         return
     if not log.entries:
         emit_text(f"no worklog entries for task {task.id}")

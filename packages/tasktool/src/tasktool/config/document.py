@@ -8,15 +8,14 @@ apart from ``effort: [small, "1"]``; dates stay text (``due: 2024-05-01``).
 
 from __future__ import annotations
 
-import errno
 import os
-import stat as stat_module
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from tasktool.errors import TaskToolError
+from tasktool.storage import read_regular
 
 
 class ConfigDocument(msgspec.Struct, frozen=True, kw_only=True):
@@ -136,14 +135,8 @@ def _signature(stat: os.stat_result) -> tuple[int, int, int, int]:
 def _read_regular(path: Path) -> tuple[os.stat_result, str]:
     """The file's stat and text; a FIFO or device (``--config /dev/zero``) would block or
     never end, and a file past :data:`MAX_BYTES` is no config, so both are refused."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    with os.fdopen(fd, "rb") as handle:
-        stat = os.fstat(fd)
-        if not stat_module.S_ISREG(stat.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
-        if stat.st_size > MAX_BYTES:
-            raise OSError(errno.EFBIG, f"larger than {MAX_BYTES} bytes")
-        return stat, handle.read(MAX_BYTES + 1).decode("utf-8")
+    stat, raw = read_regular(path, MAX_BYTES)
+    return stat, raw.decode("utf-8")
 
 
 def read_config(path: Path) -> ConfigDocument:
