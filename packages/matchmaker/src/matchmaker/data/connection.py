@@ -15,13 +15,14 @@ import logging
 import secrets
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
+from typing import Any, Protocol
 
 import msgspec
 
+from matchmaker.config import ServerConfig
+from matchmaker.core import ClientState, Delivery, Event, Matchmaker, current_project, resolve_hello
 from matchmaker.data import closecodes
-from matchmaker.data.core import ClientState, current_project, resolve_hello
 from matchmaker.data.protocol import (
     REQUEST_DECODER,
     REQUEST_TYPES,
@@ -44,13 +45,12 @@ from matchmaker.data.protocol import (
     encode,
 )
 from matchmaker.data.ratelimit import TokenBucket
+from matchmaker.data.translate import enter_pool, pool_entered, session_joined
+from matchmaker.directory import ProjectDirectory
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import Project
 
-if TYPE_CHECKING:
-    from matchmaker.data.plane import DataPlane
-
-__all__ = ["Connection"]
+__all__ = ["Connection", "Hub"]
 
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
@@ -60,6 +60,30 @@ _log = logging.getLogger("matchmaker.data")
 ABUSE_LIMIT = 50
 _PRE_HELLO = (Hello, Ping, Pong, Bye)
 _HELLO_CLOSES = {"auth.invalid_credential", "project.forbidden", "project.not_found"}
+
+
+class Hub(Protocol):
+    """What a connection needs from the data plane that owns it."""
+
+    config: ServerConfig
+    directory: ProjectDirectory
+    core: Matchmaker
+
+    def attach(self, connection: Connection) -> None:
+        """The connection completed ``hello``: route its client's events to it."""
+        ...
+
+    def detach(self, connection: Connection) -> None:
+        """The connection is closing: its client leaves the core."""
+        ...
+
+    def deliver(self, deliveries: list[Delivery]) -> None:
+        """Queue the core's outputs on their recipients' connections."""
+        ...
+
+    def deliver_one(self, recipients: Sequence[str], event: Event) -> None:
+        """Queue one event on each recipient's connection."""
+        ...
 
 
 class Connection:
@@ -82,7 +106,7 @@ class Connection:
         "seq",
     )
 
-    def __init__(self, plane: DataPlane, send: Send) -> None:
+    def __init__(self, plane: Hub, send: Send) -> None:
         limits = plane.config.limits
         now = time.monotonic()
         self.plane = plane
@@ -273,8 +297,10 @@ class Connection:
                 self._check_public(data.public)
                 project = self._project(client)
                 now_ms = int(time.time() * 1000)
-                entered, out = self.plane.core.enter(client.client_id, project, data, now_ms)
-                self.reply(request.id, entered)
+                entered, out = self.plane.core.enter(
+                    client.client_id, project, enter_pool(data), now_ms
+                )
+                self.reply(request.id, pool_entered(entered))
                 self.plane.deliver(out)
             case PoolLeave(data=data):
                 assert client is not None
@@ -287,7 +313,7 @@ class Connection:
                 joined, out = self.plane.core.join_session(
                     client.client_id, project, data.session, data.create, data.public
                 )
-                self.reply(request.id, joined)
+                self.reply(request.id, session_joined(joined))
                 self.plane.deliver(out)
             case SessionLeave(data=data):
                 assert client is not None

@@ -9,10 +9,11 @@ from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
 
 from matchmaker.config import ServerConfig
+from matchmaker.core import Delivery, Event, Matchmaker
 from matchmaker.data import closecodes
 from matchmaker.data.connection import Connection
-from matchmaker.data.core import Delivery, Matchmaker
-from matchmaker.data.protocol import Event, encode
+from matchmaker.data.protocol import encode
+from matchmaker.data.translate import wire_event
 from matchmaker.directory import ProjectDirectory
 
 __all__ = ["DataPlane"]
@@ -115,7 +116,7 @@ class DataPlane:
         Only the ``seq`` differs between recipients: the frame up to its closing
         brace is decoded to text here, once, not once per recipient.
         """
-        head = encode(event)[:-1].decode()
+        head = encode(wire_event(event))[:-1].decode()
         clients = self.clients
         for client_id in recipients:
             connection = clients.get(client_id)
