@@ -28,3 +28,25 @@ def test_invalid_limit_is_a_usage_error() -> None:
     result = CliRunner().invoke(main, ["--max-session-members", "0"])
     assert result.exit_code == 2
     assert "--max-session-members" in result.output
+
+
+def test_usage_errors_are_one_line_with_exit_2() -> None:
+    result = CliRunner().invoke(main, ["--no-such-flag"], prog_name="matchmaker")
+    assert result.exit_code == 2
+    assert result.output.startswith("error: No such option")
+    assert "--no-such-flag" in result.output
+    assert result.output.endswith(" (see 'matchmaker --help') [usage]\n")
+    assert result.output.count("\n") == 1
+    empty_key = CliRunner().invoke(main, ["--management-key", ""])
+    assert empty_key.exit_code == 2
+    assert empty_key.output.startswith("error: Invalid value for --management-key: must not")
+    assert empty_key.output.endswith("[usage]\n")
+    assert empty_key.output.count("\n") == 1
+
+
+def test_a_setting_that_cannot_work_is_one_coded_line_with_exit_1() -> None:
+    result = CliRunner().invoke(main, ["--management-key", "k", "--store", "redis://x"])
+    assert result.exit_code == 1
+    assert result.output.startswith("error: unsupported store URL 'redis://x'")
+    assert result.output.endswith(" [store.bad_url]\n")
+    assert result.output.count("\n") == 1
