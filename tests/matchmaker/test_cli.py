@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+from pathlib import Path
 
 from click.testing import CliRunner
 
+import matchmaker
 from matchmaker.cli import LIMIT_HELP, main
 from matchmaker.config import Limits, ServerConfig
 
@@ -22,6 +25,18 @@ def test_every_setting_has_a_flag() -> None:
         assert "--" + field.name.replace("_", "-") in helped.output, field.name
     assert set(LIMIT_HELP) == {field.name for field in dataclasses.fields(Limits)}
     assert "REALTIME_MGMT_KEY" in helped.output
+
+
+def test_every_setting_is_read_somewhere() -> None:
+    """No dead flags: each setting is read (as an attribute) outside config.py and cli.py."""
+    read: set[str] = set()
+    for path in Path(matchmaker.__file__).parent.rglob("*.py"):
+        if path.name not in ("config.py", "cli.py"):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            read |= {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    settings = {f.name for f in dataclasses.fields(ServerConfig)}
+    settings |= {f.name for f in dataclasses.fields(Limits)}
+    assert sorted(settings - read) == []
 
 
 def test_invalid_limit_is_a_usage_error() -> None:
