@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 import click
 
-from mtcommon import CodedError, render_line
+from mtcommon import CodedError, render_line, render_usage
 from tasktool.config import Overrides
 from tasktool.model.errors import TaskToolError, exit_status
 from tasktool.planning.repository import Repository, load_context
@@ -59,9 +59,9 @@ class UsageLine(click.UsageError):
         self.code = code
 
     def show(self, file: Any = None) -> None:
-        hint = f" (see '{self.ctx.command_path} --help')" if self.ctx is not None else ""
-        error = CodedError(f"{self.format_message()}{hint}", code=self.code)
-        click.echo(render_line(error), file=file or sys.stderr)
+        path = self.ctx.command_path if self.ctx is not None else None
+        line = render_usage(self.format_message(), path, code=self.code)
+        click.echo(line, file=file or sys.stderr)
 
     @classmethod
     def of(cls, error: click.UsageError) -> click.UsageError:
