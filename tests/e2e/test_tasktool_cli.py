@@ -190,8 +190,7 @@ def test_config_show_sources(repo: Path, tt: Run) -> None:
     write(repo / ".tasktool.yaml", "web:\n  port: 9000\nid:\n  strategy: prefixed\n")
     shown = as_json(
         tt(
-            "--worktree-scope",
-            "isolated",
+            "--verbose",
             "config",
             "show",
             "--format",
@@ -203,7 +202,8 @@ def test_config_show_sources(repo: Path, tt: Run) -> None:
     settings = shown["settings"]
     assert settings["web.port"] == {"value": 9000, "source": "file"}
     assert settings["web.host"] == {"value": "0.0.0.0", "source": "env"}
-    assert settings["worktree_scope"] == {"value": "isolated", "source": "flag"}
+    assert settings["verbose"] == {"value": True, "source": "flag"}
+    assert settings["worktree_scope"] == {"value": "unified", "source": "default"}
     assert settings["id.strategy"] == {"value": "prefixed", "source": "file"}
     assert settings["next.unphased"] == {"value": "current", "source": "default"}
     assert settings["effort"]["value"] == ["small", "medium", "large"]
@@ -296,7 +296,7 @@ def test_usage_errors_exit_2(tt: Run) -> None:
         ["list", "--format", "xml"],
         ["nosuch"],
         ["archive"],
-        ["--worktree-scope", "wide", "list"],
+        ["--worktree-scope", "isolated", "list"],  # reserved in the config, not a flag (yet)
     ):
         failed = tt(*args, check=False)
         assert failed.returncode == 2, args

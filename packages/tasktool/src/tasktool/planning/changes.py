@@ -1,4 +1,4 @@
-"""Edits to a task as values: what ``set`` (and the web PUT, and MCP) may change, checked.
+"""Edits to a task as values: what ``set`` (or any front end) may change, checked.
 
 :func:`plan_update` turns a :class:`TaskChange` into the frontmatter keys to
 write, applying the bookkeeping every writer shares: status, priority, type

@@ -77,7 +77,6 @@ class GlobalOptions:
 
     config: str | None = None
     task_dir: str | None = None
-    worktree_scope: str | None = None
     format: str | None = None
     verbose: bool | None = None
     quiet: bool | None = None
@@ -90,7 +89,6 @@ class GlobalOptions:
         return Overrides(
             config=self.config,
             task_dir=self.task_dir,
-            worktree_scope=self.worktree_scope,
             verbose=self.verbose,
             quiet=self.quiet,
         )
