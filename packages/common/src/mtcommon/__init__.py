@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mtcommon.errors import CodedError, render_json, render_line, render_usage
+from mtcommon.errors import CodedError, render_json, render_line
 from mtcommon.yamlio import (
     YamlError,
     dump_roundtrip,
@@ -22,6 +22,5 @@ __all__ = [
     "load_text",
     "render_json",
     "render_line",
-    "render_usage",
 ]
 __version__ = "0.1.0"

@@ -14,7 +14,7 @@ import click
 from matchmaker import __version__
 from matchmaker.config import Limits, ServerConfig
 from matchmaker.errors import MatchmakerError
-from mtcommon import render_line, render_usage
+from mtcommon import CodedError, render_line
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -54,12 +54,13 @@ class CommandError(click.ClickException):
 
 
 class UsageLine(click.UsageError):
-    """A usage error as one line on stderr (``error: ... [usage]``), exit 2; click's own
-    form takes three lines."""
+    """A usage error as one line on stderr (``error: <message> (see '<command> --help')
+    [usage]``, as tasktool prints it), exit 2; click's own form takes three lines."""
 
     def show(self, file: IO[Any] | None = None) -> None:
-        path = self.ctx.command_path if self.ctx is not None else None
-        click.echo(render_usage(self.format_message(), path), file=file or sys.stderr)
+        hint = f" (see '{self.ctx.command_path} --help')" if self.ctx is not None else ""
+        error = CodedError(f"{self.format_message()}{hint}", code="usage")
+        click.echo(render_line(error), file=file or sys.stderr)
 
 
 class _Command(click.Command):
