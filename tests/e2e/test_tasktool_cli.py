@@ -297,13 +297,36 @@ def test_usage_errors_exit_2(tt: Run) -> None:
         ["nosuch"],
         ["archive"],
         ["--worktree-scope", "wide", "list"],
-        ["list", "--filter", "colour=red"],
     ):
         failed = tt(*args, check=False)
         assert failed.returncode == 2, args
         assert failed.stderr.count("\n") == 1, failed.stderr  # one line, not click's three
         assert failed.stderr.startswith("error: ")
         assert failed.stderr.endswith("--help') [usage]\n")
+
+
+def test_filter_errors_keep_their_code_and_exit_2(tt: Run) -> None:
+    """A bad --filter is a usage error (exit 2) that still names its catalogued code."""
+    for args, code in (
+        (["list", "--filter", "colour=red"], "filter.field"),
+        (["list", "--filter", "nonsense"], "filter.syntax"),
+        (["next", "--filter", "title>a"], "filter.comparison"),
+        (["list", "--group-by", "colour"], "filter.field"),
+    ):
+        failed = tt(*args, check=False)
+        assert failed.returncode == 2, args
+        assert failed.stderr.startswith(f"error: Invalid value for {args[1]}: ")
+        assert failed.stderr.endswith(f"tasktool {args[0]} --help') [{code}]\n")
+
+
+def test_coded_error_line_and_status(repo: Path, tt: Run) -> None:
+    """``error: <message> [<code>]``, exit status from the catalogue."""
+    task(repo, "1")
+    missing = tt("get", "NOPE", check=False)
+    assert (missing.returncode, missing.stderr) == (
+        1,
+        "error: no task with id 'NOPE' [task.not_found]\n",
+    )
 
 
 def test_errors_are_one_line(repo: Path, tt: Run) -> None:

@@ -14,7 +14,7 @@ import click
 from matchmaker import __version__
 from matchmaker.config import Limits, ServerConfig
 from matchmaker.errors import MatchmakerError
-from mtcommon import CodedError, render_line
+from mtcommon import render_line, render_usage
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -55,12 +55,13 @@ class CommandError(click.ClickException):
 
 class UsageLine(click.UsageError):
     """A usage error as one line on stderr (``error: <message> (see '<command> --help')
-    [usage]``, as tasktool prints it), exit 2; click's own form takes three lines."""
+    [usage]``, ``mtcommon.render_usage`` as tasktool prints it), exit 2; click's own form
+    takes three lines."""
 
     def show(self, file: IO[Any] | None = None) -> None:
-        hint = f" (see '{self.ctx.command_path} --help')" if self.ctx is not None else ""
-        error = CodedError(f"{self.format_message()}{hint}", code="usage")
-        click.echo(render_line(error), file=file or sys.stderr)
+        path = self.ctx.command_path if self.ctx is not None else None
+        line = render_usage(self.format_message(), path, code="usage")
+        click.echo(line, file=file or sys.stderr)
 
 
 class _Command(click.Command):
