@@ -52,10 +52,10 @@ def test_usage_errors_are_one_line_with_exit_2() -> None:
     assert "--no-such-flag" in result.output
     assert result.output.endswith(" (see 'matchmaker --help') [usage]\n")
     assert result.output.count("\n") == 1
-    empty_key = CliRunner().invoke(main, ["--management-key", ""])
+    empty_key = CliRunner().invoke(main, ["--management-key", ""], prog_name="matchmaker")
     assert empty_key.exit_code == 2
     assert empty_key.output.startswith("error: Invalid value for --management-key: must not")
-    assert empty_key.output.endswith("[usage]\n")
+    assert empty_key.output.endswith(" (see 'matchmaker --help') [usage]\n")
     assert empty_key.output.count("\n") == 1
 
 

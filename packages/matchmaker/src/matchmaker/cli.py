@@ -14,7 +14,8 @@ import click
 from matchmaker import __version__
 from matchmaker.config import Limits, ServerConfig
 from matchmaker.errors import MatchmakerError
-from mtcommon import render_line, render_usage
+from mtcommon import render_line
+from mtcommon.cli import UsageLine
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -53,17 +54,6 @@ class CommandError(click.ClickException):
         click.echo(render_line(self.error), file=file or sys.stderr)
 
 
-class UsageLine(click.UsageError):
-    """A usage error as one line on stderr (``error: <message> (see '<command> --help')
-    [usage]``, ``mtcommon.render_usage`` as tasktool prints it), exit 2; click's own form
-    takes three lines."""
-
-    def show(self, file: IO[Any] | None = None) -> None:
-        path = self.ctx.command_path if self.ctx is not None else None
-        line = render_usage(self.format_message(), path, code="usage")
-        click.echo(line, file=file or sys.stderr)
-
-
 class _Command(click.Command):
     """``click.Command`` whose usage errors, while parsing or running, are one line."""
 
@@ -77,13 +67,14 @@ class _Command(click.Command):
         try:
             return super().make_context(info_name, args, parent, **extra)
         except click.UsageError as exc:
-            raise UsageLine(exc.format_message(), exc.ctx) from None
+            raise UsageLine.of(exc) from None
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except click.UsageError as exc:
-            raise UsageLine(exc.format_message(), exc.ctx or ctx) from None
+            exc.ctx = exc.ctx or ctx  # a check in the command body names the command too
+            raise UsageLine.of(exc) from None
 
 
 def _limit_options(command: F) -> F:
