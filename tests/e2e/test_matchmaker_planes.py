@@ -1,8 +1,4 @@
-"""Both planes in one process: what /admin declares is what a WebSocket client meets.
-
-Needs the data plane's ``/ws``; on a tree with only the placeholder data app
-these tests skip.
-"""
+"""Both planes in one process: what /admin declares is what a WebSocket client meets."""
 
 from __future__ import annotations
 
@@ -16,7 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
-from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from tests.matchmaker.polling import wait_until
@@ -43,10 +39,7 @@ def mm(tmp_path: Path) -> Iterator[MatchmakerProcess]:
 
 
 def websocket(mm: MatchmakerProcess) -> ClientConnection:
-    try:
-        return connect(mm.data_url.replace("http", "ws", 1) + "/ws", open_timeout=5)
-    except InvalidStatus:
-        pytest.skip("this tree has no data plane (/ws) yet")
+    return connect(mm.data_url.replace("http", "ws", 1) + "/ws", open_timeout=5)
 
 
 def hello(ws: ClientConnection, **data: Any) -> dict[str, Any]:
