@@ -93,10 +93,10 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=PYTHONS[0])
 def typecheck(session: nox.Session) -> None:
-    """mypy --strict over the three src/ trees, then mypy over tests/."""
+    """mypy --strict over the three src/ trees, then over tests/ (strict too)."""
     _install(session, *PACKAGES, *_group("typecheck"))
     session.run("mypy", "--strict", *SOURCES)
-    session.run("mypy", "tests")
+    session.run("mypy", "--explicit-package-bases", "tests")
 
 
 @nox.session(python=PYTHONS)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tasktool import writes
+from tasktool import changes, writes
 from tasktool.changes import TaskChange
 from tasktool.config import Overrides
 from tasktool.errors import TaskToolError
@@ -161,7 +161,7 @@ def test_a_save_during_set_is_not_overwritten(
 ) -> None:
     path = write_task("1")
     saved = path.read_text().replace("---\n", "---\nnote: saved by an editor\n", 1)
-    plan = writes.plan_update
+    plan = changes.plan_update
 
     def editor_saves_meanwhile(*args: Any, **kwargs: Any) -> Any:
         path.write_text(saved)  # an editor ignores our lock
