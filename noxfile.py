@@ -1,4 +1,4 @@
-"""The one entry point for checks: ``nox`` runs lint, typecheck, tests and unprivileged.
+"""The one entry point for checks: ``nox`` runs lint, imports, typecheck, tests and unprivileged.
 
 Each session builds its own environment (uv when available, else virtualenv),
 installs the three packages from ``packages/`` and every tool at the version
@@ -62,7 +62,7 @@ def _world_executable(version: str) -> str:
 PYTHONS = _interpreters()
 
 nox.options.default_venv_backend = "uv|virtualenv"
-nox.options.sessions = ["lint", "typecheck", "tests", "unprivileged"]
+nox.options.sessions = ["lint", "imports", "typecheck", "tests", "unprivileged"]
 nox.options.reuse_existing_virtualenvs = not os.environ.get("CI")
 nox.options.error_on_missing_interpreters = True
 nox.options.download_python = "never"  # test what is installed, never a fetched stand-in
@@ -89,6 +89,13 @@ def lint(session: nox.Session) -> None:
     _install(session, *_group("lint"))
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+
+
+@nox.session(python=PYTHONS[0])
+def imports(session: nox.Session) -> None:
+    """lint-imports: the layer and independence contracts of pyproject's [tool.importlinter]."""
+    _install(session, *PACKAGES, *_group("imports"))
+    session.run("lint-imports")
 
 
 @nox.session(python=PYTHONS[0])
@@ -145,7 +152,7 @@ def lock(session: nox.Session) -> None:
             shutil.copyfile(CONSTRAINTS, output)
         session.run(
             *("uv", "pip", "compile", "--universal", "--python-version", "3.11", "--quiet"),
-            *(f"--group=pyproject.toml:{group}" for group in ("test", "lint", "typecheck")),
+            *(f"--group=pyproject.toml:{g}" for g in ("test", "lint", "imports", "typecheck")),
             *(f"--no-emit-package={name}" for name in ("mtcommon", "matchmaker", "tasktool")),
             *("--custom-compile-command", "nox -s lock", "-o", str(output)),
             *extra,
