@@ -9,12 +9,10 @@ import asyncio
 import dataclasses
 import json
 import random
-from pathlib import Path
 from typing import Any
 
 import httpx
 import msgspec
-import pytest
 
 from matchmaker.config import ServerConfig
 from matchmaker.directory import ProjectDirectory
@@ -47,20 +45,10 @@ def random_request(rng: random.Random) -> tuple[str, str, Any]:
     return method, f"/admin/projects/{project_id}", body
 
 
-@pytest.fixture(params=["memory", "sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def storm_store(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "memory":
-        return "memory://"
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'storm.db'}"
-    url: str = request.getfixturevalue("postgres_url")
-    return url
-
-
 async def test_write_storms_on_one_id_stay_consistent(
-    config: ServerConfig, directory: ProjectDirectory, storm_store: str
+    config: ServerConfig, directory: ProjectDirectory, store_url: str
 ) -> None:
-    running = ServerThread(dataclasses.replace(config, store_url=storm_store), directory)
+    running = ServerThread(dataclasses.replace(config, store_url=store_url), directory)
     bound = running.start()
     try:
         assert bound.management is not None
