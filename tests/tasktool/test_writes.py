@@ -8,7 +8,7 @@ import pytest
 
 from tasktool.config import Overrides
 from tasktool.model.errors import TaskToolError
-from tasktool.planning import writes
+from tasktool.planning import changes, writes
 from tasktool.planning.changes import TaskChange
 from tasktool.planning.repository import Repository, load_context
 from tasktool.planning.writes import archive_task, create_task, remove_task, today, update_task
@@ -161,7 +161,7 @@ def test_a_save_during_set_is_not_overwritten(
 ) -> None:
     path = write_task("1")
     saved = path.read_text().replace("---\n", "---\nnote: saved by an editor\n", 1)
-    plan = writes.plan_update
+    plan = changes.plan_update
 
     def editor_saves_meanwhile(*args: Any, **kwargs: Any) -> Any:
         path.write_text(saved)  # an editor ignores our lock
