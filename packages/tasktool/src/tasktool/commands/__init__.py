@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "todos": "tasktool.commands.upkeep:todos_command",
     "validate": "tasktool.commands.upkeep:validate_command",
     "worklog": "tasktool.commands.upkeep:worklog_command",
+    "sync": "tasktool.commands.sync:sync_command",
 }
 
 __all__ = ["COMMANDS"]
