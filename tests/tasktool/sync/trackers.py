@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import logging
 import re
 import socket
 import threading
@@ -222,6 +223,7 @@ class Served:
         config = Config()
         config.bind = [f"fd://{sock.detach()}"]
         config.accesslog = None
+        config.errorlog = logging.getLogger("hypercorn.error")  # not the CLI's stderr
         config.graceful_timeout = 1.0
         self._loop = asyncio.new_event_loop()
         self._stop = asyncio.Event()
