@@ -19,6 +19,14 @@ from typing import Any
 
 #: Nesting depth past which content is flattened to text (Python's stack stays far away).
 MAX_DEPTH = 60
+#: Every node kind the converter treats specially (tests draw malformed nodes from it).
+NODE_TYPES = frozenset(
+    {"doc", "paragraph", "heading", "bulletList", "orderedList", "listItem", "taskList"}
+    | {"taskItem", "decisionList", "decisionItem", "codeBlock", "blockquote", "panel", "rule"}
+    | {"table", "tableRow", "tableHeader", "tableCell", "media", "mediaInline", "mediaSingle"}
+    | {"expand", "nestedExpand", "blockCard", "text", "hardBreak", "mention", "emoji"}
+    | {"inlineCard", "date", "status", "placeholder"}
+)
 _INLINE_TYPES = frozenset(
     {"text", "hardBreak", "mention", "emoji", "inlineCard", "date", "status", "placeholder"}
 )
@@ -102,7 +110,10 @@ def _marked_text(node: dict[str, Any]) -> str:
     text = node.get("text")
     if not isinstance(text, str):
         return ""
-    marks = {_kind(mark): mark for mark in node.get("marks") or () if _kind(mark)}
+    listed = node.get("marks")
+    marks = (
+        {_kind(mark): mark for mark in listed if _kind(mark)} if isinstance(listed, list) else {}
+    )
     text = _code_span(text) if "code" in marks else _ESCAPED.sub(r"\\\1", text)
     for name in _MARK_ORDER[1:]:
         if name not in marks:
@@ -305,4 +316,4 @@ def adf_to_markdown(document: Any) -> str:
     return text.strip("\n") + "\n" if text.strip() else ""
 
 
-__all__ = ["MAX_DEPTH", "adf_to_markdown", "plain_text"]
+__all__ = ["MAX_DEPTH", "NODE_TYPES", "adf_to_markdown", "plain_text"]
