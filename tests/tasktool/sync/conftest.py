@@ -12,7 +12,7 @@ from tests.tasktool.sync.trackers import FakeGitHub, FakeJira, Served, Workspace
 
 @pytest.fixture
 def github() -> Iterator[FakeGitHub]:
-    tracker = FakeGitHub()
+    tracker = FakeGitHub("acme/widgets")
     served = Served(tracker)
     yield tracker
     served.stop()
@@ -20,7 +20,7 @@ def github() -> Iterator[FakeGitHub]:
 
 @pytest.fixture
 def jira() -> Iterator[FakeJira]:
-    tracker = FakeJira()
+    tracker = FakeJira("PROJ")
     served = Served(tracker)
     yield tracker
     served.stop()

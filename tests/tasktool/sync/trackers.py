@@ -62,7 +62,9 @@ class Tracker:
 
     page_size = 2
 
-    def __init__(self) -> None:
+    def __init__(self, project: str) -> None:
+        self.project = project
+        self.issues: dict[Any, dict[str, Any]] = {}  # GitHub: by number; Jira: by key
         self.canned: list[Canned] = []
         self.seen: list[Seen] = []
         self.url = ""
@@ -98,11 +100,6 @@ class Tracker:
 
 class FakeGitHub(Tracker):
     """``owner/repo`` issues; numbers ascend; ``issues`` may be edited between syncs."""
-
-    def __init__(self, project: str = "acme/widgets") -> None:
-        super().__init__()
-        self.project = project
-        self.issues: dict[int, dict[str, Any]] = {}
 
     def add(self, number: int, title: str, **fields: Any) -> dict[str, Any]:
         issue: dict[str, Any] = {
@@ -168,11 +165,6 @@ _PROJECT = re.compile(r'^project = "([A-Z][A-Z0-9_]*)"')
 
 class FakeJira(Tracker):
     """One project's issues by key; ``jql`` strings received are kept in ``seen``."""
-
-    def __init__(self, project: str = "PROJ") -> None:
-        super().__init__()
-        self.project = project
-        self.issues: dict[str, dict[str, Any]] = {}
 
     def add(self, number: int, summary: str, **fields: Any) -> dict[str, Any]:
         key = f"{self.project}-{number}"
