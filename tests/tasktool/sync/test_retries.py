@@ -144,3 +144,18 @@ def test_connection_refused_is_retried_then_reported(workspace: Workspace, tmp_p
     assert report.sources[0].error_code == "sync.unavailable"
     assert "ConnectError" in (report.sources[0].error or "")
     assert clock.waits == [0.25]
+
+
+def test_next_page_on_another_host_is_not_followed(
+    workspace: Workspace, github: FakeGitHub
+) -> None:
+    for number in (1, 2, 3):
+        github.add(number, f"Issue {number}")
+    github.link_host = "127.0.0.2:9"
+    workspace.configure(github_entry(github.url))
+    report = _sync(workspace, RecordingClock())
+    source = report.sources[0]
+    assert source.error_code == "sync.response"
+    assert "not following it with the token" in (source.error or "")
+    assert report.totals()["created"] == 2  # the first page was imported
+    assert len(github.seen) == 1

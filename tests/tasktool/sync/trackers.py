@@ -101,6 +101,8 @@ class Tracker:
 class FakeGitHub(Tracker):
     """``owner/repo`` issues; numbers ascend; ``issues`` may be edited between syncs."""
 
+    link_host: str | None = None
+
     def add(self, number: int, title: str, **fields: Any) -> dict[str, Any]:
         issue: dict[str, Any] = {
             "number": number,
@@ -136,6 +138,8 @@ class FakeGitHub(Tracker):
         headers = {}
         if page * size < len(chosen):
             following = request.url.include_query_params(page=page + 1, per_page=size)
+            if self.link_host is not None:  # a server pointing the next page elsewhere
+                following = following.replace(netloc=self.link_host)
             headers["Link"] = f'<{following}>; rel="next", <{request.url}>; rel="first"'
         return JSONResponse(chunk, headers=headers)
 

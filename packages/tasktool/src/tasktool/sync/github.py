@@ -75,9 +75,15 @@ class GitHubSource:
     def close(self) -> None:
         self.transport.close()
 
-    def _next_url(self, url: str | None) -> str | None:
+    def _next_url(self, url: str | None, visited: set[str]) -> str | None:
         if url is None:
             return None
+        if url in visited:  # a server linking back would page forever
+            raise TaskToolError(
+                f"sync source {self.config.name!r}: the next-page link repeats a page",
+                code="sync.response",
+            )
+        visited.add(url)
         base, link = urlsplit(self.config.base_url), urlsplit(url)
         if (link.scheme, link.netloc) != (base.scheme, base.netloc):
             raise TaskToolError(
@@ -89,10 +95,9 @@ class GitHubSource:
 
     def items(self) -> Iterator[RemoteItem]:
         url: str | None = f"{self.config.base_url}/repos/{self.config.project}/issues"
-        params: dict[str, Any] | None = {"per_page": PAGE_SIZE}
-        if self.config.state is not None:
-            assert params is not None
-            params["state"] = self.config.state
+        state = {} if self.config.state is None else {"state": self.config.state}
+        params: dict[str, Any] | None = {"per_page": PAGE_SIZE, **state}
+        visited: set[str] = set()
         while url is not None:
             data, response = self.transport.request("GET", url, params=params)
             if not isinstance(data, list):
@@ -106,7 +111,7 @@ class GitHubSource:
                 if not isinstance(issue.get("number"), int):
                     continue
                 yield issue_item(issue, self.config.project, self.config.field_map.priority)
-            url = self._next_url(response.links.get("next", {}).get("url"))
+            url = self._next_url(response.links.get("next", {}).get("url"), visited)
             params = None  # the next link carries the query
 
 
