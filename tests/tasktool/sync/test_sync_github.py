@@ -273,3 +273,31 @@ def test_unknown_source_name(synced: Workspace) -> None:
     assert "no sync source named 'gitlab' (configured: github) [sync.unknown_source]" in (
         result.output
     )
+
+
+def test_deleted_locally_is_a_conflict_and_remote_recreates_it(
+    synced: Workspace, github: FakeGitHub
+) -> None:
+    (synced.tasks / TASK_1).unlink()
+    assert synced.sync().output.splitlines()[-1].startswith("created 0, updated 0, unchanged 5")
+    github.issues[1]["title"] = "Crash on start, still"
+    result = synced.sync()
+    assert "deleted locally; skipped" in result.output
+    assert not (synced.tasks / TASK_1).exists()
+    result = synced.sync("--conflict", "remote")
+    assert "deleted locally; created again from remote" in result.output
+    (recreated,) = (synced.tasks / "github").glob("*crash-on-start-still.md")
+    assert "external_id: acme/widgets#1" in recreated.read_text()
+
+
+def test_a_broken_task_file_is_an_error_not_a_duplicate(
+    synced: Workspace, github: FakeGitHub
+) -> None:
+    (synced.tasks / TASK_1).write_text("---\nid: '001'\ntitle: [unclosed\n---\n")
+    github.issues[1]["title"] = "Crash on start, still"
+    result = synced.sync("--conflict", "remote")
+    assert result.exit_code == 1
+    assert "error acme/widgets#1 (task 001)" not in result.output  # no task to name
+    assert "task 001 is in a file that cannot be read" in result.output
+    assert "[task.broken]" in result.output
+    assert len(synced.task_files()) == 5

@@ -123,6 +123,7 @@ class Reconciler:
                 return self._create(desired)
             if task is None:
                 assert record is not None
+                self._refuse_broken(record.task_id)
                 return self._deleted_locally(desired, record)
             if record is None:
                 if _matches(task, desired):
@@ -163,9 +164,11 @@ class Reconciler:
             local_hash=local_hash if local_hash is not None else file_hash(Path(task.file_path)),
         )
 
-    def _create(self, desired: Desired, note: str | None = None) -> Outcome:
+    def _create(
+        self, desired: Desired, action: Action = "created", note: str | None = None
+    ) -> Outcome:
         if self.dry_run:
-            return Outcome(external_id=desired.external_id, action="created", note=note)
+            return Outcome(external_id=desired.external_id, action=action, note=note)
         fields: dict[str, object] = {
             **{key: value for key, value in desired.scalars.items() if value is not None},
             **{key: list(value) for key, value in desired.lists.items() if value},
@@ -173,7 +176,7 @@ class Reconciler:
         }
         task = create_task(self.repo, fields, body=desired.body, group=self.group)
         self._remember(task, desired)
-        return self._outcome("created", desired, task, note)
+        return self._outcome(action, desired, task, note)
 
     def _update(
         self, task: Task, desired: Desired, action: Action, note: str | None = None
@@ -198,6 +201,15 @@ class Reconciler:
             return self._outcome("conflict", desired, task, "edited locally; local version kept")
         return self._outcome("conflict", desired, task, "edited locally and remotely; skipped")
 
+    def _refuse_broken(self, task_id: str) -> None:
+        """A task whose file no longer parses is not gone: recreating it would duplicate it."""
+        for problem in self.repo.broken:
+            if problem.task_id == task_id:
+                raise TaskToolError(
+                    f"task {task_id} is in a file that cannot be read: {problem.message}",
+                    code="task.broken",
+                )
+
     def _deleted_locally(self, desired: Desired, record: Record) -> Outcome:
         if record.remote_hash == desired.remote_hash:
             return Outcome(
@@ -207,7 +219,7 @@ class Reconciler:
                 note="deleted locally; not recreated",
             )
         if self.mode == "remote":
-            return self._create(desired, "deleted locally; created again from remote")
+            return self._create(desired, "conflict", "deleted locally; created again from remote")
         if self.mode == "local" and not self.dry_run:
             self.records[desired.external_id] = Record(
                 task_id=record.task_id, remote_hash=desired.remote_hash, local_hash=""
