@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tasktool.config import Overrides
-from tasktool.repository import load_context
+from tasktool.planning.repository import load_context
 from tasktool.sync import RetryPolicy, SyncReport, configured_sources, run_sync
 from tests.tasktool.sync.trackers import (
     Canned,

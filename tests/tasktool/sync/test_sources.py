@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tasktool.errors import TaskToolError
+from tasktool.model.errors import TaskToolError
 from tasktool.sync.sources import infer_kind, parse_sources, read_credentials
 
 

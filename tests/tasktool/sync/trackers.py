@@ -30,7 +30,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from tasktool.cli import main
+from tasktool.cli.main import main
 
 GITHUB_TOKEN = "ghp_secret_token_0123456789"
 JIRA_USER = "dev@example.com"

@@ -25,16 +25,16 @@ import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from tasktool.changes import TaskChange
-from tasktool.errors import TaskToolError
-from tasktool.model import Task
-from tasktool.repository import Repository
+from tasktool.model.errors import TaskToolError
+from tasktool.model.task import Task
+from tasktool.planning.changes import TaskChange
+from tasktool.planning.repository import Repository
+from tasktool.planning.writes import create_task, update_task
 from tasktool.sync.mapping import Desired, desired_task
 from tasktool.sync.remote import RemoteItem
 from tasktool.sync.report import Action, ConflictMode, Outcome, SourceReport
 from tasktool.sync.sources import SourceConfig
 from tasktool.sync.state import Record, file_hash
-from tasktool.writes import create_task, update_task
 
 #: The frontmatter key naming the source a synced task came from.
 SOURCE_KEY = "sync_source"

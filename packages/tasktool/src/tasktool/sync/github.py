@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
-from tasktool.errors import TaskToolError
+from tasktool.model.errors import TaskToolError
 from tasktool.sync.remote import RemoteItem
 from tasktool.sync.sources import SourceConfig
 from tasktool.sync.transport import Clock, RetryPolicy, Transport

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from tasktool.errors import TaskToolError
+from tasktool.model.errors import TaskToolError
 from tasktool.sync.adf import adf_to_markdown
 from tasktool.sync.remote import RemoteItem
 from tasktool.sync.sources import SourceConfig

@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from tasktool.config.document import read_config
-from tasktool.errors import TaskToolError
-from tasktool.repository import Repository
-from tasktool.storage import locked
+from tasktool.files.storage import locked
+from tasktool.model.errors import TaskToolError
+from tasktool.planning.repository import Repository
 from tasktool.sync.engine import Progress, Reconciler, output_group
 from tasktool.sync.github import GitHubSource
 from tasktool.sync.jira import JiraSource

@@ -20,8 +20,8 @@ from urllib.parse import urlsplit
 
 import msgspec
 
-from tasktool.errors import TaskToolError
-from tasktool.model import Priority, Status
+from tasktool.model.errors import TaskToolError
+from tasktool.model.task import Priority, Status
 
 SourceKind = Literal["github", "jira"]
 KINDS: tuple[SourceKind, ...] = ("github", "jira")

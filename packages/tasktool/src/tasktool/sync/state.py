@@ -16,8 +16,8 @@ from pathlib import Path
 
 import msgspec
 
-from tasktool.errors import TaskToolError
-from tasktool.storage import STATE_DIR, atomic_write_bytes, ensure_state_dir
+from tasktool.files.storage import STATE_DIR, atomic_write_bytes, ensure_state_dir
+from tasktool.model.errors import TaskToolError
 
 STATE_FILE = "sync-state.json"
 VERSION = 1

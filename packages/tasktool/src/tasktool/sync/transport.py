@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
-from tasktool.errors import TaskToolError
+from tasktool.model.errors import TaskToolError
 
 if TYPE_CHECKING:
     import httpx
