@@ -301,3 +301,12 @@ def test_a_broken_task_file_is_an_error_not_a_duplicate(
     assert "task 001 is in a file that cannot be read" in result.output
     assert "[task.broken]" in result.output
     assert len(synced.task_files()) == 5
+
+
+def test_verbose_lists_every_change(workspace: Workspace, github: FakeGitHub) -> None:
+    github.add(1, "One")
+    workspace.configure(github_entry(github.url))
+    result = workspace.sync(env={"TASKTOOL_VERBOSE": "1"})
+    assert "github: created acme/widgets#1 (task 001)" in result.output
+    quiet = workspace.sync()
+    assert quiet.output == "created 0, updated 0, unchanged 1, conflicts 0, errors 0\n"
