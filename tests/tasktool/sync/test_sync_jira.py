@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 import json
 
+import pytest
+
 from tests.tasktool.sync.trackers import (
     JIRA_TOKEN,
     JIRA_USER,
@@ -141,3 +143,30 @@ def test_only_the_chosen_source_runs(workspace: Workspace, jira: FakeJira) -> No
     result = workspace.sync("--source", "jira")
     assert result.exit_code == 0, result.output
     assert list(workspace.task_files()) == ["jira/001-login-fails.md"]
+
+
+@pytest.mark.parametrize(
+    ("mode", "kept"),
+    [("skip", True), ("local", True), ("remote", False)],
+)
+def test_local_edit_conflict(workspace: Workspace, jira: FakeJira, mode: str, kept: bool) -> None:
+    jira.add(1, "Login fails")
+    workspace.configure(jira_entry(jira.url))
+    assert workspace.sync().exit_code == 0
+    path = workspace.tasks / "jira/001-login-fails.md"
+    path.write_text(path.read_text().replace("About Login fails.", "My notes."))
+    jira.issues["PROJ-1"]["fields"]["summary"] = "Login fails on Safari"
+    result = workspace.sync("--conflict", mode)
+    assert result.output.splitlines()[-1].endswith("conflicts 1, errors 0")
+    text = path.read_text()
+    assert ("My notes." in text) is kept
+    assert ("title: Login fails on Safari" in text) is not kept
+
+
+def test_titles_become_one_line(workspace: Workspace, jira: FakeJira) -> None:
+    jira.add(1, "  Two\nlines  ")
+    jira.add(2, "   ")
+    workspace.configure(jira_entry(jira.url))
+    result = workspace.sync()
+    assert result.exit_code == 0, result.output
+    assert sorted(workspace.task_files("jira")) == ["jira/001-two-lines.md", "jira/002-proj-2.md"]

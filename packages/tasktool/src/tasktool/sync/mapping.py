@@ -56,7 +56,8 @@ def _body(text: str) -> str:
 
 def desired_task(item: RemoteItem, field_map: FieldMap) -> Desired:
     """The owned fields for ``item`` and the notes about values ``field_map`` lacks."""
-    scalars: dict[str, str | None] = {"title": item.title.strip(), "external_id": item.external_id}
+    title = " ".join(item.title.split()) or item.external_id  # one line, never blank
+    scalars: dict[str, str | None] = {"title": title, "external_id": item.external_id}
     lists: dict[str, tuple[str, ...]] = {}
     unmapped: list[Unmapped] = []
     for field, value, table in (
