@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from tasktool.config.document import read_config
+from tasktool.files.scan import scan_tasks
 from tasktool.files.storage import locked
 from tasktool.model.errors import TaskToolError
 from tasktool.planning.repository import Repository
@@ -82,7 +83,9 @@ def run_sync(
     report = SyncReport(dry_run=dry_run, conflict_mode=mode)
     lock = contextlib.nullcontext() if dry_run else locked(repo.task_dir, "sync")
     with lock:
-        state = load_state(repo.task_dir)  # read inside the lock: another run may have saved
+        # Read inside the lock: another run may have written tasks and state meanwhile.
+        repo = Repository(repo.config, scan_tasks(repo.task_dir, repo.settings.ignore))
+        state = load_state(repo.task_dir)
         for config, found in zip(sources, credentials, strict=True):
             source = open_source(config, found, policy=policy, clock=clock)
             reconciler = Reconciler(
