@@ -1,11 +1,13 @@
 """``tasktool sync``: GitHub issues and Jira tickets into task files.
 
 A front end over the core write path (:mod:`tasktool.writes`: locks, atomic
-replace, the configured id strategy); it never imports the CLI. Modules:
+replace, the configured id strategy); it never imports the CLI, nor the CLI it. Modules:
 ``sources`` (the config entries), ``transport`` (httpx, retries, rate limits),
 ``github`` and ``jira`` (the trackers), ``adf`` (Jira rich text to Markdown),
 ``mapping`` (``field_map``), ``state`` (the state file), ``engine`` (the
-reconciliation), ``report`` (results) and ``run`` (a whole run).
+reconciliation), ``report`` (results), ``run`` (a whole run) and ``command``
+(the Click command, which the CLI loads by name; importing this package does
+not load click).
 """
 
 from __future__ import annotations

@@ -1,4 +1,9 @@
-"""``sync``: import GitHub issues and Jira tickets as task files (see :mod:`tasktool.sync`)."""
+"""The ``sync`` Click command: import GitHub issues and Jira tickets as task files.
+
+The CLI group loads this command by name (:data:`tasktool.cli.commands.COMMANDS`);
+it does not import the CLI either: the group's global options arrive as
+``ctx.obj``, used through the small :class:`CliOptions` protocol.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +11,26 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator
+from typing import Protocol
 
 import click
 
-from tasktool.cli.commands.base import GlobalOptions, format_option, load_repository, output_format
-from tasktool.present.render import emit_data
+from tasktool.planning.repository import Repository
+from tasktool.present.render import FORMATS, emit_data
 from tasktool.sync import CONFLICT_MODES, SyncReport, configured_sources, run_sync
 from tasktool.sync.engine import Progress
+
+
+class CliOptions(Protocol):
+    """What the command uses of the CLI's global options."""
+
+    format: str | None
+    loud: bool
+    silent: bool
+
+    def repository(self) -> Repository: ...
+
+    def warn(self, message: str) -> None: ...
 
 
 @contextlib.contextmanager
@@ -41,7 +59,7 @@ def _progress(enabled: bool) -> Iterator[Progress | None]:
         yield advance
 
 
-def _print_report(options: GlobalOptions, report: SyncReport) -> None:
+def _print_report(options: CliOptions, report: SyncReport) -> None:
     for source in report.sources:
         counted: dict[tuple[str, str], int] = {}
         for missing in source.unmapped:
@@ -84,10 +102,16 @@ def _print_report(options: GlobalOptions, report: SyncReport) -> None:
     help="A task edited locally whose item also changed remotely: skip it, take the remote "
     "version, or keep the local one.",
 )
-@format_option
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default=None,
+    help="Output format (default: the global --format, else table).",
+)
 @click.pass_obj
 def sync_command(
-    options: GlobalOptions,
+    options: CliOptions,
     /,
     *,
     source_name: str | None,
@@ -102,9 +126,9 @@ def sync_command(
     'created N, updated N, unchanged N, conflicts N, errors N'; exits 1 when there
     were errors.
     """
-    repo = load_repository(options)
+    repo = options.repository()
     sources = configured_sources(repo, source_name)
-    chosen = output_format(options, fmt)
+    chosen = fmt or options.format or "table"
     with _progress(chosen == "table" and sys.stderr.isatty() and not options.silent) as progress:
         report = run_sync(
             repo,
