@@ -286,6 +286,12 @@ class Workspace:
         }
 
 
+def _entry(lines: list[str], extra: dict[str, str]) -> str:
+    """One ``sync.sources`` item of the config, with ``extra`` keys (YAML flow values)."""
+    lines = lines + [f"      {key}: {value}" for key, value in extra.items()]
+    return "\n".join(lines) + "\n"
+
+
 def github_entry(url: str, **extra: str) -> str:
     lines = [
         "    - name: github",
@@ -299,8 +305,7 @@ def github_entry(url: str, **extra: str) -> str:
         "        labels_to_tags: true",
         "        assignee_to_owner: true",
     ]
-    lines += [f"      {key}: {value}" for key, value in extra.items()]
-    return "\n".join(lines) + "\n"
+    return _entry(lines, extra)
 
 
 def jira_entry(url: str, **extra: str) -> str:
@@ -317,5 +322,4 @@ def jira_entry(url: str, **extra: str) -> str:
         "        labels_to_tags: true",
         "        assignee_to_owner: true",
     ]
-    lines += [f"      {key}: {value}" for key, value in extra.items()]
-    return "\n".join(lines) + "\n"
+    return _entry(lines, extra)
