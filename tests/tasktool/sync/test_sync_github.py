@@ -310,3 +310,19 @@ def test_verbose_lists_every_change(workspace: Workspace, github: FakeGitHub) ->
     assert "github: created acme/widgets#1 (task 001)" in result.output
     quiet = workspace.sync()
     assert quiet.output == "created 0, updated 0, unchanged 1, conflicts 0, errors 0\n"
+
+
+def test_a_renumbered_task_is_followed(synced: Workspace, github: FakeGitHub) -> None:
+    old = synced.tasks / TASK_1
+    new = synced.tasks / "github/042-crash-on-start.md"
+    new.write_text(old.read_text().replace("id: '001'", "id: '042'"))
+    old.unlink()
+    assert synced.sync().output.splitlines()[-1].startswith("created 0, updated 0, unchanged 5")
+    state = json.loads((synced.tasks / ".tasktool" / STATE_FILE).read_text())
+    assert state["sources"]["github"]["acme/widgets#1"]["task_id"] == "042"
+    github.issues[1]["title"] = "Crash on start, renamed"
+    result = synced.sync()  # the new id is a local edit
+    assert "conflict acme/widgets#1 (task 042)" in result.output
+    synced.sync("--conflict", "remote")
+    assert "title: Crash on start, renamed" in new.read_text()
+    assert len(synced.task_files()) == 5

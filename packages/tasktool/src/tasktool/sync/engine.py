@@ -130,6 +130,10 @@ class Reconciler:
                     self._remember(task, desired)
                     return self._outcome("unchanged", desired, task, "adopted by external_id")
                 return self._conflict(task, desired, None)
+            if record.task_id != task.id and not self.dry_run:  # renumbered (deduplicate)
+                record = self.records[item.external_id] = Record(
+                    task_id=task.id, remote_hash=record.remote_hash, local_hash=record.local_hash
+                )
             if record.remote_hash == desired.remote_hash:
                 return self._outcome("unchanged", desired, task)
             if file_hash(Path(task.file_path)) == record.local_hash:
