@@ -12,10 +12,10 @@ not load click).
 
 from __future__ import annotations
 
+from tasktool.config.sync import SourceConfig, parse_sources
 from tasktool.sync.adf import adf_to_markdown
 from tasktool.sync.report import CONFLICT_MODES, ConflictMode, Outcome, SourceReport, SyncReport
 from tasktool.sync.run import configured_sources, run_sync
-from tasktool.sync.sources import SourceConfig, parse_sources
 from tasktool.sync.transport import Clock, RetryPolicy
 
 __all__ = [

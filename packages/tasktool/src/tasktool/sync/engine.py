@@ -25,6 +25,7 @@ import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from tasktool.config.sync import SourceConfig
 from tasktool.model.errors import TaskToolError
 from tasktool.model.task import Task
 from tasktool.planning.changes import TaskChange
@@ -33,7 +34,6 @@ from tasktool.planning.writes import create_task, update_task
 from tasktool.sync.mapping import Desired, desired_task
 from tasktool.sync.remote import RemoteItem
 from tasktool.sync.report import Action, ConflictMode, Outcome, SourceReport
-from tasktool.sync.sources import SourceConfig
 from tasktool.sync.state import Record, file_hash
 
 #: The frontmatter key naming the source a synced task came from.

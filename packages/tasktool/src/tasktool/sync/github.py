@@ -14,9 +14,9 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
+from tasktool.config.sync import SourceConfig
 from tasktool.model.errors import TaskToolError
 from tasktool.sync.remote import RemoteItem
-from tasktool.sync.sources import SourceConfig
 from tasktool.sync.transport import Clock, RetryPolicy, Transport
 
 PAGE_SIZE = 100

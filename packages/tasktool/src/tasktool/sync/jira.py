@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from tasktool.config.sync import SourceConfig
 from tasktool.model.errors import TaskToolError
 from tasktool.sync.adf import adf_to_markdown
 from tasktool.sync.remote import RemoteItem
-from tasktool.sync.sources import SourceConfig
 from tasktool.sync.transport import Clock, RetryPolicy, Transport
 
 PAGE_SIZE = 50

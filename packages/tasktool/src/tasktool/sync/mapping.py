@@ -17,8 +17,8 @@ import re
 
 import msgspec
 
+from tasktool.config.sync import FieldMap
 from tasktool.sync.remote import RemoteItem
-from tasktool.sync.sources import FieldMap
 
 _TAG_SEPARATORS = re.compile(r"[\s,]+")
 

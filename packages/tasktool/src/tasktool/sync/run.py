@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from tasktool.config.document import read_config
+from tasktool.config.sync import SourceConfig, parse_sources, read_credentials
 from tasktool.files.scan import scan_tasks
 from tasktool.files.storage import locked
 from tasktool.model.errors import TaskToolError
@@ -23,7 +24,6 @@ from tasktool.sync.github import GitHubSource
 from tasktool.sync.jira import JiraSource
 from tasktool.sync.remote import Source
 from tasktool.sync.report import ConflictMode, SyncReport
-from tasktool.sync.sources import SourceConfig, parse_sources, read_credentials
 from tasktool.sync.state import load_state, save_state
 from tasktool.sync.transport import Clock, RetryPolicy
 

@@ -7,6 +7,9 @@ after their tracker, ``github``, ``jira-web``); otherwise ``base_url`` does
 (``api.github.com``, ``*.atlassian.net``, a host or path mentioning ``github``
 or ``jira``). An entry that none of these classify is a ``sync.config.type``
 error naming it.
+
+The loader turns every problem into an error diagnostic (``validate`` shows
+them); only ``sync`` refuses to run under them, other commands do not care.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from urllib.parse import urlsplit
 
 import msgspec
 
+from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.errors import TaskToolError
 from tasktool.model.task import Priority, Status
 
@@ -256,25 +260,54 @@ def _entry(entry: Any, index: int, base_dir: str) -> SourceConfig:
     )
 
 
+def _parse(section: Any, base_dir: str) -> tuple[tuple[SourceConfig, ...], list[TaskToolError]]:
+    """The entries that are usable, and one error per entry (or section) that is not."""
+    if section is None:
+        return (), []
+    if not isinstance(section, dict):
+        return (), [_error("type", "the sync section must be a mapping with a 'sources' list")]
+    unknown = sorted(str(key) for key in section if key != "sources")
+    if unknown:
+        return (), [_error("unknown_key", f"sync: unknown key {unknown[0]!r} (allowed: sources)")]
+    entries = section.get("sources")
+    if entries is None:
+        return (), []
+    if not isinstance(entries, list):
+        return (), [_error("type", "sync.sources must be a list")]
+    sources: list[SourceConfig] = []
+    errors: list[TaskToolError] = []
+    for index, entry in enumerate(entries):
+        try:
+            source = _entry(entry, index, base_dir)
+        except TaskToolError as exc:
+            errors.append(exc)
+            continue
+        if any(other.name == source.name for other in sources):
+            errors.append(
+                _error("duplicate", f"sync source name {source.name!r} is used more than once")
+            )
+            continue
+        sources.append(source)
+    return tuple(sources), errors
+
+
 def parse_sources(section: Any, base_dir: str) -> tuple[SourceConfig, ...]:
     """The checked entries of the ``sync`` section (``output_dir`` relative to ``base_dir``,
     the config file's directory); the first problem raises ``sync.config.*``."""
-    if section is None:
-        return ()
-    if not isinstance(section, dict):
-        raise _error("type", "the sync section must be a mapping with a 'sources' list")
-    _refuse_unknown(section, frozenset({"sources"}), "sync")
-    entries = section.get("sources")
-    if entries is None:
-        return ()
-    if not isinstance(entries, list):
-        raise _error("type", "sync.sources must be a list")
-    sources = tuple(_entry(entry, index, base_dir) for index, entry in enumerate(entries))
-    names = [source.name for source in sources]
-    for name in names:
-        if names.count(name) > 1:
-            raise _error("duplicate", f"sync source name {name!r} is used more than once")
+    sources, errors = _parse(section, base_dir)
+    if errors:
+        raise errors[0]
     return sources
+
+
+def sync_diagnostics(section: Any, base_dir: str, file: str | None) -> list[Diagnostic]:
+    """Every problem of the ``sync`` section as an error diagnostic (shown by ``validate``;
+    only ``sync`` refuses to run under them)."""
+    _, errors = _parse(section, base_dir)
+    return [
+        Diagnostic(severity="error", code=error.code, message=error.message, file=file)
+        for error in errors
+    ]
 
 
 def read_credentials(source: SourceConfig, env: Mapping[str, str]) -> tuple[str | None, str | None]:
@@ -306,4 +339,5 @@ __all__ = [
     "infer_kind",
     "parse_sources",
     "read_credentials",
+    "sync_diagnostics",
 ]

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from tasktool.cli.main import main
+from tasktool.config import load_config
+from tasktool.config.sync import infer_kind, parse_sources, read_credentials
 from tasktool.model.errors import TaskToolError
-from tasktool.sync.sources import infer_kind, parse_sources, read_credentials
 
 
 def entry(**fields: Any) -> dict[str, Any]:
@@ -102,3 +106,30 @@ def test_credentials_name_the_variable_never_the_value() -> None:
         read_credentials(source, {"U": "me@x", "T": "  "})
     assert caught.value.code == "sync.env_missing"
     assert "T is not set" in caught.value.message
+
+
+def test_validate_reports_sync_errors_and_other_commands_still_run(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / "tasks").mkdir()
+    (root / ".tasktool.yaml").write_text(
+        "dir: tasks\nsync:\n  sources:\n"
+        "    - {name: tracker, project: a/b, output_dir: tasks/t}\n"
+        "    - {name: github, project: a/b, output_dir: tasks/g}\n"
+        "    - {name: github, project: c/d, output_dir: tasks/h}\n"
+    )
+    env = {"HOME": str(tmp_path)}
+    config = load_config(cwd=root, env=env, home=tmp_path)
+    assert [(d.severity, d.code) for d in config.diagnostics] == [
+        ("error", "sync.config.type"),
+        ("error", "sync.config.duplicate"),
+    ]
+    assert config.diagnostics[0].file == str(root / ".tasktool.yaml")
+    runner = CliRunner()
+    at = ["--config", str(root / ".tasktool.yaml")]
+    validated = runner.invoke(main, [*at, "validate"], env=env, catch_exceptions=False)
+    assert validated.exit_code == 1
+    assert "sync.config.type" in validated.output
+    assert "sync source 'tracker': cannot tell" in validated.output
+    listed = runner.invoke(main, [*at, "list"], env=env, catch_exceptions=False)
+    assert listed.exit_code == 0, listed.output
