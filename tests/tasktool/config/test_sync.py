@@ -133,3 +133,15 @@ def test_validate_reports_sync_errors_and_other_commands_still_run(tmp_path: Pat
     assert "sync source 'tracker': cannot tell" in validated.output
     listed = runner.invoke(main, [*at, "list"], env=env, catch_exceptions=False)
     assert listed.exit_code == 0, listed.output
+
+
+def test_credentials_that_cannot_be_sent_are_refused_unseen() -> None:
+    (source,) = parse_sources(
+        {"sources": [{**JIRA, "name": "jira", "base_url": "https://acme.atlassian.net"}]}, "/r"
+    )
+    for user, token in (("zq@x", "qv zk"), ("zq@x", "qv\nzk"), ("zq\x00@x", "qvzk")):
+        with pytest.raises(TaskToolError) as caught:
+            read_credentials(source, {"U": user, "T": token})
+        assert caught.value.code == "sync.env_invalid"
+        assert "qv" not in caught.value.message
+        assert "zq" not in caught.value.message

@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 
 from tasktool.config import Overrides
+from tasktool.model.errors import TaskToolError
 from tasktool.planning.repository import load_context
 from tasktool.sync import RetryPolicy, SyncReport, configured_sources, run_sync
+from tasktool.sync.transport import Transport
 from tests.tasktool.sync.trackers import (
     Canned,
     FakeGitHub,
@@ -159,3 +161,17 @@ def test_next_page_on_another_host_is_not_followed(
     assert "not following it with the token" in (source.error or "")
     assert report.totals()["created"] == 2  # the first page was imported
     assert len(github.seen) == 1
+
+
+def test_a_protocol_error_never_shows_the_header(github: FakeGitHub) -> None:
+    transport = Transport(
+        source="github",
+        headers={"Authorization": "Bearer abc\ndef"},
+        policy=RetryPolicy(attempts=2),
+        clock=RecordingClock(),
+    )
+    with transport, pytest.raises(TaskToolError) as caught:
+        transport.request("GET", f"{github.url}/repos/acme/widgets/issues")
+    assert caught.value.code == "sync.unavailable"
+    assert "LocalProtocolError" in caught.value.message
+    assert "abc" not in caught.value.message

@@ -310,25 +310,34 @@ def sync_diagnostics(section: Any, base_dir: str, file: str | None) -> list[Diag
     ]
 
 
+def _credential(source: SourceConfig, variable: str, what: str, env: Mapping[str, str]) -> str:
+    value = env.get(variable, "").strip()
+    where = f"sync source {source.name!r}: the environment variable {variable}"
+    if not value:
+        raise TaskToolError(f"{where} is not set (it holds the {what})", code="sync.env_missing")
+    # A line break or control character would end up in an HTTP header, whose error
+    # messages quote it: refuse it here, without showing it.
+    if not value.isprintable() or (what == "API token" and any(c.isspace() for c in value)):
+        raise TaskToolError(
+            f"{where} holds characters no {what} has (blanks, line breaks, control characters)",
+            code="sync.env_invalid",
+        )
+    return value
+
+
 def read_credentials(source: SourceConfig, env: Mapping[str, str]) -> tuple[str | None, str | None]:
-    """``(user, token)`` from the variables the source names; ``sync.env_missing`` when one
-    is named but unset or empty. The values are never part of any message."""
-    values: list[str | None] = []
-    for variable in (source.user_env, source.token_env):
-        if variable is None:
-            values.append(None)
-            continue
-        value = env.get(variable, "")
-        if not value.strip():
-            raise TaskToolError(
-                f"sync source {source.name!r}: the environment variable {variable} is not set "
-                "(it holds the "
-                + ("user name" if variable == source.user_env else "API token")
-                + ")",
-                code="sync.env_missing",
-            )
-        values.append(value.strip())
-    return values[0], values[1]
+    """``(user, token)`` from the variables the source names: ``sync.env_missing`` when one
+    is named but unset or empty, ``sync.env_invalid`` when it cannot be a credential. The
+    values are never part of any message."""
+    user = (
+        None if source.user_env is None else _credential(source, source.user_env, "user name", env)
+    )
+    token = (
+        None
+        if source.token_env is None
+        else _credential(source, source.token_env, "API token", env)
+    )
+    return user, token
 
 
 __all__ = [

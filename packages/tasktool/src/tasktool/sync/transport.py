@@ -116,6 +116,12 @@ class Transport:
         import httpx
 
         self.source = source
+        # Messages never hold a credential; this is the belt to those braces.
+        self._secrets = [
+            value.split(" ", 1)[-1]
+            for key, value in headers.items()
+            if key.lower() == "authorization"
+        ] + ([auth[1]] if auth else [])
         self.policy = policy or RetryPolicy()
         self.clock = clock or SystemClock()
         self.retries = 0
@@ -136,6 +142,8 @@ class Transport:
         self._client.close()
 
     def _error(self, code: str, message: str) -> TaskToolError:
+        for secret in self._secrets:
+            message = message.replace(secret, "***")
         return TaskToolError(f"sync source {self.source!r}: {message}", code=code)
 
     def _backoff(self, attempt: int) -> float:
@@ -155,7 +163,11 @@ class Transport:
             try:
                 response = self._client.request(method, url, params=params, json=json)
             except httpx.TransportError as exc:
-                last = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+                last = type(exc).__name__
+                # Only network errors' texts are safe to show: a protocol error quotes the
+                # offending header, which may be the Authorization header.
+                if isinstance(exc, httpx.NetworkError | httpx.TimeoutException) and str(exc):
+                    last += f": {exc}"
                 self._wait(self._backoff(attempt), attempt)
                 continue
             wait = rate_limit_wait(response, self.clock.now())
