@@ -8,6 +8,7 @@ from urllib.parse import parse_qs
 
 import pytest
 
+from tasktool.sync import engine
 from tasktool.sync.state import STATE_FILE
 from tests.tasktool.sync.trackers import GITHUB_TOKEN, FakeGitHub, Workspace, github_entry
 
@@ -326,3 +327,16 @@ def test_a_renumbered_task_is_followed(synced: Workspace, github: FakeGitHub) ->
     synced.sync("--conflict", "remote")
     assert "title: Crash on start, renamed" in new.read_text()
     assert len(synced.task_files()) == 5
+
+
+def test_new_tasks_are_written_in_batches(
+    workspace: Workspace, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(engine, "CREATE_BATCH", 2)
+    for number in range(1, 8):
+        github.add(number, f"Issue {number}")
+    workspace.configure(github_entry(github.url))
+    result = workspace.sync()
+    assert result.output.splitlines()[-1].startswith("created 7, updated 0")
+    names = sorted(workspace.task_files("github"))
+    assert names == [f"github/{n:03d}-issue-{n}.md" for n in range(1, 8)]

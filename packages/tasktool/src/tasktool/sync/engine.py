@@ -30,7 +30,7 @@ from tasktool.model.errors import TaskToolError
 from tasktool.model.task import Task
 from tasktool.planning.changes import TaskChange
 from tasktool.planning.repository import Repository
-from tasktool.planning.writes import create_task, update_task
+from tasktool.planning.writes import NewTask, create_tasks, update_task
 from tasktool.sync.mapping import Desired, desired_task
 from tasktool.sync.remote import RemoteItem
 from tasktool.sync.report import Action, ConflictMode, Outcome, SourceReport
@@ -38,6 +38,8 @@ from tasktool.sync.state import Record, file_hash
 
 #: The frontmatter key naming the source a synced task came from.
 SOURCE_KEY = "sync_source"
+#: New tasks written per batch (one lock and one directory scan each).
+CREATE_BATCH = 100
 Progress = Callable[[str, int], None]
 
 
@@ -88,6 +90,7 @@ class Reconciler:
         }
         self.report = SourceReport(name=config.name, kind=config.kind)
         self.seen: set[str] = set()
+        self.pending: list[tuple[Desired, Action, str | None]] = []
 
     def run(self, items: Iterable[RemoteItem], progress: Progress | None = None) -> SourceReport:
         """Reconcile every item; an error of the source itself ends the pass (recorded)."""
@@ -96,12 +99,18 @@ class Reconciler:
                 if item.external_id in self.seen:
                     continue  # an item that moved between pages while paging
                 self.seen.add(item.external_id)
-                self.report.outcomes.append(self.reconcile(item))
+                outcome = self.reconcile(item)
+                if outcome is not None:
+                    self.report.outcomes.append(outcome)
+                if len(self.pending) >= CREATE_BATCH:
+                    self._flush()
                 if progress is not None:
                     progress(self.config.name, len(self.seen))
         except TaskToolError as exc:
             self.report.error, self.report.error_code = exc.message, exc.code
             return self.report
+        finally:
+            self._flush()  # what was fetched before a failure is still written
         self.report.removed_remotely = sorted(set(self.records) - self.seen)
         return self.report
 
@@ -112,8 +121,9 @@ class Reconciler:
                 return task
         return self.by_external.get(external_id)
 
-    def reconcile(self, item: RemoteItem) -> Outcome:
-        """Decide and apply one item; a failure becomes an ``error`` outcome."""
+    def reconcile(self, item: RemoteItem) -> Outcome | None:
+        """Decide and apply one item; a failure becomes an ``error`` outcome. A new task is
+        queued (``None``): :meth:`_flush` writes the queue in one batch."""
         desired = desired_task(item, self.config.field_map)
         self.report.unmapped.extend(desired.unmapped)
         record = self.records.get(item.external_id)
@@ -170,17 +180,44 @@ class Reconciler:
 
     def _create(
         self, desired: Desired, action: Action = "created", note: str | None = None
-    ) -> Outcome:
+    ) -> Outcome | None:
         if self.dry_run:
             return Outcome(external_id=desired.external_id, action=action, note=note)
-        fields: dict[str, object] = {
-            **{key: value for key, value in desired.scalars.items() if value is not None},
-            **{key: list(value) for key, value in desired.lists.items() if value},
-            SOURCE_KEY: self.config.name,
-        }
-        task = create_task(self.repo, fields, body=desired.body, group=self.group)
-        self._remember(task, desired)
-        return self._outcome(action, desired, task, note)
+        self.pending.append((desired, action, note))
+        return None
+
+    def _flush(self) -> None:
+        """Write the queued new tasks under one lock and one scan of the task directory."""
+        if not self.pending:
+            return
+        batch, self.pending = self.pending, []
+        tasks = [
+            NewTask(
+                fields={
+                    **{key: value for key, value in desired.scalars.items() if value is not None},
+                    **{key: list(value) for key, value in desired.lists.items() if value},
+                    SOURCE_KEY: self.config.name,
+                },
+                body=desired.body,
+                group=self.group,
+            )
+            for desired, _, _ in batch
+        ]
+        for (desired, action, note), result in zip(
+            batch, create_tasks(self.repo, tasks), strict=True
+        ):
+            if isinstance(result, TaskToolError):
+                self.report.outcomes.append(
+                    Outcome(
+                        external_id=desired.external_id,
+                        action="error",
+                        note=result.message,
+                        code=result.code,
+                    )
+                )
+                continue
+            self._remember(result, desired)
+            self.report.outcomes.append(self._outcome(action, desired, result, note))
 
     def _update(
         self, task: Task, desired: Desired, action: Action, note: str | None = None
@@ -214,7 +251,7 @@ class Reconciler:
                     code="task.broken",
                 )
 
-    def _deleted_locally(self, desired: Desired, record: Record) -> Outcome:
+    def _deleted_locally(self, desired: Desired, record: Record) -> Outcome | None:
         if record.remote_hash == desired.remote_hash:
             return Outcome(
                 external_id=desired.external_id,
