@@ -70,7 +70,7 @@ class SourceConfig(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def _error(code: str, message: str) -> TaskToolError:
-    return TaskToolError(message, code=f"sync.config.{code}")
+    return TaskToolError(message, code=code)
 
 
 def _text(entry: Mapping[str, Any], key: str, label: str) -> str | None:
@@ -78,7 +78,9 @@ def _text(entry: Mapping[str, Any], key: str, label: str) -> str | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, str | int | float) or not str(value):
-        raise _error("value", f"{label}: {key} must be a non-empty string, got {value!r}")
+        raise _error(
+            "sync.config.value", f"{label}: {key} must be a non-empty string, got {value!r}"
+        )
     return str(value)
 
 
@@ -95,7 +97,9 @@ def infer_kind(entry: Mapping[str, Any], label: str) -> SourceKind:
     explicit = entry.get("type")
     if explicit is not None:
         if explicit not in KINDS:
-            raise _error("type", f"{label}: type must be github or jira, got {explicit!r}")
+            raise _error(
+                "sync.config.type", f"{label}: type must be github or jira, got {explicit!r}"
+            )
         kind: SourceKind = explicit
         return kind
     for clue in (entry.get("name"), entry.get("base_url")):
@@ -103,7 +107,7 @@ def infer_kind(entry: Mapping[str, Any], label: str) -> SourceKind:
         if len(found) == 1:
             return found.pop()
     raise _error(
-        "type",
+        "sync.config.type",
         f"{label}: cannot tell whether it is a github or a jira source from its name or "
         "base_url; add 'type: github' or 'type: jira'",
     )
@@ -123,16 +127,19 @@ def _base_url(value: str, label: str) -> str:
     in clear text)."""
     parts = urlsplit(value)
     if parts.scheme not in {"http", "https"} or not parts.hostname:
-        raise _error("base_url", f"{label}: base_url must be an http(s) URL, got {value!r}")
+        raise _error(
+            "sync.config.base_url", f"{label}: base_url must be an http(s) URL, got {value!r}"
+        )
     if parts.scheme == "http" and not _is_loopback(parts.hostname):
         raise _error(
-            "base_url",
+            "sync.config.base_url",
             f"{label}: base_url {value!r} is plain http; use https (credentials would be "
             "sent in clear text)",
         )
     if parts.query or parts.fragment or parts.username or parts.password:
         raise _error(
-            "base_url", f"{label}: base_url must not carry credentials, a query or a fragment"
+            "sync.config.base_url",
+            f"{label}: base_url must not carry credentials, a query or a fragment",
         )
     return value.rstrip("/")
 
@@ -141,7 +148,7 @@ def _env_name(entry: Mapping[str, Any], key: str, label: str) -> str | None:
     name = _text(entry, key, label)
     if name is not None and not _ENV_NAME.match(name):
         raise _error(
-            "value",
+            "sync.config.value",
             f"{label}: {key} names an environment variable (like GITHUB_TOKEN), got {name!r}",
         )
     return name
@@ -151,12 +158,12 @@ def _mapping(value: Any, allowed: tuple[str, ...], what: str, label: str) -> dic
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise _error("field_map", f"{label}: field_map.{what} must be a mapping")
+        raise _error("sync.config.field_map", f"{label}: field_map.{what} must be a mapping")
     result: dict[str, str] = {}
     for key, target in value.items():
         if target not in allowed:
             raise _error(
-                "field_map",
+                "sync.config.field_map",
                 f"{label}: field_map.{what} maps {key!r} to {target!r}; "
                 f"expected one of: {', '.join(allowed)}",
             )
@@ -168,13 +175,13 @@ def _field_map(value: Any, label: str) -> FieldMap:
     if value is None:
         return FieldMap()
     if not isinstance(value, dict):
-        raise _error("field_map", f"{label}: field_map must be a mapping")
+        raise _error("sync.config.field_map", f"{label}: field_map must be a mapping")
     _refuse_unknown(value, _FIELD_MAP_KEYS, f"{label}: field_map")
     flags = {}
     for key in ("labels_to_tags", "assignee_to_owner"):
         flag = value.get(key, False)
         if not isinstance(flag, bool):
-            raise _error("field_map", f"{label}: field_map.{key} must be true or false")
+            raise _error("sync.config.field_map", f"{label}: field_map.{key} must be true or false")
         flags[key] = flag
     return FieldMap(
         status=_mapping(value.get("status"), tuple(Status), "status", label),
@@ -187,7 +194,7 @@ def _refuse_unknown(entry: Mapping[str, Any], allowed: frozenset[str], label: st
     unknown = sorted(str(key) for key in entry if key not in allowed)
     if unknown:
         raise _error(
-            "unknown_key",
+            "sync.config.unknown_key",
             f"{label}: unknown key {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})",
         )
 
@@ -196,39 +203,46 @@ def _filters(value: Any, kind: SourceKind, label: str) -> dict[str, str]:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise _error("filters", f"{label}: filters must be a mapping")
+        raise _error("sync.config.filters", f"{label}: filters must be a mapping")
     _refuse_unknown(value, _FILTER_KEYS[kind], f"{label}: filters")
     result = {}
     for key, item in value.items():
         if not isinstance(item, str) or not item.strip():
-            raise _error("filters", f"{label}: filters.{key} must be a non-empty string")
+            raise _error(
+                "sync.config.filters", f"{label}: filters.{key} must be a non-empty string"
+            )
         result[str(key)] = item
     state = result.get("state")
     if state is not None and state not in GITHUB_STATES:
-        raise _error("filters", f"{label}: filters.state must be one of {', '.join(GITHUB_STATES)}")
+        raise _error(
+            "sync.config.filters",
+            f"{label}: filters.state must be one of {', '.join(GITHUB_STATES)}",
+        )
     return result
 
 
 def _entry(entry: Any, index: int, base_dir: str) -> SourceConfig:
     label = f"sync.sources[{index}]"
     if not isinstance(entry, dict):
-        raise _error("entry", f"{label} must be a mapping")
+        raise _error("sync.config.entry", f"{label} must be a mapping")
     name = _text(entry, "name", label)
     if name is None:
-        raise _error("missing", f"{label}: name is required")
+        raise _error("sync.config.missing", f"{label}: name is required")
     label = f"sync source {name!r}"
     _refuse_unknown(entry, _ENTRY_KEYS, label)
     kind = infer_kind(entry, label)
     output_dir = _text(entry, "output_dir", label)
     if output_dir is None:
-        raise _error("missing", f"{label}: output_dir is required")
+        raise _error("sync.config.missing", f"{label}: output_dir is required")
     project = _text(entry, "project", label)
     base_url = _text(entry, "base_url", label)
     token_env = _env_name(entry, "token_env", label)
     user_env = _env_name(entry, "user_env", label)
     if kind == "github":
         if project is None or not _GITHUB_PROJECT.match(project):
-            raise _error("project", f"{label}: project must be owner/repository, got {project!r}")
+            raise _error(
+                "sync.config.project", f"{label}: project must be owner/repository, got {project!r}"
+            )
     else:
         missing = [
             key
@@ -241,10 +255,14 @@ def _entry(entry: Any, index: int, base_dir: str) -> SourceConfig:
             if value is None
         ]
         if missing:
-            raise _error("missing", f"{label}: a jira source needs {', '.join(missing)}")
+            raise _error(
+                "sync.config.missing", f"{label}: a jira source needs {', '.join(missing)}"
+            )
         assert project is not None
         if not _JIRA_PROJECT.match(project):
-            raise _error("project", f"{label}: project must be a Jira project key like PROJ")
+            raise _error(
+                "sync.config.project", f"{label}: project must be a Jira project key like PROJ"
+            )
     filters = _filters(entry.get("filters"), kind, label)
     return SourceConfig(
         name=name,
@@ -265,15 +283,21 @@ def _parse(section: Any, base_dir: str) -> tuple[tuple[SourceConfig, ...], list[
     if section is None:
         return (), []
     if not isinstance(section, dict):
-        return (), [_error("type", "the sync section must be a mapping with a 'sources' list")]
+        return (), [
+            _error("sync.config.type", "the sync section must be a mapping with a 'sources' list")
+        ]
     unknown = sorted(str(key) for key in section if key != "sources")
     if unknown:
-        return (), [_error("unknown_key", f"sync: unknown key {unknown[0]!r} (allowed: sources)")]
+        return (), [
+            _error(
+                "sync.config.unknown_key", f"sync: unknown key {unknown[0]!r} (allowed: sources)"
+            )
+        ]
     entries = section.get("sources")
     if entries is None:
         return (), []
     if not isinstance(entries, list):
-        return (), [_error("type", "sync.sources must be a list")]
+        return (), [_error("sync.config.type", "sync.sources must be a list")]
     sources: list[SourceConfig] = []
     errors: list[TaskToolError] = []
     for index, entry in enumerate(entries):
@@ -284,7 +308,10 @@ def _parse(section: Any, base_dir: str) -> tuple[tuple[SourceConfig, ...], list[
             continue
         if any(other.name == source.name for other in sources):
             errors.append(
-                _error("duplicate", f"sync source name {source.name!r} is used more than once")
+                _error(
+                    "sync.config.duplicate",
+                    f"sync source name {source.name!r} is used more than once",
+                )
             )
             continue
         sources.append(source)
