@@ -4,26 +4,29 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
-from tests.tasktool.sync.trackers import FakeGitHub, FakeJira, Served, Workspace
+from tests.tasktool.sync.trackers import FakeGitHub, FakeJira, Served, Tracker, Workspace
+
+T = TypeVar("T", bound=Tracker)
+
+
+def _serve(tracker: T) -> Iterator[T]:
+    served = Served(tracker)
+    yield tracker
+    served.stop()
 
 
 @pytest.fixture
 def github() -> Iterator[FakeGitHub]:
-    tracker = FakeGitHub("acme/widgets")
-    served = Served(tracker)
-    yield tracker
-    served.stop()
+    yield from _serve(FakeGitHub("acme/widgets"))
 
 
 @pytest.fixture
 def jira() -> Iterator[FakeJira]:
-    tracker = FakeJira("PROJ")
-    served = Served(tracker)
-    yield tracker
-    served.stop()
+    yield from _serve(FakeJira("PROJ"))
 
 
 @pytest.fixture
