@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from tasktool.config import LoadedConfig, Overrides, load_config
 from tasktool.diagnostics import Diagnostic
@@ -126,3 +126,23 @@ def load_context(
             code="task.dir_missing",
         )
     return Repository(config, scan_tasks(root, config.settings.ignore, use_cache=use_cache))
+
+
+class Loader(Protocol):
+    """Where a long-running front end (web server, MCP server, export) gets its tasks.
+
+    Called once per request, so every answer reflects the files on disk now.
+    :func:`loader` reads the one task directory; a worktree overlay plugs in here
+    by returning a loader that merges sibling worktrees.
+    """
+
+    def __call__(self, *, tolerant: bool = False) -> Repository: ...
+
+
+def loader(overrides: Overrides | None = None) -> Loader:
+    """A :class:`Loader` over :func:`load_context` with these global overrides."""
+
+    def load(*, tolerant: bool = False) -> Repository:
+        return load_context(overrides, tolerant=tolerant)
+
+    return load

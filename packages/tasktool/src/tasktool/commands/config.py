@@ -9,6 +9,7 @@ import click
 
 from tasktool.commands.base import GlobalOptions, format_option, output, output_format
 from tasktool.config import CONFIG_NAME, load_config
+from tasktool.documents import config_document
 from tasktool.errors import TaskToolError
 from tasktool.render import cell
 from tasktool.storage import atomic_write_text
@@ -30,13 +31,7 @@ def show_command(options: GlobalOptions, /, *, fmt: str | None) -> None:
     """
     loaded = load_config(options.overrides())
     options.loud, options.silent = loaded.settings.verbose, loaded.settings.quiet
-    data: dict[str, Any] = {
-        "file": loaded.file,
-        "settings": {
-            key: {"value": value, "source": loaded.sources[key]}
-            for key, value in loaded.values.items()
-        },
-    }
+    data = config_document(loaded)
     for problem in loaded.diagnostics:
         options.warn(f"{problem.message} [{problem.code}]")
     if output_format(options, fmt) != "table":

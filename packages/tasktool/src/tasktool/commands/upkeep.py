@@ -9,8 +9,6 @@ from pathlib import Path
 
 import click
 
-from mtcommon import CodedError
-from tasktool.checks import ValidationReport, build_report, check_tasks
 from tasktool.commands.base import (
     GlobalOptions,
     data_format,
@@ -20,9 +18,9 @@ from tasktool.commands.base import (
     output_format,
 )
 from tasktool.config import CONFIG_NAME, load_config
-from tasktool.diagnostics import Diagnostic
+from tasktool.documents import validation_report
 from tasktool.render import emit_data, emit_text
-from tasktool.repository import load_context
+from tasktool.repository import loader
 from tasktool.source_files import discover_files, read_source
 from tasktool.todos import scan_files
 from tasktool.worklog import add_entry, read_worklog
@@ -81,19 +79,6 @@ def todos_command(
     )
 
 
-def _validation(options: GlobalOptions) -> ValidationReport:
-    try:
-        repo = load_context(options.overrides(), tolerant=True)
-    except CodedError as exc:  # An unreadable config or a missing task dir: one error.
-        file = (exc.details or {}).get("file")
-        problem = Diagnostic(
-            severity="error", code=exc.code, message=exc.message, file=str(file) if file else None
-        )
-        return build_report([problem])
-    checks = check_tasks(repo.all_tasks, repo.settings)
-    return build_report(repo.config_diagnostics, repo.broken, checks)
-
-
 @click.command("validate")
 @click.option("--strict", is_flag=True, help="Exit 2 when there are warnings (and no errors).")
 @format_option
@@ -109,7 +94,7 @@ def validate_command(
     parents, dependency and parent cycles (the cycle printed), unknown phases
     and scopes; plus broken task-like files and every config rule.
     """
-    report = _validation(options)
+    report = validation_report(loader(options.overrides()))
     rows = [
         {"level": d.severity, "code": d.code, "task": d.task_id, "message": d.message}
         for d in (*report.errors, *report.warnings)

@@ -1,0 +1,153 @@
+"""The read queries every front end answers, as JSON-ready documents.
+
+The CLI, the web API, the static export and the MCP tools call these same
+functions with a loaded :class:`~tasktool.repository.Repository`, so a filter,
+a ranking or a validation means one thing everywhere::
+
+    repo = load_context(overrides)
+    list_tasks(repo, filters=["status=pending"])   # list / GET /api/tasks / MCP list
+    task_detail(repo, repo.get("007"))             # get / GET /api/tasks/007 / MCP get
+    rank(repo, limit=5)                            # next / GET /api/next / MCP next
+
+Pure over the repository: no printing, no HTTP, no process state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from mtcommon import CodedError
+from tasktool.config import LoadedConfig
+from tasktool.diagnostics import Diagnostic
+from tasktool.filters import apply_filters, sort_tasks
+from tasktool.model import Task, natural_key
+from tasktool.repository import Loader, Repository
+from tasktool.taskfile import is_safe_id
+from tasktool.views import task_view
+
+# ``list`` must stay light: ranking, the graph and the checks load in the queries that use them.
+if TYPE_CHECKING:
+    from tasktool.checks import ValidationReport
+    from tasktool.ranking import Ranked
+
+__all__ = [
+    "config_document",
+    "list_tasks",
+    "rank",
+    "task_detail",
+    "validation_report",
+]
+
+
+def list_tasks(
+    repo: Repository,
+    *,
+    filters: Sequence[str] = (),
+    sort: str | None = None,
+    limit: int = 0,
+    archived: bool = False,
+) -> list[Task]:
+    """``list``: active tasks (and archived ones when asked), filtered (AND), sorted, limited.
+
+    A bad filter or sort raises ``TaskToolError`` (``filter.*``).
+    """
+    pool = sorted(repo.all_tasks, key=lambda t: natural_key(t.id)) if archived else repo.tasks
+    tasks = apply_filters(pool, filters, repo.settings)
+    if sort:
+        tasks = sort_tasks(tasks, sort, repo.settings)
+    return tasks[:limit] if limit else tasks
+
+
+def _worklog(repo: Repository, task_id: str) -> dict[str, Any] | None:
+    """``{path, entries, last}`` of the task's worklog, or ``None`` when it has none."""
+    from tasktool.worklog import read_worklog  # only get needs it, not list
+
+    if not is_safe_id(task_id) or not repo.worklog_path(task_id).exists():
+        return None
+    entries = read_worklog(repo, task_id).entries
+    return {
+        "path": str(repo.worklog_path(task_id)),
+        "entries": len(entries),
+        "last": entries[-1].timestamp if entries else None,
+    }
+
+
+def task_detail(repo: Repository, task: Task) -> dict[str, Any]:
+    """``get``'s JSON: the task with its body, both directions of dependency, children,
+    unmet dependencies and a worklog summary."""
+    graph = repo.graph
+    unmet = graph.unmet_dependencies(task)
+    by_id = graph.by_id
+    detail = task_view(task, body=True)
+    detail.update(
+        dependents=list(graph.dependents.get(task.id, ())),
+        children=[
+            {"id": by_id[child].id, "title": by_id[child].title, "status": by_id[child].status}
+            for child in graph.children.get(task.id, ())
+        ],
+        unmet_dependencies=unmet,
+        blocked=bool(unmet),
+        resolved=task.resolved,
+        worklog=_worklog(repo, task.id),
+    )
+    return detail
+
+
+def _filter_predicate(repo: Repository, expressions: Sequence[str]) -> Callable[[Task], bool]:
+    """One pass of the ``list`` filters over the tasks, then a set lookup per candidate."""
+    kept = apply_filters(repo.tasks, expressions, repo.settings)
+    allowed = {id(task) for task in kept}
+    return lambda task: id(task) in allowed
+
+
+def rank(
+    repo: Repository,
+    *,
+    limit: int,
+    quick_wins: bool = False,
+    strict_phases: bool = True,
+    filters: Sequence[str] = (),
+) -> list[Ranked]:
+    """``next``: the ranked actionable tasks. Refuses (``config.next.*``) when the config's
+    ``next`` section is malformed, as every ``next`` surface must."""
+    from tasktool.ranking import rank_next
+
+    repo.config.require_next_config()
+    predicate = _filter_predicate(repo, filters) if filters else None
+    return rank_next(
+        repo.graph,
+        repo.settings,
+        strict_phases=strict_phases,
+        quick_wins=quick_wins,
+        limit=limit,
+        predicate=predicate,
+    )
+
+
+def validation_report(load: Loader) -> ValidationReport:
+    """``validate``: config and task checks. An unreadable config or a missing task
+    directory is one error in the report, not an exception."""
+    from tasktool.checks import build_report, check_tasks
+
+    try:
+        repo = load(tolerant=True)
+    except CodedError as exc:
+        file = (exc.details or {}).get("file")
+        problem = Diagnostic(
+            severity="error", code=exc.code, message=exc.message, file=str(file) if file else None
+        )
+        return build_report([problem])
+    checks = check_tasks(repo.all_tasks, repo.settings)
+    return build_report(repo.config_diagnostics, repo.broken, checks)
+
+
+def config_document(loaded: LoadedConfig) -> dict[str, Any]:
+    """``config show``'s JSON: ``{"file", "settings": {"<key>": {"value", "source"}}}``."""
+    return {
+        "file": loaded.file,
+        "settings": {
+            key: {"value": value, "source": loaded.sources[key]}
+            for key, value in loaded.values.items()
+        },
+    }
