@@ -14,7 +14,7 @@ Pure over the repository: no printing, no HTTP, no process state.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mtcommon import CodedError
@@ -23,8 +23,10 @@ from tasktool.diagnostics import Diagnostic
 from tasktool.filters import apply_filters, sort_tasks
 from tasktool.model import Task, natural_key
 from tasktool.repository import Loader, Repository
+from tasktool.settings import Settings
 from tasktool.taskfile import is_safe_id
-from tasktool.views import task_view
+from tasktool.views import task_view, task_views
+from tasktool.vocabulary import field_values
 
 # ``list`` must stay light: ranking, the graph and the checks load in the queries that use them.
 if TYPE_CHECKING:
@@ -32,11 +34,19 @@ if TYPE_CHECKING:
     from tasktool.ranking import Ranked
 
 __all__ = [
+    "board_document",
     "config_document",
+    "graph_document",
     "list_tasks",
+    "next_document",
     "rank",
+    "related_tasks",
+    "stats_document",
     "task_detail",
+    "tasks_document",
+    "tracks_document",
     "validation_report",
+    "vocabulary",
 ]
 
 
@@ -151,3 +161,90 @@ def config_document(loaded: LoadedConfig) -> dict[str, Any]:
             for key, value in loaded.values.items()
         },
     }
+
+
+VOCABULARY_FIELDS = ("status", "priority", "effort", "type", "phase")
+
+
+def vocabulary(settings: Settings) -> dict[str, list[str]]:
+    """The known values of the closed fields and of ``phase``, in their natural order."""
+    return {field: list(field_values(field, settings) or ()) for field in VOCABULARY_FIELDS}
+
+
+def tasks_document(
+    repo: Repository,
+    *,
+    filters: Sequence[str] = (),
+    sort: str | None = None,
+    limit: int = 0,
+    archived: bool = False,
+) -> list[dict[str, Any]]:
+    """``GET /api/tasks``: the ``list`` JSON."""
+    return task_views(list_tasks(repo, filters=filters, sort=sort, limit=limit, archived=archived))
+
+
+def related_tasks(repo: Repository, detail: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """``{"id", "title", "status"}`` of the tasks a detail names (dependencies, dependents)."""
+    ids = {*detail["dependencies"], *detail["dependents"]}
+    return {
+        task.id: {"id": task.id, "title": task.title, "status": task.status}
+        for task_id in ids
+        if (task := repo.by_id.get(task_id)) is not None
+    }
+
+
+def next_document(
+    repo: Repository,
+    *,
+    limit: int,
+    quick_wins: bool = False,
+    strict_phases: bool = True,
+    filters: Sequence[str] = (),
+) -> list[dict[str, Any]]:
+    """``GET /api/next``: the ``next`` JSON, same phase rules and options as the CLI."""
+    ranked = rank(
+        repo, limit=limit, quick_wins=quick_wins, strict_phases=strict_phases, filters=filters
+    )
+    return [item.to_json() for item in ranked]
+
+
+def board_document(repo: Repository, group_by: str) -> dict[str, Any]:
+    """``board``: active tasks in columns by ``group_by``."""
+    from tasktool.board import build_board
+
+    return build_board(repo.tasks, repo.settings, group_by).to_json()
+
+
+def graph_document(
+    repo: Repository,
+    *,
+    root: str | None = None,
+    upstream: bool = False,
+    downstream: bool = False,
+    exclude_status: Sequence[str] = (),
+) -> dict[str, Any]:
+    """``graph --format json``: the selected tasks, their edges and cycles."""
+    from tasktool.graph_render import select_graph
+
+    view = select_graph(
+        repo.graph,
+        root=root,
+        upstream=upstream,
+        downstream=downstream,
+        exclude_status=exclude_status,
+    )
+    return view.to_json()
+
+
+def stats_document(repo: Repository) -> dict[str, Any]:
+    """``stats``: counts, completion rate, blocked, longest chain."""
+    from tasktool.stats import compute_stats
+
+    return compute_stats(repo.all_tasks, repo.settings).to_json()
+
+
+def tracks_document(repo: Repository, *, strict_phases: bool = True) -> dict[str, Any]:
+    """``tracks``: actionable work split into tracks that do not share a scope."""
+    from tasktool.tracks import plan_tracks
+
+    return plan_tracks(repo.graph, repo.settings, strict_phases=strict_phases).to_json()

@@ -19,6 +19,15 @@ class TaskToolError(CodedError):
     code = "tasktool.error"
 
 
+def missing_extra(extra: str, error: ImportError) -> TaskToolError:
+    """A front end whose optional dependencies are not installed (``tasktool[web]``, ...)."""
+    return TaskToolError(
+        f"this command needs the {extra!r} extra ({error.name or error} is not installed): "
+        f"pip install 'tasktool[{extra}]'",
+        code="tasktool.missing_extra",
+    )
+
+
 def task_not_found(task_id: str) -> TaskToolError:
     """The one ``task.not_found`` error every front end raises."""
     return TaskToolError(f"no task with id {task_id!r}", code="task.not_found")

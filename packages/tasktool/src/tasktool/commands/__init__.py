@@ -26,6 +26,8 @@ COMMANDS: dict[str, str] = {
     "todos": "tasktool.commands.upkeep:todos_command",
     "validate": "tasktool.commands.upkeep:validate_command",
     "worklog": "tasktool.commands.upkeep:worklog_command",
+    "web": "tasktool.commands.web:web_group",
+    "mcp": "tasktool.commands.mcp:mcp_command",
 }
 
 __all__ = ["COMMANDS"]

@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 import click
 
-from tasktool.changes import TaskChange
+from tasktool.changes import TaskChange, new_task_fields
 from tasktool.commands.base import (
     GlobalOptions,
     format_option,
@@ -106,14 +106,11 @@ def add_command(
     completed_at/cancelled_at as set does. Values are checked as set checks them.
     """
     repo = load_repository(options)
-    fields: dict[str, Any] = {"title": title, "status": values.pop("status") or "pending"}
-    for field in (*(field for field, _flag, _text in SCALARS[1:]), *DATES):
-        if values.get(field):
-            fields[field] = values[field]
-    for field, _stem in LISTS:
-        items = split_values(values.get(field) or ())
-        if items:
-            fields[field] = list(items)
+    fields = new_task_fields(
+        title,
+        {field: values.get(field) for field in (*(f for f, _, _ in SCALARS), *DATES)},
+        {field: split_values(values.get(field) or ()) for field, _stem in LISTS},
+    )
     task = create_task(repo, fields, body=body, group=group, task_id=task_id)
     _echo_task(options, fmt, task_view(task), "added")
 

@@ -1,0 +1,129 @@
+"""The dashboard's ASGI application: ``create_app(config)``.
+
+::
+
+    app = create_app(WebConfig(load=loader(overrides), task_dir=Path("tasks")))
+
+Every request loads the tasks afresh through ``config.load`` (the scan cache
+keeps that cheap), so the answers follow the files on disk; blocking file
+work runs in a worker thread. Errors are ``{"error": {"code", "message"}}``
+with the status of :func:`http_status`; no traceback reaches a client.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Mount
+from starlette.staticfiles import StaticFiles
+
+from mtcommon import CodedError
+from tasktool.errors import TaskToolError
+from tasktool.repository import Loader
+from tasktool.web import api, routes
+from tasktool.web.events import ChangeFeed
+from tasktool.web.security import RequestGuard
+
+log = logging.getLogger("tasktool.web")
+STATIC_DIR = Path(__file__).parent / "static"
+
+#: Codes answered with something other than 400 (client errors) or 500 (the rest).
+_STATUS_BY_CODE = {
+    "task.not_found": 404,
+    "task.conflict": 409,
+    "task.exists": 409,
+    "web.readonly": 403,
+    "web.not_found": 404,
+}
+_CLIENT_PREFIXES = ("task.", "filter.", "graph.", "web.")
+
+
+def http_status(error: CodedError) -> int:
+    """The HTTP status of an error code: 404 unknown task, 409 conflicts, 403 read-only,
+    400 other request errors, 500 for the server's own trouble (config, files)."""
+    if error.code in _STATUS_BY_CODE:
+        return _STATUS_BY_CODE[error.code]
+    if error.code in {"task.lock", "task.unreadable", "task.dir_missing", "task.broken"}:
+        return 500
+    return 400 if error.code.startswith(_CLIENT_PREFIXES) else 500
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    """What one dashboard serves and how."""
+
+    load: Loader
+    task_dir: Path
+    ignore: tuple[str, ...] = ()
+    readonly: bool = False
+    #: ``Host`` values accepted (``None``: any; see :mod:`tasktool.web.security`).
+    hosts: frozenset[str] | None = frozenset()
+    #: The change feed, when the server runs it; else the app's lifespan runs its own.
+    feed: ChangeFeed | None = None
+
+
+def create_app(config: WebConfig) -> RequestGuard:
+    """The dashboard: JSON API under ``/api``, pages, ``/static``, behind the request guard."""
+    owned = config.feed is None
+    feed = config.feed or ChangeFeed(config.task_dir, config.ignore)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if owned:
+            await feed.start()
+        try:
+            yield
+        finally:
+            if owned:
+                await feed.close()
+
+    app = Starlette(
+        routes=[
+            *api.ROUTES,
+            *routes.ROUTES,
+            Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
+        ],
+        lifespan=lifespan,
+        exception_handlers={
+            CodedError: _coded_error,
+            404: _not_found,
+            Exception: _internal_error,
+        },
+    )
+    app.state.config = config
+    app.state.feed = feed
+    return RequestGuard(app, hosts=config.hosts)
+
+
+def _wants_html(request: Request) -> bool:
+    return not request.url.path.startswith("/api/")
+
+
+async def _coded_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, CodedError)
+    status = http_status(exc)
+    if status >= 500:
+        log.warning("%s %s: %s [%s]", request.method, request.url.path, exc.message, exc.code)
+    if _wants_html(request):
+        return routes.error_response(request, exc, status)
+    return api.error_response(exc, status)
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    error = TaskToolError(f"no page at {request.url.path}", code="web.not_found")
+    return await _coded_error(request, error)
+
+
+async def _internal_error(request: Request, exc: Exception) -> Response:
+    log.exception("%s %s failed", request.method, request.url.path)
+    error = TaskToolError(f"internal error: {type(exc).__name__}", code="tasktool.internal")
+    if _wants_html(request):
+        return routes.error_response(request, error, 500)
+    return api.error_response(error, 500)
