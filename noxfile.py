@@ -13,7 +13,7 @@ import nox
 
 ROOT = Path(__file__).parent
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
-PACKAGES = ["./packages/common", "./packages/matchmaker[postgres]", "./packages/tasktool"]
+PACKAGES = ["./packages/common", "./packages/matchmaker[postgres]", "./packages/tasktool[web,mcp]"]
 SOURCES = ["packages/common/src", "packages/matchmaker/src", "packages/tasktool/src"]
 
 nox.options.default_venv_backend = "uv|virtualenv"

@@ -128,6 +128,7 @@ def layout(
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{h(title)} · tasktool</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="{h(links.asset("app.css"))}">
 <script defer src="{h(links.asset("app.js"))}"></script>
 </head>
