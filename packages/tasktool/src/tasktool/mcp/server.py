@@ -21,8 +21,12 @@ from pydantic import Field
 
 from mtcommon import CodedError, render_line
 from tasktool import __version__
-from tasktool.changes import TaskChange, new_task_fields
-from tasktool.documents import (
+from tasktool.model.views import task_view
+from tasktool.planning.changes import TaskChange, new_task_fields
+from tasktool.planning.ranking import DEFAULT_LIMIT
+from tasktool.planning.repository import Loader
+from tasktool.planning.writes import create_task, update_task
+from tasktool.present.documents import (
     graph_document,
     next_document,
     task_detail,
@@ -30,10 +34,6 @@ from tasktool.documents import (
     tracks_document,
     validation_report,
 )
-from tasktool.ranking import DEFAULT_LIMIT
-from tasktool.repository import Loader
-from tasktool.views import task_view
-from tasktool.writes import create_task, update_task
 
 INSTRUCTIONS = """\
 Tasks kept as Markdown files with YAML frontmatter. Use `next` to pick work (it ranks
@@ -252,7 +252,7 @@ def create_server(load: Loader) -> MCPServer:
         """The dependency graph (as `tasktool graph`). json: {"nodes", "edges": [{"from",
         "to"}], "cycles"}; other formats: {"format", "text"}. Edges go from a dependency to
         the task that waits on it."""
-        from tasktool.graph_render import render_graph, select_graph
+        from tasktool.present.graph_render import render_graph, select_graph
 
         if (upstream or downstream) and root is None:
             raise ToolError("upstream and downstream need root [graph.root_missing]")

@@ -33,8 +33,12 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from mtcommon import CodedError, render_json
-from tasktool.changes import change_from_json
-from tasktool.documents import (
+from tasktool.model.errors import TaskToolError
+from tasktool.planning.changes import change_from_json
+from tasktool.planning.ranking import DEFAULT_LIMIT
+from tasktool.planning.repository import Repository
+from tasktool.planning.writes import today, update_task
+from tasktool.present.documents import (
     board_document,
     config_document,
     graph_document,
@@ -45,13 +49,9 @@ from tasktool.documents import (
     tracks_document,
     validation_report,
 )
-from tasktool.errors import TaskToolError
-from tasktool.ranking import DEFAULT_LIMIT
-from tasktool.render import to_json
-from tasktool.repository import Repository
+from tasktool.present.render import to_json
 from tasktool.web.events import ChangeFeed
 from tasktool.web.pages import NextOptions
-from tasktool.writes import today, update_task
 
 T = TypeVar("T")
 KEEPALIVE_S = 15.0
@@ -194,7 +194,7 @@ async def board_endpoint(request: Request) -> Response:
 
 
 def board_field(request: Request) -> str:
-    from tasktool.board import GROUP_FIELDS
+    from tasktool.planning.board import GROUP_FIELDS
 
     group_by = request.query_params.get("group_by") or "status"
     if group_by not in GROUP_FIELDS:
@@ -203,7 +203,7 @@ def board_field(request: Request) -> str:
 
 
 def graph_options(request: Request) -> dict[str, Any]:
-    from tasktool.model import STATUS_ORDER
+    from tasktool.model.task import STATUS_ORDER
 
     excluded = query_list(request, "exclude_status")
     unknown = [status for status in excluded if status not in STATUS_ORDER]

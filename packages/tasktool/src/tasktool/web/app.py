@@ -25,8 +25,8 @@ from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
 from mtcommon import CodedError
-from tasktool.errors import TaskToolError
-from tasktool.repository import Loader
+from tasktool.model.errors import TaskToolError
+from tasktool.planning.repository import Loader
 from tasktool.web import api, routes
 from tasktool.web.events import ChangeFeed
 from tasktool.web.security import RequestGuard

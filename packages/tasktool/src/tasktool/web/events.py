@@ -14,8 +14,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from tasktool.repository import WORKLOG_DIR
-from tasktool.scan import is_scanned_folder
+from tasktool.files.scan import is_scanned_folder
+from tasktool.planning.repository import WORKLOG_DIR
 
 DEBOUNCE_MS = 200
 

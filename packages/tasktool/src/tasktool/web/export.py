@@ -21,8 +21,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tasktool.board import GROUP_FIELDS
-from tasktool.documents import (
+from tasktool.files.storage import atomic_write_text
+from tasktool.model.errors import TaskToolError
+from tasktool.planning.board import GROUP_FIELDS
+from tasktool.planning.ranking import DEFAULT_LIMIT
+from tasktool.planning.repository import Loader
+from tasktool.present.documents import (
     board_document,
     config_document,
     graph_document,
@@ -35,11 +39,7 @@ from tasktool.documents import (
     validation_report,
     vocabulary,
 )
-from tasktool.errors import TaskToolError
-from tasktool.ranking import DEFAULT_LIMIT
-from tasktool.render import to_json
-from tasktool.repository import Loader
-from tasktool.storage import atomic_write_text
+from tasktool.present.render import to_json
 from tasktool.web import pages
 from tasktool.web.layout import Links, export_name
 

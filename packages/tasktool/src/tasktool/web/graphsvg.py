@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tasktool.model import natural_key
+from tasktool.model.task import natural_key
 from tasktool.web.layout import Links, h
 
 NODE_W, NODE_H = 200.0, 46.0

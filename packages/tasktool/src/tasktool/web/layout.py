@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from tasktool import __version__
-from tasktool.taskfile import is_safe_id
+from tasktool.files.taskfile import is_safe_id
 
 NAV: tuple[tuple[str, str, str], ...] = (
     ("tasks", "Tasks", "t"),

@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tasktool.board import GROUP_FIELDS
-from tasktool.changes import EDITABLE_LISTS, EDITABLE_SCALARS
-from tasktool.ranking import DEFAULT_LIMIT
+from tasktool.planning.board import GROUP_FIELDS
+from tasktool.planning.changes import EDITABLE_LISTS, EDITABLE_SCALARS
+from tasktool.planning.ranking import DEFAULT_LIMIT
 from tasktool.web.graphsvg import graph_svg
 from tasktool.web.layout import Links, chips, data_attributes, h, layout, pill, task_link
 

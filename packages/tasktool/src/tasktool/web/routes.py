@@ -8,7 +8,8 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from mtcommon import CodedError
-from tasktool.documents import (
+from tasktool.planning.repository import Repository
+from tasktool.present.documents import (
     board_document,
     graph_document,
     related_tasks,
@@ -17,7 +18,6 @@ from tasktool.documents import (
     validation_report,
     vocabulary,
 )
-from tasktool.repository import Repository
 from tasktool.web import pages
 from tasktool.web.api import board_field, graph_options, next_options, ranked, with_repo
 from tasktool.web.layout import Links

@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from mtcommon import render_json
-from tasktool.errors import TaskToolError
+from tasktool.model.errors import TaskToolError
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -136,7 +136,7 @@ class RequestGuard:
 
 
 async def _send_json(send: Send, status: int, body: dict[str, Any]) -> None:
-    from tasktool.render import to_json
+    from tasktool.present.render import to_json
 
     data = to_json(body).encode()
     await send(

@@ -20,7 +20,7 @@ from hypercorn.asyncio import serve
 from hypercorn.config import Config, Sockets
 from hypercorn.typing import Framework
 
-from tasktool.errors import TaskToolError
+from tasktool.model.errors import TaskToolError
 from tasktool.web.app import WebConfig, create_app
 from tasktool.web.events import ChangeFeed
 from tasktool.web.security import allowed_hosts, is_loopback, is_wildcard

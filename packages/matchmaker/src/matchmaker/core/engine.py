@@ -1,0 +1,358 @@
+"""The matching core: clients, pools, sessions, membership. Synchronous, no I/O.
+
+Every operation takes plain values (and the time, where it matters) and
+returns its result plus a list of :data:`Delivery` — events for the I/O shell
+to send. Nothing here awaits, so one operation is atomic with respect to every
+other: a client can never be matched twice or half-matched.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+from matchmaker.config import Limits
+from matchmaker.core.commands import EnterPool
+from matchmaker.core.events import (
+    Delivery,
+    MemberInfo,
+    MemberJoined,
+    MemberLeft,
+    MessageRelayed,
+    PoolEntered,
+    PoolExpired,
+    PoolWithdrawn,
+    SessionCreated,
+    SessionJoined,
+)
+from matchmaker.core.modes import MODES
+from matchmaker.core.pools import PoolKey, PoolSpec, resolve_pool
+from matchmaker.core.state import ClientState, Entry, Member, Pool, Session
+from matchmaker.errors import MatchmakerError
+from matchmaker.model import FilterValue, Project
+
+__all__ = ["Matchmaker"]
+
+# Rebuild the expiry heap once this many of its items belong to entries that left otherwise.
+_HEAP_COMPACT_MIN = 1024
+
+
+class Matchmaker:
+    """All pools and sessions of one process, and the clients in them."""
+
+    def __init__(self, limits: Limits, *, node: str | None = None) -> None:
+        self.limits = limits
+        self.clients: dict[str, ClientState] = {}
+        self.pools: dict[PoolKey, Pool] = {}
+        self.sessions: dict[str, Session] = {}
+        self.rooms: dict[tuple[str, str], Session] = {}
+        self._node = node if node is not None else secrets.token_hex(3)
+        self._counter = itertools.count(1)
+        self._expiry: list[tuple[int, int, Entry]] = []
+        self._stale = 0
+
+    def _new_id(self, prefix: str) -> str:
+        return f"{prefix}{self._node}-{next(self._counter)}"
+
+    # -- clients --------------------------------------------------------------------------
+
+    def connect(
+        self, project_id: str, credential: str | None, attributes: dict[str, FilterValue]
+    ) -> ClientState:
+        """Register a client that completed ``hello``."""
+        client = ClientState(self._new_id("c"), project_id, credential, dict(attributes))
+        self.clients[client.client_id] = client
+        return client
+
+    def disconnect(self, client_id: str, reason: str = "disconnected") -> list[Delivery]:
+        """Forget a client: withdraw its entries and leave its sessions."""
+        client = self.clients.pop(client_id, None)
+        if client is None:
+            return []
+        for entry in list(client.entries.values()):
+            self._drop_entry(entry)
+        out: list[Delivery] = []
+        for session in list(client.sessions.values()):
+            self._leave(client, session, reason, out)
+        return out
+
+    # -- pools ----------------------------------------------------------------------------
+
+    def enter(
+        self, client_id: str, project: Project, request: EnterPool, now_ms: int
+    ) -> tuple[PoolEntered, list[Delivery]]:
+        """``pool.enter``: resolve the pool, admit the client, match what is complete."""
+        client = self.clients[client_id]
+        name, spec, is_policy = resolve_pool(project, request)
+        if name in client.entries:
+            raise MatchmakerError(
+                f"already waiting in pool {name!r}",
+                code="pool.already_entered",
+                details={"pool": name, "entry_id": client.entries[name].entry_id},
+            )
+        if len(client.entries) >= self.limits.max_pools_per_client:
+            raise MatchmakerError(
+                f"at most {self.limits.max_pools_per_client} live pool entries per client",
+                code="pool.limit",
+                details={"limit": self.limits.max_pools_per_client},
+            )
+        if len(client.sessions) >= self.limits.max_sessions_per_client:
+            raise _session_limit(self.limits)
+        pool = self._pool_for(project.id, name, spec, is_policy, request)
+        mode = MODES.get(pool.spec.mode)
+        if mode is None:
+            raise MatchmakerError(
+                f"pool mode {pool.spec.mode!r} is not served yet",
+                code="pool.mode_unsupported",
+                details={"pool": name, "mode": pool.spec.mode},
+            )
+        bucket = pool.spec.bucket_for(client.attributes)
+        ttl = min(request.ttl_ms or self.limits.entry_ttl_ms, self.limits.entry_ttl_ms)
+        seq = next(self._counter)
+        entry = Entry(
+            f"e{self._node}-{seq}", seq, client, pool, bucket, request.public, now_ms + ttl
+        )
+        self.pools[pool.key] = pool
+        pool.add(entry)
+        client.entries[name] = entry
+        heapq.heappush(self._expiry, (entry.expires_at, seq, entry))
+        entered = PoolEntered(
+            name, entry.entry_id, pool.spec.mode, pool.spec.group_size, entry.expires_at
+        )
+        out: list[Delivery] = []
+        for group in mode.after_enter(pool, entry):
+            self._form(pool, group, out)
+        return entered, out
+
+    def _pool_for(
+        self,
+        project_id: str,
+        name: str,
+        spec: PoolSpec | None,
+        is_policy: bool,
+        request: EnterPool,
+    ) -> Pool:
+        if is_policy:
+            assert spec is not None
+            key: PoolKey = ("policy", project_id, name, spec)
+            return self.pools.get(key) or Pool(key, project_id, name, spec)
+        key = ("adhoc", project_id, name)
+        live = self.pools.get(key)
+        if live is None:
+            if spec is None:
+                raise MatchmakerError(
+                    f"no live pool named {name!r}; send create: true with mode and groupSize",
+                    code="pool.not_found",
+                    details={"pool": name},
+                )
+            if spec.group_size > self.limits.max_session_members:
+                raise MatchmakerError(
+                    f"groupSize is at most {self.limits.max_session_members}",
+                    code="protocol.bad_request",
+                    details={"limit": self.limits.max_session_members},
+                )
+            return Pool(key, project_id, name, spec)
+        wanted = spec or PoolSpec.of(
+            request.mode or live.spec.mode,
+            request.group_size or live.spec.group_size,
+            request.filter if request.filter is not None else dict(live.spec.filter),
+        )
+        if wanted != live.spec:
+            raise MatchmakerError(
+                f"pool {name!r} is live with other parameters",
+                code="pool.conflict",
+                details={
+                    "pool": name,
+                    "mode": live.spec.mode,
+                    "groupSize": live.spec.group_size,
+                    "filter": dict(live.spec.filter),
+                },
+            )
+        return live
+
+    def leave_pool(self, client_id: str, name: str) -> str:
+        """``pool.leave``: withdraw the client's entry; returns its id."""
+        client = self.clients[client_id]
+        entry = client.entries.get(name)
+        if entry is None:
+            raise MatchmakerError(
+                f"no entry in pool {name!r}", code="pool.not_found", details={"pool": name}
+            )
+        self._drop_entry(entry)
+        return entry.entry_id
+
+    def expire(self, now_ms: int) -> list[Delivery]:
+        """Withdraw every entry whose TTL ran out by ``now_ms``; ``pool.expired`` to each."""
+        out: list[Delivery] = []
+        heap = self._expiry
+        while heap and heap[0][0] <= now_ms:
+            entry = heapq.heappop(heap)[2]
+            if entry.live:
+                self._drop_entry(entry, stale=False)
+                out.append(
+                    (
+                        (entry.client.client_id,),
+                        PoolExpired(entry.pool.name, entry.entry_id, "ttl"),
+                    )
+                )
+            else:
+                self._stale -= 1
+        return out
+
+    def _drop_entry(self, entry: Entry, *, stale: bool = True) -> None:
+        entry.live = False
+        pool = entry.pool
+        pool.remove(entry)
+        del entry.client.entries[pool.name]
+        if pool.size == 0 and self.pools.get(pool.key) is pool:
+            del self.pools[pool.key]
+        if stale:
+            self._stale += 1
+            if self._stale >= _HEAP_COMPACT_MIN and self._stale * 2 > len(self._expiry):
+                self._expiry = [item for item in self._expiry if item[2].live]
+                heapq.heapify(self._expiry)
+                self._stale = 0
+
+    def _form(self, pool: Pool, group: list[Entry], out: list[Delivery]) -> None:
+        session = Session(self._new_id("s"), pool.project_id, pool=pool.name)
+        for entry in group:
+            client = entry.client
+            self._drop_entry(entry)
+            # Matched in one pool: the client's other entries are withdrawn.
+            for other in list(client.entries.values()):
+                self._drop_entry(other)
+                out.append(
+                    (
+                        (client.client_id,),
+                        PoolWithdrawn(other.pool.name, other.entry_id, "matched"),
+                    )
+                )
+            session.members[client.client_id] = Member(client, entry.public)
+            client.sessions[session.session_id] = session
+        self.sessions[session.session_id] = session
+        self._announce(session, out)
+
+    def _announce(self, session: Session, out: list[Delivery]) -> None:
+        members = [MemberInfo(cid, m.public) for cid, m in session.members.items()]
+        for cid in session.members:
+            created = SessionCreated(session.session_id, members, cid, session.pool)
+            out.append(((cid,), created))
+
+    # -- sessions -------------------------------------------------------------------------
+
+    def join_session(
+        self, client_id: str, project: Project, room: str, create: bool, public: Any
+    ) -> tuple[SessionJoined, list[Delivery]]:
+        """``session.join``: enter an ad-hoc room, creating it with ``create: true``."""
+        client = self.clients[client_id]
+        if create and project.lockdown:
+            raise MatchmakerError(
+                "this Project is locked down: ad-hoc sessions cannot be created",
+                code="project.lockdown",
+            )
+        session = self.rooms.get((project.id, room))
+        if session is not None and client_id in session.members:
+            return SessionJoined(session.session_id, created=False), []
+        if len(client.sessions) >= self.limits.max_sessions_per_client:
+            raise _session_limit(self.limits)
+        out: list[Delivery] = []
+        if session is None:
+            if not create:
+                raise MatchmakerError(
+                    f"no session named {room!r}; send create: true to open it",
+                    code="session.not_found",
+                    details={"session": room},
+                )
+            session = Session(self._new_id("s"), project.id, room=room)
+            self.rooms[(project.id, room)] = session
+            self.sessions[session.session_id] = session
+        elif len(session.members) >= self.limits.max_session_members:
+            raise MatchmakerError(
+                f"session {room!r} is full",
+                code="session.full",
+                details={"limit": self.limits.max_session_members},
+            )
+        else:
+            joined = MemberJoined(session.session_id, client_id, public)
+            out.append((list(session.members), joined))
+        created = not session.members
+        session.members[client_id] = Member(client, public)
+        client.sessions[session.session_id] = session
+        members = [MemberInfo(cid, m.public) for cid, m in session.members.items()]
+        out.append(
+            (
+                (client_id,),
+                SessionCreated(session.session_id, members, client_id),
+            )
+        )
+        return SessionJoined(session.session_id, created), out
+
+    def leave_session(self, client_id: str, session_id: str) -> list[Delivery]:
+        """``session.leave``: the others get ``session.member_left {reason: left}``."""
+        client = self.clients[client_id]
+        session = self._membership(client, session_id)
+        out: list[Delivery] = []
+        self._leave(client, session, "left", out)
+        return out
+
+    def relay(
+        self, client_id: str, session_id: str, to: list[str] | None, data: object
+    ) -> Delivery:
+        """``session.send``: the ``session.message`` and who gets it."""
+        client = self.clients[client_id]
+        session = client.sessions.get(session_id) or self._membership(client, session_id)
+        members = session.members
+        if to is None:
+            recipients: Sequence[str] = [cid for cid in members if cid != client_id]
+        else:
+            missing = [cid for cid in to if cid not in members]
+            if missing:
+                raise MatchmakerError(
+                    "some recipients are not members of the session",
+                    code="session.not_member",
+                    details={"session_id": session_id, "to": missing},
+                )
+            # Each member once: repeating an id must not multiply one frame into a flood
+            # that overflows that member's outbound queue (3008).
+            recipients = list(dict.fromkeys(to))
+        return recipients, MessageRelayed(session_id, client_id, data)
+
+    def _membership(self, client: ClientState, session_id: str) -> Session:
+        session = client.sessions.get(session_id)
+        if session is not None:
+            return session
+        if session_id in self.sessions:
+            raise MatchmakerError(
+                "you are not a member of this session",
+                code="session.not_member",
+                details={"session_id": session_id},
+            )
+        raise MatchmakerError(
+            f"no session {session_id!r}",
+            code="session.not_found",
+            details={"session_id": session_id},
+        )
+
+    def _leave(
+        self, client: ClientState, session: Session, reason: str, out: list[Delivery]
+    ) -> None:
+        del session.members[client.client_id]
+        del client.sessions[session.session_id]
+        if session.members:
+            left = MemberLeft(session.session_id, client.client_id, reason)
+            out.append((list(session.members), left))
+            return
+        del self.sessions[session.session_id]
+        if session.room is not None:
+            del self.rooms[(session.project_id, session.room)]
+
+
+def _session_limit(limits: Limits) -> MatchmakerError:
+    return MatchmakerError(
+        f"at most {limits.max_sessions_per_client} sessions per client",
+        code="session.limit",
+        details={"limit": limits.max_sessions_per_client},
+    )

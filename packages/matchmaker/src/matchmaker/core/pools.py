@@ -1,0 +1,120 @@
+"""Pools: which pool a ``pool.enter`` means, with which parameters, and who it admits.
+
+A pool's parameters are a :class:`PoolSpec`. A policy pool takes its spec from
+the policy at the time of entry; an ad-hoc pool is created with a spec by the
+first ``create: true`` and joined by name afterwards. Live pools are keyed by
+spec, so editing a policy never changes a pool that has entries: new entries
+go to a pool with the new spec, old ones drain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from matchmaker.core.commands import EnterPool
+from matchmaker.errors import MatchmakerError
+from matchmaker.model import SELF, FilterValue, Project
+
+__all__ = ["Bucket", "PoolKey", "PoolSpec", "resolve_pool"]
+
+# One (kind, value) pair per ``@self`` key: the kind keeps ``true`` and ``1`` apart,
+# which Python's ``True == 1`` (and equal hashes) would otherwise put in one bucket.
+Bucket = tuple[tuple[str, FilterValue], ...]
+# ("policy", project, name, spec) or ("adhoc", project, name)
+PoolKey = tuple[object, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PoolSpec:
+    """The parameters of a pool: mode, group size and filter (sorted, hashable)."""
+
+    mode: str
+    group_size: int
+    filter: tuple[tuple[str, FilterValue], ...] = ()
+
+    @classmethod
+    def of(cls, mode: str, group_size: int, filter: dict[str, FilterValue] | None) -> PoolSpec:
+        return cls(mode, group_size, tuple(sorted((filter or {}).items())))
+
+    def bucket_for(self, attributes: dict[str, FilterValue]) -> Bucket:
+        """Admit a client by its attributes and return its bucket.
+
+        Raises ``pool.attribute_missing`` or ``pool.filter_mismatch``.
+        """
+        bucket: list[tuple[str, FilterValue]] = []
+        for key, wanted in self.filter:
+            if key not in attributes:
+                raise MatchmakerError(
+                    f"the pool filters on attribute {key!r}, which this client did not declare",
+                    code="pool.attribute_missing",
+                    details={"attribute": key},
+                )
+            value = attributes[key]
+            if wanted == SELF:
+                bucket.append((_kind(value), value))
+            elif _kind(value) != _kind(wanted) or value != wanted:
+                raise MatchmakerError(
+                    f"attribute {key!r} must be {wanted!r} to enter this pool",
+                    code="pool.filter_mismatch",
+                    details={"attribute": key, "expected": wanted, "actual": value},
+                )
+        return tuple(bucket)
+
+
+def _kind(value: FilterValue) -> str:
+    """The JSON kind of an attribute value: booleans are not numbers, 1 and 1.0 are one number."""
+    if isinstance(value, bool):
+        return "boolean"
+    return "number" if isinstance(value, int | float) else "string"
+
+
+def resolve_pool(project: Project, request: EnterPool) -> tuple[str, PoolSpec | None, bool]:
+    """``(pool name, spec, is_policy)`` for a ``pool.enter``, per the design's rules 1-3.
+
+    ``spec`` is ``None`` for an ad-hoc pool joined by name without ``create``:
+    the live pool's spec applies, and the caller raises ``pool.not_found`` when
+    there is none.
+    """
+    overrides = request.mode is not None or request.group_size is not None
+    overrides = overrides or request.filter is not None
+    name = request.policy if request.policy is not None else request.pool
+    if name is None:
+        policy = project.default_policy()
+        if policy is None:
+            raise MatchmakerError(
+                "name a policy or a pool: this Project has no default policy",
+                code="pool.policy_required",
+            )
+    else:
+        policy = project.policy(name)
+    if policy is not None:
+        if overrides:
+            raise MatchmakerError(
+                f"policy {policy.name!r} fixes mode, groupSize and filter; do not send them",
+                code="pool.conflict",
+                details={"policy": policy.name},
+            )
+        return policy.name, PoolSpec.of(policy.mode, policy.group_size, policy.filter), True
+    assert name is not None
+    if request.policy is not None:
+        raise MatchmakerError(
+            f"no policy named {name!r}", code="pool.policy_not_found", details={"policy": name}
+        )
+    if project.lockdown:
+        if request.create:
+            raise MatchmakerError(
+                "this Project is locked down: ad-hoc pools cannot be created",
+                code="project.lockdown",
+            )
+        raise MatchmakerError(
+            f"no policy named {name!r} (the Project is locked down)",
+            code="pool.policy_not_found",
+            details={"policy": name},
+        )
+    if not request.create:
+        return name, None, False
+    if request.mode is None or request.group_size is None:
+        raise MatchmakerError(
+            "creating a pool needs mode and groupSize", code="protocol.bad_request"
+        )
+    return name, PoolSpec.of(request.mode, request.group_size, request.filter), False

@@ -1,0 +1,128 @@
+"""A hypothesis state machine over the matching core.
+
+A simple model tracks which (client, pool) entries wait; every operation's
+deliveries must explain each change of the core's live entries. A lost entry,
+an entry matched twice, a client matched without an entry, a session of the
+wrong size or a session mixing ``@self`` buckets fails the run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from matchmaker.config import Limits
+from matchmaker.core import Delivery, EnterPool, Matchmaker
+from matchmaker.core.events import PoolExpired, PoolWithdrawn, SessionCreated
+from matchmaker.errors import MatchmakerError
+from matchmaker.model import MatchmakingPolicy, Project
+
+POLICIES = (
+    MatchmakingPolicy(name="duo", mode="auto", group_size=2, filter={"region": "@self"}),
+    MatchmakingPolicy(name="trio", mode="auto", group_size=3),
+    MatchmakingPolicy(
+        name="squad", mode="auto", group_size=4, filter={"region": "@self", "tier": "@self"}
+    ),
+    MatchmakingPolicy(name="solo", mode="auto", group_size=1),
+)
+PROJECT = Project(id="p", policies=POLICIES)
+SIZES = {p.name: p.group_size for p in POLICIES}
+FILTERS = {p.name: [k for k, v in (p.filter or {}).items() if v == "@self"] for p in POLICIES}
+
+
+class CoreMachine(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        self.core = Matchmaker(Limits(max_sessions_per_client=1000, entry_ttl_ms=50), node="h")
+        self.now = 0
+        self.waiting: dict[tuple[str, str], str] = {}  # (client, pool) -> entry id
+        self.attributes: dict[str, dict[str, Any]] = {}
+        self.sessions: set[str] = set()
+
+    def _apply(self, deliveries: list[Delivery]) -> None:
+        for recipients, event in deliveries:
+            if isinstance(event, SessionCreated):
+                data = event
+                assert data.pool is not None
+                members = [m.client_id for m in data.members]
+                assert list(recipients) == [data.you]
+                if data.session_id in self.sessions:
+                    assert data.you in members
+                    continue
+                self.sessions.add(data.session_id)
+                assert len(members) == SIZES[data.pool] == len(set(members))
+                for key in FILTERS[data.pool]:
+                    assert len({str(self.attributes[m][key]) for m in members}) == 1
+                for member in members:
+                    assert self.waiting.pop((member, data.pool), None) is not None
+            elif isinstance(event, PoolWithdrawn | PoolExpired):
+                (client,) = recipients
+                entry_id = self.waiting.pop((client, event.pool))
+                assert entry_id == event.entry_id
+
+    @rule(region=st.sampled_from(["eu", "us"]), tier=st.integers(0, 1))
+    def connect(self, region: str, tier: int) -> None:
+        client = self.core.connect("p", None, {"region": region, "tier": tier})
+        self.attributes[client.client_id] = {"region": region, "tier": tier}
+
+    @precondition(lambda self: self.attributes)
+    @rule(data=st.data(), pool=st.sampled_from([p.name for p in POLICIES]), ttl=st.integers(1, 60))
+    def enter(self, data: st.DataObject, pool: str, ttl: int) -> None:
+        client = data.draw(st.sampled_from(sorted(self.attributes)))
+        request = EnterPool(policy=pool, ttl_ms=ttl)
+        if (client, pool) in self.waiting or len(self.core.clients[client].entries) == 3:
+            with pytest.raises(MatchmakerError) as caught:
+                self.core.enter(client, PROJECT, request, self.now)
+            assert caught.value.code in {"pool.already_entered", "pool.limit"}
+            return
+        entered, out = self.core.enter(client, PROJECT, request, self.now)
+        self.waiting[(client, pool)] = entered.entry_id
+        self._apply(out)
+
+    @precondition(lambda self: self.waiting)
+    @rule(data=st.data())
+    def leave(self, data: st.DataObject) -> None:
+        client, pool = data.draw(st.sampled_from(sorted(self.waiting)))
+        assert self.core.leave_pool(client, pool) == self.waiting.pop((client, pool))
+
+    @precondition(lambda self: self.attributes)
+    @rule(data=st.data())
+    def disconnect(self, data: st.DataObject) -> None:
+        client = data.draw(st.sampled_from(sorted(self.attributes)))
+        self.core.disconnect(client)
+        del self.attributes[client]
+        self.waiting = {k: v for k, v in self.waiting.items() if k[0] != client}
+
+    @rule(step=st.integers(1, 40))
+    def tick(self, step: int) -> None:
+        self.now += step
+        self._apply(self.core.expire(self.now))
+
+    @invariant()
+    def live_entries_match_the_model(self) -> None:
+        live = {
+            (entry.client.client_id, pool.name): entry.entry_id
+            for pool in self.core.pools.values()
+            for fifo in pool.buckets.values()
+            for entry in fifo.values()
+        }
+        assert live == self.waiting
+        for pool in self.core.pools.values():
+            assert pool.size == sum(len(f) for f in pool.buckets.values()) > 0
+            assert all(0 < len(f) < pool.spec.group_size for f in pool.buckets.values())
+
+    @invariant()
+    def sessions_hold_connected_clients(self) -> None:
+        for session in self.core.sessions.values():
+            assert session.members
+            for client_id, member in session.members.items():
+                assert self.core.clients[client_id] is member.client
+                assert member.client.sessions[session.session_id] is session
+
+
+TestCore = CoreMachine.TestCase
+TestCore.settings = settings(max_examples=150, stateful_step_count=60, deadline=None)
