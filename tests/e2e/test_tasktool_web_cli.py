@@ -1,0 +1,123 @@
+"""``tasktool web start`` and ``web export`` as whole processes."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.e2e.tasktool_process import git_repository, run_tasktool, tasktool_env
+from tests.tasktool.conftest import Project
+from tests.tasktool.web.conftest import seed_tasks
+
+
+@pytest.fixture
+def seeded(tmp_path: Path) -> Project:
+    root = git_repository(tmp_path)
+    project = Project(root, tmp_path / "home")
+    seed_tasks(project)
+    return project
+
+
+def _env(project: Project, **extra: str) -> dict[str, str]:
+    return {**tasktool_env(project.home), **extra}
+
+
+@pytest.fixture
+def started(seeded: Project) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tasktool", "web", "start"],
+        cwd=seeded.root,
+        env=_env(seeded, TASKTOOL_WEB_PORT="0"),
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()  # blocks until the server says where it listens
+        match = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
+        assert match, line
+        yield process, match.group(1)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait(10)
+
+
+def test_web_start_serves_on_loopback_and_stops_on_sigint(
+    started: tuple[subprocess.Popen[str], str],
+) -> None:
+    process, url = started
+    assert httpx.get(url + "api/tasks", timeout=10).json()[0]["id"] == "001"
+    process.send_signal(signal.SIGINT)
+    assert process.wait(15) == 0
+    assert process.stderr is not None
+    assert "WARNING" not in process.stderr.read()  # loopback: no exposure banner
+
+
+@pytest.mark.parametrize("command", [("web", "start"), ("web", "export", "-o", "site")])
+def test_bad_next_section_refuses_web_start_and_export(
+    seeded: Project, command: tuple[str, ...]
+) -> None:
+    seeded.config("dir: tasks\nnext: last\n")
+    done = run_tasktool(command, cwd=seeded.root, env=_env(seeded, TASKTOOL_WEB_PORT="0"))
+    assert done.returncode == 1
+    assert "[config.next." in done.stderr
+    assert not (seeded.root / "site").exists()
+
+
+def test_missing_extra_names_it(seeded: Project) -> None:
+    blocked = (
+        "import sys; sys.modules['starlette'] = None; sys.modules['mcp'] = None; "
+        "from tasktool.cli.main import main; main()"
+    )
+    for command, extra in ((["web", "start"], "web"), (["mcp"], "mcp")):
+        done = subprocess.run(
+            [sys.executable, "-c", blocked, *command],
+            cwd=seeded.root,
+            env=_env(seeded),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 1
+        assert f"pip install 'tasktool[{extra}]'" in done.stderr
+        assert "[tasktool.missing_extra]" in done.stderr
+
+
+def test_export_writes_pages_and_json_and_deletes_nothing(seeded: Project) -> None:
+    site = seeded.root / "site"
+    site.mkdir()
+    (site / "keep.txt").write_text("mine")
+    done = run_tasktool(("web", "export", "-o", "site"), cwd=seeded.root, env=_env(seeded))
+    assert done.returncode == 0, done.stderr
+    assert (site / "keep.txt").read_text() == "mine"
+    for name in ("index.html", "tasks/002.html", "board-owner.html", "graph.html", "next.html",
+                 "validate.html", "static/app.js", "api/tasks.json", "api/tasks/002.json"):  # fmt: skip
+        assert (site / name).is_file(), name
+    cli_next = run_tasktool(("next", "--format", "json"), cwd=seeded.root, env=_env(seeded))
+    assert json.loads((site / "api/next.json").read_text()) == json.loads(cli_next.stdout)
+    index = (site / "index.html").read_text()
+    assert 'href="tasks/002.html"' in index
+    assert "http://" not in index
+    assert "https://" not in index
+    detail = (site / "tasks/002.html").read_text()
+    assert 'href="../static/app.css"' in detail
+    assert "data-edit-form" not in detail
+
+
+def test_export_into_a_file_is_refused(seeded: Project) -> None:
+    target: Path = seeded.root / "occupied"
+    target.write_text("a file")
+    done = run_tasktool(("web", "export", "-o", "occupied"), cwd=seeded.root, env=_env(seeded))
+    assert done.returncode in {1, 2}
+    assert target.read_text() == "a file"
