@@ -101,8 +101,11 @@ def test_export_writes_pages_and_json_and_deletes_nothing(seeded: Project) -> No
     done = run_tasktool(("web", "export", "-o", "site"), cwd=seeded.root, env=_env(seeded))
     assert done.returncode == 0, done.stderr
     assert (site / "keep.txt").read_text() == "mine"
-    for name in ("index.html", "tasks/002.html", "board-owner.html", "graph.html", "next.html",
-                 "validate.html", "static/app.js", "api/tasks.json", "api/tasks/002.json"):  # fmt: skip
+    expected = (
+        "index.html", "tasks/002.html", "board-owner.html", "graph.html", "next.html",
+        "validate.html", "static/app.js", "api/tasks.json", "api/tasks/002.json",
+    )  # fmt: skip
+    for name in expected:
         assert (site / name).is_file(), name
     cli_next = run_tasktool(("next", "--format", "json"), cwd=seeded.root, env=_env(seeded))
     assert json.loads((site / "api/next.json").read_text()) == json.loads(cli_next.stdout)
