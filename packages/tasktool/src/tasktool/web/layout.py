@@ -10,6 +10,7 @@ stylesheet and one script, both shipped in the package.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from html import escape
@@ -28,9 +29,15 @@ NAV: tuple[tuple[str, str, str], ...] = (
 )
 
 
+_SPECIAL = re.compile(r"[&<>\"']")
+
+
 def h(value: object) -> str:
-    """Text as HTML (``None`` as empty)."""
-    return "" if value is None else escape(str(value), quote=True)
+    """Text as HTML (``None`` as empty); most values have nothing to escape (fast path)."""
+    if value is None:
+        return ""
+    text = str(value)
+    return escape(text, quote=True) if _SPECIAL.search(text) else text
 
 
 def export_name(task_id: str) -> str:

@@ -255,6 +255,17 @@ def task_page(
     )  # fmt: skip
 
 
+def _card_meta(card: Mapping[str, Any], group_by: str) -> str:
+    parts = [
+        pill(field, card[field])
+        for field in ("status", "priority")
+        if card[field] and field != group_by
+    ]
+    if card["owner"] and group_by != "owner":
+        parts.append(f'<span class="muted">{h(card["owner"])}</span>')
+    return " ".join(parts)
+
+
 def board_page(board: Mapping[str, Any], links: Links) -> str:
     """Active tasks in columns by one field; a link per field to regroup."""
     group_by = board["group_by"]
@@ -269,9 +280,7 @@ def board_page(board: Mapping[str, Any], links: Links) -> str:
         cards = "".join(
             f'<li class="card status-{h(card["status"])}">'
             f"{task_link(links, card['id'], card['id'])} {h(card['title'])}"
-            f'<div class="meta">{pill("status", card["status"]) if group_by != "status" else ""}'
-            f"{pill('priority', card['priority']) if card['priority'] else ''}"
-            f"{' · ' + h(card['owner']) if card['owner'] else ''}</div></li>"
+            f'<div class="meta">{_card_meta(card, group_by)}</div></li>'
             for card in column["tasks"]
         )
         columns.append(
