@@ -7,6 +7,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -55,12 +56,46 @@ def started(seeded: Project) -> Iterator[tuple[subprocess.Popen[str], str]]:
 def test_web_start_serves_on_loopback_and_stops_on_sigint(
     started: tuple[subprocess.Popen[str], str],
 ) -> None:
+    """SIGINT stops the server promptly, even with an event stream open (it is ended)."""
     process, url = started
     assert httpx.get(url + "api/tasks", timeout=10).json()[0]["id"] == "001"
-    process.send_signal(signal.SIGINT)
+    with httpx.stream("GET", url + "api/events", timeout=10) as stream:
+        lines = stream.iter_lines()
+        assert next(lines) == "retry: 2000"
+        assert next(lines) == "event: ready"
+        process.send_signal(signal.SIGINT)
+        rest = list(lines)  # ends when the server closes the stream
+    assert all(not line.startswith("event: change") for line in rest)
     assert process.wait(15) == 0
     assert process.stderr is not None
     assert "WARNING" not in process.stderr.read()  # loopback: no exposure banner
+
+
+def test_open_starts_the_browser_at_the_dashboard(seeded: Project, tmp_path: Path) -> None:
+    opened = tmp_path / "opened"
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f'#!/bin/sh\necho "$1" > {opened}\n')
+    browser.chmod(0o755)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tasktool", "web", "start", "--open", "--port", "0"],
+        cwd=seeded.root,
+        env=_env(seeded, BROWSER=str(browser)),
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        url = re.search(r"http://\S+/", process.stderr.readline())
+        assert url
+        deadline = time.monotonic() + 15
+        while not (opened.exists() and opened.read_text().strip()):
+            assert time.monotonic() < deadline, "the browser was not opened"
+            time.sleep(0.05)
+        assert opened.read_text().strip() == url.group(0)
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(15)
 
 
 @pytest.mark.parametrize("command", [("web", "start"), ("web", "export", "-o", "site")])
