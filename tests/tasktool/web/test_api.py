@@ -116,7 +116,7 @@ def test_readonly_put_is_403_and_writes_nothing(readonly_dashboard: Dashboard) -
         answer = client.put("/api/tasks/001", json={"status": "completed"})
         page = client.get("/tasks/001").text
     assert answer.status_code == 403
-    assert answer.json()["error"]["code"] == "web.readonly"
+    assert answer.json()["error"]["code"] == "web.read_only"
     assert readonly_dashboard.task_file("001").read_bytes() == before
     assert "data-edit-form" not in page
     assert "read-only" in page

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mtcommon import CodedError
 from tasktool.config import load_config
-from tasktool.web.app import http_status
+from tasktool.model.errors import http_status
 from tasktool.web.security import RequestGuard, allowed_hosts, is_loopback
 from tasktool.web.server import exposure_banner
 from tests.tasktool.conftest import Project
@@ -83,9 +82,9 @@ def test_web_host_from_the_environment(project: Project) -> None:
 
 @pytest.mark.parametrize(
     ("code", "status"),
-    [("task.not_found", 404), ("task.conflict", 409), ("web.readonly", 403),
+    [("task.not_found", 404), ("task.conflict", 409), ("web.read_only", 403),
      ("task.invalid_fields", 400), ("filter.field", 400), ("config.next.unphased", 500),
-     ("task.unreadable", 500)],
+     ("web.unsupported_media_type", 415), ("web.host_forbidden", 403)],
 )  # fmt: skip
 def test_http_status(code: str, status: int) -> None:
-    assert http_status(CodedError("x", code=code)) == status
+    assert http_status(code) == status

@@ -153,7 +153,7 @@ async def put_endpoint(request: Request) -> Response:
     if config.readonly:
         raise TaskToolError(
             "the dashboard is read-only (web.readonly / --readonly); nothing was written",
-            code="web.readonly",
+            code="web.read_only",
         )
     try:
         payload = json.loads(await request.body())

@@ -7,7 +7,8 @@
 Every request loads the tasks afresh through ``config.load`` (the scan cache
 keeps that cheap), so the answers follow the files on disk; blocking file
 work runs in a worker thread. Errors are ``{"error": {"code", "message"}}``
-with the status of :func:`http_status`; no traceback reaches a client.
+with the status the error catalogue
+(``tasktool.model.errors``) gives its code; no traceback reaches a client.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
 from mtcommon import CodedError
-from tasktool.model.errors import TaskToolError
+from tasktool.model.errors import TaskToolError, http_status
 from tasktool.planning.repository import Loader
 from tasktool.web import api, routes
 from tasktool.web.events import ChangeFeed
@@ -33,26 +34,6 @@ from tasktool.web.security import RequestGuard
 
 log = logging.getLogger("tasktool.web")
 STATIC_DIR = Path(__file__).parent / "static"
-
-#: Codes answered with something other than 400 (client errors) or 500 (the rest).
-_STATUS_BY_CODE = {
-    "task.not_found": 404,
-    "task.conflict": 409,
-    "task.exists": 409,
-    "web.readonly": 403,
-    "web.not_found": 404,
-}
-_CLIENT_PREFIXES = ("task.", "filter.", "graph.", "web.")
-
-
-def http_status(error: CodedError) -> int:
-    """The HTTP status of an error code: 404 unknown task, 409 conflicts, 403 read-only,
-    400 other request errors, 500 for the server's own trouble (config, files)."""
-    if error.code in _STATUS_BY_CODE:
-        return _STATUS_BY_CODE[error.code]
-    if error.code in {"task.lock", "task.unreadable", "task.dir_missing", "task.broken"}:
-        return 500
-    return 400 if error.code.startswith(_CLIENT_PREFIXES) else 500
 
 
 @dataclass(frozen=True)
@@ -108,7 +89,7 @@ def _wants_html(request: Request) -> bool:
 
 async def _coded_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, CodedError)
-    status = http_status(exc)
+    status = http_status(exc.code)
     if status >= 500:
         log.warning("%s %s: %s [%s]", request.method, request.url.path, exc.message, exc.code)
     if _wants_html(request):
