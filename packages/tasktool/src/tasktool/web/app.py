@@ -32,7 +32,7 @@ from tasktool.web import api, routes
 from tasktool.web.events import ChangeFeed
 from tasktool.web.security import RequestGuard
 
-log = logging.getLogger("tasktool.web")
+log = logging.getLogger(__name__)
 STATIC_DIR = Path(__file__).parent / "static"
 
 

@@ -25,7 +25,6 @@ from tasktool.web.app import WebConfig, create_app
 from tasktool.web.events import ChangeFeed
 from tasktool.web.security import allowed_hosts, is_loopback, is_wildcard
 
-log = logging.getLogger("tasktool.web")
 GRACE_S = 2.0
 
 
