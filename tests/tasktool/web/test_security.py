@@ -50,6 +50,9 @@ def test_allowed_hosts() -> None:
     assert allowed_hosts("192.168.1.5", 8080) == frozenset({"192.168.1.5:8080"})
     assert "localhost" in (allowed_hosts("127.0.0.1", 80) or ())
     assert "[fe80::1]:81" in (allowed_hosts("fe80::1", 81) or ())
+    assert allowed_hosts("::1", 8080) == frozenset(
+        {"127.0.0.1:8080", "localhost:8080", "[::1]:8080"}
+    )
 
 
 @pytest.mark.parametrize(

@@ -69,10 +69,8 @@ def allowed_hosts(host: str, port: int) -> frozenset[str] | None:
     """The ``Host`` header values a server bound to ``host:port`` accepts (``None``: any)."""
     if is_wildcard(host):
         return None
-    if is_loopback(host):
-        names: tuple[str, ...] = (*LOOPBACK_NAMES, host)
-    else:
-        names = (f"[{host}]" if ":" in host else host,)
+    bracketed = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    names: tuple[str, ...] = (*LOOPBACK_NAMES, bracketed) if is_loopback(host) else (bracketed,)
     values = {f"{name}:{port}" for name in names}
     if port == 80:
         values.update(names)
