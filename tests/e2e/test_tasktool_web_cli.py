@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -159,3 +160,27 @@ def test_export_into_a_file_is_refused(seeded: Project) -> None:
     done = run_tasktool(("web", "export", "-o", "occupied"), cwd=seeded.root, env=_env(seeded))
     assert done.returncode in {1, 2}
     assert target.read_text() == "a file"
+
+
+def test_export_never_writes_through_a_link_out_of_dir(seeded: Project, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    site = seeded.root / "site"
+    site.mkdir()
+    (site / "tasks").symlink_to(outside, target_is_directory=True)
+    done = run_tasktool(("web", "export", "-o", "site"), cwd=seeded.root, env=_env(seeded))
+    assert done.returncode == 1
+    assert "[web.export]" in done.stderr
+    assert list(outside.iterdir()) == []
+
+
+def test_a_taken_port_is_a_coded_error(seeded: Project) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        done = run_tasktool(
+            ("web", "start", "--port", str(port)), cwd=seeded.root, env=_env(seeded)
+        )
+    assert done.returncode == 1
+    assert "[web.bind_failed]" in done.stderr
