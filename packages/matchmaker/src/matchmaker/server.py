@@ -117,13 +117,24 @@ async def run(
             tune_gc()
             log.info("garbage collector tuned for many connections (startup objects frozen)")
         # The "listening" lines come last: whoever waits for them finds the rest logged.
+        # One line per plane: its URL, whether the control plane is on, the store.
         if store is None:
-            log.info("no management key: control plane disabled, every Project is implicit")
-        log.info("data plane listening on http://%s:%d", *data)
-        if store is not None and management is not None:
             log.info(
-                "control plane listening on http://%s:%d/admin, store %s, %d Projects",
-                *management,
+                "data plane listening on %s (WebSocket %s/ws), control plane off "
+                "(no management key: every Project is implicit, nothing is stored)",
+                _url("http", *data),
+                _url("ws", *data),
+            )
+        elif management is not None:
+            log.info(
+                "data plane listening on %s (WebSocket %s/ws), control plane on, store %s",
+                _url("http", *data),
+                _url("ws", *data),
+                store.description,
+            )
+            log.info(
+                "control plane listening on %s/admin, store %s, %d Projects",
+                _url("http", *management),
                 store.description,
                 len(directory),
             )
@@ -202,6 +213,10 @@ def _listen(host: str, port: int) -> socket.socket:
 def _address(sock: socket.socket) -> tuple[str, int]:
     host, port = sock.getsockname()[:2]
     return str(host), int(port)
+
+
+def _url(scheme: str, host: str, port: int) -> str:
+    return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
 
 
 def _bind_error(host: str, port: int, exc: OSError) -> MatchmakerError:
