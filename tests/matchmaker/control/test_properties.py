@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from matchmaker.config import Limits, ServerConfig
+from matchmaker.config import ControlLimits, Limits, ServerConfig
 from matchmaker.control.validation import check_project
 from matchmaker.model import RESERVED_PROJECT_ID, Project
 
@@ -162,7 +162,7 @@ def admin_client() -> Iterator[httpx.Client]:
 
 def assert_valid(project: Project) -> None:
     assert project.id != RESERVED_PROJECT_ID
-    check_project(project, LIMITS)
+    check_project(project, LIMITS, ControlLimits())
 
 
 def stored_projects(client: httpx.Client) -> list[Project]:

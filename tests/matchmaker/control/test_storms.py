@@ -14,7 +14,7 @@ import httpx
 import msgspec
 import pytest
 
-from matchmaker.config import Limits, ServerConfig
+from matchmaker.config import ControlLimits, Limits, ServerConfig
 from matchmaker.control.validation import check_project
 from matchmaker.directory import ProjectDirectory
 from matchmaker.model import Project
@@ -76,7 +76,7 @@ async def test_write_storms_on_one_id_stay_consistent(
             listed = (await admin.get("/admin/projects", params={"limit": 1000})).json()
         stored = msgspec.json.decode(json.dumps(listed["projects"]), type=list[Project])
         for project in stored:
-            check_project(project, Limits())
+            check_project(project, Limits(), ControlLimits())
         secrets = [key.secret for project in stored for key in project.keys]
         assert len(secrets) == len(set(secrets))
         assert directory.ids() == {project.id for project in stored}

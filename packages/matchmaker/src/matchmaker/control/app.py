@@ -45,6 +45,7 @@ class ControlPlane:
         self, config: ServerConfig, store: ProjectStore, directory: ProjectDirectory
     ) -> None:
         self._limits = config.limits
+        self._control = config.control
         assert config.management_key is not None
         self._management_key = config.management_key.encode()
         self._store = store
@@ -54,7 +55,8 @@ class ControlPlane:
 
     async def create(self, request: Request) -> Response:
         """``POST /admin/projects``: declare a Project; 201 with the normalised config."""
-        project = decode_project(await read_json_body(request), self._limits)
+        body = await read_json_body(request, self._control)
+        project = decode_project(body, self._limits, self._control)
         self._refuse_management_key(project)
         async with self._writing:
             await self._store.create(project)
@@ -84,10 +86,11 @@ class ControlPlane:
     async def patch(self, request: Request) -> Response:
         """``PATCH /admin/projects/{id}``: merge-patch the updatable fields; 200 with the result."""
         project_id = _path_id(request)
-        patch = decode_patch(await read_json_body(request, (JSON, MERGE_PATCH)), project_id)
+        body = await read_json_body(request, self._control, (JSON, MERGE_PATCH))
+        patch = decode_patch(body, project_id)
 
         def change(current: Project) -> Project:
-            updated = apply_patch(current, patch, self._limits)
+            updated = apply_patch(current, patch, self._limits, self._control)
             self._refuse_management_key(updated)
             return updated
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import secrets
 
+from matchmaker.config import Limits
 from matchmaker.core import closecodes
 from matchmaker.core.commands import (
     Bye,
@@ -42,7 +43,8 @@ from matchmaker.core.ratelimit import TokenBucket
 from matchmaker.core.state import ClientState
 from matchmaker.directory import ProjectDirectory
 from matchmaker.errors import MatchmakerError
-from matchmaker.model import Project
+from matchmaker.filters import filter_problem
+from matchmaker.model import FilterValue, Project
 
 __all__ = ["ABUSE_LIMIT", "PROTOCOL_VERSION", "Conversation"]
 
@@ -183,6 +185,8 @@ class Conversation:
                 return out
             case EnterPool():
                 self._check_public(command.public_size)
+                if command.filter is not None:
+                    _check_filter(command.filter, command.mode, limits)
                 project = self._project(client)
                 entered, deliveries = core.enter(client.client_id, project, command, now_ms)
                 out = [Reply(request_id, entered)]
@@ -256,6 +260,17 @@ class Conversation:
             client.credential,
             require_declared=self._require_declared,
         )
+
+
+def _check_filter(filter: dict[str, FilterValue], mode: str | None, limits: Limits) -> None:
+    problem = filter_problem(filter, mode, limits)
+    if problem is not None:
+        details: dict[str, object] = {"field": "filter"}
+        if problem.attribute is not None:
+            details["attribute"] = problem.attribute
+        if problem.limit is not None:
+            details["limit"] = problem.limit
+        raise MatchmakerError(problem.rule, code="protocol.bad_request", details=details)
 
 
 def _too_large(what: str, limit: int) -> MatchmakerError:

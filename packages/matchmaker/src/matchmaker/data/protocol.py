@@ -16,6 +16,7 @@ import msgspec
 from msgspec import Meta, Raw, Struct
 
 from matchmaker.config import Limits
+from matchmaker.filters import ATTRIBUTE_NAME
 from matchmaker.model import FilterValue, PoolMode
 
 __all__ = [
@@ -61,7 +62,7 @@ PROTOCOL_VERSION = 1
 
 RequestId = Annotated[str, Meta(max_length=64)]
 Name = Annotated[str, Meta(min_length=1, max_length=128)]
-AttributeKey = Annotated[str, Meta(pattern=r"^[A-Za-z0-9_.-]{1,64}$")]
+AttributeKey = Annotated[str, Meta(pattern=ATTRIBUTE_NAME)]
 AttributeValue = str | int | float | bool
 Attributes = dict[AttributeKey, AttributeValue]
 Public = dict[str, Any]
