@@ -101,7 +101,12 @@ async def run(
         sockets.append(data_sock)
         apps.append(
             (
-                create_data_app(config, directory, shutdown=shutdown),
+                create_data_app(
+                    config,
+                    directory,
+                    shutdown=shutdown,
+                    store_probe=None if store is None else store.ping,
+                ),
                 data_sock,
                 websocket_max_message_size(config),
             )

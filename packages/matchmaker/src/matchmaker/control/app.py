@@ -25,7 +25,7 @@ from matchmaker.control.openapi import openapi_document
 from matchmaker.control.validation import apply_patch, decode_patch, decode_project, invalid
 from matchmaker.control.wire import Health, ProjectList
 from matchmaker.directory import ProjectDirectory
-from matchmaker.jsonhttp import EXCEPTION_HANDLERS, JSON, json_response
+from matchmaker.jsonhttp import EXCEPTION_HANDLERS, JSON, Readiness, json_response
 from matchmaker.model import Project, ProjectId
 from matchmaker.store import ProjectStore
 from matchmaker.store.base import not_found_error
@@ -119,7 +119,10 @@ class ControlPlane:
         return json_response(openapi_document())
 
     async def healthz(self, request: Request) -> Response:
-        """``GET /healthz`` (no key needed): the process is up."""
+        """``GET /healthz`` (no key needed): the process is up (liveness).
+
+        ``GET /readyz`` (no key needed) is readiness: 503 while the store cannot answer.
+        """
         return json_response(Health())
 
 
@@ -132,6 +135,7 @@ def create_control_app(
     plane = ControlPlane(config, store, directory)
     routes = [
         Route("/healthz", _ByMethod(GET=plane.healthz)),
+        Route("/readyz", _ByMethod(GET=Readiness(store.ping).respond)),
         Route("/admin/openapi.json", _ByMethod(GET=plane.openapi)),
         Route("/admin/projects", _ByMethod(GET=plane.list_projects, POST=plane.create)),
         Route(
