@@ -39,6 +39,7 @@ HINTS = {
     "request.unsupported_media_type": "the request was not sent as JSON",
     "request.too_large": "the body is over the server's --max-body-bytes",
     "request.timeout": "the body did not arrive within the server's --body-timeout-s",
+    "request.aborted": "the connection was cut while sending the body; retry",
     "project.reserved_id": "the id 'default' cannot be declared",
     "project.exists": "use 'projects patch' or 'apply' to change an existing Project",
     "project.secret_in_use": "each key secret may be bound to one Project only",
@@ -48,6 +49,7 @@ HINTS = {
     "method.not_allowed": "the server does not support this call (version mismatch?)",
     "store.unavailable": "the server's Project store is down; retry when /readyz is 200",
     "server.internal": "the server failed; its log has the details",
+    "server.shutting_down": "the server is stopping; retry against another node",
 }
 """A next step for every error code the management port answers (a test checks each has one)."""
 

@@ -59,7 +59,7 @@ def desired_projects(document: Any, source: str) -> list[dict[str, Any]]:
         if project.id in seen:
             raise _bad_file(source, f"projects[{i}]: the id {project.id!r} appears twice")
         seen.add(project.id)
-        projects.append(msgspec.to_builtins(project))
+        projects.append(_plain(project))
     return projects
 
 
@@ -67,7 +67,9 @@ def plan(
     current: Sequence[Mapping[str, Any]], desired: Sequence[Mapping[str, Any]], *, prune: bool
 ) -> list[Change]:
     """Creates and patches for ``desired``, deletes of the rest with ``prune``, by id order."""
-    by_id = {project["id"]: project for project in current}
+    by_id = {
+        project["id"]: _plain(_PROJECT.decode(msgspec.json.encode(project))) for project in current
+    }
     wanted = {project["id"]: project for project in desired}
     changes = []
     for project_id in sorted(by_id.keys() | wanted.keys()):
@@ -85,6 +87,12 @@ def plan(
         else:
             changes.append(Change("patch", project_id, {f: after[f] for f in fields}, fields))
     return changes
+
+
+def _plain(project: Project) -> dict[str, Any]:
+    """The wire form as plain JSON values (lists, not tuples), comparable with the server's."""
+    plain: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(project))
+    return plain
 
 
 def _differing(before: Mapping[str, Any], after: Mapping[str, Any]) -> tuple[str, ...]:
