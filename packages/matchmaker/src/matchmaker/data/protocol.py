@@ -32,6 +32,7 @@ __all__ = [
     "Ping",
     "PolicyInfo",
     "Pong",
+    "PoolClosed",
     "PoolEnter",
     "PoolEnterData",
     "PoolEntered",
@@ -351,6 +352,12 @@ class PoolWithdrawn(Event, tag="pool.withdrawn"):
 
 class PoolExpired(Event, tag="pool.expired"):
     """An entry's ``ttl_ms`` ran out before a match."""
+
+    data: EntryData
+
+
+class PoolClosed(Event, tag="pool.closed"):
+    """An entry's policy pool was closed because the policy changed or was removed."""
 
     data: EntryData
 
