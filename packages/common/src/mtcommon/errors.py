@@ -56,3 +56,13 @@ def render_line(error: CodedError) -> str:
     """A one-line CLI message: ``error: <message> [<code>]`` (newlines folded)."""
     message = " ".join(error.message.split())
     return f"error: {message} [{error.code}]"
+
+
+def render_usage(message: str, command_path: str | None = None) -> str:
+    """A one-line CLI usage error: ``error: <message> (see '<command> --help') [usage]``.
+
+    Both products print a malformed command line this way, with exit status 2.
+    """
+    message = " ".join(message.split())
+    hint = f" (see '{command_path} --help')" if command_path else ""
+    return f"error: {message}{hint} [usage]"

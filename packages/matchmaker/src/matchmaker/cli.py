@@ -12,9 +12,10 @@ import asyncio
 import json
 import logging
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 import click
 from click.core import ParameterSource
@@ -32,7 +33,7 @@ from matchmaker.settings import (
     effective_rows,
     resolve,
 )
-from mtcommon import CodedError
+from mtcommon import CodedError, render_line, render_usage
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -40,20 +41,29 @@ log = logging.getLogger("matchmaker")
 
 
 class CommandError(click.ClickException):
-    """A coded error shown as one line on stderr, exit status 1."""
+    """A coded error shown as one line on stderr (``error: <message> [<code>]``), exit 1."""
 
     def __init__(self, error: CodedError) -> None:
         super().__init__(error.message)
         self.error = error
 
-    def format_message(self) -> str:
-        return f"{self.error.message} [{self.error.code}]"
+    def show(self, file: IO[Any] | None = None) -> None:
+        click.echo(render_line(self.error), file=file or sys.stderr)
 
 
 class SettingsFailure(CommandError):
     """A setting that cannot be used (flag, environment or file): exit status 2, like Click's."""
 
     exit_code = 2
+
+
+class UsageLine(click.UsageError):
+    """A usage error as one line on stderr (``error: ... [usage]``), exit 2; click's own
+    form takes three lines."""
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        path = self.ctx.command_path if self.ctx is not None else None
+        click.echo(render_usage(self.format_message(), path), file=file or sys.stderr)
 
 
 class _KindType(click.ParamType[Any, Any]):
@@ -95,7 +105,28 @@ _GROUP_OF = {option.param: option.group for option in OPTIONS} | {"config_file":
 
 
 class _ServerGroup(click.Group):
-    """A group whose options are listed under the option table's groups in ``--help``."""
+    """A group whose options are listed under the option table's groups in ``--help``, and
+    whose usage errors (its own and its subcommands', while parsing or running) are one line."""
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as exc:
+            raise UsageLine(exc.format_message(), exc.ctx) from None
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except UsageLine:
+            raise
+        except click.UsageError as exc:
+            raise UsageLine(exc.format_message(), exc.ctx or ctx) from None
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         sections: dict[str, list[tuple[str, str]]] = {group: [] for group in GROUPS}
@@ -152,18 +183,15 @@ def main(ctx: click.Context, /, config_file: str | None, **values: Any) -> None:
 
 
 def _serve(settings: Effective) -> None:
-    config = settings.config
-    logging.basicConfig(
-        level=config.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    from matchmaker.server import configure_logging, serve_until_signalled
+
+    configure_logging(settings.config)
     for warning in settings.warnings:
         log.warning("%s", warning)
     if settings.config_file is not None:
         log.info("settings read from %s", settings.config_file)
-    from matchmaker.server import serve_until_signalled
-
     try:
-        asyncio.run(serve_until_signalled(config))
+        asyncio.run(serve_until_signalled(settings.config))
     except CodedError as exc:
         raise CommandError(exc) from None
 

@@ -113,10 +113,13 @@ async def run(
         )
         data = _address(data_sock)
         management = None
-        if store is not None:
+        if store is not None and config.management_key is not None:
             mgmt_sock = _listen(config.management_host or config.host, config.management_port)
             sockets.append(mgmt_sock)
-            apps.append((create_control_app(config, store, directory), mgmt_sock, None))
+            control = create_control_app(
+                config.limits, config.control, config.management_key, store, directory
+            )
+            apps.append((control, mgmt_sock, None))
             management = _address(mgmt_sock)
         if tune_runtime:
             tune_gc()
@@ -156,6 +159,13 @@ async def run(
         if store is not None:
             await store.close()
     log.info("stopped")
+
+
+def configure_logging(config: ServerConfig) -> None:
+    """Log lines to stderr from ``config.log_level`` up (the process entry point's choice)."""
+    logging.basicConfig(
+        level=config.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
 
 
 async def serve_until_signalled(config: ServerConfig) -> None:

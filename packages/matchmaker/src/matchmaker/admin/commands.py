@@ -11,13 +11,13 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from matchmaker.errors import MatchmakerError
 from matchmaker.settings.options import ADMIN_OPTIONS, OPTIONS
-from mtcommon import CodedError
+from mtcommon import CodedError, render_line
 
 if TYPE_CHECKING:
     from matchmaker.admin.client import AdminClient
@@ -47,6 +47,7 @@ HINTS = {
     "project.limit": "the server's per-Project limits refused it",
     "route.not_found": "--url must be the management port's base URL",
     "method.not_allowed": "the server does not support this call (version mismatch?)",
+    "store.corrupt": "a stored Project no longer decodes; the server log names it",
     "store.unavailable": "the server's Project store is down; retry when /readyz is 200",
     "server.internal": "the server failed; its log has the details",
     "server.shutting_down": "the server is stopping; retry against another node",
@@ -55,15 +56,16 @@ HINTS = {
 
 
 class AdminFailure(click.ClickException):
-    """An /admin error as one line: the server's message, a hint, the code; exit 1."""
+    """An /admin error as one line, ``error: <message> (<hint>) [<code>]``; exit 1."""
 
     def __init__(self, error: CodedError) -> None:
         super().__init__(error.message)
         self.error = error
 
-    def format_message(self) -> str:
+    def show(self, file: IO[Any] | None = None) -> None:
         hint = HINTS.get(self.error.code)
-        return f"{self.error.message}" + (f" ({hint})" if hint else "") + f" [{self.error.code}]"
+        message = self.error.message + (f" ({hint})" if hint else "")
+        click.echo(render_line(CodedError(message, code=self.error.code)), file=file or sys.stderr)
 
 
 def _connection_options(command: F) -> F:
