@@ -35,9 +35,9 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python="3.11")
 def imports(session: nox.Session) -> None:
-    """lint-imports: the import contracts of the root pyproject.toml (layers, forbidden)."""
+    """lint-imports: the layer and independence contracts of pyproject's [tool.importlinter]."""
     _install_packages(session)
-    session.install(*nox.project.dependency_groups(PYPROJECT, "lint"))
+    session.install(*nox.project.dependency_groups(PYPROJECT, "imports"))
     session.run("lint-imports")
 
 

@@ -5,7 +5,7 @@
     CodedError                      (mtcommon)
      ├── YamlError                  (mtcommon.yamlio)
      ├── matchmaker.errors.*        (matchmaker subclasses)
-     └── tasktool.errors.*          (tasktool subclasses)
+     └── tasktool.model.errors.*    (tasktool subclasses)
 
 A ``CodedError`` carries a stable dotted ``code`` that clients may match on
 (``project.lockdown``, ``config.effort.duplicate``), a human ``message`` that
