@@ -75,46 +75,42 @@ def test_a_sqlite_file_moved_away_is_not_ready_until_it_is_back(
     assert ready_statuses(bound) == [200, 200]
 
 
-@pytest.fixture
-def scratch_database() -> Iterator[tuple[str, str]]:
-    """A database of its own (so cutting it off disturbs nobody): ``(name, url)``."""
-    import asyncpg
-
-    name = f"mm_ready_{uuid.uuid4().hex[:10]}"
-
-    async def execute(*statements: str) -> None:
-        conn = await asyncpg.connect(POSTGRES_URL)
-        try:
-            for statement in statements:
-                await conn.execute(statement)
-        finally:
-            await conn.close()
-
-    try:
-        asyncio.run(execute(f'CREATE DATABASE "{name}"'))
-    except OSError as exc:
-        pytest.skip(f"PostgreSQL is not reachable at {POSTGRES_URL}: {exc}")
-    parts = urlsplit(POSTGRES_URL)
-    yield name, urlunsplit(parts._replace(path=f"/{name}"))
-    asyncio.run(execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-
-
-def _set_connections(name: str, allowed: bool) -> None:
+def admin_sql(*statements: str, args: tuple[object, ...] = ()) -> None:
+    """Run statements on the test server's maintenance connection (not the store's)."""
     import asyncpg
 
     async def run() -> None:
         conn = await asyncpg.connect(POSTGRES_URL)
         try:
-            await conn.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS {str(allowed).lower()}')
-            if not allowed:
-                await conn.execute(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1",
-                    name,
-                )
+            for statement in statements:
+                await conn.execute(statement, *args)
         finally:
             await conn.close()
 
     asyncio.run(run())
+
+
+@pytest.fixture
+def scratch_database() -> Iterator[tuple[str, str]]:
+    """A database of its own (so cutting it off disturbs nobody): ``(name, url)``."""
+    name = f"mm_ready_{uuid.uuid4().hex[:10]}"
+    try:
+        admin_sql(f'CREATE DATABASE "{name}"')
+    except OSError as exc:
+        pytest.skip(f"PostgreSQL is not reachable at {POSTGRES_URL}: {exc}")
+    parts = urlsplit(POSTGRES_URL)
+    yield name, urlunsplit(parts._replace(path=f"/{name}"))
+    admin_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _set_connections(name: str, allowed: bool) -> None:
+    """Cut the database off (no new connections, current ones terminated) or restore it."""
+    admin_sql(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS {str(allowed).lower()}')
+    if not allowed:
+        admin_sql(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1",
+            args=(name,),
+        )
 
 
 @pytest.mark.slow
