@@ -144,6 +144,7 @@ def test_key_and_store_come_from_the_environment(
     started: list[MatchmakerProcess], tmp_path: Path
 ) -> None:
     env = {"REALTIME_MGMT_KEY": KEY, "MATCHMAKER_STORE": "memory://"}
+    env["MATCHMAKER_STORE_URL"] = "sqlite:///typo.db"  # the old name: warned about, ignored
     mm = start(started, tmp_path, env=env)
     assert httpx.get(f"{mm.control_url}/admin/projects", headers=AUTH).status_code == 200
     assert (
@@ -157,6 +158,11 @@ def test_key_and_store_come_from_the_environment(
     # The documented variable chooses the store: nothing falls back to the SQLite default.
     assert "control plane on, store memory://" in mm.log()
     assert not (tmp_path / "matchmaker.db").exists()
+    assert not (tmp_path / "typo.db").exists()
+    assert (
+        "WARNING matchmaker: unknown environment variable MATCHMAKER_STORE_URL is ignored "
+        "(did you mean MATCHMAKER_STORE?)"
+    ) in mm.log()
 
 
 def test_matchmaker_env_vars_set_ports_and_key(

@@ -1,4 +1,5 @@
-"""/readyz on both ports tells whether the store answers; /healthz stays liveness only."""
+"""/readyz on both ports tells whether the store answers (/healthz stays liveness only), and
+the startup lines say where each plane listens and which store is used."""
 
 from __future__ import annotations
 
@@ -140,3 +141,21 @@ def test_a_postgres_store_cut_off_is_503_and_ready_again_when_back(
     log = "\n".join(r.getMessage() for r in caplog.records)
     assert "not ready" in log
     assert "ready again" in log
+
+
+def test_startup_names_each_plane_and_the_store_without_its_password(
+    running: list[ServerThread], postgres_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="matchmaker")
+    parts = urlsplit(postgres_url)
+    with_password = urlunsplit(
+        parts._replace(netloc=f"postgres:pw-not-logged@{parts.hostname}:{parts.port}")
+    )
+    bound = start(running, with_password)
+    data, control = urls(bound)
+    lines = [r.getMessage() for r in caplog.records if "listening on" in r.getMessage()]
+    redacted = f"postgresql://postgres:***@{parts.hostname}:{parts.port}"
+    assert lines[0].startswith(f"data plane listening on {data} (WebSocket ws://")
+    assert f"control plane on, store {redacted}" in lines[0]
+    assert lines[1].startswith(f"control plane listening on {control}/admin, store {redacted}")
+    assert "pw-not-logged" not in caplog.text
