@@ -13,6 +13,7 @@ import click
 from matchmaker import __version__
 from matchmaker.config import Limits, ServerConfig
 from matchmaker.errors import MatchmakerError
+from matchmaker.servers.base import SERVER_CHOICES
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -120,6 +121,13 @@ def _limit_options(command: F) -> F:
     help="Seconds open connections get to finish on SIGTERM/SIGINT.",
 )
 @click.option(
+    "--server",
+    type=click.Choice(SERVER_CHOICES, case_sensitive=False),
+    default="auto",
+    help="Server of the data plane: granian (Rust, from the 'fast' extra) or hypercorn "
+    "(pure Python); auto is granian when installed. The control plane runs on hypercorn.",
+)
+@click.option(
     "--log-level",
     type=click.Choice(["debug", "info", "warning", "error"], case_sensitive=False),
     default="info",
@@ -139,14 +147,16 @@ def main(log_level: str, **values: Any) -> None:
     limits = Limits(**{name: values.pop(name) for name in limit_names})
     if values["management_key"] == "":
         raise click.BadParameter("must not be empty", param_hint="--management-key")
-    config = ServerConfig(limits=limits, **values)
+    config = ServerConfig(limits=limits, **{**values, "server": values["server"].lower()})
     logging.basicConfig(
         level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     from matchmaker.server import serve_until_signalled
+    from matchmaker.servers import event_loop_factory
 
     try:
-        asyncio.run(serve_until_signalled(config))
+        with asyncio.Runner(loop_factory=event_loop_factory(config.server)) as runner:
+            runner.run(serve_until_signalled(config))
     except MatchmakerError as exc:
         raise CommandError(exc) from None
 

@@ -39,7 +39,9 @@ class ServerConfig:
     ``management_key`` ``None`` means zero-config: no control plane, no
     management port, every Project implicit. ``store_url`` ``None`` means the
     default store: ``sqlite:///matchmaker.db`` in the working directory when a
-    key is given, else nothing is stored.
+    key is given, else nothing is stored. ``server`` names the data plane's
+    server: ``auto`` (granian when installed, else hypercorn), ``hypercorn``
+    or ``granian`` (:mod:`matchmaker.servers`).
     """
 
     host: str = "127.0.0.1"
@@ -51,3 +53,4 @@ class ServerConfig:
     require_declared_projects: bool = False
     limits: Limits = field(default_factory=Limits)
     shutdown_grace_s: float = 5.0
+    server: str = "auto"

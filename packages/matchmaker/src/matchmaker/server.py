@@ -1,10 +1,14 @@
-"""The process shell: one asyncio loop, hypercorn serving the data and control apps.
+"""The process shell: one event loop serving the data and control apps.
 
 ``run`` is what the CLI calls and what tests start in-process: it opens the
 store, loads the directory, binds both ports (``0`` picks a free one), reports
 the bound addresses, serves until ``shutdown`` is set and then closes the store.
-Each hypercorn ``serve()`` gets ``shutdown.wait`` as its trigger so neither
-installs signal handlers; ``serve_until_signalled`` installs the one pair.
+The data plane runs on the server ``config.server`` names (granian or
+hypercorn, see :mod:`matchmaker.servers`); the control plane always runs on
+hypercorn: it is low-traffic HTTP, so one server for it keeps its behaviour
+(errors, body and header limits) the same whatever serves the data plane.
+Both servers run in this loop and stop on ``shutdown``; neither installs
+signal handlers, ``serve_until_signalled`` installs the one pair.
 
 ``serve_until_signalled`` is the process entry point and the only caller that
 changes the whole process: it raises the open-file limit and, once the apps
@@ -23,12 +27,6 @@ import signal
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import cast
-
-from hypercorn.asyncio import serve
-from hypercorn.config import Config, Sockets
-from hypercorn.typing import Framework
-from starlette.types import ASGIApp
 
 from matchmaker.config import ServerConfig
 from matchmaker.control import create_control_app
@@ -41,6 +39,7 @@ from matchmaker.data import (
 from matchmaker.directory import ProjectDirectory
 from matchmaker.errors import MatchmakerError
 from matchmaker.refresh import DirectoryRefresher
+from matchmaker.servers import Listener, Serve, resolve_server, serve_function
 from matchmaker.store import DEFAULT_STORE_URL, ProjectStore, open_store
 
 log = logging.getLogger("matchmaker")
@@ -52,20 +51,6 @@ class Bound:
 
     data: tuple[str, int]
     management: tuple[str, int] | None
-
-
-class _BoundConfig(Config):
-    """A hypercorn Config serving one socket we bound ourselves (so port 0 works)."""
-
-    def __init__(self, sock: socket.socket, grace_s: float) -> None:
-        super().__init__()
-        self._sock = sock
-        self.graceful_timeout = grace_s
-        self.accesslog = None
-        self.errorlog = logging.getLogger("hypercorn.error")
-
-    def create_sockets(self) -> Sockets:
-        return Sockets(secure_sockets=[], insecure_sockets=[self._sock], quic_sockets=[])
 
 
 async def run(
@@ -84,6 +69,7 @@ async def run(
     serving; only a process that is nothing but this server should ask for it.
     """
     directory = ProjectDirectory() if directory is None else directory
+    server_name = resolve_server(config.server)
     store: ProjectStore | None = None
     if config.management_key is not None:
         store = await open_store(config.store_url or DEFAULT_STORE_URL)
@@ -100,22 +86,23 @@ async def run(
     try:
         if refresher is not None:
             await refresher.start()
-        apps: list[tuple[ASGIApp, socket.socket, int | None]] = []
+        grace = config.shutdown_grace_s
         data_sock = _listen(config.host, config.port)
         sockets.append(data_sock)
-        apps.append(
+        data_app = create_data_app(config, directory, shutdown=shutdown)
+        listeners: list[tuple[Serve, Listener]] = [
             (
-                create_data_app(config, directory, shutdown=shutdown),
-                data_sock,
-                websocket_max_message_size(config),
+                serve_function(server_name),
+                Listener(data_app, data_sock, grace, websocket_max_message_size(config)),
             )
-        )
+        ]
         data = _address(data_sock)
         management = None
         if store is not None:
             mgmt_sock = _listen(config.management_host or config.host, config.management_port)
             sockets.append(mgmt_sock)
-            apps.append((create_control_app(config, store, directory), mgmt_sock, None))
+            control_app = create_control_app(config, store, directory)
+            listeners.append((serve_function("hypercorn"), Listener(control_app, mgmt_sock, grace)))
             management = _address(mgmt_sock)
         if tune_runtime:
             tune_gc()
@@ -123,7 +110,7 @@ async def run(
         # The "listening" lines come last: whoever waits for them finds the rest logged.
         if store is None:
             log.info("no management key: control plane disabled, every Project is implicit")
-        log.info("data plane listening on http://%s:%d", *data)
+        log.info("data plane listening on http://%s:%d (server: %s)", *data, server_name)
         if store is not None and management is not None:
             log.info(
                 "control plane listening on http://%s:%d/admin, store %s, %d Projects",
@@ -133,9 +120,7 @@ async def run(
             )
         if ready is not None:
             ready(Bound(data=data, management=management))
-        await asyncio.gather(
-            *(_serve(app, sock, config, shutdown, max_message) for app, sock, max_message in apps)
-        )
+        await asyncio.gather(*(_serve(serve, listener, shutdown) for serve, listener in listeners))
     finally:
         for sock in sockets:
             sock.close()
@@ -166,21 +151,9 @@ def _on_signal(signum: int, shutdown: asyncio.Event) -> None:
     shutdown.set()
 
 
-async def _serve(
-    app: ASGIApp,
-    sock: socket.socket,
-    config: ServerConfig,
-    shutdown: asyncio.Event,
-    max_message: int | None,
-) -> None:
+async def _serve(serve: Serve, listener: Listener, shutdown: asyncio.Event) -> None:
     try:
-        # Starlette's ASGI types are looser than hypercorn's; the apps are plain ASGI 3.
-        framework = cast(Framework, app)
-        hyper_config = _BoundConfig(sock, config.shutdown_grace_s)
-        if max_message is not None:
-            # Frames over this are closed with 1009 by hypercorn before they are buffered.
-            hyper_config.websocket_max_message_size = max_message
-        await serve(framework, hyper_config, shutdown_trigger=shutdown.wait)
+        await serve(listener, shutdown)
     finally:
         shutdown.set()  # one server stopping (or failing) stops the other
 
