@@ -3,8 +3,7 @@ from __future__ import annotations
 import gc
 import resource
 
-from matchmaker.data import raise_open_file_limit, tune_gc
-from matchmaker.data.runtime import YOUNG_THRESHOLD
+from matchmaker.data.runtime import YOUNG_THRESHOLD, raise_open_file_limit, tune_gc
 
 
 def test_tune_gc_freezes_startup_objects_and_raises_the_young_threshold() -> None:

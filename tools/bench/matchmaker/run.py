@@ -277,7 +277,7 @@ NOTES = """
   objects (mostly hypercorn's and asyncio's), so with 2,000 clients a full collection
   walks ~280,000 objects; with the default thresholds, young collections promoted enough
   per-frame garbage to trigger full collections during the run, stalling the loop for
-  60-250 ms (measured with `gc.callbacks`). `matchmaker.data.tune_gc()` (freeze startup
+  60-250 ms (measured with `gc.callbacks`). `matchmaker.data.runtime.tune_gc()` (freeze startup
   objects, young threshold 20,000) removes them; the wire Structs are also GC-untracked
   (`gc=False`). The row "default GC thresholds" above is the same scenario without it.
   The `matchmaker` command calls `tune_gc()` once its apps are built

@@ -12,7 +12,7 @@ signal handlers, ``serve_until_signalled`` installs the one pair.
 
 ``serve_until_signalled`` is the process entry point and the only caller that
 changes the whole process: it raises the open-file limit and, once the apps
-are built, has ``run`` call :func:`~matchmaker.data.tune_gc` (without it full
+are built, has ``run`` call :func:`~matchmaker.data.runtime.tune_gc` (without it full
 collections over thousands of connections stall the loop for 100 ms and more).
 ``run`` alone leaves the process as it found it, because tests and embedding
 programs call it many times in one interpreter and ``gc.freeze`` would pin
@@ -30,12 +30,8 @@ from dataclasses import dataclass
 
 from matchmaker.config import ServerConfig
 from matchmaker.control import create_control_app
-from matchmaker.data import (
-    create_data_app,
-    raise_open_file_limit,
-    tune_gc,
-    websocket_max_message_size,
-)
+from matchmaker.data.app import create_data_app, websocket_max_message_size
+from matchmaker.data.runtime import raise_open_file_limit, tune_gc
 from matchmaker.directory import ProjectDirectory
 from matchmaker.errors import MatchmakerError
 from matchmaker.refresh import DirectoryRefresher
@@ -65,7 +61,7 @@ async def run(
 
     ``directory`` (empty, filled from the store here) lets an embedding program
     or a test see what the data plane sees. ``tune_runtime`` calls
-    :func:`~matchmaker.data.tune_gc` once everything is built, just before
+    :func:`~matchmaker.data.runtime.tune_gc` once everything is built, just before
     serving; only a process that is nothing but this server should ask for it.
     """
     directory = ProjectDirectory() if directory is None else directory

@@ -1,4 +1,4 @@
-"""Pools: which pool a ``pool.enter`` means, and the per-bucket FIFOs of a live pool.
+"""Pools: which pool a ``pool.enter`` means, with which parameters, and who it admits.
 
 A pool's parameters are a :class:`PoolSpec`. A policy pool takes its spec from
 the policy at the time of entry; an ad-hoc pool is created with a spec by the
@@ -9,18 +9,13 @@ go to a pool with the new spec, old ones drain.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
+from matchmaker.core.commands import EnterPool
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import SELF, FilterValue, Project
 
-if TYPE_CHECKING:
-    from matchmaker.data.core.state import Entry
-    from matchmaker.data.protocol import PoolEnterData
-
-__all__ = ["Bucket", "Pool", "PoolKey", "PoolSpec", "resolve_pool"]
+__all__ = ["Bucket", "PoolKey", "PoolSpec", "resolve_pool"]
 
 # One (kind, value) pair per ``@self`` key: the kind keeps ``true`` and ``1`` apart,
 # which Python's ``True == 1`` (and equal hashes) would otherwise put in one bucket.
@@ -73,41 +68,7 @@ def _kind(value: FilterValue) -> str:
     return "number" if isinstance(value, int | float) else "string"
 
 
-@dataclass(slots=True)
-class Pool:
-    """A live pool: one FIFO of waiting entries per ``@self`` bucket."""
-
-    key: PoolKey
-    project_id: str
-    name: str
-    spec: PoolSpec
-    buckets: dict[Bucket, dict[str, Entry]] = field(default_factory=dict)
-    size: int = 0
-
-    def add(self, entry: Entry) -> None:
-        self.buckets.setdefault(entry.bucket, {})[entry.entry_id] = entry
-        self.size += 1
-
-    def remove(self, entry: Entry) -> None:
-        fifo = self.buckets[entry.bucket]
-        del fifo[entry.entry_id]
-        if not fifo:
-            del self.buckets[entry.bucket]
-        self.size -= 1
-
-    def oldest(self, bucket: Bucket, count: int) -> list[Entry]:
-        """The ``count`` oldest entries of a bucket (fewer if it holds fewer)."""
-        fifo = self.buckets.get(bucket, {})
-        out: list[Entry] = []
-        it: Iterator[Entry] = iter(fifo.values())
-        for entry in it:
-            out.append(entry)
-            if len(out) == count:
-                break
-        return out
-
-
-def resolve_pool(project: Project, request: PoolEnterData) -> tuple[str, PoolSpec | None, bool]:
+def resolve_pool(project: Project, request: EnterPool) -> tuple[str, PoolSpec | None, bool]:
     """``(pool name, spec, is_policy)`` for a ``pool.enter``, per the design's rules 1-3.
 
     ``spec`` is ``None`` for an ad-hoc pool joined by name without ``create``:

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from matchmaker.data.core.pools import Pool
-from matchmaker.data.core.state import Entry
+from matchmaker.core.state import Entry, Pool
 
 __all__ = ["MODES", "AutoMode", "ModeStrategy"]
 

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
 import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from matchmaker.config import Limits
-from matchmaker.data.core import Delivery, Matchmaker
-from matchmaker.data.protocol import PoolEnterData, PoolExpired, PoolWithdrawn, SessionCreated
+from matchmaker.core import Delivery, EnterPool, Matchmaker
+from matchmaker.core.events import PoolExpired, PoolWithdrawn, SessionCreated
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import MatchmakingPolicy, Project
 
@@ -47,7 +46,7 @@ class CoreMachine(RuleBasedStateMachine):
     def _apply(self, deliveries: list[Delivery]) -> None:
         for recipients, event in deliveries:
             if isinstance(event, SessionCreated):
-                data = event.data
+                data = event
                 assert data.pool is not None
                 members = [m.client_id for m in data.members]
                 assert list(recipients) == [data.you]
@@ -62,8 +61,8 @@ class CoreMachine(RuleBasedStateMachine):
                     assert self.waiting.pop((member, data.pool), None) is not None
             elif isinstance(event, PoolWithdrawn | PoolExpired):
                 (client,) = recipients
-                entry_id = self.waiting.pop((client, event.data.pool))
-                assert entry_id == event.data.entry_id
+                entry_id = self.waiting.pop((client, event.pool))
+                assert entry_id == event.entry_id
 
     @rule(region=st.sampled_from(["eu", "us"]), tier=st.integers(0, 1))
     def connect(self, region: str, tier: int) -> None:
@@ -74,7 +73,7 @@ class CoreMachine(RuleBasedStateMachine):
     @rule(data=st.data(), pool=st.sampled_from([p.name for p in POLICIES]), ttl=st.integers(1, 60))
     def enter(self, data: st.DataObject, pool: str, ttl: int) -> None:
         client = data.draw(st.sampled_from(sorted(self.attributes)))
-        request = msgspec.convert({"policy": pool, "ttl_ms": ttl}, PoolEnterData)
+        request = EnterPool(policy=pool, ttl_ms=ttl)
         if (client, pool) in self.waiting or len(self.core.clients[client].entries) == 3:
             with pytest.raises(MatchmakerError) as caught:
                 self.core.enter(client, PROJECT, request, self.now)

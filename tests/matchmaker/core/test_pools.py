@@ -2,11 +2,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
 import pytest
 
-from matchmaker.data.core import PoolSpec, resolve_pool
-from matchmaker.data.protocol import PoolEnterData
+from matchmaker.core import EnterPool, PoolSpec, resolve_pool
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import MatchmakingPolicy, Project
 
@@ -19,8 +17,8 @@ LOCKED = Project(id="l", lockdown=True, policies=(REGIONAL,))
 BARE = Project(id="b")
 
 
-def enter(**fields: Any) -> PoolEnterData:
-    return msgspec.convert(fields, PoolEnterData)
+def enter(**fields: Any) -> EnterPool:
+    return EnterPool(**fields)
 
 
 @pytest.mark.parametrize(
@@ -37,7 +35,7 @@ def enter(**fields: Any) -> PoolEnterData:
         (PROJECT, {"pool": "x"}, ("x", None, False)),
         (
             BARE,
-            {"pool": "x", "create": True, "mode": "auto", "groupSize": 4},
+            {"pool": "x", "create": True, "mode": "auto", "group_size": 4},
             ("x", PoolSpec("auto", 4), False),
         ),
         (LOCKED, {"pool": "regional"}, ("regional", PoolSpec.of("auto", 3, REGIONAL.filter), True)),
@@ -52,10 +50,14 @@ def test_resolves(project: Project, request_: dict[str, Any], expected: tuple[An
     [
         (PROJECT, {"policy": "nope"}, "pool.policy_not_found"),
         (BARE, {}, "pool.policy_required"),
-        (PROJECT, {"policy": "duel", "groupSize": 3}, "pool.conflict"),
+        (PROJECT, {"policy": "duel", "group_size": 3}, "pool.conflict"),
         (PROJECT, {"pool": "duel", "mode": "claim"}, "pool.conflict"),
         (PROJECT, {"policy": "regional", "filter": {}}, "pool.conflict"),
-        (LOCKED, {"pool": "x", "create": True, "mode": "auto", "groupSize": 2}, "project.lockdown"),
+        (
+            LOCKED,
+            {"pool": "x", "create": True, "mode": "auto", "group_size": 2},
+            "project.lockdown",
+        ),
         (LOCKED, {"pool": "x"}, "pool.policy_not_found"),
         (BARE, {"pool": "x", "create": True}, "protocol.bad_request"),
     ],

@@ -7,23 +7,32 @@ import msgspec
 import pytest
 
 from matchmaker.config import Limits
-from matchmaker.data.core import Delivery, Matchmaker
-from matchmaker.data.protocol import PoolEnterData
+from matchmaker.core import Delivery, EnterPool, Matchmaker, events
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import MatchmakingPolicy, Project
 
 
-def enter_data(**fields: Any) -> PoolEnterData:
-    """A ``pool.enter`` payload as the wire decoder would build it."""
-    return msgspec.convert(fields, PoolEnterData)
+def enter_data(**fields: Any) -> EnterPool:
+    """A ``pool.enter`` command."""
+    return EnterPool(**fields)
+
+
+# The wire tag of each core event (the frame the shell turns it into).
+TAGS: dict[type, str] = {
+    events.SessionCreated: "session.created",
+    events.MessageRelayed: "session.message",
+    events.MemberJoined: "session.member_joined",
+    events.MemberLeft: "session.member_left",
+    events.PoolWithdrawn: "pool.withdrawn",
+    events.PoolExpired: "pool.expired",
+}
 
 
 def by_type(deliveries: list[Delivery]) -> dict[str, list[tuple[list[str], Any]]]:
-    """Deliveries grouped by event type, each as ``(recipients, data)``."""
+    """Deliveries grouped by event type, each as ``(recipients, event)``."""
     grouped: dict[str, list[tuple[list[str], Any]]] = {}
     for recipients, event in deliveries:
-        tag = type(event).__struct_config__.tag
-        grouped.setdefault(str(tag), []).append((list(recipients), event.data))  # type: ignore[attr-defined]
+        grouped.setdefault(TAGS[type(event)], []).append((list(recipients), event))
     return grouped
 
 
@@ -100,15 +109,15 @@ def test_self_buckets_treat_equal_numbers_as_one_value() -> None:
         ([{"pool": "adhoc"}], "pool.not_found"),
         ([{"policy": "regional"}], "pool.attribute_missing"),
         (
-            [{"pool": "big", "create": True, "mode": "auto", "groupSize": 65}],
+            [{"pool": "big", "create": True, "mode": "auto", "group_size": 65}],
             "protocol.bad_request",
         ),
         (
             [
-                {"pool": "a", "create": True, "mode": "auto", "groupSize": 5},
-                {"pool": "b", "create": True, "mode": "auto", "groupSize": 5},
-                {"pool": "c", "create": True, "mode": "auto", "groupSize": 5},
-                {"pool": "d", "create": True, "mode": "auto", "groupSize": 5},
+                {"pool": "a", "create": True, "mode": "auto", "group_size": 5},
+                {"pool": "b", "create": True, "mode": "auto", "group_size": 5},
+                {"pool": "c", "create": True, "mode": "auto", "group_size": 5},
+                {"pool": "d", "create": True, "mode": "auto", "group_size": 5},
             ],
             "pool.limit",
         ),
@@ -128,14 +137,14 @@ def test_entry_errors(requests: list[dict[str, object]], code: str) -> None:
 def test_adhoc_pool_is_joined_by_name_and_its_parameters_must_match() -> None:
     core, bare = new_core(), Project(id="p")
     a, b, c = connect(core), connect(core), connect(core)
-    core.enter(a, bare, enter_data(pool="x", create=True, mode="auto", groupSize=3), 0)
+    core.enter(a, bare, enter_data(pool="x", create=True, mode="auto", group_size=3), 0)
     with pytest.raises(MatchmakerError) as caught:
-        core.enter(b, bare, enter_data(pool="x", create=True, mode="auto", groupSize=2), 0)
+        core.enter(b, bare, enter_data(pool="x", create=True, mode="auto", group_size=2), 0)
     assert caught.value.code == "pool.conflict"
     with pytest.raises(MatchmakerError):
-        core.enter(b, bare, enter_data(pool="x", groupSize=2), 0)
+        core.enter(b, bare, enter_data(pool="x", group_size=2), 0)
     assert core.enter(b, bare, enter_data(pool="x"), 0)[0].group_size == 3
-    _, out = core.enter(c, bare, enter_data(pool="x", create=True, mode="auto", groupSize=3), 0)
+    _, out = core.enter(c, bare, enter_data(pool="x", create=True, mode="auto", group_size=3), 0)
     assert len(by_type(out)["session.created"]) == 3
 
 
@@ -204,7 +213,8 @@ def test_rooms_join_relay_leave_and_delete_when_empty() -> None:
     core.join_session(c, PROJECT, "room", create=True, public=None)
     recipients, message = core.relay(a, joined.session_id, None, msgspec.Raw(b'{"x":1}'))
     assert list(recipients) == [b, c]
-    assert (message.data.sender, bytes(message.data.data)) == (a, b'{"x":1}')  # type: ignore[attr-defined]
+    assert isinstance(message, events.MessageRelayed)
+    assert (message.sender, bytes(message.data)) == (a, b'{"x":1}')  # type: ignore[call-overload]
     assert list(core.relay(a, joined.session_id, [c], msgspec.Raw(b"1"))[0]) == [c]
     # A repeated id is delivered once (one frame must not flood a peer's queue).
     assert list(core.relay(a, joined.session_id, [c, b, c, c], msgspec.Raw(b"1"))[0]) == [c, b]

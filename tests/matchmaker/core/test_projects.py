@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from matchmaker.data.core import current_project, resolve_hello
+from matchmaker.core import current_project, resolve_hello
 from matchmaker.directory import ProjectDirectory
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import Project, ProjectKey

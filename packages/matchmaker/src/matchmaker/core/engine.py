@@ -14,36 +14,27 @@ import secrets
 from collections.abc import Sequence
 from typing import Any
 
-from msgspec import Raw
-
 from matchmaker.config import Limits
-from matchmaker.data.core.modes import MODES
-from matchmaker.data.core.pools import Pool, PoolKey, PoolSpec, resolve_pool
-from matchmaker.data.core.state import ClientState, Entry, Member, Session
-from matchmaker.data.protocol import (
-    EntryData,
-    Event,
-    MemberData,
+from matchmaker.core.commands import EnterPool
+from matchmaker.core.events import (
+    Delivery,
     MemberInfo,
-    PoolEnterData,
+    MemberJoined,
+    MemberLeft,
+    MessageRelayed,
     PoolEntered,
     PoolExpired,
     PoolWithdrawn,
     SessionCreated,
-    SessionCreatedData,
     SessionJoined,
-    SessionMemberJoined,
-    SessionMemberLeft,
-    SessionMessage,
-    SessionMessageData,
 )
+from matchmaker.core.modes import MODES
+from matchmaker.core.pools import PoolKey, PoolSpec, resolve_pool
+from matchmaker.core.state import ClientState, Entry, Member, Pool, Session
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import FilterValue, Project
 
-__all__ = ["Delivery", "Matchmaker"]
-
-Delivery = tuple[Sequence[str], Event]
-"""An event and the client ids it goes to."""
+__all__ = ["Matchmaker"]
 
 # Rebuild the expiry heap once this many of its items belong to entries that left otherwise.
 _HEAP_COMPACT_MIN = 1024
@@ -91,7 +82,7 @@ class Matchmaker:
     # -- pools ----------------------------------------------------------------------------
 
     def enter(
-        self, client_id: str, project: Project, request: PoolEnterData, now_ms: int
+        self, client_id: str, project: Project, request: EnterPool, now_ms: int
     ) -> tuple[PoolEntered, list[Delivery]]:
         """``pool.enter``: resolve the pool, admit the client, match what is complete."""
         client = self.clients[client_id]
@@ -142,7 +133,7 @@ class Matchmaker:
         name: str,
         spec: PoolSpec | None,
         is_policy: bool,
-        request: PoolEnterData,
+        request: EnterPool,
     ) -> Pool:
         if is_policy:
             assert spec is not None
@@ -204,7 +195,7 @@ class Matchmaker:
                 out.append(
                     (
                         (entry.client.client_id,),
-                        PoolExpired(EntryData(entry.pool.name, entry.entry_id, "ttl")),
+                        PoolExpired(entry.pool.name, entry.entry_id, "ttl"),
                     )
                 )
             else:
@@ -236,7 +227,7 @@ class Matchmaker:
                 out.append(
                     (
                         (client.client_id,),
-                        PoolWithdrawn(EntryData(other.pool.name, other.entry_id, "matched")),
+                        PoolWithdrawn(other.pool.name, other.entry_id, "matched"),
                     )
                 )
             session.members[client.client_id] = Member(client, entry.public)
@@ -247,8 +238,8 @@ class Matchmaker:
     def _announce(self, session: Session, out: list[Delivery]) -> None:
         members = [MemberInfo(cid, m.public) for cid, m in session.members.items()]
         for cid in session.members:
-            created = SessionCreatedData(session.session_id, members, cid, session.pool)
-            out.append(((cid,), SessionCreated(created)))
+            created = SessionCreated(session.session_id, members, cid, session.pool)
+            out.append(((cid,), created))
 
     # -- sessions -------------------------------------------------------------------------
 
@@ -285,7 +276,7 @@ class Matchmaker:
                 details={"limit": self.limits.max_session_members},
             )
         else:
-            joined = SessionMemberJoined(MemberData(session.session_id, client_id, public))
+            joined = MemberJoined(session.session_id, client_id, public)
             out.append((list(session.members), joined))
         created = not session.members
         session.members[client_id] = Member(client, public)
@@ -294,7 +285,7 @@ class Matchmaker:
         out.append(
             (
                 (client_id,),
-                SessionCreated(SessionCreatedData(session.session_id, members, client_id)),
+                SessionCreated(session.session_id, members, client_id),
             )
         )
         return SessionJoined(session.session_id, created), out
@@ -307,7 +298,9 @@ class Matchmaker:
         self._leave(client, session, "left", out)
         return out
 
-    def relay(self, client_id: str, session_id: str, to: list[str] | None, data: Raw) -> Delivery:
+    def relay(
+        self, client_id: str, session_id: str, to: list[str] | None, data: object
+    ) -> Delivery:
         """``session.send``: the ``session.message`` and who gets it."""
         client = self.clients[client_id]
         session = client.sessions.get(session_id) or self._membership(client, session_id)
@@ -325,7 +318,7 @@ class Matchmaker:
             # Each member once: repeating an id must not multiply one frame into a flood
             # that overflows that member's outbound queue (3008).
             recipients = list(dict.fromkeys(to))
-        return recipients, SessionMessage(SessionMessageData(session_id, client_id, data))
+        return recipients, MessageRelayed(session_id, client_id, data)
 
     def _membership(self, client: ClientState, session_id: str) -> Session:
         session = client.sessions.get(session_id)
@@ -349,9 +342,7 @@ class Matchmaker:
         del session.members[client.client_id]
         del client.sessions[session.session_id]
         if session.members:
-            left = SessionMemberLeft(
-                MemberData(session.session_id, client.client_id, reason=reason)
-            )
+            left = MemberLeft(session.session_id, client.client_id, reason)
             out.append((list(session.members), left))
             return
         del self.sessions[session.session_id]

@@ -1,0 +1,45 @@
+"""The sans-I/O matching core: pools, buckets, modes, sessions and membership.
+
+No sockets, no clocks, no JSON: the core takes plain commands
+(:mod:`~matchmaker.core.commands`) and the time, and returns plain answers and
+events (:mod:`~matchmaker.core.events`). The data plane's WebSocket shell
+(:mod:`matchmaker.data`) decodes frames into commands and encodes what comes
+back. ::
+
+    commands.py   what a client asks (EnterPool, ...)
+    events.py     what the core answers and announces, and to whom (Delivery)
+    engine.py     Matchmaker: every pool and session of one process
+    modes.py      one strategy per pool mode: which waiting entries form groups
+    pools.py      which pool a request means (PoolSpec, resolve_pool) and who it admits
+    state.py      the records: ClientState, Pool, Entry, Member, Session
+    projects.py   which Project a client belongs to, as of now
+"""
+
+from __future__ import annotations
+
+from matchmaker.core.commands import EnterPool
+from matchmaker.core.engine import Matchmaker
+from matchmaker.core.events import Delivery, Event
+from matchmaker.core.modes import MODES, AutoMode, ModeStrategy
+from matchmaker.core.pools import PoolSpec, resolve_pool
+from matchmaker.core.projects import current_project, resolve_hello
+from matchmaker.core.state import ClientState, Entry, Member, Pool, Session
+
+__all__ = [
+    "MODES",
+    "AutoMode",
+    "ClientState",
+    "Delivery",
+    "EnterPool",
+    "Entry",
+    "Event",
+    "Matchmaker",
+    "Member",
+    "ModeStrategy",
+    "Pool",
+    "PoolSpec",
+    "Session",
+    "current_project",
+    "resolve_hello",
+    "resolve_pool",
+]

@@ -1,0 +1,95 @@
+"""The plain records the matching core keeps: clients, live pools, entries, sessions.
+
+They point at each other (an entry knows its pool and client, a pool its
+entries), so they live in one module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from matchmaker.core.pools import Bucket, PoolKey, PoolSpec
+from matchmaker.model import FilterValue
+
+__all__ = ["ClientState", "Entry", "Member", "Pool", "Session"]
+
+
+@dataclass(slots=True, eq=False)
+class ClientState:
+    """One connected client, past ``hello``."""
+
+    client_id: str
+    project_id: str
+    credential: str | None
+    attributes: dict[str, FilterValue]
+    entries: dict[str, Entry] = field(default_factory=dict)  # by pool name
+    sessions: dict[str, Session] = field(default_factory=dict)  # by session id
+
+
+@dataclass(slots=True, eq=False)
+class Entry:
+    """A client waiting in a pool."""
+
+    entry_id: str
+    seq: int
+    client: ClientState
+    pool: Pool
+    bucket: Bucket
+    public: dict[str, Any] | None
+    expires_at: int
+    live: bool = True
+
+
+@dataclass(slots=True, eq=False)
+class Member:
+    """A client in a session, with the public data it showed when it got there."""
+
+    client: ClientState
+    public: dict[str, Any] | None
+
+
+@dataclass(slots=True, eq=False)
+class Session:
+    """A group of clients that relay messages to each other; deleted when empty."""
+
+    session_id: str
+    project_id: str
+    pool: str | None = None
+    room: str | None = None
+    members: dict[str, Member] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Pool:
+    """A live pool: one FIFO of waiting entries per ``@self`` bucket."""
+
+    key: PoolKey
+    project_id: str
+    name: str
+    spec: PoolSpec
+    buckets: dict[Bucket, dict[str, Entry]] = field(default_factory=dict)
+    size: int = 0
+
+    def add(self, entry: Entry) -> None:
+        self.buckets.setdefault(entry.bucket, {})[entry.entry_id] = entry
+        self.size += 1
+
+    def remove(self, entry: Entry) -> None:
+        fifo = self.buckets[entry.bucket]
+        del fifo[entry.entry_id]
+        if not fifo:
+            del self.buckets[entry.bucket]
+        self.size -= 1
+
+    def oldest(self, bucket: Bucket, count: int) -> list[Entry]:
+        """The ``count`` oldest entries of a bucket (fewer if it holds fewer)."""
+        fifo = self.buckets.get(bucket, {})
+        out: list[Entry] = []
+        it: Iterator[Entry] = iter(fifo.values())
+        for entry in it:
+            out.append(entry)
+            if len(out) == count:
+                break
+        return out

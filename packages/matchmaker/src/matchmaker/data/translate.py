@@ -1,0 +1,154 @@
+"""Between the wire and the core: decoded request Structs to core commands, core
+answers and events to the frames ``docs/protocol.md`` specifies.
+
+The core's values carry no wire names (``groupSize``, ``from``, tags); this
+module is the one place that knows both shapes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from msgspec import Raw
+
+from matchmaker.core import commands, events
+from matchmaker.core.commands import Command
+from matchmaker.data import protocol
+from matchmaker.data.protocol import encode
+from matchmaker.errors import MatchmakerError
+
+__all__ = ["PING_FRAME", "command", "error_frame", "event_head", "reply_frame"]
+
+PING_FRAME = encode(protocol.ServerPing()).decode()
+"""The server's heartbeat ping (``{"type":"ping"}``): no ``seq``, it is not an event."""
+
+
+def command(request: protocol.Request) -> Command:
+    """The core command for a decoded request."""
+    match request:
+        case protocol.SessionSend(data=data):
+            return commands.Send(data.session_id, data.data, data.to)
+        case protocol.PoolEnter(data=data):
+            return commands.EnterPool(
+                policy=data.policy,
+                pool=data.pool,
+                create=data.create,
+                mode=data.mode,
+                group_size=data.group_size,
+                filter=data.filter,
+                ttl_ms=data.ttl_ms,
+                public=data.public,
+                public_size=_size(data.public),
+            )
+        case protocol.PoolLeave(data=data):
+            return commands.LeavePool(data.pool)
+        case protocol.SessionJoin(data=data):
+            return commands.JoinSession(
+                data.session, data.create, data.public, public_size=_size(data.public)
+            )
+        case protocol.SessionLeave(data=data):
+            return commands.LeaveSession(data.session_id)
+        case protocol.Hello(data=data):
+            resume = data.resume
+            return commands.Hello(
+                data.v,
+                data.project,
+                data.credential,
+                dict(data.attributes),
+                None if resume is None else commands.Resume(resume.token, resume.last_seq),
+            )
+        case protocol.Ping():
+            return commands.Ping()
+        case protocol.Pong():
+            return commands.Pong()
+        case protocol.Bye():
+            return commands.Bye()
+
+
+def _size(public: dict[str, Any] | None) -> int:
+    """The encoded size of a ``public`` object: what every member will receive."""
+    return 0 if public is None else len(encode(public))
+
+
+def reply_frame(request_id: str | None, answer: events.Answer) -> str:
+    """The frame answering request ``request_id`` with ``answer``."""
+    if type(answer) is events.Alive:
+        return encode({"type": "pong", "id": request_id}).decode()
+    return encode(protocol.Reply(request_id, True, _answer_data(answer))).decode()
+
+
+def error_frame(request_id: str | None, error: MatchmakerError) -> str:
+    """The frame answering request ``request_id`` (``None``: unknown) with ``error``."""
+    body = protocol.ErrorBody(error.code, error.message, error.details)
+    return encode(protocol.Reply(request_id, False, error=body)).decode()
+
+
+def _answer_data(answer: events.Answer) -> object:
+    match answer:
+        case events.Relayed():
+            return {}
+        case events.PoolEntered():
+            return protocol.PoolEntered(
+                answer.pool, answer.entry_id, answer.mode, answer.group_size, answer.expires_at
+            )
+        case events.SessionJoined():
+            return protocol.SessionJoined(answer.session_id, answer.created)
+        case events.PoolLeft():
+            return {"pool": answer.pool, "entry_id": answer.entry_id}
+        case events.SessionLeft():
+            return {"session_id": answer.session_id}
+        case events.Welcome():
+            limits, project = answer.limits, answer.project
+            return protocol.HelloReply(
+                client_id=answer.client_id,
+                resume_token=answer.resume_token,
+                project=project.id,
+                heartbeat=protocol.Heartbeat(
+                    limits.heartbeat_interval_ms, limits.heartbeat_timeout_ms
+                ),
+                limits=limits,
+                policies=[
+                    protocol.PolicyInfo(p.name, p.mode, p.group_size, p.default)
+                    for p in project.policies
+                ],
+                lockdown=project.lockdown,
+            )
+        case events.Alive():
+            return None
+
+
+def event_head(event: events.Event) -> str:
+    """The pushed frame of a core event without its closing brace: the shell appends
+    each recipient's ``seq``, so one encoding serves every recipient."""
+    return encode(_wire_event(event))[:-1].decode()
+
+
+def _wire_event(event: events.Event) -> protocol.Event:
+    match event:
+        case events.MessageRelayed():
+            # The shell relays what it decoded: ``data`` is the sender's ``Raw`` bytes.
+            data = cast(Raw, event.data)
+            return protocol.SessionMessage(
+                protocol.SessionMessageData(event.session_id, event.sender, data)
+            )
+        case events.SessionCreated():
+            members = [protocol.MemberInfo(m.client_id, m.public) for m in event.members]
+            return protocol.SessionCreated(
+                protocol.SessionCreatedData(event.session_id, members, event.you, event.pool)
+            )
+        case events.MemberJoined():
+            return protocol.SessionMemberJoined(
+                protocol.MemberData(event.session_id, event.client_id, event.public)
+            )
+        case events.MemberLeft():
+            return protocol.SessionMemberLeft(
+                protocol.MemberData(event.session_id, event.client_id, reason=event.reason)
+            )
+        case events.PoolWithdrawn():
+            return protocol.PoolWithdrawn(
+                protocol.EntryData(event.pool, event.entry_id, event.reason)
+            )
+        case events.PoolExpired():
+            return protocol.PoolExpired(
+                protocol.EntryData(event.pool, event.entry_id, event.reason)
+            )
