@@ -163,6 +163,9 @@ def _listen(host: str, port: int) -> socket.socket:
         raise _bind_error(host, port, exc) from exc
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # Accepted sockets inherit it: small frames go out at once, not after a delayed ACK
+        # (granian sets no option on the sockets it accepts; hypercorn sets it itself).
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind(address)
         sock.listen(1024)
         sock.setblocking(False)
