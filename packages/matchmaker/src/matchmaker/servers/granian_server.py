@@ -38,6 +38,7 @@ import contextlib
 import logging
 import os
 import resource
+from collections.abc import Awaitable
 from typing import Any
 
 from granian._granian import SocketHolder
@@ -113,10 +114,13 @@ class _WebSocketCall:
         finally:
             self._pending = None
 
-    async def send(self, message: Message) -> None:
+    def send(self, message: Message) -> Awaitable[None]:
+        # Every frame but a close goes straight to granian: no coroutine of ours per send.
         if message["type"] != "websocket.close" or self._pending is None:
-            await self._send(message)
-            return
+            return self._send(message)
+        return self._close(message)
+
+    async def _close(self, message: Message) -> None:
         self._closed = closed = asyncio.get_running_loop().create_future()
         self._pending.cancel()
         try:
