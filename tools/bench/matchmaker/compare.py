@@ -247,6 +247,30 @@ NOTES = """
 - **CPU**: `server CPU` is the share of one core the server process got during the
   scenario (`/proc/<pid>/stat`); `client CPU` the load client's own. A client near
   100% is the limit of that row, not the server.
+
+## Idle memory: why granian holds more
+
+Measured directly (1,000 sockets, `matchmaker --server X`): granian 154.7 KiB per
+socket that never sent a frame and 156.5 KiB past `hello`; hypercorn 22.4 and 23.3 KiB.
+The ~130 KiB difference is tungstenite's read buffer: granian builds each WebSocket
+with tungstenite's default `WebSocketConfig` (`read_buffer_size` 128 KiB since
+tungstenite 0.25), and tungstenite zero-fills the whole buffer (`resize(capacity, 0)`)
+the first time it polls the socket for a frame, which happens as soon as the app
+waits in `receive()`, so even silent sockets hold it. granian exposes no
+`WebSocketConfig` option, so nothing can be tuned from Python; `docs/operations.md`
+says which server to run for many idle clients.
+
+## Profile under granian (py-spy, relay, 50 pairs)
+
+About half of the samples are granian's Rust threads and idle time. Of the Python
+thread: the uvloop loop itself (I/O and callbacks from the Rust side) ~22% of all
+samples, granian's `send`/`receive` bridging (a Rust future per call, completed
+through `call_soon_threadsafe`) ~13%, the data plane's own code ~19% (decode and
+checks ~3%, the core's relay ~4%, encode and fan-out ~4%, the writer ~2%). What was
+cut: the launcher's socket now sets `TCP_NODELAY` (granian's handed-in sockets had
+none: the fastest connect+match took 44 ms behind delayed ACKs, 20 ms after), and
+frames other than a close go to granian's `send` without a coroutine of ours in
+between. The sans-I/O core was not touched.
 """
 
 

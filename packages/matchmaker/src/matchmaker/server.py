@@ -164,7 +164,8 @@ def _listen(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         # Accepted sockets inherit it: small frames go out at once, not after a delayed ACK
-        # (granian sets no option on the sockets it accepts; hypercorn sets it itself).
+        # (asyncio sets it on each socket hypercorn accepts; granian, handed this socket,
+        # sets nothing).
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind(address)
         sock.listen(1024)
