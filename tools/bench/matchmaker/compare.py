@@ -209,6 +209,16 @@ def run_once(args: argparse.Namespace, index: int) -> dict[str, Any]:
     return results
 
 
+def derive(runs: list[dict[str, Any]]) -> None:
+    """Throughput per second of server CPU: the figure a busy shared machine moves least."""
+    for run in runs:
+        for row in run.values():
+            for name, result in row.items():
+                rate = result.get("matches_per_s", result.get("messages_per_s"))
+                if name != "idle" and rate is not None and result.get("server_cpu_share"):
+                    result["per_cpu"] = rate / result["server_cpu_share"]
+
+
 def median(runs: list[dict[str, Any]], target: str, scenario: str, key: str) -> float | None:
     values = [r[target][scenario].get(key) for r in runs if scenario in r[target]]
     values = [v for v in values if v is not None]
@@ -285,7 +295,13 @@ def report(args: argparse.Namespace, runs: list[dict[str, Any]]) -> str:
 
     def ratio(target: str, scenario: str, key: str, base: str = "colyseus") -> str:
         ours, theirs = m(target, scenario, key), m(base, scenario, key)
-        return "n/a" if ours is None or not theirs else f"{ours / theirs:.2f}×"
+        if ours is None or not theirs:
+            return "n/a"
+        text = f"{ours / theirs:.2f}×"
+        ours_cpu, theirs_cpu = m(target, scenario, "per_cpu"), m(base, scenario, "per_cpu")
+        if ours_cpu is not None and theirs_cpu:
+            text += f"; per CPU s {ours_cpu / theirs_cpu:.2f}×"
+        return text
 
     rows = [
         "| scenario | hypercorn | granian | Colyseus 0.16 | granian / Colyseus | "
@@ -305,8 +321,10 @@ def report(args: argparse.Namespace, runs: list[dict[str, Any]]) -> str:
             m(target, scenario, "server_cpu_share"),
             m(target, scenario, "client_cpu_share"),
         )
-        if server is not None and client is not None:
-            text += f" (server CPU {server:.0%}, client {client:.0%})"
+        per_cpu = m(target, scenario, "per_cpu")
+        if server is not None and client is not None and per_cpu is not None:
+            text += f"; {per_cpu:,.0f} per server CPU s (server CPU {server:.0%}, "
+            text += f"client {client:.0%})"
         return text
 
     scenarios = [
@@ -378,6 +396,7 @@ def main() -> None:
         for index in range(args.runs):
             runs.append(run_once(args, index))
             print(json.dumps(runs[-1]), flush=True)
+    derive(runs)
     args.out.write_text(report(args, runs))
     print(f"wrote {args.out}", file=sys.stderr)
 
