@@ -1,7 +1,9 @@
 """The one entry point for checks: ``nox`` runs lint, imports, typecheck and tests.
 
 Each session builds its own environment (uv when available, else virtualenv)
-and installs the three packages from ``packages/``.
+and installs the three packages from ``packages/``. matchmaker comes with its
+``fast`` extra (granian, uvloop), so the tests run the data plane on both
+servers (hypercorn is always installed).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import nox
 
 ROOT = Path(__file__).parent
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
-PACKAGES = ["./packages/common", "./packages/matchmaker[postgres]", "./packages/tasktool"]
+PACKAGES = ["./packages/common", "./packages/matchmaker[postgres,fast]", "./packages/tasktool"]
 SOURCES = ["packages/common/src", "packages/matchmaker/src", "packages/tasktool/src"]
 
 nox.options.default_venv_backend = "uv|virtualenv"

@@ -184,6 +184,7 @@ def main(ctx: click.Context, /, config_file: str | None, **values: Any) -> None:
 
 def _serve(settings: Effective) -> None:
     from matchmaker.server import configure_logging, serve_until_signalled
+    from matchmaker.servers import event_loop_factory
 
     configure_logging(settings.config)
     for warning in settings.warnings:
@@ -191,7 +192,8 @@ def _serve(settings: Effective) -> None:
     if settings.config_file is not None:
         log.info("settings read from %s", settings.config_file)
     try:
-        asyncio.run(serve_until_signalled(settings.config))
+        with asyncio.Runner(loop_factory=event_loop_factory(settings.config.server)) as runner:
+            runner.run(serve_until_signalled(settings.config))
     except CodedError as exc:
         raise CommandError(exc) from None
 

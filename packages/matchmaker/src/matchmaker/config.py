@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+SERVER_CHOICES = ("auto", "hypercorn", "granian")
+"""Values of ``ServerConfig.server`` (see :mod:`matchmaker.servers`)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Limits:
@@ -49,7 +52,9 @@ class ServerConfig:
     ``management_key`` ``None`` means zero-config: no control plane, no
     management port, every Project implicit. ``store_url`` ``None`` means the
     default store: ``sqlite:///matchmaker.db`` in the working directory when a
-    key is given, else nothing is stored.
+    key is given, else nothing is stored. ``server`` names the data plane's
+    server: ``auto`` (granian when installed, else hypercorn), ``hypercorn``
+    or ``granian`` (:mod:`matchmaker.servers`).
     """
 
     host: str = "127.0.0.1"
@@ -63,3 +68,4 @@ class ServerConfig:
     control: ControlLimits = field(default_factory=ControlLimits)
     shutdown_grace_s: float = 5.0
     log_level: str = "info"
+    server: str = "auto"

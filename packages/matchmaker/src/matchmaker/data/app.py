@@ -12,6 +12,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from matchmaker.config import ServerConfig
+from matchmaker.data.connection import HARD_CAP_FACTOR
 from matchmaker.data.plane import DataPlane, Receive, Scope, Send
 from matchmaker.directory import ProjectDirectory
 from matchmaker.jsonhttp import EXCEPTION_HANDLERS, Readiness
@@ -20,13 +21,14 @@ __all__ = ["DataApp", "create_data_app", "websocket_max_message_size"]
 
 
 def websocket_max_message_size(config: ServerConfig) -> int:
-    """The hard cap to give hypercorn (``Config.websocket_max_message_size``).
+    """The hard cap to give the server (hypercorn's ``websocket_max_message_size``).
 
     Frames up to this size are read and answered ``protocol.too_large`` when over
     ``max_frame_bytes``; larger ones make hypercorn close the socket with 1009
-    before buffering them.
+    before buffering them. A server without such an option (granian) hands them
+    to the connection, which closes with 1009 too.
     """
-    return 4 * config.limits.max_frame_bytes
+    return HARD_CAP_FACTOR * config.limits.max_frame_bytes
 
 
 class DataApp:

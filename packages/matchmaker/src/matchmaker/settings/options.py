@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from matchmaker.config import ControlLimits, Limits, ServerConfig
+from matchmaker.config import SERVER_CHOICES, ControlLimits, Limits, ServerConfig
 
 __all__ = [
     "ADMIN_OPTIONS",
@@ -272,6 +272,15 @@ def _server_options() -> list[Option]:
         ),
         *_limit_options("limits", Limits, DATA_LIMITS),
         *_limit_options("control", ControlLimits, CONTROL_LIMITS),
+        Option(
+            "server",
+            "--server",
+            Kind("choice", choices=SERVER_CHOICES),
+            defaults.server,
+            process,
+            "Server of the data plane: granian (Rust, from the 'fast' extra) or hypercorn "
+            "(pure Python); auto is granian when installed. The control plane runs on hypercorn.",
+        ),
         Option(
             "shutdown_grace_s",
             "--shutdown-grace",
