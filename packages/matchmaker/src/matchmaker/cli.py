@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import IO, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import click
 from click.core import ParameterSource
@@ -68,7 +68,13 @@ class UsageLine(click.UsageError):
         click.echo(line, file=file or sys.stderr)
 
 
-class _KindType(click.ParamType[Any, Any]):
+if TYPE_CHECKING:
+    _ParamType = click.ParamType[Any, Any]  # generic in click's stubs since 8.2
+else:
+    _ParamType = click.ParamType
+
+
+class _KindType(_ParamType):
     """A Click type that parses with the option table's :class:`Kind` (one parser for all)."""
 
     def __init__(self, kind: Kind) -> None:
