@@ -94,11 +94,11 @@ async def run(
         ]
         data = _address(data_sock)
         management = None
-        if store is not None:
+        if store is not None and config.management_key is not None:
             mgmt_sock = _listen(config.management_host or config.host, config.management_port)
             sockets.append(mgmt_sock)
-            control_app = create_control_app(config, store, directory)
-            listeners.append((serve_function("hypercorn"), Listener(control_app, mgmt_sock, grace)))
+            control = create_control_app(config.limits, config.management_key, store, directory)
+            listeners.append((serve_function("hypercorn"), Listener(control, mgmt_sock, grace)))
             management = _address(mgmt_sock)
         if tune_runtime:
             tune_gc()

@@ -42,7 +42,7 @@ Public = dict[str, Any]
 # -- answers --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Welcome:
     """The answer to ``hello``: who the client is, its Project's rules, the server's limits."""
 
@@ -52,7 +52,7 @@ class Welcome:
     limits: Limits
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PoolEntered:
     """The answer to ``pool.enter``; ``expires_at`` is epoch milliseconds."""
 
@@ -63,7 +63,7 @@ class PoolEntered:
     expires_at: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PoolLeft:
     """The answer to ``pool.leave``: the withdrawn entry."""
 
@@ -71,7 +71,7 @@ class PoolLeft:
     entry_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SessionJoined:
     """The answer to ``session.join``; ``created`` tells whether this join opened the room."""
 
@@ -79,19 +79,19 @@ class SessionJoined:
     created: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SessionLeft:
     """The answer to ``session.leave``."""
 
     session_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Relayed:
     """The answer to a ``session.send`` that asked for one (carried an ``id``)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Alive:
     """The answer to a client's ``ping`` (a ``pong`` frame)."""
 
@@ -102,7 +102,7 @@ Answer = Welcome | PoolEntered | PoolLeft | SessionJoined | SessionLeft | Relaye
 # -- events ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MemberInfo:
     """A session member as the others see it."""
 
@@ -110,7 +110,7 @@ class MemberInfo:
     public: Public | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SessionCreated:
     """The recipient (``you``) is a member of a new session: a match, or a room it joined."""
 
@@ -120,7 +120,7 @@ class SessionCreated:
     pool: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MessageRelayed:
     """A message from ``sender``; ``data`` is the sender's payload, passed on untouched."""
 
@@ -129,7 +129,7 @@ class MessageRelayed:
     data: object
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MemberJoined:
     """Someone joined a room the recipient is in."""
 
@@ -138,7 +138,7 @@ class MemberJoined:
     public: Public | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MemberLeft:
     """A member left a session (``reason``: ``left`` or ``disconnected``)."""
 
@@ -147,7 +147,7 @@ class MemberLeft:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class EntryClosed:
     """Base of the events that end a waiting entry without a match for it."""
 
@@ -156,12 +156,12 @@ class EntryClosed:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PoolWithdrawn(EntryClosed):
     """An entry was withdrawn because its client was matched in another pool."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PoolExpired(EntryClosed):
     """An entry's TTL ran out before a match."""
 
