@@ -2,7 +2,8 @@
 
 ::
 
-    base.py              Listener, the one interface every server module implements
+    listener.py          Listener and Serve: the one interface every server module implements
+    base.py              --server resolved (auto, hypercorn, granian) and its serve function
     hypercorn_server.py  hypercorn (pure Python, always installed; the control plane's server)
     granian_server.py    granian's embedded server (Rust, ``matchmaker[fast]``), data plane only
 
@@ -15,12 +16,11 @@ from __future__ import annotations
 
 from matchmaker.servers.base import (
     SERVER_CHOICES,
-    Listener,
-    Serve,
     event_loop_factory,
     resolve_server,
     serve_function,
 )
+from matchmaker.servers.listener import Listener, Serve
 
 __all__ = [
     "SERVER_CHOICES",
