@@ -12,9 +12,8 @@ from typing import IO, Any, TypeVar
 import click
 
 from matchmaker import __version__
-from matchmaker.config import Limits, ServerConfig
+from matchmaker.config import SERVER_CHOICES, Limits, ServerConfig
 from matchmaker.errors import MatchmakerError
-from matchmaker.servers.base import SERVER_CHOICES
 from mtcommon import render_line, render_usage
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+SERVER_CHOICES = ("auto", "hypercorn", "granian")
+"""Values of ``ServerConfig.server`` (``--server``): see :mod:`matchmaker.servers`."""
+
 
 @dataclass(frozen=True, slots=True)
 class Limits:

@@ -6,12 +6,11 @@ import asyncio
 import importlib.util
 from collections.abc import Callable
 
+from matchmaker.config import SERVER_CHOICES
 from matchmaker.errors import MatchmakerError
 from matchmaker.servers.listener import Serve
 
 __all__ = ["SERVER_CHOICES", "event_loop_factory", "resolve_server", "serve_function"]
-
-SERVER_CHOICES = ("auto", "hypercorn", "granian")
 
 
 def resolve_server(name: str) -> str:
