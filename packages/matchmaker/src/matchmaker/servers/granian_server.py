@@ -19,8 +19,8 @@ What granian does not do by itself, and how this module closes the gap:
   end (the data plane closes them with 1001 when shutdown is set), up to
   ``grace_s``, before it stops granian.
 - It has no WebSocket message-size option: tungstenite's defaults apply (frames
-  up to 16 MiB, messages up to 64 MiB are read whole, a larger one drops the
-  connection). The data plane enforces ``max_message`` itself (1009) once a
+  up to 16 MiB, messages up to 64 MiB are read whole; over that granian closes
+  without a close code). The data plane enforces ``max_message`` itself (1009) once a
   frame arrives; docs/operations.md says what that means for memory.
 - Its ``websocket.close`` waits for the lock a pending ``receive`` holds until a
   frame arrives, so a server-initiated close (1001, 3008, a heartbeat timeout)
