@@ -1,30 +1,36 @@
-"""The ``matchmaker`` command's surface: a flag for every setting."""
+"""The ``matchmaker`` command's surface in-process (Click's ``CliRunner``): a flag for every
+setting, and bad arguments refused before the server starts (``tests/e2e`` runs the
+process)."""
 
 from __future__ import annotations
 
 import ast
 import dataclasses
+import json
+import os
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 import matchmaker
-from matchmaker.cli import LIMIT_HELP, main
-from matchmaker.config import Limits, ServerConfig
+from matchmaker.cli import main
+from matchmaker.config import ControlLimits, Limits, ServerConfig
+from matchmaker.settings import GROUPS, OPTIONS
 
 
-def test_every_setting_has_a_flag() -> None:
+def test_every_option_has_a_flag_in_its_help_group() -> None:
     helped = CliRunner().invoke(main, ["--help"], terminal_width=200)
     assert helped.exit_code == 0
-    renamed = {"management_key": "--mgmt-key", "store_url": "--store"}
-    renamed |= {"shutdown_grace_s": "--shutdown-grace", "limits": "--max-frame-bytes"}
-    for field in dataclasses.fields(ServerConfig):
-        flag = renamed.get(field.name, "--" + field.name.replace("_", "-"))
-        assert flag in helped.output, field.name
-    for field in dataclasses.fields(Limits):
-        assert "--" + field.name.replace("_", "-") in helped.output, field.name
-    assert set(LIMIT_HELP) == {field.name for field in dataclasses.fields(Limits)}
+    sections = {group: helped.output.index(f"\n{group}:\n") for group in GROUPS}
+    assert list(sections.values()) == sorted(sections.values())
+    for option in OPTIONS:
+        at = helped.output.index(f"  {option.flag}")
+        following = [i for i in sections.values() if i > sections[option.group]]
+        assert sections[option.group] < at < min(following, default=len(helped.output))
+        assert option.env in helped.output
     assert "REALTIME_MGMT_KEY" in helped.output
+    assert "Commands:\n  admin" in helped.output
 
 
 def test_every_setting_is_read_somewhere() -> None:
@@ -36,6 +42,7 @@ def test_every_setting_is_read_somewhere() -> None:
             read |= {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
     settings = {f.name for f in dataclasses.fields(ServerConfig)}
     settings |= {f.name for f in dataclasses.fields(Limits)}
+    settings |= {f.name for f in dataclasses.fields(ControlLimits)}
     assert sorted(settings - read) == []
 
 
@@ -54,9 +61,13 @@ def test_usage_errors_are_one_line_with_exit_2() -> None:
     assert result.output.count("\n") == 1
     empty_key = CliRunner().invoke(main, ["--management-key", ""])
     assert empty_key.exit_code == 2
-    assert empty_key.output.startswith("error: Invalid value for --management-key: must not")
+    assert empty_key.output.startswith("error: Invalid value for '--management-key'")
+    assert "must be a non-empty string" in empty_key.output
     assert empty_key.output.endswith("[usage]\n")
     assert empty_key.output.count("\n") == 1
+    in_subcommand = CliRunner().invoke(main, ["config", "show", "--format", "xml"])
+    assert in_subcommand.exit_code == 2
+    assert in_subcommand.output.count("\n") == 1
 
 
 def test_a_setting_that_cannot_work_is_one_coded_line_with_exit_1() -> None:
@@ -65,3 +76,78 @@ def test_a_setting_that_cannot_work_is_one_coded_line_with_exit_1() -> None:
     assert result.output.startswith("error: unsupported store URL 'redis://x'")
     assert result.output.endswith(" [store.bad_url]\n")
     assert result.output.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "named"),
+    [
+        (["--port", "70000"], {}, "--port"),
+        (["--port", "http"], {}, "--port"),
+        (["--management-port", "-1"], {}, "--management-port"),
+        (["--log-level", "loud"], {}, "--log-level"),
+        (["--shutdown-grace", "-1"], {}, "--shutdown-grace"),
+        (["--max-frame-bytes", "big"], {}, "--max-frame-bytes"),
+        (["--management-key", ""], {}, "--management-key"),
+        (["--no-such-flag"], {}, "--no-such-flag"),
+        ([], {"MATCHMAKER_PORT": "http"}, "--port"),
+        ([], {"MATCHMAKER_MAX_SESSION_MEMBERS": "0"}, "--max-session-members"),
+    ],
+)
+def test_bad_arguments_and_environment_are_usage_errors(
+    args: list[str], env: dict[str, str], named: str
+) -> None:
+    """Refused before anything is bound or opened: exit 2, the option named, no traceback."""
+    clean: dict[str, str | None] = {n: None for n in os.environ if n.startswith("MATCHMAKER_")}
+    # Should a case be accepted by mistake, the server it starts binds free ports only.
+    clean |= {"REALTIME_MGMT_KEY": None, "MATCHMAKER_PORT": "0", "MATCHMAKER_MANAGEMENT_PORT": "0"}
+    result = CliRunner().invoke(main, args, env={**clean, **env}, prog_name="matchmaker")
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()  # one coded line, no traceback
+    assert line.startswith("error: ")
+    assert named in line
+    assert line.endswith("[usage]")
+
+
+def test_version() -> None:
+    result = CliRunner().invoke(main, ["--version"], prog_name="matchmaker")
+    assert result.exit_code == 0
+    assert result.stdout == f"matchmaker, version {matchmaker.__version__}\n"
+def test_config_show_names_each_source_and_redacts_secrets(tmp_path: Path) -> None:
+    path = tmp_path / "mm.yaml"
+    path.write_text("port: 9000\nstore: postgresql://mm:hunter2@db.example/mm\n")
+    env = {
+        "MATCHMAKER_CONFIG": str(path),
+        "MATCHMAKER_MANAGEMENT_KEY": "the-key-itself",
+        "MATCHMAKER_PORTT": "1",
+    }
+    result = CliRunner().invoke(main, ["--entry-ttl-ms", "5", "config", "show"], env=env)
+    assert result.exit_code == 0, result.output
+    lines = {line.split()[0]: line for line in result.stdout.splitlines()}
+    assert lines["port"].split()[1:] == ["9000", "file", f"{path}:1"]
+    assert lines["management_key"].split()[1:] == ["***", "env", "MATCHMAKER_MANAGEMENT_KEY"]
+    assert "mm:***@db.example/mm" in lines["store"]
+    assert lines["entry_ttl_ms"].split()[1:] == ["5", "flag", "--entry-ttl-ms"]
+    assert lines["host"].split()[1:] == ["127.0.0.1", "default"]
+    assert "the-key-itself" not in result.output
+    assert "hunter2" not in result.output
+    assert "did you mean MATCHMAKER_PORT?" in result.stderr
+    as_json = CliRunner().invoke(main, ["config", "show", "--format", "json"], env=env)
+    rows = {row["key"]: row for row in json.loads(as_json.stdout)["settings"]}
+    assert rows["port"] == {"key": "port", "value": 9000, "source": f"file {path}:1"}
+
+
+def test_a_bad_config_file_stops_with_the_key_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "mm.yaml"
+    path.write_text("port: 1\nstroe: memory://\n")
+    for args in (["--config", str(path)], ["--config", str(path), "config", "show"]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2
+        assert f"{path}:2: unknown setting 'stroe' (did you mean store?)" in result.stderr
+        assert "[config.unknown_key]" in result.stderr
+
+
+@pytest.mark.parametrize("args", [["config"], ["admin"], ["admin", "projects"]])
+def test_command_groups_list_their_commands(args: list[str]) -> None:
+    result = CliRunner().invoke(main, [*args, "--help"])
+    assert result.exit_code == 0
+    assert "Commands:" in result.output

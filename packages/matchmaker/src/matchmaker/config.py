@@ -1,8 +1,8 @@
 """The one typed settings object of a matchmaker process.
 
-Built by the CLI from flags and ``MATCHMAKER_*`` environment variables (the
-key also from ``REALTIME_MGMT_KEY``); tests build it directly. Nothing here
-reads the environment.
+Built by :mod:`matchmaker.settings` from flags, ``MATCHMAKER_*`` environment
+variables (the key also from ``REALTIME_MGMT_KEY``) and a config file; tests
+build it directly. Nothing here reads the environment.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 SERVER_CHOICES = ("auto", "hypercorn", "granian")
-"""Values of ``ServerConfig.server`` (``--server``): see :mod:`matchmaker.servers`."""
+"""Values of ``ServerConfig.server`` (see :mod:`matchmaker.servers`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +36,16 @@ class Limits:
 
 
 @dataclass(frozen=True, slots=True)
+class ControlLimits:
+    """Control-plane limits: what one Project may hold and how requests are read."""
+
+    max_policies_per_project: int = 256
+    max_keys_per_project: int = 64
+    max_body_bytes: int = 1024 * 1024
+    body_timeout_s: float = 10.0
+
+
+@dataclass(frozen=True, slots=True)
 class ServerConfig:
     """Everything one matchmaker process needs to start.
 
@@ -55,5 +65,7 @@ class ServerConfig:
     store_url: str | None = None
     require_declared_projects: bool = False
     limits: Limits = field(default_factory=Limits)
+    control: ControlLimits = field(default_factory=ControlLimits)
     shutdown_grace_s: float = 5.0
+    log_level: str = "info"
     server: str = "auto"

@@ -85,7 +85,12 @@ async def run(
         grace = config.shutdown_grace_s
         data_sock = _listen(config.host, config.port)
         sockets.append(data_sock)
-        data_app = create_data_app(config, directory, shutdown=shutdown)
+        data_app = create_data_app(
+            config,
+            directory,
+            shutdown=shutdown,
+            store_probe=None if store is None else store.ping,
+        )
         listeners: list[tuple[Serve, Listener]] = [
             (
                 serve_function(server_name),
@@ -97,20 +102,36 @@ async def run(
         if store is not None and config.management_key is not None:
             mgmt_sock = _listen(config.management_host or config.host, config.management_port)
             sockets.append(mgmt_sock)
-            control = create_control_app(config.limits, config.management_key, store, directory)
-            listeners.append((serve_function("hypercorn"), Listener(control, mgmt_sock, grace)))
+            control_app = create_control_app(
+                config.limits, config.control, config.management_key, store, directory
+            )
+            listeners.append((serve_function("hypercorn"), Listener(control_app, mgmt_sock, grace)))
             management = _address(mgmt_sock)
         if tune_runtime:
             tune_gc()
             log.info("garbage collector tuned for many connections (startup objects frozen)")
         # The "listening" lines come last: whoever waits for them finds the rest logged.
+        # One line per plane: its URL, whether the control plane is on, the store.
         if store is None:
-            log.info("no management key: control plane disabled, every Project is implicit")
-        log.info("data plane listening on http://%s:%d (server: %s)", *data, server_name)
-        if store is not None and management is not None:
             log.info(
-                "control plane listening on http://%s:%d/admin, store %s, %d Projects",
-                *management,
+                "data plane listening on %s (WebSocket %s/ws, server %s), control plane off "
+                "(no management key: every Project is implicit, nothing is stored)",
+                _url("http", *data),
+                _url("ws", *data),
+                server_name,
+            )
+        elif management is not None:
+            log.info(
+                "data plane listening on %s (WebSocket %s/ws, server %s), control plane on, "
+                "store %s",
+                _url("http", *data),
+                _url("ws", *data),
+                server_name,
+                store.description,
+            )
+            log.info(
+                "control plane listening on %s/admin, store %s, %d Projects",
+                _url("http", *management),
                 store.description,
                 len(directory),
             )
@@ -125,6 +146,13 @@ async def run(
         if store is not None:
             await store.close()
     log.info("stopped")
+
+
+def configure_logging(config: ServerConfig) -> None:
+    """Log lines to stderr from ``config.log_level`` up (the process entry point's choice)."""
+    logging.basicConfig(
+        level=config.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
 
 
 async def serve_until_signalled(config: ServerConfig) -> None:
@@ -179,6 +207,10 @@ def _listen(host: str, port: int) -> socket.socket:
 def _address(sock: socket.socket) -> tuple[str, int]:
     host, port = sock.getsockname()[:2]
     return str(host), int(port)
+
+
+def _url(scheme: str, host: str, port: int) -> str:
+    return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
 
 
 def _bind_error(host: str, port: int, exc: OSError) -> MatchmakerError:

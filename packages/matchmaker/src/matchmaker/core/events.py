@@ -166,7 +166,20 @@ class PoolExpired(EntryClosed):
     """An entry's TTL ran out before a match."""
 
 
-Event = SessionCreated | MessageRelayed | MemberJoined | MemberLeft | PoolWithdrawn | PoolExpired
+@dataclass(slots=True)
+class PoolClosed(EntryClosed):
+    """An entry's policy pool was closed: its policy was changed or removed."""
+
+
+Event = (
+    SessionCreated
+    | MessageRelayed
+    | MemberJoined
+    | MemberLeft
+    | PoolWithdrawn
+    | PoolExpired
+    | PoolClosed
+)
 
 Delivery = tuple[Sequence[str], Event]
 """An event and the client ids it goes to."""

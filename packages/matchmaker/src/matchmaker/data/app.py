@@ -1,9 +1,9 @@
-"""The data-plane ASGI app: ``GET /ws`` (the WebSocket protocol) and ``GET /healthz``."""
+"""The data-plane ASGI app: ``GET /ws`` (the WebSocket protocol), ``/healthz`` and ``/readyz``."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
@@ -15,7 +15,7 @@ from matchmaker.config import ServerConfig
 from matchmaker.data.connection import HARD_CAP_FACTOR
 from matchmaker.data.plane import DataPlane, Receive, Scope, Send
 from matchmaker.directory import ProjectDirectory
-from matchmaker.jsonhttp import EXCEPTION_HANDLERS
+from matchmaker.jsonhttp import EXCEPTION_HANDLERS, Readiness
 
 __all__ = ["DataApp", "create_data_app", "websocket_max_message_size"]
 
@@ -50,13 +50,19 @@ class DataApp:
 
 
 def create_data_app(
-    config: ServerConfig, directory: ProjectDirectory, *, shutdown: asyncio.Event
+    config: ServerConfig,
+    directory: ProjectDirectory,
+    *,
+    shutdown: asyncio.Event,
+    store_probe: Callable[[], Awaitable[None]] | None = None,
 ) -> DataApp:
     """The app served on ``config.port``.
 
     ``shutdown`` is set when the process begins a graceful stop: the data plane
     then closes every WebSocket with code 1001 so hypercorn can finish. The
     lifespan (run by hypercorn) starts and stops the plane's timers.
+    ``store_probe`` (the store's ``ping``) makes ``GET /readyz`` answer 503
+    while the Project store cannot answer; it also does during shutdown.
     """
     plane = DataPlane(config, directory, shutdown)
 
@@ -76,7 +82,14 @@ def create_data_app(
 
     # Any other path (``/admin`` included: it is never served here) is a coded JSON 404.
     http = Starlette(
-        routes=[Route("/healthz", healthz, methods=["GET"])],
+        routes=[
+            Route("/healthz", healthz, methods=["GET"]),
+            Route(
+                "/readyz",
+                Readiness(store_probe, stopping=shutdown.is_set).respond,
+                methods=["GET"],
+            ),
+        ],
         lifespan=lifespan,
         exception_handlers=EXCEPTION_HANDLERS,
     )

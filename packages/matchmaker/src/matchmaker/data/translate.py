@@ -168,3 +168,5 @@ def _wire_event(event: events.Event) -> protocol.Event:
             return protocol.PoolExpired(
                 protocol.EntryData(event.pool, event.entry_id, event.reason)
             )
+        case events.PoolClosed():
+            return protocol.PoolClosed(protocol.EntryData(event.pool, event.entry_id, event.reason))

@@ -2,8 +2,8 @@
 
 ::
 
-    listener.py          Listener and Serve: the one interface every server module implements
-    base.py              --server resolved (auto, hypercorn, granian) and its serve function
+    base.py              Listener, the one interface every server module implements
+    choice.py            --server resolved, the chosen module's serve, its event loop
     hypercorn_server.py  hypercorn (pure Python, always installed; the control plane's server)
     granian_server.py    granian's embedded server (Rust, ``matchmaker[fast]``), data plane only
 
@@ -14,13 +14,9 @@ granian never loads it.
 
 from __future__ import annotations
 
-from matchmaker.servers.base import (
-    SERVER_CHOICES,
-    event_loop_factory,
-    resolve_server,
-    serve_function,
-)
-from matchmaker.servers.listener import Listener, Serve
+from matchmaker.config import SERVER_CHOICES
+from matchmaker.servers.base import Listener, Serve
+from matchmaker.servers.choice import event_loop_factory, resolve_server, serve_function
 
 __all__ = [
     "SERVER_CHOICES",

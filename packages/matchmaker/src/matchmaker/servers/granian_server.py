@@ -49,7 +49,7 @@ from granian.log import LogLevels
 from granian.server.embed import Server
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from matchmaker.servers.listener import Listener
+from matchmaker.servers.base import Listener
 
 __all__ = ["serve"]
 

@@ -16,7 +16,7 @@ from hypercorn.asyncio import serve as hypercorn_serve
 from hypercorn.config import Config, Sockets
 from hypercorn.typing import Framework
 
-from matchmaker.servers.listener import Listener
+from matchmaker.servers.base import Listener
 
 __all__ = ["serve"]
 
