@@ -1,9 +1,105 @@
-"""Realtime matchmaking service: WebSocket data plane, HTTP control plane."""
+"""Realtime matchmaking service: WebSocket data plane, HTTP control plane.
+
+The public API (``docs/library.md``) is every name in ``__all__``. Each is
+imported on first use, so ``import matchmaker`` loads no server library::
+
+    async with matchmaker.serve(matchmaker.ServerConfig(port=0)) as server:
+        async with await matchmaker.Client.connect(server.ws_url) as client: ...
+
+The pytest fixtures ``matchmaker_server`` and ``matchmaker_client`` come with
+the package (:mod:`matchmaker.testing`, a ``pytest11`` plugin).
+"""
 
 from __future__ import annotations
 
-from matchmaker.errors import MatchmakerError
-from matchmaker.model import MatchmakingPolicy, Project, ProjectKey
+from typing import TYPE_CHECKING
 
-__all__ = ["MatchmakerError", "MatchmakingPolicy", "Project", "ProjectKey", "__version__"]
+from mtcommon.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from matchmaker.admin.client import AdminClient as AdminClient
+    from matchmaker.admin.client import AdminError as AdminError
+    from matchmaker.client import Client as Client
+    from matchmaker.client import Event as Event
+    from matchmaker.config import ControlLimits as ControlLimits
+    from matchmaker.config import Limits as Limits
+    from matchmaker.config import ServerConfig as ServerConfig
+    from matchmaker.control.app import create_control_app as create_control_app
+    from matchmaker.data.app import create_data_app as create_data_app
+    from matchmaker.directory import ProjectDirectory as ProjectDirectory
+    from matchmaker.errors import MatchmakerError as MatchmakerError
+    from matchmaker.model import MatchmakingPolicy as MatchmakingPolicy
+    from matchmaker.model import Project as Project
+    from matchmaker.model import ProjectKey as ProjectKey
+    from matchmaker.running import RunningServer as RunningServer
+    from matchmaker.running import serve as serve
+    from matchmaker.server import Bound as Bound
+    from matchmaker.settings.resolve import Effective as Effective
+    from matchmaker.settings.resolve import resolve as resolve
+    from matchmaker.store.backends import DEFAULT_STORE_URL as DEFAULT_STORE_URL
+    from matchmaker.store.backends import open_store as open_store
+    from matchmaker.store.base import ProjectStore as ProjectStore
+    from matchmaker.store.memory import MemoryStore as MemoryStore
+    from matchmaker.store.postgres import PostgresStore as PostgresStore
+    from matchmaker.store.sqlite import SqliteStore as SqliteStore
+
+__all__ = [
+    "DEFAULT_STORE_URL",
+    "AdminClient",
+    "AdminError",
+    "Bound",
+    "Client",
+    "ControlLimits",
+    "Effective",
+    "Event",
+    "Limits",
+    "MatchmakerError",
+    "MatchmakingPolicy",
+    "MemoryStore",
+    "PostgresStore",
+    "Project",
+    "ProjectDirectory",
+    "ProjectKey",
+    "ProjectStore",
+    "RunningServer",
+    "ServerConfig",
+    "SqliteStore",
+    "__version__",
+    "create_control_app",
+    "create_data_app",
+    "open_store",
+    "resolve",
+    "serve",
+]
 __version__ = "0.1.0"
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "AdminClient": "matchmaker.admin.client",
+        "AdminError": "matchmaker.admin.client",
+        "Bound": "matchmaker.server",
+        "Client": "matchmaker.client",
+        "ControlLimits": "matchmaker.config",
+        "DEFAULT_STORE_URL": "matchmaker.store.backends",
+        "Effective": "matchmaker.settings.resolve",
+        "Event": "matchmaker.client",
+        "Limits": "matchmaker.config",
+        "MatchmakerError": "matchmaker.errors",
+        "MatchmakingPolicy": "matchmaker.model",
+        "MemoryStore": "matchmaker.store.memory",
+        "PostgresStore": "matchmaker.store.postgres",
+        "Project": "matchmaker.model",
+        "ProjectDirectory": "matchmaker.directory",
+        "ProjectKey": "matchmaker.model",
+        "ProjectStore": "matchmaker.store.base",
+        "RunningServer": "matchmaker.running",
+        "ServerConfig": "matchmaker.config",
+        "SqliteStore": "matchmaker.store.sqlite",
+        "create_control_app": "matchmaker.control.app",
+        "create_data_app": "matchmaker.data.app",
+        "open_store": "matchmaker.store.backends",
+        "resolve": "matchmaker.settings.resolve",
+        "serve": "matchmaker.running",
+    },
+)

@@ -180,7 +180,8 @@ def main(ctx: click.Context, /, config_file: str | None, **values: Any) -> None:
 
 
 def _serve(settings: Effective) -> None:
-    from matchmaker.server import configure_logging, serve_until_signalled
+    from matchmaker.running import serve_until_signalled
+    from matchmaker.server import configure_logging
     from matchmaker.servers import event_loop_factory
 
     configure_logging(settings.config)

@@ -1,6 +1,7 @@
 """The process shell: one event loop serving the data and control apps.
 
-``run`` is what the CLI calls and what tests start in-process: it opens the
+``run`` is what :func:`matchmaker.running.serve` (the library's and the CLI's way
+to start a server) and some tests start in-process: it opens the
 store, loads the directory, binds both ports (``0`` picks a free one), reports
 the bound addresses, serves until ``shutdown`` is set and then closes the store.
 The data plane runs on the server ``config.server`` names (granian or
@@ -8,7 +9,8 @@ hypercorn, see :mod:`matchmaker.servers`); the control plane always runs on
 hypercorn: it is low-traffic HTTP, so one server for it keeps its behaviour
 (errors, body and header limits) the same whatever serves the data plane.
 Both servers run in this loop and stop on ``shutdown``; neither installs
-signal handlers, ``serve_until_signalled`` installs the one pair.
+signal handlers, :func:`matchmaker.running.serve_until_signalled` installs the
+one pair.
 
 ``serve_until_signalled`` is the process entry point and the only caller that
 changes the whole process: it raises the open-file limit and, once the apps
@@ -23,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import signal
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from dataclasses import dataclass
 from matchmaker.config import ServerConfig
 from matchmaker.control import create_control_app
 from matchmaker.data.app import create_data_app, websocket_max_message_size
-from matchmaker.data.runtime import raise_open_file_limit, tune_gc
+from matchmaker.data.runtime import tune_gc
 from matchmaker.directory import ProjectDirectory
 from matchmaker.errors import MatchmakerError
 from matchmaker.refresh import DirectoryRefresher
@@ -116,22 +117,22 @@ async def run(
             log.info(
                 "data plane listening on %s (WebSocket %s/ws, server %s), control plane off "
                 "(no management key: every Project is implicit, nothing is stored)",
-                _url("http", *data),
-                _url("ws", *data),
+                url("http", *data),
+                url("ws", *data),
                 server_name,
             )
         elif management is not None:
             log.info(
                 "data plane listening on %s (WebSocket %s/ws, server %s), control plane on, "
                 "store %s",
-                _url("http", *data),
-                _url("ws", *data),
+                url("http", *data),
+                url("ws", *data),
                 server_name,
                 store.description,
             )
             log.info(
                 "control plane listening on %s/admin, store %s, %d Projects",
-                _url("http", *management),
+                url("http", *management),
                 store.description,
                 len(directory),
             )
@@ -153,26 +154,6 @@ def configure_logging(config: ServerConfig) -> None:
     logging.basicConfig(
         level=config.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-
-
-async def serve_until_signalled(config: ServerConfig) -> None:
-    """The process entry point: ``run`` tuned for many connections, stopped by a signal.
-
-    SIGINT and SIGTERM start a graceful shutdown. The soft open-file limit is
-    raised to the hard one (every connection is a descriptor).
-    """
-    files = raise_open_file_limit()
-    log.info("open-file limit %d", files)
-    shutdown = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, _on_signal, signum, shutdown)
-    await run(config, shutdown=shutdown, tune_runtime=True)
-
-
-def _on_signal(signum: int, shutdown: asyncio.Event) -> None:
-    log.info("%s received, shutting down", signal.Signals(signum).name)
-    shutdown.set()
 
 
 async def _serve(serve: Serve, listener: Listener, shutdown: asyncio.Event) -> None:
@@ -209,7 +190,8 @@ def _address(sock: socket.socket) -> tuple[str, int]:
     return str(host), int(port)
 
 
-def _url(scheme: str, host: str, port: int) -> str:
+def url(scheme: str, host: str, port: int) -> str:
+    """``scheme://host:port``, the host bracketed when it is an IPv6 address."""
     return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
 
 

@@ -1,6 +1,6 @@
 """Process-wide runtime settings for a server that holds many connections.
 
-``matchmaker.server.serve_until_signalled`` (the ``matchmaker`` command)
+``matchmaker.running.serve_until_signalled`` (the ``matchmaker`` command)
 applies both; nothing else should, since they change the whole interpreter.
 
 Every connection owns about 140 GC-tracked objects (hypercorn's stream and
