@@ -41,6 +41,8 @@ _CONFLICT = (1, 409)
 _BROKEN = (1, 500)
 _UNREADABLE = (1, 422)
 _FINDING = (None, None)
+_UPSTREAM = (1, 502)  # a tracker sync talks to failed
+_UNAVAILABLE = (1, 503)
 
 _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     # Tasks: lookups and edits.
@@ -123,6 +125,42 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("config.scopes.entry", "A scope that is not a mapping", _FINDING),
     ("config.unknown_key", "A config key tasktool does not know (warning)", _FINDING),
     ("config.exists", "init where .tasktool.yaml exists (use --force) or is a folder", _CONFLICT),
+    # sync: the sync.sources entries (findings in validate; sync refuses to run under them).
+    (
+        "sync.config.type",
+        "A sync source that is neither github nor jira, or a bad sync section",
+        _BROKEN,
+    ),
+    (
+        "sync.config.missing",
+        "A sync source without a key it needs (name, output_dir, ...)",
+        _BROKEN,
+    ),
+    ("sync.config.value", "A sync source key that is not a non-empty string", _BROKEN),
+    ("sync.config.project", "A project that is not owner/repository or a Jira key", _BROKEN),
+    ("sync.config.base_url", "A base_url that is not https (http only to loopback)", _BROKEN),
+    (
+        "sync.config.field_map",
+        "A field_map of the wrong shape or mapping to no task value",
+        _BROKEN,
+    ),
+    ("sync.config.filters", "A filters entry the source does not take", _BROKEN),
+    ("sync.config.unknown_key", "A key a sync source does not have", _BROKEN),
+    ("sync.config.duplicate", "Two sync sources with one name", _BROKEN),
+    ("sync.config.entry", "A sync.sources item that is not a mapping", _BROKEN),
+    ("sync.config.output_dir", "An output_dir outside the task directory", _BROKEN),
+    # sync: running.
+    ("sync.no_sources", "sync with no sync.sources configured", _BROKEN),
+    ("sync.unknown_source", "sync --source naming no configured source", _FAILED),
+    ("sync.env_missing", "A token_env/user_env variable that is unset or empty", _BROKEN),
+    ("sync.env_invalid", "A credential variable with blanks or control characters", _BROKEN),
+    ("sync.auth", "The tracker refused the credentials", _UPSTREAM),
+    ("sync.not_found", "The tracker has no such project (or hides it)", _UPSTREAM),
+    ("sync.rate_limited", "The tracker asks to wait longer than sync waits (120 s)", _UNAVAILABLE),
+    ("sync.unavailable", "Connection errors, timeouts or 5xx after every retry", _UNAVAILABLE),
+    ("sync.http", "Another unexpected HTTP status from the tracker", _UPSTREAM),
+    ("sync.response", "A tracker answer that is not what its API returns", _UPSTREAM),
+    ("sync.state", "The sync state file cannot be read", _BROKEN),
     # Shared and last-resort codes.
     ("yaml.syntax", "Frontmatter the round-trip writer cannot parse (set refuses)", _UNREADABLE),
     ("yaml.duplicate_key", "The reader's repeated key, reported as task.duplicate_key", _FINDING),

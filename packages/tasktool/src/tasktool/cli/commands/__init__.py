@@ -26,6 +26,8 @@ COMMANDS: dict[str, str] = {
     "todos": "tasktool.cli.commands.upkeep:todos_command",
     "validate": "tasktool.cli.commands.upkeep:validate_command",
     "worklog": "tasktool.cli.commands.upkeep:worklog_command",
+    # Front ends own their commands; named here, never imported (front ends are independent).
+    "sync": "tasktool.sync.command:sync_command",
 }
 
 __all__ = ["COMMANDS"]
