@@ -21,7 +21,7 @@ import nox
 ROOT = Path(__file__).parent
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 CONSTRAINTS = ROOT / ".ci" / "constraints.txt"
-PACKAGES = ["./packages/common", "./packages/matchmaker[postgres]", "./packages/tasktool"]
+PACKAGES = ["./packages/common", "./packages/matchmaker[postgres]", "./packages/tasktool[web,mcp]"]
 SOURCES = ["packages/common/src", "packages/matchmaker/src", "packages/tasktool/src"]
 SUPPORTED = [f"3.{minor}" for minor in range(11, 20)]
 #: The throwaway identity the ``unprivileged`` session runs as (no passwd entry needed).

@@ -161,6 +161,26 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("sync.http", "Another unexpected HTTP status from the tracker", _UPSTREAM),
     ("sync.response", "A tracker answer that is not what its API returns", _UPSTREAM),
     ("sync.state", "The sync state file cannot be read", _BROKEN),
+    # Front ends: the web dashboard (docs/tasktool.md, "JSON API") and the MCP server.
+    ("task.invalid_fields", "A web edit with bad fields; details.fields has each code", _FAILED),
+    ("task.invalid_edit", "A web edit that is not a JSON object", _FAILED),
+    ("task.invalid_value", "A web edit field of the wrong JSON type (in details.fields)", _FAILED),
+    ("task.no_change", "An MCP set without a field", _FAILED),
+    ("graph.root_missing", "MCP graph with upstream or downstream but no root", _FAILED),
+    ("web.host_forbidden", "A dashboard request whose Host is not the bound address", (1, 403)),
+    ("web.origin_forbidden", "A dashboard write from another origin", (1, 403)),
+    ("web.unsupported_media_type", "A dashboard write that is not application/json", (1, 415)),
+    ("web.read_only", "A dashboard write in read-only mode; nothing written", (1, 403)),
+    ("web.invalid_json", "A dashboard write whose body is not JSON", _FAILED),
+    ("web.invalid_parameter", "A dashboard query parameter of the wrong form", _FAILED),
+    ("web.not_found", "No dashboard page at that path", _MISSING),
+    ("web.bind_failed", "web start cannot listen on the address (in use, not local)", _BROKEN),
+    ("web.export", "web export into a path that is a file", _FAILED),
+    (
+        "tasktool.missing_extra",
+        "web or mcp without its extra (the message says what to install)",
+        _BROKEN,
+    ),
     # Shared and last-resort codes.
     ("yaml.syntax", "Frontmatter the round-trip writer cannot parse (set refuses)", _UNREADABLE),
     ("yaml.duplicate_key", "The reader's repeated key, reported as task.duplicate_key", _FINDING),
@@ -192,6 +212,15 @@ class TaskToolError(CodedError):
         self, message: str, *, code: str, details: Mapping[str, Any] | None = None
     ) -> None:
         super().__init__(message, code=code, details=details)
+
+
+def missing_extra(extra: str, error: ImportError) -> TaskToolError:
+    """A front end whose optional dependencies are not installed (``tasktool[web]``, ...)."""
+    return TaskToolError(
+        f"this command needs the {extra!r} extra ({error.name or error} is not installed): "
+        f"pip install 'tasktool[{extra}]'",
+        code="tasktool.missing_extra",
+    )
 
 
 def task_not_found(task_id: str) -> TaskToolError:
