@@ -1,9 +1,168 @@
-"""Tasks kept as Markdown files with YAML frontmatter: a layered core and its command line."""
+"""Tasks kept as Markdown files with YAML frontmatter: a layered core, its command line,
+web dashboard and MCP server.
+
+The public API (``docs/library.md``) is every name in ``__all__``: the functions
+the CLI, the web API and the MCP server call, with the same config discovery,
+locking and bookkeeping. Each is imported on first use, so ``import tasktool``
+is cheap::
+
+    repo = tasktool.load_context(cwd=Path("my-project"))
+    for item in tasktool.rank(repo, limit=5): ...
+
+The ``tasktool_repo`` pytest fixture (:mod:`tasktool.testing`, a ``pytest11``
+plugin) builds a task repository from a dict for users' own tests.
+"""
 
 from __future__ import annotations
 
-from tasktool.model.errors import TaskToolError
-from tasktool.model.task import Priority, Status, Task
+from typing import TYPE_CHECKING
 
-__all__ = ["Priority", "Status", "Task", "TaskToolError", "__version__"]
+from mtcommon.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from tasktool.config.loader import LoadedConfig as LoadedConfig
+    from tasktool.config.loader import Overrides as Overrides
+    from tasktool.config.loader import load_config as load_config
+    from tasktool.model.diagnostics import Diagnostic as Diagnostic
+    from tasktool.model.errors import TaskToolError as TaskToolError
+    from tasktool.model.settings import Settings as Settings
+    from tasktool.model.task import Priority as Priority
+    from tasktool.model.task import Status as Status
+    from tasktool.model.task import Task as Task
+    from tasktool.model.views import task_view as task_view
+    from tasktool.planning.board import Board as Board
+    from tasktool.planning.board import build_board as build_board
+    from tasktool.planning.changes import TaskChange as TaskChange
+    from tasktool.planning.changes import new_task_fields as new_task_fields
+    from tasktool.planning.checks import ValidationReport as ValidationReport
+    from tasktool.planning.checks import check_tasks as check_tasks
+    from tasktool.planning.graph import TaskGraph as TaskGraph
+    from tasktool.planning.graph import build_graph as build_graph
+    from tasktool.planning.ranking import Ranked as Ranked
+    from tasktool.planning.ranking import rank_next as rank_next
+    from tasktool.planning.repository import Loader as Loader
+    from tasktool.planning.repository import Repository as Repository
+    from tasktool.planning.repository import load_context as load_context
+    from tasktool.planning.repository import loader as loader
+    from tasktool.planning.stats import Stats as Stats
+    from tasktool.planning.stats import compute_stats as compute_stats
+    from tasktool.planning.tracks import Tracks as Tracks
+    from tasktool.planning.tracks import plan_tracks as plan_tracks
+    from tasktool.planning.writes import NewTask as NewTask
+    from tasktool.planning.writes import archive_task as archive_task
+    from tasktool.planning.writes import create_task as create_task
+    from tasktool.planning.writes import create_tasks as create_tasks
+    from tasktool.planning.writes import remove_task as remove_task
+    from tasktool.planning.writes import update_task as update_task
+    from tasktool.present.documents import board_document as board_document
+    from tasktool.present.documents import graph_document as graph_document
+    from tasktool.present.documents import list_tasks as list_tasks
+    from tasktool.present.documents import next_document as next_document
+    from tasktool.present.documents import rank as rank
+    from tasktool.present.documents import stats_document as stats_document
+    from tasktool.present.documents import task_detail as task_detail
+    from tasktool.present.documents import tracks_document as tracks_document
+    from tasktool.present.documents import validation_report as validation_report
+    from tasktool.present.graph_render import render_graph as render_graph
+    from tasktool.present.graph_render import select_graph as select_graph
+
+__all__ = [
+    "Board",
+    "Diagnostic",
+    "LoadedConfig",
+    "Loader",
+    "NewTask",
+    "Overrides",
+    "Priority",
+    "Ranked",
+    "Repository",
+    "Settings",
+    "Stats",
+    "Status",
+    "Task",
+    "TaskChange",
+    "TaskGraph",
+    "TaskToolError",
+    "Tracks",
+    "ValidationReport",
+    "__version__",
+    "archive_task",
+    "board_document",
+    "build_board",
+    "build_graph",
+    "check_tasks",
+    "compute_stats",
+    "create_task",
+    "create_tasks",
+    "graph_document",
+    "list_tasks",
+    "load_config",
+    "load_context",
+    "loader",
+    "new_task_fields",
+    "next_document",
+    "plan_tracks",
+    "rank",
+    "rank_next",
+    "remove_task",
+    "render_graph",
+    "select_graph",
+    "stats_document",
+    "task_detail",
+    "task_view",
+    "tracks_document",
+    "update_task",
+    "validation_report",
+]
 __version__ = "0.1.0"
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "Board": "tasktool.planning.board",
+        "Diagnostic": "tasktool.model.diagnostics",
+        "LoadedConfig": "tasktool.config.loader",
+        "Loader": "tasktool.planning.repository",
+        "NewTask": "tasktool.planning.writes",
+        "Overrides": "tasktool.config.loader",
+        "Priority": "tasktool.model.task",
+        "Ranked": "tasktool.planning.ranking",
+        "Repository": "tasktool.planning.repository",
+        "Settings": "tasktool.model.settings",
+        "Stats": "tasktool.planning.stats",
+        "Status": "tasktool.model.task",
+        "Task": "tasktool.model.task",
+        "TaskChange": "tasktool.planning.changes",
+        "TaskGraph": "tasktool.planning.graph",
+        "TaskToolError": "tasktool.model.errors",
+        "Tracks": "tasktool.planning.tracks",
+        "ValidationReport": "tasktool.planning.checks",
+        "archive_task": "tasktool.planning.writes",
+        "board_document": "tasktool.present.documents",
+        "build_board": "tasktool.planning.board",
+        "build_graph": "tasktool.planning.graph",
+        "check_tasks": "tasktool.planning.checks",
+        "compute_stats": "tasktool.planning.stats",
+        "create_task": "tasktool.planning.writes",
+        "create_tasks": "tasktool.planning.writes",
+        "graph_document": "tasktool.present.documents",
+        "list_tasks": "tasktool.present.documents",
+        "load_config": "tasktool.config.loader",
+        "load_context": "tasktool.planning.repository",
+        "loader": "tasktool.planning.repository",
+        "new_task_fields": "tasktool.planning.changes",
+        "next_document": "tasktool.present.documents",
+        "plan_tracks": "tasktool.planning.tracks",
+        "rank": "tasktool.present.documents",
+        "rank_next": "tasktool.planning.ranking",
+        "remove_task": "tasktool.planning.writes",
+        "render_graph": "tasktool.present.graph_render",
+        "select_graph": "tasktool.present.graph_render",
+        "stats_document": "tasktool.present.documents",
+        "task_detail": "tasktool.present.documents",
+        "task_view": "tasktool.model.views",
+        "tracks_document": "tasktool.present.documents",
+        "update_task": "tasktool.planning.writes",
+        "validation_report": "tasktool.present.documents",
+    },
+)
