@@ -32,6 +32,9 @@ def lazy_exports(
         return value
 
     def __dir__() -> list[str]:
-        return sorted({*vars(sys.modules[package]), *exports})
+        """The public API and the module's dunders (not its plumbing, nor loaded submodules)."""
+        module = sys.modules[package]
+        dunders = (name for name in vars(module) if name.startswith("__"))
+        return sorted({*getattr(module, "__all__", exports), *dunders})
 
     return __getattr__, __dir__

@@ -53,11 +53,12 @@ class TaskRepo:
 
         return Path(load_config(cwd=self.root, env=self.env, home=self.root).settings.task_dir)
 
-    def load(self) -> Repository:
-        """The repository as the CLI run in ``root`` sees it (:func:`tasktool.load_context`)."""
+    def load(self, *, tolerant: bool = False) -> Repository:
+        """The repository as the CLI run in ``root`` sees it (:func:`tasktool.load_context`);
+        ``repo.load`` is a :class:`tasktool.Loader` (what ``validation_report`` takes)."""
         from tasktool.planning.repository import load_context
 
-        return load_context(cwd=self.root, env=self.env, home=self.root)
+        return load_context(cwd=self.root, env=self.env, home=self.root, tolerant=tolerant)
 
 
 def make_task_repo(

@@ -1,0 +1,52 @@
+"""The user-style example tests in ``examples/`` pass, run as a user runs them.
+
+They are copied into an empty directory (no conftest, no pytest config of ours) and run
+by pytest in a fresh process, so the fixtures can only come from the installed
+``pytest11`` plugins.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).parents[2] / "examples"
+
+
+@pytest.mark.parametrize(
+    ("example", "passed"),
+    [("test_matchmaker_example.py", 2), ("test_tasktool_example.py", 2)],
+)
+def test_example_passes_in_a_user_project(tmp_path: Path, example: str, passed: int) -> None:
+    shutil.copy(EXAMPLES / example, tmp_path / example)
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", example],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"{passed} passed" in result.stdout
+
+
+def test_without_the_plugin_the_fixtures_are_missing(tmp_path: Path) -> None:
+    """The examples' fixtures do come from the plugins (the test above would not run)."""
+    example = "test_tasktool_example.py"
+    shutil.copy(EXAMPLES / example, tmp_path / example)
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:tasktool"]
+        + [example],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert "fixture 'tasktool_repo' not found" in result.stdout
