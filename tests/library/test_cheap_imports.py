@@ -36,5 +36,7 @@ def test_the_matchmaker_client_loads_no_server_library() -> None:
 
 
 def test_loading_tasks_loads_no_front_end() -> None:
-    loaded = loaded_after("import tasktool\ntasktool.load_context\ntasktool.rank\ntasktool.update_task")
+    loaded = loaded_after(
+        "import tasktool\ntasktool.load_context\ntasktool.rank\ntasktool.update_task"
+    )
     assert not loaded & {*HEAVY, "click", "rich"}

@@ -40,8 +40,17 @@ def test_without_the_plugin_the_fixtures_are_missing(tmp_path: Path) -> None:
     example = "test_tasktool_example.py"
     shutil.copy(EXAMPLES / example, tmp_path / example)
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:tasktool"]
-        + [example],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:tasktool",
+            example,
+        ],
         cwd=tmp_path,
         capture_output=True,
         text=True,
