@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,11 @@ POLICY_FIELDS = frozenset({"name", "mode", "groupSize", "default", "filter"})
 JSON_TYPES = frozenset({"application/json"})
 PATCH_TYPES = frozenset({"application/json", "application/merge-patch+json"})
 MAX_GROUP = 64  # --max-session-members' default
+MAX_KEYS = 64  # --max-keys-per-project
+MAX_POLICIES = 256  # --max-policies-per-project
+MAX_ATTRIBUTES = 32  # --max-attributes
+MAX_VALUE_CHARS = 256  # --max-attribute-value-chars
+NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}\Z")  # a filter's attribute name
 RESERVED_ID = "default"
 
 
@@ -35,7 +41,24 @@ def _is_int(value: object) -> bool:
 def _check_filter_value(value: object) -> bool:
     if isinstance(value, float):
         return math.isfinite(value)
-    return isinstance(value, str | int | bool)  # any JSON number: ints of any size too
+    if isinstance(value, str):
+        return len(value) <= MAX_VALUE_CHARS
+    return isinstance(value, int | bool)  # any JSON number: ints of any size too
+
+
+def _filter_violations(filter_: object, mode: object, where: str) -> list[str]:
+    if filter_ is None:
+        return []
+    if not isinstance(filter_, dict):
+        return [f"{where}: not an object"]
+    if mode != "auto" and filter_:  # an empty filter constrains nothing
+        return [f"{where}: only on mode auto"]
+    problems = [f"{where}.{key}: not an attribute name" for key in filter_ if not NAME.match(key)]
+    if len(filter_) > MAX_ATTRIBUTES:
+        problems.append(f"{where}: more than {MAX_ATTRIBUTES} attributes")
+    if not all(_check_filter_value(v) for v in filter_.values()):
+        problems.append(f"{where}: a value that is not a short string, a number or a boolean")
+    return problems
 
 
 def _policy_violations(policy: object, where: str) -> list[str]:
@@ -55,11 +78,7 @@ def _policy_violations(policy: object, where: str) -> list[str]:
         problems.append(f"{where}.groupSize: not an integer in 1..{MAX_GROUP}")
     if not isinstance(policy.get("default", False), bool):
         problems.append(f"{where}.default: not a boolean")
-    filter_ = policy.get("filter")
-    if filter_ is not None and not (
-        isinstance(filter_, dict) and all(_check_filter_value(v) for v in filter_.values())
-    ):
-        problems.append(f"{where}.filter: not a map of strings, numbers and booleans")
+    problems += _filter_violations(policy.get("filter"), policy.get("mode"), f"{where}.filter")
     return problems
 
 
@@ -80,6 +99,8 @@ def project_violations(project: object, management_key: str) -> list[str]:
     keys = project.get("keys", [])
     if not isinstance(keys, list):
         return [*problems, "keys: not an array"]
+    if len(keys) > MAX_KEYS:
+        problems.append(f"keys: more than {MAX_KEYS}")
     secrets = []
     for i, key in enumerate(keys):
         if not isinstance(key, dict) or set(key) != {"type", "secret"}:
@@ -97,6 +118,8 @@ def project_violations(project: object, management_key: str) -> list[str]:
     policies = project.get("policies", [])
     if not isinstance(policies, list):
         return [*problems, "policies: not an array"]
+    if len(policies) > MAX_POLICIES:
+        problems.append(f"policies: more than {MAX_POLICIES}")
     for i, policy in enumerate(policies):
         problems += _policy_violations(policy, f"policies[{i}]")
     if not problems:
