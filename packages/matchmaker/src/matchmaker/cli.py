@@ -37,6 +37,11 @@ LIMIT_HELP = {
     "control_burst": "Burst of control messages per connection.",
     "send_rate_per_s": "Sustained session.send messages per second per connection.",
     "send_burst": "Burst of session.send messages per connection.",
+    "proposal_ttl_ms": "Default and longest life of a proposal, in milliseconds.",
+    "max_open_proposals": "Open proposals one client may have made at once.",
+    "max_pending_proposals": "Unanswered proposals one client may be named in at once.",
+    "delegate_grace_ms": "Milliseconds a delegated-pool entry waits for a delegate "
+    "before it is told pool.no_delegate.",
 }
 
 

@@ -30,6 +30,10 @@ class Limits:
     control_burst: int = 100
     send_rate_per_s: float = 500.0
     send_burst: int = 1000
+    proposal_ttl_ms: int = 30_000
+    max_open_proposals: int = 4
+    max_pending_proposals: int = 16
+    delegate_grace_ms: int = 5_000
 
 
 @dataclass(frozen=True, slots=True)

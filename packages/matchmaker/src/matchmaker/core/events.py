@@ -10,19 +10,30 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 __all__ = [
+    "DelegateEntry",
     "Delivery",
     "EntryClosed",
     "Event",
+    "Listing",
     "MemberInfo",
     "MemberJoined",
     "MemberLeft",
     "MessageRelayed",
+    "ModeEvent",
+    "PoolDelta",
     "PoolEntered",
     "PoolExpired",
+    "PoolListed",
+    "PoolNoDelegate",
+    "PoolSnapshot",
+    "PoolUnlisted",
     "PoolWithdrawn",
+    "ProposalClosed",
+    "ProposalReceived",
+    "ProposalUpdated",
     "SessionCreated",
     "SessionJoined",
 ]
@@ -119,7 +130,132 @@ class PoolExpired(EntryClosed):
     """An entry's TTL ran out before a match."""
 
 
-Event = SessionCreated | MessageRelayed | MemberJoined | MemberLeft | PoolWithdrawn | PoolExpired
+# -- pool-mode events -------------------------------------------------------------------------
+#
+# Their fields are already the wire's names, so the shell sends each as
+# ``{"type": KIND, "data": <fields>}`` without a wire class per event.
+
+
+@dataclass(frozen=True, slots=True)
+class ModeEvent:
+    """Base of the events of the claim, mutual, propose and delegated modes."""
+
+    KIND: ClassVar[str] = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """A listed entry of a claim pool as ``pool.list`` and ``pool.listed`` show it."""
+
+    client_id: str
+    public: Public | None
+    waited_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class PoolListed(ModeEvent):
+    """A claimable entry appeared in a watched claim pool."""
+
+    KIND: ClassVar[str] = "pool.listed"
+    pool: str
+    entry: Listing
+
+
+@dataclass(frozen=True, slots=True)
+class PoolUnlisted(ModeEvent):
+    """A listed entry left a watched claim pool (``reason``: matched, left, expired...)."""
+
+    KIND: ClassVar[str] = "pool.unlisted"
+    pool: str
+    client_id: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ProposalReceived(ModeEvent):
+    """The recipient is named in a proposal; answer with ``proposal.respond``."""
+
+    KIND: ClassVar[str] = "proposal.received"
+    proposal_id: str
+    pool: str
+    proposer: str
+    members: list[MemberInfo]
+    expires_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class ProposalUpdated(ModeEvent):
+    """A named member accepted; ``pending`` lists those who have not answered yet."""
+
+    KIND: ClassVar[str] = "proposal.updated"
+    proposal_id: str
+    client_id: str
+    accepted: bool
+    pending: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class ProposalClosed(ModeEvent):
+    """A proposal ended without a session (``reason``: declined, cancelled, timeout, left,
+    matched); everyone in it stays in the pool. ``client_id`` is who caused it, if anyone."""
+
+    KIND: ClassVar[str] = "proposal.closed"
+    proposal_id: str
+    reason: str
+    client_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DelegateEntry:
+    """A waiting entry as a delegate sees it (with the client's attributes)."""
+
+    entry_id: str
+    client_id: str
+    attributes: dict[str, Any]
+    public: Public | None
+    entered_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class PoolSnapshot(ModeEvent):
+    """Every waiting entry of a delegated pool at ``version``; deltas follow."""
+
+    KIND: ClassVar[str] = "pool.snapshot"
+    pool: str
+    version: int
+    entries: list[DelegateEntry]
+
+
+@dataclass(frozen=True, slots=True)
+class PoolDelta(ModeEvent):
+    """One change of a delegated pool: its version goes up by one with each delta."""
+
+    KIND: ClassVar[str] = "pool.delta"
+    pool: str
+    version: int
+    added: list[DelegateEntry]
+    removed: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class PoolNoDelegate(ModeEvent):
+    """No delegate has been attached to the recipient's delegated pool for the grace period;
+    the entry keeps waiting."""
+
+    KIND: ClassVar[str] = "pool.no_delegate"
+    pool: str
+    entry_id: str
+
+
+Event = (
+    SessionCreated
+    | MessageRelayed
+    | MemberJoined
+    | MemberLeft
+    | PoolWithdrawn
+    | PoolExpired
+    | ModeEvent
+)
 
 Delivery = tuple[Sequence[str], Event]
 """An event and the client ids it goes to."""

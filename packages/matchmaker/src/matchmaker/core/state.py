@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from matchmaker.core.pools import Bucket, PoolKey, PoolSpec
 from matchmaker.model import FilterValue
+
+if TYPE_CHECKING:
+    from matchmaker.core.modes import ModeStrategy
 
 __all__ = ["ClientState", "Entry", "Member", "Pool", "Session"]
 
@@ -26,6 +29,7 @@ class ClientState:
     attributes: dict[str, FilterValue]
     entries: dict[str, Entry] = field(default_factory=dict)  # by pool name
     sessions: dict[str, Session] = field(default_factory=dict)  # by session id
+    delegating: dict[str, Pool] = field(default_factory=dict)  # by pool name
 
 
 @dataclass(slots=True, eq=False)
@@ -40,6 +44,8 @@ class Entry:
     public: dict[str, Any] | None
     expires_at: int
     live: bool = True
+    entered_at: int = 0
+    listed: bool = True  # claim pools: a listed entry can be claimed, a seeker only claims
 
 
 @dataclass(slots=True, eq=False)
@@ -71,6 +77,7 @@ class Pool:
     spec: PoolSpec
     buckets: dict[Bucket, dict[str, Entry]] = field(default_factory=dict)
     size: int = 0
+    mode: ModeStrategy = field(init=False)  # set by the engine right after construction
 
     def add(self, entry: Entry) -> None:
         self.buckets.setdefault(entry.bucket, {})[entry.entry_id] = entry

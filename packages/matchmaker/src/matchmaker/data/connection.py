@@ -24,6 +24,7 @@ from matchmaker.config import ServerConfig
 from matchmaker.core import ClientState, Delivery, Event, Matchmaker, current_project, resolve_hello
 from matchmaker.data import closecodes
 from matchmaker.data.protocol import (
+    MODE_REQUESTS,
     REQUEST_DECODER,
     REQUEST_TYPES,
     Bye,
@@ -45,7 +46,7 @@ from matchmaker.data.protocol import (
     encode,
 )
 from matchmaker.data.ratelimit import TokenBucket
-from matchmaker.data.translate import enter_pool, pool_entered, session_joined
+from matchmaker.data.translate import enter_pool, mode_command, pool_entered, session_joined
 from matchmaker.directory import ProjectDirectory
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import Project
@@ -304,8 +305,9 @@ class Connection:
                 self.plane.deliver(out)
             case PoolLeave(data=data):
                 assert client is not None
-                entry_id = self.plane.core.leave_pool(client.client_id, data.pool)
+                entry_id, out = self.plane.core.leave_pool(client.client_id, data.pool)
                 self.reply(request.id, {"pool": data.pool, "entry_id": entry_id})
+                self.plane.deliver(out)
             case SessionJoin(data=data):
                 assert client is not None
                 self._check_public(data.public)
@@ -319,6 +321,16 @@ class Connection:
                 assert client is not None
                 out = self.plane.core.leave_session(client.client_id, data.session_id)
                 self.reply(request.id, {"session_id": data.session_id})
+                self.plane.deliver(out)
+            case _ if isinstance(request, MODE_REQUESTS):
+                assert client is not None
+                answer, out = self.plane.core.command(
+                    client.client_id,
+                    self._project(client),
+                    mode_command(request),
+                    int(time.time() * 1000),
+                )
+                self.reply(request.id, answer)
                 self.plane.deliver(out)
             case Ping():
                 self.push(encode({"type": "pong", "id": request.id}).decode())
