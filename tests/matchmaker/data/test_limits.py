@@ -13,7 +13,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from matchmaker.client import Client
-from matchmaker.data.connection import ABUSE_LIMIT
+from matchmaker.core.conversation import ABUSE_LIMIT
 from matchmaker.errors import MatchmakerError
 
 HELLO = '{"id":"h","type":"hello","data":{"v":1}}'

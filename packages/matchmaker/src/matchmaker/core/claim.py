@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from matchmaker.core.commands import ListPool, MakeClaim, ModeCommand, WatchPool
-from matchmaker.core.events import Delivery, Listing, PoolListed, PoolUnlisted
+from matchmaker.core.events import Delivery, Listing, ModeAnswer, PoolListed, PoolUnlisted
 from matchmaker.core.state import ClientState, Entry, Pool
 from matchmaker.core.strategy import ModeHost, ModeStrategy, wrong_mode
 from matchmaker.errors import MatchmakerError
@@ -26,7 +26,7 @@ MAX_PAGE = 200
 
 
 @dataclass(frozen=True, slots=True)
-class ListPage:
+class ListPage(ModeAnswer):
     """The ``pool.list`` reply: listed entries oldest first; ``cursor`` pages on (``None``:
     the last page)."""
 
@@ -36,7 +36,7 @@ class ListPage:
 
 
 @dataclass(frozen=True, slots=True)
-class Claimed:
+class Claimed(ModeAnswer):
     """The ``claim.make`` reply: the session the claim formed."""
 
     pool: str
@@ -44,7 +44,7 @@ class Claimed:
 
 
 @dataclass(frozen=True, slots=True)
-class Watching:
+class Watching(ModeAnswer):
     """The ``pool.watch`` reply."""
 
     pool: str
@@ -86,7 +86,7 @@ class ClaimMode(ModeStrategy):
         command: ModeCommand,
         now_ms: int,
         out: list[Delivery],
-    ) -> object:
+    ) -> ModeAnswer:
         assert entry is not None
         match command:
             case ListPool():

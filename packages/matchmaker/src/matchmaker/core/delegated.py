@@ -24,6 +24,7 @@ from matchmaker.core.commands import AttachDelegate, FormGroups, ModeCommand
 from matchmaker.core.events import (
     DelegateEntry,
     Delivery,
+    ModeAnswer,
     PoolDelta,
     PoolNoDelegate,
     PoolSnapshot,
@@ -36,7 +37,7 @@ __all__ = ["Attached", "DelegatedMode", "FormResult", "Formed"]
 
 
 @dataclass(frozen=True, slots=True)
-class Attached:
+class Attached(ModeAnswer):
     """The ``delegate.attach`` reply; the snapshot follows as an event."""
 
     pool: str
@@ -53,7 +54,7 @@ class FormResult:
 
 
 @dataclass(frozen=True, slots=True)
-class Formed:
+class Formed(ModeAnswer):
     """The ``delegate.form`` reply: one result per group, in the order sent."""
 
     pool: str
@@ -121,7 +122,7 @@ class DelegatedMode(ModeStrategy):
         command: ModeCommand,
         now_ms: int,
         out: list[Delivery],
-    ) -> object:
+    ) -> ModeAnswer:
         match command:
             case AttachDelegate():
                 self.delegates[client.client_id] = client

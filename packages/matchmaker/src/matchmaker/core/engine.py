@@ -29,6 +29,7 @@ from matchmaker.core.events import (
     MemberJoined,
     MemberLeft,
     MessageRelayed,
+    ModeAnswer,
     PoolEntered,
     PoolExpired,
     PoolWithdrawn,
@@ -159,7 +160,7 @@ class Matchmaker:
 
     def command(
         self, client_id: str, project: Project, command: ModeCommand, now_ms: int
-    ) -> tuple[object, list[Delivery]]:
+    ) -> tuple[ModeAnswer, list[Delivery]]:
         """A request of the claim, mutual, propose or delegated mode: find the pool (and
         the client's entry in it) and let the pool's mode handle it."""
         self._clock = now_ms

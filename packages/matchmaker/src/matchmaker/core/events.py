@@ -1,9 +1,9 @@
 """What the core answers and announces, as plain values the shell encodes for the wire.
 
-A request's answer (:class:`PoolEntered`, :class:`SessionJoined`) goes back to
-the client that asked; an :data:`Event` is pushed to the client ids of its
-:data:`Delivery`. The wire module maps each class to its frame
-(``docs/protocol.md``); nothing here knows JSON.
+A request's :data:`Answer` goes back to the client that asked; an
+:data:`Event` is pushed to the client ids of its :data:`Delivery`. The wire
+module maps each class to its frame (``docs/protocol.md``); nothing here knows
+JSON.
 """
 
 from __future__ import annotations
@@ -12,7 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from matchmaker.config import Limits
+from matchmaker.model import Project
+
 __all__ = [
+    "Alive",
+    "Answer",
     "DelegateEntry",
     "Delivery",
     "EntryClosed",
@@ -22,10 +27,12 @@ __all__ = [
     "MemberJoined",
     "MemberLeft",
     "MessageRelayed",
+    "ModeAnswer",
     "ModeEvent",
     "PoolDelta",
     "PoolEntered",
     "PoolExpired",
+    "PoolLeft",
     "PoolListed",
     "PoolNoDelegate",
     "PoolSnapshot",
@@ -34,14 +41,27 @@ __all__ = [
     "ProposalClosed",
     "ProposalReceived",
     "ProposalUpdated",
+    "Relayed",
     "SessionCreated",
     "SessionJoined",
+    "SessionLeft",
+    "Welcome",
 ]
 
 Public = dict[str, Any]
 
 
 # -- answers --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Welcome:
+    """The answer to ``hello``: who the client is, its Project's rules, the server's limits."""
+
+    client_id: str
+    resume_token: str
+    project: Project
+    limits: Limits
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,11 +76,47 @@ class PoolEntered:
 
 
 @dataclass(frozen=True, slots=True)
+class PoolLeft:
+    """The answer to ``pool.leave``: the withdrawn entry."""
+
+    pool: str
+    entry_id: str
+
+
+@dataclass(frozen=True, slots=True)
 class SessionJoined:
     """The answer to ``session.join``; ``created`` tells whether this join opened the room."""
 
     session_id: str
     created: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SessionLeft:
+    """The answer to ``session.leave``."""
+
+    session_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Relayed:
+    """The answer to a ``session.send`` that asked for one (carried an ``id``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Alive:
+    """The answer to a client's ``ping`` (a ``pong`` frame)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModeAnswer:
+    """Base of the answers of the claim, mutual, propose and delegated modes (defined
+    with their mode); their fields are the wire's, so the shell sends them as they are."""
+
+
+Answer = (
+    Welcome | PoolEntered | PoolLeft | SessionJoined | SessionLeft | Relayed | Alive | ModeAnswer
+)
 
 
 # -- events ---------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from matchmaker.core.commands import ModeCommand, Pick
-from matchmaker.core.events import Delivery
+from matchmaker.core.events import Delivery, ModeAnswer
 from matchmaker.core.state import ClientState, Entry, Pool
 from matchmaker.core.strategy import ModeHost, ModeStrategy, wrong_mode
 from matchmaker.errors import MatchmakerError
@@ -25,7 +25,7 @@ MAX_PICKS = 32
 
 
 @dataclass(frozen=True, slots=True)
-class Picked:
+class Picked(ModeAnswer):
     """The ``pick.add`` / ``pick.remove`` reply: the picker's picks after the request, or
     the session this pick completed (its picks went with the entry)."""
 
@@ -58,7 +58,7 @@ class MutualMode(ModeStrategy):
         command: ModeCommand,
         now_ms: int,
         out: list[Delivery],
-    ) -> object:
+    ) -> ModeAnswer:
         assert entry is not None
         if not isinstance(command, Pick):
             raise wrong_mode(self.pool)

@@ -17,6 +17,7 @@ from matchmaker.core.commands import CancelProposal, CreateProposal, ModeCommand
 from matchmaker.core.events import (
     Delivery,
     MemberInfo,
+    ModeAnswer,
     ProposalClosed,
     ProposalReceived,
     ProposalUpdated,
@@ -46,7 +47,7 @@ class Proposal:
 
 
 @dataclass(frozen=True, slots=True)
-class ProposalMade:
+class ProposalMade(ModeAnswer):
     """The ``proposal.create`` reply."""
 
     proposal_id: str
@@ -54,7 +55,7 @@ class ProposalMade:
 
 
 @dataclass(frozen=True, slots=True)
-class ProposalAnswered:
+class ProposalAnswered(ModeAnswer):
     """The ``proposal.respond`` / ``proposal.cancel`` reply: ``state`` is ``open`` (waiting
     for others), ``formed`` (this answer completed the group) or ``closed``."""
 
@@ -94,7 +95,7 @@ class ProposeMode(ModeStrategy):
         command: ModeCommand,
         now_ms: int,
         out: list[Delivery],
-    ) -> object:
+    ) -> ModeAnswer:
         match command:
             case CreateProposal():
                 assert entry is not None

@@ -18,7 +18,7 @@ from matchmaker.errors import MatchmakerError
 
 if TYPE_CHECKING:
     from matchmaker.core.commands import ModeCommand
-    from matchmaker.core.events import Delivery
+    from matchmaker.core.events import Delivery, ModeAnswer
     from matchmaker.core.state import ClientState, Entry, Pool
 
 __all__ = ["ModeHost", "ModeStrategy", "wrong_mode"]
@@ -69,7 +69,7 @@ class ModeStrategy:
         command: ModeCommand,
         now_ms: int,
         out: list[Delivery],
-    ) -> object:
+    ) -> ModeAnswer:
         """Handle a mode request and return its reply data. ``entry`` is the client's
         entry in this pool, if any."""
         raise wrong_mode(self.pool)

@@ -4,11 +4,9 @@
 
     app.py          create_data_app: /ws and /healthz
     plane.py        DataPlane: the core, the live connections, the timers
-    connection.py   one WebSocket: frames in, core calls, bounded queue out
+    connection.py   one WebSocket: frames decoded into core commands, effects written out
     protocol.py     the wire Structs (docs/protocol.md)
     translate.py    wire Structs to core commands, core answers and events to wire Structs
-    ratelimit.py    per-connection token buckets
-    closecodes.py   WebSocket close codes
     runtime.py      tune_gc, raise_open_file_limit: process-wide settings for the launcher
 
 The package imports nothing itself, so importing one module (say the wire

@@ -9,11 +9,10 @@ from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
 
 from matchmaker.config import ServerConfig
-from matchmaker.core import Delivery, Event, Matchmaker
-from matchmaker.data import closecodes
+from matchmaker.core import Delivery, Event, Matchmaker, closecodes
+from matchmaker.core.conversation import Conversation
 from matchmaker.data.connection import Connection
-from matchmaker.data.protocol import encode
-from matchmaker.data.translate import wire_event
+from matchmaker.data.translate import event_head
 from matchmaker.directory import ProjectDirectory
 
 __all__ = ["DataPlane"]
@@ -24,7 +23,6 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 # How often entry TTLs are checked; an entry expires at most this late.
 EXPIRY_TICK_S = 0.25
-_SERVER_PING = '{"type":"ping"}'
 
 
 class DataPlane:
@@ -74,34 +72,30 @@ class DataPlane:
     async def _heartbeat_loop(self) -> None:
         # Only silent clients are pinged, a few at a time as they fall silent: a busy
         # client needs no ping, and pinging everyone at once would stall live traffic.
-        limits = self.config.limits
-        interval = limits.heartbeat_interval_ms / 1000
-        timeout = limits.heartbeat_timeout_ms / 1000
+        interval = self.config.limits.heartbeat_interval_ms / 1000
         while True:
             await asyncio.sleep(interval / 4)
             now = time.monotonic()
             for connection in list(self.clients.values()):
-                silent = now - connection.last_seen
-                if silent > timeout:
-                    connection.close(closecodes.HEARTBEAT_TIMEOUT, "heartbeat timeout")
-                elif silent >= interval and now - connection.last_ping >= interval:
-                    connection.last_ping = now
-                    connection.push(_SERVER_PING)
+                effect = connection.conversation.heartbeat(now)
+                if effect is not None:
+                    connection.perform([effect])
 
     # -- membership -----------------------------------------------------------------------
 
     def attach(self, connection: Connection) -> None:
         """A connection completed ``hello``."""
-        assert connection.client is not None
-        self.clients[connection.client.client_id] = connection
+        client_id = connection.client_id
+        assert client_id is not None
+        self.clients[client_id] = connection
 
     def detach(self, connection: Connection) -> None:
         """A connection is closing: its client leaves pools and sessions now."""
         self.open.discard(connection)
-        client = connection.client
-        if client is not None and self.clients.get(client.client_id) is connection:
-            del self.clients[client.client_id]
-            self.deliver(self.core.disconnect(client.client_id))
+        client_id = connection.client_id
+        if client_id is not None and self.clients.get(client_id) is connection:
+            del self.clients[client_id]
+        self.deliver(connection.conversation.disconnect())
 
     # -- delivery -------------------------------------------------------------------------
 
@@ -114,9 +108,9 @@ class DataPlane:
         """Encode ``event`` once and queue it for each recipient still connected.
 
         Only the ``seq`` differs between recipients: the frame up to its closing
-        brace is decoded to text here, once, not once per recipient.
+        brace is encoded to text here, once, not once per recipient.
         """
-        head = encode(wire_event(event))[:-1].decode()
+        head = event_head(event)
         clients = self.clients
         for client_id in recipients:
             connection = clients.get(client_id)
@@ -134,7 +128,13 @@ class DataPlane:
             await send({"type": "websocket.close", "code": closecodes.GOING_AWAY})
             return
         self.start()
-        connection = Connection(self, send)
+        conversation = Conversation(
+            self.core,
+            self.directory,
+            require_declared=self.config.require_declared_projects,
+            now=time.monotonic(),
+        )
+        connection = Connection(self, conversation, send)
         self.open.add(connection)
         writer = asyncio.create_task(connection.write())
         try:

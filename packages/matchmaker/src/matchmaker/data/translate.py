@@ -1,5 +1,5 @@
 """Between the wire and the core: decoded request Structs to core commands, core
-answers and events to the Structs ``docs/protocol.md`` specifies.
+answers and events to the frames ``docs/protocol.md`` specifies.
 
 The core's values carry no wire names (``groupSize``, ``from``, tags); this
 module is the one place that knows both shapes.
@@ -7,35 +7,63 @@ module is the one place that knows both shapes.
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 from msgspec import Raw
 
 from matchmaker.core import commands, events
-from matchmaker.core.commands import EnterPool
+from matchmaker.core.commands import Command
 from matchmaker.data import protocol
+from matchmaker.data.protocol import encode
+from matchmaker.errors import MatchmakerError
 
-__all__ = ["enter_pool", "mode_command", "pool_entered", "session_joined", "wire_event"]
+__all__ = ["PING_FRAME", "command", "error_frame", "event_head", "reply_frame"]
 
-
-def enter_pool(data: protocol.PoolEnterData) -> EnterPool:
-    """The core command for a ``pool.enter`` payload."""
-    return EnterPool(
-        policy=data.policy,
-        pool=data.pool,
-        create=data.create,
-        mode=data.mode,
-        group_size=data.group_size,
-        filter=data.filter,
-        ttl_ms=data.ttl_ms,
-        public=data.public,
-        listed=data.listed,
-    )
+PING_FRAME = encode(protocol.ServerPing()).decode()
+"""The server's heartbeat ping (``{"type":"ping"}``): no ``seq``, it is not an event."""
 
 
-def mode_command(request: protocol.ModeRequest) -> commands.ModeCommand:
-    """The core command for a claim, mutual, propose or delegated request."""
+def command(request: protocol.Request) -> Command:
+    """The core command for a decoded request."""
     match request:
+        case protocol.SessionSend(data=data):
+            return commands.Send(data.session_id, data.data, data.to)
+        case protocol.PoolEnter(data=data):
+            return commands.EnterPool(
+                policy=data.policy,
+                pool=data.pool,
+                create=data.create,
+                mode=data.mode,
+                group_size=data.group_size,
+                filter=data.filter,
+                ttl_ms=data.ttl_ms,
+                public=data.public,
+                public_size=_size(data.public),
+                listed=data.listed,
+            )
+        case protocol.PoolLeave(data=data):
+            return commands.LeavePool(data.pool)
+        case protocol.SessionJoin(data=data):
+            return commands.JoinSession(
+                data.session, data.create, data.public, public_size=_size(data.public)
+            )
+        case protocol.SessionLeave(data=data):
+            return commands.LeaveSession(data.session_id)
+        case protocol.Hello(data=data):
+            resume = data.resume
+            return commands.Hello(
+                data.v,
+                data.project,
+                data.credential,
+                dict(data.attributes),
+                None if resume is None else commands.Resume(resume.token, resume.last_seq),
+            )
+        case protocol.Ping():
+            return commands.Ping()
+        case protocol.Pong():
+            return commands.Pong()
+        case protocol.Bye():
+            return commands.Bye()
         case protocol.PoolList(data=d):
             return commands.ListPool(d.pool, d.cursor, d.limit)
         case protocol.PoolWatch(data=d):
@@ -58,20 +86,67 @@ def mode_command(request: protocol.ModeRequest) -> commands.ModeCommand:
             return commands.FormGroups(d.pool, d.groups)
 
 
-def pool_entered(answer: events.PoolEntered) -> protocol.PoolEntered:
-    """The ``pool.enter`` reply data."""
-    return protocol.PoolEntered(
-        answer.pool, answer.entry_id, answer.mode, answer.group_size, answer.expires_at
-    )
+def _size(public: dict[str, Any] | None) -> int:
+    """The encoded size of a ``public`` object: what every member will receive."""
+    return 0 if public is None else len(encode(public))
 
 
-def session_joined(answer: events.SessionJoined) -> protocol.SessionJoined:
-    """The ``session.join`` reply data."""
-    return protocol.SessionJoined(answer.session_id, answer.created)
+def reply_frame(request_id: str | None, answer: events.Answer) -> str:
+    """The frame answering request ``request_id`` with ``answer``."""
+    if type(answer) is events.Alive:
+        return encode({"type": "pong", "id": request_id}).decode()
+    return encode(protocol.Reply(request_id, True, _answer_data(answer))).decode()
 
 
-def wire_event(event: events.Event) -> protocol.Event | protocol.ModeNotice:
-    """The pushed frame of a core event (the shell adds ``seq``)."""
+def error_frame(request_id: str | None, error: MatchmakerError) -> str:
+    """The frame answering request ``request_id`` (``None``: unknown) with ``error``."""
+    body = protocol.ErrorBody(error.code, error.message, error.details)
+    return encode(protocol.Reply(request_id, False, error=body)).decode()
+
+
+def _answer_data(answer: events.Answer) -> object:
+    match answer:
+        case events.Relayed():
+            return {}
+        case events.PoolEntered():
+            return protocol.PoolEntered(
+                answer.pool, answer.entry_id, answer.mode, answer.group_size, answer.expires_at
+            )
+        case events.SessionJoined():
+            return protocol.SessionJoined(answer.session_id, answer.created)
+        case events.PoolLeft():
+            return {"pool": answer.pool, "entry_id": answer.entry_id}
+        case events.SessionLeft():
+            return {"session_id": answer.session_id}
+        case events.Welcome():
+            limits, project = answer.limits, answer.project
+            return protocol.HelloReply(
+                client_id=answer.client_id,
+                resume_token=answer.resume_token,
+                project=project.id,
+                heartbeat=protocol.Heartbeat(
+                    limits.heartbeat_interval_ms, limits.heartbeat_timeout_ms
+                ),
+                limits=limits,
+                policies=[
+                    protocol.PolicyInfo(p.name, p.mode, p.group_size, p.default)
+                    for p in project.policies
+                ],
+                lockdown=project.lockdown,
+            )
+        case events.Alive():
+            return None
+        case events.ModeAnswer():
+            return answer
+
+
+def event_head(event: events.Event) -> str:
+    """The pushed frame of a core event without its closing brace: the shell appends
+    each recipient's ``seq``, so one encoding serves every recipient."""
+    return encode(_wire_event(event))[:-1].decode()
+
+
+def _wire_event(event: events.Event) -> protocol.Event | protocol.ModeNotice:
     match event:
         case events.ModeEvent():
             return protocol.ModeNotice(event.KIND, event)

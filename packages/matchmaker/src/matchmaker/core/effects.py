@@ -1,0 +1,47 @@
+"""What the shell must do after feeding the core: the core's only outputs.
+
+A :class:`~matchmaker.core.conversation.Conversation` returns an ordered list of
+effects; the shell performs them in order (so a reply precedes the events it
+caused, and an error reply precedes the close it explains).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from matchmaker.core.events import Answer, Delivery
+from matchmaker.errors import MatchmakerError
+
+__all__ = ["Close", "Effect", "PingClient", "Refuse", "Reply"]
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """Answer the request ``request_id`` with success."""
+
+    request_id: str | None
+    answer: Answer
+
+
+@dataclass(frozen=True, slots=True)
+class Refuse:
+    """Answer the request ``request_id`` (``None``: an undecodable frame) with an error."""
+
+    request_id: str | None
+    error: MatchmakerError
+
+
+@dataclass(frozen=True, slots=True)
+class Close:
+    """Close the connection with a WebSocket close ``code`` (:mod:`.closecodes`)."""
+
+    code: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class PingClient:
+    """Send the client a heartbeat ping: it has been silent for a heartbeat interval."""
+
+
+Effect = Reply | Refuse | Close | PingClient | Delivery

@@ -1,0 +1,191 @@
+"""The protocol rules of one connection, driven without sockets: commands in, effects out."""
+
+from __future__ import annotations
+
+import pytest
+
+from matchmaker.config import Limits
+from matchmaker.core import Matchmaker, closecodes
+from matchmaker.core.commands import (
+    Bye,
+    EnterPool,
+    Hello,
+    JoinSession,
+    LeavePool,
+    Ping,
+    Resume,
+    Send,
+)
+from matchmaker.core.conversation import ABUSE_LIMIT, Conversation
+from matchmaker.core.effects import Close, PingClient, Refuse, Reply
+from matchmaker.core.events import (
+    Alive,
+    MessageRelayed,
+    PoolEntered,
+    PoolLeft,
+    Relayed,
+    SessionJoined,
+    Welcome,
+)
+from matchmaker.directory import ProjectDirectory
+from matchmaker.errors import MatchmakerError
+from matchmaker.model import MatchmakingPolicy, Project, ProjectKey
+
+SOLO = MatchmakingPolicy(name="solo", mode="auto", group_size=1, default=True)
+KEYED = Project(id="k", keys=(ProjectKey(type="shared-secret", secret="s3cret"),))
+
+
+def conversation(
+    core: Matchmaker | None = None, *, require_declared: bool = False, **limits: float
+) -> Conversation:
+    core = core or Matchmaker(Limits(**limits), node="t")  # type: ignore[arg-type]
+    directory = ProjectDirectory([Project(id="p", policies=(SOLO,)), KEYED])
+    return Conversation(core, directory, require_declared=require_declared, now=0.0)
+
+
+def codes(effects: list[object]) -> list[object]:
+    """Each effect reduced to what it says: an error code, a close code, an answer type."""
+    out: list[object] = []
+    for effect in effects:
+        match effect:
+            case Refuse(error=error):
+                out.append(error.code)
+            case Close(code=code):
+                out.append(code)
+            case Reply(answer=answer):
+                out.append(type(answer))
+            case _:
+                out.append(type(effect))
+    return out
+
+
+def welcome(talk: Conversation, **hello: object) -> Welcome:
+    (reply,) = talk.receive(Hello(1, **hello), "h", 0.0, 0)  # type: ignore[arg-type]
+    assert isinstance(reply, Reply)
+    assert isinstance(reply.answer, Welcome)
+    return reply.answer
+
+
+def test_only_hello_ping_pong_and_bye_before_hello() -> None:
+    talk = conversation()
+    assert codes(talk.receive(EnterPool(), "1", 0.0, 0)) == ["protocol.not_ready"]
+    assert codes(talk.receive(Ping(), "2", 0.0, 0)) == [Alive]
+    assert talk.client is None
+    answer = welcome(talk, project="p")
+    assert (answer.project.id, answer.client_id) == ("p", talk.client.client_id)  # type: ignore[union-attr]
+    assert codes(talk.receive(Hello(1), "3", 0.0, 0)) == ["protocol.bad_request"]
+    assert codes(talk.receive(Bye(), None, 0.0, 0)) == [closecodes.BYE]
+
+
+@pytest.mark.parametrize(
+    ("hello", "expected"),
+    [
+        (Hello(2), ["protocol.bad_request"]),
+        (Hello(1, attributes={f"a{i}": 1 for i in range(33)}), ["protocol.bad_request"]),
+        (Hello(1, attributes={"a": "x" * 257}), ["protocol.bad_request"]),
+        (Hello(1, credential="wrong"), ["auth.invalid_credential", closecodes.FORBIDDEN]),
+        (Hello(1, project="k"), ["project.forbidden", closecodes.FORBIDDEN]),
+        (Hello(1, resume=Resume("t")), ["resume.expired", closecodes.RESUME_EXPIRED]),
+    ],
+)
+def test_hello_rules(hello: Hello, expected: list[object]) -> None:
+    talk = conversation()
+    assert codes(talk.receive(hello, "h", 0.0, 0)) == expected
+    assert talk.client is None
+    assert talk.core.clients == {}
+
+
+def test_undeclared_project_closes_when_declaration_is_required() -> None:
+    talk = conversation(require_declared=True)
+    effects = talk.receive(Hello(1, project="nope"), "h", 0.0, 0)
+    assert codes(effects) == ["project.not_found", closecodes.FORBIDDEN]
+
+
+def test_requests_reach_the_core_and_answer_before_their_events() -> None:
+    talk = conversation()
+    welcome(talk, project="p")
+    effects = talk.receive(EnterPool(), "e", 0.0, 0)
+    # The reply first, then the session.created of a group of one.
+    assert codes(effects) == [PoolEntered, tuple]
+    assert codes(talk.receive(LeavePool("solo"), "l", 0.0, 0)) == ["pool.not_found"]
+    (joined, _) = talk.receive(JoinSession("room", create=True), "j", 0.0, 0)
+    assert isinstance(joined, Reply)
+    assert isinstance(joined.answer, SessionJoined)
+    session_id = joined.answer.session_id
+    sent = talk.receive(Send(session_id, b"1"), "s", 0.0, 0)
+    assert isinstance(sent[0], tuple)
+    assert isinstance(sent[0][1], MessageRelayed)
+    assert codes(sent[1:]) == [Relayed]
+    assert len(talk.receive(Send(session_id, b"1"), None, 0.0, 0)) == 1  # no id, no reply
+
+
+def test_sizes_measured_by_the_shell_are_limited() -> None:
+    talk = conversation(max_send_bytes=4)
+    welcome(talk, project="p")
+    assert codes(talk.receive(EnterPool(public_size=5), "e", 0.0, 0)) == ["protocol.too_large"]
+    assert codes(talk.receive(Send("s", b"12345"), "s", 0.0, 0)) == ["protocol.too_large"]
+
+
+def test_leave_pool_answers_the_withdrawn_entry() -> None:
+    core = Matchmaker(Limits(), node="t")
+    talk = conversation(core)
+    welcome(talk)
+    (reply,) = talk.receive(EnterPool(pool="x", create=True, mode="auto", group_size=2), "e", 0, 0)
+    assert isinstance(reply, Reply)
+    (left,) = talk.receive(LeavePool("x"), "l", 0.0, 0)
+    assert left == Reply("l", PoolLeft("x", reply.answer.entry_id))  # type: ignore[union-attr]
+
+
+def test_rate_limit_refuses_then_closes_after_repeated_abuse() -> None:
+    talk = conversation(control_rate_per_s=1.0, control_burst=1)
+    assert codes(talk.receive(Ping(), "1", 0.0, 0)) == [Alive]
+    (refused,) = talk.receive(Ping(), "2", 0.0, 0)
+    assert isinstance(refused, Refuse)
+    assert refused.error.details == {"retry_after_ms": 1000}
+    error = MatchmakerError("bad", code="protocol.bad_request")
+    assert codes(talk.refuse(None, error, 0.0)) == ["rate.limited"]
+    for _ in range(ABUSE_LIMIT - 3):
+        assert codes(talk.receive(Ping(), None, 0.0, 0)) == ["rate.limited"]
+    assert codes(talk.receive(Ping(), None, 0.0, 0)) == [closecodes.RATE_LIMITED]
+
+
+def test_send_has_its_own_bucket() -> None:
+    talk = conversation(control_rate_per_s=1.0, control_burst=3, send_burst=5)
+    welcome(talk)
+    talk.receive(JoinSession("r", create=True), None, 0.0, 0)
+    (session_id,) = talk.client.sessions  # type: ignore[union-attr]
+    assert codes(talk.receive(Ping(), None, 0.0, 0)) == [Alive]
+    assert codes(talk.receive(Ping(), None, 0.0, 0)) == ["rate.limited"]
+    assert codes(talk.receive(Send(session_id, b"1"), "s", 0.0, 0)) == [tuple, Relayed]
+
+
+def test_heartbeat_pings_a_silent_client_once_per_interval_then_closes() -> None:
+    talk = conversation(heartbeat_interval_ms=1000, heartbeat_timeout_ms=2500)
+    assert talk.heartbeat(0.5) is None
+    assert talk.heartbeat(1.0) == PingClient()
+    assert talk.heartbeat(1.5) is None
+    talk.receive(Ping(), None, 1.8, 0)  # any frame counts as liveness
+    assert talk.heartbeat(2.6) is None
+    assert talk.heartbeat(2.9) == PingClient()
+    assert talk.heartbeat(4.4) == Close(closecodes.HEARTBEAT_TIMEOUT, "heartbeat timeout")
+
+
+def test_handshake_timeout_closes_only_before_hello() -> None:
+    talk = conversation()
+    assert talk.handshake_expired() == [Close(closecodes.HANDSHAKE_TIMEOUT, "no hello")]
+    welcome(talk)
+    assert talk.handshake_expired() == []
+
+
+def test_disconnect_leaves_the_core_once() -> None:
+    core = Matchmaker(Limits(), node="t")
+    a, b = conversation(core), conversation(core)
+    welcome(a)
+    welcome(b)
+    a.receive(JoinSession("r", create=True), None, 0.0, 0)
+    b.receive(JoinSession("r"), None, 0.0, 0)
+    (left,) = a.disconnect()
+    assert list(left[0]) == [b.client.client_id]  # type: ignore[union-attr]
+    assert a.disconnect() == []
+    assert a.client is None
+    assert set(core.clients) == {b.client.client_id}  # type: ignore[union-attr]
