@@ -95,7 +95,8 @@ def test_claim_lists_its_bucket_and_claims_atomically() -> None:
     assert [e.client_id for e in page.entries] == [a, b]
     assert [e.waited_ms for e in page.entries] == [100, 90]
     page2, _ = run(core, seeker, ListPool("lobby", cursor=page.cursor), now=100)
-    assert [e.client_id for e in page2.entries] == [c] and page2.cursor is None
+    assert [e.client_id for e in page2.entries] == [c]
+    assert page2.cursor is None
     # a target that is gone (or in another bucket, or a seeker): nobody moves
     core.leave_pool(c, "lobby")
     details = refused("claim.conflict", run, core, seeker, MakeClaim("lobby", [a, c]))
@@ -142,7 +143,8 @@ def test_mutual_pair_forms_on_the_reciprocal_pick_only() -> None:
     for client in (a, b, c):
         enter(core, client, "duo")
     picked, out = run(core, a, Pick("duo", b))
-    assert picked.picks == [b] and out == []  # picks are private: b is told nothing
+    assert picked.picks == [b]
+    assert out == []
     run(core, c, Pick("duo", a))
     picked, out = run(core, b, Pick("duo", a))
     assert picked.session_id is not None
@@ -215,9 +217,11 @@ def test_proposal_forms_when_all_accept() -> None:
     assert [m.client_id for m in out[0][1].members] == [a, b, c]
     answered, out = run(core, b, RespondProposal(made.proposal_id, True))
     assert answered.state == "open"
-    assert kinds(out) == [("proposal.updated", [a, c])] and out[0][1].pending == [c]
+    assert kinds(out) == [("proposal.updated", [a, c])]
+    assert out[0][1].pending == [c]
     answered, out = run(core, c, RespondProposal(made.proposal_id, True))
-    assert answered.state == "formed" and created(out) == [{a, b, c}]
+    assert answered.state == "formed"
+    assert created(out) == [{a, b, c}]
     refused("proposal.not_found", run, core, b, RespondProposal(made.proposal_id, True))
 
 
@@ -289,12 +293,13 @@ def test_delegate_snapshot_deltas_and_atomic_groups() -> None:
     delegate = connect(core, credential=DELEGATE_KEY.secret)
     attached, out = run(core, delegate, AttachDelegate("ranked"))
     ((recipients, snapshot),) = out
-    assert recipients == (delegate,) and snapshot.version == attached.version
+    assert recipients == (delegate,)
+    assert snapshot.version == attached.version
     assert [(e.entry_id, e.attributes["skill"]) for e in snapshot.entries] == [(ea, 10)]
     eb = enter(core, b, "ranked")
     c = connect(core, region="us")
     ec = enter(core, c, "ranked")
-    deltas = []
+
     formed, out = run(
         core, delegate, FormGroups("ranked", [[ea, ec], [ea], [ea, eb], [eb, "gone"]])
     )
