@@ -1,4 +1,4 @@
-"""The one entry point for checks: ``nox`` runs lint, typecheck and tests.
+"""The one entry point for checks: ``nox`` runs lint, imports, typecheck and tests.
 
 Each session builds its own environment (uv when available, else virtualenv)
 and installs the three packages from ``packages/``.
@@ -17,7 +17,7 @@ PACKAGES = ["./packages/common", "./packages/matchmaker[postgres]", "./packages/
 SOURCES = ["packages/common/src", "packages/matchmaker/src", "packages/tasktool/src"]
 
 nox.options.default_venv_backend = "uv|virtualenv"
-nox.options.sessions = ["lint", "typecheck", "tests"]
+nox.options.sessions = ["lint", "imports", "typecheck", "tests"]
 nox.options.reuse_existing_virtualenvs = not os.environ.get("CI")
 
 
@@ -31,6 +31,14 @@ def lint(session: nox.Session) -> None:
     session.install(*nox.project.dependency_groups(PYPROJECT, "lint"))
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+
+
+@nox.session(python="3.11")
+def imports(session: nox.Session) -> None:
+    """lint-imports: the layer and independence contracts of pyproject's [tool.importlinter]."""
+    _install_packages(session)
+    session.install(*nox.project.dependency_groups(PYPROJECT, "imports"))
+    session.run("lint-imports")
 
 
 @nox.session(python="3.11")

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from mtcommon import CodedError, render_json, render_line
+from mtcommon import CodedError, render_json, render_line, render_usage
 
 
 class LockdownError(CodedError):
@@ -31,6 +31,13 @@ def test_json_omits_empty_details() -> None:
 def test_line_is_one_line_with_the_code() -> None:
     error = CodedError("bad\nthing  here", code="config.effort.duplicate")
     assert render_line(error) == "error: bad thing here [config.effort.duplicate]"
+
+
+def test_usage_line_names_the_help_and_folds_newlines() -> None:
+    assert render_usage("No such\n option: --x", "matchmaker") == (
+        "error: No such option: --x (see 'matchmaker --help') [usage]"
+    )
+    assert render_usage("bad") == "error: bad [usage]"
 
 
 def test_details_are_copied_not_shared() -> None:

@@ -9,10 +9,10 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tasktool.changes import TaskChange
 from tasktool.config import Overrides
-from tasktool.repository import load_context
-from tasktool.writes import update_task
+from tasktool.planning.changes import TaskChange
+from tasktool.planning.repository import load_context
+from tasktool.planning.writes import update_task
 from tests.tasktool.conftest import task_text
 
 # Edits that commute: each adds its own tag or sets its own field, so the final file must

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tasktool.conformance import conformance_diagnostics
-from tasktool.model import Task
-from tasktool.settings import Phase, Scope, Settings
+from tasktool.model.settings import Phase, Scope, Settings
+from tasktool.model.task import Task
+from tasktool.planning.conformance import conformance_diagnostics
 
 TASK = Task(
     id="1", title="t", phase="later", touches=("api", "ui"), effort="huge", file_path="/t/1.md"

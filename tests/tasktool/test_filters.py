@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tasktool.errors import TaskToolError
-from tasktool.filters import apply_filters, group_tasks, parse_filter, sort_tasks
-from tasktool.model import Task
-from tasktool.settings import Phase, Settings
+from tasktool.model.errors import TaskToolError
+from tasktool.model.settings import Phase, Settings
+from tasktool.model.task import Task
+from tasktool.planning.filters import apply_filters, group_tasks, parse_filter, sort_tasks
 
 TASKS = [
     Task(id="1", title="Login page", priority="low", effort="large", tags=("ui",), phase="b"),

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from tasktool.ids import next_id, plan_deduplicate, rewrite_references
-from tasktool.model import Task
-from tasktool.settings import Settings
+from tasktool.model.ids import next_id, plan_deduplicate, rewrite_references
+from tasktool.model.settings import Settings
+from tasktool.model.task import Task
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 
-from tasktool.render import emit_data, emit_fields, emit_table, plain_table, to_yaml
+from tasktool.present.render import emit_data, emit_fields, emit_table, plain_table, to_yaml
 
 
 def test_plain_table_is_aligned_and_stable() -> None:

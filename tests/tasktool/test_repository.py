@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tasktool.config import Overrides
-from tasktool.errors import TaskToolError
-from tasktool.repository import load_context
+from tasktool.model.errors import TaskToolError
+from tasktool.planning.repository import load_context
 
 if TYPE_CHECKING:
     from tests.tasktool.conftest import Project, TaskWriter

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from tasktool.cache import ParseCache
-from tasktool.scan import scan_tasks
+from tasktool.files.cache import ParseCache
+from tasktool.files.scan import scan_tasks
 
 if TYPE_CHECKING:
     from tests.tasktool.conftest import Project, TaskWriter

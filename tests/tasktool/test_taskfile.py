@@ -7,10 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mtcommon import YamlError, load_text
-from tasktool.diagnostics import Diagnostic
-from tasktool.frontmatter import read_frontmatter, repeated_keys
-from tasktool.model import Task
-from tasktool.taskfile import parse_task, slugify, split_frontmatter, task_filename
+from tasktool.files.frontmatter import read_frontmatter, repeated_keys
+from tasktool.files.taskfile import parse_task, slugify, split_frontmatter, task_filename
+from tasktool.model.diagnostics import Diagnostic
+from tasktool.model.task import Task
 
 
 def parse(text: str) -> Task | Diagnostic | None:

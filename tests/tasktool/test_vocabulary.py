@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from tasktool.board import build_board
-from tasktool.changes import check_value
-from tasktool.checks import check_tasks
-from tasktool.errors import TaskToolError
-from tasktool.filters import sort_tasks
-from tasktool.model import Task
-from tasktool.settings import Phase, Settings
-from tasktool.vocabulary import field_values, is_date
+from tasktool.model.errors import TaskToolError
+from tasktool.model.settings import Phase, Settings
+from tasktool.model.task import Task
+from tasktool.model.vocabulary import field_values, is_date
+from tasktool.planning.board import build_board
+from tasktool.planning.changes import check_value
+from tasktool.planning.checks import check_tasks
+from tasktool.planning.filters import sort_tasks
 
 SETTINGS = Settings(effort=("xs", "l"), phases=(Phase(id="b", name="B"), Phase(id="a", name="A")))
 

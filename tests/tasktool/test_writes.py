@@ -6,12 +6,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tasktool import writes
-from tasktool.changes import TaskChange
 from tasktool.config import Overrides
-from tasktool.errors import TaskToolError
-from tasktool.repository import Repository, load_context
-from tasktool.writes import archive_task, create_task, remove_task, today, update_task
+from tasktool.model.errors import TaskToolError
+from tasktool.planning import writes
+from tasktool.planning.changes import TaskChange
+from tasktool.planning.repository import Repository, load_context
+from tasktool.planning.writes import archive_task, create_task, remove_task, today, update_task
 
 if TYPE_CHECKING:
     from tests.tasktool.conftest import Project, TaskWriter

@@ -45,6 +45,14 @@ async def test_create_existing_id_conflicts_and_keeps_the_first(store: ProjectSt
     assert await store.get("p1") == project("p1")
 
 
+async def test_an_update_cannot_change_the_id(store: ProjectStore) -> None:
+    await store.create(project("a"))
+    renamed = store.update("a", lambda p: msgspec.structs.replace(p, id="b"))
+    assert await code_of(renamed) == "request.invalid"
+    assert await store.get("a") == project("a")
+    assert await store.get("b") is None
+
+
 async def test_secret_bound_to_one_project_only(store: ProjectStore) -> None:
     await store.create(project("a", "shared"))
     assert await code_of(store.create(project("b", "shared"))) == "project.secret_in_use"

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tasktool.config import Overrides, load_config
-from tasktool.errors import TaskToolError
+from tasktool.model.errors import TaskToolError
 
 if TYPE_CHECKING:
     from tests.tasktool.conftest import Project

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tasktool.model import Task
+from tasktool.model.task import Task
 
 TaskFactory = Callable[..., Task]
 

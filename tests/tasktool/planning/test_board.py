@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from tasktool.board import build_board
-from tasktool.settings import Phase, Settings
+from tasktool.model.settings import Phase, Settings
+from tasktool.planning.board import build_board
 
 from .conftest import TaskFactory
 

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from tasktool.checks import build_report, check_tasks
-from tasktool.diagnostics import Diagnostic
-from tasktool.settings import Phase, Scope, Settings
+from tasktool.model.diagnostics import Diagnostic
+from tasktool.model.settings import Phase, Scope, Settings
+from tasktool.planning.checks import build_report, check_tasks
 
 from .conftest import TaskFactory
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tasktool.graph import build_graph, find_cycles, longest_chains
-from tasktool.model import Task
+from tasktool.model.task import Task
+from tasktool.planning.graph import build_graph, find_cycles, longest_chains
 
 from .conftest import TaskFactory
 

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from tasktool.errors import TaskToolError
-from tasktool.graph_render import render_graph, select_graph
-from tasktool.model import Task
+from tasktool.model.errors import TaskToolError
+from tasktool.model.task import Task
+from tasktool.present.graph_render import render_graph, select_graph
 
 from .conftest import TaskFactory
 

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from tasktool.ranking import rank_next
-from tasktool.settings import Phase, Settings
+from tasktool.model.settings import Phase, Settings
+from tasktool.planning.ranking import rank_next
 
 from .conftest import TaskFactory
 

@@ -7,9 +7,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tasktool.model import Task
-from tasktool.ranking import rank_next
-from tasktool.settings import Phase, Settings
+from tasktool.model.settings import Phase, Settings
+from tasktool.model.task import Task
+from tasktool.planning.ranking import rank_next
 
 PHASES = (Phase(id="p1", name="One"), Phase(id="p2", name="Two"), Phase(id="p3", name="Three"))
 STATUSES = ["pending", "in-progress", "completed", "cancelled", "blocked", "in-review"]

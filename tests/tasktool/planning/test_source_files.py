@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tasktool.source_files import discover_files, read_source
+from tasktool.files.source_files import discover_files, read_source
 
 FILES = [
     "src/app.py",

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tasktool.settings import Settings
-from tasktool.stats import compute_stats
+from tasktool.model.settings import Settings
+from tasktool.planning.stats import compute_stats
 
 from .conftest import TaskFactory
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tasktool.todos import scan_text
+from tasktool.planning.todos import scan_text
 
 
 @pytest.mark.parametrize(

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tasktool.model import Task
-from tasktool.settings import Scope, Settings
-from tasktool.tracks import plan_tracks
+from tasktool.model.settings import Scope, Settings
+from tasktool.model.task import Task
+from tasktool.planning.tracks import plan_tracks
 
 from .conftest import TaskFactory
 

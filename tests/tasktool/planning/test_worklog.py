@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tasktool.errors import TaskToolError
-from tasktool.repository import Repository, load_context
-from tasktool.worklog import WorklogEntry, add_entry, parse_worklog, read_worklog
+from tasktool.model.errors import TaskToolError
+from tasktool.planning.repository import Repository, load_context
+from tasktool.planning.worklog import WorklogEntry, add_entry, parse_worklog, read_worklog
 
 Loader = Callable[..., Repository]
 

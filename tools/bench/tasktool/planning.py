@@ -60,13 +60,13 @@ def _time(argv: list[str], cwd: Path, runs: int) -> tuple[float, float]:
 
 def _core(directory: Path, runs: int) -> dict[str, float]:
     """Median in-process time of each pure function on the loaded tasks."""
-    from tasktool.board import build_board
-    from tasktool.checks import check_tasks
-    from tasktool.graph_render import select_graph
-    from tasktool.ranking import rank_next
-    from tasktool.repository import load_context
-    from tasktool.stats import compute_stats
-    from tasktool.tracks import plan_tracks
+    from tasktool.planning.board import build_board
+    from tasktool.planning.checks import check_tasks
+    from tasktool.planning.ranking import rank_next
+    from tasktool.planning.repository import load_context
+    from tasktool.planning.stats import compute_stats
+    from tasktool.planning.tracks import plan_tracks
+    from tasktool.present.graph_render import select_graph
 
     repo = load_context(cwd=directory, env={"HOME": str(directory)})
     tasks, settings = repo.all_tasks, repo.settings

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mtcommon.errors import CodedError, render_json, render_line
+from mtcommon.errors import CodedError, render_json, render_line, render_usage
 from mtcommon.yamlio import (
     YamlError,
     dump_roundtrip,
@@ -22,5 +22,6 @@ __all__ = [
     "load_text",
     "render_json",
     "render_line",
+    "render_usage",
 ]
 __version__ = "0.1.0"

@@ -5,7 +5,7 @@
     CodedError                      (mtcommon)
      ├── YamlError                  (mtcommon.yamlio)
      ├── matchmaker.errors.*        (matchmaker subclasses)
-     └── tasktool.errors.*          (tasktool subclasses)
+     └── tasktool.model.errors.*    (tasktool subclasses)
 
 A ``CodedError`` carries a stable dotted ``code`` that clients may match on
 (``project.lockdown``, ``config.effort.duplicate``), a human ``message`` that
@@ -56,3 +56,13 @@ def render_line(error: CodedError) -> str:
     """A one-line CLI message: ``error: <message> [<code>]`` (newlines folded)."""
     message = " ".join(error.message.split())
     return f"error: {message} [{error.code}]"
+
+
+def render_usage(message: str, command_path: str | None = None) -> str:
+    """A one-line CLI usage error: ``error: <message> (see '<command> --help') [usage]``.
+
+    Both products print a malformed command line this way, with exit status 2.
+    """
+    message = " ".join(message.split())
+    hint = f" (see '{command_path} --help')" if command_path else ""
+    return f"error: {message}{hint} [usage]"

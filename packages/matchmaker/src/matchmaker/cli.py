@@ -5,14 +5,16 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 import click
 
 from matchmaker import __version__
 from matchmaker.config import Limits, ServerConfig
 from matchmaker.errors import MatchmakerError
+from mtcommon import render_line, render_usage
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -46,14 +48,45 @@ LIMIT_HELP = {
 
 
 class CommandError(click.ClickException):
-    """A coded error shown as one line on stderr, exit status 1."""
+    """A coded error shown as one line on stderr (``error: <message> [<code>]``), exit 1."""
 
     def __init__(self, error: MatchmakerError) -> None:
         super().__init__(error.message)
         self.error = error
 
-    def format_message(self) -> str:
-        return f"{self.error.message} [{self.error.code}]"
+    def show(self, file: IO[Any] | None = None) -> None:
+        click.echo(render_line(self.error), file=file or sys.stderr)
+
+
+class UsageLine(click.UsageError):
+    """A usage error as one line on stderr (``error: ... [usage]``), exit 2; click's own
+    form takes three lines."""
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        path = self.ctx.command_path if self.ctx is not None else None
+        click.echo(render_usage(self.format_message(), path), file=file or sys.stderr)
+
+
+class _Command(click.Command):
+    """``click.Command`` whose usage errors, while parsing or running, are one line."""
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as exc:
+            raise UsageLine(exc.format_message(), exc.ctx) from None
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            raise UsageLine(exc.format_message(), exc.ctx or ctx) from None
 
 
 def _limit_options(command: F) -> F:
@@ -75,11 +108,12 @@ def _limit_options(command: F) -> F:
 
 
 @click.command(
+    cls=_Command,
     context_settings={
         "help_option_names": ["-h", "--help"],
         "auto_envvar_prefix": ENV_PREFIX,
         "show_default": True,
-    }
+    },
 )
 @click.version_option(__version__, prog_name="matchmaker")
 @click.option("--host", default="127.0.0.1", help="Address of the data plane (WebSocket).")

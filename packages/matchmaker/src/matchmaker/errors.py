@@ -1,20 +1,102 @@
-"""Errors the matchmaker raises.
+"""Errors the matchmaker raises, and the catalogue of every code it may carry.
 
 ::
 
     mtcommon.CodedError
-     └── MatchmakerError           code chosen per raise: project.*, pool.*, auth.*, ...
+     └── MatchmakerError           code chosen per raise, from CATALOGUE
 
 Every error that reaches a client carries a stable dotted code; the HTTP and
-WebSocket layers render it as ``{"error": {"code", "message", "details"?}}``.
+WebSocket layers render it as ``{"error": {"code", "message", "details"?}}``,
+the ``matchmaker`` command as ``error: <message> [<code>]`` (exit status 1).
+
+:data:`CATALOGUE` is the one definition of each code: where it is reported
+and, for HTTP, with which status. ``docs/protocol.md`` and
+``docs/control-plane.md`` give each one's meaning; a test keeps the code, the
+catalogue and the docs in step (a code raised but not catalogued or not
+documented, or catalogued but never raised, fails it).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from mtcommon import CodedError
+
+__all__ = ["CATALOGUE", "STATUS_BY_CODE", "Code", "MatchmakerError"]
 
 
 class MatchmakerError(CodedError):
     """An error with a stable code that the control or data plane reports to its caller."""
 
     code = "server.internal"
+
+
+@dataclass(frozen=True, slots=True)
+class Code:
+    """Where an error code is reported: each surface is documented in its own table."""
+
+    data: bool = False
+    """An error reply on the data plane (``docs/protocol.md``, Error codes)."""
+    http: int | None = None
+    """The HTTP status of a control-plane (or data-port HTTP) response
+    (``docs/control-plane.md``, Errors)."""
+    startup: bool = False
+    """The ``matchmaker`` command stops with it, exit status 1
+    (``docs/control-plane.md``, Startup errors)."""
+    client: bool = False
+    """Raised by the Python client :mod:`matchmaker.client` (``docs/protocol.md``,
+    Client library errors)."""
+
+
+CATALOGUE: dict[str, Code] = {
+    # -- the data plane: error replies to requests ------------------------------------------
+    "protocol.bad_request": Code(data=True),
+    "protocol.unknown_type": Code(data=True),
+    "protocol.too_large": Code(data=True),
+    "protocol.not_ready": Code(data=True),
+    "auth.invalid_credential": Code(data=True),
+    "project.forbidden": Code(data=True),
+    "project.not_found": Code(data=True, http=404),
+    "project.lockdown": Code(data=True),
+    "pool.policy_not_found": Code(data=True),
+    "pool.policy_required": Code(data=True),
+    "pool.conflict": Code(data=True),
+    "pool.not_found": Code(data=True),
+    "pool.filter_mismatch": Code(data=True),
+    "pool.attribute_missing": Code(data=True),
+    "pool.already_entered": Code(data=True),
+    "pool.limit": Code(data=True),
+    "pool.mode_unsupported": Code(data=True),
+    "session.not_found": Code(data=True),
+    "session.not_member": Code(data=True),
+    "session.full": Code(data=True),
+    "session.limit": Code(data=True),
+    "rate.limited": Code(data=True),
+    "resume.expired": Code(data=True),
+    "server.internal": Code(data=True, http=500),
+    # -- HTTP: the control plane, and the data port's /healthz and 404s ----------------------
+    "request.malformed_json": Code(http=400),
+    "request.invalid": Code(http=400),
+    "project.reserved_id": Code(http=400),
+    "auth.unauthorized": Code(http=401),
+    "route.not_found": Code(http=404),
+    "method.not_allowed": Code(http=405),
+    "project.exists": Code(http=409),
+    "project.secret_in_use": Code(http=409),
+    "request.too_large": Code(http=413),
+    "request.unsupported_media_type": Code(http=415),
+    "store.corrupt": Code(http=500, startup=True),
+    "store.unavailable": Code(http=503, startup=True),
+    # -- startup: the matchmaker command exits 1 ---------------------------------------------
+    "store.bad_url": Code(startup=True),
+    "store.missing_extra": Code(startup=True),
+    "server.bind_failed": Code(startup=True),
+    # -- the Python client -------------------------------------------------------------------
+    "client.connect": Code(client=True),
+    "client.closed": Code(client=True),
+}
+
+STATUS_BY_CODE: dict[str, int] = {
+    code: spec.http for code, spec in CATALOGUE.items() if spec.http is not None
+}
+"""The HTTP status of each code an HTTP response may carry; anything else is a 500."""

@@ -13,13 +13,12 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from matchmaker.errors import MatchmakerError
+from matchmaker.errors import STATUS_BY_CODE, MatchmakerError
 from mtcommon import render_json
 
 __all__ = [
     "EXCEPTION_HANDLERS",
     "JSON",
-    "STATUS_BY_CODE",
     "error_response",
     "json_response",
     "on_coded_error",
@@ -29,20 +28,6 @@ __all__ = [
 
 JSON = "application/json"
 
-STATUS_BY_CODE = {
-    "auth.unauthorized": 401,
-    "request.malformed_json": 400,
-    "request.invalid": 400,
-    "request.unsupported_media_type": 415,
-    "request.too_large": 413,
-    "project.reserved_id": 400,
-    "project.exists": 409,
-    "project.secret_in_use": 409,
-    "project.not_found": 404,
-    "route.not_found": 404,
-    "method.not_allowed": 405,
-    "store.unavailable": 503,
-}
 _CODE_BY_HTTP_STATUS = {404: "route.not_found", 405: "method.not_allowed"}
 
 

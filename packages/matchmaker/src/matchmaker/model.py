@@ -14,7 +14,6 @@ from typing import Annotated, Literal
 import msgspec
 
 PoolMode = Literal["auto", "claim", "mutual", "propose", "delegated"]
-POOL_MODES: tuple[str, ...] = ("auto", "claim", "mutual", "propose", "delegated")
 FilterValue = str | int | float | bool
 SELF = "@self"
 RESERVED_PROJECT_ID = "default"

@@ -108,10 +108,11 @@ async def run(
         )
         data = _address(data_sock)
         management = None
-        if store is not None:
+        if store is not None and config.management_key is not None:
             mgmt_sock = _listen(config.management_host or config.host, config.management_port)
             sockets.append(mgmt_sock)
-            apps.append((create_control_app(config, store, directory), mgmt_sock, None))
+            control = create_control_app(config.limits, config.management_key, store, directory)
+            apps.append((control, mgmt_sock, None))
             management = _address(mgmt_sock)
         if tune_runtime:
             tune_gc()

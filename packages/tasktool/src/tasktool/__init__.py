@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tasktool.errors import TaskToolError
-from tasktool.model import Priority, Status, Task
+from tasktool.model.errors import TaskToolError
+from tasktool.model.task import Priority, Status, Task
 
 __all__ = ["Priority", "Status", "Task", "TaskToolError", "__version__"]
 __version__ = "0.1.0"

@@ -18,7 +18,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from matchmaker.config import ServerConfig
+from matchmaker.config import Limits
 from matchmaker.control.auth import BearerAuth
 from matchmaker.control.http import CloseUnreadBodies, read_json_body
 from matchmaker.control.openapi import openapi_document
@@ -42,11 +42,14 @@ class ControlPlane:
     """The endpoints, over one store and the directory they keep in sync with it."""
 
     def __init__(
-        self, config: ServerConfig, store: ProjectStore, directory: ProjectDirectory
+        self,
+        limits: Limits,
+        management_key: str,
+        store: ProjectStore,
+        directory: ProjectDirectory,
     ) -> None:
-        self._limits = config.limits
-        assert config.management_key is not None
-        self._management_key = config.management_key.encode()
+        self._limits = limits
+        self._management_key = management_key.encode()
         self._store = store
         self._directory = directory
         # Serialises write-then-publish so the directory applies writes in commit order.
@@ -121,12 +124,13 @@ class ControlPlane:
 
 
 def create_control_app(
-    config: ServerConfig, store: ProjectStore, directory: ProjectDirectory
+    limits: Limits, management_key: str, store: ProjectStore, directory: ProjectDirectory
 ) -> Starlette:
-    """The app served on the management port; ``config.management_key`` must be set."""
-    if config.management_key is None:
-        raise ValueError("the control plane needs a management key")
-    plane = ControlPlane(config, store, directory)
+    """The app served on the management port, guarded by ``management_key``.
+
+    ``limits`` bound what a policy may declare (``groupSize``).
+    """
+    plane = ControlPlane(limits, management_key, store, directory)
     routes = [
         Route("/healthz", _ByMethod(GET=plane.healthz)),
         Route("/admin/openapi.json", _ByMethod(GET=plane.openapi)),
@@ -140,7 +144,7 @@ def create_control_app(
         routes=routes,
         middleware=[
             Middleware(CloseUnreadBodies),
-            Middleware(BearerAuth, key=config.management_key),
+            Middleware(BearerAuth, key=management_key),
         ],
         exception_handlers=EXCEPTION_HANDLERS,
     )

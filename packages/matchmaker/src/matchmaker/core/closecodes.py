@@ -1,4 +1,4 @@
-"""WebSocket close codes of the data plane.
+"""WebSocket close codes of the data plane (``docs/protocol.md``, Close codes).
 
 3000-3999: the client may reconnect (and, once served, resume).
 4000-4999: the client must not retry as is.
@@ -12,15 +12,12 @@ __all__ = [
     "GOING_AWAY",
     "HANDSHAKE_TIMEOUT",
     "HEARTBEAT_TIMEOUT",
-    "PROTOCOL_VIOLATION",
     "RATE_LIMITED",
-    "RESTART",
     "RESUME_EXPIRED",
     "SLOW_CONSUMER",
 ]
 
 GOING_AWAY = 1001  # the server is shutting down
-RESTART = 3001
 HEARTBEAT_TIMEOUT = 3002
 SLOW_CONSUMER = 3008
 RATE_LIMITED = 3029
@@ -28,4 +25,3 @@ BYE = 4000
 HANDSHAKE_TIMEOUT = 4001
 FORBIDDEN = 4003
 RESUME_EXPIRED = 4004
-PROTOCOL_VIOLATION = 4400

@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Resume:
     """``hello.resume``: reconnect-and-resume (not served yet: every token is unknown)."""
 
@@ -47,7 +47,7 @@ class Resume:
     last_seq: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Hello:
     """The first request of every connection: version, Project, credential, attributes."""
 
@@ -58,22 +58,22 @@ class Hello:
     resume: Resume | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Ping:
     """Client liveness probe; answered with a pong."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Pong:
     """The client's answer to a server ping."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Bye:
     """Clean goodbye: the connection closes with 4000."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class EnterPool:
     """``pool.enter``: a policy, an ad-hoc pool, or neither (the default policy).
 
@@ -92,14 +92,14 @@ class EnterPool:
     listed: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class LeavePool:
     """``pool.leave``: withdraw this client's entry from a pool."""
 
     pool: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class JoinSession:
     """``session.join``: an ad-hoc room by name, opened with ``create``.
 
@@ -112,14 +112,14 @@ class JoinSession:
     public_size: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class LeaveSession:
     """``session.leave``."""
 
     session_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Send:
     """``session.send``: relay ``data`` (encoded JSON, passed on untouched) to members."""
 

@@ -5,17 +5,20 @@ command, an undecodable frame, the passing of time) and returns the
 :mod:`effects <matchmaker.core.effects>` the shell must carry out. It owns the
 handshake state, the per-connection rate limits, the heartbeat rule and the
 checks each request must pass before it reaches the shared
-:class:`~matchmaker.core.engine.Matchmaker`. Times are the shell's monotonic
-clock (seconds) for limits and liveness; entry TTLs use the wall clock it
-passes as ``now_ms``.
+:class:`~matchmaker.core.engine.Matchmaker`. The core reads no clock: the shell
+passes its monotonic time (seconds) for limits and liveness, and a wall clock
+(epoch milliseconds, read only when an entry's expiry is set).
 """
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
+from typing import Any
 
 from matchmaker.core import closecodes
 from matchmaker.core.commands import (
+    MODE_COMMANDS,
     Bye,
     Command,
     EnterPool,
@@ -23,6 +26,7 @@ from matchmaker.core.commands import (
     JoinSession,
     LeavePool,
     LeaveSession,
+    ModeCommand,
     Ping,
     Pong,
     Send,
@@ -63,6 +67,7 @@ class Conversation:
         "_last_ping",
         "_relay",
         "_require_declared",
+        "_wall_clock_ms",
         "client",
         "core",
         "last_seen",
@@ -75,11 +80,13 @@ class Conversation:
         *,
         require_declared: bool,
         now: float,
+        wall_clock_ms: Callable[[], int],
     ) -> None:
         limits = core.limits
         self.core = core
         self._directory = directory
         self._require_declared = require_declared
+        self._wall_clock_ms = wall_clock_ms
         self.client: ClientState | None = None
         self.last_seen = now
         self._last_ping = now
@@ -89,10 +96,8 @@ class Conversation:
 
     # -- inbound --------------------------------------------------------------------------
 
-    def receive(
-        self, command: Command, request_id: str | None, now: float, now_ms: int
-    ) -> list[Effect]:
-        """Handle one decoded request; ``now_ms`` is wall-clock epoch milliseconds."""
+    def receive(self, command: Command, request_id: str | None, now: float) -> list[Effect]:
+        """Handle one decoded request that arrived at ``now``."""
         self.last_seen = now
         refused = self._admit(
             self._relay if type(command) is Send else self._control, now, request_id
@@ -100,7 +105,7 @@ class Conversation:
         if refused is not None:
             return refused
         try:
-            return self._dispatch(command, request_id, now_ms)
+            return self._dispatch(command, request_id)
         except MatchmakerError as error:
             if type(command) is Hello and error.code in _HELLO_CLOSES:
                 return [Refuse(request_id, error), Close(closecodes.FORBIDDEN, error.code)]
@@ -156,65 +161,87 @@ class Conversation:
         )
         return [Refuse(request_id, error)]
 
-    def _dispatch(self, command: Command, request_id: str | None, now_ms: int) -> list[Effect]:
-        match command:
-            case Hello():
-                if self.client is not None:
-                    raise MatchmakerError("hello was already accepted", code="protocol.bad_request")
-                return self._hello(command, request_id)
-            case Ping():
-                return [Reply(request_id, Alive())]
-            case Pong():
-                return []
-            case Bye():
-                return [Close(closecodes.BYE, "bye")]
-        client = self.client
-        if client is None:
+    def _dispatch(self, command: Command, request_id: str | None) -> list[Effect]:
+        kind = type(command)
+        if self.client is None and kind not in _PRE_HELLO:
             raise MatchmakerError("send hello first", code="protocol.not_ready")
-        core, limits = self.core, self.core.limits
-        out: list[Effect]
-        match command:
-            case Send():
-                if len(command.data) > limits.max_send_bytes:
-                    raise _too_large("session.send data", limits.max_send_bytes)
-                out = [core.relay(client.client_id, command.session_id, command.to, command.data)]
-                if request_id is not None:
-                    out.append(Reply(request_id, Relayed()))
-                return out
-            case EnterPool():
-                self._check_public(command.public_size)
-                project = self._project(client)
-                entered, deliveries = core.enter(client.client_id, project, command, now_ms)
-                out = [Reply(request_id, entered)]
-                out.extend(deliveries)
-                return out
-            case LeavePool():
-                entry_id, deliveries = core.leave_pool(client.client_id, command.pool)
-                out = [Reply(request_id, PoolLeft(command.pool, entry_id))]
-                out.extend(deliveries)
-                return out
-            case JoinSession():
-                self._check_public(command.public_size)
-                project = self._project(client)
-                joined, deliveries = core.join_session(
-                    client.client_id, project, command.session, command.create, command.public
-                )
-                out = [Reply(request_id, joined)]
-                out.extend(deliveries)
-                return out
-            case LeaveSession():
-                deliveries = core.leave_session(client.client_id, command.session_id)
-                out = [Reply(request_id, SessionLeft(command.session_id))]
-                out.extend(deliveries)
-                return out
-            case _:
-                project = self._project(client)
-                answer, deliveries = core.command(client.client_id, project, command, now_ms)
-                out = [Reply(request_id, answer)]
-                out.extend(deliveries)
-                return out
+        return _HANDLERS[kind](self, command, request_id)
+
+    # One handler per command; ``self.client`` is set for all but the pre-hello ones.
+
+    def _send(self, command: Send, request_id: str | None) -> list[Effect]:
+        assert self.client is not None
+        limit = self.core.limits.max_send_bytes
+        if len(command.data) > limit:
+            raise _too_large("session.send data", limit)
+        relayed = self.core.relay(
+            self.client.client_id, command.session_id, command.to, command.data
+        )
+        if request_id is None:
+            return [relayed]
+        return [relayed, Reply(request_id, Relayed())]
+
+    def _enter_pool(self, command: EnterPool, request_id: str | None) -> list[Effect]:
+        client = self._client()
+        self._check_public(command.public_size)
+        project = self._project(client)
+        entered, deliveries = self.core.enter(
+            client.client_id, project, command, self._wall_clock_ms()
+        )
+        out: list[Effect] = [Reply(request_id, entered)]
+        out.extend(deliveries)
+        return out
+
+    def _leave_pool(self, command: LeavePool, request_id: str | None) -> list[Effect]:
+        entry_id, deliveries = self.core.leave_pool(self._client().client_id, command.pool)
+        out: list[Effect] = [Reply(request_id, PoolLeft(command.pool, entry_id))]
+        out.extend(deliveries)
+        return out
+
+    def _mode_command(self, command: ModeCommand, request_id: str | None) -> list[Effect]:
+        """A claim, mutual, propose or delegated request: the pool's mode rules on it."""
+        client = self._client()
+        answer, deliveries = self.core.command(
+            client.client_id, self._project(client), command, self._wall_clock_ms()
+        )
+        out: list[Effect] = [Reply(request_id, answer)]
+        out.extend(deliveries)
+        return out
+
+    def _join_session(self, command: JoinSession, request_id: str | None) -> list[Effect]:
+        client = self._client()
+        self._check_public(command.public_size)
+        project = self._project(client)
+        joined, deliveries = self.core.join_session(
+            client.client_id, project, command.session, command.create, command.public
+        )
+        out: list[Effect] = [Reply(request_id, joined)]
+        out.extend(deliveries)
+        return out
+
+    def _leave_session(self, command: LeaveSession, request_id: str | None) -> list[Effect]:
+        deliveries = self.core.leave_session(self._client().client_id, command.session_id)
+        out: list[Effect] = [Reply(request_id, SessionLeft(command.session_id))]
+        out.extend(deliveries)
+        return out
+
+    def _ping(self, command: Ping, request_id: str | None) -> list[Effect]:
+        return [Reply(request_id, Alive())]
+
+    def _pong(self, command: Pong, request_id: str | None) -> list[Effect]:
+        return []
+
+    def _bye(self, command: Bye, request_id: str | None) -> list[Effect]:
+        return [Close(closecodes.BYE, "bye")]
+
+    def _client(self) -> ClientState:
+        client = self.client
+        assert client is not None
+        return client
 
     def _hello(self, hello: Hello, request_id: str | None) -> list[Effect]:
+        if self.client is not None:
+            raise MatchmakerError("hello was already accepted", code="protocol.bad_request")
         limits = self.core.limits
         if hello.version != PROTOCOL_VERSION:
             raise MatchmakerError(
@@ -270,3 +297,19 @@ def _too_large(what: str, limit: int) -> MatchmakerError:
     return MatchmakerError(
         f"{what} larger than {limit} bytes", code="protocol.too_large", details={"limit": limit}
     )
+
+
+_PRE_HELLO: frozenset[type] = frozenset({Hello, Ping, Pong, Bye})
+# Each command type and its handler: a new request type adds a command class and a line here.
+_HANDLERS: dict[type, Callable[[Conversation, Any, str | None], list[Effect]]] = {
+    Send: Conversation._send,
+    EnterPool: Conversation._enter_pool,
+    LeavePool: Conversation._leave_pool,
+    JoinSession: Conversation._join_session,
+    LeaveSession: Conversation._leave_session,
+    Hello: Conversation._hello,
+    Ping: Conversation._ping,
+    Pong: Conversation._pong,
+    Bye: Conversation._bye,
+    **dict.fromkeys(MODE_COMMANDS, Conversation._mode_command),
+}

@@ -15,7 +15,7 @@ from matchmaker.errors import MatchmakerError
 __all__ = ["Close", "Effect", "PingClient", "Refuse", "Reply"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Reply:
     """Answer the request ``request_id`` with success."""
 
@@ -23,7 +23,7 @@ class Reply:
     answer: Answer
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Refuse:
     """Answer the request ``request_id`` (``None``: an undecodable frame) with an error."""
 
@@ -31,7 +31,7 @@ class Refuse:
     error: MatchmakerError
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Close:
     """Close the connection with a WebSocket close ``code`` (:mod:`.closecodes`)."""
 
@@ -39,7 +39,7 @@ class Close:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PingClient:
     """Send the client a heartbeat ping: it has been silent for a heartbeat interval."""
 

@@ -54,7 +54,7 @@ Public = dict[str, Any]
 # -- answers --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Welcome:
     """The answer to ``hello``: who the client is, its Project's rules, the server's limits."""
 
@@ -64,7 +64,7 @@ class Welcome:
     limits: Limits
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PoolEntered:
     """The answer to ``pool.enter``; ``expires_at`` is epoch milliseconds."""
 
@@ -75,7 +75,7 @@ class PoolEntered:
     expires_at: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PoolLeft:
     """The answer to ``pool.leave``: the withdrawn entry."""
 
@@ -83,7 +83,7 @@ class PoolLeft:
     entry_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SessionJoined:
     """The answer to ``session.join``; ``created`` tells whether this join opened the room."""
 
@@ -91,19 +91,19 @@ class SessionJoined:
     created: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SessionLeft:
     """The answer to ``session.leave``."""
 
     session_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Relayed:
     """The answer to a ``session.send`` that asked for one (carried an ``id``)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Alive:
     """The answer to a client's ``ping`` (a ``pong`` frame)."""
 
@@ -122,7 +122,7 @@ Answer = (
 # -- events ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MemberInfo:
     """A session member as the others see it."""
 
@@ -130,7 +130,7 @@ class MemberInfo:
     public: Public | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SessionCreated:
     """The recipient (``you``) is a member of a new session: a match, or a room it joined."""
 
@@ -140,7 +140,7 @@ class SessionCreated:
     pool: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MessageRelayed:
     """A message from ``sender``; ``data`` is the sender's payload, passed on untouched."""
 
@@ -149,7 +149,7 @@ class MessageRelayed:
     data: object
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MemberJoined:
     """Someone joined a room the recipient is in."""
 
@@ -158,7 +158,7 @@ class MemberJoined:
     public: Public | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MemberLeft:
     """A member left a session (``reason``: ``left`` or ``disconnected``)."""
 
@@ -167,7 +167,7 @@ class MemberLeft:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class EntryClosed:
     """Base of the events that end a waiting entry without a match for it."""
 
@@ -176,12 +176,12 @@ class EntryClosed:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PoolWithdrawn(EntryClosed):
     """An entry was withdrawn because its client was matched in another pool."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PoolExpired(EntryClosed):
     """An entry's TTL ran out before a match."""
 

@@ -201,9 +201,7 @@ class Connection:
             self.perform(conversation.refuse(request_id, coded, now))
             return
         try:
-            effects = conversation.receive(
-                command(request), request.id, now, int(time.time() * 1000)
-            )
+            effects = conversation.receive(command(request), request.id, now)
         except Exception:
             # A bug must cost one reply, not the connection or the process.
             _log.exception("unhandled error on %s", type(request).__name__)

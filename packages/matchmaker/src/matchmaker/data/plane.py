@@ -133,6 +133,7 @@ class DataPlane:
             self.directory,
             require_declared=self.config.require_declared_projects,
             now=time.monotonic(),
+            wall_clock_ms=_wall_clock_ms,
         )
         connection = Connection(self, conversation, send)
         self.open.add(connection)
@@ -150,3 +151,7 @@ class DataPlane:
             writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await writer
+
+
+def _wall_clock_ms() -> int:
+    return int(time.time() * 1000)

@@ -79,8 +79,6 @@ __all__ = [
     "encode",
 ]
 
-PROTOCOL_VERSION = 1
-
 RequestId = Annotated[str, Meta(max_length=64)]
 Name = Annotated[str, Meta(min_length=1, max_length=128)]
 AttributeKey = Annotated[str, Meta(pattern=r"^[A-Za-z0-9_.-]{1,64}$")]

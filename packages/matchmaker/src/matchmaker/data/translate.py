@@ -7,6 +7,7 @@ module is the one place that knows both shapes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, cast
 
 from msgspec import Raw
@@ -25,65 +26,72 @@ PING_FRAME = encode(protocol.ServerPing()).decode()
 
 def command(request: protocol.Request) -> Command:
     """The core command for a decoded request."""
-    match request:
-        case protocol.SessionSend(data=data):
-            return commands.Send(data.session_id, data.data, data.to)
-        case protocol.PoolEnter(data=data):
-            return commands.EnterPool(
-                policy=data.policy,
-                pool=data.pool,
-                create=data.create,
-                mode=data.mode,
-                group_size=data.group_size,
-                filter=data.filter,
-                ttl_ms=data.ttl_ms,
-                public=data.public,
-                public_size=_size(data.public),
-                listed=data.listed,
-            )
-        case protocol.PoolLeave(data=data):
-            return commands.LeavePool(data.pool)
-        case protocol.SessionJoin(data=data):
-            return commands.JoinSession(
-                data.session, data.create, data.public, public_size=_size(data.public)
-            )
-        case protocol.SessionLeave(data=data):
-            return commands.LeaveSession(data.session_id)
-        case protocol.Hello(data=data):
-            resume = data.resume
-            return commands.Hello(
-                data.v,
-                data.project,
-                data.credential,
-                dict(data.attributes),
-                None if resume is None else commands.Resume(resume.token, resume.last_seq),
-            )
-        case protocol.Ping():
-            return commands.Ping()
-        case protocol.Pong():
-            return commands.Pong()
-        case protocol.Bye():
-            return commands.Bye()
-        case protocol.PoolList(data=d):
-            return commands.ListPool(d.pool, d.cursor, d.limit)
-        case protocol.PoolWatch(data=d):
-            return commands.WatchPool(d.pool, d.watch)
-        case protocol.ClaimMake(data=d):
-            return commands.MakeClaim(d.pool, d.targets)
-        case protocol.PickAdd(data=d):
-            return commands.Pick(d.pool, d.target, add=True)
-        case protocol.PickRemove(data=d):
-            return commands.Pick(d.pool, d.target, add=False)
-        case protocol.ProposalCreate(data=d):
-            return commands.CreateProposal(d.pool, d.members, d.ttl_ms)
-        case protocol.ProposalRespond(data=d):
-            return commands.RespondProposal(d.proposal_id, d.accept)
-        case protocol.ProposalCancel(data=d):
-            return commands.CancelProposal(d.proposal_id)
-        case protocol.DelegateAttach(data=d):
-            return commands.AttachDelegate(d.pool)
-        case protocol.DelegateForm(data=d):
-            return commands.FormGroups(d.pool, d.groups)
+    return _COMMANDS[type(request)](request)
+
+
+def _send(request: protocol.SessionSend) -> commands.Send:
+    data = request.data
+    return commands.Send(data.session_id, data.data, data.to)
+
+
+def _enter_pool(request: protocol.PoolEnter) -> commands.EnterPool:
+    data = request.data
+    return commands.EnterPool(
+        policy=data.policy,
+        pool=data.pool,
+        create=data.create,
+        mode=data.mode,
+        group_size=data.group_size,
+        filter=data.filter,
+        ttl_ms=data.ttl_ms,
+        public=data.public,
+        public_size=_size(data.public),
+        listed=data.listed,
+    )
+
+
+def _join_session(request: protocol.SessionJoin) -> commands.JoinSession:
+    data = request.data
+    return commands.JoinSession(
+        data.session, data.create, data.public, public_size=_size(data.public)
+    )
+
+
+def _hello(request: protocol.Hello) -> commands.Hello:
+    data, resume = request.data, request.data.resume
+    return commands.Hello(
+        data.v,
+        data.project,
+        data.credential,
+        dict(data.attributes),
+        None if resume is None else commands.Resume(resume.token, resume.last_seq),
+    )
+
+
+# One converter per request type: a new request adds its Struct, its command and a line here.
+_COMMANDS: dict[type, Callable[[Any], Command]] = {
+    protocol.SessionSend: _send,
+    protocol.PoolEnter: _enter_pool,
+    protocol.PoolLeave: lambda request: commands.LeavePool(request.data.pool),
+    protocol.SessionJoin: _join_session,
+    protocol.SessionLeave: lambda request: commands.LeaveSession(request.data.session_id),
+    protocol.Hello: _hello,
+    protocol.Ping: lambda _: commands.Ping(),
+    protocol.Pong: lambda _: commands.Pong(),
+    protocol.Bye: lambda _: commands.Bye(),
+    protocol.PoolList: lambda r: commands.ListPool(r.data.pool, r.data.cursor, r.data.limit),
+    protocol.PoolWatch: lambda r: commands.WatchPool(r.data.pool, r.data.watch),
+    protocol.ClaimMake: lambda r: commands.MakeClaim(r.data.pool, r.data.targets),
+    protocol.PickAdd: lambda r: commands.Pick(r.data.pool, r.data.target, add=True),
+    protocol.PickRemove: lambda r: commands.Pick(r.data.pool, r.data.target, add=False),
+    protocol.ProposalCreate: lambda r: commands.CreateProposal(
+        r.data.pool, r.data.members, r.data.ttl_ms
+    ),
+    protocol.ProposalRespond: lambda r: commands.RespondProposal(r.data.proposal_id, r.data.accept),
+    protocol.ProposalCancel: lambda r: commands.CancelProposal(r.data.proposal_id),
+    protocol.DelegateAttach: lambda r: commands.AttachDelegate(r.data.pool),
+    protocol.DelegateForm: lambda r: commands.FormGroups(r.data.pool, r.data.groups),
+}
 
 
 def _size(public: dict[str, Any] | None) -> int:

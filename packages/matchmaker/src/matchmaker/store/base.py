@@ -120,5 +120,9 @@ def unavailable_error(exc: BaseException) -> MatchmakerError:
 
 
 def check_same_id(before: Project, after: Project) -> None:
+    """An update keeps the Project's id (it is the key): the control plane refuses a PATCH
+    that changes it before it gets here, so this guards the store's other callers."""
     if before.id != after.id:
-        raise ValueError("a store update must not change the Project id")
+        raise MatchmakerError(
+            "the id cannot be changed", code="request.invalid", details={"field": "$.id"}
+        )

@@ -3,7 +3,7 @@
 :func:`load_config` finds the file (current directory, parents up to the
 repository root, then ``~/.tasktool.yaml``; ``--config`` replaces the search),
 applies the precedence flags > environment > file > defaults and returns the
-effective :class:`~tasktool.settings.Settings` with each key's source and
+effective :class:`~tasktool.model.settings.Settings` with each key's source and
 every diagnostic of the seed's rules.
 """
 

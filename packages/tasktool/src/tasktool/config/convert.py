@@ -12,9 +12,9 @@ from typing import Any, Final
 
 from tasktool.config.layers import Raw
 from tasktool.config.options import Option, parse_env_bool
-from tasktool.diagnostics import Diagnostic
-from tasktool.settings import Phase, Scope
-from tasktool.vocabulary import is_date
+from tasktool.model.diagnostics import Diagnostic
+from tasktool.model.settings import Phase, Scope
+from tasktool.model.vocabulary import is_date
 
 INVALID: Final = object()
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")

@@ -14,8 +14,8 @@ from typing import Any
 
 import msgspec
 
-from tasktool.errors import TaskToolError
-from tasktool.storage import read_regular
+from tasktool.files.storage import read_regular
+from tasktool.model.errors import TaskToolError
 
 
 class ConfigDocument(msgspec.Struct, frozen=True, kw_only=True):
@@ -162,7 +162,7 @@ def read_config(path: Path) -> ConfigDocument:
     except (OSError, msgspec.DecodeError):
         pass
     document = parse_config(text, source=str(path))
-    from tasktool.storage import atomic_write_bytes, ensure_state_dir
+    from tasktool.files.storage import atomic_write_bytes, ensure_state_dir
 
     try:
         ensure_state_dir(path.parent)

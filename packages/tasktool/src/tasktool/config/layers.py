@@ -20,7 +20,7 @@ from tasktool.config.options import (
     TASK_DIR_ALIAS_ENV,
     Source,
 )
-from tasktool.diagnostics import Diagnostic
+from tasktool.model.diagnostics import Diagnostic
 
 
 class Raw(NamedTuple):

@@ -21,9 +21,9 @@ from tasktool.config.discovery import find_config
 from tasktool.config.document import read_config
 from tasktool.config.layers import Raw, env_layer, file_layer
 from tasktool.config.options import OPTIONS, Option, Source
-from tasktool.diagnostics import Diagnostic
-from tasktool.errors import TaskToolError
-from tasktool.settings import Settings
+from tasktool.model.diagnostics import Diagnostic
+from tasktool.model.errors import TaskToolError
+from tasktool.model.settings import Settings
 
 #: Error codes that reject the whole config: no command runs under them but ``validate``.
 _REJECTING = ("config.type", "config.env.", "config.effort.")

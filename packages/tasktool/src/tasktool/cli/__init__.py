@@ -1,0 +1,1 @@
+"""The command-line front end: the Click group (:mod:`tasktool.cli.main`) and its commands."""

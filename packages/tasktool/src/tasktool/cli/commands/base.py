@@ -1,0 +1,163 @@
+"""What every command shares: the global options, loading, output and the CLI error.
+
+A command gets the global flags with ``@click.pass_obj``, loads the
+repository with :func:`load_repository` (which warns about broken task files
+on stderr) and prints with :func:`output`::
+
+    @click.command("stats")
+    @format_option
+    @click.pass_obj
+    def stats(options: GlobalOptions, /, *, fmt: str | None) -> None:
+        repo = load_repository(options)
+        output(options, fmt, data, rows=..., columns=...)
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import click
+
+from mtcommon import CodedError, render_line
+from tasktool.config import Overrides
+from tasktool.model.errors import TaskToolError
+from tasktool.planning.repository import Repository, load_context
+from tasktool.present.render import FORMATS, emit_data, emit_table
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class CliError(click.ClickException):
+    """A ``CodedError`` shown as one line on stderr (``error: <message> [<code>]``), exit 1."""
+
+    exit_code = 1
+
+    def __init__(self, error: CodedError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+    def show(self, file: Any = None) -> None:
+        click.echo(render_line(self.error), file=file or sys.stderr)
+
+
+class UsageLine(click.UsageError):
+    """A usage error as one line on stderr (``error: <message> (see '<command> --help')
+    [usage]``), exit 2; click's own form takes three lines."""
+
+    def show(self, file: Any = None) -> None:
+        hint = f" (see '{self.ctx.command_path} --help')" if self.ctx is not None else ""
+        click.echo(f"error: {self.format_message()}{hint} [usage]", file=file or sys.stderr)
+
+    @classmethod
+    def of(cls, error: click.UsageError) -> click.UsageError:
+        """``error`` as a one-liner (the help screen of a bare command stays as it is)."""
+        if isinstance(error, cls | click.exceptions.NoArgsIsHelpError):
+            return error
+        return cls(error.format_message(), error.ctx)
+
+
+@dataclass
+class GlobalOptions:
+    """The global flags of one invocation (``None``: not given)."""
+
+    config: str | None = None
+    task_dir: str | None = None
+    worktree_scope: str | None = None
+    format: str | None = None
+    verbose: bool | None = None
+    quiet: bool | None = None
+    no_color: bool = False
+    #: Effective verbosity once the config is loaded (flags > env > file).
+    loud: bool = False
+    silent: bool = False
+
+    def overrides(self) -> Overrides:
+        return Overrides(
+            config=self.config,
+            task_dir=self.task_dir,
+            worktree_scope=self.worktree_scope,
+            verbose=self.verbose,
+            quiet=self.quiet,
+        )
+
+    def warn(self, message: str) -> None:
+        """A warning on stderr unless quiet."""
+        if not self.silent:
+            click.echo(f"warning: {message}", err=True)
+
+    def info(self, message: str) -> None:
+        """A detail on stderr when verbose."""
+        if self.loud and not self.silent:
+            click.echo(message, err=True)
+
+
+def format_option(function: F) -> F:
+    """``--format table|json|yaml`` on a command (overrides the global ``--format``)."""
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(FORMATS),
+        default=None,
+        help="Output format (default: the global --format, else table).",
+    )(function)
+
+
+def output_format(options: GlobalOptions, fmt: str | None) -> str:
+    return fmt or options.format or "table"
+
+
+def data_format(options: GlobalOptions, fmt: str | None) -> str | None:
+    """``json`` or ``yaml`` when the output is data, ``None`` when it is a table."""
+    chosen = output_format(options, fmt)
+    return None if chosen == "table" else chosen
+
+
+def load_repository(options: GlobalOptions, *, tolerant: bool = False) -> Repository:
+    """Load config and tasks; broken task files are warned about on stderr."""
+    repo = load_context(options.overrides(), tolerant=tolerant)
+    settings = repo.settings
+    options.loud, options.silent = settings.verbose, settings.quiet
+    options.info(
+        f"config: {repo.config.file or '(none)'}; task dir: {repo.task_dir}; "
+        f"{len(repo.tasks)} tasks, {len(repo.archived)} archived"
+    )
+    if not tolerant:
+        for problem in repo.broken:
+            options.warn(f"{problem.message} [{problem.code}]")
+    return repo
+
+
+def output(
+    options: GlobalOptions,
+    fmt: str | None,
+    data: Any,
+    *,
+    rows: Sequence[Mapping[str, Any]] | None = None,
+    columns: Sequence[str] = (),
+    title: str | None = None,
+) -> None:
+    """JSON/YAML of ``data``, or a table of ``rows`` (``data`` itself when it is a list)."""
+    chosen = output_format(options, fmt)
+    if chosen in {"json", "yaml"}:
+        emit_data(data, chosen)
+        return
+    emit_table(rows if rows is not None else data, columns, title=title, no_color=options.no_color)
+
+
+@contextmanager
+def usage_errors(param: str) -> Iterator[None]:
+    """A ``TaskToolError`` raised inside (a bad filter, sort or field) becomes a usage error
+    on ``param``: exit 2."""
+    try:
+        yield
+    except TaskToolError as exc:
+        raise click.BadParameter(exc.message, param_hint=param) from None
+
+
+def split_values(values: Sequence[str]) -> tuple[str, ...]:
+    """Repeated and comma-separated option values as one tuple, blanks dropped."""
+    return tuple(item.strip() for value in values for item in value.split(",") if item.strip())

@@ -1,0 +1,194 @@
+"""``add`` and ``set``: creating and editing tasks (checked, locked, atomic)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from tasktool.cli.commands.base import (
+    GlobalOptions,
+    format_option,
+    load_repository,
+    output_format,
+    split_values,
+)
+from tasktool.model.task import TASK_TYPES, Priority, Status
+from tasktool.model.views import task_view
+from tasktool.planning.changes import TaskChange
+from tasktool.planning.writes import create_task, update_task
+from tasktool.present.render import emit_data
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: Scalar fields and their options (value "" clears the field in ``set``).
+SCALARS: tuple[tuple[str, str, str], ...] = (
+    ("status", "--status", "One of: " + ", ".join(Status)),
+    ("priority", "--priority", "One of: " + ", ".join(Priority)),
+    ("effort", "--effort", "A value of the effort vocabulary."),
+    ("type", "--type", "One of: " + ", ".join(TASK_TYPES)),
+    ("owner", "--owner", "Who works on it."),
+    ("phase", "--phase", "A phase id."),
+    ("parent", "--parent", "The parent task's id."),
+    ("external_id", "--external-id", "The id in an external tracker."),
+)
+DATES = ("created_at", "completed_at", "cancelled_at")
+#: List fields: (field, singular option stem).
+LISTS: tuple[tuple[str, str], ...] = (
+    ("dependencies", "dep"),
+    ("tags", "tag"),
+    ("touches", "touches"),
+    ("context", "context"),
+    ("pr", "pr"),
+)
+
+
+def _scalar_options(function: F) -> F:
+    for field, flag, text in reversed(SCALARS):
+        function = click.option(flag, field, metavar="VALUE", help=text)(function)
+    return function
+
+
+def _date_options(function: F) -> F:
+    for field, text in reversed(
+        (
+            ("created_at", "Creation date (default: today)."),
+            ("completed_at", "Completion date (normally stamped by the status)."),
+            ("cancelled_at", "Cancellation date (normally stamped by the status)."),
+        )
+    ):
+        flag = "--" + field.replace("_", "-")
+        function = click.option(flag, field, metavar="YYYY-MM-DD", help=text)(function)
+    return function
+
+
+def _echo_task(options: GlobalOptions, fmt: str | None, view: dict[str, Any], verb: str) -> None:
+    chosen = output_format(options, fmt)
+    if chosen == "table":
+        click.echo(f"{verb} {view['id']}: {view['title']} ({view['file_path']})")
+    else:
+        emit_data(view, chosen)
+
+
+@click.command("add")
+@click.argument("title")
+@_scalar_options
+@_date_options
+@click.option("--dep", "dependencies", multiple=True, metavar="ID", help="A dependency (repeat).")
+@click.option("--tag", "tags", multiple=True, help="A tag (repeat or comma-separate).")
+@click.option("--touches", "touches", multiple=True, metavar="SCOPE", help="A scope it touches.")
+@click.option("--context", "context", multiple=True, metavar="PATH", help="A relevant path.")
+@click.option("--pr", "pr", multiple=True, metavar="URL", help="A pull request URL.")
+@click.option(
+    "--group",
+    metavar="DIR",
+    help="Sub-directory of the task dir to write it in (not hidden, skipped or ignored).",
+)
+@click.option("--body", default="", help="Markdown body.")
+@click.option("--id", "task_id", metavar="ID", help="Use this id instead of generating one.")
+@format_option
+@click.pass_obj
+def add_command(
+    options: GlobalOptions,
+    /,
+    *,
+    title: str,
+    group: str | None,
+    body: str,
+    task_id: str | None,
+    fmt: str | None,
+    **values: Any,
+) -> None:
+    """Create a task; the id comes from the configured strategy (id.strategy).
+
+    created_at is today unless given; --status completed/cancelled stamps
+    completed_at/cancelled_at as set does. Values are checked as set checks them.
+    """
+    repo = load_repository(options)
+    fields: dict[str, Any] = {"title": title, "status": values.pop("status") or "pending"}
+    for field in (*(field for field, _flag, _text in SCALARS[1:]), *DATES):
+        if values.get(field):
+            fields[field] = values[field]
+    for field, _stem in LISTS:
+        items = split_values(values.get(field) or ())
+        if items:
+            fields[field] = list(items)
+    task = create_task(repo, fields, body=body, group=group, task_id=task_id)
+    _echo_task(options, fmt, task_view(task), "added")
+
+
+def _list_options(function: F) -> F:
+    # Decorators apply bottom-up: add them in reverse to read add, remove, replace in --help.
+    for field, stem in reversed(LISTS):
+        plural = stem if stem in {"touches", "context"} else f"{stem}s"
+        for flag, name, metavar, text in (
+            (f"--{plural}", f"replace_{field}", "A,B", f"Replace {field} ('' clears)."),
+            (f"--remove-{stem}", f"remove_{field}", "VALUE", f"Remove from {field}."),
+            (f"--add-{stem}", f"add_{field}", "VALUE", f"Add to {field} (repeat or A,B)."),
+        ):
+            replace = name.startswith("replace_")
+            function = click.option(
+                flag, name, metavar=metavar, multiple=not replace, default=None, help=text
+            )(function)
+    return function
+
+
+@click.command("set")
+@click.argument("task_id", metavar="ID")
+@click.option("--title", help="New title.")
+@_scalar_options
+@_date_options
+@_list_options
+@click.option("--done", is_flag=True, help="Shortcut for --status completed.")
+@click.option("--body", default=None, help="Replace the Markdown body.")
+@format_option
+@click.pass_obj
+def set_command(
+    options: GlobalOptions,
+    /,
+    *,
+    task_id: str,
+    done: bool,
+    body: str | None,
+    fmt: str | None,
+    **values: Any,
+) -> None:
+    """Edit a task's fields. An empty value clears a field (--owner '').
+
+    Completing stamps completed_at, cancelling stamps cancelled_at, reopening
+    clears both. Effort, status, priority and type are checked.
+    """
+    if done:
+        if values.get("status") not in (None, "completed"):
+            raise click.UsageError("--done conflicts with --status")
+        values["status"] = "completed"
+    scalars = {
+        field: value
+        for field, value in values.items()
+        if field in {"title", *DATES, *(f for f, _, _ in SCALARS)} and value is not None
+    }
+    change = TaskChange(
+        set={field: value or None for field, value in scalars.items()},
+        replace={
+            field: split_values([values[f"replace_{field}"]])
+            for field, _ in LISTS
+            if values[f"replace_{field}"] is not None
+        },
+        add={
+            field: split_values(values[f"add_{field}"])
+            for field, _ in LISTS
+            if values[f"add_{field}"]
+        },
+        remove={
+            field: split_values(values[f"remove_{field}"])
+            for field, _ in LISTS
+            if values[f"remove_{field}"]
+        },
+        body=body,
+    )
+    if change.empty:
+        raise click.UsageError("nothing to change; give at least one field option")
+    repo = load_repository(options)
+    task = update_task(repo, task_id, change)
+    _echo_task(options, fmt, task_view(task), "updated")

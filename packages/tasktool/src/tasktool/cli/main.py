@@ -1,0 +1,113 @@
+"""The ``tasktool`` command line: global flags, error presentation, command registration.
+
+Every ``CodedError`` (``TaskToolError``, ``YamlError``) and ``OSError`` raised by a
+command becomes one line on stderr and exit status 1; usage errors are one line too
+(``... [usage]``) and exit 2.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import click
+
+from mtcommon import CodedError
+from tasktool import __version__
+from tasktool.cli.commands import COMMANDS
+from tasktool.cli.commands.base import CliError, GlobalOptions, UsageLine
+from tasktool.model.errors import TaskToolError
+from tasktool.present.render import FORMATS
+
+
+class TaskToolGroup(click.Group):
+    """Commands loaded on first use (:data:`tasktool.cli.commands.COMMANDS`); coded and OS
+    errors become :class:`CliError`."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return super().get_command(ctx, cmd_name)
+        module_name, attribute = target.split(":")
+        command = getattr(importlib.import_module(module_name), attribute)
+        assert isinstance(command, click.Command)
+        return command
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as exc:
+            raise UsageLine.of(exc) from None
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            raise UsageLine.of(exc) from None
+        except CodedError as exc:
+            raise CliError(exc) from None
+        except OSError as exc:
+            where = f" {exc.filename}" if exc.filename else ""
+            error = TaskToolError(f"{exc.strerror or exc}:{where}", code="os.error")
+            raise CliError(error) from None
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as exc:
+            if isinstance(ctx.obj, GlobalOptions) and ctx.obj.loud:
+                raise
+            # A bug must still end in one line, not a traceback (-v shows the traceback).
+            error = TaskToolError(
+                f"internal error: {type(exc).__name__}: {exc}", code="tasktool.internal"
+            )
+            raise CliError(error) from None
+
+
+@click.group(cls=TaskToolGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="tasktool")
+@click.option("--config", "config", metavar="PATH", help="Use this config file; no search.")
+@click.option("--task-dir", "-d", "task_dir", metavar="DIR", help="Task directory (always wins).")
+@click.option(
+    "--worktree-scope",
+    type=click.Choice(["unified", "isolated"]),
+    help="Merge task state across git worktrees, or not.",
+)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Default output format.")
+@click.option("-v", "--verbose", is_flag=True, default=None, help="Say more on stderr.")
+@click.option("-q", "--quiet", is_flag=True, default=None, help="No warnings on stderr.")
+@click.option("--no-color", is_flag=True, help="No colours in tables.")
+@click.pass_context
+def main(
+    ctx: click.Context,
+    /,
+    *,
+    config: str | None,
+    task_dir: str | None,
+    worktree_scope: str | None,
+    fmt: str | None,
+    verbose: bool | None,
+    quiet: bool | None,
+    no_color: bool,
+) -> None:
+    """Manage tasks kept as Markdown files with YAML frontmatter."""
+    ctx.obj = GlobalOptions(
+        config=config,
+        task_dir=task_dir,
+        worktree_scope=worktree_scope,
+        format=fmt,
+        verbose=verbose,
+        quiet=quiet,
+        no_color=no_color,
+    )
+
+
+if __name__ == "__main__":
+    main()

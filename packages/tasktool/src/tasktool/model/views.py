@@ -1,0 +1,36 @@
+"""The stable JSON shapes of tasks (``list``, ``get``, the web API and MCP reuse them)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+
+from tasktool.model.task import Task
+
+#: Keys of a task object, in output order (``body`` only where asked for).
+TASK_KEYS: tuple[str, ...] = tuple(field for field in Task.__struct_fields__ if field != "body")
+
+
+def task_views(tasks: Sequence[Task], *, body: bool = False) -> list[dict[str, Any]]:
+    """Tasks as JSON-ready dicts with every field (lists as lists, unset as ``null``)."""
+    views: list[dict[str, Any]] = msgspec.to_builtins(tasks)
+    if not body:
+        for view in views:
+            del view["body"]
+    return views
+
+
+def task_summary(task: Task, keys: Sequence[str]) -> dict[str, Any]:
+    """Some of a task's fields, in ``keys`` order (lists as lists): the cards of ``board``,
+    ``next`` and ``tracks``."""
+    return {
+        key: list(value) if isinstance(value := getattr(task, key), tuple) else value
+        for key in keys
+    }
+
+
+def task_view(task: Task, *, body: bool = False) -> dict[str, Any]:
+    """One task as a JSON-ready dict."""
+    return task_views([task], body=body)[0]

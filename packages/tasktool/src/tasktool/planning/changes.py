@@ -1,0 +1,137 @@
+"""Edits to a task as values: what ``set`` (and the web PUT, and MCP) may change, checked.
+
+:func:`plan_update` turns a :class:`TaskChange` into the frontmatter keys to
+write, applying the bookkeeping every writer shares: status, priority, type
+and effort are checked against their vocabularies, and moving to
+``completed``/``cancelled`` stamps ``completed_at``/``cancelled_at`` (clearing
+the other); leaving them clears both. Pure: no files, no clock (``today`` is
+passed in).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any, Final
+
+import msgspec
+
+from tasktool.files.taskfile import LIST_FIELDS, SCALAR_FIELDS
+from tasktool.model.errors import TaskToolError
+from tasktool.model.settings import Settings
+from tasktool.model.task import Task
+from tasktool.model.vocabulary import CLOSED_FIELDS, DATE_FIELDS, field_values, is_date
+
+REMOVE: Final = None  # a frontmatter key mapped to ``REMOVE`` is deleted
+
+
+class TaskChange(msgspec.Struct, frozen=True, kw_only=True):
+    """Field edits: ``set`` scalars (``None`` clears), ``replace``/``add``/``remove`` list items."""
+
+    set: dict[str, str | None] = msgspec.field(default_factory=dict)
+    replace: dict[str, tuple[str, ...]] = msgspec.field(default_factory=dict)
+    add: dict[str, tuple[str, ...]] = msgspec.field(default_factory=dict)
+    remove: dict[str, tuple[str, ...]] = msgspec.field(default_factory=dict)
+    body: str | None = None
+
+    @property
+    def empty(self) -> bool:
+        return not (self.set or self.replace or self.add or self.remove) and self.body is None
+
+
+def _invalid(field: str, value: str, allowed: Collection[str]) -> TaskToolError:
+    return TaskToolError(
+        f"invalid {field} {value!r}; expected one of: {', '.join(allowed)}",
+        code=f"task.invalid_{field}",
+    )
+
+
+def check_value(field: str, value: str, settings: Settings) -> None:
+    """Reject a status, priority, type, effort or date outside its vocabulary."""
+    if field in CLOSED_FIELDS:
+        allowed = field_values(field, settings) or ()
+        if value not in allowed:
+            raise _invalid(field, value, allowed)
+    if field in DATE_FIELDS and not is_date(value):
+        raise TaskToolError(
+            f"{field} must be a YYYY-MM-DD date, got {value!r}", code="task.invalid_date"
+        )
+    if field == "title" and not value.strip():
+        raise TaskToolError("the title cannot be empty", code="task.invalid_title")
+
+
+def check_references(
+    task_id: str, field: str, ids: Collection[str], known: Collection[str]
+) -> None:
+    """Dependencies and parents must name other, existing tasks."""
+    for other in ids:
+        if other == task_id:
+            raise TaskToolError(
+                f"task {task_id} cannot reference itself in {field}", code="task.self_reference"
+            )
+        if other not in known:
+            raise TaskToolError(f"{field}: no task has id {other!r}", code="task.unknown_reference")
+
+
+def status_dates(old: str | None, new: str, today: str) -> dict[str, Any]:
+    """The ``completed_at``/``cancelled_at`` keys to write when the status changes."""
+    if old == new:
+        return {}
+    if new == "completed":
+        return {"completed_at": today, "cancelled_at": REMOVE}
+    if new == "cancelled":
+        return {"cancelled_at": today, "completed_at": REMOVE}
+    return {"completed_at": REMOVE, "cancelled_at": REMOVE}
+
+
+def plan_create(fields: Mapping[str, Any], today: str) -> dict[str, Any]:
+    """A new task's keys: ``created_at`` today and the date its status stamps (``add
+    --status completed`` stamps ``completed_at`` as ``set`` would), unless ``fields`` give
+    them."""
+    dates = status_dates(None, str(fields.get("status") or "pending"), today)
+    return {
+        "created_at": today,
+        **{key: value for key, value in dates.items() if value is not REMOVE},
+        **fields,
+    }
+
+
+def plan_update(
+    task: Task, change: TaskChange, settings: Settings, known_ids: Collection[str], today: str
+) -> dict[str, Any]:
+    """The frontmatter keys to write (``REMOVE`` deletes), or ``TaskToolError`` if invalid."""
+    updates: dict[str, Any] = {}
+    for field, value in change.set.items():
+        if field not in SCALAR_FIELDS:
+            raise TaskToolError(f"unknown task field {field!r}", code="task.unknown_field")
+        if value is None or not value.strip():
+            if field in {"title", "status"}:
+                raise TaskToolError(f"{field} cannot be cleared", code=f"task.invalid_{field}")
+            updates[field] = REMOVE
+            continue
+        check_value(field, value, settings)
+        updates[field] = value
+    if updates.get("parent"):
+        check_references(task.id, "parent", [updates["parent"]], known_ids)
+    for field, values in _list_updates(task, change).items():
+        updates[field] = values
+    if "dependencies" in updates:
+        added = set(updates["dependencies"]) - set(task.dependencies)
+        check_references(task.id, "dependencies", sorted(added), known_ids)
+    if "status" in updates:
+        dates = status_dates(task.status, updates["status"], today)
+        updates.update({key: value for key, value in dates.items() if key not in change.set})
+    return updates
+
+
+def _list_updates(task: Task, change: TaskChange) -> Mapping[str, list[str]]:
+    fields = set(change.replace) | set(change.add) | set(change.remove)
+    unknown = fields - set(LIST_FIELDS)
+    if unknown:
+        raise TaskToolError(f"unknown list field {sorted(unknown)[0]!r}", code="task.unknown_field")
+    result: dict[str, list[str]] = {}
+    for field in sorted(fields):
+        items = list(change.replace.get(field, getattr(task, field)))
+        items += [item for item in change.add.get(field, ()) if item not in items]
+        dropped = set(change.remove.get(field, ()))
+        result[field] = [item for item in dict.fromkeys(items) if item not in dropped]
+    return result

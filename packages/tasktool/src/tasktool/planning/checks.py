@@ -1,0 +1,176 @@
+"""``validate``: every task check, merged with the config and file diagnostics.
+
+Task checks (codes are stable; the ones marked * come from
+:mod:`tasktool.planning.conformance`, shared with the writers):
+
+============================  =======  =============================================
+code                          level    condition
+============================  =======  =============================================
+``task.missing_id``           error    blank ``id``
+``task.missing_title``        error    blank ``title``
+``task.invalid_status``       error    status outside the six statuses
+``task.invalid_priority``     error    priority outside low..critical
+``task.invalid_type``         error    type outside feature/bug/improvement/chore/docs
+``task.invalid_date``         warning  a date field that is not ``YYYY-MM-DD...``
+``task.duplicate_id``         error    one id in several files (all paths listed)
+``task.missing_dependency``   error    a dependency id that exists nowhere
+``task.missing_parent``       error    a parent id that exists nowhere
+``task.dependency_cycle``     error    dependencies that loop (the loop printed)
+``task.parent_cycle``         error    parents that loop (the loop printed)
+``task.invalid_effort`` *     error    effort outside the configured vocabulary
+``task.unknown_phase`` *      warning  phase matching no configured phase id
+``task.unknown_scope`` *      warning  touches matching no configured scope
+============================  =======  =============================================
+
+Every check is one pass over the tasks (cycles: a peel, then Tarjan on the rest).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import msgspec
+
+from tasktool.model.diagnostics import Diagnostic
+from tasktool.model.settings import Settings
+from tasktool.model.task import Task, natural_key
+from tasktool.model.vocabulary import DATE_FIELDS, field_values, is_date
+from tasktool.planning.conformance import conformance_diagnostics
+from tasktool.planning.graph import build_graph, find_cycles
+
+__all__ = ["ValidationReport", "build_report", "check_tasks"]
+
+
+class ValidationReport(msgspec.Struct, frozen=True, kw_only=True):
+    """Errors and warnings of one ``validate`` run."""
+
+    errors: tuple[Diagnostic, ...]
+    warnings: tuple[Diagnostic, ...]
+
+    @property
+    def valid(self) -> bool:
+        return not self.errors
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"valid", "errors": [...], "warnings": [...]}``; items omit ``severity``."""
+        return {
+            "valid": self.valid,
+            "errors": [_item(d) for d in self.errors],
+            "warnings": [_item(d) for d in self.warnings],
+        }
+
+
+def _item(diagnostic: Diagnostic) -> dict[str, Any]:
+    item: dict[str, Any] = {"code": diagnostic.code, "message": diagnostic.message}
+    if diagnostic.file is not None:
+        item["file"] = diagnostic.file
+    if diagnostic.task_id is not None:
+        item["task_id"] = diagnostic.task_id
+    return item
+
+
+def build_report(*groups: Iterable[Diagnostic]) -> ValidationReport:
+    """Split diagnostics (config, files, tasks, in that order) into errors and warnings."""
+    errors: list[Diagnostic] = []
+    warnings: list[Diagnostic] = []
+    for group in groups:
+        for diagnostic in group:
+            (errors if diagnostic.is_error else warnings).append(diagnostic)
+    return ValidationReport(errors=tuple(errors), warnings=tuple(warnings))
+
+
+def _error(code: str, message: str, task: Task) -> Diagnostic:
+    return Diagnostic(
+        severity="error", code=code, message=message, file=task.file_path, task_id=task.id
+    )
+
+
+def _warning(code: str, message: str, task: Task) -> Diagnostic:
+    return Diagnostic(
+        severity="warning", code=code, message=message, file=task.file_path, task_id=task.id
+    )
+
+
+#: Closed fields checked here; effort is checked with phases and scopes (conformance).
+_CHECKED = ("status", "priority", "type")
+
+
+def _field_checks(task: Task, allowed: dict[str, tuple[str, ...]]) -> Iterable[Diagnostic]:
+    for field in ("id", "title"):
+        if not getattr(task, field).strip():
+            yield _error(f"task.missing_{field}", f"required field {field} is blank", task)
+    label = f"task {task.id}"
+    for field in _CHECKED:
+        value = getattr(task, field)
+        if value is not None and value not in allowed[field]:
+            message = f"{label}: {field} {value!r} is not one of {', '.join(allowed[field])}"
+            yield _error(f"task.invalid_{field}", message, task)
+    for field in DATE_FIELDS:
+        value = getattr(task, field)
+        if value is not None and not is_date(value):
+            message = f"{label}: {field} {value!r} is not a YYYY-MM-DD date"
+            yield _warning("task.invalid_date", message, task)
+
+
+def _cycle_error(code: str, kind: str, cycle: list[str], first: Task) -> Diagnostic:
+    return _error(code, f"{kind} cycle: {' -> '.join(cycle)}", first)
+
+
+def _clean(task: Task, allowed: dict[str, tuple[str, ...]]) -> bool:
+    """The common case in one expression: every field check would pass."""
+    return (
+        task.status in allowed["status"]
+        and (task.priority is None or task.priority in allowed["priority"])
+        and (task.type is None or task.type in allowed["type"])
+        and (task.created_at is None or is_date(task.created_at))
+        and task.completed_at is None
+        and task.cancelled_at is None
+        and bool(task.title.strip())
+        and bool(task.id.strip())
+    )
+
+
+def check_tasks(tasks: Sequence[Task], settings: Settings) -> list[Diagnostic]:
+    """Every task check, in natural id order, then cycles."""
+    graph = build_graph(tasks)
+    allowed = {field: field_values(field, settings) or () for field in _CHECKED}
+    by_id = graph.by_id
+    exists = by_id.keys() | graph.archived.keys()
+    diagnostics: list[Diagnostic] = []
+    holders: dict[str, list[Task]] = {}
+    for task in tasks:
+        if task.id in holders:
+            holders[task.id].append(task)
+        else:
+            holders[task.id] = [task]
+        if not _clean(task, allowed):
+            diagnostics.extend(_field_checks(task, allowed))
+        if task.archived:
+            continue
+        for dep in task.dependencies:
+            if dep not in exists:
+                message = f"task {task.id} depends on {dep}, which does not exist"
+                diagnostics.append(_error("task.missing_dependency", message, task))
+        if task.parent is not None and task.parent not in exists:
+            message = f"task {task.id} has parent {task.parent}, which does not exist"
+            diagnostics.append(_error("task.missing_parent", message, task))
+    for same in holders.values():
+        if len(same) > 1:
+            same.sort(key=lambda task: task.file_path)
+            files = ", ".join(task.file_path for task in same)
+            message = f"duplicate id {same[0].id} in {len(same)} files: {files}"
+            diagnostics.append(_error("task.duplicate_id", message, same[0]))
+    diagnostics.extend(conformance_diagnostics(tasks, settings))
+    diagnostics.sort(key=lambda d: natural_key(d.task_id or ""))
+    for cycle in find_cycles(graph.dependency_edges()):
+        diagnostics.append(
+            _cycle_error("task.dependency_cycle", "dependency", cycle, by_id[cycle[0]])
+        )
+    parents = {
+        task.id: [task.parent] if task.parent is not None and task.parent in by_id else []
+        for task in graph.unique
+    }
+    for cycle in find_cycles(parents):
+        diagnostics.append(_cycle_error("task.parent_cycle", "parent", cycle, by_id[cycle[0]]))
+    return diagnostics

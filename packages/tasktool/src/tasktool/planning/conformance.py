@@ -1,0 +1,66 @@
+"""Task values against the configuration: phases, scopes and the effort vocabulary.
+
+The seed's rules: with phases configured, a task ``phase`` matching no phase id
+is a warning; with scopes configured, a ``touches`` value matching no scope is
+a warning (the scope descriptions are named in the message); with an effort
+vocabulary, a value outside it is an error. Without phases or scopes, every
+value is accepted silently. ``validate`` reports these with the config's own
+diagnostics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tasktool.model.diagnostics import Diagnostic
+from tasktool.model.settings import Settings
+from tasktool.model.task import Task
+
+
+def _scope_list(settings: Settings) -> str:
+    scopes = settings.scopes or {}
+    return ", ".join(
+        f"{name} ({scope.description})" if scope.description else name
+        for name, scope in scopes.items()
+    )
+
+
+def conformance_diagnostics(tasks: Iterable[Task], settings: Settings) -> list[Diagnostic]:
+    """Every task value that the configuration does not know, in task order."""
+    phase_ids = {phase.id for phase in settings.phases}
+    found: list[Diagnostic] = []
+    for task in tasks:
+        where = {"file": task.file_path or None, "task_id": task.id}
+        if phase_ids and task.phase is not None and task.phase not in phase_ids:
+            found.append(
+                Diagnostic(
+                    severity="warning",
+                    code="task.unknown_phase",
+                    message=f"task {task.id}: phase {task.phase!r} matches no configured "
+                    f"phase id ({', '.join(phase.id for phase in settings.phases)})",
+                    **where,
+                )
+            )
+        if settings.scopes is not None:
+            found.extend(
+                Diagnostic(
+                    severity="warning",
+                    code="task.unknown_scope",
+                    message=f"task {task.id}: touches {scope!r}, which matches no configured "
+                    f"scope ({_scope_list(settings) or 'none'})",
+                    **where,
+                )
+                for scope in task.touches
+                if scope not in settings.scopes
+            )
+        if task.effort is not None and task.effort not in settings.effort:
+            found.append(
+                Diagnostic(
+                    severity="error",
+                    code="task.invalid_effort",
+                    message=f"task {task.id}: effort {task.effort!r} is not in the effort list "
+                    f"({', '.join(settings.effort)})",
+                    **where,
+                )
+            )
+    return found

@@ -1,0 +1,302 @@
+"""The dependency graph: who waits on whom, what can start now, cycles and chains.
+
+One :class:`TaskGraph` is built per run in linear time and answers every
+question the planning commands ask without rescanning the task list:
+
+- **actionable**: status ``pending`` or ``in-progress``, every dependency
+  exists (active or archived) and is met, and no child is unresolved;
+- **blocked** (one meaning everywhere): has an unmet dependency. A dependency
+  is met when the task it names, active or archived, is completed; a missing
+  id is never met, and neither is a cancelled task.
+
+Edges point from a dependency to its dependent ("must be done before").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from tasktool.model.task import Status, Task, natural_key
+
+__all__ = [
+    "ACTIONABLE_STATUSES",
+    "Chains",
+    "TaskGraph",
+    "build_graph",
+    "find_cycles",
+    "longest_chains",
+]
+
+ACTIONABLE_STATUSES = frozenset({Status.PENDING.value, Status.IN_PROGRESS.value})
+_COMPLETED = Status.COMPLETED.value
+
+
+class TaskGraph:
+    """Indexes over one run's tasks; archived tasks only count as dependencies."""
+
+    __slots__ = ("archived", "by_id", "children", "dependents", "tasks", "unique")
+
+    def __init__(
+        self,
+        tasks: tuple[Task, ...],
+        by_id: dict[str, Task],
+        archived: dict[str, Task],
+        dependents: dict[str, list[str]],
+        children: dict[str, list[str]],
+    ) -> None:
+        #: Active tasks in natural id order, duplicate ids included.
+        self.tasks = tasks
+        #: The first active task of each id, in natural id order (what the graph indexes).
+        self.unique = tuple(task for task in tasks if by_id[task.id] is task)
+        self.by_id = by_id
+        self.archived = archived
+        self.dependents = dependents
+        self.children = children
+
+    def dependency_met(self, dep_id: str) -> bool:
+        """The task it names (active, else archived) is completed."""
+        task = self.by_id.get(dep_id) or self.archived.get(dep_id)
+        return task is not None and task.status == _COMPLETED
+
+    def unmet_dependencies(self, task: Task) -> list[str]:
+        return [dep for dep in task.dependencies if not self.dependency_met(dep)]
+
+    def is_blocked(self, task: Task) -> bool:
+        """Has an unmet dependency (missing, or not completed)."""
+        return any(not self.dependency_met(dep) for dep in task.dependencies)
+
+    def unresolved_children(self, task: Task) -> list[str]:
+        by_id = self.by_id
+        return [child for child in self.children.get(task.id, ()) if not by_id[child].resolved]
+
+    def is_actionable(self, task: Task) -> bool:
+        """Pending or in progress, nothing it waits on left, no unfinished child."""
+        return (
+            task.status in ACTIONABLE_STATUSES
+            and not self.is_blocked(task)
+            and not (task.id in self.children and self.unresolved_children(task))
+        )
+
+    def actionable(self) -> list[Task]:
+        """Every actionable task, in natural id order (of a duplicated id, the first file)."""
+        return [task for task in self.unique if self.is_actionable(task)]
+
+    def references(self, task_id: str) -> list[str]:
+        """Ids of the other tasks, active or archived, that depend on ``task_id`` or are its
+        children, in natural order."""
+        found = {*self.dependents.get(task_id, ()), *self.children.get(task_id, ())}
+        for task in self.archived.values():  # archived tasks are not indexed (few, resolved)
+            if task_id in task.dependencies or task.parent == task_id:
+                found.add(task.id)
+        found.discard(task_id)
+        return sorted(found, key=natural_key)
+
+    def dependency_edges(self) -> dict[str, list[str]]:
+        """``id -> ids it depends on`` restricted to active tasks that exist."""
+        by_id = self.by_id
+        return {task.id: [dep for dep in task.dependencies if dep in by_id] for task in self.unique}
+
+
+def build_graph(tasks: Sequence[Task], *, ordered: bool = False) -> TaskGraph:
+    """Index tasks by id, dependents and children (linear in tasks plus edges).
+
+    ``ordered``: the active tasks already come in natural id order (as a scan returns them).
+    """
+    active = [task for task in tasks if not task.archived]
+    if not ordered:
+        active.sort(key=lambda task: natural_key(task.id))
+    archived: dict[str, Task] = {}
+    for task in tasks:
+        if task.archived and task.id not in archived:
+            archived[task.id] = task
+    by_id: dict[str, Task] = {}
+    dependents: dict[str, list[str]] = {}
+    children: dict[str, list[str]] = {}
+    for task in active:
+        task_id = task.id
+        if task_id in by_id:
+            continue
+        by_id[task_id] = task
+        deps = task.dependencies
+        for dep in dict.fromkeys(deps) if len(deps) > 1 else deps:
+            if dep in dependents:
+                dependents[dep].append(task_id)
+            else:
+                dependents[dep] = [task_id]
+        if task.parent is not None:
+            children.setdefault(task.parent, []).append(task_id)
+    return TaskGraph(tuple(active), by_id, archived, dependents, children)
+
+
+def _peel(edges: Mapping[str, Sequence[str]]) -> set[str]:
+    """Nodes left after repeatedly removing those nothing points to: cycles and what they reach."""
+    indegree = dict.fromkeys(edges, 0)
+    for successors in edges.values():
+        for succ in successors:
+            if succ in indegree:
+                indegree[succ] += 1
+    queue = [node for node, count in indegree.items() if count == 0]
+    for node in queue:  # the list grows while it is walked
+        for succ in edges[node]:
+            if succ in indegree:
+                indegree[succ] -= 1
+                if indegree[succ] == 0:
+                    queue.append(succ)
+    return set(indegree) - set(queue)
+
+
+def find_cycles(edges: Mapping[str, Sequence[str]]) -> list[list[str]]:
+    """One cycle per strongly connected component that has one, as ``[a, b, ..., a]``.
+
+    ``edges`` maps a node to its successors; successors that are not keys are
+    ignored. Iterative Tarjan, so deep chains do not hit the recursion limit.
+    Each cycle starts at its naturally smallest node; cycles come sorted.
+    """
+    # Peeling first leaves Tarjan only the (usually empty) part that can hold cycles.
+    remaining = _peel(edges)
+    if not remaining:
+        return []
+    edges = {
+        node: [s for s in edges[node] if s in remaining] for node in edges if node in remaining
+    }
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    components: list[list[str]] = []
+    counter = 0
+    for start in edges:
+        if start in index:
+            continue
+        work: list[tuple[str, int]] = [(start, 0)]
+        while work:
+            node, position = work.pop()
+            if position == 0:
+                index[node] = low[node] = counter
+                counter += 1
+                stack.append(node)
+                on_stack.add(node)
+            successors = edges[node]
+            while position < len(successors):
+                succ = successors[position]
+                position += 1
+                if succ not in edges:
+                    continue
+                if succ not in index:
+                    work.append((node, position))
+                    work.append((succ, 0))
+                    break
+                if succ in on_stack:
+                    low[node] = min(low[node], index[succ])
+            else:
+                if low[node] == index[node]:
+                    component: list[str] = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1 or node in edges[node]:
+                        components.append(component)
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+    cycles = [_cycle_in(component, edges) for component in components]
+    return sorted(cycles, key=lambda cycle: natural_key(cycle[0]))
+
+
+def _cycle_in(component: list[str], edges: Mapping[str, Sequence[str]]) -> list[str]:
+    """A simple cycle through the smallest node of a strongly connected component."""
+    members = set(component)
+    start = min(component, key=natural_key)
+    parent: dict[str, str] = {}
+    frontier = [start]
+    seen = {start}
+    # Breadth-first inside the component finds a shortest way back to start.
+    while frontier:
+        next_frontier: list[str] = []
+        for node in frontier:
+            for succ in edges[node]:
+                if succ == start:
+                    path = [node]
+                    while path[-1] != start:
+                        path.append(parent[path[-1]])
+                    return [*reversed(path), start]
+                if succ in members and succ not in seen:
+                    seen.add(succ)
+                    parent[succ] = node
+                    next_frontier.append(succ)
+        frontier = next_frontier
+    raise AssertionError("a strongly connected component always holds a cycle")
+
+
+class Chains:
+    """Longest dependency chains through a set of tasks (tasks in cycles left out)."""
+
+    __slots__ = ("down", "length", "longest", "up")
+
+    def __init__(
+        self, up: dict[str, int], down: dict[str, int], length: int, longest: list[str]
+    ) -> None:
+        #: Tasks on the longest chain ending at each node (the node counted).
+        self.up = up
+        #: Tasks on the longest chain starting at each node.
+        self.down = down
+        self.length = length
+        #: One longest chain, dependency first, chosen in natural id order.
+        self.longest = longest
+
+    def on_longest(self, task_id: str) -> bool:
+        """On some chain of maximal length (only chains of two tasks or more count)."""
+        if self.length < 2 or task_id not in self.up:
+            return False
+        return self.up[task_id] + self.down[task_id] - 1 == self.length
+
+
+def longest_chains(graph: TaskGraph, include: Callable[[Task], bool]) -> Chains:
+    """Longest chains over the included tasks, in one topological pass each way."""
+    dependents = graph.dependents
+    indegree: dict[str, int] = {}
+    for task in graph.unique:
+        if include(task):
+            indegree[task.id] = 0
+    order: list[str] = []
+    for node in indegree:
+        deps = graph.by_id[node].dependencies
+        count = 0
+        for dep in dict.fromkeys(deps) if len(deps) > 1 else deps:
+            if dep in indegree:
+                count += 1
+        indegree[node] = count
+        if not count:
+            order.append(node)
+    reach = dict.fromkeys(indegree, 1)
+    for node in order:  # Kahn: the list grows while it is walked; tasks in cycles never enter.
+        step = reach[node] + 1
+        for succ in dependents.get(node, ()):
+            if succ in indegree:
+                reach[succ] = max(reach[succ], step)
+                indegree[succ] -= 1
+                if not indegree[succ]:
+                    order.append(succ)
+    up = {node: reach[node] for node in order}
+    down: dict[str, int] = {}
+    for node in reversed(order):
+        best = 0
+        for succ in dependents.get(node, ()):
+            value = down.get(succ, 0)
+            best = max(best, value)
+        down[node] = best + 1
+    length = max(down.values(), default=0)
+    longest: list[str] = []
+    if length:
+        current = min((node for node in order if down[node] == length), key=natural_key)
+        longest.append(current)
+        while down[current] > 1:
+            current = min(
+                (s for s in dependents[current] if down.get(s) == down[current] - 1),
+                key=natural_key,
+            )
+            longest.append(current)
+    return Chains(up, down, length, longest)

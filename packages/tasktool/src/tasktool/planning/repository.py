@@ -1,0 +1,128 @@
+"""The loaded repository every command works on: settings, diagnostics and tasks.
+
+::
+
+    repo = load_context(Overrides(task_dir="tasks"))
+    repo.settings            # effective Settings
+    repo.config_diagnostics  # problems of the config file / environment
+    repo.tasks               # active tasks, natural id order
+    repo.archived            # tasks under <task dir>/archive/ (their ids satisfy dependencies)
+    repo.broken              # task-like files that could not be read (error diagnostics)
+    repo.graph               # dependents, children, blocked/actionable (graph.TaskGraph)
+
+The planning commands (next, tracks, board, stats, graph, validate) take
+``repo.tasks``/``repo.archived`` and ``repo.settings`` as plain values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tasktool.config import LoadedConfig, Overrides, load_config
+from tasktool.files.scan import ScanResult, scan_tasks
+from tasktool.files.taskfile import is_safe_id
+from tasktool.model.diagnostics import Diagnostic
+from tasktool.model.errors import TaskToolError, task_not_found
+from tasktool.model.settings import Settings
+from tasktool.model.task import Task
+
+if TYPE_CHECKING:
+    from tasktool.planning.graph import TaskGraph
+
+WORKLOG_DIR = ".worklogs"
+
+
+class Repository:
+    """One run's view of the task directory (immutable once loaded)."""
+
+    def __init__(self, config: LoadedConfig, scan: ScanResult) -> None:
+        self.config = config
+        self.settings: Settings = config.settings
+        self.task_dir = Path(config.settings.task_dir)
+        self.tasks = scan.tasks
+        self.archived = scan.archived
+        self.broken = scan.broken
+        self.taken_ids = scan.taken_ids
+
+    @property
+    def config_diagnostics(self) -> tuple[Diagnostic, ...]:
+        """Diagnostics of the config file and environment (errors and warnings)."""
+        return self.config.diagnostics
+
+    @property
+    def all_tasks(self) -> tuple[Task, ...]:
+        """Active then archived tasks."""
+        return self.tasks + self.archived
+
+    @cached_property
+    def by_id(self) -> Mapping[str, Task]:
+        """Task per id; an active task wins over an archived copy, an earlier file over a later."""
+        found: dict[str, Task] = {}
+        for task in self.all_tasks:
+            found.setdefault(task.id, task)
+        return found
+
+    @property
+    def ids(self) -> frozenset[str]:
+        """Every id in use, active or archived."""
+        return frozenset(self.by_id)
+
+    def get(self, task_id: str) -> Task:
+        """The task with this id, or ``TaskToolError`` ``task.not_found``."""
+        task = self.by_id.get(task_id)
+        if task is not None:
+            return task
+        for problem in self.broken:
+            if problem.task_id == task_id:
+                raise TaskToolError(
+                    f"task {task_id} is in a file that cannot be read: {problem.message}",
+                    code="task.broken",
+                )
+        raise task_not_found(task_id)
+
+    @cached_property
+    def graph(self) -> TaskGraph:
+        """Dependents, children and what is blocked or actionable (built on first use)."""
+        from tasktool.planning.graph import build_graph  # not needed by list, which starts faster
+
+        return build_graph(self.all_tasks, ordered=True)
+
+    def worklog_path(self, task_id: str) -> Path:
+        """``<task dir>/.worklogs/<id>.md`` (it may not exist); ``task.invalid_id`` for an id
+        that cannot name a file safely."""
+        if not is_safe_id(task_id):
+            raise TaskToolError(
+                f"id {task_id!r} cannot name a worklog file", code="task.invalid_id"
+            )
+        return self.task_dir / WORKLOG_DIR / f"{task_id}.md"
+
+
+def load_context(
+    overrides: Overrides | None = None,
+    *,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    home: Path | None = None,
+    tolerant: bool = False,
+    use_cache: bool = True,
+) -> Repository:
+    """Load the config and scan the task directory.
+
+    Unless ``tolerant`` (``validate``), a rejected config raises its first error.
+    A missing task directory raises ``task.dir_missing``.
+    """
+    config = load_config(overrides, cwd=cwd, env=env, home=home)
+    if not tolerant:
+        config.require_valid()
+    root = Path(config.settings.task_dir)
+    if not root.is_dir():
+        raise TaskToolError(
+            f"task directory {root} "
+            + ("is not a directory" if root.exists() else "does not exist")
+            + " (create it, or run 'tasktool init')",
+            code="task.dir_missing",
+        )
+    return Repository(config, scan_tasks(root, config.settings.ignore, use_cache=use_cache))

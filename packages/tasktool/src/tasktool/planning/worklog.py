@@ -1,0 +1,114 @@
+"""Worklogs: dated notes per task in ``<task dir>/.worklogs/<id>.md``.
+
+Each entry is a ``## <UTC timestamp>`` heading (``2026-01-31T09:15:00Z``)
+followed by its text. Reading always works; writing is allowed only with
+``worklogs: true`` in the config, and a refusal says so. An append rewrites
+the file atomically (temporary file, fsync, rename) under the task's worklog
+lock in ``.tasktool/locks/``, so concurrent writers never lose entries.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from tasktool.files.storage import atomic_write_text, locked, read_regular
+from tasktool.model.errors import TaskToolError
+from tasktool.planning.repository import Repository
+
+__all__ = [
+    "Worklog",
+    "WorklogEntry",
+    "add_entry",
+    "format_entry",
+    "parse_worklog",
+    "read_worklog",
+]
+
+_HEADING = re.compile(r"^## (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z)[ \t]*$", re.MULTILINE)
+
+
+class WorklogEntry(msgspec.Struct, frozen=True):
+    """One entry: its UTC ``timestamp`` and its text."""
+
+    timestamp: str
+    content: str
+
+
+class Worklog(msgspec.Struct, frozen=True, kw_only=True):
+    """Every entry of one task, oldest first."""
+
+    task_id: str
+    entries: tuple[WorklogEntry, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"task_id", "entries": [{"timestamp", "content"}]}``."""
+        return {
+            "task_id": self.task_id,
+            "entries": [msgspec.structs.asdict(entry) for entry in self.entries],
+        }
+
+
+def parse_worklog(text: str) -> list[WorklogEntry]:
+    """Entries of a worklog file; text before the first heading is not an entry."""
+    headings = list(_HEADING.finditer(text))
+    entries: list[WorklogEntry] = []
+    for index, heading in enumerate(headings):
+        end = headings[index + 1].start() if index + 1 < len(headings) else len(text)
+        entries.append(WorklogEntry(heading[1], text[heading.end() : end].strip()))
+    return entries
+
+
+def format_entry(entry: WorklogEntry) -> str:
+    return f"## {entry.timestamp}\n\n{entry.content.strip()}\n"
+
+
+def _read(path: Path) -> str:
+    try:
+        # Not a plain read: a FIFO in place of the file would block get and worklog forever.
+        return read_regular(path)[1].decode("utf-8")
+    except FileNotFoundError:
+        return ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TaskToolError(
+            f"cannot read worklog {path}: {getattr(exc, 'strerror', None) or exc}",
+            code="worklog.unreadable",
+        ) from None
+
+
+def read_worklog(repo: Repository, task_id: str) -> Worklog:
+    """A task's entries; a task with no worklog file has none."""
+    text = _read(repo.worklog_path(task_id))
+    return Worklog(task_id=task_id, entries=tuple(parse_worklog(text)))
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def add_entry(
+    repo: Repository, task_id: str, content: str, *, timestamp: str | None = None
+) -> WorklogEntry:
+    """Append one entry, if the config allows writing worklogs."""
+    if not repo.settings.worklogs:
+        raise TaskToolError(
+            "worklogs are disabled, so nothing was written: set `worklogs: true` in "
+            ".tasktool.yaml to allow worklog entries (reading them always works)",
+            code="worklog.disabled",
+        )
+    if not content.strip():
+        raise TaskToolError("a worklog entry needs some text", code="worklog.empty")
+    path = repo.worklog_path(task_id)
+    entry = WorklogEntry(timestamp or _now(), content.strip())
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with locked(repo.task_dir, f"worklog-{task_id}"):
+            existing = _read(path).rstrip("\n")
+            atomic_write_text(path, (existing + "\n\n" if existing else "") + format_entry(entry))
+    except OSError as exc:
+        raise TaskToolError(f"cannot write worklog {path}: {exc}", code="worklog.write") from None
+    return entry

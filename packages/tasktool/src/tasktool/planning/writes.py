@@ -1,0 +1,224 @@
+"""Writing tasks: update, create, remove, archive and renumber, each atomic and locked.
+
+Every function re-reads the file it changes while holding the task's lock
+(``.tasktool/locks/``), so concurrent writers (CLI processes, the web server,
+the MCP server) serialize instead of losing each other's updates.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+from typing import Any
+
+from tasktool.files.roundtrip import apply_frontmatter, new_task_text
+from tasktool.files.scan import ARCHIVE_DIR, is_scanned_folder, parse_entry, read_entry, scan_tasks
+from tasktool.files.storage import atomic_write_text, repository_lock, task_lock
+from tasktool.files.taskfile import is_safe_id, task_filename
+from tasktool.model.errors import TaskToolError
+from tasktool.model.ids import next_id
+from tasktool.model.task import Task
+from tasktool.planning.changes import (
+    TaskChange,
+    check_references,
+    check_value,
+    plan_create,
+    plan_update,
+)
+from tasktool.planning.repository import Repository
+
+
+def today() -> str:
+    """Today's date (UTC) as ``YYYY-MM-DD``."""
+    return dt.datetime.now(dt.UTC).date().isoformat()
+
+
+Signature = tuple[int, int, int]
+
+
+def _signature(path: Path) -> Signature:
+    stat = os.stat(path)
+    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+
+
+def _read(path: Path, task_id: str) -> tuple[str, Signature]:
+    """The file's text and the signature it had before being read."""
+    try:
+        seen = _signature(path)
+        # Bytes, then decode: text mode would turn CRLF into LF and rewrite the whole body.
+        return path.read_bytes().decode("utf-8"), seen
+    except UnicodeDecodeError as exc:
+        raise TaskToolError(
+            f"task {task_id}: {path} is not UTF-8 ({exc})", code="task.unreadable"
+        ) from None
+    except OSError as exc:
+        raise TaskToolError(
+            f"task {task_id}: cannot read {path}: {exc.strerror or exc}", code="task.unreadable"
+        ) from None
+
+
+def _conflict(task_id: str) -> TaskToolError:
+    return TaskToolError(
+        f"task {task_id} changed on disk while being edited; nothing written, try again",
+        code="task.conflict",
+    )
+
+
+def _parsed(repo: Repository, path: Path, task_id: str, text: str | None = None) -> Task:
+    """The task in ``path`` (read now, or parsed from ``text``), which must still be it."""
+    if text is None:
+        parsed = read_entry(str(repo.task_dir), str(path))
+    else:
+        parsed = parse_entry(str(repo.task_dir), str(path), text)
+    if not isinstance(parsed, Task) or parsed.id != task_id:
+        raise _conflict(task_id)
+    return parsed
+
+
+def _replace(path: Path, text: str, seen: Signature, task_id: str) -> None:
+    """Write ``text`` unless the file changed since it was read (an editor that does not
+    take our lock saved it meanwhile: overwriting would lose that save)."""
+    try:
+        unchanged = _signature(path) == seen
+    except OSError:
+        unchanged = False
+    if not unchanged:
+        raise _conflict(task_id)
+    atomic_write_text(path, text)
+
+
+def update_task(repo: Repository, task_id: str, change: TaskChange) -> Task:
+    """Apply ``change`` to the task's file (see :func:`tasktool.planning.changes.plan_update`)."""
+    path = Path(repo.get(task_id).file_path)
+    with task_lock(repo.task_dir, task_id):
+        text, seen = _read(path, task_id)
+        current = _parsed(repo, path, task_id, text)
+        updates = plan_update(current, change, repo.settings, repo.ids, today())
+        edited = apply_frontmatter(text, updates, source=str(path), body=change.body)
+        _replace(path, edited, seen, task_id)
+        return _parsed(repo, path, task_id)
+
+
+def _group_folder(repo: Repository, group: str) -> Path:
+    """``<task dir>/<group>``, refused when a task written there would not be listed: a
+    path outside the task directory, or a hidden, skipped or ignored folder (its id would
+    then be handed out again)."""
+    relative = group.rstrip("/")
+    parts = relative.split("/")
+    if (
+        os.path.isabs(group)
+        or any(part in {"", ".", ".."} for part in parts)
+        or not is_scanned_folder(relative, repo.settings.ignore)
+    ):
+        raise TaskToolError(
+            f"invalid group {group!r}: name a folder below the task directory that is not "
+            "hidden, skipped or ignored (no '..', no absolute path)",
+            code="task.invalid_group",
+        )
+    return repo.task_dir / relative
+
+
+def create_task(
+    repo: Repository,
+    fields: dict[str, Any],
+    *,
+    body: str = "",
+    group: str | None = None,
+    task_id: str | None = None,
+) -> Task:
+    """Write a new task file ``<task dir>/[<group>/]<id>-<slug>.md``; the id comes from the
+    configured strategy unless given. Fields are checked like ``set`` checks them."""
+    for field, value in fields.items():
+        if isinstance(value, str):
+            check_value(field, value, repo.settings)
+    with repository_lock(repo.task_dir):
+        # Re-scan inside the lock: another process may have taken an id meanwhile.
+        fresh = scan_tasks(repo.task_dir, repo.settings.ignore)
+        existing = fresh.taken_ids
+        if task_id is None:
+            task_id = next_id(repo.settings, existing)
+        elif not is_safe_id(task_id):
+            raise TaskToolError(
+                f"invalid id {task_id!r}: use letters, digits, '.', '_' and '-'",
+                code="task.invalid_id",
+            )
+        elif task_id in existing:
+            raise TaskToolError(f"a task with id {task_id!r} already exists", code="task.exists")
+        for field in ("dependencies", "parent"):
+            value = fields.get(field)
+            refs = [value] if isinstance(value, str) else list(value or ())
+            check_references(task_id, field, refs, existing)
+        folder = _group_folder(repo, group) if group else repo.task_dir
+        path = folder / task_filename(task_id, str(fields["title"]))
+        folder.mkdir(parents=True, exist_ok=True)
+        data = {"id": task_id, **plan_create(fields, today())}
+        try:
+            atomic_write_text(path, new_task_text(data, body), exclusive=True)
+        except FileExistsError:
+            raise TaskToolError(f"{path} already exists", code="task.exists") from None
+        return _parsed(repo, path, task_id)
+
+
+def remove_task(repo: Repository, task_id: str, *, force: bool = False) -> list[Path]:
+    """Delete the task file and its worklog; refuses while other tasks reference it."""
+    task = repo.get(task_id)
+    referencing = repo.graph.references(task_id)
+    if referencing and not force:
+        raise TaskToolError(
+            f"task {task_id} is referenced by {', '.join(referencing)}; use --force to remove it",
+            code="task.referenced",
+        )
+    removed: list[Path] = []
+    with task_lock(repo.task_dir, task_id):
+        paths = [Path(task.file_path)]
+        if is_safe_id(task_id):  # an id like "../x" must not reach outside .worklogs/
+            paths.append(repo.worklog_path(task_id))
+        for path in paths:
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                continue
+            removed.append(path)
+    return removed
+
+
+def archive_task(repo: Repository, task_id: str) -> Path:
+    """Move the task file under ``<task dir>/archive/`` (keeping its group folder)."""
+    task = repo.get(task_id)
+    if task.archived:
+        raise TaskToolError(f"task {task_id} is already archived", code="task.archived")
+    source = Path(task.file_path)
+    relative = source.relative_to(repo.task_dir)
+    target = repo.task_dir / ARCHIVE_DIR / relative
+    with task_lock(repo.task_dir, task_id):
+        if target.exists():
+            raise TaskToolError(f"{target} already exists", code="task.exists")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(source, target)
+    return target
+
+
+def renumber_task(repo: Repository, task: Task, updates: dict[str, Any]) -> Path:
+    """Rewrite a task's id (and references) and rename ``<old id>-slug.md`` to the new id."""
+    path = Path(task.file_path)
+    new_id = str(updates["id"])
+    with task_lock(repo.task_dir, task.id), task_lock(repo.task_dir, new_id):
+        text, seen = _read(path, task.id)
+        _replace(path, apply_frontmatter(text, updates, source=str(path)), seen, task.id)
+        if path.name.startswith(f"{task.id}-"):
+            target = path.with_name(new_id + path.name[len(task.id) :])
+            if not target.exists():
+                os.replace(path, target)
+                return target
+    return path
+
+
+__all__ = [
+    "archive_task",
+    "create_task",
+    "remove_task",
+    "renumber_task",
+    "today",
+    "update_task",
+]

@@ -1,0 +1,68 @@
+"""What importing a layer of the matchmaker loads, checked in a fresh interpreter.
+
+The import contracts (``lint-imports``, root ``pyproject.toml``) check the static graph;
+this checks the effect that matters at run time: the sans-I/O core and the control
+plane can be imported without the server libraries or the data plane coming along.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+SERVER_LIBRARIES = ("starlette", "hypercorn", "granian", "aiortc", "websockets", "click")
+
+
+def loaded_after(*modules: str) -> set[str]:
+    """The modules a fresh interpreter holds after importing ``modules``."""
+    script = (
+        "import json, sys\n"
+        + "".join(f"import {module}\n" for module in modules)
+        + "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], check=True, capture_output=True, text=True
+    ).stdout
+    return set(json.loads(out))
+
+
+def under(loaded: set[str], *roots: str) -> list[str]:
+    return sorted(m for m in loaded if m.split(".")[0] in roots or m.startswith(roots))
+
+
+def test_the_core_loads_no_server_library_store_or_wire_module() -> None:
+    loaded = loaded_after(
+        "matchmaker.core",
+        "matchmaker.core.conversation",
+        "matchmaker.core.engine",
+        "matchmaker.core.modes",
+    )
+    assert "matchmaker.core.engine" in loaded
+    assert under(loaded, *SERVER_LIBRARIES) == []
+    assert under(loaded, "matchmaker.data", "matchmaker.control", "matchmaker.store") == []
+    assert under(loaded, "matchmaker.jsonhttp", "matchmaker.server", "matchmaker.cli") == []
+
+
+def test_the_control_plane_does_not_load_the_data_plane_or_the_core() -> None:
+    loaded = loaded_after("matchmaker.control")
+    assert "matchmaker.control.app" in loaded
+    assert under(loaded, "matchmaker.data", "matchmaker.core") == []
+    assert under(loaded, "hypercorn", "websockets", "aiortc") == []
+
+
+@pytest.mark.parametrize("module", ["matchmaker.data.protocol", "matchmaker.data.translate"])
+def test_a_data_module_alone_does_not_load_the_app(module: str) -> None:
+    loaded = loaded_after(module)
+    assert under(loaded, "starlette", "hypercorn") == []
+    assert "matchmaker.data.app" not in loaded
+
+
+def test_the_python_client_loads_none_of_the_server() -> None:
+    loaded = loaded_after("matchmaker.client")
+    assert "websockets" in loaded
+    assert under(loaded, "starlette", "hypercorn") == []
+    assert under(loaded, "matchmaker.core", "matchmaker.data", "matchmaker.control") == []
+    assert under(loaded, "matchmaker.store", "matchmaker.server") == []
