@@ -38,6 +38,9 @@ def test_usage_line_names_the_help_and_folds_newlines() -> None:
         "error: No such option: --x (see 'matchmaker --help') [usage]"
     )
     assert render_usage("bad") == "error: bad [usage]"
+    assert render_usage("bad field", "tasktool list", code="filter.field") == (
+        "error: bad field (see 'tasktool list --help') [filter.field]"
+    )
 
 
 def test_details_are_copied_not_shared() -> None:

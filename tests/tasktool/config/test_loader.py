@@ -145,11 +145,10 @@ def test_every_scalar_key_is_settable_from_the_environment(project: Project) -> 
 
 
 def test_flag_overrides_the_environment(project: Project) -> None:
-    project.config("worktree_scope: unified\n")
-    project.env["TASKTOOL_WORKTREE_SCOPE"] = "unified"
-    loaded = load(project, worktree_scope="isolated")
-    assert loaded.settings.worktree_scope == "isolated"
-    assert loaded.sources["worktree_scope"] == "flag"
+    project.env["TASKTOOL_VERBOSE"] = "0"
+    loaded = load(project, verbose=True)
+    assert loaded.settings.verbose is True
+    assert loaded.sources["verbose"] == "flag"
 
 
 def test_task_dir_variable_needs_a_task_dir_key(project: Project) -> None:

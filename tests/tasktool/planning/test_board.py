@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from tasktool.model.errors import TaskToolError
 from tasktool.model.settings import Phase, Settings
 from tasktool.planning.board import build_board
 
@@ -78,5 +79,6 @@ def test_tasks_fan_out_by_tag_and_skip_archived(make: TaskFactory) -> None:
 
 
 def test_unknown_field_is_refused() -> None:
-    with pytest.raises(ValueError, match="cannot group by"):
+    with pytest.raises(TaskToolError, match="cannot group by 'colour'") as caught:
         build_board([], SETTINGS, "colour")
+    assert caught.value.code == "filter.field"

@@ -231,9 +231,3 @@ def test_only_actionable_and_filtered_candidates(make: TaskFactory) -> None:
         "points": 10,
         "detail": "priority low (unset)",
     }
-
-
-def test_claimed_in_a_sibling_worktree_is_never_recommended(make: TaskFactory) -> None:
-    tasks = [make("1", priority="critical"), make("2")]
-    ranked = rank_next(tasks, Settings(), claimed=frozenset({"1"}))
-    assert [item.task.id for item in ranked] == ["2"]

@@ -58,11 +58,12 @@ def render_line(error: CodedError) -> str:
     return f"error: {message} [{error.code}]"
 
 
-def render_usage(message: str, command_path: str | None = None) -> str:
-    """A one-line CLI usage error: ``error: <message> (see '<command> --help') [usage]``.
+def render_usage(message: str, command_path: str | None = None, *, code: str = "usage") -> str:
+    """A one-line CLI usage error: ``error: <message> (see '<command> --help') [<code>]``.
 
-    Both products print a malformed command line this way, with exit status 2.
+    Both products print a malformed command line this way, with exit status 2; ``code``
+    names a more precise usage code where there is one (tasktool's ``filter.field``).
     """
     message = " ".join(message.split())
     hint = f" (see '{command_path} --help')" if command_path else ""
-    return f"error: {message}{hint} [usage]"
+    return f"error: {message}{hint} [{code}]"

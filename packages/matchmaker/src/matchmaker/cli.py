@@ -59,12 +59,14 @@ class CommandError(click.ClickException):
 
 
 class UsageLine(click.UsageError):
-    """A usage error as one line on stderr (``error: ... [usage]``), exit 2; click's own
-    form takes three lines."""
+    """A usage error as one line on stderr (``error: <message> (see '<command> --help')
+    [usage]``, ``mtcommon.render_usage`` as tasktool prints it), exit 2; click's own form
+    takes three lines."""
 
     def show(self, file: IO[Any] | None = None) -> None:
         path = self.ctx.command_path if self.ctx is not None else None
-        click.echo(render_usage(self.format_message(), path), file=file or sys.stderr)
+        line = render_usage(self.format_message(), path, code="usage")
+        click.echo(line, file=file or sys.stderr)
 
 
 class _Command(click.Command):

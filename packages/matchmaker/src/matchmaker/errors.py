@@ -7,7 +7,8 @@
 
 Every error that reaches a client carries a stable dotted code; the HTTP and
 WebSocket layers render it as ``{"error": {"code", "message", "details"?}}``,
-the ``matchmaker`` command as ``error: <message> [<code>]`` (exit status 1).
+the ``matchmaker`` command as ``error: <message> [<code>]`` (``mtcommon.render_line``,
+as tasktool does) with exit status 1, or 2 for ``usage``.
 
 :data:`CATALOGUE` is the one definition of each code: where it is reported
 and, for HTTP, with which status. ``docs/protocol.md`` and
@@ -40,9 +41,10 @@ class Code:
     http: int | None = None
     """The HTTP status of a control-plane (or data-port HTTP) response
     (``docs/control-plane.md``, Errors)."""
-    startup: bool = False
-    """The ``matchmaker`` command stops with it, exit status 1
-    (``docs/control-plane.md``, Startup errors)."""
+    exit: int | None = None
+    """The exit status of the ``matchmaker`` command that stops with it: 1 for a setting
+    that cannot work, 2 for a malformed command line (``docs/control-plane.md``,
+    Startup errors)."""
     client: bool = False
     """Raised by the Python client :mod:`matchmaker.client` (``docs/protocol.md``,
     Client library errors)."""
@@ -85,12 +87,13 @@ CATALOGUE: dict[str, Code] = {
     "project.secret_in_use": Code(http=409),
     "request.too_large": Code(http=413),
     "request.unsupported_media_type": Code(http=415),
-    "store.corrupt": Code(http=500, startup=True),
-    "store.unavailable": Code(http=503, startup=True),
-    # -- startup: the matchmaker command exits 1 ---------------------------------------------
-    "store.bad_url": Code(startup=True),
-    "store.missing_extra": Code(startup=True),
-    "server.bind_failed": Code(startup=True),
+    "store.corrupt": Code(http=500, exit=1),
+    "store.unavailable": Code(http=503, exit=1),
+    # -- startup: the matchmaker command exits ---------------------------------------------
+    "store.bad_url": Code(exit=1),
+    "store.missing_extra": Code(exit=1),
+    "server.bind_failed": Code(exit=1),
+    "usage": Code(exit=2),
     # -- the Python client -------------------------------------------------------------------
     "client.connect": Code(client=True),
     "client.closed": Code(client=True),

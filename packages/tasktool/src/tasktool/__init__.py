@@ -1,4 +1,4 @@
-"""Tasks kept as Markdown files with YAML frontmatter: CLI, web dashboard, MCP server."""
+"""Tasks kept as Markdown files with YAML frontmatter: a layered core and its command line."""
 
 from __future__ import annotations
 

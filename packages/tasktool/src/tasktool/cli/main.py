@@ -75,11 +75,6 @@ class TaskToolGroup(click.Group):
 @click.version_option(__version__, prog_name="tasktool")
 @click.option("--config", "config", metavar="PATH", help="Use this config file; no search.")
 @click.option("--task-dir", "-d", "task_dir", metavar="DIR", help="Task directory (always wins).")
-@click.option(
-    "--worktree-scope",
-    type=click.Choice(["unified", "isolated"]),
-    help="Merge task state across git worktrees, or not.",
-)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Default output format.")
 @click.option("-v", "--verbose", is_flag=True, default=None, help="Say more on stderr.")
 @click.option("-q", "--quiet", is_flag=True, default=None, help="No warnings on stderr.")
@@ -91,7 +86,6 @@ def main(
     *,
     config: str | None,
     task_dir: str | None,
-    worktree_scope: str | None,
     fmt: str | None,
     verbose: bool | None,
     quiet: bool | None,
@@ -101,7 +95,6 @@ def main(
     ctx.obj = GlobalOptions(
         config=config,
         task_dir=task_dir,
-        worktree_scope=worktree_scope,
         format=fmt,
         verbose=verbose,
         quiet=quiet,

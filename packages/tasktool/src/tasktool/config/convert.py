@@ -98,24 +98,25 @@ def convert_effort(raw: Raw) -> Converted:
         return INVALID, []  # a bare "effort:" means the default list
     problem: tuple[str, str] | None = None
     if not isinstance(value, list):
-        problem = ("not_list", f"effort must be a list of strings, got {value!r}")
+        problem = ("config.effort.not_list", f"effort must be a list of strings, got {value!r}")
     elif not value:
-        problem = ("empty", "effort must list at least one value")
+        problem = ("config.effort.empty", "effort must list at least one value")
     elif any(not isinstance(item, str) for item in value):
         bad = next(item for item in value if not isinstance(item, str))
         problem = (
-            "non_string",
+            "config.effort.non_string",
             f"effort items must be strings, got {bad!r} "
             "(object items are reserved for future per-value metadata)",
         )
     elif any(not item.strip() for item in value):
-        problem = ("blank", "effort has a blank entry")
+        problem = ("config.effort.blank", "effort has a blank entry")
     elif len(set(value)) != len(value):
         repeated = sorted({item for item in value if value.count(item) > 1})
-        problem = ("duplicate", "effort lists a value more than once: " + ", ".join(repeated))
+        repeats = ", ".join(repeated)
+        problem = ("config.effort.duplicate", f"effort lists a value more than once: {repeats}")
     if problem is not None:
         code, message = problem
-        return INVALID, [_error(f"config.effort.{code}", message, raw)]
+        return INVALID, [_error(code, message, raw)]
     return tuple(value), []
 
 

@@ -34,7 +34,6 @@ class Overrides(msgspec.Struct, frozen=True, kw_only=True):
 
     config: str | None = None
     task_dir: str | None = None
-    worktree_scope: str | None = None
     verbose: bool | None = None
     quiet: bool | None = None
 
@@ -55,7 +54,7 @@ class LoadedConfig(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def next_errors(self) -> tuple[Diagnostic, ...]:
-        """Errors of the ``next`` section: ``next``, MCP and the web server refuse to run."""
+        """Errors of the ``next`` section: ``next`` refuses to run under them."""
         return tuple(d for d in self.diagnostics if d.code.startswith("config.next."))
 
     def require_valid(self) -> None:
@@ -63,7 +62,7 @@ class LoadedConfig(msgspec.Struct, frozen=True, kw_only=True):
         _raise_first(self.rejections)
 
     def require_next_config(self) -> None:
-        """Raise when the ``next`` section is malformed (for ``next``, MCP, web)."""
+        """Raise when the ``next`` section is malformed (for ``next``)."""
         _raise_first(self.rejections + self.next_errors)
 
 
@@ -127,7 +126,6 @@ def load_config(
     layers.update(env_layer(env, data))
     flags = {
         "dir": overrides.task_dir,
-        "worktree_scope": overrides.worktree_scope,
         "verbose": overrides.verbose,
         "quiet": overrides.quiet,
     }

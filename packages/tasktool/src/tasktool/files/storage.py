@@ -1,6 +1,6 @@
 """Atomic file writes and the per-task lock files under ``<task dir>/.tasktool/locks/``.
 
-Every writer (CLI, web PUT, MCP) rewrites a task file while holding that
+Every writer (each CLI process, any front end) rewrites a task file while holding that
 task's lock, re-reading it inside the lock, so concurrent edits serialize
 instead of overwriting each other; the new text replaces the file by rename.
 """

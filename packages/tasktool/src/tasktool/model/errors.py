@@ -1,22 +1,159 @@
-"""Errors tasktool raises.
+"""The error catalogue: every code tasktool reports, its meaning, exit status and HTTP status.
 
 ::
 
     mtcommon.CodedError
-     └── TaskToolError             code chosen per raise: config.*, task.*, ...
+     └── TaskToolError             code: one of CATALOGUE (config.*, task.*, ...)
 
-The CLI renders any ``TaskToolError`` as one line on stderr and exits 1.
+Front ends look a code up here instead of keeping their own tables: the CLI exits with
+:func:`exit_status` and prints ``error: <message> [<code>]`` (``mtcommon.render_line``),
+the web API answers with :func:`http_status`. ``docs/tasktool.md`` ("Errors") lists the
+same table; ``tests/tasktool/test_error_catalogue.py`` fails when a code is raised but not
+catalogued and documented, or catalogued but never raised.
+
+A code with no exit status is a finding, not a refusal: a broken task file is warned about
+and skipped, ``validate`` lists the finding (and exits 1 if any finding is an error).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
 from mtcommon import CodedError
 
 
-class TaskToolError(CodedError):
-    """An error with a stable code that a tasktool front end reports to its user."""
+class ErrorCode(NamedTuple):
+    """One catalogue entry."""
 
-    code = "tasktool.error"
+    code: str
+    meaning: str
+    #: CLI exit status when the error stops a command; ``None``: reported, never fatal alone.
+    exit: int | None
+    #: HTTP status for the web API; ``None`` where ``exit`` is ``None``.
+    http: int | None
+
+
+_USAGE = (2, 400)
+_FAILED = (1, 400)
+_MISSING = (1, 404)
+_CONFLICT = (1, 409)
+_BROKEN = (1, 500)
+_UNREADABLE = (1, 422)
+_FINDING = (None, None)
+
+_ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
+    # Tasks: lookups and edits.
+    ("task.not_found", "No task with that id", _MISSING),
+    ("task.broken", "The id belongs to a task-like file that cannot be read", _UNREADABLE),
+    ("task.invalid_status", "A status outside the six statuses", _FAILED),
+    ("task.invalid_priority", "A priority outside low..critical", _FAILED),
+    ("task.invalid_type", "A type outside feature/bug/improvement/chore/docs", _FAILED),
+    ("task.invalid_effort", "An effort outside the configured vocabulary", _FAILED),
+    ("task.invalid_title", "An empty title", _FAILED),
+    ("task.invalid_date", "A date field that is not YYYY-MM-DD", _FAILED),
+    ("task.unknown_field", "Not a task field", _FAILED),
+    ("task.unknown_reference", "A dependency or parent that names no task", _FAILED),
+    ("task.self_reference", "A task that names itself as dependency or parent", _FAILED),
+    ("task.invalid_id", "An id that is not letters, digits, '.', '_', '-'", _FAILED),
+    ("task.invalid_group", "An add --group folder the scan would not read", _FAILED),
+    ("task.invalid_text", "An argument that is not valid UTF-8", _FAILED),
+    ("task.exists", "An id or file that already exists", _CONFLICT),
+    ("task.referenced", "rm of a task others depend on (use --force)", _CONFLICT),
+    ("task.unresolved", "archive of an unfinished task (use --force)", _CONFLICT),
+    ("task.archived", "archive of a task already archived", _CONFLICT),
+    ("task.conflict", "The file changed while being edited; nothing written; retry", _CONFLICT),
+    ("task.lock", "The lock directory under .tasktool/ cannot be created", _BROKEN),
+    ("task.dir_missing", "The task directory does not exist", _BROKEN),
+    ("id.exhausted", "No free random id found; raise id.length", _CONFLICT),
+    # Task files that cannot be read: warned about and skipped by the scan, errors in
+    # validate; an edit of such a file (set, rm, archive) stops with the code.
+    ("task.unreadable", "A task file that cannot be read or is not UTF-8", _UNREADABLE),
+    ("task.yaml", "Frontmatter that is not valid YAML", _FINDING),
+    ("task.frontmatter", "No frontmatter block, or frontmatter that is not a mapping", _UNREADABLE),
+    ("task.missing_id", "A task file with a blank or missing id", _FINDING),
+    ("task.missing_title", "A task file with a blank or missing title", _FINDING),
+    ("task.field_type", "A field with a list where a value belongs, or the reverse", _FINDING),
+    ("task.duplicate_key", "A frontmatter key written twice (set refuses to edit it)", _UNREADABLE),
+    # validate findings over the loaded tasks.
+    ("task.duplicate_id", "One id in several files", _FINDING),
+    ("task.missing_dependency", "A dependency id that exists nowhere", _FINDING),
+    ("task.missing_parent", "A parent id that exists nowhere", _FINDING),
+    ("task.dependency_cycle", "Dependencies that loop", _FINDING),
+    ("task.parent_cycle", "Parents that loop", _FINDING),
+    ("task.unknown_phase", "A phase matching no configured phase id (warning)", _FINDING),
+    ("task.unknown_scope", "A touches entry matching no configured scope (warning)", _FINDING),
+    # Worklogs.
+    ("worklog.disabled", "worklog --add without worklogs: true", _FAILED),
+    ("worklog.empty", "worklog --add with an empty text", _FAILED),
+    ("worklog.unreadable", "A worklog file that cannot be read", _BROKEN),
+    ("worklog.write", "A worklog file that cannot be written", _BROKEN),
+    # Usage: exit 2 like click's own usage errors.
+    ("usage", "A usage error: unknown option, missing argument, bad choice", _USAGE),
+    ("filter.field", "An unknown field in --filter, --sort, --group-by or board", _USAGE),
+    ("filter.syntax", "A --filter that is not field=value, field!=value, ...", _USAGE),
+    ("filter.comparison", "An ordering comparison on a field without an order", _USAGE),
+    ("filter.value", "A --filter value outside the field's vocabulary", _USAGE),
+    ("graph.format", "An unknown graph format", _USAGE),
+    ("graph.root_excluded", "graph --root on a task its status filter excludes", _FAILED),
+    # Configuration (docs/tasktool.md, "Validation rules", gives each condition).
+    ("config.syntax", "The config file is not valid YAML", _BROKEN),
+    ("config.unreadable", "The config file cannot be read", _BROKEN),
+    ("config.not_mapping", "The config file is not a mapping", _BROKEN),
+    ("config.too_large", "The config file expands past 100,000 values", _BROKEN),
+    ("config.type", "A config value of the wrong type or outside its choices", _BROKEN),
+    ("config.env.invalid", "A TASKTOOL_* value that does not convert", _BROKEN),
+    ("config.effort.not_list", "effort is not a list", _BROKEN),
+    ("config.effort.empty", "effort is an empty list", _BROKEN),
+    ("config.effort.blank", "effort has a blank entry", _BROKEN),
+    ("config.effort.duplicate", "effort repeats a value", _BROKEN),
+    ("config.effort.non_string", "effort has a non-string item", _BROKEN),
+    ("config.next.type", "next is not a mapping (next refuses)", _BROKEN),
+    ("config.next.unknown_key", "next has a key other than unphased (next refuses)", _BROKEN),
+    ("config.next.unphased", "next.unphased is not current or last (next refuses)", _BROKEN),
+    ("config.phases.type", "phases is not a list", _FINDING),
+    ("config.phases.entry", "A phase that is not a mapping", _FINDING),
+    ("config.phases.name_missing", "A phase without name", _FINDING),
+    ("config.phases.id_missing", "A phase without id (warning; its name is used)", _FINDING),
+    ("config.phases.id", "A phase id that is a list or map", _FINDING),
+    ("config.phases.description", "A phase description that is a list or map", _FINDING),
+    ("config.phases.due", "A phase due date that is not YYYY-MM-DD", _FINDING),
+    ("config.phases.duplicate_id", "Two phases with one id", _FINDING),
+    ("config.scopes.type", "scopes is not a mapping", _FINDING),
+    ("config.scopes.entry", "A scope that is not a mapping", _FINDING),
+    ("config.unknown_key", "A config key tasktool does not know (warning)", _FINDING),
+    ("config.exists", "init where .tasktool.yaml exists (use --force) or is a folder", _CONFLICT),
+    # Shared and last-resort codes.
+    ("yaml.syntax", "Frontmatter the round-trip writer cannot parse (set refuses)", _UNREADABLE),
+    ("yaml.duplicate_key", "The reader's repeated key, reported as task.duplicate_key", _FINDING),
+    ("os.error", "A file system error (the message names the file)", _BROKEN),
+    ("tasktool.internal", "A bug: still one line (-v shows the traceback)", _BROKEN),
+)
+
+CATALOGUE: Mapping[str, ErrorCode] = {
+    code: ErrorCode(code, meaning, exit, http) for code, meaning, (exit, http) in _ENTRIES
+}
+
+
+def exit_status(code: str) -> int:
+    """The CLI exit status for an error with ``code`` (1 for anything not catalogued)."""
+    entry = CATALOGUE.get(code)
+    return entry.exit if entry is not None and entry.exit is not None else 1
+
+
+def http_status(code: str) -> int:
+    """The HTTP status for an error with ``code`` (500 for anything not catalogued)."""
+    entry = CATALOGUE.get(code)
+    return entry.http if entry is not None and entry.http is not None else 500
+
+
+class TaskToolError(CodedError):
+    """An error with a catalogued code that a tasktool front end reports to its user."""
+
+    def __init__(
+        self, message: str, *, code: str, details: Mapping[str, Any] | None = None
+    ) -> None:
+        super().__init__(message, code=code, details=details)
 
 
 def task_not_found(task_id: str) -> TaskToolError:

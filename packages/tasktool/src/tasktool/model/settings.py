@@ -2,7 +2,7 @@
 
 The config loader (``tasktool.config``) builds one ``Settings`` from defaults,
 the one config file, ``TASKTOOL_*`` variables and flags, and records where
-each value came from. The core (ranking, tracks, validation, overlay) takes a
+each value came from. The core (ranking, tracks, validation) takes a
 ``Settings`` and never looks at files or the environment.
 """
 

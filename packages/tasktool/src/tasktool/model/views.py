@@ -1,4 +1,4 @@
-"""The stable JSON shapes of tasks (``list``, ``get``, the web API and MCP reuse them)."""
+"""The stable JSON shapes of tasks (``list``, ``get``; every front end reuses them)."""
 
 from __future__ import annotations
 

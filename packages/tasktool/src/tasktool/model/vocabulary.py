@@ -17,11 +17,19 @@ from datetime import date
 from tasktool.model.settings import Settings
 from tasktool.model.task import PRIORITY_ORDER, STATUS_ORDER, TASK_TYPES
 
-__all__ = ["CLOSED_FIELDS", "DATE_FIELDS", "field_values", "is_date"]
+__all__ = ["CLOSED_FIELDS", "DATE_FIELDS", "INVALID_CODE", "field_values", "is_date"]
 
 #: Fields whose values must come from their vocabulary.
 CLOSED_FIELDS: tuple[str, ...] = ("status", "priority", "type", "effort")
 DATE_FIELDS: tuple[str, ...] = ("created_at", "completed_at", "cancelled_at")
+#: The error code of a value outside a field's vocabulary (or a cleared required field).
+INVALID_CODE: dict[str, str] = {
+    "status": "task.invalid_status",
+    "priority": "task.invalid_priority",
+    "type": "task.invalid_type",
+    "effort": "task.invalid_effort",
+    "title": "task.invalid_title",
+}
 # A time after the date is tolerated: other tools write timestamps there.
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[T ][0-9:.+\-Z]*)?")
 

@@ -14,6 +14,7 @@ from typing import Any, Literal, get_args
 
 import msgspec
 
+from tasktool.model.errors import TaskToolError
 from tasktool.model.settings import Settings
 from tasktool.model.task import Task, natural_key
 from tasktool.model.views import task_summary
@@ -77,7 +78,9 @@ def _values(field: str) -> Callable[[Task], tuple[str, ...]]:
 def build_board(tasks: Sequence[Task], settings: Settings, group_by: str) -> Board:
     """Group the active tasks into columns by ``group_by`` (one of :data:`GROUP_FIELDS`)."""
     if group_by not in GROUP_FIELDS:
-        raise ValueError(f"cannot group by {group_by!r}")
+        raise TaskToolError(
+            f"cannot group by {group_by!r}; one of: {', '.join(GROUP_FIELDS)}", code="filter.field"
+        )
     values_of = _values(group_by)
     known = field_values(group_by, settings) or ()
     buckets: dict[str | None, list[Task]] = {value: [] for value in known}

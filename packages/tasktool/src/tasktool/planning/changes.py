@@ -1,4 +1,4 @@
-"""Edits to a task as values: what ``set`` (and the web PUT, and MCP) may change, checked.
+"""Edits to a task as values: what ``set`` (or any front end) may change, checked.
 
 :func:`plan_update` turns a :class:`TaskChange` into the frontmatter keys to
 write, applying the bookkeeping every writer shares: status, priority, type
@@ -19,7 +19,13 @@ from tasktool.files.taskfile import LIST_FIELDS, SCALAR_FIELDS
 from tasktool.model.errors import TaskToolError
 from tasktool.model.settings import Settings
 from tasktool.model.task import Task
-from tasktool.model.vocabulary import CLOSED_FIELDS, DATE_FIELDS, field_values, is_date
+from tasktool.model.vocabulary import (
+    CLOSED_FIELDS,
+    DATE_FIELDS,
+    INVALID_CODE,
+    field_values,
+    is_date,
+)
 
 REMOVE: Final = None  # a frontmatter key mapped to ``REMOVE`` is deleted
 
@@ -41,7 +47,7 @@ class TaskChange(msgspec.Struct, frozen=True, kw_only=True):
 def _invalid(field: str, value: str, allowed: Collection[str]) -> TaskToolError:
     return TaskToolError(
         f"invalid {field} {value!r}; expected one of: {', '.join(allowed)}",
-        code=f"task.invalid_{field}",
+        code=INVALID_CODE[field],
     )
 
 
@@ -105,7 +111,7 @@ def plan_update(
             raise TaskToolError(f"unknown task field {field!r}", code="task.unknown_field")
         if value is None or not value.strip():
             if field in {"title", "status"}:
-                raise TaskToolError(f"{field} cannot be cleared", code=f"task.invalid_{field}")
+                raise TaskToolError(f"{field} cannot be cleared", code=INVALID_CODE[field])
             updates[field] = REMOVE
             continue
         check_value(field, value, settings)

@@ -35,7 +35,7 @@ import msgspec
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.settings import Settings
 from tasktool.model.task import Task, natural_key
-from tasktool.model.vocabulary import DATE_FIELDS, field_values, is_date
+from tasktool.model.vocabulary import DATE_FIELDS, INVALID_CODE, field_values, is_date
 from tasktool.planning.conformance import conformance_diagnostics
 from tasktool.planning.graph import build_graph, find_cycles
 
@@ -97,15 +97,15 @@ _CHECKED = ("status", "priority", "type")
 
 
 def _field_checks(task: Task, allowed: dict[str, tuple[str, ...]]) -> Iterable[Diagnostic]:
-    for field in ("id", "title"):
+    for field, code in (("id", "task.missing_id"), ("title", "task.missing_title")):
         if not getattr(task, field).strip():
-            yield _error(f"task.missing_{field}", f"required field {field} is blank", task)
+            yield _error(code, f"required field {field} is blank", task)
     label = f"task {task.id}"
     for field in _CHECKED:
         value = getattr(task, field)
         if value is not None and value not in allowed[field]:
             message = f"{label}: {field} {value!r} is not one of {', '.join(allowed[field])}"
-            yield _error(f"task.invalid_{field}", message, task)
+            yield _error(INVALID_CODE[field], message, task)
     for field in DATE_FIELDS:
         value = getattr(task, field)
         if value is not None and not is_date(value):

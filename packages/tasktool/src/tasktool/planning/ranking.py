@@ -22,7 +22,7 @@ phase (``last``); a phase not in the list ranks last. Ties: natural id order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
@@ -171,13 +171,8 @@ def score_candidates(
     strict_phases: bool = True,
     quick_wins: bool = False,
     predicate: Callable[[Task], bool] | None = None,
-    claimed: Collection[str] = (),
 ) -> list[Ranked]:
-    """Every candidate of ``next`` in rank order (no limit).
-
-    ``claimed``: ids that are in progress or further along in a sibling git
-    worktree (the worktree overlay knows them); they are never recommended.
-    """
+    """Every candidate of ``next`` in rank order (no limit)."""
     graph = tasks if isinstance(tasks, TaskGraph) else build_graph(tasks)
     actionable = graph.actionable()
     scorer = _Scorer(graph, settings, strict_phases)
@@ -195,8 +190,6 @@ def score_candidates(
         if quick_wins and (lowest_effort is None or task.effort != lowest_effort):
             continue
         if predicate is not None and not predicate(task):
-            continue
-        if task.id in claimed:
             continue
         reasons = scorer.reasons(task)
         tier = 0
@@ -220,12 +213,10 @@ def rank_next(
     quick_wins: bool = False,
     limit: int = DEFAULT_LIMIT,
     predicate: Callable[[Task], bool] | None = None,
-    claimed: Collection[str] = (),
 ) -> list[Ranked]:
     """What to work on next: the top ``limit`` candidates (``0`` = all).
 
-    The one function behind the CLI ``next``, ``/api/next``, the MCP ``next``
-    tool and the static export, so they agree exactly.
+    The one function behind ``next`` in every front end, so they agree exactly.
     """
     ranked = score_candidates(
         tasks,
@@ -233,6 +224,5 @@ def rank_next(
         strict_phases=strict_phases,
         quick_wins=quick_wins,
         predicate=predicate,
-        claimed=claimed,
     )
     return ranked if limit <= 0 else ranked[:limit]

@@ -1,8 +1,8 @@
 """Writing tasks: update, create, remove, archive and renumber, each atomic and locked.
 
 Every function re-reads the file it changes while holding the task's lock
-(``.tasktool/locks/``), so concurrent writers (CLI processes, the web server,
-the MCP server) serialize instead of losing each other's updates.
+(``.tasktool/locks/``), so concurrent writers (CLI processes, any long-running
+front end) serialize instead of losing each other's updates.
 """
 
 from __future__ import annotations

@@ -22,9 +22,9 @@ from typing import Any, TypeVar
 
 import click
 
-from mtcommon import CodedError, render_line
+from mtcommon import CodedError, render_line, render_usage
 from tasktool.config import Overrides
-from tasktool.model.errors import TaskToolError
+from tasktool.model.errors import TaskToolError, exit_status
 from tasktool.planning.repository import Repository, load_context
 from tasktool.present.render import FORMATS, emit_data, emit_table
 
@@ -32,13 +32,16 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class CliError(click.ClickException):
-    """A ``CodedError`` shown as one line on stderr (``error: <message> [<code>]``), exit 1."""
-
-    exit_code = 1
+    """A ``CodedError`` shown as one line on stderr (``error: <message> [<code>]``, the
+    shared ``mtcommon.render_line``); the exit status is the catalogue's (1 for most)."""
 
     def __init__(self, error: CodedError) -> None:
         super().__init__(error.message)
         self.error = error
+
+    @property
+    def exit_code(self) -> int:  # type: ignore[override]  # click reads it per instance
+        return exit_status(self.error.code)
 
     def show(self, file: Any = None) -> None:
         click.echo(render_line(self.error), file=file or sys.stderr)
@@ -46,11 +49,19 @@ class CliError(click.ClickException):
 
 class UsageLine(click.UsageError):
     """A usage error as one line on stderr (``error: <message> (see '<command> --help')
-    [usage]``), exit 2; click's own form takes three lines."""
+    [<code>]``, code ``usage`` or the ``filter.*`` code behind it), exit 2; click's own
+    form takes three lines."""
+
+    def __init__(
+        self, message: str, ctx: click.Context | None = None, *, code: str = "usage"
+    ) -> None:
+        super().__init__(message, ctx)
+        self.code = code
 
     def show(self, file: Any = None) -> None:
-        hint = f" (see '{self.ctx.command_path} --help')" if self.ctx is not None else ""
-        click.echo(f"error: {self.format_message()}{hint} [usage]", file=file or sys.stderr)
+        path = self.ctx.command_path if self.ctx is not None else None
+        line = render_usage(self.format_message(), path, code=self.code)
+        click.echo(line, file=file or sys.stderr)
 
     @classmethod
     def of(cls, error: click.UsageError) -> click.UsageError:
@@ -66,7 +77,6 @@ class GlobalOptions:
 
     config: str | None = None
     task_dir: str | None = None
-    worktree_scope: str | None = None
     format: str | None = None
     verbose: bool | None = None
     quiet: bool | None = None
@@ -79,7 +89,6 @@ class GlobalOptions:
         return Overrides(
             config=self.config,
             task_dir=self.task_dir,
-            worktree_scope=self.worktree_scope,
             verbose=self.verbose,
             quiet=self.quiet,
         )
@@ -151,11 +160,11 @@ def output(
 @contextmanager
 def usage_errors(param: str) -> Iterator[None]:
     """A ``TaskToolError`` raised inside (a bad filter, sort or field) becomes a usage error
-    on ``param``: exit 2."""
+    on ``param`` that keeps its code: exit 2."""
     try:
         yield
     except TaskToolError as exc:
-        raise click.BadParameter(exc.message, param_hint=param) from None
+        raise UsageLine(f"Invalid value for {param}: {exc.message}", code=exc.code) from None
 
 
 def split_values(values: Sequence[str]) -> tuple[str, ...]:
