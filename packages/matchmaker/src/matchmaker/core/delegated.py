@@ -147,21 +147,21 @@ class DelegatedMode(ModeStrategy):
         size = self.pool.spec.group_size
         if len(ids) != size or len(set(ids)) != size:
             return _failed(
-                "delegate.invalid_group",
                 f"a group is {size} distinct entry ids",
                 {"expected": size},
+                code="delegate.invalid_group",
             )
         missing = [i for i in ids if i not in self.entries]
         if missing:
             return _failed(
-                "delegate.stale", "some entries are no longer waiting", {"missing": missing}
+                "some entries are no longer waiting", {"missing": missing}, code="delegate.stale"
             )
         group = [self.entries[i] for i in ids]
         if len({e.bucket for e in group}) != 1:
             return _failed(
-                "delegate.invalid_group",
                 "a group's entries must share every @self attribute of the pool's filter",
                 {"filter": [k for k, _ in self.pool.spec.filter]},
+                code="delegate.invalid_group",
             )
         return FormResult(True, self.host.form(group, out))
 
@@ -173,5 +173,5 @@ def _seen(entry: Entry) -> DelegateEntry:
     )
 
 
-def _failed(code: str, message: str, details: dict[str, Any]) -> FormResult:
+def _failed(message: str, details: dict[str, Any], *, code: str) -> FormResult:
     return FormResult(False, error={"code": code, "message": message, "details": details})
