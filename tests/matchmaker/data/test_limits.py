@@ -106,12 +106,13 @@ async def test_slow_consumer_is_closed_3008_and_peers_are_not_held(start_server:
                 await fast.send(room["session_id"], payload)
                 sent += 1
             try:
-                left.append(await fast.next_event("session.member_left", wait_s=0.05))
+                # 3008 may resume: the slow member is away first (member_left after grace)
+                left.append(await fast.next_event("session.member_status", wait_s=0.05))
             except TimeoutError:
                 continue
         assert left[0].data["client_id"] != reader.client_id
         assert left[0].data["client_id"] == slow_id
-        assert left[0].data["reason"] == "disconnected"
+        assert left[0].data["status"] == "away"
         # The fast peer was never blocked: it still gets answers at once.
         assert await fast.request("ping") is None
         assert await close_code_of(slow) == 3008

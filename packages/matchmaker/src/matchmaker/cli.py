@@ -44,6 +44,8 @@ LIMIT_HELP = {
     "max_pending_proposals": "Unanswered proposals one client may be named in at once.",
     "delegate_grace_ms": "Milliseconds a delegated-pool entry waits for a delegate "
     "before it is told pool.no_delegate.",
+    "resume_grace_ms": "Milliseconds a dropped client may resume before it is removed.",
+    "resume_buffer": "Recent events kept per client for replay on resume.",
 }
 
 

@@ -34,6 +34,8 @@ class Limits:
     max_open_proposals: int = 4
     max_pending_proposals: int = 16
     delegate_grace_ms: int = 5_000
+    resume_grace_ms: int = 20_000
+    resume_buffer: int = 256
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,6 @@ passes its monotonic time (seconds) for limits and liveness, and a wall clock
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
 from typing import Any
 
@@ -29,9 +28,10 @@ from matchmaker.core.commands import (
     ModeCommand,
     Ping,
     Pong,
+    Resume,
     Send,
 )
-from matchmaker.core.effects import Close, Effect, PingClient, Refuse, Reply
+from matchmaker.core.effects import Close, Effect, PingClient, Refuse, Replay, Reply
 from matchmaker.core.engine import Matchmaker
 from matchmaker.core.events import (
     Alive,
@@ -136,10 +136,17 @@ class Conversation:
             return PingClient()
         return None
 
-    def disconnect(self) -> list[Delivery]:
-        """The connection is gone: the client leaves its pools and sessions now."""
+    def disconnect(self, *, resumable: bool = False, now: float = 0.0) -> list[Delivery]:
+        """The connection is gone. After a clean close the client leaves its pools and
+        sessions now; after an unclean one (``resumable``) it is away until ``now`` plus
+        the resume grace: entries paused, session peers told, events kept for replay."""
         client, self.client = self.client, None
-        return [] if client is None else self.core.disconnect(client.client_id)
+        if client is None:
+            return []
+        if resumable and self.core.resumption.park(client.client_id, now):
+            return self.core.suspend(client.client_id)
+        self.core.resumption.forget(client.client_id)
+        return self.core.disconnect(client.client_id)
 
     # -- rules ----------------------------------------------------------------------------
 
@@ -270,13 +277,33 @@ class Conversation:
             require_declared=self._require_declared,
         )
         if hello.resume is not None:
-            # Resume is not served yet: every token is unknown.
-            error = MatchmakerError("no session to resume", code="resume.expired")
-            return [Refuse(request_id, error), Close(closecodes.RESUME_EXPIRED, "resume expired")]
+            return self._resume(hello.resume, project, request_id)
         client = self.core.connect(project.id, hello.credential, attributes)
         self.client = client
-        welcome = Welcome(client.client_id, secrets.token_urlsafe(18), project, limits)
-        return [Reply(request_id, welcome)]
+        token = self.core.resumption.issue(client.client_id, project.id)
+        return [Reply(request_id, Welcome(client.client_id, token, project, limits))]
+
+    def _resume(self, resume: Resume, project: Project, request_id: str | None) -> list[Effect]:
+        """``hello`` with ``resume``: take back the client of an earlier connection (its
+        id, entries, sessions and event numbering), replay what it missed, rotate the
+        token. An unknown, used or expired token, or one of another Project, is
+        ``resume.expired`` and closes 4004: the client must start afresh."""
+        taken = self.core.resumption.take(resume.token, project.id, resume.last_seq)
+        if taken is None:
+            error = MatchmakerError(
+                "nothing to resume: the token is unknown, used, expired or of another Project",
+                code="resume.expired",
+            )
+            return [Refuse(request_id, error), Close(closecodes.RESUME_EXPIRED, "resume expired")]
+        client = self.core.clients[taken.outbox.client_id]
+        self.client = client
+        welcome = Welcome(
+            client.client_id, taken.outbox.token, project, self.core.limits, resumed=True
+        )
+        out: list[Effect] = [Reply(request_id, welcome), Replay(taken.replay, taken.missed)]
+        if taken.was_parked:
+            out.extend(self.core.resume(client.client_id, self._wall_clock_ms()))
+        return out
 
     def _check_public(self, size: int) -> None:
         """``public`` is sent to every member (and kept while the client waits or is in a

@@ -28,6 +28,7 @@ from matchmaker.core.events import (
     MemberInfo,
     MemberJoined,
     MemberLeft,
+    MemberStatus,
     MessageRelayed,
     ModeAnswer,
     PoolEntered,
@@ -39,6 +40,7 @@ from matchmaker.core.events import (
 from matchmaker.core.modes import MODES
 from matchmaker.core.pools import PoolKey, PoolSpec, resolve_pool
 from matchmaker.core.projects import DELEGATE_SCOPE, holds_scope
+from matchmaker.core.resume import Resumption
 from matchmaker.core.state import ClientState, Entry, Member, Pool, Session
 from matchmaker.core.strategy import wrong_mode
 from matchmaker.errors import MatchmakerError
@@ -59,6 +61,7 @@ class Matchmaker:
         self.pools: dict[PoolKey, Pool] = {}
         self.sessions: dict[str, Session] = {}
         self.rooms: dict[tuple[str, str], Session] = {}
+        self.resumption = Resumption(limits.resume_buffer, limits.resume_grace_ms / 1000)
         self._node = node if node is not None else secrets.token_hex(3)
         self._counter = itertools.count(1)
         self._expiry: list[tuple[int, int, Entry]] = []
@@ -74,7 +77,7 @@ class Matchmaker:
         """The live entry ``client_id`` holds in ``pool``, if any."""
         client = self.clients.get(client_id)
         entry = client.entries.get(pool.name) if client is not None else None
-        return entry if entry is not None and entry.pool is pool else None
+        return entry if entry is not None and entry.pool is pool and not entry.paused else None
 
     def new_id(self, prefix: str) -> str:
         return f"{prefix}{self._node}-{next(self._counter)}"
@@ -103,6 +106,54 @@ class Matchmaker:
         for session in list(client.sessions.values()):
             self._leave(client, session, reason, out)
         return out
+
+    def end_grace(self, now: float) -> list[Delivery]:
+        """Remove every away client whose resume grace ran out by ``now`` (monotonic
+        seconds): entries withdrawn, peers told ``member_left {reason: disconnected}``."""
+        out: list[Delivery] = []
+        for client_id in self.resumption.expired(now):
+            out.extend(self.disconnect(client_id))
+        return out
+
+    def suspend(self, client_id: str) -> list[Delivery]:
+        """The client's connection dropped but it may resume: its entries leave their
+        buckets (and every mode's state: picks, proposals, listings, delegate views) but
+        are kept, with their TTLs running; its session peers see it ``away``."""
+        client = self.clients[client_id]
+        client.away = True
+        out: list[Delivery] = []
+        for entry in client.entries.values():
+            pool = entry.pool
+            pool.mode.leaving(entry, "away", out)
+            pool.remove(entry)
+            entry.paused = True
+            self._free_if_idle(pool)
+        self._status(client, "away", out)
+        return out
+
+    def resume(self, client_id: str, now_ms: int) -> list[Delivery]:
+        """The client is back: its entries return to their pools in their old places (and
+        may complete groups at once); its session peers see it ``back``."""
+        self._clock = now_ms
+        client = self.clients[client_id]
+        client.away = False
+        out: list[Delivery] = []
+        self._status(client, "back", out)
+        for entry in list(client.entries.values()):
+            if not entry.live:
+                continue  # withdrawn because an earlier entry of this client just matched
+            pool = self.pools.setdefault(entry.pool.key, entry.pool)
+            entry.pool = pool
+            entry.paused = False
+            pool.add(entry)
+            pool.mode.entered(entry, now_ms, out)
+        return out
+
+    def _status(self, client: ClientState, status: str, out: list[Delivery]) -> None:
+        for session in client.sessions.values():
+            others = [cid for cid in session.members if cid != client.client_id]
+            if others:
+                out.append((others, MemberStatus(session.session_id, client.client_id, status)))
 
     # -- pools ----------------------------------------------------------------------------
 
@@ -305,11 +356,12 @@ class Matchmaker:
         self, entry: Entry, reason: str, out: list[Delivery], *, stale: bool = True
     ) -> None:
         pool = entry.pool
-        pool.mode.leaving(entry, reason, out)
         entry.live = False
-        pool.remove(entry)
         del entry.client.entries[pool.name]
-        self._free_if_idle(pool)
+        if not entry.paused:  # a paused entry left its pool when its client went away
+            pool.mode.leaving(entry, reason, out)
+            pool.remove(entry)
+            self._free_if_idle(pool)
         if stale:
             self._stale += 1
             if self._stale >= _HEAP_COMPACT_MIN and self._stale * 2 > len(self._expiry):

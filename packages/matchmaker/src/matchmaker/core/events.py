@@ -26,6 +26,7 @@ __all__ = [
     "MemberInfo",
     "MemberJoined",
     "MemberLeft",
+    "MemberStatus",
     "MessageRelayed",
     "ModeAnswer",
     "ModeEvent",
@@ -42,6 +43,7 @@ __all__ = [
     "ProposalReceived",
     "ProposalUpdated",
     "Relayed",
+    "ResumePartial",
     "SessionCreated",
     "SessionJoined",
     "SessionLeft",
@@ -62,6 +64,7 @@ class Welcome:
     resume_token: str
     project: Project
     limits: Limits
+    resumed: bool = False  # the client id of an earlier connection, taken back with resume
 
 
 @dataclass(slots=True)
@@ -291,6 +294,26 @@ class PoolDelta(ModeEvent):
     version: int
     added: list[DelegateEntry]
     removed: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class MemberStatus(ModeEvent):
+    """A session member's connection: ``away`` (dropped, may resume) or ``back``."""
+
+    KIND: ClassVar[str] = "session.member_status"
+    session_id: str
+    client_id: str
+    status: str
+
+
+@dataclass(frozen=True, slots=True)
+class ResumePartial(ModeEvent):
+    """Sent first on a resume whose buffer overflowed: events ``from_seq``..``to_seq``
+    are lost; everything after them is replayed."""
+
+    KIND: ClassVar[str] = "resume.partial"
+    from_seq: int
+    to_seq: int
 
 
 @dataclass(frozen=True, slots=True)

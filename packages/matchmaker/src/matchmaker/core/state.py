@@ -30,6 +30,7 @@ class ClientState:
     entries: dict[str, Entry] = field(default_factory=dict)  # by pool name
     sessions: dict[str, Session] = field(default_factory=dict)  # by session id
     delegating: dict[str, Pool] = field(default_factory=dict)  # by pool name
+    away: bool = False  # disconnected, within its resume grace: entries paused
 
 
 @dataclass(slots=True, eq=False)
@@ -46,6 +47,7 @@ class Entry:
     live: bool = True
     entered_at: int = 0
     listed: bool = True  # claim pools: a listed entry can be claimed, a seeker only claims
+    paused: bool = False  # out of its pool's buckets while its client is away
 
 
 @dataclass(slots=True, eq=False)
@@ -80,8 +82,12 @@ class Pool:
     mode: ModeStrategy = field(init=False)  # set by the engine right after construction
 
     def add(self, entry: Entry) -> None:
-        self.buckets.setdefault(entry.bucket, {})[entry.entry_id] = entry
+        fifo = self.buckets.setdefault(entry.bucket, {})
+        fifo[entry.entry_id] = entry
         self.size += 1
+        if len(fifo) > 1 and next(reversed(fifo.values())).seq < _before_last(fifo).seq:
+            # A resumed entry takes back its place: keep the bucket in arrival order.
+            self.buckets[entry.bucket] = dict(sorted(fifo.items(), key=lambda kv: kv[1].seq))
 
     def remove(self, entry: Entry) -> None:
         fifo = self.buckets[entry.bucket]
@@ -100,3 +106,9 @@ class Pool:
             if len(out) == count:
                 break
         return out
+
+
+def _before_last(fifo: dict[str, Entry]) -> Entry:
+    it = reversed(fifo.values())
+    next(it)
+    return next(it)

@@ -22,10 +22,10 @@ import msgspec
 
 from matchmaker.core import closecodes
 from matchmaker.core.conversation import Conversation
-from matchmaker.core.effects import Close, Effect, PingClient, Refuse, Reply
+from matchmaker.core.effects import Close, Effect, PingClient, Refuse, Replay, Reply
 from matchmaker.core.events import Event, Welcome
 from matchmaker.data.protocol import REQUEST_DECODER, REQUEST_TYPES, Request, decode_envelope
-from matchmaker.data.translate import PING_FRAME, command, error_frame, reply_frame
+from matchmaker.data.translate import PING_FRAME, command, error_frame, partial_frame, reply_frame
 from matchmaker.errors import MatchmakerError
 
 __all__ = ["Connection", "Hub"]
@@ -65,7 +65,6 @@ class Connection:
         "conversation",
         "max_frame_bytes",
         "outbound_limit",
-        "seq",
     )
 
     def __init__(self, hub: Hub, conversation: Conversation, send: Send) -> None:
@@ -75,7 +74,6 @@ class Connection:
         self._send = send
         self._queue: deque[str] = deque()
         self._wake = asyncio.Event()
-        self.seq = 0
         self.close_code: int | None = None
         self.close_reason = ""
         self.max_frame_bytes = limits.max_frame_bytes
@@ -101,11 +99,6 @@ class Connection:
             return
         self._queue.append(frame)
         self._wake.set()
-
-    def push_event(self, head: str) -> None:
-        """Queue an event encoded without its closing brace, adding this client's ``seq``."""
-        self.seq += 1
-        self.push(f'{head},"seq":{self.seq}}}')
 
     def close(self, code: int, reason: str) -> None:
         """Close with ``code`` once queued frames that matter are out; idempotent.
@@ -159,6 +152,11 @@ class Connection:
                     self.close(code, reason)
                 case PingClient():
                     self.push(PING_FRAME)
+                case Replay(frames=frames, missed=missed):
+                    if missed is not None:
+                        self.push(partial_frame(*missed))
+                    for frame in frames:
+                        self.push(frame)
 
     def _handshake_expired(self) -> None:
         self.perform(self.conversation.handshake_expired())

@@ -68,6 +68,7 @@ class DataPlane:
         while True:
             await asyncio.sleep(EXPIRY_TICK_S)
             self.deliver(self.core.expire(int(time.time() * 1000)))
+            self.deliver(self.core.end_grace(time.monotonic()))
 
     async def _heartbeat_loop(self) -> None:
         # Only silent clients are pinged, a few at a time as they fall silent: a busy
@@ -84,18 +85,28 @@ class DataPlane:
     # -- membership -----------------------------------------------------------------------
 
     def attach(self, connection: Connection) -> None:
-        """A connection completed ``hello``."""
+        """A connection completed ``hello``. A resume that took the client from a connection
+        still open (half-open TCP, say) closes that one with 3009, leaving the client be."""
         client_id = connection.client_id
         assert client_id is not None
+        old = self.clients.get(client_id)
         self.clients[client_id] = connection
+        if old is not None and old is not connection:
+            old.conversation.client = None
+            old.close(closecodes.REPLACED, "replaced by a resumed connection")
 
     def detach(self, connection: Connection) -> None:
-        """A connection is closing: its client leaves pools and sessions now."""
+        """A connection is closing. After a clean close (the client's 1000, or a 4xxx) its
+        client leaves pools and sessions now; after any other it is away for the resume
+        grace."""
         self.open.discard(connection)
         client_id = connection.client_id
         if client_id is not None and self.clients.get(client_id) is connection:
             del self.clients[client_id]
-        self.deliver(connection.conversation.disconnect())
+        code = connection.close_code
+        resumable = code is not None and code != closecodes.NORMAL and code < closecodes.BYE
+        resumable = resumable and not self.shutdown.is_set()  # nothing survives a shutdown
+        self.deliver(connection.conversation.disconnect(resumable=resumable, now=time.monotonic()))
 
     # -- delivery -------------------------------------------------------------------------
 
@@ -105,17 +116,22 @@ class DataPlane:
             self.deliver_one(recipients, event)
 
     def deliver_one(self, recipients: Sequence[str], event: Event) -> None:
-        """Encode ``event`` once and queue it for each recipient still connected.
+        """Encode ``event`` once, number it per recipient (kept for replay) and queue it
+        for each recipient that is connected; an away recipient gets it on resume.
 
         Only the ``seq`` differs between recipients: the frame up to its closing
         brace is encoded to text here, once, not once per recipient.
         """
         head = event_head(event)
-        clients = self.clients
+        clients, outboxes = self.clients, self.core.resumption.outboxes
         for client_id in recipients:
+            outbox = outboxes.get(client_id)
+            if outbox is None:
+                continue
+            frame = outbox.stamp(head)
             connection = clients.get(client_id)
             if connection is not None:
-                connection.push_event(head)
+                connection.push(frame)
 
     # -- ASGI -----------------------------------------------------------------------------
 
@@ -138,16 +154,21 @@ class DataPlane:
         connection = Connection(self, conversation, send)
         self.open.add(connection)
         writer = asyncio.create_task(connection.write())
+        # Unless the client closes normally (1000), losing the socket is unclean: the
+        # client may resume within the grace.
+        gone = closecodes.GOING_AWAY
         try:
             while True:
                 message = await receive()
                 if message["type"] != "websocket.receive":
+                    if message.get("code") == closecodes.NORMAL:
+                        gone = closecodes.NORMAL
                     break
                 text = message.get("text")
                 connection.on_frame(text if text is not None else message.get("bytes") or b"")
         finally:
             if connection.close_code is None:
-                connection.close(closecodes.GOING_AWAY, "")
+                connection.close(gone, "")
             writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await writer

@@ -454,6 +454,7 @@ class HelloReply(Struct, gc=False):
     limits: Limits
     policies: list[PolicyInfo]
     lockdown: bool
+    resumed: bool = False
 
 
 class PoolEntered(Struct, gc=False, rename={"group_size": "groupSize"}):

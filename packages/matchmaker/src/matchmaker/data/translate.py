@@ -18,7 +18,14 @@ from matchmaker.data import protocol
 from matchmaker.data.protocol import encode
 from matchmaker.errors import MatchmakerError
 
-__all__ = ["PING_FRAME", "command", "error_frame", "event_head", "reply_frame"]
+__all__ = [
+    "PING_FRAME",
+    "command",
+    "error_frame",
+    "event_head",
+    "partial_frame",
+    "reply_frame",
+]
 
 PING_FRAME = encode(protocol.ServerPing()).decode()
 """The server's heartbeat ping (``{"type":"ping"}``): no ``seq``, it is not an event."""
@@ -141,6 +148,7 @@ def _answer_data(answer: events.Answer) -> object:
                     for p in project.policies
                 ],
                 lockdown=project.lockdown,
+                resumed=answer.resumed,
             )
         case events.Alive():
             return None
@@ -185,3 +193,8 @@ def _wire_event(event: events.Event) -> protocol.Event | protocol.ModeNotice:
             return protocol.PoolExpired(
                 protocol.EntryData(event.pool, event.entry_id, event.reason)
             )
+
+
+def partial_frame(first: int, last: int) -> str:
+    """The ``resume.partial`` frame (no ``seq``: it reports a gap, it is not an event)."""
+    return encode({"type": "resume.partial", "data": {"from_seq": first, "to_seq": last}}).decode()
