@@ -1,13 +1,10 @@
-"""Both planes in one process: what /admin declares is what a WebSocket client meets.
-
-Needs the data plane's ``/ws``; on a tree with only the placeholder data app
-these tests skip.
-"""
+"""Both planes in one process: what /admin declares is what a WebSocket client meets."""
 
 from __future__ import annotations
 
 import contextlib
 import json
+import resource
 import signal
 import time
 from collections.abc import Iterator
@@ -16,9 +13,10 @@ from typing import Any
 
 import httpx
 import pytest
-from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
+from matchmaker.data.runtime import YOUNG_THRESHOLD
 from tests.matchmaker.polling import wait_until
 
 from .matchmaker_process import MatchmakerProcess, postgres_schema
@@ -43,10 +41,7 @@ def mm(tmp_path: Path) -> Iterator[MatchmakerProcess]:
 
 
 def websocket(mm: MatchmakerProcess) -> ClientConnection:
-    try:
-        return connect(mm.data_url.replace("http", "ws", 1) + "/ws", open_timeout=5)
-    except InvalidStatus:
-        pytest.skip("this tree has no data plane (/ws) yet")
+    return connect(mm.data_url.replace("http", "ws", 1) + "/ws", open_timeout=5)
 
 
 def hello(ws: ClientConnection, **data: Any) -> dict[str, Any]:
@@ -133,8 +128,58 @@ def test_frames_over_the_limit_are_refused_and_over_the_hard_cap_closed_with_100
         assert closed.value.rcvd.code == 1009
 
 
-def test_the_launcher_tunes_the_process_for_many_connections(mm: MatchmakerProcess) -> None:
-    """``tune_gc`` runs once the apps are built (matching p99), the file limit is raised."""
-    log = mm.log()
-    assert "garbage collector tuned for many connections" in log
-    assert "open-file limit" in log
+#: Imported by the child before ``matchmaker`` starts (``PYTHONPATH``): it starts the
+#: process under a low open-file limit and, on SIGUSR1, writes the gc and file-limit
+#: settings then in force, so the test reads the launcher's effect, not its log.
+PROBE = """
+import gc, json, os, resource, signal
+
+resource.setrlimit(resource.RLIMIT_NOFILE, (256, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
+
+def _report(signum, frame):
+    path = os.environ["MATCHMAKER_TEST_PROBE"]
+    state = {
+        "threshold": gc.get_threshold(),
+        "frozen": gc.get_freeze_count(),
+        "nofile": resource.getrlimit(resource.RLIMIT_NOFILE),
+    }
+    with open(path + ".tmp", "w") as out:
+        json.dump(state, out)
+    os.replace(path + ".tmp", path)
+
+
+signal.signal(signal.SIGUSR1, _report)
+"""
+
+
+def open_file_limits(pid: int) -> tuple[int, int]:
+    """The soft and hard RLIMIT_NOFILE of process ``pid``, as the kernel reports them."""
+    for line in Path(f"/proc/{pid}/limits").read_text().splitlines():
+        if line.startswith("Max open files"):
+            soft, hard = line.split()[3:5]
+            return int(soft), int(hard)
+    raise AssertionError(f"no open-file limit in /proc/{pid}/limits")
+
+
+def test_the_launcher_tunes_the_process_for_many_connections(tmp_path: Path) -> None:
+    """In the running child: the soft file limit is raised to the hard one, and the young
+    generation threshold and the freeze of startup objects are in force."""
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    assert hard > 256, "the hard open-file limit leaves nothing to raise"
+    (tmp_path / "probe").mkdir()
+    (tmp_path / "probe" / "sitecustomize.py").write_text(PROBE)
+    report = tmp_path / "state.json"
+    env = {"PYTHONPATH": str(tmp_path / "probe"), "MATCHMAKER_TEST_PROBE": str(report)}
+    args = ["--port", "0", "--management-port", "0", "--management-key", KEY]
+    mm = MatchmakerProcess([*args, "--store", "memory://"], cwd=tmp_path, env=env)
+    try:
+        assert open_file_limits(mm.process.pid) == (hard, hard)
+        mm.process.send_signal(signal.SIGUSR1)
+        wait_until(report.exists, what="the child's report of its runtime settings")
+        state = json.loads(report.read_text())
+    finally:
+        mm.stop()
+    assert state["nofile"] == [hard, hard]
+    assert state["threshold"][0] == YOUNG_THRESHOLD
+    assert state["frozen"] > 0

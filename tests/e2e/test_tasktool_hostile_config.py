@@ -105,7 +105,7 @@ def test_directory_named_like_the_config(hostile: Hostile) -> None:
     assert (hostile.root / ".tasktool.yaml").is_dir()
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+@pytest.mark.unprivileged
 def test_unreadable_config(hostile: Hostile) -> None:
     config = hostile.root / ".tasktool.yaml"
     config.chmod(0)

@@ -56,7 +56,7 @@ def test_odd_file_names(hostile: Hostile, name: str) -> None:
     assert shown["file_path"] == str(path)
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+@pytest.mark.unprivileged
 def test_unreadable_task_file_is_reported(hostile: Hostile) -> None:
     path = hostile.write("002-secret.md", b"---\nid: '002'\ntitle: Secret\n---\n")
     path.chmod(0)

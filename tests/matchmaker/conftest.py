@@ -1,10 +1,12 @@
-"""Fixtures shared by the matchmaker tests: a PostgreSQL schema of their own."""
+"""Fixtures shared by the matchmaker tests: a PostgreSQL schema of their own, and a store
+URL for each backend."""
 
 from __future__ import annotations
 
 import os
 import uuid
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
@@ -29,3 +31,14 @@ async def postgres_url() -> AsyncIterator[str]:
     finally:
         await admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
         await admin.close()
+
+
+@pytest.fixture(params=["memory", "sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The URL of an empty store, once per backend (the test runs three times)."""
+    if request.param == "memory":
+        return "memory://"
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'projects.db'}"
+    url: str = request.getfixturevalue("postgres_url")
+    return url

@@ -23,7 +23,9 @@ def _attempts(within_s: float, what: str) -> Iterator[None]:
     raise AssertionError(f"{what} not reached within {within_s} s")
 
 
-def wait_until(condition: Callable[[], T], within_s: float = 5.0, what: str = "condition") -> T:
+def wait_until(
+    condition: Callable[[], T | None], within_s: float = 5.0, what: str = "condition"
+) -> T:
     """Call ``condition`` until it returns something true, and return that (blocking)."""
     for _ in _attempts(within_s, what):
         if result := condition():
@@ -33,7 +35,7 @@ def wait_until(condition: Callable[[], T], within_s: float = 5.0, what: str = "c
 
 
 async def eventually(
-    condition: Callable[[], T], within_s: float = 5.0, what: str = "condition"
+    condition: Callable[[], T | None], within_s: float = 5.0, what: str = "condition"
 ) -> T:
     """Call ``condition`` until it returns something true, and return that."""
     for _ in _attempts(within_s, what):

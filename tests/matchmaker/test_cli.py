@@ -1,11 +1,15 @@
-"""The ``matchmaker`` command's surface: a flag for every setting."""
+"""The ``matchmaker`` command's surface in-process (Click's ``CliRunner``): a flag for every
+setting, and bad arguments refused before the server starts (``tests/e2e`` runs the
+process)."""
 
 from __future__ import annotations
 
 import ast
 import dataclasses
+import os
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 import matchmaker
@@ -65,3 +69,39 @@ def test_a_setting_that_cannot_work_is_one_coded_line_with_exit_1() -> None:
     assert result.output.startswith("error: unsupported store URL 'redis://x'")
     assert result.output.endswith(" [store.bad_url]\n")
     assert result.output.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "named"),
+    [
+        (["--port", "70000"], {}, "--port"),
+        (["--port", "http"], {}, "--port"),
+        (["--management-port", "-1"], {}, "--management-port"),
+        (["--log-level", "loud"], {}, "--log-level"),
+        (["--shutdown-grace", "-1"], {}, "--shutdown-grace"),
+        (["--max-frame-bytes", "big"], {}, "--max-frame-bytes"),
+        (["--management-key", ""], {}, "--management-key"),
+        (["--no-such-flag"], {}, "--no-such-flag"),
+        ([], {"MATCHMAKER_PORT": "http"}, "--port"),
+        ([], {"MATCHMAKER_MAX_SESSION_MEMBERS": "0"}, "--max-session-members"),
+    ],
+)
+def test_bad_arguments_and_environment_are_usage_errors(
+    args: list[str], env: dict[str, str], named: str
+) -> None:
+    """Refused before anything is bound or opened: exit 2, the option named, no traceback."""
+    clean: dict[str, str | None] = {n: None for n in os.environ if n.startswith("MATCHMAKER_")}
+    # Should a case be accepted by mistake, the server it starts binds free ports only.
+    clean |= {"REALTIME_MGMT_KEY": None, "MATCHMAKER_PORT": "0", "MATCHMAKER_MANAGEMENT_PORT": "0"}
+    result = CliRunner().invoke(main, args, env={**clean, **env}, prog_name="matchmaker")
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()  # one coded line, no traceback
+    assert line.startswith("error: ")
+    assert named in line
+    assert line.endswith("[usage]")
+
+
+def test_version() -> None:
+    result = CliRunner().invoke(main, ["--version"], prog_name="matchmaker")
+    assert result.exit_code == 0
+    assert result.stdout == f"matchmaker, version {matchmaker.__version__}\n"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
+from typing import TypeGuard
 
 import pytest
 
@@ -54,7 +55,7 @@ def _raised_codes() -> dict[str, list[str]]:
     return found
 
 
-def _is_code(value: object) -> bool:
+def _is_code(value: object) -> TypeGuard[str]:
     """Codes are dotted, but for the command line's ``usage`` (shared with tasktool)."""
     return isinstance(value, str) and (CODE.match(value) is not None or value in CATALOGUE)
 

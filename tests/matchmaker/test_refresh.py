@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import AsyncIterator
 
 import asyncpg
@@ -34,10 +35,18 @@ async def test_load_directory_makes_it_equal_to_the_store() -> None:
 
 
 @pytest.fixture
-async def two_nodes(postgres_url: str) -> AsyncIterator[tuple[ProjectStore, ProjectDirectory]]:
+def reader_name() -> str:
+    """The ``application_name`` of node B's connections: how the test finds them, and only them."""
+    return f"mm_refresh_{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+async def two_nodes(
+    postgres_url: str, reader_name: str
+) -> AsyncIterator[tuple[ProjectStore, ProjectDirectory]]:
     """Node A's store, and node B's directory kept fresh by B's own store on the same schema."""
     writer = await open_store(postgres_url)
-    reader = await open_store(postgres_url)
+    reader = await open_store(f"{postgres_url}&application_name={reader_name}")
     directory = ProjectDirectory()
     refresher = DirectoryRefresher(reader, directory)
     await writer.create(project("before", "b"))
@@ -65,16 +74,22 @@ async def test_writes_on_another_node_reach_the_directory(
 
 @pytest.mark.postgres
 async def test_a_lost_listen_connection_is_reopened_and_resynchronised(
-    two_nodes: tuple[ProjectStore, ProjectDirectory], caplog: pytest.LogCaptureFixture
+    two_nodes: tuple[ProjectStore, ProjectDirectory],
+    reader_name: str,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     writer, directory = two_nodes
     admin = await asyncpg.connect(POSTGRES_URL)
     try:
+        # Only node B's listening backend: this database, B's application_name. Parallel
+        # suites and other users of the server keep their connections.
         killed = await admin.fetchval(
             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-            "WHERE query LIKE 'LISTEN \"matchmaker_projects\"%' AND pid <> pg_backend_pid()"
+            "WHERE datname = current_database() AND application_name = $1 "
+            "AND query LIKE 'LISTEN %'",
+            reader_name,
         )
-        assert killed >= 1
+        assert killed == 1
         # Written while B is not listening: only the resynchronisation can bring it.
         await writer.create(project("while-away", "w"))
     finally:

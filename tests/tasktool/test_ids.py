@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -43,9 +44,38 @@ def test_ulid_lengths(length: int, size: int) -> None:
     assert re.fullmatch(rf"[0-9a-hjkmnp-tv-z]{{{size}}}", value)
 
 
+CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz"
+
+
+def millis_now() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def decoded_millis(ulid: str) -> int:
+    return sum(CROCKFORD.index(char) << (5 * i) for i, char in enumerate(reversed(ulid[:10])))
+
+
 def test_full_ulids_sort_by_time() -> None:
-    first = next_id(Settings(id_strategy="ulid", id_length=26), [])
-    assert first[:10] <= next_id(Settings(id_strategy="ulid", id_length=26), [])[:10]
+    """Ids made in successive milliseconds sort in the order they were made, and their time
+    part is the clock at generation.
+
+    Only across milliseconds: within one millisecond the random part decides, and at the
+    default ``id.length`` (6) the time part keeps only the two slowest characters, so ids
+    do not sort in creation order at all. Both are issue 15's to fix; this test holds
+    what is promised today, at full length.
+    """
+    settings = Settings(id_strategy="ulid", id_length=26)
+    made: list[str] = []
+    deadline = time.monotonic() + 10
+    while len(made) < 50:
+        before = millis_now()
+        made.append(next_id(settings, made))
+        after = millis_now()
+        assert before <= decoded_millis(made[-1]) <= after
+        while millis_now() == after:  # the next id belongs to a later millisecond
+            assert time.monotonic() < deadline, "the clock did not advance"
+    assert len(set(made)) == len(made)
+    assert sorted(made) == made
 
 
 def test_deduplicate_keeps_the_oldest_and_rewrites_within_the_renumbered_set() -> None:

@@ -9,7 +9,10 @@ from tasktool.present.render import emit_data, emit_fields, emit_table, plain_ta
 
 
 def test_plain_table_is_aligned_and_stable() -> None:
-    rows = [{"id": "1", "title": "Short", "tags": ["a", "b"]}, {"id": "10", "title": None}]
+    rows: list[dict[str, object]] = [
+        {"id": "1", "title": "Short", "tags": ["a", "b"]},
+        {"id": "10", "title": None},
+    ]
     assert plain_table(rows, ["id", "title", "tags"]) == ("ID  TITLE  TAGS\n1   Short  a, b\n10\n")
 
 

@@ -8,10 +8,19 @@ import pytest
 
 from tasktool.config import Overrides
 from tasktool.model.errors import TaskToolError
-from tasktool.planning import writes
+from tasktool.model.task import Task
+from tasktool.planning import changes, writes
 from tasktool.planning.changes import TaskChange
 from tasktool.planning.repository import Repository, load_context
-from tasktool.planning.writes import archive_task, create_task, remove_task, today, update_task
+from tasktool.planning.writes import (
+    NewTask,
+    archive_task,
+    create_task,
+    create_tasks,
+    remove_task,
+    today,
+    update_task,
+)
 
 if TYPE_CHECKING:
     from tests.tasktool.conftest import Project, TaskWriter
@@ -96,6 +105,27 @@ def test_create_applies_the_status_bookkeeping_of_set(
     assert (created.created_at, created.completed_at, created.cancelled_at) == expected
 
 
+def test_create_many_under_one_lock(project: Project, write_task: TaskWriter) -> None:
+    write_task("009")
+    results = create_tasks(
+        repo(project),
+        [
+            NewTask(fields={"title": "A", "tags": ["x"]}, body="Body A\n", group="imported"),
+            NewTask(fields={"title": "B", "status": "done"}),  # refused; takes no id
+            NewTask(fields={"title": "C", "status": "completed"}),
+        ],
+    )
+    first, refused, third = results
+    assert isinstance(first, Task)
+    assert (first.id, first.tags, first.body) == ("010", ("x",), "Body A\n")
+    assert first.file_path == str(project.root / "imported" / "010-a.md")
+    assert isinstance(refused, TaskToolError)
+    assert refused.code == "task.invalid_status"
+    assert isinstance(third, Task)
+    assert (third.id, third.completed_at) == ("011", today())
+    assert sorted(repo(project).ids) == ["009", "010", "011"]
+
+
 def test_create_uses_the_strategy_and_checks(project: Project, write_task: TaskWriter) -> None:
     write_task("009")
     created = create_task(repo(project), {"title": "New one", "dependencies": ["009"]}, group="api")
@@ -161,7 +191,7 @@ def test_a_save_during_set_is_not_overwritten(
 ) -> None:
     path = write_task("1")
     saved = path.read_text().replace("---\n", "---\nnote: saved by an editor\n", 1)
-    plan = writes.plan_update
+    plan = changes.plan_update
 
     def editor_saves_meanwhile(*args: Any, **kwargs: Any) -> Any:
         path.write_text(saved)  # an editor ignores our lock

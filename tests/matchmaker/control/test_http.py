@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
+from typing import Any
 
 import httpx
 import pytest
@@ -243,7 +244,7 @@ async def test_concurrent_patches_lose_no_update(base_url: str) -> None:
     async with httpx.AsyncClient(base_url=base_url, headers=headers, timeout=10) as client:
         await client.post("/admin/projects", json={"id": "p"})
         for round_ in range(8):
-            patches = [
+            patches: list[dict[str, Any]] = [
                 {"displayName": f"name {round_}"},
                 {"lockdown": round_ % 2 == 0},
                 {"keys": [{"type": "shared-secret", "secret": f"s{round_}"}]},

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import httpx
 import pytest
 
@@ -12,15 +10,9 @@ from matchmaker.config import ServerConfig
 from .conftest import KEY
 
 
-@pytest.fixture(params=["memory", "sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def config(request: pytest.FixtureRequest, tmp_path: Path) -> ServerConfig:
-    if request.param == "memory":
-        url = "memory://"
-    elif request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'http.db'}"
-    else:
-        url = request.getfixturevalue("postgres_url")
-    return ServerConfig(port=0, management_port=0, management_key=KEY, store_url=url)
+@pytest.fixture
+def config(store_url: str) -> ServerConfig:
+    return ServerConfig(port=0, management_port=0, management_key=KEY, store_url=store_url)
 
 
 def test_round_trip_on_every_store(admin: httpx.Client) -> None:

@@ -1,5 +1,7 @@
-"""Concurrent POST/PATCH/DELETE storms on the same ids: no 5xx, nothing invalid stored, and
-the directory the data plane reads ends equal to the store."""
+"""Concurrent POST/PATCH/DELETE storms on the same ids, on every store: no 5xx, nothing
+stored that breaks a documented rule (judged by ``reference.py``, not the implementation),
+every stored Project is what some acknowledged write returned, and the directory the
+data plane reads ends equal to the store."""
 
 from __future__ import annotations
 
@@ -7,19 +9,17 @@ import asyncio
 import dataclasses
 import json
 import random
-from pathlib import Path
 from typing import Any
 
 import httpx
 import msgspec
-import pytest
 
-from matchmaker.config import Limits, ServerConfig
-from matchmaker.control.validation import check_project
+from matchmaker.config import ServerConfig
 from matchmaker.directory import ProjectDirectory
 from matchmaker.model import Project
 
 from .conftest import KEY, ServerThread
+from .reference import project_violations
 
 REQUESTS = 240
 IDS = ["storm", "other"]
@@ -45,12 +45,10 @@ def random_request(rng: random.Random) -> tuple[str, str, Any]:
     return method, f"/admin/projects/{project_id}", body
 
 
-@pytest.mark.parametrize("store", ["memory", "sqlite"])
 async def test_write_storms_on_one_id_stay_consistent(
-    config: ServerConfig, directory: ProjectDirectory, tmp_path: Path, store: str
+    config: ServerConfig, directory: ProjectDirectory, store_url: str
 ) -> None:
-    url = "memory://" if store == "memory" else f"sqlite:///{tmp_path / 'storm.db'}"
-    running = ServerThread(dataclasses.replace(config, store_url=url), directory)
+    running = ServerThread(dataclasses.replace(config, store_url=store_url), directory)
     bound = running.start()
     try:
         assert bound.management is not None
@@ -74,16 +72,21 @@ async def test_write_storms_on_one_id_stay_consistent(
                 if response.status_code >= 400:
                     assert response.json()["error"]["code"]
             listed = (await admin.get("/admin/projects", params={"limit": 1000})).json()
-        stored = msgspec.json.decode(json.dumps(listed["projects"]), type=list[Project])
+        stored: list[dict[str, Any]] = listed["projects"]
         for project in stored:
-            check_project(project, Limits())
-        secrets = [key.secret for project in stored for key in project.keys]
-        assert len(secrets) == len(set(secrets))
-        assert directory.ids() == {project.id for project in stored}
+            assert not project_violations(project, KEY), project_violations(project, KEY)
+        secrets = [key["secret"] for project in stored for key in project["keys"]]
+        assert len(secrets) == len(set(secrets)), "a secret is bound to two Projects"
+        # Whatever order the writes took, what is stored is what one of them answered.
+        acknowledged = [r.json() for r in responses if r.status_code in (200, 201)]
         for project in stored:
-            assert directory.get(project.id) == project
-            for key in project.keys:
-                assert directory.project_for_secret(key.secret) == project
+            assert project in acknowledged, project
+        decoded = msgspec.json.decode(json.dumps(stored), type=list[Project])
+        assert directory.ids() == {project.id for project in decoded}
+        for known in decoded:
+            assert directory.get(known.id) == known
+            for key in known.keys:
+                assert directory.project_for_secret(key.secret) == known
         for secret in set(SECRETS) - set(secrets):
             assert directory.project_for_secret(secret) is None
     finally:

@@ -75,49 +75,59 @@ async def test_send_rate_is_separate_from_control_rate(start_server: Any) -> Non
     assert await client.request("ping") is None
 
 
+#: Enough 15 kB messages to fill any loopback socket buffers plus the outbound queue; the
+#: slow consumer's own receive buffer is made small, so far fewer are needed in practice.
+SLOW_CONSUMER_BOUND = 5_000
+
+
+def small_receive_buffer_socket(url: str) -> socket.socket:
+    """A connected TCP socket whose receive buffer is as small as the kernel allows."""
+    port = int(url.split(":")[2].split("/", maxsplit=1)[0])
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connect: the window
+    sock.connect(("127.0.0.1", port))
+    return sock
+
+
 async def test_slow_consumer_is_closed_3008_and_peers_are_not_held(start_server: Any) -> None:
+    """Deterministic: the reader is held in lockstep (message n+1 is sent only once it has
+    message n), so it can never fall behind; the slow consumer never reads at all, so its
+    queue grows by one per message until the server drops it."""
     server = await start_server(outbound_queue=64, send_rate_per_s=1e6, send_burst=10**6)
     fast, reader = await server.connect(), await server.connect()
     room = await fast.join("r", create=True)
     await reader.join("r")
     await fast.next_event("session.member_joined")
-    sent = 0
-    payload = "x" * 15_000
-    left: list[Any] = []
-
-    async def read_all() -> None:
-        seen = 0
-        while seen < sent or not left:
-            event = await reader.next_event("session.message")
-            assert event.data["data"] == payload
-            seen += 1
-
-    async with connect(server.url, max_queue=1, compression=None) as slow:
+    sock = small_receive_buffer_socket(server.url)
+    # No keepalive pings: the slow client must not close the socket itself.
+    async with connect(
+        server.url, sock=sock, max_queue=1, compression=None, ping_interval=None
+    ) as slow:
         slow_id = (await raw_hello(slow))["data"]["client_id"]
         await slow.send(json.dumps({"id": "j", "type": "session.join", "data": {"session": "r"}}))
         await slow.recv()  # reply
         await slow.recv()  # session.created
         await fast.next_event("session.member_joined")
-        started = time.monotonic()
-        reader_done = asyncio.create_task(read_all())
-        while not left:
-            assert time.monotonic() - started < 30, "the slow consumer was never dropped"
-            for _ in range(20):
-                await fast.send(room["session_id"], payload)
-                sent += 1
-            try:
-                # 3008 may resume: the slow member is away first (member_left after grace)
-                left.append(await fast.next_event("session.member_status", wait_s=0.05))
-            except TimeoutError:
-                continue
-        assert left[0].data["client_id"] != reader.client_id
-        assert left[0].data["client_id"] == slow_id
+        await reader.next_event("session.member_joined")
+        left: list[Any] = []
+        for sent in range(SLOW_CONSUMER_BOUND):
+            payload = f"{sent:05d}" + "x" * 15_000
+            await fast.send(room["session_id"], payload)
+            # The reader has this message before the next is sent; a departure may come first.
+            event = await reader.next_event()
+            # 3008 may resume: the slow member is away first (member_left after the grace)
+            while event.type == "session.member_status":
+                left.append(event)
+                event = await reader.next_event()
+            assert (event.type, event.data["data"]) == ("session.message", payload)
+            if left:
+                break
+        assert left, f"the slow consumer was never dropped in {SLOW_CONSUMER_BOUND} messages"
+        assert [event.data["client_id"] for event in left] == [slow_id]
         assert left[0].data["status"] == "away"
         # The fast peer was never blocked: it still gets answers at once.
         assert await fast.request("ping") is None
         assert await close_code_of(slow) == 3008
-    # A member that reads kept up and got every message in order.
-    await reader_done
     assert reader.close_code is None
 
 

@@ -1,25 +1,14 @@
-"""One store fixture over every backend, plus a way to reopen it (a restart)."""
+"""The store under test on every backend (``store_url``), plus a way to reopen it (a restart)."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
 
 import pytest
 
 from matchmaker.store import ProjectStore, open_store
 
 Opener = Callable[[], Awaitable[ProjectStore]]
-
-
-@pytest.fixture(params=["memory", "sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "memory":
-        return "memory://"
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'projects.db'}"
-    url: str = request.getfixturevalue("postgres_url")
-    return url
 
 
 @pytest.fixture

@@ -192,7 +192,7 @@ def test_strict_off_lets_score_cross_phases(make: TaskFactory) -> None:
 def test_unphased_setting_has_no_effect_without_phases(make: TaskFactory) -> None:
     tasks = [make("1", phase="x"), make("2", priority="high")]
     for unphased in ("current", "last"):
-        settings = Settings(next_unphased=unphased)  # type: ignore[arg-type]
+        settings = Settings(next_unphased=unphased)
         assert [item.task.id for item in rank_next(tasks, settings)] == ["2", "1"]
 
 

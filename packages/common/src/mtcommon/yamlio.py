@@ -15,6 +15,7 @@ whose ``details`` hold ``file``, ``line`` and ``column`` (1-based).
 
 from __future__ import annotations
 
+import functools
 import io
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,8 @@ from mtcommon.errors import CodedError
 
 if TYPE_CHECKING:
     from ruamel.yaml import YAML
+    from ruamel.yaml.nodes import ScalarNode
+    from ruamel.yaml.representer import RoundTripRepresenter
 
 
 class YamlError(CodedError):
@@ -56,12 +59,33 @@ def load_text(text: str, *, source: str = "<string>") -> Any:
         raise _located(exc, source) from None
 
 
+#: Line breaks besides ``\n`` and ``\r`` (NEL, LINE and PARAGRAPH SEPARATOR). ruamel's
+#: emitter writes them raw in plain and single-quoted scalars, where a reader folds them
+#: into a space (``'a\x85b'`` came back as ``'a b'``); double quotes escape them.
+_UNICODE_BREAKS = frozenset("\x85\u2028\u2029")
+
+
+@functools.cache
+def _representer() -> type[RoundTripRepresenter]:
+    from ruamel.yaml.representer import RoundTripRepresenter
+
+    class Representer(RoundTripRepresenter):
+        def represent_str(self, data: str) -> ScalarNode:
+            style = None if _UNICODE_BREAKS.isdisjoint(data) else '"'
+            node: ScalarNode = self.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+            return node
+
+    Representer.add_representer(str, Representer.represent_str)
+    return Representer
+
+
 def _ruamel(typ: str, allow_duplicate_keys: bool) -> YAML:
     from ruamel.yaml import YAML
 
     yaml = YAML(typ=typ, pure=typ == "rt")
     yaml.allow_duplicate_keys = allow_duplicate_keys
     if typ == "rt":
+        yaml.Representer = _representer()
         yaml.preserve_quotes = True
         yaml.width = 4096
         yaml.indent(mapping=2, sequence=4, offset=2)

@@ -1,8 +1,9 @@
 """The ``tasktool`` command line: global flags, error presentation, command registration.
 
 Every ``CodedError`` (``TaskToolError``, ``YamlError``) and ``OSError`` raised by a
-command becomes one line on stderr and exit status 1; usage errors are one line too
-(``... [usage]``) and exit 2.
+command becomes one line on stderr, ``error: <message> [<code>]``, and the exit status
+the error catalogue gives its code (:data:`tasktool.model.errors.CATALOGUE`: 1, or 2
+for ``filter.*``); usage errors are one line too (``... [usage]``) and exit 2.
 """
 
 from __future__ import annotations

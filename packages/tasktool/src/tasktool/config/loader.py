@@ -21,6 +21,7 @@ from tasktool.config.discovery import find_config
 from tasktool.config.document import read_config
 from tasktool.config.layers import Raw, env_layer, file_layer
 from tasktool.config.options import OPTIONS, Option, Source
+from tasktool.config.sync import sync_diagnostics
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.errors import TaskToolError
 from tasktool.model.settings import Settings
@@ -123,6 +124,7 @@ def load_config(
         data = document.data
         layers, found = file_layer(data, document.duplicates, str(path))
         diagnostics.extend(found)
+        diagnostics.extend(sync_diagnostics(data.get("sync"), str(path.parent), str(path)))
     layers.update(env_layer(env, data))
     flags = {
         "dir": overrides.task_dir,

@@ -41,6 +41,8 @@ _CONFLICT = (1, 409)
 _BROKEN = (1, 500)
 _UNREADABLE = (1, 422)
 _FINDING = (None, None)
+_UPSTREAM = (1, 502)  # a tracker sync talks to failed
+_UNAVAILABLE = (1, 503)
 
 _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     # Tasks: lookups and edits.
@@ -123,6 +125,62 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("config.scopes.entry", "A scope that is not a mapping", _FINDING),
     ("config.unknown_key", "A config key tasktool does not know (warning)", _FINDING),
     ("config.exists", "init where .tasktool.yaml exists (use --force) or is a folder", _CONFLICT),
+    # sync: the sync.sources entries (findings in validate; sync refuses to run under them).
+    (
+        "sync.config.type",
+        "A sync source that is neither github nor jira, or a bad sync section",
+        _BROKEN,
+    ),
+    (
+        "sync.config.missing",
+        "A sync source without a key it needs (name, output_dir, ...)",
+        _BROKEN,
+    ),
+    ("sync.config.value", "A sync source key that is not a non-empty string", _BROKEN),
+    ("sync.config.project", "A project that is not owner/repository or a Jira key", _BROKEN),
+    ("sync.config.base_url", "A base_url that is not https (http only to loopback)", _BROKEN),
+    (
+        "sync.config.field_map",
+        "A field_map of the wrong shape or mapping to no task value",
+        _BROKEN,
+    ),
+    ("sync.config.filters", "A filters entry the source does not take", _BROKEN),
+    ("sync.config.unknown_key", "A key a sync source does not have", _BROKEN),
+    ("sync.config.duplicate", "Two sync sources with one name", _BROKEN),
+    ("sync.config.entry", "A sync.sources item that is not a mapping", _BROKEN),
+    ("sync.config.output_dir", "An output_dir outside the task directory", _BROKEN),
+    # sync: running.
+    ("sync.no_sources", "sync with no sync.sources configured", _BROKEN),
+    ("sync.unknown_source", "sync --source naming no configured source", _FAILED),
+    ("sync.env_missing", "A token_env/user_env variable that is unset or empty", _BROKEN),
+    ("sync.env_invalid", "A credential variable with blanks or control characters", _BROKEN),
+    ("sync.auth", "The tracker refused the credentials", _UPSTREAM),
+    ("sync.not_found", "The tracker has no such project (or hides it)", _UPSTREAM),
+    ("sync.rate_limited", "The tracker asks to wait longer than sync waits (120 s)", _UNAVAILABLE),
+    ("sync.unavailable", "Connection errors, timeouts or 5xx after every retry", _UNAVAILABLE),
+    ("sync.http", "Another unexpected HTTP status from the tracker", _UPSTREAM),
+    ("sync.response", "A tracker answer that is not what its API returns", _UPSTREAM),
+    ("sync.state", "The sync state file cannot be read", _BROKEN),
+    # Front ends: the web dashboard (docs/tasktool.md, "JSON API") and the MCP server.
+    ("task.invalid_fields", "A web edit with bad fields; details.fields has each code", _FAILED),
+    ("task.invalid_edit", "A web edit that is not a JSON object", _FAILED),
+    ("task.invalid_value", "A web edit field of the wrong JSON type (in details.fields)", _FAILED),
+    ("task.no_change", "An MCP set without a field", _FAILED),
+    ("graph.root_missing", "MCP graph with upstream or downstream but no root", _FAILED),
+    ("web.host_forbidden", "A dashboard request whose Host is not the bound address", (1, 403)),
+    ("web.origin_forbidden", "A dashboard write from another origin", (1, 403)),
+    ("web.unsupported_media_type", "A dashboard write that is not application/json", (1, 415)),
+    ("web.read_only", "A dashboard write in read-only mode; nothing written", (1, 403)),
+    ("web.invalid_json", "A dashboard write whose body is not JSON", _FAILED),
+    ("web.invalid_parameter", "A dashboard query parameter of the wrong form", _FAILED),
+    ("web.not_found", "No dashboard page at that path", _MISSING),
+    ("web.bind_failed", "web start cannot listen on the address (in use, not local)", _BROKEN),
+    ("web.export", "web export into a path that is a file", _FAILED),
+    (
+        "tasktool.missing_extra",
+        "web or mcp without its extra (the message says what to install)",
+        _BROKEN,
+    ),
     # Shared and last-resort codes.
     ("yaml.syntax", "Frontmatter the round-trip writer cannot parse (set refuses)", _UNREADABLE),
     ("yaml.duplicate_key", "The reader's repeated key, reported as task.duplicate_key", _FINDING),
@@ -154,6 +212,15 @@ class TaskToolError(CodedError):
         self, message: str, *, code: str, details: Mapping[str, Any] | None = None
     ) -> None:
         super().__init__(message, code=code, details=details)
+
+
+def missing_extra(extra: str, error: ImportError) -> TaskToolError:
+    """A front end whose optional dependencies are not installed (``tasktool[web]``, ...)."""
+    return TaskToolError(
+        f"this command needs the {extra!r} extra ({error.name or error} is not installed): "
+        f"pip install 'tasktool[{extra}]'",
+        code="tasktool.missing_extra",
+    )
 
 
 def task_not_found(task_id: str) -> TaskToolError:

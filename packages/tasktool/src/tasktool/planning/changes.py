@@ -10,7 +10,7 @@ passed in).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Final
 
 import msgspec
@@ -141,3 +141,92 @@ def _list_updates(task: Task, change: TaskChange) -> Mapping[str, list[str]]:
         dropped = set(change.remove.get(field, ()))
         result[field] = [item for item in dict.fromkeys(items) if item not in dropped]
     return result
+
+
+#: Fields a JSON edit (web ``PUT /api/tasks/{id}``) may carry: scalars, lists (replaced
+#: whole) and the body.
+EDITABLE_SCALARS: tuple[str, ...] = (
+    "title",
+    "status",
+    "priority",
+    "effort",
+    "type",
+    "owner",
+    "phase",
+)
+EDITABLE_LISTS: tuple[str, ...] = ("tags", "dependencies")
+
+
+def _field_error(code: str, message: str) -> dict[str, str]:
+    return {"code": code, "message": message}
+
+
+def change_from_json(
+    payload: object,
+    task: Task,
+    settings: Settings,
+    known_ids: Collection[str],
+    today: str,
+) -> TaskChange:
+    """A partial edit as JSON (``{"status": "completed", "tags": ["a"], "body": "..."}``;
+    ``null`` or ``""`` clears a scalar) as a checked :class:`TaskChange`.
+
+    Every field is checked on its own, as ``set`` would check it, so one
+    ``task.invalid_fields`` error lists each bad field with its own code in
+    ``details["fields"]``.
+    """
+    if not isinstance(payload, dict):
+        raise TaskToolError("the edit must be a JSON object", code="task.invalid_edit")
+    errors: dict[str, dict[str, str]] = {}
+    single: dict[str, TaskChange] = {}
+    for field, value in payload.items():
+        if field in EDITABLE_SCALARS:
+            if value is not None and not isinstance(value, str):
+                errors[field] = _field_error("task.invalid_value", f"{field} must be a string")
+                continue
+            single[field] = TaskChange(set={field: value})
+        elif field in EDITABLE_LISTS:
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                errors[field] = _field_error(
+                    "task.invalid_value", f"{field} must be a list of strings"
+                )
+                continue
+            items = tuple(item.strip() for item in value if item.strip())
+            single[field] = TaskChange(replace={field: items})
+        elif field == "body":
+            if not isinstance(value, str):
+                errors[field] = _field_error("task.invalid_value", "body must be a string")
+                continue
+            single[field] = TaskChange(body=value)
+        else:
+            known = ", ".join((*EDITABLE_SCALARS, *EDITABLE_LISTS, "body"))
+            errors[field] = _field_error(
+                "task.unknown_field", f"{field!r} cannot be edited; editable: {known}"
+            )
+    for field, change in single.items():
+        try:
+            plan_update(task, change, settings, known_ids, today)
+        except TaskToolError as exc:
+            errors[field] = _field_error(exc.code, exc.message)
+    if errors:
+        raise TaskToolError(
+            f"invalid fields: {', '.join(errors)}",
+            code="task.invalid_fields",
+            details={"fields": errors},
+        )
+    return TaskChange(
+        set={f: c.set[f] for f, c in single.items() if f in EDITABLE_SCALARS},
+        replace={f: c.replace[f] for f, c in single.items() if f in EDITABLE_LISTS},
+        body=single["body"].body if "body" in single else None,
+    )
+
+
+def new_task_fields(
+    title: str, scalars: Mapping[str, str | None], lists: Mapping[str, Sequence[str]]
+) -> dict[str, Any]:
+    """The fields of a task to create (``add``): title, status (``pending`` unless given),
+    the scalars and lists that have a value."""
+    fields: dict[str, Any] = {"title": title, "status": scalars.get("status") or "pending"}
+    fields.update({key: value for key, value in scalars.items() if value and key != "status"})
+    fields.update({key: list(values) for key, values in lists.items() if values})
+    return fields

@@ -16,10 +16,10 @@ The planning commands (next, tracks, board, stats, graph, validate) take
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from tasktool.config import LoadedConfig, Overrides, load_config
 from tasktool.files.scan import ScanResult, scan_tasks
@@ -126,3 +126,45 @@ def load_context(
             code="task.dir_missing",
         )
     return Repository(config, scan_tasks(root, config.settings.ignore, use_cache=use_cache))
+
+
+class Loader(Protocol):
+    """Where a long-running front end (web server, MCP server, export) gets its tasks.
+
+    Called once per request, so every answer reflects the files on disk now.
+    :func:`loader` reads the one task directory; a worktree overlay plugs in here
+    by returning a loader that merges sibling worktrees.
+    """
+
+    def __call__(self, *, tolerant: bool = False) -> Repository: ...
+
+
+def loader(overrides: Overrides | None = None) -> Loader:
+    """A :class:`Loader` over :func:`load_context` with these global overrides."""
+
+    def load(*, tolerant: bool = False) -> Repository:
+        return load_context(overrides, tolerant=tolerant)
+
+    return load
+
+
+class Invocation(Protocol):
+    """What a front end's command needs of the CLI's global options (``ctx.obj``)."""
+
+    def overrides(self) -> Overrides: ...
+
+    def warn(self, message: str) -> None: ...
+
+
+def serving_loader(
+    overrides: Overrides | None, warn: Callable[[str], None]
+) -> tuple[Loader, Repository]:
+    """For a front end that serves the tasks (web, export, MCP): its :class:`Loader` and a
+    first load, which warns about broken task files and refuses (``config.next.*``) when
+    the config's ``next`` section is malformed, since ``next`` is among what it serves."""
+    load = loader(overrides)
+    repo = load()
+    repo.config.require_next_config()
+    for problem in repo.broken:
+        warn(f"{problem.message} [{problem.code}]")
+    return load, repo

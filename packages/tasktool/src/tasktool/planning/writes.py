@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from tasktool.files.roundtrip import apply_frontmatter, new_task_text
 from tasktool.files.scan import ARCHIVE_DIR, is_scanned_folder, parse_entry, read_entry, scan_tasks
@@ -18,6 +21,7 @@ from tasktool.files.storage import atomic_write_text, repository_lock, task_lock
 from tasktool.files.taskfile import is_safe_id, task_filename
 from tasktool.model.errors import TaskToolError
 from tasktool.model.ids import next_id
+from tasktool.model.settings import Settings
 from tasktool.model.task import Task
 from tasktool.planning.changes import (
     TaskChange,
@@ -119,6 +123,49 @@ def _group_folder(repo: Repository, group: str) -> Path:
     return repo.task_dir / relative
 
 
+class NewTask(msgspec.Struct, frozen=True, kw_only=True):
+    """One task for :func:`create_tasks`."""
+
+    fields: dict[str, Any]
+    body: str = ""
+    group: str | None = None
+
+
+def _check_fields(fields: dict[str, Any], settings: Settings) -> None:
+    for field, value in fields.items():
+        if isinstance(value, str):
+            check_value(field, value, settings)
+
+
+def _write_new(repo: Repository, existing: set[str], task: NewTask, task_id: str | None) -> Task:
+    """Write one new task file; the caller holds the repository lock and ``existing`` holds
+    every id taken (this one is added)."""
+    fields = task.fields
+    if task_id is None:
+        task_id = next_id(repo.settings, existing)
+    elif not is_safe_id(task_id):
+        raise TaskToolError(
+            f"invalid id {task_id!r}: use letters, digits, '.', '_' and '-'",
+            code="task.invalid_id",
+        )
+    elif task_id in existing:
+        raise TaskToolError(f"a task with id {task_id!r} already exists", code="task.exists")
+    for field in ("dependencies", "parent"):
+        value = fields.get(field)
+        refs = [value] if isinstance(value, str) else list(value or ())
+        check_references(task_id, field, refs, existing)
+    folder = _group_folder(repo, task.group) if task.group else repo.task_dir
+    path = folder / task_filename(task_id, str(fields["title"]))
+    folder.mkdir(parents=True, exist_ok=True)
+    data = {"id": task_id, **plan_create(fields, today())}
+    try:
+        atomic_write_text(path, new_task_text(data, task.body), exclusive=True)
+    except FileExistsError:
+        raise TaskToolError(f"{path} already exists", code="task.exists") from None
+    existing.add(task_id)
+    return _parsed(repo, path, task_id)
+
+
 def create_task(
     repo: Repository,
     fields: dict[str, Any],
@@ -129,35 +176,30 @@ def create_task(
 ) -> Task:
     """Write a new task file ``<task dir>/[<group>/]<id>-<slug>.md``; the id comes from the
     configured strategy unless given. Fields are checked like ``set`` checks them."""
-    for field, value in fields.items():
-        if isinstance(value, str):
-            check_value(field, value, repo.settings)
+    _check_fields(fields, repo.settings)
     with repository_lock(repo.task_dir):
         # Re-scan inside the lock: another process may have taken an id meanwhile.
-        fresh = scan_tasks(repo.task_dir, repo.settings.ignore)
-        existing = fresh.taken_ids
-        if task_id is None:
-            task_id = next_id(repo.settings, existing)
-        elif not is_safe_id(task_id):
-            raise TaskToolError(
-                f"invalid id {task_id!r}: use letters, digits, '.', '_' and '-'",
-                code="task.invalid_id",
-            )
-        elif task_id in existing:
-            raise TaskToolError(f"a task with id {task_id!r} already exists", code="task.exists")
-        for field in ("dependencies", "parent"):
-            value = fields.get(field)
-            refs = [value] if isinstance(value, str) else list(value or ())
-            check_references(task_id, field, refs, existing)
-        folder = _group_folder(repo, group) if group else repo.task_dir
-        path = folder / task_filename(task_id, str(fields["title"]))
-        folder.mkdir(parents=True, exist_ok=True)
-        data = {"id": task_id, **plan_create(fields, today())}
-        try:
-            atomic_write_text(path, new_task_text(data, body), exclusive=True)
-        except FileExistsError:
-            raise TaskToolError(f"{path} already exists", code="task.exists") from None
-        return _parsed(repo, path, task_id)
+        existing = set(scan_tasks(repo.task_dir, repo.settings.ignore).taken_ids)
+        return _write_new(repo, existing, NewTask(fields=fields, body=body, group=group), task_id)
+
+
+def create_tasks(repo: Repository, batch: Sequence[NewTask]) -> list[Task | TaskToolError]:
+    """:func:`create_task` for many tasks under one lock and one scan (a scan per task makes
+    an import of hundreds quadratic). Ids come from the configured strategy; a task that
+    cannot be written has its error in its place, and the others are still written."""
+    results: list[Task | TaskToolError] = []
+    with repository_lock(repo.task_dir):
+        existing = set(scan_tasks(repo.task_dir, repo.settings.ignore).taken_ids)
+        for task in batch:
+            try:
+                _check_fields(task.fields, repo.settings)
+                results.append(_write_new(repo, existing, task, None))
+            except TaskToolError as exc:
+                results.append(exc)
+            except OSError as exc:
+                where = f" {exc.filename}" if exc.filename else ""
+                results.append(TaskToolError(f"{exc.strerror or exc}:{where}", code="os.error"))
+    return results
 
 
 def remove_task(repo: Repository, task_id: str, *, force: bool = False) -> list[Path]:
@@ -215,8 +257,10 @@ def renumber_task(repo: Repository, task: Task, updates: dict[str, Any]) -> Path
 
 
 __all__ = [
+    "NewTask",
     "archive_task",
     "create_task",
+    "create_tasks",
     "remove_task",
     "renumber_task",
     "today",

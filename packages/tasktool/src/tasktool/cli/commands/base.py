@@ -103,6 +103,11 @@ class GlobalOptions:
         if self.loud and not self.silent:
             click.echo(message, err=True)
 
+    def repository(self) -> Repository:
+        """:func:`load_repository` for a front end's command, which gets these options as
+        ``ctx.obj`` and must not import the CLI (see :data:`tasktool.cli.commands.COMMANDS`)."""
+        return load_repository(self)
+
 
 def format_option(function: F) -> F:
     """``--format table|json|yaml`` on a command (overrides the global ``--format``)."""

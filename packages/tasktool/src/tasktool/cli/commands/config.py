@@ -11,6 +11,7 @@ from tasktool.cli.commands.base import GlobalOptions, format_option, output, out
 from tasktool.config import CONFIG_NAME, load_config
 from tasktool.files.storage import atomic_write_text
 from tasktool.model.errors import TaskToolError
+from tasktool.present.documents import config_document
 from tasktool.present.render import cell
 
 
@@ -30,13 +31,7 @@ def show_command(options: GlobalOptions, /, *, fmt: str | None) -> None:
     """
     loaded = load_config(options.overrides())
     options.loud, options.silent = loaded.settings.verbose, loaded.settings.quiet
-    data: dict[str, Any] = {
-        "file": loaded.file,
-        "settings": {
-            key: {"value": value, "source": loaded.sources[key]}
-            for key, value in loaded.values.items()
-        },
-    }
+    data = config_document(loaded)
     for problem in loaded.diagnostics:
         options.warn(f"{problem.message} [{problem.code}]")
     if output_format(options, fmt) != "table":

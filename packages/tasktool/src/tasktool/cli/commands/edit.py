@@ -16,7 +16,7 @@ from tasktool.cli.commands.base import (
 )
 from tasktool.model.task import TASK_TYPES, Priority, Status
 from tasktool.model.views import task_view
-from tasktool.planning.changes import TaskChange
+from tasktool.planning.changes import TaskChange, new_task_fields
 from tasktool.planning.writes import create_task, update_task
 from tasktool.present.render import emit_data
 
@@ -106,14 +106,11 @@ def add_command(
     completed_at/cancelled_at as set does. Values are checked as set checks them.
     """
     repo = load_repository(options)
-    fields: dict[str, Any] = {"title": title, "status": values.pop("status") or "pending"}
-    for field in (*(field for field, _flag, _text in SCALARS[1:]), *DATES):
-        if values.get(field):
-            fields[field] = values[field]
-    for field, _stem in LISTS:
-        items = split_values(values.get(field) or ())
-        if items:
-            fields[field] = list(items)
+    fields = new_task_fields(
+        title,
+        {field: values.get(field) for field in (*(f for f, _, _ in SCALARS), *DATES)},
+        {field: split_values(values.get(field) or ()) for field, _stem in LISTS},
+    )
     task = create_task(repo, fields, body=body, group=group, task_id=task_id)
     _echo_task(options, fmt, task_view(task), "added")
 

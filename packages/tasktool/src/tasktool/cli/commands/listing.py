@@ -15,11 +15,10 @@ from tasktool.cli.commands.base import (
     split_values,
     usage_errors,
 )
-from tasktool.files.taskfile import is_safe_id
-from tasktool.model.task import Task, natural_key
-from tasktool.model.views import TASK_KEYS, task_view, task_views
-from tasktool.planning.filters import apply_filters, check_field, group_tasks, sort_tasks
-from tasktool.planning.repository import Repository
+from tasktool.model.task import Task
+from tasktool.model.views import TASK_KEYS, task_views
+from tasktool.planning.filters import check_field, group_tasks, sort_tasks
+from tasktool.present.documents import list_tasks, task_detail
 from tasktool.present.render import emit_data, emit_fields, emit_table, emit_text
 
 DEFAULT_COLUMNS = ("id", "status", "priority", "effort", "phase", "title")
@@ -76,14 +75,11 @@ def list_command(
             check_field(group_by, "group-by field")
     repo = load_repository(options)
     settings = repo.settings
-    pool = sorted(repo.all_tasks, key=lambda t: natural_key(t.id)) if archived else repo.tasks
-    with usage_errors("--filter"):
-        tasks = apply_filters(pool, filters, settings)
     if sort:
         with usage_errors("--sort"):
-            tasks = sort_tasks(tasks, sort, settings)
-    if limit:
-        tasks = tasks[:limit]
+            sort_tasks((), sort, settings)  # checks the spec: its errors name --sort
+    with usage_errors("--filter"):
+        tasks = list_tasks(repo, filters=filters, sort=sort, limit=limit, archived=archived)
     chosen = output_format(options, fmt)
 
     def view(selection: list[Task]) -> list[dict[str, Any]]:
@@ -106,41 +102,6 @@ def list_command(
             title=f"{group_by}: {value or '(none)'}",
             no_color=options.no_color,
         )
-
-
-def _worklog(repo: Repository, task_id: str) -> dict[str, Any] | None:
-    """``{path, entries, last}`` of the task's worklog, or ``None`` when it has none."""
-    from tasktool.planning.worklog import read_worklog  # only get needs it, not list
-
-    if not is_safe_id(task_id) or not repo.worklog_path(task_id).exists():
-        return None
-    entries = read_worklog(repo, task_id).entries
-    return {
-        "path": str(repo.worklog_path(task_id)),
-        "entries": len(entries),
-        "last": entries[-1].timestamp if entries else None,
-    }
-
-
-def task_detail(repo: Repository, task: Task) -> dict[str, Any]:
-    """``get``'s JSON: the task with its body, both directions of dependency, children,
-    unmet dependencies and a worklog summary."""
-    graph = repo.graph
-    unmet = graph.unmet_dependencies(task)
-    by_id = graph.by_id
-    detail = task_view(task, body=True)
-    detail.update(
-        dependents=list(graph.dependents.get(task.id, ())),
-        children=[
-            {"id": by_id[child].id, "title": by_id[child].title, "status": by_id[child].status}
-            for child in graph.children.get(task.id, ())
-        ],
-        unmet_dependencies=unmet,
-        blocked=bool(unmet),
-        resolved=task.resolved,
-        worklog=_worklog(repo, task.id),
-    )
-    return detail
 
 
 @click.command("get")

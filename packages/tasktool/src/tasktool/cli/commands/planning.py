@@ -6,7 +6,6 @@ prints its result; the JSON documents are the core's ``to_json`` shapes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
@@ -21,13 +20,12 @@ from tasktool.cli.commands.base import (
     split_values,
     usage_errors,
 )
-from tasktool.model.task import STATUS_ORDER, Task
+from tasktool.model.task import STATUS_ORDER
 from tasktool.planning.board import GROUP_FIELDS, build_board
-from tasktool.planning.filters import apply_filters
-from tasktool.planning.ranking import DEFAULT_LIMIT, Ranked, rank_next
-from tasktool.planning.repository import Repository
+from tasktool.planning.ranking import DEFAULT_LIMIT, Ranked
 from tasktool.planning.stats import compute_stats
 from tasktool.planning.tracks import plan_tracks
+from tasktool.present.documents import rank
 from tasktool.present.graph_render import GRAPH_FORMATS, render_graph, select_graph
 from tasktool.present.render import emit_data, emit_fields, emit_table, emit_text
 
@@ -39,14 +37,6 @@ strict_phases_option = click.option(
     metavar="BOOL",
     help="Phase order before score (false: an earlier phase is only a score bonus).",
 )
-
-
-def _filter_predicate(repo: Repository, expressions: Sequence[str]) -> Callable[[Task], bool]:
-    """One pass of the ``list`` filters over the tasks, then a set lookup per candidate."""
-    with usage_errors("--filter"):
-        kept = apply_filters(repo.tasks, expressions, repo.settings)
-    allowed = {id(task) for task in kept}
-    return lambda task: id(task) in allowed
 
 
 def _why(item: Ranked) -> str:
@@ -89,16 +79,11 @@ def next_command(
     section is malformed.
     """
     repo = load_repository(options)
-    repo.config.require_next_config()
-    predicate = _filter_predicate(repo, filters) if filters else None
-    ranked = rank_next(
-        repo.graph,
-        repo.settings,
-        strict_phases=strict_phases,
-        quick_wins=quick_wins,
-        limit=limit,
-        predicate=predicate,
-    )
+    repo.config.require_next_config()  # a config error, before --filter's usage errors
+    with usage_errors("--filter"):
+        ranked = rank(
+            repo, limit=limit, quick_wins=quick_wins, strict_phases=strict_phases, filters=filters
+        )
     rows = [
         {
             "rank": item.rank,

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import click
 
-from mtcommon import CodedError
 from tasktool.cli.commands.base import (
     GlobalOptions,
     data_format,
@@ -20,11 +19,10 @@ from tasktool.cli.commands.base import (
 )
 from tasktool.config import CONFIG_NAME, load_config
 from tasktool.files.source_files import discover_files, read_source
-from tasktool.model.diagnostics import Diagnostic
-from tasktool.planning.checks import ValidationReport, build_report, check_tasks
-from tasktool.planning.repository import load_context
+from tasktool.planning.repository import loader
 from tasktool.planning.todos import scan_files
 from tasktool.planning.worklog import add_entry, read_worklog
+from tasktool.present.documents import validation_report
 from tasktool.present.render import emit_data, emit_text
 
 
@@ -81,19 +79,6 @@ def todos_command(
     )
 
 
-def _validation(options: GlobalOptions) -> ValidationReport:
-    try:
-        repo = load_context(options.overrides(), tolerant=True)
-    except CodedError as exc:  # An unreadable config or a missing task dir: one error.
-        file = (exc.details or {}).get("file")
-        problem = Diagnostic(
-            severity="error", code=exc.code, message=exc.message, file=str(file) if file else None
-        )
-        return build_report([problem])
-    checks = check_tasks(repo.all_tasks, repo.settings)
-    return build_report(repo.config_diagnostics, repo.broken, checks)
-
-
 @click.command("validate")
 @click.option("--strict", is_flag=True, help="Exit 2 when there are warnings (and no errors).")
 @format_option
@@ -109,7 +94,7 @@ def validate_command(
     parents, dependency and parent cycles (the cycle printed), unknown phases
     and scopes; plus broken task-like files and every config rule.
     """
-    report = _validation(options)
+    report = validation_report(loader(options.overrides()))
     rows = [
         {"level": d.severity, "code": d.code, "task": d.task_id, "message": d.message}
         for d in (*report.errors, *report.warnings)

@@ -1,0 +1,29 @@
+"""``mcp``: the MCP server over stdio (needs the ``mcp`` extra).
+
+The CLI loads this module by name, so it never imports the MCP front end; the SDK
+loads inside the command (it costs ~0.8 s of import time).
+"""
+
+from __future__ import annotations
+
+import click
+
+from tasktool.model.errors import missing_extra
+from tasktool.planning.repository import Invocation, serving_loader
+
+
+@click.command("mcp")
+@click.pass_obj
+def mcp_command(options: Invocation, /) -> None:
+    """Serve the tasks to agents over MCP on stdin/stdout.
+
+    Tools: list, get, next, set, add, validate, graph, tracks; each takes the
+    options of the command of the same name and returns JSON. Refuses to start
+    when the config's next section is malformed.
+    """
+    try:
+        from tasktool.mcp.server import create_server
+    except ImportError as exc:
+        raise missing_extra("mcp", exc) from None
+    load, _repo = serving_loader(options.overrides(), options.warn)
+    create_server(load).run("stdio")

@@ -1,0 +1,250 @@
+"""The read queries every front end answers, as JSON-ready documents.
+
+The CLI, the web API, the static export and the MCP tools call these same
+functions with a loaded :class:`~tasktool.repository.Repository`, so a filter,
+a ranking or a validation means one thing everywhere::
+
+    repo = load_context(overrides)
+    list_tasks(repo, filters=["status=pending"])   # list / GET /api/tasks / MCP list
+    task_detail(repo, repo.get("007"))             # get / GET /api/tasks/007 / MCP get
+    rank(repo, limit=5)                            # next / GET /api/next / MCP next
+
+Pure over the repository: no printing, no HTTP, no process state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from mtcommon import CodedError
+from tasktool.config import LoadedConfig
+from tasktool.files.taskfile import is_safe_id
+from tasktool.model.diagnostics import Diagnostic
+from tasktool.model.settings import Settings
+from tasktool.model.task import Task, natural_key
+from tasktool.model.views import task_view, task_views
+from tasktool.model.vocabulary import field_values
+from tasktool.planning.filters import apply_filters, sort_tasks
+from tasktool.planning.repository import Loader, Repository
+
+# ``list`` must stay light: ranking, the graph and the checks load in the queries that use them.
+if TYPE_CHECKING:
+    from tasktool.planning.checks import ValidationReport
+    from tasktool.planning.ranking import Ranked
+
+__all__ = [
+    "board_document",
+    "config_document",
+    "graph_document",
+    "list_tasks",
+    "next_document",
+    "rank",
+    "related_tasks",
+    "stats_document",
+    "task_detail",
+    "tasks_document",
+    "tracks_document",
+    "validation_report",
+    "vocabulary",
+]
+
+
+def list_tasks(
+    repo: Repository,
+    *,
+    filters: Sequence[str] = (),
+    sort: str | None = None,
+    limit: int = 0,
+    archived: bool = False,
+) -> list[Task]:
+    """``list``: active tasks (and archived ones when asked), filtered (AND), sorted, limited.
+
+    A bad filter or sort raises ``TaskToolError`` (``filter.*``).
+    """
+    pool = sorted(repo.all_tasks, key=lambda t: natural_key(t.id)) if archived else repo.tasks
+    tasks = apply_filters(pool, filters, repo.settings)
+    if sort:
+        tasks = sort_tasks(tasks, sort, repo.settings)
+    return tasks[:limit] if limit else tasks
+
+
+def _worklog(repo: Repository, task_id: str) -> dict[str, Any] | None:
+    """``{path, entries, last}`` of the task's worklog, or ``None`` when it has none."""
+    from tasktool.planning.worklog import read_worklog  # only get needs it, not list
+
+    if not is_safe_id(task_id) or not repo.worklog_path(task_id).exists():
+        return None
+    entries = read_worklog(repo, task_id).entries
+    return {
+        "path": str(repo.worklog_path(task_id)),
+        "entries": len(entries),
+        "last": entries[-1].timestamp if entries else None,
+    }
+
+
+def task_detail(repo: Repository, task: Task) -> dict[str, Any]:
+    """``get``'s JSON: the task with its body, both directions of dependency, children,
+    unmet dependencies and a worklog summary."""
+    graph = repo.graph
+    unmet = graph.unmet_dependencies(task)
+    by_id = graph.by_id
+    detail = task_view(task, body=True)
+    detail.update(
+        dependents=list(graph.dependents.get(task.id, ())),
+        children=[
+            {"id": by_id[child].id, "title": by_id[child].title, "status": by_id[child].status}
+            for child in graph.children.get(task.id, ())
+        ],
+        unmet_dependencies=unmet,
+        blocked=bool(unmet),
+        resolved=task.resolved,
+        worklog=_worklog(repo, task.id),
+    )
+    return detail
+
+
+def _filter_predicate(repo: Repository, expressions: Sequence[str]) -> Callable[[Task], bool]:
+    """One pass of the ``list`` filters over the tasks, then a set lookup per candidate."""
+    kept = apply_filters(repo.tasks, expressions, repo.settings)
+    allowed = {id(task) for task in kept}
+    return lambda task: id(task) in allowed
+
+
+def rank(
+    repo: Repository,
+    *,
+    limit: int,
+    quick_wins: bool = False,
+    strict_phases: bool = True,
+    filters: Sequence[str] = (),
+) -> list[Ranked]:
+    """``next``: the ranked actionable tasks. Refuses (``config.next.*``) when the config's
+    ``next`` section is malformed, as every ``next`` surface must."""
+    from tasktool.planning.ranking import rank_next
+
+    repo.config.require_next_config()
+    predicate = _filter_predicate(repo, filters) if filters else None
+    return rank_next(
+        repo.graph,
+        repo.settings,
+        strict_phases=strict_phases,
+        quick_wins=quick_wins,
+        limit=limit,
+        predicate=predicate,
+    )
+
+
+def validation_report(load: Loader) -> ValidationReport:
+    """``validate``: config and task checks. An unreadable config or a missing task
+    directory is one error in the report, not an exception."""
+    from tasktool.planning.checks import build_report, check_tasks
+
+    try:
+        repo = load(tolerant=True)
+    except CodedError as exc:
+        file = (exc.details or {}).get("file")
+        problem = Diagnostic(
+            severity="error", code=exc.code, message=exc.message, file=str(file) if file else None
+        )
+        return build_report([problem])
+    checks = check_tasks(repo.all_tasks, repo.settings)
+    return build_report(repo.config_diagnostics, repo.broken, checks)
+
+
+def config_document(loaded: LoadedConfig) -> dict[str, Any]:
+    """``config show``'s JSON: ``{"file", "settings": {"<key>": {"value", "source"}}}``."""
+    return {
+        "file": loaded.file,
+        "settings": {
+            key: {"value": value, "source": loaded.sources[key]}
+            for key, value in loaded.values.items()
+        },
+    }
+
+
+VOCABULARY_FIELDS = ("status", "priority", "effort", "type", "phase")
+
+
+def vocabulary(settings: Settings) -> dict[str, list[str]]:
+    """The known values of the closed fields and of ``phase``, in their natural order."""
+    return {field: list(field_values(field, settings) or ()) for field in VOCABULARY_FIELDS}
+
+
+def tasks_document(
+    repo: Repository,
+    *,
+    filters: Sequence[str] = (),
+    sort: str | None = None,
+    limit: int = 0,
+    archived: bool = False,
+) -> list[dict[str, Any]]:
+    """``GET /api/tasks``: the ``list`` JSON."""
+    return task_views(list_tasks(repo, filters=filters, sort=sort, limit=limit, archived=archived))
+
+
+def related_tasks(repo: Repository, detail: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """``{"id", "title", "status"}`` of the tasks a detail names (dependencies, dependents)."""
+    ids = {*detail["dependencies"], *detail["dependents"]}
+    return {
+        task.id: {"id": task.id, "title": task.title, "status": task.status}
+        for task_id in ids
+        if (task := repo.by_id.get(task_id)) is not None
+    }
+
+
+def next_document(
+    repo: Repository,
+    *,
+    limit: int,
+    quick_wins: bool = False,
+    strict_phases: bool = True,
+    filters: Sequence[str] = (),
+) -> list[dict[str, Any]]:
+    """``GET /api/next``: the ``next`` JSON, same phase rules and options as the CLI."""
+    ranked = rank(
+        repo, limit=limit, quick_wins=quick_wins, strict_phases=strict_phases, filters=filters
+    )
+    return [item.to_json() for item in ranked]
+
+
+def board_document(repo: Repository, group_by: str) -> dict[str, Any]:
+    """``board``: active tasks in columns by ``group_by``."""
+    from tasktool.planning.board import build_board
+
+    return build_board(repo.tasks, repo.settings, group_by).to_json()
+
+
+def graph_document(
+    repo: Repository,
+    *,
+    root: str | None = None,
+    upstream: bool = False,
+    downstream: bool = False,
+    exclude_status: Sequence[str] = (),
+) -> dict[str, Any]:
+    """``graph --format json``: the selected tasks, their edges and cycles."""
+    from tasktool.present.graph_render import select_graph
+
+    view = select_graph(
+        repo.graph,
+        root=root,
+        upstream=upstream,
+        downstream=downstream,
+        exclude_status=exclude_status,
+    )
+    return view.to_json()
+
+
+def stats_document(repo: Repository) -> dict[str, Any]:
+    """``stats``: counts, completion rate, blocked, longest chain."""
+    from tasktool.planning.stats import compute_stats
+
+    return compute_stats(repo.all_tasks, repo.settings).to_json()
+
+
+def tracks_document(repo: Repository, *, strict_phases: bool = True) -> dict[str, Any]:
+    """``tracks``: actionable work split into tracks that do not share a scope."""
+    from tasktool.planning.tracks import plan_tracks
+
+    return plan_tracks(repo.graph, repo.settings, strict_phases=strict_phases).to_json()

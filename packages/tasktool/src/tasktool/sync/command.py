@@ -1,0 +1,146 @@
+"""The ``sync`` Click command: import GitHub issues and Jira tickets as task files.
+
+The CLI group loads this command by name (:data:`tasktool.cli.commands.COMMANDS`);
+it does not import the CLI either: the group's global options arrive as
+``ctx.obj``, used through the small :class:`CliOptions` protocol.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+from typing import Protocol
+
+import click
+
+from tasktool.planning.repository import Repository
+from tasktool.present.render import FORMATS, emit_data
+from tasktool.sync import CONFLICT_MODES, SyncReport, configured_sources, run_sync
+from tasktool.sync.engine import Progress
+
+
+class CliOptions(Protocol):
+    """What the command uses of the CLI's global options."""
+
+    format: str | None
+    loud: bool
+    silent: bool
+
+    def repository(self) -> Repository: ...
+
+    def warn(self, message: str) -> None: ...
+
+
+@contextlib.contextmanager
+def _progress(enabled: bool) -> Iterator[Progress | None]:
+    """A live count of items per source on a terminal's stderr; nothing otherwise."""
+    if not enabled:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress as Bar
+    from rich.progress import SpinnerColumn, TaskID, TextColumn
+
+    with Bar(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
+        tasks: dict[str, TaskID] = {}
+
+        def advance(source: str, done: int) -> None:
+            if source not in tasks:
+                tasks[source] = bar.add_task(source)
+            bar.update(tasks[source], description=f"{source}: {done} items")
+
+        yield advance
+
+
+def _print_report(options: CliOptions, report: SyncReport) -> None:
+    for source in report.sources:
+        counted: dict[tuple[str, str], int] = {}
+        for missing in source.unmapped:
+            key = (missing.field, missing.value)
+            counted[key] = counted.get(key, 0) + 1
+        for (field, value), count in counted.items():
+            options.warn(
+                f"{source.name}: {field} {value!r} is not in field_map.{field} "
+                f"({count} item{'s' if count > 1 else ''}); the field is left as it is"
+            )
+        for outcome in source.outcomes:
+            if outcome.action in {"conflict", "error"} or (
+                options.loud and outcome.action != "unchanged"
+            ):
+                task = f" (task {outcome.task_id})" if outcome.task_id else ""
+                code = f" [{outcome.code}]" if outcome.code else ""
+                note = f": {outcome.note}" if outcome.note else ""
+                click.echo(
+                    f"{source.name}: {outcome.action} {outcome.external_id}{task}{note}{code}"
+                )
+        for external_id in source.removed_remotely:
+            click.echo(
+                f"{source.name}: {external_id} is no longer returned by the source "
+                "(deleted, moved or filtered out); its task is kept"
+            )
+        if source.error:
+            click.echo(f"error: {source.error} [{source.error_code}]", err=True)
+    prefix = "dry run (nothing written): " if report.dry_run else ""
+    click.echo(prefix + report.summary())
+
+
+@click.command("sync")
+@click.option("--source", "source_name", metavar="NAME", help="Sync only this source.")
+@click.option("--dry-run", is_flag=True, help="Report what would change; write nothing.")
+@click.option(
+    "--conflict",
+    type=click.Choice(CONFLICT_MODES),
+    default="skip",
+    show_default=True,
+    help="A task edited locally whose item also changed remotely: skip it, take the remote "
+    "version, or keep the local one.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default=None,
+    help="Output format (default: the global --format, else table).",
+)
+@click.pass_obj
+def sync_command(
+    options: CliOptions,
+    /,
+    *,
+    source_name: str | None,
+    dry_run: bool,
+    conflict: str,
+    fmt: str | None,
+) -> None:
+    """Import issues from the configured sync sources (GitHub, Jira) as task files.
+
+    New items become tasks in the source's output_dir; changed items are updated in
+    place; items edited locally and remotely are conflicts (see --conflict). Prints
+    'created N, updated N, unchanged N, conflicts N, errors N'; exits 1 when there
+    were errors.
+    """
+    repo = options.repository()
+    sources = configured_sources(repo, source_name)
+    chosen = fmt or options.format or "table"
+    with _progress(chosen == "table" and sys.stderr.isatty() and not options.silent) as progress:
+        report = run_sync(
+            repo,
+            sources,
+            env=os.environ,
+            mode=conflict,  # type: ignore[arg-type]  # click.Choice(CONFLICT_MODES)
+            dry_run=dry_run,
+            progress=progress,
+        )
+    if chosen == "table":
+        _print_report(options, report)
+    else:
+        emit_data(report.as_data(), chosen)
+    if report.totals()["errors"]:
+        raise click.exceptions.Exit(1)

@@ -1,0 +1,288 @@
+"""The JSON API under ``/api``: the CLI's read commands, one write, and change events.
+
+=========================  ===================================================
+``GET /api/tasks``         ``list``: ``filter`` (repeatable), ``sort``,
+                           ``limit``, ``archived``
+``GET /api/tasks/{id}``    ``get``: body, dependencies both ways, children,
+                           worklog
+``PUT /api/tasks/{id}``    partial edit (JSON object); 403 when read-only
+``GET /api/next``          ``next``: ``limit`` (5), ``quick_wins``,
+                           ``strict_phases``, ``filter``
+``GET /api/board``         ``board``: ``group_by`` (status)
+``GET /api/graph``         ``graph`` JSON: ``root``, ``upstream``,
+                           ``downstream``, ``exclude_status``
+``GET /api/stats``         ``stats``
+``GET /api/tracks``        ``tracks``: ``strict_phases``
+``GET /api/validate``      ``validate`` report
+``GET /api/config``        ``config show``
+``GET /api/events``        server-sent events: ``ready`` once, ``change`` when
+                           task files change on disk (debounced)
+=========================  ===================================================
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+from typing import Any, TypeVar
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route
+
+from mtcommon import CodedError, render_json
+from tasktool.model.errors import TaskToolError
+from tasktool.planning.changes import change_from_json
+from tasktool.planning.ranking import DEFAULT_LIMIT
+from tasktool.planning.repository import Repository
+from tasktool.planning.writes import today, update_task
+from tasktool.present.documents import (
+    board_document,
+    config_document,
+    graph_document,
+    next_document,
+    stats_document,
+    task_detail,
+    tasks_document,
+    tracks_document,
+    validation_report,
+)
+from tasktool.present.render import to_json
+from tasktool.web.events import ChangeFeed
+from tasktool.web.pages import NextOptions
+
+T = TypeVar("T")
+KEEPALIVE_S = 15.0
+
+
+def json_response(data: Any, status: int = 200) -> Response:
+    return Response(
+        to_json(data),
+        status_code=status,
+        media_type="application/json",
+        headers={"Cache-Control": "no-store"},
+    )
+
+
+def error_response(error: CodedError, status: int) -> Response:
+    return json_response(render_json(error), status)
+
+
+def _bad_parameter(name: str, expected: str) -> TaskToolError:
+    return TaskToolError(
+        f"query parameter {name!r} must be {expected}", code="web.invalid_parameter"
+    )
+
+
+def query_bool(request: Request, name: str, default: bool) -> bool:
+    """``true``/``false`` (also ``1``/``0``, ``yes``/``no``, ``on``); the last value wins."""
+    values = request.query_params.getlist(name)
+    if not values:
+        return default
+    text = values[-1].strip().lower()
+    if text in {"true", "1", "yes", "on"}:
+        return True
+    if text in {"false", "0", "no", "off"}:
+        return False
+    raise _bad_parameter(name, "true or false")
+
+
+def query_int(request: Request, name: str, default: int) -> int:
+    text = request.query_params.get(name)
+    if text is None or text == "":
+        return default
+    if not text.isdigit():
+        raise _bad_parameter(name, "a whole number >= 0")
+    return int(text)
+
+
+def query_list(request: Request, name: str) -> tuple[str, ...]:
+    """A repeatable parameter; ``exclude_status`` also takes comma-separated values."""
+    values = request.query_params.getlist(name)
+    if name == "exclude_status":
+        return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
+    return tuple(value for value in values if value.strip())
+
+
+async def with_repo(request: Request, query: Callable[[Repository], T]) -> T:
+    """Load the tasks and run ``query`` in a worker thread (both read files)."""
+    load = request.app.state.config.load
+
+    def work() -> T:
+        return query(load())
+
+    return await run_in_threadpool(work)
+
+
+async def list_endpoint(request: Request) -> Response:
+    filters = query_list(request, "filter")
+    sort = request.query_params.get("sort") or None
+    limit = query_int(request, "limit", 0)
+    archived = query_bool(request, "archived", False)
+    return json_response(
+        await with_repo(
+            request,
+            lambda repo: tasks_document(
+                repo, filters=filters, sort=sort, limit=limit, archived=archived
+            ),
+        )
+    )
+
+
+async def get_endpoint(request: Request) -> Response:
+    task_id = request.path_params["task_id"]
+    return json_response(
+        await with_repo(request, lambda repo: task_detail(repo, repo.get(task_id)))
+    )
+
+
+def apply_edit(repo: Repository, task_id: str, payload: object) -> dict[str, Any]:
+    """Check a JSON edit against the task and write it through the CLI's write path (the
+    task's lock, re-read under it, atomic replace, status bookkeeping)."""
+    task = repo.get(task_id)
+    change = change_from_json(payload, task, repo.settings, repo.ids, today())
+    if not change.empty:
+        task = update_task(repo, task_id, change)
+    return task_detail(repo, task)
+
+
+async def put_endpoint(request: Request) -> Response:
+    config = request.app.state.config
+    if config.readonly:
+        raise TaskToolError(
+            "the dashboard is read-only (web.readonly / --readonly); nothing was written",
+            code="web.read_only",
+        )
+    try:
+        payload = json.loads(await request.body())
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise TaskToolError(f"the body is not JSON: {exc}", code="web.invalid_json") from None
+    task_id = request.path_params["task_id"]
+    return json_response(await with_repo(request, lambda repo: apply_edit(repo, task_id, payload)))
+
+
+def next_options(request: Request) -> NextOptions:
+    """``limit``, ``quick_wins``, ``strict_phases`` and ``filter`` of ``next``."""
+    return NextOptions(
+        limit=query_int(request, "limit", DEFAULT_LIMIT),
+        quick_wins=query_bool(request, "quick_wins", False),
+        strict_phases=query_bool(request, "strict_phases", True),
+        filters=query_list(request, "filter"),
+    )
+
+
+def ranked(options: NextOptions) -> Callable[[Repository], list[dict[str, Any]]]:
+    """The ``next`` document for these options, as a query over a repository."""
+    return lambda repo: next_document(
+        repo,
+        limit=options.limit,
+        quick_wins=options.quick_wins,
+        strict_phases=options.strict_phases,
+        filters=options.filters,
+    )
+
+
+async def next_endpoint(request: Request) -> Response:
+    return json_response(await with_repo(request, ranked(next_options(request))))
+
+
+async def board_endpoint(request: Request) -> Response:
+    group_by = board_field(request)
+    return json_response(await with_repo(request, lambda repo: board_document(repo, group_by)))
+
+
+def board_field(request: Request) -> str:
+    from tasktool.planning.board import GROUP_FIELDS
+
+    group_by = request.query_params.get("group_by") or "status"
+    if group_by not in GROUP_FIELDS:
+        raise _bad_parameter("group_by", "one of " + ", ".join(GROUP_FIELDS))
+    return group_by
+
+
+def graph_options(request: Request) -> dict[str, Any]:
+    from tasktool.model.task import STATUS_ORDER
+
+    excluded = query_list(request, "exclude_status")
+    unknown = [status for status in excluded if status not in STATUS_ORDER]
+    if unknown:
+        raise _bad_parameter("exclude_status", "statuses among " + ", ".join(STATUS_ORDER))
+    options = {
+        "root": request.query_params.get("root") or None,
+        "upstream": query_bool(request, "upstream", False),
+        "downstream": query_bool(request, "downstream", False),
+        "exclude_status": excluded,
+    }
+    if (options["upstream"] or options["downstream"]) and options["root"] is None:
+        raise _bad_parameter("root", "given with upstream or downstream")
+    return options
+
+
+async def graph_endpoint(request: Request) -> Response:
+    options = graph_options(request)
+    return json_response(await with_repo(request, lambda repo: graph_document(repo, **options)))
+
+
+async def stats_endpoint(request: Request) -> Response:
+    return json_response(await with_repo(request, stats_document))
+
+
+async def tracks_endpoint(request: Request) -> Response:
+    strict = query_bool(request, "strict_phases", True)
+    return json_response(
+        await with_repo(request, lambda repo: tracks_document(repo, strict_phases=strict))
+    )
+
+
+async def validate_endpoint(request: Request) -> Response:
+    load = request.app.state.config.load
+    report = await run_in_threadpool(lambda: validation_report(load))
+    return json_response(report.to_json())
+
+
+async def config_endpoint(request: Request) -> Response:
+    return json_response(await with_repo(request, lambda repo: config_document(repo.config)))
+
+
+async def events_endpoint(request: Request) -> Response:
+    """``text/event-stream``: ``ready`` with the current version, then ``change`` each time
+    task files change (one per debounce window), a comment every 15 s to keep it open."""
+    feed: ChangeFeed = request.app.state.feed
+
+    async def stream() -> AsyncIterator[str]:
+        version = feed.version
+        yield f"retry: 2000\nevent: ready\ndata: {version}\n\n"
+        while True:
+            try:
+                async with asyncio.timeout(KEEPALIVE_S):
+                    latest = await feed.wait(version)
+            except TimeoutError:
+                yield ": keep-alive\n\n"
+                continue
+            if latest is None:
+                return
+            version = latest
+            yield f"event: change\ndata: {version}\n\n"
+
+    return StreamingResponse(
+        stream(),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
+
+
+ROUTES = [
+    Route("/api/tasks", list_endpoint, methods=["GET"]),
+    Route("/api/tasks/{task_id:path}", get_endpoint, methods=["GET"]),
+    Route("/api/tasks/{task_id:path}", put_endpoint, methods=["PUT"]),
+    Route("/api/next", next_endpoint, methods=["GET"]),
+    Route("/api/board", board_endpoint, methods=["GET"]),
+    Route("/api/graph", graph_endpoint, methods=["GET"]),
+    Route("/api/stats", stats_endpoint, methods=["GET"]),
+    Route("/api/tracks", tracks_endpoint, methods=["GET"]),
+    Route("/api/validate", validate_endpoint, methods=["GET"]),
+    Route("/api/config", config_endpoint, methods=["GET"]),
+    Route("/api/events", events_endpoint, methods=["GET"]),
+]

@@ -1,0 +1,95 @@
+"""Change notification: one watcher over the task directory, many SSE listeners.
+
+:class:`ChangeFeed` runs one ``watchfiles`` watcher (inotify on Linux, no
+polling of 10,000 files) for the whole server. A batch of changes to task
+files (``.md`` files outside hidden directories, plus ``.worklogs/``) bumps a
+version number once per debounce window; every ``/api/events`` stream waits
+for the version to move and then tells its page to reload. The tool's own
+state directory (``.tasktool/``: cache and locks) is ignored, so a page
+reloading (which may refresh the cache) never triggers itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from tasktool.files.scan import is_scanned_folder
+from tasktool.planning.repository import WORKLOG_DIR
+
+DEBOUNCE_MS = 200
+
+
+def is_task_change(task_dir: Path, path: str, ignore: tuple[str, ...] = ()) -> bool:
+    """A ``.md`` file in a folder the scan reads, or a worklog: worth a reload."""
+    try:
+        relative = Path(path).relative_to(task_dir)
+    except ValueError:
+        return False
+    if relative.suffix != ".md":
+        return False
+    folder = relative.parent.as_posix()
+    return folder in {".", WORKLOG_DIR} or is_scanned_folder(folder, ignore)
+
+
+class ChangeFeed:
+    """A version number that moves when task files change on disk."""
+
+    def __init__(self, task_dir: Path, ignore: tuple[str, ...] = ()) -> None:
+        self.task_dir = task_dir.resolve()
+        self.ignore = ignore
+        self.version = 0
+        self._changed = asyncio.Condition()
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self.closed = False
+
+    async def start(self) -> None:
+        """Start watching; returns once the watcher is set up."""
+        ready = asyncio.Event()
+        self._task = asyncio.create_task(self._watch(ready))
+        await ready.wait()
+
+    async def _watch(self, ready: asyncio.Event) -> None:
+        from watchfiles import awatch
+
+        def wanted(_change: object, path: str) -> bool:
+            return is_task_change(self.task_dir, path, self.ignore)
+
+        watcher = awatch(
+            self.task_dir,
+            watch_filter=wanted,
+            debounce=DEBOUNCE_MS,
+            step=50,
+            stop_event=self._stop,
+            yield_on_timeout=True,
+            rust_timeout=100,
+        )
+        try:
+            async for changes in watcher:
+                ready.set()  # the first (timeout) batch says the watcher is running
+                if changes:
+                    await self.bump()
+        finally:
+            ready.set()
+
+    async def bump(self) -> None:
+        """Announce a change to every listener."""
+        async with self._changed:
+            self.version += 1
+            self._changed.notify_all()
+
+    async def wait(self, seen: int) -> int | None:
+        """The version once it differs from ``seen``, or ``None`` once the feed is closed."""
+        async with self._changed:
+            await self._changed.wait_for(lambda: self.version != seen or self.closed)
+            return None if self.closed else self.version
+
+    async def close(self) -> None:
+        """Stop the watcher and end every listener's wait."""
+        self._stop.set()
+        async with self._changed:
+            self.closed = True
+            self._changed.notify_all()
+        if self._task is not None:
+            await self._task

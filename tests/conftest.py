@@ -1,0 +1,66 @@
+"""Suite-wide rules: in CI a test that needs a real component may not skip.
+
+A test marked ``postgres``, ``redis``, ``browser`` or ``unprivileged`` needs something
+outside Python (a server, Debian ``chromium``, a non-root uid). Outside CI such a test
+may skip when the component is missing. In CI (``CI`` set to anything but ``0``/``false``,
+as ``.ci/run`` does) its skip is reported as a failure, so a green run proves that every
+store, browser and privilege case really ran.
+
+Tests marked ``unprivileged`` check file modes, which root bypasses. Run as root they
+skip, or in CI are deselected: the ``unprivileged`` nox session runs them again as a
+throwaway uid (``setpriv``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Generator
+
+import pytest
+
+#: Markers naming a component a test cannot run without.
+REQUIRED_MARKERS = ("postgres", "redis", "browser", "unprivileged")
+#: Fixtures that imply a marker, so a test cannot forget it.
+FIXTURE_MARKERS = {"postgres_url": "postgres"}
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def needed_components(item: pytest.Item) -> list[str]:
+    return [name for name in REQUIRED_MARKERS if item.get_closest_marker(name) is not None]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        for fixture, marker in FIXTURE_MARKERS.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(marker)
+    if os.geteuid() != 0:
+        return
+    privileged = [item for item in items if item.get_closest_marker("unprivileged")]
+    if in_ci():
+        # Root in CI: these run in the ``unprivileged`` nox session instead.
+        config.hook.pytest_deselected(items=privileged)
+        items[:] = [item for item in items if not item.get_closest_marker("unprivileged")]
+        return
+    skip = pytest.mark.skip(reason="root bypasses file modes (nox -s unprivileged runs this)")
+    for item in privileged:
+        item.add_marker(skip)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    if report.skipped and not hasattr(report, "wasxfail") and in_ci():
+        needs = needed_components(item)
+        if needs:
+            reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+            report.outcome = "failed"
+            report.longrepr = (
+                f"skipped in CI, but this test needs {', '.join(needs)} and must run: {reason}"
+            )
+    return report

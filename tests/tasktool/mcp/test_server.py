@@ -1,0 +1,139 @@
+"""The MCP tools in-process (``mcp.Client(server)``) and over real stdio (``tasktool mcp``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+from tasktool.config import Overrides
+from tasktool.mcp.server import create_server
+from tasktool.planning.repository import loader
+from tests.tasktool.conftest import Project
+from tests.tasktool.web.conftest import seed_tasks
+
+TOOLS = {"list", "get", "next", "set", "add", "validate", "graph", "tracks"}
+
+
+@pytest.fixture
+def tasks(project: Project) -> Path:
+    return seed_tasks(project)
+
+
+def _data(result: Any) -> Any:
+    assert not result.is_error, result.content[0].text
+    return json.loads(result.content[0].text)
+
+
+async def test_every_tool_in_process(project: Project, tasks: Path) -> None:
+    server = create_server(loader(Overrides(config=str(project.root / ".tasktool.yaml"))))
+    async with Client(server) as client:
+        listed = await client.list_tools()
+        assert {tool.name for tool in listed.tools} == TOOLS
+        assert all(tool.description for tool in listed.tools)
+
+        pending = _data(await client.call_tool("list", {"filter": ["status=pending"]}))
+        assert [t["id"] for t in pending["tasks"]] == ["002", "003", "005"]
+        detail = _data(await client.call_tool("get", {"id": "002"}))
+        assert detail["dependents"] == ["003"]
+        ranked = _data(await client.call_tool("next", {"limit": 0}))
+        assert [t["id"] for t in ranked["tasks"]] == ["001", "005"]
+
+        done = _data(
+            await client.call_tool("set", {"id": "001", "status": "completed", "add_tags": ["x"]})
+        )
+        assert done["status"] == "completed"
+        assert done["completed_at"]
+        assert done["tags"] == ["api", "x"]
+        assert "status: completed" in (tasks / "001-task.md").read_text()
+        after = _data(await client.call_tool("next", {}))
+        assert after["tasks"][0]["id"] == "002"  # its dependency is done now
+
+        added = _data(
+            await client.call_tool(
+                "add", {"title": "From an agent", "priority": "high", "dependencies": ["002"]}
+            )
+        )
+        assert added["id"] == "006"
+        assert (tasks / "006-from-an-agent.md").exists()
+
+        report = _data(await client.call_tool("validate", {}))
+        assert report["valid"] is True
+        graph = _data(await client.call_tool("graph", {}))
+        assert {"from": "002", "to": "006"} in graph["edges"]
+        mermaid = _data(await client.call_tool("graph", {"format": "mermaid", "root": "002"}))
+        assert mermaid["text"].startswith("graph")
+        tracks = _data(await client.call_tool("tracks", {"strict_phases": False}))
+        assert "tracks" in tracks
+
+
+async def test_errors_are_tool_errors_with_their_code(project: Project, tasks: Path) -> None:
+    before = (tasks / "002-task.md").read_bytes()
+    server = create_server(loader(Overrides(config=str(project.root / ".tasktool.yaml"))))
+    async with Client(server) as client:
+        missing = await client.call_tool("get", {"id": "999"})
+        bad = await client.call_tool("set", {"id": "002", "effort": "huge"})
+        nothing = await client.call_tool("set", {"id": "002"})
+        bad_filter = await client.call_tool("list", {"filter": ["colour=red"]})
+    assert missing.is_error
+    assert "[task.not_found]" in missing.content[0].text
+    assert bad.is_error
+    assert "[task.invalid_effort]" in bad.content[0].text
+    assert nothing.is_error
+    assert bad_filter.is_error
+    assert "[filter.field]" in bad_filter.content[0].text
+    assert (tasks / "002-task.md").read_bytes() == before
+
+
+async def test_every_tool_over_stdio(project: Project, tasks: Path) -> None:
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("TASKTOOL_")},
+        **project.env,
+    }
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "tasktool", "mcp"], cwd=str(project.root), env=env
+    )
+    async with Client(params, read_timeout_seconds=30) as client:
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        assert names == TOOLS
+        calls = {
+            "list": {},
+            "get": {"id": "003"},
+            "next": {},
+            "set": {"id": "003", "owner": "zoe"},
+            "add": {"title": "Over stdio"},
+            "validate": {},
+            "graph": {"format": "dot"},
+            "tracks": {},
+        }
+        results = {name: _data(await client.call_tool(name, args)) for name, args in calls.items()}
+    assert results["get"]["title"] == "Document it"
+    assert results["set"]["owner"] == "zoe"
+    assert "owner: zoe  # who writes it" in (tasks / "003-task.md").read_text()
+    assert results["add"]["id"] == "006"
+    assert results["graph"]["text"].startswith("digraph")
+    assert results["list"]["count"] == 5
+
+
+def test_mcp_refuses_a_bad_next_section(project: Project, tasks: Path) -> None:
+    import subprocess
+
+    project.config("dir: tasks\nnext:\n  unphased: sometimes\n")
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("TASKTOOL_")}, **project.env}
+    done = subprocess.run(
+        [sys.executable, "-m", "tasktool", "mcp"],
+        cwd=project.root,
+        env=env,
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "[config.next." in done.stderr

@@ -1,0 +1,144 @@
+"""The ``tasktool`` command in-process through Click's ``CliRunner``: arguments, usage errors
+and coded errors, fast enough to cover every command (``tests/e2e`` runs whole processes).
+
+The group is loaded through the installed console script's entry point, so these tests
+drive exactly the command users get.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner, Result
+
+from tasktool import __version__
+
+from .conftest import Project
+
+#: Every stderr line: ``warning:``/``error:``, a message, a dotted code in brackets.
+DIAGNOSTIC = re.compile(r"(warning|error): .+ \[[a-z_]+(\.[a-z_]+)*\]")
+
+Invoke = Callable[..., Result]
+
+
+def tasktool_group() -> click.Group:
+    (script,) = entry_points(group="console_scripts", name="tasktool")
+    group = script.load()
+    assert isinstance(group, click.Group)
+    return group
+
+
+@pytest.fixture
+def tasktool(project: Project, monkeypatch: pytest.MonkeyPatch) -> Invoke:
+    """Run ``tasktool ARGS`` in the project's root; assert the exit code and that stderr
+    holds only coded diagnostics, never a traceback."""
+    for name in [name for name in os.environ if name.startswith("TASKTOOL_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(project.home))
+    monkeypatch.chdir(project.root)
+    group = tasktool_group()
+
+    def invoke(*args: str, code: int = 0) -> Result:
+        result = CliRunner().invoke(group, list(args), prog_name="tasktool", catch_exceptions=False)
+        assert "Traceback" not in result.stderr, result.stderr
+        for line in result.stderr.splitlines():
+            assert DIAGNOSTIC.fullmatch(line), f"uncoded stderr line: {line!r}"
+        assert result.exit_code == code, (args, result.exit_code, result.stderr)
+        return result
+
+    invoke("init")
+    return invoke
+
+
+def test_version_and_help(tasktool: Invoke) -> None:
+    assert tasktool("--version").stdout == f"tasktool, version {__version__}\n"
+    assert "Manage tasks kept as Markdown files" in tasktool("--help").stdout
+    assert tasktool("-h").stdout == tasktool("--help").stdout
+
+
+def command_names() -> list[str]:
+    group = tasktool_group()
+    return group.list_commands(click.Context(group))  # commands load lazily
+
+
+def test_the_commands_are_listed() -> None:
+    assert {"init", "add", "list", "get", "set", "rm", "validate"} <= set(command_names())
+
+
+@pytest.mark.parametrize("command", command_names())
+def test_every_command_has_help(tasktool: Invoke, command: str) -> None:
+    helped = tasktool(command, "--help").stdout
+    assert helped.startswith(f"Usage: tasktool {command} ")
+    group = tasktool_group()
+    found = group.get_command(click.Context(group), command)
+    assert found is not None
+    assert found.get_short_help_str(limit=200).split()[0] in helped
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (("nope",), "No such command 'nope'"),
+        (("set",), "Missing argument 'ID'"),
+        (("list", "--format", "xml"), "'--format'"),
+        (("list", "--filter", "priority>>high"), "--filter"),
+        (("list", "--no-such-option"), "--no-such-option"),
+        (("--worktree-scope", "shared", "list"), "--worktree-scope"),
+        (("add",), "Missing argument"),
+    ],
+)
+def test_usage_errors_exit_2_with_one_coded_line(
+    tasktool: Invoke, args: tuple[str, ...], named: str
+) -> None:
+    failed = tasktool(*args, code=2)
+    assert failed.stdout == ""
+    (line,) = failed.stderr.splitlines()
+    assert named in line
+    assert line.endswith("[usage]")
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (("get", "999"), "task.not_found"),
+        (("set", "999", "--status", "completed"), "task.not_found"),
+        (("rm", "999"), "task.not_found"),
+        (("add", "X", "--priority", "bogus"), "task.invalid_priority"),
+        (("add", ""), "task.invalid_title"),
+        (("init",), "config.exists"),
+    ],
+)
+def test_errors_exit_1_with_their_code(
+    tasktool: Invoke, project: Project, args: tuple[str, ...], code: str
+) -> None:
+    before = sorted(path.name for path in (project.root / "tasks").iterdir())
+    failed = tasktool(*args, code=1)
+    (line,) = failed.stderr.splitlines()
+    assert line.startswith("error: ")
+    assert line.endswith(f"[{code}]")
+    assert sorted(path.name for path in (project.root / "tasks").iterdir()) == before
+
+
+def test_arguments_reach_the_task_file(tasktool: Invoke, project: Project) -> None:
+    tasktool("add", "Write docs", "--priority", "high", "--tag", "docs,api")
+    (path,) = (project.root / "tasks").glob("001-*.md")
+    text = path.read_text()
+    assert "priority: high" in text
+    assert re.search(r"tags: \[docs, api\]|tags:\n\s+- docs\n\s+- api", text), text
+    tasktool("set", "001", "--status", "completed")
+    assert "status: completed" in path.read_text()
+    listed = tasktool("list", "--format", "json", "--filter", "status=completed").stdout
+    assert '"id": "001"' in listed
+
+
+def test_global_task_dir_option(tasktool: Invoke, project: Project) -> None:
+    (project.root / "elsewhere").mkdir()
+    tasktool("--task-dir", "elsewhere", "add", "Placed")
+    assert [p.name for p in (project.root / "elsewhere").glob("*.md")] == ["001-placed.md"]
+    assert not list(Path(project.root / "tasks").glob("*.md"))
