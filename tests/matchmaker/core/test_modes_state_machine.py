@@ -81,6 +81,7 @@ class ModesMachine(RuleBasedStateMachine):
         self.used: set[str] = set()  # entry ids that went into a session
         self.sessions: set[str] = set()
         self.proposals: dict[str, list[str]] = {}  # id -> proposer and members
+        self.away: set[str] = set()
         self.delegate: str | None = None
         self.mirror: dict[str, str] | None = None  # the delegate's view: entry id -> client
         self.version = 0
@@ -128,6 +129,8 @@ class ModesMachine(RuleBasedStateMachine):
             # matched in one pool: its other entries are withdrawn (events follow)
 
     def _try(self, client: str, command: ModeCommand) -> Any:
+        if client in self.away:
+            return None  # an away client has no connection to send with
         try:
             answer, out = self.core.command(client, PROJECT, command, self.now)
         except MatchmakerError as error:
@@ -168,6 +171,8 @@ class ModesMachine(RuleBasedStateMachine):
         self._enter(data.draw(st.sampled_from(sorted(self.regions))), pool, listed)
 
     def _enter(self, client: str, pool: str, listed: bool) -> None:
+        if client in self.away:
+            return  # an away client has no connection to send with
         if (client, pool) in self.waiting or len(self.core.clients[client].entries) == 3:
             return  # refusals of these are covered by the auto-mode machine
         request = EnterPool(policy=pool, listed=listed)
@@ -179,6 +184,8 @@ class ModesMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def leave(self, data: st.DataObject) -> None:
         client, pool = data.draw(st.sampled_from(sorted(self.waiting)))
+        if client in self.away:
+            return
         entry_id, out = self.core.leave_pool(client, pool)
         assert entry_id == self.waiting.pop((client, pool))
         self._apply(out)
@@ -189,7 +196,24 @@ class ModesMachine(RuleBasedStateMachine):
         client = data.draw(st.sampled_from(sorted(self.regions)))
         self._apply(self.core.disconnect(client))
         del self.regions[client]
+        self.away.discard(client)
         self.waiting = {k: v for k, v in self.waiting.items() if k[0] != client}
+
+    @precondition(lambda self: set(self.regions) - self.away)
+    @rule(data=st.data())
+    def drop(self, data: st.DataObject) -> None:
+        """An unclean disconnect: the client is away, its entries paused (kept)."""
+        client = data.draw(st.sampled_from(sorted(set(self.regions) - self.away)))
+        self._apply(self.core.suspend(client))
+        self.away.add(client)
+
+    @precondition(lambda self: self.away)
+    @rule(data=st.data())
+    def come_back(self, data: st.DataObject) -> None:
+        """A resume: the paused entries are back (and may complete groups at once)."""
+        client = data.draw(st.sampled_from(sorted(self.away)))
+        self.away.discard(client)
+        self._apply(self.core.resume(client, self.now))
 
     @precondition(lambda self: self.delegate is not None)
     @rule()
@@ -276,14 +300,24 @@ class ModesMachine(RuleBasedStateMachine):
             for fifo in pool.buckets.values()
             for entry in fifo.values()
         }
-        assert live == self.waiting
+        # An away client's entries are kept (paused), out of the buckets: none is lost.
+        active = {k: v for k, v in self.waiting.items() if k[0] not in self.away}
+        assert live == active
+        paused = {
+            (cid, name): entry.entry_id
+            for cid in self.away
+            for name, entry in self.core.clients[cid].entries.items()
+        }
+        assert paused == {k: v for k, v in self.waiting.items() if k[0] in self.away}
+        assert all(self.core.clients[cid].entries[p].paused for cid, p in paused)
         assert not (set(live.values()) & self.used)
 
     @invariant()
     def mode_state_points_at_live_entries(self) -> None:
         waiting_in: dict[str, set[str]] = {}
         for client, pool in self.waiting:
-            waiting_in.setdefault(pool, set()).add(client)
+            if client not in self.away:  # paused entries are out of every mode's view
+                waiting_in.setdefault(pool, set()).add(client)
         for pool in self.core.pools.values():
             here = waiting_in.get(pool.name, set())
             mode = pool.mode

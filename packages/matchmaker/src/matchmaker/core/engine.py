@@ -126,8 +126,8 @@ class Matchmaker:
             pool = entry.pool
             pool.mode.leaving(entry, "away", out)
             pool.remove(entry)
+            pool.paused += 1
             entry.paused = True
-            self._free_if_idle(pool)
         self._status(client, "away", out)
         return out
 
@@ -142,8 +142,8 @@ class Matchmaker:
         for entry in list(client.entries.values()):
             if not entry.live:
                 continue  # withdrawn because an earlier entry of this client just matched
-            pool = self.pools.setdefault(entry.pool.key, entry.pool)
-            entry.pool = pool
+            pool = entry.pool  # kept live by its paused entries
+            pool.paused -= 1
             entry.paused = False
             pool.add(entry)
             pool.mode.entered(entry, now_ms, out)
@@ -358,10 +358,12 @@ class Matchmaker:
         pool = entry.pool
         entry.live = False
         del entry.client.entries[pool.name]
-        if not entry.paused:  # a paused entry left its pool when its client went away
+        if entry.paused:  # it left the buckets and the mode's view when its client went away
+            pool.paused -= 1
+        else:
             pool.mode.leaving(entry, reason, out)
             pool.remove(entry)
-            self._free_if_idle(pool)
+        self._free_if_idle(pool)
         if stale:
             self._stale += 1
             if self._stale >= _HEAP_COMPACT_MIN and self._stale * 2 > len(self._expiry):
@@ -370,8 +372,10 @@ class Matchmaker:
                 self._stale = 0
 
     def _free_if_idle(self, pool: Pool) -> None:
-        """Forget a pool with no entries (and nothing its mode keeps it live for)."""
-        if pool.size == 0 and not pool.mode.holds() and self.pools.get(pool.key) is pool:
+        """Forget a pool with no entries, waiting or paused (and nothing its mode keeps it
+        live for)."""
+        idle = pool.size == 0 and pool.paused == 0 and not pool.mode.holds()
+        if idle and self.pools.get(pool.key) is pool:
             del self.pools[pool.key]
 
     def form(self, group: list[Entry], out: list[Delivery]) -> str:

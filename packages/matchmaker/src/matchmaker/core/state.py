@@ -79,6 +79,7 @@ class Pool:
     spec: PoolSpec
     buckets: dict[Bucket, dict[str, Entry]] = field(default_factory=dict)
     size: int = 0
+    paused: int = 0  # entries out of the buckets while their clients are away
     mode: ModeStrategy = field(init=False)  # set by the engine right after construction
 
     def add(self, entry: Entry) -> None:
