@@ -5,7 +5,9 @@ installs the three packages from ``packages/`` and every tool at the version
 pinned in ``.ci/constraints.txt``. Tests run on every interpreter found among
 3.11 (the oldest supported) and the newest installed; none found is an error.
 When ``CI_REPORTS`` names a directory, each pytest run writes its JUnit XML
-there, for ``.ci/skips.py`` to count the skips.
+there, for ``.ci/skips.py`` to count the skips. matchmaker comes with its ``fast`` extra
+(granian, uvloop), so the tests run the data plane on both servers (hypercorn is always
+installed); tasktool with its ``web`` and ``mcp`` extras.
 """
 
 from __future__ import annotations
@@ -21,7 +23,11 @@ import nox
 ROOT = Path(__file__).parent
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 CONSTRAINTS = ROOT / ".ci" / "constraints.txt"
-PACKAGES = ["./packages/common", "./packages/matchmaker[postgres]", "./packages/tasktool[web,mcp]"]
+PACKAGES = [
+    "./packages/common",
+    "./packages/matchmaker[postgres,fast]",
+    "./packages/tasktool[web,mcp]",
+]
 SOURCES = ["packages/common/src", "packages/matchmaker/src", "packages/tasktool/src"]
 SUPPORTED = [f"3.{minor}" for minor in range(11, 20)]
 #: The throwaway identity the ``unprivileged`` session runs as (no passwd entry needed).

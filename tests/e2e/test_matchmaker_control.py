@@ -133,7 +133,7 @@ def test_without_a_key_there_is_no_control_plane(
     assert on_data_port.json()["error"]["code"] == "route.not_found"
     with pytest.raises(httpx.ConnectError):
         httpx.get(f"http://127.0.0.1:{management_port}/healthz")
-    assert "control plane disabled" in mm.log()
+    assert "control plane off (no management key" in mm.log()
     assert "--store is ignored" in mm.log()
     assert mm.stop() == 0
     assert not (tmp_path / "matchmaker.db").exists()
@@ -144,6 +144,7 @@ def test_key_and_store_come_from_the_environment(
     started: list[MatchmakerProcess], tmp_path: Path
 ) -> None:
     env = {"REALTIME_MGMT_KEY": KEY, "MATCHMAKER_STORE": "memory://"}
+    env["MATCHMAKER_STORE_URL"] = "sqlite:///typo.db"  # the old name: warned about, ignored
     mm = start(started, tmp_path, env=env)
     assert httpx.get(f"{mm.control_url}/admin/projects", headers=AUTH).status_code == 200
     assert (
@@ -154,6 +155,14 @@ def test_key_and_store_come_from_the_environment(
     )
     assert mm.stop() == 0
     assert KEY not in mm.log()
+    # The documented variable chooses the store: nothing falls back to the SQLite default.
+    assert "control plane on, store memory://" in mm.log()
+    assert not (tmp_path / "matchmaker.db").exists()
+    assert not (tmp_path / "typo.db").exists()
+    assert (
+        "WARNING matchmaker: unknown environment variable MATCHMAKER_STORE_URL is ignored "
+        "(did you mean MATCHMAKER_STORE?)"
+    ) in mm.log()
 
 
 def test_matchmaker_env_vars_set_ports_and_key(
@@ -180,7 +189,7 @@ def test_matchmaker_env_vars_set_ports_and_key(
             ["--management-key", KEY, "--store", "sqlite:////nonexistent/dir/x.db"],
             "store.unavailable",
         ),
-        (["--management-key", ""], "must not be empty"),
+        (["--management-key", ""], "must be a non-empty string"),
         (["--port", "70000"], "70000"),
         (["--max-frame-bytes", "0"], "0"),
     ],

@@ -1,8 +1,10 @@
 """The real ``matchmaker`` executable: /admin changes reach WebSocket clients at the next step.
 
 The control plane's writes (lockdown, policies, keys, deletion) apply to the
-next ``hello``, ``pool.enter`` or ``session.join``; pools and sessions that are
-already live are never touched. WebSocket side through ``matchmaker.client``.
+next ``hello``, ``pool.enter`` or ``session.join``; sessions and ad-hoc pools that
+are already live are never touched, and entries waiting under a policy that was
+changed or removed are closed (``pool.closed``). WebSocket side through
+``matchmaker.client``.
 """
 
 from __future__ import annotations
@@ -135,6 +137,32 @@ async def test_a_policy_added_or_changed_by_patch_is_what_the_next_entry_uses(
     ).status_code == 200
     assert (await c.enter(policy="duel"))["groupSize"] == 3
     await refused("pool.policy_not_found", c.enter(policy="gone"))
+
+
+async def test_waiting_clients_of_a_changed_policy_are_told_and_others_keep_waiting(
+    admin: httpx.AsyncClient, connect: Callable[..., Any]
+) -> None:
+    ranked = {"name": "ranked", "mode": "auto", "groupSize": 2}
+    body = {"id": "cup", "policies": [DUEL, ranked]}
+    assert (await admin.post("/admin/projects", json=body)).status_code == 201
+    a, b, c = [await connect(project="cup") for _ in range(3)]
+    waiting = await a.enter()
+    await b.enter(policy="ranked")
+    trio = {**DUEL, "groupSize": 3}
+    patched = await admin.patch("/admin/projects/cup", json={"policies": [trio, ranked]})
+    assert patched.status_code == 200
+    closed = await a.next_event("pool.closed")
+    assert closed.data == {
+        "pool": "duel",
+        "entry_id": waiting["entry_id"],
+        "reason": "policy_changed",
+    }
+    assert (await a.enter())["groupSize"] == 3
+    await c.enter(policy="ranked")
+    created = await b.next_event("session.created")
+    assert {m["client_id"] for m in created.data["members"]} == {b.client_id, c.client_id}
+    assert (await admin.delete("/admin/projects/cup")).status_code == 204
+    assert (await a.next_event("pool.closed")).data["pool"] == "duel"
 
 
 async def test_keys_changed_by_patch_apply_to_the_next_hello_and_request(

@@ -126,8 +126,15 @@ def test_startup_codes_match_their_table_with_their_exit_status() -> None:
     assert {code: int(row[0]) for code, row in documented.items()} == expected
 
 
+def test_admin_cli_codes_match_their_table() -> None:
+    documented = _documented("operations.md", "Admin CLI errors", 0)
+    assert set(documented) == {c for c, spec in CATALOGUE.items() if spec.admin}
+
+
 def test_every_code_has_a_surface() -> None:
-    nowhere = [c for c, s in CATALOGUE.items() if not (s.data or s.http or s.exit or s.client)]
+    nowhere = [
+        c for c, s in CATALOGUE.items() if not (s.data or s.http or s.exit or s.client or s.admin)
+    ]
     assert nowhere == []
 
 

@@ -66,3 +66,12 @@ def test_the_python_client_loads_none_of_the_server() -> None:
     assert under(loaded, "starlette", "hypercorn") == []
     assert under(loaded, "matchmaker.core", "matchmaker.data", "matchmaker.control") == []
     assert under(loaded, "matchmaker.store", "matchmaker.server") == []
+
+
+def test_the_command_line_loads_no_server_http_client_or_rich() -> None:
+    """``matchmaker --help``, ``config show`` and ``admin`` parse without the heavy libraries;
+    the server, httpx and rich are imported by the command that runs them."""
+    loaded = loaded_after("matchmaker.cli")
+    assert "matchmaker.admin.commands" in loaded
+    assert under(loaded, "starlette", "hypercorn", "granian", "httpx", "rich", "asyncpg") == []
+    assert under(loaded, "matchmaker.server", "matchmaker.data", "matchmaker.control") == []

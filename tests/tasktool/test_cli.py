@@ -82,25 +82,25 @@ def test_every_command_has_help(tasktool: Invoke, command: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("args", "named"),
+    ("args", "named", "code"),
     [
-        (("nope",), "No such command 'nope'"),
-        (("set",), "Missing argument 'ID'"),
-        (("list", "--format", "xml"), "'--format'"),
-        (("list", "--filter", "priority>>high"), "--filter"),
-        (("list", "--no-such-option"), "--no-such-option"),
-        (("--worktree-scope", "shared", "list"), "--worktree-scope"),
-        (("add",), "Missing argument"),
+        (("nope",), "No such command 'nope'", "usage"),
+        (("set",), "Missing argument 'ID'", "usage"),
+        (("list", "--format", "xml"), "'--format'", "usage"),
+        (("list", "--filter", "priority>>high"), "--filter", "filter.value"),
+        (("list", "--no-such-option"), "--no-such-option", "usage"),
+        (("--worktree-scope", "shared", "list"), "--worktree-scope", "usage"),
+        (("add",), "Missing argument", "usage"),
     ],
 )
 def test_usage_errors_exit_2_with_one_coded_line(
-    tasktool: Invoke, args: tuple[str, ...], named: str
+    tasktool: Invoke, args: tuple[str, ...], named: str, code: str
 ) -> None:
     failed = tasktool(*args, code=2)
     assert failed.stdout == ""
     (line,) = failed.stderr.splitlines()
     assert named in line
-    assert line.endswith("[usage]")
+    assert line.endswith(f"[{code}]")
 
 
 @pytest.mark.parametrize(

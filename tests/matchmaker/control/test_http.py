@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from matchmaker.control.http import MAX_BODY_BYTES
+from matchmaker.config import ControlLimits
 from matchmaker.server import Bound
 
 from .conftest import KEY
@@ -127,13 +127,13 @@ def test_patch_needs_a_json_content_type(admin: httpx.Client) -> None:
 
 def test_body_of_exactly_1_mib_is_accepted(admin: httpx.Client) -> None:
     head, tail = b'{"id": "a", "displayName": "', b'"}'
-    body = head + b"x" * (MAX_BODY_BYTES - len(head) - len(tail)) + tail
-    assert len(body) == MAX_BODY_BYTES
+    body = head + b"x" * (ControlLimits().max_body_bytes - len(head) - len(tail)) + tail
+    assert len(body) == ControlLimits().max_body_bytes
     assert admin.post("/admin/projects", content=body, headers=JSON).status_code == 201
 
 
 def test_body_over_1_mib_is_413(admin: httpx.Client) -> None:
-    body = b'{"id": "a", "displayName": "' + b"x" * MAX_BODY_BYTES + b'"}'
+    body = b'{"id": "a", "displayName": "' + b"x" * ControlLimits().max_body_bytes + b'"}'
     response = admin.post("/admin/projects", content=body, headers=JSON)
     assert response.status_code == 413
     assert response.json()["error"]["code"] == "request.too_large"

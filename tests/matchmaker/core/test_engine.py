@@ -25,6 +25,7 @@ TAGS: dict[type, str] = {
     events.MemberLeft: "session.member_left",
     events.PoolWithdrawn: "pool.withdrawn",
     events.PoolExpired: "pool.expired",
+    events.PoolClosed: "pool.closed",
 }
 
 
@@ -283,3 +284,26 @@ def test_expiry_heap_is_compacted() -> None:
         core.enter(a, PROJECT, enter_data(), 0)
         core.leave_pool(a, "duel")
     assert len(core._expiry) < 2100
+
+
+def test_a_policy_change_closes_only_that_projects_changed_policy_pools() -> None:
+    core = new_core()
+    a, b, c = connect(core, region="eu"), connect(core), connect(core)
+    other = core.connect("q", None, {}).client_id
+    core.enter(a, PROJECT, enter_data(policy="regional"), 0)
+    entered_b, _ = core.enter(b, PROJECT, enter_data(), 0)
+    core.enter(c, PROJECT, enter_data(pool="adhoc", create=True, mode="auto", group_size=2), 0)
+    core.enter(other, Project(id="q", policies=(DUEL,)), enter_data(), 0)
+    wider = MatchmakingPolicy(name="duel", mode="auto", group_size=3, default=True)
+    out = core.close_changed_policies("p", Project(id="p", policies=(wider, REGIONAL)))
+    assert [(r, e.pool, e.entry_id, e.reason) for r, e in by_type(out)["pool.closed"]] == [
+        ([b], "duel", entered_b.entry_id, "policy_changed")
+    ]
+    assert sorted(pool.name for pool in core.pools.values()) == ["adhoc", "duel", "regional"]
+    assert core.clients[b].entries == {}
+    out = core.close_changed_policies("p", None)  # deleted: every policy pool of p closes
+    assert [r for r, _ in by_type(out)["pool.closed"]] == [[a]]
+    assert sorted((p.project_id, p.name) for p in core.pools.values()) == [
+        ("p", "adhoc"),
+        ("q", "duel"),
+    ]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -12,8 +11,6 @@ from typing import Any
 
 import httpx
 import pytest
-from hypercorn.asyncio import serve
-from hypercorn.config import Config
 
 from matchmaker.client import Client
 from matchmaker.config import Limits, ServerConfig
@@ -21,7 +18,9 @@ from matchmaker.data.app import create_data_app, websocket_max_message_size
 from matchmaker.data.plane import DataPlane
 from matchmaker.directory import ProjectDirectory
 from matchmaker.model import Project
+from matchmaker.servers import Listener, serve_function
 from tests.matchmaker.polling import eventually
+from tests.matchmaker.servers import SERVERS
 
 
 @dataclass
@@ -49,10 +48,17 @@ class DataServer:
 StartServer = Callable[..., Awaitable[DataServer]]
 
 
+@pytest.fixture(params=SERVERS)
+def server_name(request: pytest.FixtureRequest) -> str:
+    """The server the data app runs on; every data-plane test runs on each."""
+    name: str = request.param
+    return name
+
+
 @pytest.fixture
-async def start_server() -> AsyncIterator[StartServer]:
+async def start_server(server_name: str) -> AsyncIterator[StartServer]:
     """Start data servers with given limits/flags and declared Projects; stop them after."""
-    stops: list[tuple[DataServer, asyncio.Event, asyncio.Task[None]]] = []
+    stops: list[tuple[DataServer, asyncio.Event, asyncio.Task[None], socket.socket]] = []
 
     async def start(
         *projects: Project, require_declared: bool = False, **limits: Any
@@ -65,16 +71,12 @@ async def start_server() -> AsyncIterator[StartServer]:
         app = create_data_app(config, directory, shutdown=shutdown)
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
+        sock.listen(128)
+        sock.setblocking(False)
         port = sock.getsockname()[1]
-        hyper = Config()
-        hyper.bind = [f"fd://{sock.detach()}"]
-        hyper.websocket_max_message_size = websocket_max_message_size(config)
-        hyper.graceful_timeout = 1.0
-        hyper.accesslog = None
-        # Faults the app lets escape reach the log (and pytest's caplog) instead of vanishing.
-        hyper.errorlog = logging.getLogger("hypercorn.error")
+        listener = Listener(app, sock, 1.0, websocket_max_message_size(config))
         stop = asyncio.Event()
-        task = asyncio.create_task(serve(app, hyper, shutdown_trigger=stop.wait))  # type: ignore[arg-type]
+        task = asyncio.create_task(serve_function(server_name)(listener, stop))
         base = f"http://127.0.0.1:{port}"
         async with httpx.AsyncClient() as http, asyncio.timeout(10):
             while True:
@@ -83,16 +85,17 @@ async def start_server() -> AsyncIterator[StartServer]:
                         break
                 await asyncio.sleep(0.02)
         server = DataServer(f"ws://127.0.0.1:{port}/ws", base, directory, app.plane, shutdown)
-        stops.append((server, stop, task))
+        stops.append((server, stop, task, sock))
         return server
 
     yield start
-    for server, stop, task in stops:
+    for server, stop, task, sock in stops:
         await asyncio.gather(*(c.close() for c in server.clients), return_exceptions=True)
         server.shutdown.set()
         stop.set()
         async with asyncio.timeout(10):
             await task
+        sock.close()
 
 
 @pytest.fixture

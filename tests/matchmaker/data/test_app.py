@@ -1,4 +1,4 @@
-"""The data app's routes: ``/healthz`` and ``/ws`` only."""
+"""The data app's routes: ``/healthz``, ``/readyz`` and ``/ws`` only."""
 
 from __future__ import annotations
 
@@ -16,6 +16,15 @@ async def test_healthz_counts_connections_and_clients(server: Any) -> None:
     async with httpx.AsyncClient() as http:
         response = await http.get(f"{server.base}/healthz")
     assert response.json() == {"status": "ok", "connections": 2, "clients": 1}
+
+
+async def test_readyz_is_200_without_a_store_and_503_once_shutting_down(server: Any) -> None:
+    async with httpx.AsyncClient() as http:
+        assert (await http.get(f"{server.base}/readyz")).json() == {"status": "ready"}
+        server.shutdown.set()  # a load balancer stops sending new clients
+        response = await http.get(f"{server.base}/readyz")
+    assert response.status_code == 503
+    assert response.json()["error"]["code"] == "server.shutting_down"
 
 
 async def test_other_websocket_paths_are_refused(server: Any) -> None:

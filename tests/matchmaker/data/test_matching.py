@@ -195,26 +195,42 @@ async def test_lockdown_applies_to_the_next_entry_not_to_live_pools(start_server
     assert (await a.next_event("session.created")).data["pool"] == "x"
 
 
-async def test_policy_change_applies_to_the_next_entry(start_server: Any) -> None:
-    server = await start_server(Project(id="p", policies=(DUEL,)))
+async def test_a_changed_policy_closes_its_pool_and_unchanged_ones_keep_waiting(
+    start_server: Any,
+) -> None:
+    keep = MatchmakingPolicy(name="keep", mode="auto", group_size=2)
+    server = await start_server(Project(id="p", policies=(DUEL, keep)))
     a, b, c = [await server.connect(project="p") for _ in range(3)]
-    await a.enter()
+    waiting = await a.enter()
+    await b.enter(policy="keep")
+    server.directory.put(Project(id="p", policies=(DUEL, keep)))  # equal: not a change
     trio = MatchmakingPolicy(name="duel", mode="auto", group_size=3, default=True)
-    server.directory.put(Project(id="p", policies=(trio,)))
-    assert (await b.enter())["groupSize"] == 3
-    assert (await c.enter())["groupSize"] == 3
-    d = await server.connect(project="p")
-    await d.enter()
-    created = await b.next_event("session.created")
-    assert {m["client_id"] for m in created.data["members"]} == {
-        b.client_id,
-        c.client_id,
-        d.client_id,
+    server.directory.put(Project(id="p", policies=(trio, keep)))
+    closed = await a.next_event("pool.closed")
+    assert closed.data == {
+        "pool": "duel",
+        "entry_id": waiting["entry_id"],
+        "reason": "policy_changed",
     }
-    # a still waits in the pair pool of the old policy
-    (old,) = server.plane.core.pools.values()
-    assert old.spec.group_size == 2
-    assert [e.client.client_id for f in old.buckets.values() for e in f.values()] == [a.client_id]
+    assert (await a.enter())["groupSize"] == 3  # the client re-enters under the new policy
+    await c.enter(policy="keep")  # the unchanged policy kept b waiting
+    created = await c.next_event("session.created")
+    assert {m["client_id"] for m in created.data["members"]} == {b.client_id, c.client_id}
+    (only,) = server.plane.core.pools.values()
+    assert only.spec.group_size == 3
+
+
+async def test_a_removed_policy_or_project_closes_its_entries(start_server: Any) -> None:
+    keep = MatchmakingPolicy(name="keep", mode="auto", group_size=2)
+    server = await start_server(Project(id="p", policies=(DUEL, keep)))
+    a, b = [await server.connect(project="p") for _ in range(2)]
+    await a.enter()
+    await b.enter(policy="keep")
+    server.directory.put(Project(id="p", policies=(keep,)))
+    assert (await a.next_event("pool.closed")).data["pool"] == "duel"
+    server.directory.remove("p")
+    assert (await b.next_event("pool.closed")).data["reason"] == "policy_changed"
+    assert server.plane.core.pools == {}
 
 
 async def test_deleting_the_project_leaves_sessions_working(start_server: Any) -> None:

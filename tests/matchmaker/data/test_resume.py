@@ -164,7 +164,7 @@ async def test_a_heartbeat_timeout_is_resumable_and_a_half_open_socket_is_replac
 
 
 async def test_bye_leaves_at_once_with_nothing_to_resume(server: Any) -> None:
-    a, b, session_id = await paired(server)
+    a, b, _ = await paired(server)
     token = b.resume_token
     await b.close()  # the client library says bye
     left = (await a.next_event("session.member_left")).data

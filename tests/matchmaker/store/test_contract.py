@@ -32,6 +32,10 @@ async def code_of(awaitable: object) -> str:
     return caught.value.code
 
 
+async def test_an_open_store_answers_ping(store: ProjectStore) -> None:
+    await store.ping()  # readiness: raises store.unavailable when it cannot answer
+
+
 async def test_create_then_get_returns_an_equal_project(store: ProjectStore) -> None:
     created = project("p1", "s1", lockdown=True)
     await store.create(created)

@@ -40,7 +40,10 @@ def free_port() -> int:
 class Server:
     """``server.py``: the real launcher (the ``bench`` Project declared through /admin) or echo."""
 
-    def __init__(self, echo: bool = False, default_gc: bool = False) -> None:
+    def __init__(
+        self, echo: bool = False, default_gc: bool = False, server: str = "hypercorn"
+    ) -> None:
+        self.server = server
         # A port picked free can be taken again before the server binds it (the load
         # generator opens thousands of sockets): start again on other ports.
         for attempt in range(3):
@@ -53,7 +56,7 @@ class Server:
 
     def _start(self, echo: bool, default_gc: bool) -> None:
         self.port = free_port()
-        command = [PY, str(HERE / "server.py"), "--port", str(self.port)]
+        command = [PY, str(HERE / "server.py"), "--port", str(self.port), "--server", self.server]
         management_port = free_port()
         if echo:
             command.append("--echo")

@@ -2,6 +2,7 @@
 
     python tools/bench/matchmaker/server.py --port 9100 --management-port 9101 [--default-gc]
     python tools/bench/matchmaker/server.py --port 9100 --echo [--profile out.txt]
+    ... [--server hypercorn|granian]   (default hypercorn; granian runs on uvloop)
 
 Without ``--echo`` this is ``matchmaker`` as users run it (the same CLI and
 ``serve_until_signalled``: hypercorn's frame cap, ``tune_gc``, the open-file
@@ -19,14 +20,13 @@ import asyncio
 import contextlib
 import resource
 import signal
+import socket
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from hypercorn.asyncio import serve
-from hypercorn.config import Config
-
 import matchmaker.server
 from matchmaker.cli import main as matchmaker_main
+from matchmaker.servers import Listener, event_loop_factory, serve_function
 
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
@@ -69,18 +69,16 @@ def raise_fd_limit() -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
-async def serve_echo(port: int) -> None:
+async def serve_echo(port: int, server: str) -> None:
+    """The echo app on ``server`` through the launcher's seam (as the data plane is served)."""
     raise_fd_limit()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    hyper = Config()
-    hyper.bind = [f"127.0.0.1:{port}"]
-    hyper.backlog = 4096
-    hyper.accesslog = None
-    hyper.graceful_timeout = 1.0
-    await serve(echo_app, hyper, shutdown_trigger=stop.wait)  # type: ignore[arg-type]
+    sock = socket.create_server(("127.0.0.1", port), backlog=4096)
+    sock.setblocking(False)
+    await serve_function(server)(Listener(echo_app, sock, 1.0, 1 << 20), stop)
 
 
 def serve_matchmaker(args: argparse.Namespace) -> None:
@@ -88,12 +86,14 @@ def serve_matchmaker(args: argparse.Namespace) -> None:
         matchmaker.server.tune_gc = lambda: None  # the comparison row: default GC thresholds
     flags = ["--port", str(args.port), "--management-port", str(args.management_port)]
     flags += ["--management-key", MANAGEMENT_KEY, "--store", "memory://", "--log-level", "warning"]
+    flags += ["--server", args.server]
     matchmaker_main([*flags, *UNLIMITED], standalone_mode=True)
 
 
 def start(args: argparse.Namespace) -> None:
     if args.echo:
-        asyncio.run(serve_echo(args.port))
+        with asyncio.Runner(loop_factory=event_loop_factory(args.server)) as runner:
+            runner.run(serve_echo(args.port, args.server))
     else:
         serve_matchmaker(args)
 
@@ -103,6 +103,7 @@ if __name__ == "__main__":
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--management-port", type=int, default=0)
     parser.add_argument("--echo", action="store_true")
+    parser.add_argument("--server", choices=["hypercorn", "granian"], default="hypercorn")
     parser.add_argument("--default-gc", action="store_true", help="skip tune_gc()")
     parser.add_argument("--profile", help="write a pyinstrument text profile here")
     arguments = parser.parse_args()

@@ -125,6 +125,17 @@ def dump_roundtrip(data: Any) -> str:
     return stream.getvalue()
 
 
+def key_lines(mapping: Any) -> dict[str, int]:
+    """The 1-based line of each key of a mapping read by :func:`load_roundtrip`.
+
+    Other values (plain dicts from :func:`load_safe`, scalars) give ``{}``.
+    """
+    lc = getattr(mapping, "lc", None)
+    if lc is None or not isinstance(mapping, dict):
+        return {}
+    return {str(key): int(lc.key(key)[0]) + 1 for key in mapping}
+
+
 def find_duplicate_keys(text: str, *, source: str = "<string>") -> list[str]:
     """Dotted paths of mapping keys that appear more than once, in document order.
 

@@ -1,63 +1,60 @@
-"""The ``matchmaker`` command line: flags and ``MATCHMAKER_*`` variables to a ``ServerConfig``."""
+"""The ``matchmaker`` command line.
+
+``matchmaker [OPTIONS]`` runs the server; ``matchmaker config show`` prints the
+effective settings and ``matchmaker admin ...`` talks to a running server's
+management port. The server options come from the option table
+(:mod:`matchmaker.settings`), which also reads the environment and the config file.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
+import json
 import logging
+import os
 import sys
 from collections.abc import Callable
-from typing import IO, Any, TypeVar
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import click
+from click.core import ParameterSource
 
 from matchmaker import __version__
-from matchmaker.config import Limits, ServerConfig
-from matchmaker.errors import MatchmakerError
-from mtcommon import render_line, render_usage
+from matchmaker.admin.commands import admin
+from matchmaker.settings import (
+    CONFIG_OPTION,
+    GROUPS,
+    OPTIONS,
+    PROCESS,
+    Effective,
+    Kind,
+    Option,
+    effective_rows,
+    resolve,
+)
+from mtcommon import CodedError, render_line, render_usage
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-ENV_PREFIX = "MATCHMAKER"
-KEY_ENV_VARS = ["MATCHMAKER_MANAGEMENT_KEY", "REALTIME_MGMT_KEY"]
-
-# One help line per data-plane limit; a test checks every Limits field is here.
-LIMIT_HELP = {
-    "max_frame_bytes": "Largest inbound WebSocket frame, in bytes.",
-    "max_send_bytes": "Largest session.send payload (and public profile), in bytes.",
-    "max_attributes": "Most attributes a client may declare.",
-    "max_attribute_value_chars": "Longest attribute string value.",
-    "max_pools_per_client": "Pools one client may wait in at once.",
-    "max_sessions_per_client": "Sessions one client may be a member of at once.",
-    "max_session_members": "Largest session (and largest policy groupSize).",
-    "outbound_queue": "Messages queued per connection before it is closed as slow.",
-    "handshake_timeout_s": "Seconds a new connection has to send hello.",
-    "entry_ttl_ms": "Milliseconds a pool entry waits before it expires.",
-    "heartbeat_interval_ms": "Milliseconds between server pings.",
-    "heartbeat_timeout_ms": "Milliseconds of silence before a connection is dropped.",
-    "control_rate_per_s": "Sustained control messages per second per connection.",
-    "control_burst": "Burst of control messages per connection.",
-    "send_rate_per_s": "Sustained session.send messages per second per connection.",
-    "send_burst": "Burst of session.send messages per connection.",
-    "proposal_ttl_ms": "Default and longest life of a proposal, in milliseconds.",
-    "max_open_proposals": "Open proposals one client may have made at once.",
-    "max_pending_proposals": "Unanswered proposals one client may be named in at once.",
-    "delegate_grace_ms": "Milliseconds a delegated-pool entry waits for a delegate "
-    "before it is told pool.no_delegate.",
-    "resume_grace_ms": "Milliseconds a dropped client may resume before it is removed.",
-    "resume_buffer": "Recent events kept per client for replay on resume.",
-}
+log = logging.getLogger("matchmaker")
 
 
 class CommandError(click.ClickException):
     """A coded error shown as one line on stderr (``error: <message> [<code>]``), exit 1."""
 
-    def __init__(self, error: MatchmakerError) -> None:
+    def __init__(self, error: CodedError) -> None:
         super().__init__(error.message)
         self.error = error
 
     def show(self, file: IO[Any] | None = None) -> None:
         click.echo(render_line(self.error), file=file or sys.stderr)
+
+
+class SettingsFailure(CommandError):
+    """A setting that cannot be used (flag, environment or file): exit status 2, like Click's."""
+
+    exit_code = 2
 
 
 class UsageLine(click.UsageError):
@@ -71,8 +68,53 @@ class UsageLine(click.UsageError):
         click.echo(line, file=file or sys.stderr)
 
 
-class _Command(click.Command):
-    """``click.Command`` whose usage errors, while parsing or running, are one line."""
+if TYPE_CHECKING:
+    _ParamType = click.ParamType[Any, Any]  # generic in click's stubs since 8.2
+else:
+    _ParamType = click.ParamType
+
+
+class _KindType(_ParamType):
+    """A Click type that parses with the option table's :class:`Kind` (one parser for all)."""
+
+    def __init__(self, kind: Kind) -> None:
+        self.kind = kind
+        self.name = kind.name
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return self.kind.parse(value)
+        except ValueError as exc:
+            self.fail(f"must be {exc}, not {value!r}", param, ctx)
+
+
+def _click_option(option: Option, param: str) -> Callable[[F], F]:
+    envs = ", ".join(option.envs)
+    help_text = f"{option.help} [env: {envs}; default: {option.shown_default()}]"
+    if option.kind.name == "boolean":
+        return click.option(option.flag, *option.flag_aliases, param, is_flag=True, help=help_text)
+    return click.option(
+        option.flag,
+        *option.flag_aliases,
+        param,
+        type=_KindType(option.kind),
+        default=None,
+        help=help_text,
+    )
+
+
+def _settings_options(command: F) -> F:
+    for option in reversed(OPTIONS):
+        command = _click_option(option, option.param)(command)
+    return _click_option(CONFIG_OPTION, "config_file")(command)
+
+
+_GROUP_OF = {option.param: option.group for option in OPTIONS} | {"config_file": PROCESS}
+
+
+class _ServerGroup(click.Group):
+    """A group whose options are listed under the option table's groups in ``--help``, and
+    whose usage errors (its own and its subcommands', while parsing or running) are one line."""
 
     def make_context(
         self,
@@ -89,109 +131,125 @@ class _Command(click.Command):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except UsageLine:
+            raise
         except click.UsageError as exc:
             raise UsageLine(exc.format_message(), exc.ctx or ctx) from None
 
-
-def _limit_options(command: F) -> F:
-    for field in reversed(dataclasses.fields(Limits)):
-        default = field.default
-        command = click.option(
-            f"--{field.name.replace('_', '-')}",
-            field.name,
-            type=(
-                click.FloatRange(min=0, min_open=True)
-                if isinstance(default, float)
-                else click.IntRange(min=1)
-            ),
-            default=default,
-            show_default=True,
-            help=LIMIT_HELP[field.name],
-        )(command)
-    return command
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        sections: dict[str, list[tuple[str, str]]] = {group: [] for group in GROUPS}
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is not None:
+                sections[_GROUP_OF.get(param.name or "", PROCESS)].append(record)
+        for group, records in sections.items():
+            if records:
+                with formatter.section(group):
+                    formatter.write_dl(records)
+        self.format_commands(ctx, formatter)
 
 
-@click.command(
-    cls=_Command,
-    context_settings={
-        "help_option_names": ["-h", "--help"],
-        "auto_envvar_prefix": ENV_PREFIX,
-        "show_default": True,
-    },
+@dataclass(frozen=True, slots=True)
+class Invocation:
+    """What the command line said; resolved into settings only by the commands that need them."""
+
+    flags: dict[str, Any]
+    config_file: str | None
+
+    def settings(self) -> Effective:
+        try:
+            return resolve(self.flags, os.environ, self.config_file)
+        except CodedError as exc:
+            raise SettingsFailure(exc) from None
+
+
+@click.group(
+    cls=_ServerGroup,
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 @click.version_option(__version__, prog_name="matchmaker")
-@click.option("--host", default="127.0.0.1", help="Address of the data plane (WebSocket).")
-@click.option("--port", type=click.IntRange(0, 65535), default=8080, help="Data-plane port.")
-@click.option(
-    "--management-host",
-    default=None,
-    help="Address of the control plane (default: --host).",
-    show_default=False,
-)
-@click.option(
-    "--management-port", type=click.IntRange(0, 65535), default=8081, help="Control-plane port."
-)
-@click.option(
-    "--management-key",
-    "--mgmt-key",
-    "management_key",
-    envvar=KEY_ENV_VARS,
-    default=None,
-    show_envvar=True,
-    help="Key that /admin requires as 'Authorization: Bearer <key>'. Without one there is no "
-    "control plane and every Project is implicit.",
-)
-@click.option(
-    "--store",
-    "store_url",
-    default=None,
-    help="Project store: memory://, sqlite:///path.db or postgresql://... "
-    "[default with a key: sqlite:///matchmaker.db]",
-    show_default=False,
-)
-@click.option(
-    "--require-declared-projects",
-    is_flag=True,
-    default=False,
-    help="Refuse clients whose Project was not declared through the control plane.",
-)
-@click.option(
-    "--shutdown-grace",
-    "shutdown_grace_s",
-    type=click.FloatRange(min=0),
-    default=5.0,
-    help="Seconds open connections get to finish on SIGTERM/SIGINT.",
-)
-@click.option(
-    "--log-level",
-    type=click.Choice(["debug", "info", "warning", "error"], case_sensitive=False),
-    default="info",
-    help="Lowest level of log lines written to stderr.",
-)
-@_limit_options
-def main(log_level: str, **values: Any) -> None:
-    """Run the realtime matchmaking service.
+@_settings_options
+@click.pass_context
+def main(ctx: click.Context, /, config_file: str | None, **values: Any) -> None:
+    """Run the realtime matchmaking service, or one of the commands below.
 
     Serves the WebSocket data plane on --port and, when a management key is
-    given, the /admin control plane on --management-port. Every option can
-    also be set from the environment as MATCHMAKER_<OPTION> (for example
-    MATCHMAKER_STORE); the key also from REALTIME_MGMT_KEY. Stops gracefully
-    on SIGTERM or SIGINT.
+    given, the /admin control plane on --management-port. Settings come from
+    flags, then MATCHMAKER_* environment variables, then the --config YAML
+    file, then the defaults; `matchmaker config show` prints the result.
+    Stops gracefully on SIGTERM or SIGINT.
     """
-    limit_names = {field.name for field in dataclasses.fields(Limits)}
-    limits = Limits(**{name: values.pop(name) for name in limit_names})
-    if values["management_key"] == "":
-        raise click.BadParameter("must not be empty", param_hint="--management-key")
-    config = ServerConfig(limits=limits, **values)
-    logging.basicConfig(
-        level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    from matchmaker.server import serve_until_signalled
+    flags = {
+        option.field: values[option.param]
+        for option in OPTIONS
+        if ctx.get_parameter_source(option.param) is ParameterSource.COMMANDLINE
+    }
+    ctx.obj = Invocation(flags, config_file)
+    if ctx.invoked_subcommand is None:
+        _serve(ctx.obj.settings())
 
+
+def _serve(settings: Effective) -> None:
+    from matchmaker.server import configure_logging, serve_until_signalled
+    from matchmaker.servers import event_loop_factory
+
+    configure_logging(settings.config)
+    for warning in settings.warnings:
+        log.warning("%s", warning)
+    if settings.config_file is not None:
+        log.info("settings read from %s", settings.config_file)
     try:
-        asyncio.run(serve_until_signalled(config))
-    except MatchmakerError as exc:
+        with asyncio.Runner(loop_factory=event_loop_factory(settings.config.server)) as runner:
+            runner.run(serve_until_signalled(settings.config))
+    except CodedError as exc:
         raise CommandError(exc) from None
+
+
+@main.group()
+def config() -> None:
+    """Inspect the settings the server would run with."""
+
+
+@config.command()
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Aligned text, or JSON for programs.",
+)
+@click.pass_obj
+def show(invocation: Invocation, output: str) -> None:
+    """Print every effective setting and where it came from (flag, env, file:line, default).
+
+    The management key is shown as *** and store passwords are hidden.
+    Unknown MATCHMAKER_* variables are reported on stderr.
+    """
+    settings = invocation.settings()
+    for warning in settings.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    rows = effective_rows(settings)
+    if output == "json":
+        click.echo(json.dumps({"config_file": settings.config_file, "settings": rows}, indent=2))
+        return
+    width = max(len(row["key"]) for row in rows)
+    values = [_text(row["value"]) for row in rows]
+    value_width = max(len(value) for value in values)
+    for row, value in zip(rows, values, strict=True):
+        click.echo(f"{row['key']:<{width}}  {value:<{value_width}}  {row['source']}")
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
+
+
+main.add_command(admin)
 
 
 if __name__ == "__main__":

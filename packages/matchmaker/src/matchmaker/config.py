@@ -1,13 +1,16 @@
 """The one typed settings object of a matchmaker process.
 
-Built by the CLI from flags and ``MATCHMAKER_*`` environment variables (the
-key also from ``REALTIME_MGMT_KEY``); tests build it directly. Nothing here
-reads the environment.
+Built by :mod:`matchmaker.settings` from flags, ``MATCHMAKER_*`` environment
+variables (the key also from ``REALTIME_MGMT_KEY``) and a config file; tests
+build it directly. Nothing here reads the environment.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+SERVER_CHOICES = ("auto", "hypercorn", "granian")
+"""Values of ``ServerConfig.server`` (see :mod:`matchmaker.servers`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,13 +42,25 @@ class Limits:
 
 
 @dataclass(frozen=True, slots=True)
+class ControlLimits:
+    """Control-plane limits: what one Project may hold and how requests are read."""
+
+    max_policies_per_project: int = 256
+    max_keys_per_project: int = 64
+    max_body_bytes: int = 1024 * 1024
+    body_timeout_s: float = 10.0
+
+
+@dataclass(frozen=True, slots=True)
 class ServerConfig:
     """Everything one matchmaker process needs to start.
 
     ``management_key`` ``None`` means zero-config: no control plane, no
     management port, every Project implicit. ``store_url`` ``None`` means the
     default store: ``sqlite:///matchmaker.db`` in the working directory when a
-    key is given, else nothing is stored.
+    key is given, else nothing is stored. ``server`` names the data plane's
+    server: ``auto`` (granian when installed, else hypercorn), ``hypercorn``
+    or ``granian`` (:mod:`matchmaker.servers`).
     """
 
     host: str = "127.0.0.1"
@@ -56,4 +71,7 @@ class ServerConfig:
     store_url: str | None = None
     require_declared_projects: bool = False
     limits: Limits = field(default_factory=Limits)
+    control: ControlLimits = field(default_factory=ControlLimits)
     shutdown_grace_s: float = 5.0
+    log_level: str = "info"
+    server: str = "auto"

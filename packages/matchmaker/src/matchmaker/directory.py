@@ -7,19 +7,35 @@ plane reads only the directory, so resolving a Project or a credential at
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from matchmaker.model import Project
 
+Listener = Callable[[str, Project | None], None]
+"""Told ``(id, the Project now)`` after a Project changed; ``None`` when it was removed."""
+
 
 class ProjectDirectory:
-    """In-memory index of declared Projects by id and by shared secret."""
+    """In-memory index of declared Projects by id and by shared secret.
+
+    Listeners hear of every actual change (a ``put`` of an equal Project is
+    not one), whether it came from this process's control plane or from the
+    store reporting another node's write.
+    """
 
     def __init__(self, projects: Iterable[Project] = ()) -> None:
         self._by_id: dict[str, Project] = {}
         self._by_secret: dict[str, str] = {}
+        self._listeners: list[Listener] = []
         for project in projects:
             self.put(project)
+
+    def subscribe(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def unsubscribe(self, listener: Listener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
 
     def __len__(self) -> int:
         return len(self._by_id)
@@ -39,15 +55,26 @@ class ProjectDirectory:
 
     def put(self, project: Project) -> None:
         """Insert or replace a Project, re-indexing its secrets."""
-        self.remove(project.id)
+        old = self._unindex(project.id)
         self._by_id[project.id] = project
         for key in project.keys:
             self._by_secret[key.secret] = project.id
+        if old != project:
+            self._tell(project.id, project)
 
     def remove(self, project_id: str) -> None:
         """Forget a Project and its secrets; unknown ids are ignored."""
+        if self._unindex(project_id) is not None:
+            self._tell(project_id, None)
+
+    def _unindex(self, project_id: str) -> Project | None:
         old = self._by_id.pop(project_id, None)
         if old is not None:
             for key in old.keys:
                 if self._by_secret.get(key.secret) == project_id:
                     del self._by_secret[key.secret]
+        return old
+
+    def _tell(self, project_id: str, project: Project | None) -> None:
+        for listener in list(self._listeners):
+            listener(project_id, project)

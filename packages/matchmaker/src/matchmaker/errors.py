@@ -48,6 +48,9 @@ class Code:
     client: bool = False
     """Raised by the Python client :mod:`matchmaker.client` (``docs/protocol.md``,
     Client library errors)."""
+    admin: bool = False
+    """Reported by ``matchmaker admin`` itself, exit status 1 (``docs/operations.md``,
+    Admin CLI errors)."""
 
 
 CATALOGUE: dict[str, Code] = {
@@ -100,6 +103,10 @@ CATALOGUE: dict[str, Code] = {
     "project.exists": Code(http=409),
     "project.secret_in_use": Code(http=409),
     "request.too_large": Code(http=413),
+    "request.timeout": Code(http=408),
+    "request.aborted": Code(http=400),
+    "project.limit": Code(http=400),
+    "server.shutting_down": Code(http=503),
     "request.unsupported_media_type": Code(http=415),
     "store.corrupt": Code(http=500, exit=1),
     "store.unavailable": Code(http=503, exit=1),
@@ -108,9 +115,18 @@ CATALOGUE: dict[str, Code] = {
     "store.missing_extra": Code(exit=1),
     "server.bind_failed": Code(exit=1),
     "usage": Code(exit=2),
+    "server.unavailable": Code(exit=1),
+    "server.unknown": Code(exit=1),
+    "config.unknown_key": Code(exit=2),
+    "config.invalid": Code(exit=2),
+    "config.unreadable": Code(exit=2),
     # -- the Python client -------------------------------------------------------------------
     "client.connect": Code(client=True),
     "client.closed": Code(client=True),
+    # -- matchmaker admin: the command line's own failures -----------------------------------
+    "admin.unreachable": Code(admin=True),
+    "admin.bad_response": Code(admin=True),
+    "admin.invalid_file": Code(admin=True),
 }
 
 STATUS_BY_CODE: dict[str, int] = {

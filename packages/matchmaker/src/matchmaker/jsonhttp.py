@@ -6,6 +6,9 @@ The control plane raises :class:`~matchmaker.errors.MatchmakerError`; routing's
 
 from __future__ import annotations
 
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
@@ -28,6 +31,11 @@ __all__ = [
 
 JSON = "application/json"
 
+# Codes whose message may carry internals (driver exceptions, DSNs): the log gets the
+# message, the client this one.
+_PUBLIC_MESSAGES = {"store.unavailable": "the Project store is unavailable; retry later"}
+
+log = logging.getLogger("matchmaker.http")
 _CODE_BY_HTTP_STATUS = {404: "route.not_found", 405: "method.not_allowed"}
 
 
@@ -50,6 +58,10 @@ def error_response(error: MatchmakerError, headers: dict[str, str] | None = None
 async def on_coded_error(request: Request, exc: Exception) -> Response:
     """Exception handler: a ``MatchmakerError`` raised by an endpoint."""
     assert isinstance(exc, MatchmakerError)
+    public = _PUBLIC_MESSAGES.get(exc.code)
+    if public is not None:
+        log.warning("%s %s: %s [%s]", request.method, request.url.path, exc.message, exc.code)
+        exc = MatchmakerError(public, code=exc.code)
     return error_response(exc)
 
 
@@ -68,6 +80,54 @@ async def on_http_error(request: Request, exc: Exception) -> Response:
 async def on_unexpected(request: Request, exc: Exception) -> Response:
     """Exception handler of last resort: a bug is a 500 with a JSON body, never a traceback."""
     return error_response(MatchmakerError("internal error", code="server.internal"))
+
+
+class Readiness:
+    """``GET /readyz`` on either port: 200 while ``probe`` passes, else 503 without internals.
+
+    ``probe`` raises a ``MatchmakerError`` (or times out) when a dependency
+    cannot answer; the reason goes to the log once per change of state.
+    """
+
+    def __init__(
+        self,
+        probe: Callable[[], Awaitable[None]] | None,
+        *,
+        timeout_s: float = 2.0,
+        stopping: Callable[[], bool] = lambda: False,
+    ) -> None:
+        self._probe = probe
+        self._timeout_s = timeout_s
+        self._stopping = stopping
+        self._ready = True
+
+    async def respond(self, request: Request) -> Response:
+        """The endpoint."""
+        if self._stopping():
+            error = MatchmakerError("the server is shutting down", code="server.shutting_down")
+            return error_response(error)
+        if self._probe is not None:
+            try:
+                async with asyncio.timeout(self._timeout_s):
+                    await self._probe()
+            except (MatchmakerError, TimeoutError) as exc:
+                if self._ready:
+                    log.warning("not ready: %s", _reason(exc))
+                    self._ready = False
+                public = MatchmakerError(
+                    "the Project store is unreachable", code="store.unavailable"
+                )
+                return error_response(public)
+            if not self._ready:
+                log.info("ready again: the Project store answers")
+                self._ready = True
+        return json_response({"status": "ready"})
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, MatchmakerError):
+        return f"{exc.message} [{exc.code}]"
+    return "the Project store did not answer in time"
 
 
 EXCEPTION_HANDLERS = {

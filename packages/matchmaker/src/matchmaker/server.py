@@ -1,10 +1,14 @@
-"""The process shell: one asyncio loop, hypercorn serving the data and control apps.
+"""The process shell: one event loop serving the data and control apps.
 
 ``run`` is what the CLI calls and what tests start in-process: it opens the
 store, loads the directory, binds both ports (``0`` picks a free one), reports
 the bound addresses, serves until ``shutdown`` is set and then closes the store.
-Each hypercorn ``serve()`` gets ``shutdown.wait`` as its trigger so neither
-installs signal handlers; ``serve_until_signalled`` installs the one pair.
+The data plane runs on the server ``config.server`` names (granian or
+hypercorn, see :mod:`matchmaker.servers`); the control plane always runs on
+hypercorn: it is low-traffic HTTP, so one server for it keeps its behaviour
+(errors, body and header limits) the same whatever serves the data plane.
+Both servers run in this loop and stop on ``shutdown``; neither installs
+signal handlers, ``serve_until_signalled`` installs the one pair.
 
 ``serve_until_signalled`` is the process entry point and the only caller that
 changes the whole process: it raises the open-file limit and, once the apps
@@ -23,12 +27,6 @@ import signal
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import cast
-
-from hypercorn.asyncio import serve
-from hypercorn.config import Config, Sockets
-from hypercorn.typing import Framework
-from starlette.types import ASGIApp
 
 from matchmaker.config import ServerConfig
 from matchmaker.control import create_control_app
@@ -37,6 +35,7 @@ from matchmaker.data.runtime import raise_open_file_limit, tune_gc
 from matchmaker.directory import ProjectDirectory
 from matchmaker.errors import MatchmakerError
 from matchmaker.refresh import DirectoryRefresher
+from matchmaker.servers import Listener, Serve, resolve_server, serve_function
 from matchmaker.store import DEFAULT_STORE_URL, ProjectStore, open_store
 
 log = logging.getLogger("matchmaker")
@@ -48,20 +47,6 @@ class Bound:
 
     data: tuple[str, int]
     management: tuple[str, int] | None
-
-
-class _BoundConfig(Config):
-    """A hypercorn Config serving one socket we bound ourselves (so port 0 works)."""
-
-    def __init__(self, sock: socket.socket, grace_s: float) -> None:
-        super().__init__()
-        self._sock = sock
-        self.graceful_timeout = grace_s
-        self.accesslog = None
-        self.errorlog = logging.getLogger("hypercorn.error")
-
-    def create_sockets(self) -> Sockets:
-        return Sockets(secure_sockets=[], insecure_sockets=[self._sock], quic_sockets=[])
 
 
 async def run(
@@ -80,6 +65,7 @@ async def run(
     serving; only a process that is nothing but this server should ask for it.
     """
     directory = ProjectDirectory() if directory is None else directory
+    server_name = resolve_server(config.server)
     store: ProjectStore | None = None
     if config.management_key is not None:
         store = await open_store(config.store_url or DEFAULT_STORE_URL)
@@ -96,43 +82,62 @@ async def run(
     try:
         if refresher is not None:
             await refresher.start()
-        apps: list[tuple[ASGIApp, socket.socket, int | None]] = []
+        grace = config.shutdown_grace_s
         data_sock = _listen(config.host, config.port)
         sockets.append(data_sock)
-        apps.append(
-            (
-                create_data_app(config, directory, shutdown=shutdown),
-                data_sock,
-                websocket_max_message_size(config),
-            )
+        data_app = create_data_app(
+            config,
+            directory,
+            shutdown=shutdown,
+            store_probe=None if store is None else store.ping,
         )
+        listeners: list[tuple[Serve, Listener]] = [
+            (
+                serve_function(server_name),
+                Listener(data_app, data_sock, grace, websocket_max_message_size(config)),
+            )
+        ]
         data = _address(data_sock)
         management = None
         if store is not None and config.management_key is not None:
             mgmt_sock = _listen(config.management_host or config.host, config.management_port)
             sockets.append(mgmt_sock)
-            control = create_control_app(config.limits, config.management_key, store, directory)
-            apps.append((control, mgmt_sock, None))
+            control_app = create_control_app(
+                config.limits, config.control, config.management_key, store, directory
+            )
+            listeners.append((serve_function("hypercorn"), Listener(control_app, mgmt_sock, grace)))
             management = _address(mgmt_sock)
         if tune_runtime:
             tune_gc()
             log.info("garbage collector tuned for many connections (startup objects frozen)")
         # The "listening" lines come last: whoever waits for them finds the rest logged.
+        # One line per plane: its URL, whether the control plane is on, the store.
         if store is None:
-            log.info("no management key: control plane disabled, every Project is implicit")
-        log.info("data plane listening on http://%s:%d", *data)
-        if store is not None and management is not None:
             log.info(
-                "control plane listening on http://%s:%d/admin, store %s, %d Projects",
-                *management,
+                "data plane listening on %s (WebSocket %s/ws, server %s), control plane off "
+                "(no management key: every Project is implicit, nothing is stored)",
+                _url("http", *data),
+                _url("ws", *data),
+                server_name,
+            )
+        elif management is not None:
+            log.info(
+                "data plane listening on %s (WebSocket %s/ws, server %s), control plane on, "
+                "store %s",
+                _url("http", *data),
+                _url("ws", *data),
+                server_name,
+                store.description,
+            )
+            log.info(
+                "control plane listening on %s/admin, store %s, %d Projects",
+                _url("http", *management),
                 store.description,
                 len(directory),
             )
         if ready is not None:
             ready(Bound(data=data, management=management))
-        await asyncio.gather(
-            *(_serve(app, sock, config, shutdown, max_message) for app, sock, max_message in apps)
-        )
+        await asyncio.gather(*(_serve(serve, listener, shutdown) for serve, listener in listeners))
     finally:
         for sock in sockets:
             sock.close()
@@ -141,6 +146,13 @@ async def run(
         if store is not None:
             await store.close()
     log.info("stopped")
+
+
+def configure_logging(config: ServerConfig) -> None:
+    """Log lines to stderr from ``config.log_level`` up (the process entry point's choice)."""
+    logging.basicConfig(
+        level=config.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
 
 
 async def serve_until_signalled(config: ServerConfig) -> None:
@@ -163,21 +175,9 @@ def _on_signal(signum: int, shutdown: asyncio.Event) -> None:
     shutdown.set()
 
 
-async def _serve(
-    app: ASGIApp,
-    sock: socket.socket,
-    config: ServerConfig,
-    shutdown: asyncio.Event,
-    max_message: int | None,
-) -> None:
+async def _serve(serve: Serve, listener: Listener, shutdown: asyncio.Event) -> None:
     try:
-        # Starlette's ASGI types are looser than hypercorn's; the apps are plain ASGI 3.
-        framework = cast(Framework, app)
-        hyper_config = _BoundConfig(sock, config.shutdown_grace_s)
-        if max_message is not None:
-            # Frames over this are closed with 1009 by hypercorn before they are buffered.
-            hyper_config.websocket_max_message_size = max_message
-        await serve(framework, hyper_config, shutdown_trigger=shutdown.wait)
+        await serve(listener, shutdown)
     finally:
         shutdown.set()  # one server stopping (or failing) stops the other
 
@@ -191,6 +191,10 @@ def _listen(host: str, port: int) -> socket.socket:
         raise _bind_error(host, port, exc) from exc
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # Accepted sockets inherit it: small frames go out at once, not after a delayed ACK
+        # (asyncio sets it on each socket hypercorn accepts; granian, handed this socket,
+        # sets nothing).
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind(address)
         sock.listen(1024)
         sock.setblocking(False)
@@ -203,6 +207,10 @@ def _listen(host: str, port: int) -> socket.socket:
 def _address(sock: socket.socket) -> tuple[str, int]:
     host, port = sock.getsockname()[:2]
     return str(host), int(port)
+
+
+def _url(scheme: str, host: str, port: int) -> str:
+    return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
 
 
 def _bind_error(host: str, port: int, exc: OSError) -> MatchmakerError:

@@ -18,14 +18,14 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from matchmaker.config import Limits
+from matchmaker.config import ControlLimits, Limits
 from matchmaker.control.auth import BearerAuth
 from matchmaker.control.http import CloseUnreadBodies, read_json_body
 from matchmaker.control.openapi import openapi_document
 from matchmaker.control.validation import apply_patch, decode_patch, decode_project, invalid
 from matchmaker.control.wire import Health, ProjectList
 from matchmaker.directory import ProjectDirectory
-from matchmaker.jsonhttp import EXCEPTION_HANDLERS, JSON, json_response
+from matchmaker.jsonhttp import EXCEPTION_HANDLERS, JSON, Readiness, json_response
 from matchmaker.model import Project, ProjectId
 from matchmaker.store import ProjectStore
 from matchmaker.store.base import not_found_error
@@ -44,11 +44,13 @@ class ControlPlane:
     def __init__(
         self,
         limits: Limits,
+        control: ControlLimits,
         management_key: str,
         store: ProjectStore,
         directory: ProjectDirectory,
     ) -> None:
         self._limits = limits
+        self._control = control
         self._management_key = management_key.encode()
         self._store = store
         self._directory = directory
@@ -57,7 +59,8 @@ class ControlPlane:
 
     async def create(self, request: Request) -> Response:
         """``POST /admin/projects``: declare a Project; 201 with the normalised config."""
-        project = decode_project(await read_json_body(request), self._limits)
+        body = await read_json_body(request, self._control)
+        project = decode_project(body, self._limits, self._control)
         self._refuse_management_key(project)
         async with self._writing:
             await self._store.create(project)
@@ -87,10 +90,11 @@ class ControlPlane:
     async def patch(self, request: Request) -> Response:
         """``PATCH /admin/projects/{id}``: merge-patch the updatable fields; 200 with the result."""
         project_id = _path_id(request)
-        patch = decode_patch(await read_json_body(request, (JSON, MERGE_PATCH)), project_id)
+        body = await read_json_body(request, self._control, (JSON, MERGE_PATCH))
+        patch = decode_patch(body, project_id)
 
         def change(current: Project) -> Project:
-            updated = apply_patch(current, patch, self._limits)
+            updated = apply_patch(current, patch, self._limits, self._control)
             self._refuse_management_key(updated)
             return updated
 
@@ -119,20 +123,29 @@ class ControlPlane:
         return json_response(openapi_document())
 
     async def healthz(self, request: Request) -> Response:
-        """``GET /healthz`` (no key needed): the process is up."""
+        """``GET /healthz`` (no key needed): the process is up (liveness).
+
+        ``GET /readyz`` (no key needed) is readiness: 503 while the store cannot answer.
+        """
         return json_response(Health())
 
 
 def create_control_app(
-    limits: Limits, management_key: str, store: ProjectStore, directory: ProjectDirectory
+    limits: Limits,
+    control: ControlLimits,
+    management_key: str,
+    store: ProjectStore,
+    directory: ProjectDirectory,
 ) -> Starlette:
     """The app served on the management port, guarded by ``management_key``.
 
-    ``limits`` bound what a policy may declare (``groupSize``).
+    ``limits`` bound what a policy may declare (``groupSize``, filters);
+    ``control`` what a Project may hold and how request bodies are read.
     """
-    plane = ControlPlane(limits, management_key, store, directory)
+    plane = ControlPlane(limits, control, management_key, store, directory)
     routes = [
         Route("/healthz", _ByMethod(GET=plane.healthz)),
+        Route("/readyz", _ByMethod(GET=Readiness(store.ping).respond)),
         Route("/admin/openapi.json", _ByMethod(GET=plane.openapi)),
         Route("/admin/projects", _ByMethod(GET=plane.list_projects, POST=plane.create)),
         Route(

@@ -1,6 +1,6 @@
 """Management-key authentication, applied before routing.
 
-Every request except ``GET /healthz`` needs ``Authorization: Bearer <key>``;
+Every request except ``GET /healthz`` and ``GET /readyz`` needs ``Authorization: Bearer <key>``;
 without it the answer is 401 whatever the path or method, so an unauthenticated
 caller learns nothing about which ids or routes exist.
 """
@@ -14,7 +14,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from matchmaker.errors import MatchmakerError
 from matchmaker.jsonhttp import error_response
 
-PUBLIC_PATHS = frozenset({"/healthz"})
+PUBLIC_PATHS = frozenset({"/healthz", "/readyz"})
 
 
 class BearerAuth:

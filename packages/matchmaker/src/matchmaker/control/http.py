@@ -6,20 +6,30 @@ JSON responses and coded errors are shared with the data port
 
 from __future__ import annotations
 
-from starlette.requests import Request
+import asyncio
+import logging
+
+from starlette.requests import ClientDisconnect, Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from matchmaker.config import ControlLimits
 from matchmaker.errors import MatchmakerError
 from matchmaker.jsonhttp import JSON
 
-MAX_BODY_BYTES = 1024 * 1024
+log = logging.getLogger("matchmaker.control")
 
 
-async def read_json_body(request: Request, media_types: tuple[str, ...] = (JSON,)) -> bytes:
-    """The request body, after checking its media type and without ever holding >1 MiB.
+async def read_json_body(
+    request: Request, limits: ControlLimits, media_types: tuple[str, ...] = (JSON,)
+) -> bytes:
+    """The request body, after checking its media type, never holding more than the limit.
 
-    A declared ``Content-Length`` over the limit is refused before reading a
-    byte; a body without one is read until it passes the limit, no further.
+    A declared ``Content-Length`` over ``max_body_bytes`` is refused before
+    reading a byte; a body without one is read until it passes the limit, no
+    further. A body that has not fully arrived after ``body_timeout_s`` is
+    ``request.timeout`` (408), so a slow or stalled client cannot hold a
+    request open. A client that goes away mid-body is logged at debug: it is
+    the client's doing, not a server fault.
     """
     media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
     if media_type not in media_types:
@@ -28,21 +38,38 @@ async def read_json_body(request: Request, media_types: tuple[str, ...] = (JSON,
             code="request.unsupported_media_type",
         )
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-        raise _too_large()
+    if declared is not None and declared.isdigit() and int(declared) > limits.max_body_bytes:
+        raise _too_large(limits)
+    try:
+        async with asyncio.timeout(limits.body_timeout_s):
+            return await _read(request, limits)
+    except TimeoutError:
+        raise MatchmakerError(
+            f"the body did not arrive within {limits.body_timeout_s:g} s (--body-timeout-s)",
+            code="request.timeout",
+            details={"limit": "body_timeout_s"},
+        ) from None
+    except ClientDisconnect:
+        log.debug("client disconnected before sending the whole body of %s", request.url.path)
+        raise MatchmakerError("the client went away", code="request.aborted") from None
+
+
+async def _read(request: Request, limits: ControlLimits) -> bytes:
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            raise _too_large()
+        if size > limits.max_body_bytes:
+            raise _too_large(limits)
         chunks.append(chunk)
     return b"".join(chunks)
 
 
-def _too_large() -> MatchmakerError:
+def _too_large(limits: ControlLimits) -> MatchmakerError:
     return MatchmakerError(
-        f"the body is larger than {MAX_BODY_BYTES} bytes", code="request.too_large"
+        f"the body is larger than {limits.max_body_bytes} bytes (--max-body-bytes)",
+        code="request.too_large",
+        details={"limit": "max_body_bytes"},
     )
 
 

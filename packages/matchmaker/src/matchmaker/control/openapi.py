@@ -38,9 +38,13 @@ _ERRORS = {
 _BODY_ERRORS = {
     "400": _error(
         "Malformed JSON (`request.malformed_json`), an invalid body (`request.invalid`, "
-        "`details.field` names the field) or the reserved id (`project.reserved_id`)"
+        "`details.field` names the field), the reserved id (`project.reserved_id`) or a "
+        "per-Project limit (`project.limit`, `details.limit` names it)"
     ),
-    "413": _error("The body is larger than 1 MiB (`request.too_large`)"),
+    "408": _error("The body did not arrive within the server's body timeout (`request.timeout`)"),
+    "413": _error(
+        "The body is larger than the server's body limit, 1 MiB by default (`request.too_large`)"
+    ),
     "415": _error("The content type is not JSON (`request.unsupported_media_type`)"),
 }
 _NOT_FOUND = {"404": _error("No Project with that id (`project.not_found`)")}
@@ -164,6 +168,29 @@ def openapi_document() -> dict[str, Any]:
                     "summary": "Liveness (no key needed)",
                     "security": [],
                     "responses": {"200": {"description": "Up", "content": _json(_ref("Health"))}},
+                }
+            },
+            "/readyz": {
+                "get": {
+                    "operationId": "ready",
+                    "summary": "Readiness (no key needed): 503 while the Project store is down",
+                    "security": [],
+                    "responses": {
+                        "200": {
+                            "description": "Ready: the store answers",
+                            "content": _json(
+                                {
+                                    "type": "object",
+                                    "properties": {"status": {"const": "ready"}},
+                                    "required": ["status"],
+                                }
+                            ),
+                        },
+                        "503": _error(
+                            "The Project store cannot answer (`store.unavailable`); "
+                            "no internals are exposed"
+                        ),
+                    },
                 }
             },
         },

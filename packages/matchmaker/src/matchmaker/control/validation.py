@@ -15,9 +15,10 @@ from typing import TypeVar
 import msgspec
 from msgspec import UNSET
 
-from matchmaker.config import Limits
+from matchmaker.config import ControlLimits, Limits
 from matchmaker.control.wire import ProjectPatch
 from matchmaker.errors import MatchmakerError
+from matchmaker.filters import filter_problem
 from matchmaker.model import RESERVED_PROJECT_ID, Project
 
 T = TypeVar("T")
@@ -28,7 +29,7 @@ _AT = re.compile(r" - at `(?P<path>[^`]*)`$")
 _NAMED = re.compile(r"field `(?P<name>[^`]*)`")
 
 
-def decode_project(body: bytes, limits: Limits) -> Project:
+def decode_project(body: bytes, limits: Limits, control: ControlLimits) -> Project:
     """A new Project from a ``POST`` body, fully validated."""
     project = _decode(_PROJECT, body)
     if project.id == RESERVED_PROJECT_ID:
@@ -37,7 +38,7 @@ def decode_project(body: bytes, limits: Limits) -> Project:
             code="project.reserved_id",
             details={"field": "$.id"},
         )
-    check_project(project, limits)
+    check_project(project, limits, control)
     return project
 
 
@@ -49,7 +50,9 @@ def decode_patch(body: bytes, project_id: str) -> ProjectPatch:
     return patch
 
 
-def apply_patch(project: Project, patch: ProjectPatch, limits: Limits) -> Project:
+def apply_patch(
+    project: Project, patch: ProjectPatch, limits: Limits, control: ControlLimits
+) -> Project:
     """The merged Project, validated as a whole (so an invalid PATCH changes nothing)."""
     changes = {
         name: value
@@ -57,12 +60,14 @@ def apply_patch(project: Project, patch: ProjectPatch, limits: Limits) -> Projec
         if (value := getattr(patch, name)) is not UNSET
     }
     merged = msgspec.structs.replace(project, **changes)
-    check_project(merged, limits)
+    check_project(merged, limits, control)
     return merged
 
 
-def check_project(project: Project, limits: Limits) -> None:
-    """The cross-field rules msgspec cannot express."""
+def check_project(project: Project, limits: Limits, control: ControlLimits) -> None:
+    """The cross-field rules msgspec cannot express, and the per-Project limits."""
+    _check_count("policies", len(project.policies), control.max_policies_per_project)
+    _check_count("keys", len(project.keys), control.max_keys_per_project)
     names: dict[str, int] = {}
     default_at: int | None = None
     for i, policy in enumerate(project.policies):
@@ -84,6 +89,12 @@ def check_project(project: Project, limits: Limits) -> None:
                 f"$.policies[{i}].groupSize",
                 f"must be at most {limits.max_session_members} (the server's max session size)",
             )
+        problem = filter_problem(policy.filter or {}, policy.mode, limits)
+        if problem is not None:
+            field = f"$.policies[{i}].filter"
+            raise invalid(
+                field if problem.attribute is None else f"{field}.{problem.attribute}", problem.rule
+            )
     secrets: dict[str, int] = {}
     for i, key in enumerate(project.keys):
         if key.secret in secrets:
@@ -91,6 +102,17 @@ def check_project(project: Project, limits: Limits) -> None:
         secrets[key.secret] = i
         if len(set(key.scopes)) != len(key.scopes):
             raise invalid(f"$.keys[{i}].scopes", "each scope may be listed once")
+
+
+def _check_count(field: str, count: int, limit: int) -> None:
+    if count > limit:
+        name = f"max_{field}_per_project"
+        raise MatchmakerError(
+            f"a Project may have at most {limit} {field} (--{name.replace('_', '-')}); "
+            f"this one has {count}",
+            code="project.limit",
+            details={"field": f"$.{field}", "limit": name, "max": limit},
+        )
 
 
 def invalid(field: str, rule: str) -> MatchmakerError:
@@ -110,7 +132,8 @@ def _decode(decoder: msgspec.json.Decoder[T], body: bytes) -> T:
         if named := _NAMED.search(message):  # unknown or missing field: name it in the path
             field = f"{field}.{named['name']}"
         raise MatchmakerError(message, code="request.invalid", details={"field": field}) from None
-    except msgspec.DecodeError as exc:
+    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+        # msgspec reports invalid UTF-8 inside a string as a UnicodeDecodeError.
         raise MatchmakerError(
             f"the body is not valid JSON: {exc}", code="request.malformed_json"
         ) from None

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from matchmaker.config import Limits
 from matchmaker.core import closecodes
 from matchmaker.core.commands import (
     MODE_COMMANDS,
@@ -46,7 +47,8 @@ from matchmaker.core.ratelimit import TokenBucket
 from matchmaker.core.state import ClientState
 from matchmaker.directory import ProjectDirectory
 from matchmaker.errors import MatchmakerError
-from matchmaker.model import Project
+from matchmaker.filters import filter_problem
+from matchmaker.model import FilterValue, Project
 
 __all__ = ["ABUSE_LIMIT", "PROTOCOL_VERSION", "Conversation"]
 
@@ -191,6 +193,8 @@ class Conversation:
     def _enter_pool(self, command: EnterPool, request_id: str | None) -> list[Effect]:
         client = self._client()
         self._check_public(command.public_size)
+        if command.filter is not None:
+            _check_filter(command.filter, command.mode, self.core.limits)
         project = self._project(client)
         entered, deliveries = self.core.enter(
             client.client_id, project, command, self._wall_clock_ms()
@@ -318,6 +322,17 @@ class Conversation:
             client.credential,
             require_declared=self._require_declared,
         )
+
+
+def _check_filter(filter: dict[str, FilterValue], mode: str | None, limits: Limits) -> None:
+    problem = filter_problem(filter, mode, limits)
+    if problem is not None:
+        details: dict[str, object] = {"field": "filter"}
+        if problem.attribute is not None:
+            details["attribute"] = problem.attribute
+        if problem.limit is not None:
+            details["limit"] = problem.limit
+        raise MatchmakerError(problem.rule, code="protocol.bad_request", details=details)
 
 
 def _too_large(what: str, limit: int) -> MatchmakerError:

@@ -31,6 +31,7 @@ from matchmaker.core.events import (
     MemberStatus,
     MessageRelayed,
     ModeAnswer,
+    PoolClosed,
     PoolEntered,
     PoolExpired,
     PoolWithdrawn,
@@ -350,6 +351,29 @@ class Matchmaker:
                 )
             else:
                 self._stale -= 1
+        return out
+
+    def close_changed_policies(self, project_id: str, project: Project | None) -> list[Delivery]:
+        """After a Project's config changed: close its policy pools that no longer match.
+
+        A live policy pool stays open only while the Project (``None``: deleted)
+        still has a policy of that name with the same mode, groupSize and
+        filter. Every entry of any other pool is withdrawn with ``pool.closed``
+        (reason ``policy_changed``), so its client can enter again under the
+        current policy instead of waiting out its TTL in a pool nobody new joins.
+        """
+        policies = () if project is None else project.policies
+        current = {(p.name, PoolSpec.of(p.mode, p.group_size, p.filter)) for p in policies}
+        out: list[Delivery] = []
+        for key, pool in list(self.pools.items()):
+            if key[0] != "policy" or pool.project_id != project_id:
+                continue
+            if (pool.name, pool.spec) in current:
+                continue
+            for entry in [entry for fifo in pool.buckets.values() for entry in fifo.values()]:
+                self._drop_entry(entry, "policy_changed", out)
+                closed = PoolClosed(pool.name, entry.entry_id, "policy_changed")
+                out.append(((entry.client.client_id,), closed))
         return out
 
     def _drop_entry(

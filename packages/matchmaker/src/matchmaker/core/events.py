@@ -30,6 +30,7 @@ __all__ = [
     "MessageRelayed",
     "ModeAnswer",
     "ModeEvent",
+    "PoolClosed",
     "PoolDelta",
     "PoolEntered",
     "PoolExpired",
@@ -189,6 +190,11 @@ class PoolExpired(EntryClosed):
     """An entry's TTL ran out before a match."""
 
 
+@dataclass(slots=True)
+class PoolClosed(EntryClosed):
+    """An entry's policy pool was closed: its policy was changed or removed."""
+
+
 # -- pool-mode events -------------------------------------------------------------------------
 #
 # Their fields are already the wire's names, so the shell sends each as
@@ -334,6 +340,7 @@ Event = (
     | PoolWithdrawn
     | PoolExpired
     | ModeEvent
+    | PoolClosed
 )
 
 Delivery = tuple[Sequence[str], Event]

@@ -1,9 +1,9 @@
-"""The data-plane ASGI app: ``GET /ws`` (the WebSocket protocol) and ``GET /healthz``."""
+"""The data-plane ASGI app: ``GET /ws`` (the WebSocket protocol), ``/healthz`` and ``/readyz``."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
@@ -12,21 +12,23 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from matchmaker.config import ServerConfig
+from matchmaker.data.connection import HARD_CAP_FACTOR
 from matchmaker.data.plane import DataPlane, Receive, Scope, Send
 from matchmaker.directory import ProjectDirectory
-from matchmaker.jsonhttp import EXCEPTION_HANDLERS
+from matchmaker.jsonhttp import EXCEPTION_HANDLERS, Readiness
 
 __all__ = ["DataApp", "create_data_app", "websocket_max_message_size"]
 
 
 def websocket_max_message_size(config: ServerConfig) -> int:
-    """The hard cap to give hypercorn (``Config.websocket_max_message_size``).
+    """The hard cap to give the server (hypercorn's ``websocket_max_message_size``).
 
     Frames up to this size are read and answered ``protocol.too_large`` when over
     ``max_frame_bytes``; larger ones make hypercorn close the socket with 1009
-    before buffering them.
+    before buffering them. A server without such an option (granian) hands them
+    to the connection, which closes with 1009 too.
     """
-    return 4 * config.limits.max_frame_bytes
+    return HARD_CAP_FACTOR * config.limits.max_frame_bytes
 
 
 class DataApp:
@@ -48,13 +50,19 @@ class DataApp:
 
 
 def create_data_app(
-    config: ServerConfig, directory: ProjectDirectory, *, shutdown: asyncio.Event
+    config: ServerConfig,
+    directory: ProjectDirectory,
+    *,
+    shutdown: asyncio.Event,
+    store_probe: Callable[[], Awaitable[None]] | None = None,
 ) -> DataApp:
     """The app served on ``config.port``.
 
     ``shutdown`` is set when the process begins a graceful stop: the data plane
     then closes every WebSocket with code 1001 so hypercorn can finish. The
     lifespan (run by hypercorn) starts and stops the plane's timers.
+    ``store_probe`` (the store's ``ping``) makes ``GET /readyz`` answer 503
+    while the Project store cannot answer; it also does during shutdown.
     """
     plane = DataPlane(config, directory, shutdown)
 
@@ -74,7 +82,14 @@ def create_data_app(
 
     # Any other path (``/admin`` included: it is never served here) is a coded JSON 404.
     http = Starlette(
-        routes=[Route("/healthz", healthz, methods=["GET"])],
+        routes=[
+            Route("/healthz", healthz, methods=["GET"]),
+            Route(
+                "/readyz",
+                Readiness(store_probe, stopping=shutdown.is_set).respond,
+                methods=["GET"],
+            ),
+        ],
         lifespan=lifespan,
         exception_handlers=EXCEPTION_HANDLERS,
     )

@@ -28,7 +28,13 @@ from matchmaker.data.protocol import REQUEST_DECODER, REQUEST_TYPES, Request, de
 from matchmaker.data.translate import PING_FRAME, command, error_frame, partial_frame, reply_frame
 from matchmaker.errors import MatchmakerError
 
-__all__ = ["Connection", "Hub"]
+__all__ = ["HARD_CAP_FACTOR", "Connection", "Hub"]
+
+# A frame over HARD_CAP_FACTOR x max_frame_bytes is not answered but closed with 1009
+# (RFC 6455 "message too big"). hypercorn does that itself before buffering such a
+# frame; granian has no such option and hands it over whole, so the check is here too.
+HARD_CAP_FACTOR = 4
+_MESSAGE_TOO_BIG = 1009
 
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
@@ -174,6 +180,9 @@ class Connection:
         if size > limit or (
             size * 4 > limit and isinstance(frame, str) and len(frame.encode()) > limit
         ):
+            if _byte_size(frame) > HARD_CAP_FACTOR * limit:
+                self.close(_MESSAGE_TOO_BIG, "frame too large")
+                return
             error = MatchmakerError(
                 f"frame larger than {limit} bytes",
                 code="protocol.too_large",
@@ -206,6 +215,10 @@ class Connection:
             internal = MatchmakerError("internal error", code="server.internal")
             effects = [Refuse(request.id, internal)]
         self.perform(effects)
+
+
+def _byte_size(frame: str | bytes) -> int:
+    return len(frame) if isinstance(frame, bytes) else len(frame.encode())
 
 
 def _undecodable(

@@ -14,6 +14,7 @@ from matchmaker.core.conversation import Conversation
 from matchmaker.data.connection import Connection
 from matchmaker.data.translate import event_head
 from matchmaker.directory import ProjectDirectory
+from matchmaker.model import Project
 
 __all__ = ["DataPlane"]
 
@@ -38,6 +39,7 @@ class DataPlane:
         self.clients: dict[str, Connection] = {}
         self.open: set[Connection] = set()
         self._tasks: list[asyncio.Task[None]] = []
+        directory.subscribe(self._on_project_changed)
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -51,13 +53,18 @@ class DataPlane:
             ]
 
     async def stop(self) -> None:
-        """Stop the timers."""
+        """Stop the timers and stop following Project changes."""
+        self.directory.unsubscribe(self._on_project_changed)
         tasks, self._tasks = self._tasks, []
         for task in tasks:
             task.cancel()
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+
+    def _on_project_changed(self, project_id: str, project: Project | None) -> None:
+        """Clients waiting under a changed or removed policy are told (``pool.closed``)."""
+        self.deliver(self.core.close_changed_policies(project_id, project))
 
     async def _watch_shutdown(self) -> None:
         await self.shutdown.wait()

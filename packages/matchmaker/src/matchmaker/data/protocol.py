@@ -16,6 +16,7 @@ import msgspec
 from msgspec import Meta, Raw, Struct
 
 from matchmaker.config import Limits
+from matchmaker.filters import ATTRIBUTE_NAME
 from matchmaker.model import FilterValue, PoolMode
 
 __all__ = [
@@ -43,6 +44,7 @@ __all__ = [
     "Ping",
     "PolicyInfo",
     "Pong",
+    "PoolClosed",
     "PoolEnter",
     "PoolEnterData",
     "PoolEntered",
@@ -81,7 +83,7 @@ __all__ = [
 
 RequestId = Annotated[str, Meta(max_length=64)]
 Name = Annotated[str, Meta(min_length=1, max_length=128)]
-AttributeKey = Annotated[str, Meta(pattern=r"^[A-Za-z0-9_.-]{1,64}$")]
+AttributeKey = Annotated[str, Meta(pattern=ATTRIBUTE_NAME)]
 AttributeValue = str | int | float | bool
 Attributes = dict[AttributeKey, AttributeValue]
 Public = dict[str, Any]
@@ -543,6 +545,12 @@ class PoolWithdrawn(Event, tag="pool.withdrawn"):
 
 class PoolExpired(Event, tag="pool.expired"):
     """An entry's ``ttl_ms`` ran out before a match."""
+
+    data: EntryData
+
+
+class PoolClosed(Event, tag="pool.closed"):
+    """An entry's policy pool was closed because the policy changed or was removed."""
 
     data: EntryData
 

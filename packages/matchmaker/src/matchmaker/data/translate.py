@@ -193,6 +193,8 @@ def _wire_event(event: events.Event) -> protocol.Event | protocol.ModeNotice:
             return protocol.PoolExpired(
                 protocol.EntryData(event.pool, event.entry_id, event.reason)
             )
+        case events.PoolClosed():
+            return protocol.PoolClosed(protocol.EntryData(event.pool, event.entry_id, event.reason))
 
 
 def partial_frame(first: int, last: int) -> str:

@@ -73,6 +73,10 @@ class ProjectStore(Protocol):
         """
         ...
 
+    async def ping(self) -> None:
+        """Raise ``store.unavailable`` unless the store can answer a query now (readiness)."""
+        ...
+
     async def close(self) -> None:
         """Release connections; the store is unusable afterwards."""
         ...

@@ -31,6 +31,9 @@ class MemoryStore:
     def description(self) -> str:
         return "memory://"
 
+    async def ping(self) -> None:
+        """Always answers: the dict is in this process."""
+
     async def create(self, project: Project) -> None:
         if project.id in self._projects:
             raise exists_error(project.id)

@@ -168,6 +168,10 @@ class PostgresStore:
             await _notify(conn, project_id)
         return True
 
+    async def ping(self) -> None:
+        async with self._transaction(write=False) as conn:
+            await conn.fetchval("SELECT 1")
+
     async def close(self) -> None:
         if self._watcher is not None:
             self._watcher.cancel()

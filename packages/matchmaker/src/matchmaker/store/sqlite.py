@@ -51,6 +51,7 @@ class SqliteStore:
         self._path = path
         self._db = connection
         self._lock = asyncio.Lock()
+        self._identity = _identity(path)
 
     @classmethod
     async def open(cls, path: Path) -> SqliteStore:
@@ -124,6 +125,22 @@ class SqliteStore:
             await db.execute("DELETE FROM project_secrets WHERE project_id = ?", (project_id,))
             return cursor.rowcount > 0
 
+    async def ping(self) -> None:
+        """The file must still be the one opened, and answer a query.
+
+        An open connection keeps reading and writing a file that was deleted or
+        replaced, so writes would land where no restart finds them: such a
+        store is reported unavailable.
+        """
+        try:
+            same = _identity(self._path) == self._identity
+        except OSError as exc:
+            raise unavailable_error(exc) from exc
+        if not same:
+            raise unavailable_error(FileNotFoundError(f"{self._path} was replaced"))
+        async with self._transaction(write=False) as db:
+            await db.execute_fetchall("SELECT 1 FROM projects LIMIT 1")
+
     async def watch(self, changed: Watcher) -> None:
         """Not reported: other processes sharing the file are not watched."""
 
@@ -158,6 +175,11 @@ class SqliteStore:
             except sqlite3.Error as exc:
                 await _rollback(self._db, write)
                 raise unavailable_error(exc) from exc
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    stat = path.stat()
+    return stat.st_dev, stat.st_ino
 
 
 def _probe(path: Path) -> None:

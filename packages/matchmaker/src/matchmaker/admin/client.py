@@ -1,0 +1,100 @@
+"""A synchronous client of the ``/admin`` API (httpx), turning every failure into a coded error."""
+
+from __future__ import annotations
+
+import urllib.parse
+from typing import Any
+
+import httpx
+
+from matchmaker.errors import MatchmakerError
+
+__all__ = ["AdminClient", "AdminError"]
+
+_PAGE = 1000
+
+
+class AdminError(MatchmakerError):
+    """An ``/admin`` error answer (its code and message) or ``admin.unreachable``."""
+
+    code = "admin.unreachable"
+
+
+class AdminClient:
+    """The management port at ``url`` (``http://host:port``), authenticated with ``key``."""
+
+    def __init__(self, url: str, key: str, *, timeout_s: float = 10.0) -> None:
+        self.url = url.rstrip("/")
+        self._http = httpx.Client(
+            base_url=self.url,
+            headers={"Authorization": f"Bearer {key}"},
+            timeout=timeout_s,
+        )
+
+    def __enter__(self) -> AdminClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._http.close()
+
+    def list_projects(self) -> list[dict[str, Any]]:
+        """Every Project, following the cursor through all pages."""
+        projects: list[dict[str, Any]] = []
+        cursor: str | None = None
+        while True:
+            params: dict[str, str | int] = {"limit": _PAGE}
+            if cursor is not None:
+                params["cursor"] = cursor
+            page = self._call("GET", "/admin/projects", params=params)
+            projects.extend(page["projects"])
+            cursor = page["next_cursor"]
+            if cursor is None:
+                return projects
+
+    def get(self, project_id: str) -> dict[str, Any]:
+        result: dict[str, Any] = self._call("GET", _path(project_id))
+        return result
+
+    def create(self, project: dict[str, Any]) -> dict[str, Any]:
+        result: dict[str, Any] = self._call("POST", "/admin/projects", json=project)
+        return result
+
+    def patch(self, project_id: str, patch: dict[str, Any]) -> dict[str, Any]:
+        result: dict[str, Any] = self._call("PATCH", _path(project_id), json=patch)
+        return result
+
+    def delete(self, project_id: str) -> None:
+        self._call("DELETE", _path(project_id))
+
+    def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+        try:
+            response = self._http.request(method, path, **kwargs)
+        except httpx.HTTPError as exc:
+            raise AdminError(
+                f"cannot reach the management port at {self.url}: {exc or type(exc).__name__}",
+                code="admin.unreachable",
+            ) from None
+        if response.status_code == 204:
+            return None
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        if response.is_success and body is not None:
+            return body
+        error = body.get("error") if isinstance(body, dict) else None
+        if not isinstance(error, dict) or "code" not in error:
+            raise AdminError(
+                f"{self.url} answered {response.status_code} without an /admin error body "
+                "(is this a matchmaker management port?)",
+                code="admin.bad_response",
+            )
+        raise AdminError(
+            str(error.get("message", "")),
+            code=str(error["code"]),
+            details={"status": response.status_code, **(error.get("details") or {})},
+        )
+
+
+def _path(project_id: str) -> str:
+    return "/admin/projects/" + urllib.parse.quote(project_id, safe="")

@@ -1,0 +1,265 @@
+"""``matchmaker admin``: the management port from the command line, like an operator's kubectl.
+
+httpx and rich are imported by the commands that use them, so ``matchmaker
+--help`` and the server start without them.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from matchmaker.errors import MatchmakerError
+from matchmaker.settings.options import ADMIN_OPTIONS, OPTIONS
+from mtcommon import CodedError, render_line
+
+if TYPE_CHECKING:
+    from matchmaker.admin.client import AdminClient
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+__all__ = ["HINTS", "admin"]
+
+_URL = ADMIN_OPTIONS[0]
+_KEY = next(option for option in OPTIONS if option.field == "management_key")
+
+HINTS = {
+    "admin.unreachable": "is the server running with a management key, and is --url right?",
+    "admin.bad_response": "--url must point at the management port, not the data port",
+    "admin.invalid_file": "fix the file; nothing was sent",
+    "auth.unauthorized": f"check --key / {_KEY.env}",
+    "request.malformed_json": "the body is not valid JSON",
+    "request.invalid": "the server refused a field; see the message",
+    "request.unsupported_media_type": "the request was not sent as JSON",
+    "request.too_large": "the body is over the server's --max-body-bytes",
+    "request.timeout": "the body did not arrive within the server's --body-timeout-s",
+    "request.aborted": "the connection was cut while sending the body; retry",
+    "project.reserved_id": "the id 'default' cannot be declared",
+    "project.exists": "use 'projects patch' or 'apply' to change an existing Project",
+    "project.secret_in_use": "each key secret may be bound to one Project only",
+    "project.not_found": "'projects list' shows the ids that exist",
+    "project.limit": "the server's per-Project limits refused it",
+    "route.not_found": "--url must be the management port's base URL",
+    "method.not_allowed": "the server does not support this call (version mismatch?)",
+    "store.corrupt": "a stored Project no longer decodes; the server log names it",
+    "store.unavailable": "the server's Project store is down; retry when /readyz is 200",
+    "server.internal": "the server failed; its log has the details",
+    "server.shutting_down": "the server is stopping; retry against another node",
+}
+"""A next step for every error code the management port answers (a test checks each has one)."""
+
+
+class AdminFailure(click.ClickException):
+    """An /admin error as one line, ``error: <message> (<hint>) [<code>]``; exit 1."""
+
+    def __init__(self, error: CodedError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        hint = HINTS.get(self.error.code)
+        message = self.error.message + (f" ({hint})" if hint else "")
+        click.echo(render_line(CodedError(message, code=self.error.code)), file=file or sys.stderr)
+
+
+def _connection_options(command: F) -> F:
+    command = click.option(
+        "--format",
+        "output",
+        type=click.Choice(["table", "json"]),
+        default="table",
+        show_default=True,
+        help="A table for people (rich on a terminal), or JSON for programs.",
+    )(command)
+    command = click.option(
+        "--key",
+        envvar=list(_KEY.envs),
+        show_envvar=True,
+        required=True,
+        help="The management key.",
+    )(command)
+    return click.option(
+        _URL.flag,
+        envvar=_URL.env,
+        show_envvar=True,
+        default=_URL.default,
+        show_default=True,
+        help=_URL.help,
+    )(command)
+
+
+@contextmanager
+def _client(url: str, key: str) -> Iterator[AdminClient]:
+    from matchmaker.admin.client import AdminClient
+
+    try:
+        with AdminClient(url, key) as client:
+            yield client
+    except CodedError as exc:
+        raise AdminFailure(exc) from None
+
+
+@click.group()
+def admin() -> None:
+    """Manage the Projects of a running server through its management port."""
+
+
+@admin.group()
+def projects() -> None:
+    """List, read, create, patch and delete Projects."""
+
+
+@projects.command("list")
+@_connection_options
+def list_projects(url: str, key: str, output: str) -> None:
+    """List every Project (all pages)."""
+    with _client(url, key) as client:
+        found = client.list_projects()
+    if output == "json":
+        _print_json(found)
+        return
+    from matchmaker.admin.present import print_projects
+
+    print_projects(found)
+
+
+@projects.command()
+@click.argument("project_id", metavar="ID")
+@_connection_options
+def get(project_id: str, url: str, key: str, output: str) -> None:
+    """Show one Project."""
+    with _client(url, key) as client:
+        project = client.get(project_id)
+    if output == "json":
+        _print_json(project)
+        return
+    from matchmaker.admin.present import print_project
+
+    print_project(project)
+
+
+@projects.command()
+@click.option("-f", "--file", "path", required=True, help="YAML or JSON Project ('-': stdin).")
+@_connection_options
+def create(path: str, url: str, key: str, output: str) -> None:
+    """Declare a Project from a file in the POST /admin/projects body shape."""
+    body = _read_mapping(path)
+    with _client(url, key) as client:
+        project = client.create(body)
+    _done(f"created {project['id']}", project, output)
+
+
+@projects.command()
+@click.argument("project_id", metavar="ID")
+@click.option("-f", "--file", "path", required=True, help="YAML or JSON merge patch ('-': stdin).")
+@_connection_options
+def patch(project_id: str, path: str, url: str, key: str, output: str) -> None:
+    """Merge-patch a Project (displayName, lockdown, keys, policies) from a file."""
+    body = _read_mapping(path)
+    with _client(url, key) as client:
+        project = client.patch(project_id, body)
+    _done(f"patched {project_id}", project, output)
+
+
+@projects.command()
+@click.argument("project_id", metavar="ID")
+@_connection_options
+def delete(project_id: str, url: str, key: str, output: str) -> None:
+    """Delete a Project's config (its live sessions and pools drain)."""
+    with _client(url, key) as client:
+        client.delete(project_id)
+    _done(f"deleted {project_id}", {"deleted": project_id}, output)
+
+
+@admin.command()
+@click.option("-f", "--file", "path", required=True, help="YAML file with a 'projects:' list.")
+@click.option("--prune", is_flag=True, help="Also delete Projects the file does not list.")
+@click.option("--dry-run", is_flag=True, help="Print the changes without making them.")
+@_connection_options
+def apply(*, path: str, prune: bool, dry_run: bool, url: str, key: str, output: str) -> None:
+    """Make the server's Projects match a file: create, patch (and with --prune delete).
+
+    Idempotent: applying the same file again changes nothing. Each line of the
+    report is '+' created, '~' patched (with the fields), '-' deleted or
+    '=' unchanged; key secrets are never printed.
+    """
+    from matchmaker.admin.plan import desired_projects, plan
+
+    try:
+        desired = desired_projects(_read_yaml(path), path)
+    except MatchmakerError as exc:
+        raise AdminFailure(exc) from None
+    with _client(url, key) as client:
+        current = client.list_projects()
+        changes = plan(current, desired, prune=prune)
+        if not dry_run:
+            for change in changes:
+                if change.action == "create" and change.body is not None:
+                    client.create(change.body)
+                elif change.action == "patch" and change.body is not None:
+                    client.patch(change.project_id, change.body)
+                elif change.action == "delete":
+                    client.delete(change.project_id)
+    before = {project["id"]: project for project in current}
+    if output == "json":
+        _print_json(
+            {
+                "dry_run": dry_run,
+                "changes": [
+                    {"action": c.action, "id": c.project_id, "fields": list(c.fields)}
+                    for c in changes
+                ],
+            }
+        )
+        return
+    for change in changes:
+        for line in change.describe(before.get(change.project_id)):
+            click.echo(line)
+    counts = {action: sum(c.action == action for c in changes) for action in _ACTIONS}
+    summary = ", ".join(f"{n} {_ACTIONS[a]}" for a, n in counts.items())
+    click.echo(("dry run, nothing changed: " if dry_run else "") + summary)
+
+
+_ACTIONS = {"create": "created", "patch": "patched", "delete": "deleted", "unchanged": "unchanged"}
+
+
+def _read_yaml(path: str) -> Any:
+    from mtcommon import load_safe
+
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        return load_safe(text, source=path)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AdminFailure(
+            MatchmakerError(f"cannot read {path}: {exc}", code="admin.invalid_file")
+        ) from None
+    except CodedError as exc:
+        raise AdminFailure(exc) from None
+
+
+def _read_mapping(path: str) -> dict[str, Any]:
+    data = _read_yaml(path)
+    if not isinstance(data, dict):
+        raise AdminFailure(
+            MatchmakerError(
+                f"{path}: expected a mapping (a JSON object)", code="admin.invalid_file"
+            )
+        )
+    return data
+
+
+def _done(message: str, value: Any, output: str) -> None:
+    if output == "json":
+        _print_json(value)
+    else:
+        click.echo(message)
+
+
+def _print_json(value: Any) -> None:
+    click.echo(json.dumps(value, indent=2, ensure_ascii=False))

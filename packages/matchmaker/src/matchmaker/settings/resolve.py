@@ -1,0 +1,160 @@
+"""Effective settings: flag > environment > config file > default, with where each came from.
+
+Nothing is read at import time; the caller hands in the flags it parsed and the
+environment, and the config file is read here. Every bad value is a
+:class:`SettingsError` naming the flag, the variable or the file key and line.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from matchmaker.config import ControlLimits, Limits, ServerConfig
+from matchmaker.errors import MatchmakerError
+from matchmaker.settings.options import (
+    ADMIN_OPTIONS,
+    CONFIG_OPTION,
+    ENV_PREFIX,
+    OPTIONS,
+    Option,
+    option_for_key,
+)
+from mtcommon import CodedError, key_lines, load_roundtrip
+
+__all__ = ["KNOWN_ENV", "Effective", "SettingsError", "resolve", "unknown_env_warnings"]
+
+KNOWN_ENV = frozenset(
+    name for option in (*OPTIONS, CONFIG_OPTION, *ADMIN_OPTIONS) for name in option.envs
+)
+"""Every environment variable the ``matchmaker`` command reads."""
+
+
+class SettingsError(MatchmakerError):
+    """A setting that cannot be used: ``config.invalid``, ``config.unknown_key``, ..."""
+
+    code = "config.invalid"
+
+
+@dataclass(frozen=True, slots=True)
+class Effective:
+    """The settings in force, and per option field where its value came from."""
+
+    config: ServerConfig
+    origins: Mapping[str, str]
+    config_file: str | None
+    warnings: tuple[str, ...]
+
+
+def resolve(
+    flags: Mapping[str, Any], environ: Mapping[str, str], config_flag: str | None = None
+) -> Effective:
+    """Merge the sources. ``flags`` maps option fields to values given on the command line."""
+    config_file = config_flag or environ.get(CONFIG_OPTION.env) or None
+    from_file = {} if config_file is None else read_config_file(Path(config_file))
+    values: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    for option in OPTIONS:
+        env_name = next((name for name in option.envs if name in environ), None)
+        if option.field in flags:
+            values[option.field] = flags[option.field]
+            origins[option.field] = f"flag {option.flag}"
+        elif env_name is not None:
+            values[option.field] = _parse_env(option, env_name, environ[env_name])
+            origins[option.field] = f"env {env_name}"
+        elif option.field in from_file:
+            values[option.field], line = from_file[option.field]
+            origins[option.field] = f"file {config_file}:{line}"
+        else:
+            values[option.field] = option.default
+            origins[option.field] = "default"
+    return Effective(_build(values), origins, config_file, tuple(unknown_env_warnings(environ)))
+
+
+def read_config_file(path: Path) -> dict[str, tuple[Any, int]]:
+    """Option field to ``(value, line)`` for each key of a YAML config file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SettingsError(
+            f"cannot read the config file {path}: {exc}",
+            code="config.unreadable",
+            details={"file": str(path)},
+        ) from None
+    try:
+        data = load_roundtrip(text, source=str(path))
+    except CodedError as exc:
+        raise SettingsError(exc.message, code=exc.code, details=exc.details) from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise SettingsError(
+            f"{path}: the config file must be a mapping of setting names to values",
+            details={"file": str(path)},
+        )
+    lines = key_lines(data)
+    found: dict[str, tuple[Any, int]] = {}
+    for key, raw in data.items():
+        line = lines.get(str(key), 0)
+        where = f"{path}:{line}"
+        option = option_for_key(str(key))
+        if option is None:
+            hint = _closest(str(key).replace("-", "_"), [o.key for o in OPTIONS])
+            raise SettingsError(
+                f"{where}: unknown setting {key!r}{hint}",
+                code="config.unknown_key",
+                details={"file": str(path), "line": line, "key": str(key)},
+            )
+        if option.field in found:
+            raise SettingsError(
+                f"{where}: {key!r} repeats a setting given on line {found[option.field][1]}",
+                details={"file": str(path), "line": line, "key": str(key)},
+            )
+        try:
+            found[option.field] = (option.kind.parse(raw), line)
+        except ValueError as exc:
+            shown = "***" if option.secret else repr(raw)
+            raise SettingsError(
+                f"{where}: {key} must be {exc}, not {shown}",
+                details={"file": str(path), "line": line, "key": str(key)},
+            ) from None
+    return found
+
+
+def unknown_env_warnings(environ: Mapping[str, str]) -> list[str]:
+    """One warning per ``MATCHMAKER_*`` variable that no option reads, naming the closest."""
+    warnings = []
+    for name in sorted(environ):
+        if name.startswith(ENV_PREFIX) and name not in KNOWN_ENV:
+            hint = _closest(name, sorted(KNOWN_ENV))
+            warnings.append(f"unknown environment variable {name} is ignored{hint}")
+    return warnings
+
+
+def _parse_env(option: Option, name: str, raw: str) -> Any:
+    try:
+        return option.kind.parse(raw)
+    except ValueError as exc:
+        shown = "***" if option.secret else repr(raw)
+        raise SettingsError(
+            f"environment variable {name} must be {exc}, not {shown}",
+            details={"variable": name},
+        ) from None
+
+
+def _build(values: Mapping[str, Any]) -> ServerConfig:
+    groups: dict[str, dict[str, Any]] = {"": {}, "limits": {}, "control": {}}
+    for field, value in values.items():
+        group, _, name = field.rpartition(".")
+        groups[group][name] = value
+    return ServerConfig(
+        limits=Limits(**groups["limits"]), control=ControlLimits(**groups["control"]), **groups[""]
+    )
+
+
+def _closest(name: str, candidates: list[str]) -> str:
+    match = difflib.get_close_matches(name, candidates, n=1, cutoff=0.5)
+    return f" (did you mean {match[0]}?)" if match else ""

@@ -1,0 +1,34 @@
+"""What the server seam must give the data app under every server (``--server``)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+
+from matchmaker.client import Client
+
+# granian's embedded default serves ``backlog`` (128) connections at once per worker;
+# the seam lifts that, so more than 128 clients are served side by side.
+MANY = 300
+
+
+async def test_more_clients_than_granians_default_are_served_at_once(server: Any) -> None:
+    clients = await asyncio.gather(*(server.connect() for _ in range(MANY)))
+    async with httpx.AsyncClient() as http:
+        health = (await http.get(f"{server.base}/healthz")).json()
+    assert health["clients"] == MANY
+    # The last one to arrive is served, not parked behind the others.
+    room = await clients[-1].join("last", create=True)
+    assert room["session_id"] in server.plane.core.sessions
+
+
+async def test_the_lifespan_starts_the_timers_and_shutdown_closes_a_silent_client(
+    server: Any,
+) -> None:
+    """Timers run before any client (lifespan); a client that never sends is still closed."""
+    assert server.plane._tasks, "the lifespan did not start the plane"
+    silent = await Client.connect(server.url)
+    server.shutdown.set()
+    assert await silent.wait_closed(wait_s=5) == 1001

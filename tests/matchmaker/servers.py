@@ -1,0 +1,19 @@
+"""The data plane's servers every server-facing test runs against (``--server``)."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+SERVERS = [
+    pytest.param("hypercorn", id="hypercorn"),
+    pytest.param(
+        "granian",
+        id="granian",
+        marks=pytest.mark.skipif(
+            importlib.util.find_spec("granian") is None,
+            reason="granian is not installed (pip install './packages/matchmaker[fast]')",
+        ),
+    ),
+]

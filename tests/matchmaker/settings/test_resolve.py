@@ -1,0 +1,103 @@
+"""Precedence flag > environment > file > default, and errors that name the culprit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from matchmaker.config import ServerConfig
+from matchmaker.settings import SettingsError, resolve
+
+
+def write(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "matchmaker.yaml"
+    path.write_text(text)
+    return str(path)
+
+
+def test_nothing_given_is_the_defaults() -> None:
+    effective = resolve({}, {})
+    assert effective.config == ServerConfig()
+    assert set(effective.origins.values()) == {"default"}
+    assert effective.warnings == ()
+
+
+def test_flag_beats_environment_beats_file_beats_default(tmp_path: Path) -> None:
+    path = write(tmp_path, "port: 1001\nmanagement-port: 1002\nhost: ::1\nentry_ttl_ms: 5\n")
+    env = {"MATCHMAKER_PORT": "2001", "MATCHMAKER_MANAGEMENT_PORT": "2002"}
+    effective = resolve({"port": 3001}, env, path)
+    config = effective.config
+    assert (config.port, config.management_port, config.host) == (3001, 2002, "::1")
+    assert config.limits.entry_ttl_ms == 5
+    assert config.shutdown_grace_s == ServerConfig().shutdown_grace_s
+    assert effective.origins["port"] == "flag --port"
+    assert effective.origins["management_port"] == "env MATCHMAKER_MANAGEMENT_PORT"
+    assert effective.origins["host"] == f"file {path}:3"
+    assert effective.origins["limits.entry_ttl_ms"] == f"file {path}:4"
+    assert effective.origins["shutdown_grace_s"] == "default"
+
+
+def test_the_documented_store_variable_is_read() -> None:
+    effective = resolve({}, {"MATCHMAKER_STORE": "memory://"})
+    assert effective.config.store_url == "memory://"
+
+
+def test_the_config_file_may_come_from_the_environment(tmp_path: Path) -> None:
+    path = write(tmp_path, "store: memory://\nmax_policies_per_project: 3\n")
+    config = resolve({}, {"MATCHMAKER_CONFIG": path}).config
+    assert config.store_url == "memory://"
+    assert config.control.max_policies_per_project == 3
+
+
+def test_unknown_variables_are_warned_about_with_the_closest_name() -> None:
+    effective = resolve({}, {"MATCHMAKER_STORE_URL": "memory://", "OTHER": "x"})
+    assert effective.config.store_url is None
+    assert effective.warnings == (
+        "unknown environment variable MATCHMAKER_STORE_URL is ignored "
+        "(did you mean MATCHMAKER_STORE?)",
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "words"),
+    [
+        (
+            "port: 1\nmanagment_port: 2\n",
+            "config.unknown_key",
+            [":2:", "'managment_port'", "did you mean management_port"],
+        ),
+        ("port: 1\nport: 2\n", "yaml.duplicate_key", [":2:"]),
+        ("port: 1\n\nmax_frame_bytes: 0\n", "config.invalid", [":3:", "max_frame_bytes", ">= 1"]),
+        ("port: eighty\n", "config.invalid", [":1:", "port", "'eighty'"]),
+        ("port: true\n", "config.invalid", [":1:", "port"]),
+        ("port: 1\nmanagement-port: 2\nmanagement_port: 3\n", "config.invalid", [":3:", "line 2"]),
+        ("- port\n", "config.invalid", ["mapping"]),
+        ("port: [1\n", "yaml.syntax", [":2:"]),
+        ("management_key: 12\n", "config.invalid", [":1:", "***"]),
+    ],
+)
+def test_bad_files_name_the_key_and_line(
+    tmp_path: Path, text: str, code: str, words: list[str]
+) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(SettingsError) as caught:
+        resolve({}, {}, path)
+    assert caught.value.code == code
+    for word in words:
+        assert word in caught.value.message
+
+
+def test_a_missing_file_is_unreadable(tmp_path: Path) -> None:
+    with pytest.raises(SettingsError) as caught:
+        resolve({}, {}, str(tmp_path / "absent.yaml"))
+    assert caught.value.code == "config.unreadable"
+
+
+def test_bad_environment_values_name_the_variable_and_hide_secrets() -> None:
+    with pytest.raises(SettingsError) as caught:
+        resolve({}, {"MATCHMAKER_SHUTDOWN_GRACE": "-1"})
+    assert "MATCHMAKER_SHUTDOWN_GRACE" in caught.value.message
+    with pytest.raises(SettingsError) as caught:
+        resolve({}, {"REALTIME_MGMT_KEY": ""})
+    assert "REALTIME_MGMT_KEY" in caught.value.message

@@ -1,0 +1,405 @@
+"""Side by side in one run: our data plane on hypercorn and on granian, and Colyseus 0.16.
+
+    python tools/bench/matchmaker/compare.py [--runs 5] [--idle 10000] [--idle-runs 1]
+
+One Node load client (``peers/loadclient.cjs``, the ``ws`` library; Colyseus's
+own client library runs on ``ws`` too) drives every server the same way, and
+reports its own CPU so a reader sees where the client, not the server, is the
+limit. The Node packages (``peers/package.json``: Colyseus, ``ws``) are
+installed with npm into ``tools/bench/matchmaker/.cache/`` on first use:
+never committed, never installed by CI or the tests.
+
+Writes docs/benchmarks/matchmaker-servers.md: medians of ``--runs`` runs and
+ratios against Colyseus measured in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from run import Server, free_port
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+PEERS = HERE / "peers"
+CACHE = HERE / ".cache"
+TICKS = os.sysconf("SC_CLK_TCK")
+TARGETS = ("hypercorn", "granian", "colyseus")
+
+
+def node_modules() -> Path:
+    """The peers' packages, installed into the benchmark's own cache on first use."""
+    modules = CACHE / "node_modules"
+    if not (modules / "@colyseus" / "core").is_dir():
+        CACHE.mkdir(parents=True, exist_ok=True)
+        shutil.copy(PEERS / "package.json", CACHE / "package.json")
+        npm = ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(CACHE)]
+        subprocess.run(npm, check=True, timeout=600)
+    return modules
+
+
+class NodeServer:
+    """``colyseus_server.cjs`` or ``echo_server.cjs`` on a free loopback port."""
+
+    def __init__(self, script: str) -> None:
+        self.port = free_port()
+        env = {**os.environ, "NODE_PATH": str(node_modules())}
+        self.process = subprocess.Popen(
+            ["node", str(PEERS / script), str(self.port)],
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            if line.startswith("listening"):
+                break
+        else:
+            raise RuntimeError(f"{script} did not start")
+        self.url = f"ws://127.0.0.1:{self.port}"
+
+    rss_bytes = Server.rss_bytes
+    cpu_s = Server.cpu_s
+    stop = Server.stop
+
+
+AnyServer = Server | NodeServer
+
+
+def start(target: str, echo: bool = False) -> AnyServer:
+    if target == "colyseus":
+        return NodeServer("echo_server.cjs" if echo else "colyseus_server.cjs")
+    return Server(echo=echo, server=target)
+
+
+def client(
+    server: AnyServer, proto: str, scenario: str, *args: str, procs: int = 1, hold: bool = False
+) -> dict[str, Any]:
+    """Run the load client (``procs`` processes at once); merged result with CPU shares."""
+    url = server.url
+    command = ["node", str(PEERS / "loadclient.cjs"), scenario, "--proto", proto, "--url", url]
+    env = {**os.environ, "NODE_PATH": str(node_modules())}
+    cpu0, wall0 = server.cpu_s(), time.monotonic()
+    running = [
+        subprocess.Popen(
+            [*command, *args], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        for _ in range(procs)
+    ]
+    results: list[dict[str, Any]] = []
+    extra: dict[str, Any] = {}
+    for process in running:
+        assert process.stdout is not None
+        assert process.stdin is not None
+        for line in process.stdout:
+            if line.startswith("HOLDING"):
+                time.sleep(1.0)
+                extra["server_rss_bytes"] = server.rss_bytes()
+                process.stdin.close()
+            elif line.startswith("{"):
+                results.append(json.loads(line))
+                break
+        process.wait(timeout=120)
+    if len(results) != procs:
+        raise RuntimeError(f"{scenario} on {url}: a load client failed")
+    wall = time.monotonic() - wall0
+    merged = merge(results)
+    merged["server_cpu_share"] = (server.cpu_s() - cpu0) / wall
+    merged["client_cpu_share"] = sum(r["client_cpu_s"] for r in results) / max(
+        r["client_wall_s"] for r in results
+    )
+    return {**merged, **extra}
+
+
+def merge(results: list[dict[str, Any]]) -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    for key in ("matched_clients", "unmatched", "errors", "messages", "connected"):
+        if key in results[0]:
+            merged[key] = sum(r[key] for r in results)
+    for key in ("matches_per_s", "messages_per_s"):
+        if key in results[0]:
+            merged[key] = sum(r[key] for r in results)
+    latencies = sorted(x for r in results for x in r.get("latencies_ms", []))
+    if latencies:
+        merged["p50_ms"] = latencies[len(latencies) // 2]
+        merged["p99_ms"] = latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))]
+    return merged
+
+
+def scenario_runs(args: argparse.Namespace) -> list[tuple[str, str, Callable[[str], bool], Any]]:
+    """(name, loadclient scenario, which targets, loadclient arguments / procs)."""
+    every: Callable[[str], bool] = lambda target: True  # noqa: E731
+    ours: Callable[[str], bool] = lambda target: target != "colyseus"  # noqa: E731
+    clients = str(args.clients)
+    half = str(args.clients // 2)
+    return [
+        ("connect_match", "connect-match", every, (["--clients", clients, "--inflight", "50"], 1)),
+        (
+            "connect_match_2procs",
+            "connect-match",
+            every,
+            (["--clients", half, "--inflight", "50"], 2),
+        ),
+        (
+            "match_connected",
+            "match-connected",
+            ours,
+            (["--clients", clients, "--duration", str(args.duration)], 1),
+        ),
+        (
+            "relay",
+            "relay",
+            every,
+            (
+                [
+                    *("--pairs", str(args.pairs), "--window", "4"),
+                    *("--duration", str(args.duration), "--warmup", "1"),
+                ],
+                1,
+            ),
+        ),
+    ]
+
+
+def run_once(args: argparse.Namespace, index: int) -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    for target in TARGETS:
+        proto = "colyseus" if target == "colyseus" else "mm"
+        row: dict[str, Any] = {}
+        server = start(target, echo=True)
+        try:
+            row["echo"] = client(
+                server, proto, "echo", "--sockets", "200", "--messages", str(args.messages)
+            )
+        finally:
+            server.stop()
+        for name, scenario, applies, (extra, procs) in scenario_runs(args):
+            if not applies(target):
+                continue
+            server = start(target)
+            try:
+                row[name] = client(server, proto, scenario, *extra, procs=procs)
+            finally:
+                server.stop()
+        if index < args.idle_runs:
+            server = start(target)
+            try:
+                baseline = server.rss_bytes()
+                held = client(server, proto, "hold", "--clients", str(args.idle))
+                held["baseline_rss_bytes"] = baseline
+                held["kib_per_connection"] = (
+                    (held["server_rss_bytes"] - baseline) / held["connected"] / 1024
+                )
+                row["idle"] = held
+            finally:
+                server.stop()
+        results[target] = row
+        print(f"run {index + 1}: {target} done", file=sys.stderr, flush=True)
+    return results
+
+
+def derive(runs: list[dict[str, Any]]) -> None:
+    """Throughput per second of server CPU: the figure a busy shared machine moves least."""
+    for run in runs:
+        for row in run.values():
+            for name, result in row.items():
+                rate = result.get("matches_per_s", result.get("messages_per_s"))
+                if name != "idle" and rate is not None and result.get("server_cpu_share"):
+                    result["per_cpu"] = rate / result["server_cpu_share"]
+
+
+def median(runs: list[dict[str, Any]], target: str, scenario: str, key: str) -> float | None:
+    values = [r[target][scenario].get(key) for r in runs if scenario in r[target]]
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+NOTES = """
+## Method
+
+- **servers**: "hypercorn" and "granian" are the real `matchmaker` launcher
+  (`tools/bench/matchmaker/server.py`, so `serve_until_signalled`: `tune_gc()`, the
+  open-file limit, a `memory://` store and the `bench` Project declared through
+  `/admin`, per-connection rate limits lifted), with `--server hypercorn` (standard
+  asyncio loop) or `--server granian` (embedded granian on uvloop). "Colyseus" is
+  `@colyseus/core` 0.16 with `@colyseus/ws-transport` (`peers/colyseus_server.cjs`):
+  a `duel` room with `maxClients` 2 that broadcasts `matched` once both members are
+  in and relays every `relay` message to the other member. No state schema.
+- **echo floor**: each server's bare WebSocket echo (an ASGI echo app on the same
+  server through the launcher's seam; for Colyseus the bare `ws` server it runs on),
+  200 sockets × `--messages` messages, one in flight per socket.
+- **connect+match**: `--clients` clients, 50 in flight: open a WebSocket, `hello`,
+  `pool.enter` (policy `duel`, `auto`, groupSize 2), wait for `session.created`,
+  close. Colyseus: `client.joinOrCreate("duel")` (its HTTP matchmake request, then
+  the room's WebSocket), wait for `matched`, leave. Latency runs from the start of
+  the connection to the match. "2 client processes" splits the same clients over two
+  load-client processes, to show whether one client process was the limit.
+- **matching of connected clients** (ours only): `--clients` clients past `hello`
+  enter, match, leave and enter again, for `--duration` s; latency from `pool.enter`
+  to `session.created`. Colyseus has no equivalent: every match is a new WebSocket
+  to the room (its matchmaking is the connect+match row).
+- **relay**: `--pairs` pairs in 2-member sessions (rooms), 4 messages in flight per
+  socket, each bounced back on arrival (A → server → B → server → A), for
+  `--duration` s after 1 s of warm-up; p50/p99 of the round half-trips.
+- **idle**: `--idle` clients past `hello` (Colyseus: in `duel` rooms), held idle;
+  (RSS held − RSS of the fresh server) / clients.
+- **CPU**: `server CPU` is the share of one core the server process got during the
+  scenario (`/proc/<pid>/stat`); `client CPU` the load client's own. A client near
+  100% is the limit of that row, not the server.
+
+## Idle memory: why granian holds more
+
+Measured directly (1,000 sockets, `matchmaker --server X`): granian 154.7 KiB per
+socket that never sent a frame and 156.5 KiB past `hello`; hypercorn 22.4 and 23.3 KiB.
+The ~130 KiB difference is tungstenite's read buffer: granian builds each WebSocket
+with tungstenite's default `WebSocketConfig` (`read_buffer_size` 128 KiB since
+tungstenite 0.25), and tungstenite zero-fills the whole buffer (`resize(capacity, 0)`)
+the first time it polls the socket for a frame, which happens as soon as the app
+waits in `receive()`, so even silent sockets hold it. granian exposes no
+`WebSocketConfig` option, so nothing can be tuned from Python; `docs/operations.md`
+says which server to run for many idle clients.
+
+## Profile under granian (py-spy, relay, 50 pairs)
+
+About half of the samples are granian's Rust threads and idle time. Of the Python
+thread: the uvloop loop itself (I/O and callbacks from the Rust side) ~22% of all
+samples, granian's `send`/`receive` bridging (a Rust future per call, completed
+through `call_soon_threadsafe`) ~13%, the data plane's own code ~19% (decode and
+checks ~3%, the core's relay ~4%, encode and fan-out ~4%, the writer ~2%). What was
+cut: the launcher's socket now sets `TCP_NODELAY` (granian's handed-in sockets had
+none: the fastest connect+match took 44 ms behind delayed ACKs, 20 ms after), and
+frames other than a close go to granian's `send` without a coroutine of ours in
+between. The sans-I/O core was not touched.
+"""
+
+
+def node_version() -> str:
+    done = subprocess.run(["node", "--version"], capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def report(args: argparse.Namespace, runs: list[dict[str, Any]]) -> str:
+    def m(target: str, scenario: str, key: str) -> float | None:
+        return median(runs, target, scenario, key)
+
+    def ratio(target: str, scenario: str, key: str, base: str = "colyseus") -> str:
+        ours, theirs = m(target, scenario, key), m(base, scenario, key)
+        if ours is None or not theirs:
+            return "n/a"
+        text = f"{ours / theirs:.2f}×"
+        ours_cpu, theirs_cpu = m(target, scenario, "per_cpu"), m(base, scenario, "per_cpu")
+        if ours_cpu is not None and theirs_cpu:
+            text += f"; per CPU s {ours_cpu / theirs_cpu:.2f}×"
+        return text
+
+    rows = [
+        "| scenario | hypercorn | granian | Colyseus 0.16 | granian / Colyseus | "
+        "granian / hypercorn |",
+        "|---|---|---|---|---|---|",
+    ]
+
+    def cell(target: str, scenario: str, key: str, unit: str) -> str:
+        value = m(target, scenario, key)
+        if value is None:
+            return "n/a"
+        text = f"{value:,.0f} {unit}"
+        p50, p99 = m(target, scenario, "p50_ms"), m(target, scenario, "p99_ms")
+        if p99 is not None:
+            text += f", p50 {p50:.0f} ms, p99 {p99:.0f} ms"
+        server, client = (
+            m(target, scenario, "server_cpu_share"),
+            m(target, scenario, "client_cpu_share"),
+        )
+        per_cpu = m(target, scenario, "per_cpu")
+        if server is not None and client is not None and per_cpu is not None:
+            text += f"; {per_cpu:,.0f} per server CPU s (server CPU {server:.0%}, "
+            text += f"client {client:.0%})"
+        return text
+
+    scenarios = [
+        ("echo", "messages_per_s", "msg/s", "bare echo floor, 200 sockets"),
+        ("connect_match", "matches_per_s", "matches/s", "connect+match, 1 client process"),
+        ("connect_match_2procs", "matches_per_s", "matches/s", "connect+match, 2 client processes"),
+        ("match_connected", "matches_per_s", "matches/s", "matching of connected clients"),
+        ("relay", "messages_per_s", "msg/s", f"relay, {args.pairs} pairs × 4 in flight"),
+    ]
+    for scenario, key, unit, label in scenarios:
+        rows.append(
+            f"| {label} | {cell('hypercorn', scenario, key, unit)} | "
+            f"{cell('granian', scenario, key, unit)} | {cell('colyseus', scenario, key, unit)} | "
+            f"{ratio('granian', scenario, key)} | {ratio('granian', scenario, key, 'hypercorn')} |"
+        )
+    idle = [m(target, "idle", "kib_per_connection") for target in TARGETS]
+    rss = [m(target, "idle", "server_rss_bytes") for target in TARGETS]
+    rows.append(
+        f"| idle clients ({args.idle:,}), KiB per connection (server RSS) | "
+        + " | ".join(
+            "n/a" if k is None or r is None else f"{k:.1f} KiB ({r / 2**20:.0f} MiB)"
+            for k, r in zip(idle, rss, strict=True)
+        )
+        + f" | {ratio('granian', 'idle', 'kib_per_connection')} | "
+        f"{ratio('granian', 'idle', 'kib_per_connection', 'hypercorn')} |"
+    )
+    lines = [
+        "# matchmaker servers side by side: hypercorn, granian, Colyseus",
+        "",
+        f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on this machine "
+        f"({os.cpu_count()} cores shared with other work, Python {platform.python_version()}, "
+        f"Node {node_version()}). "
+        f"Medians of {len(runs)} runs (idle memory: {min(args.idle_runs, len(runs))}); every "
+        "server started fresh per scenario; all in one run, so the ratios compare like with "
+        f"like. Clients {args.clients:,}, relay/matching {args.duration:g} s. "
+        "Reproduce: `python tools/bench/matchmaker/compare.py`.",
+        "",
+        *rows,
+        "",
+        NOTES,
+        "## Raw results (JSON, one object per run)",
+        "",
+        "```json",
+        *(json.dumps(run, sort_keys=True) for run in runs),
+        "```",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--clients", type=int, default=2000)
+    parser.add_argument("--messages", type=int, default=200)
+    parser.add_argument("--duration", type=float, default=5.0)
+    parser.add_argument("--pairs", type=int, default=50)
+    parser.add_argument("--idle", type=int, default=10_000)
+    parser.add_argument("--idle-runs", type=int, default=1)
+    parser.add_argument("--rerender", type=Path, help="rewrite the report from a run log")
+    parser.add_argument(
+        "--out", type=Path, default=ROOT / "docs" / "benchmarks" / "matchmaker-servers.md"
+    )
+    args = parser.parse_args()
+    if args.rerender:
+        runs = [json.loads(x) for x in args.rerender.read_text().splitlines() if x[:1] == "{"]
+    else:
+        runs = []
+        for index in range(args.runs):
+            runs.append(run_once(args, index))
+            print(json.dumps(runs[-1]), flush=True)
+    derive(runs)
+    args.out.write_text(report(args, runs))
+    print(f"wrote {args.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
