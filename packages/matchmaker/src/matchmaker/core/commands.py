@@ -35,6 +35,7 @@ __all__ = [
     "RespondProposal",
     "Resume",
     "Send",
+    "Signal",
     "WatchPool",
 ]
 
@@ -126,6 +127,16 @@ class Send:
     session_id: str
     data: bytes
     to: list[str] | None = None
+
+
+@dataclass(slots=True)
+class Signal:
+    """``rtc.signal``: relay a WebRTC ``signal`` (encoded JSON, passed on untouched) to one
+    other member of a session, so members can open peer-to-peer channels."""
+
+    session_id: str
+    to: str
+    signal: bytes
 
 
 # -- pool-mode commands (claim, mutual, propose, delegated) ---------------------------------
@@ -238,5 +249,6 @@ Command = (
     | JoinSession
     | LeaveSession
     | Send
+    | Signal
     | ModeCommand
 )

@@ -31,6 +31,7 @@ from matchmaker.core.commands import (
     Pong,
     Resume,
     Send,
+    Signal,
 )
 from matchmaker.core.effects import Close, Effect, PingClient, Refuse, Replay, Reply
 from matchmaker.core.engine import Matchmaker
@@ -102,7 +103,7 @@ class Conversation:
         """Handle one decoded request that arrived at ``now``."""
         self.last_seen = now
         refused = self._admit(
-            self._relay if type(command) is Send else self._control, now, request_id
+            self._relay if type(command) in _RELAYED else self._control, now, request_id
         )
         if refused is not None:
             return refused
@@ -186,6 +187,16 @@ class Conversation:
         relayed = self.core.relay(
             self.client.client_id, command.session_id, command.to, command.data
         )
+        if request_id is None:
+            return [relayed]
+        return [relayed, Reply(request_id, Relayed())]
+
+    def _signal(self, command: Signal, request_id: str | None) -> list[Effect]:
+        client = self._client()
+        limit = self.core.limits.max_send_bytes
+        if len(command.signal) > limit:
+            raise _too_large("rtc.signal signal", limit)
+        relayed = self.core.signal(client.client_id, command.session_id, command.to, command.signal)
         if request_id is None:
             return [relayed]
         return [relayed, Reply(request_id, Relayed())]
@@ -342,9 +353,12 @@ def _too_large(what: str, limit: int) -> MatchmakerError:
 
 
 _PRE_HELLO: frozenset[type] = frozenset({Hello, Ping, Pong, Bye})
+# Requests that relay to peers spend the relay token bucket, not the control one.
+_RELAYED: frozenset[type] = frozenset({Send, Signal})
 # Each command type and its handler: a new request type adds a command class and a line here.
 _HANDLERS: dict[type, Callable[[Conversation, Any, str | None], list[Effect]]] = {
     Send: Conversation._send,
+    Signal: Conversation._signal,
     EnterPool: Conversation._enter_pool,
     LeavePool: Conversation._leave_pool,
     JoinSession: Conversation._join_session,

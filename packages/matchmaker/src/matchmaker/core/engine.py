@@ -37,6 +37,7 @@ from matchmaker.core.events import (
     PoolWithdrawn,
     SessionCreated,
     SessionJoined,
+    SignalRelayed,
 )
 from matchmaker.core.modes import MODES
 from matchmaker.core.pools import PoolKey, PoolSpec, resolve_pool
@@ -510,6 +511,19 @@ class Matchmaker:
             # that overflows that member's outbound queue (3008).
             recipients = list(dict.fromkeys(to))
         return recipients, MessageRelayed(session_id, client_id, data)
+
+    def signal(self, client_id: str, session_id: str, to: str, signal: object) -> Delivery:
+        """``rtc.signal``: relay to ``to``, who must be another member of the session; a
+        signal never reaches anyone outside it."""
+        client = self.clients[client_id]
+        session = self._membership(client, session_id)
+        if to == client_id or to not in session.members:
+            raise MatchmakerError(
+                "signals go to another member of the same session",
+                code="session.not_member",
+                details={"session_id": session_id, "to": [to]},
+            )
+        return (to,), SignalRelayed(session_id, client_id, signal)
 
     def _membership(self, client: ClientState, session_id: str) -> Session:
         session = client.sessions.get(session_id)

@@ -48,6 +48,7 @@ __all__ = [
     "SessionCreated",
     "SessionJoined",
     "SessionLeft",
+    "SignalRelayed",
     "Welcome",
 ]
 
@@ -195,6 +196,15 @@ class PoolClosed(EntryClosed):
     """An entry's policy pool was closed: its policy was changed or removed."""
 
 
+@dataclass(slots=True)
+class SignalRelayed:
+    """A WebRTC signal from ``sender``, a member of the recipient's session."""
+
+    session_id: str
+    sender: str
+    signal: object
+
+
 # -- pool-mode events -------------------------------------------------------------------------
 #
 # Their fields are already the wire's names, so the shell sends each as
@@ -340,6 +350,7 @@ Event = (
     | PoolWithdrawn
     | PoolExpired
     | ModeEvent
+    | SignalRelayed
     | PoolClosed
 )
 

@@ -65,6 +65,9 @@ __all__ = [
     "Reply",
     "Request",
     "Resume",
+    "RtcSignal",
+    "RtcSignalData",
+    "RtcSignalled",
     "ServerPing",
     "SessionCreated",
     "SessionJoin",
@@ -77,6 +80,7 @@ __all__ = [
     "SessionMessage",
     "SessionSend",
     "SessionSendData",
+    "SignalData",
     "decode_envelope",
     "encode",
 ]
@@ -153,6 +157,14 @@ class SessionSendData(_Data):
     session_id: str
     data: Raw
     to: list[str] | None = None
+
+
+class RtcSignalData(_Data):
+    """``rtc.signal.data``: ``signal`` (offer, answer, ICE candidate...) relayed verbatim."""
+
+    session_id: str
+    to: Annotated[str, Meta(max_length=128)]
+    signal: Raw
 
 
 # Pool-mode payloads: their fields are the core commands' fields (data/translate.py).
@@ -277,6 +289,12 @@ class SessionSend(_Request, tag="session.send"):
     data: SessionSendData
 
 
+class RtcSignal(_Request, tag="rtc.signal"):
+    """Relay a WebRTC signal to one other member of a session."""
+
+    data: RtcSignalData
+
+
 class PoolList(_Request, tag="pool.list"):
     """Page through a claim pool's listed entries."""
 
@@ -371,6 +389,7 @@ Request = (
     | SessionJoin
     | SessionLeave
     | SessionSend
+    | RtcSignal
     | ModeRequest
 )
 REQUEST_DECODER: msgspec.json.Decoder[Request] = msgspec.json.Decoder(Request)
@@ -386,6 +405,7 @@ REQUEST_TYPES: frozenset[str] = frozenset(
         SessionJoin,
         SessionLeave,
         SessionSend,
+        RtcSignal,
         *MODE_REQUESTS,
     )
 )
@@ -557,6 +577,18 @@ class PoolClosed(Event, tag="pool.closed"):
 
 class ServerPing(Event, tag="ping"):
     """Heartbeat; answer with ``{"type": "pong"}`` (any frame counts as liveness)."""
+
+
+class SignalData(Struct, gc=False, rename={"sender": "from"}):
+    session_id: str
+    sender: str
+    signal: Raw
+
+
+class RtcSignalled(Event, tag="rtc.signal"):
+    """A WebRTC signal from another member of a session."""
+
+    data: SignalData
 
 
 class ModeNotice(Struct, gc=False):

@@ -86,6 +86,7 @@ _COMMANDS: dict[type, Callable[[Any], Command]] = {
     protocol.Ping: lambda _: commands.Ping(),
     protocol.Pong: lambda _: commands.Pong(),
     protocol.Bye: lambda _: commands.Bye(),
+    protocol.RtcSignal: lambda r: commands.Signal(r.data.session_id, r.data.to, r.data.signal),
     protocol.PoolList: lambda r: commands.ListPool(r.data.pool, r.data.cursor, r.data.limit),
     protocol.PoolWatch: lambda r: commands.WatchPool(r.data.pool, r.data.watch),
     protocol.ClaimMake: lambda r: commands.MakeClaim(r.data.pool, r.data.targets),
@@ -166,6 +167,11 @@ def _wire_event(event: events.Event) -> protocol.Event | protocol.ModeNotice:
     match event:
         case events.ModeEvent():
             return protocol.ModeNotice(event.KIND, event)
+        case events.SignalRelayed():
+            signal = cast(Raw, event.signal)
+            return protocol.RtcSignalled(
+                protocol.SignalData(event.session_id, event.sender, signal)
+            )
         case events.MessageRelayed():
             # The shell relays what it decoded: ``data`` is the sender's ``Raw`` bytes.
             data = cast(Raw, event.data)
