@@ -86,6 +86,8 @@ CATALOGUE: dict[str, Code] = {
     # per group in a delegate.form reply, not as an error reply
     "delegate.invalid_group": Code(data=True),
     "delegate.stale": Code(data=True),
+    "rtc.unavailable": Code(data=True),
+    "rtc.bad_offer": Code(data=True),
     "session.not_found": Code(data=True),
     "session.not_member": Code(data=True),
     "session.full": Code(data=True),

@@ -29,6 +29,7 @@ __all__ = [
     "ListPool",
     "MakeClaim",
     "ModeCommand",
+    "Offer",
     "Pick",
     "Ping",
     "Pong",
@@ -137,6 +138,13 @@ class Signal:
     session_id: str
     to: str
     signal: bytes
+
+
+@dataclass(slots=True)
+class Offer:
+    """``rtc.offer``: open a server-side WebRTC data channel from this SDP offer."""
+
+    sdp: str
 
 
 # -- pool-mode commands (claim, mutual, propose, delegated) ---------------------------------
@@ -250,5 +258,6 @@ Command = (
     | LeaveSession
     | Send
     | Signal
+    | Offer
     | ModeCommand
 )

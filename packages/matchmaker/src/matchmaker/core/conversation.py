@@ -27,13 +27,22 @@ from matchmaker.core.commands import (
     LeavePool,
     LeaveSession,
     ModeCommand,
+    Offer,
     Ping,
     Pong,
     Resume,
     Send,
     Signal,
 )
-from matchmaker.core.effects import Close, Effect, PingClient, Refuse, Replay, Reply
+from matchmaker.core.effects import (
+    Close,
+    Effect,
+    OpenChannel,
+    PingClient,
+    Refuse,
+    Replay,
+    Reply,
+)
 from matchmaker.core.engine import Matchmaker
 from matchmaker.core.events import (
     Alive,
@@ -201,6 +210,11 @@ class Conversation:
             return [relayed]
         return [relayed, Reply(request_id, Relayed())]
 
+    def _offer(self, command: Offer, request_id: str | None) -> list[Effect]:
+        if len(command.sdp) > self.core.limits.max_send_bytes:
+            raise _too_large("rtc.offer sdp", self.core.limits.max_send_bytes)
+        return [OpenChannel(request_id, command.sdp)]
+
     def _enter_pool(self, command: EnterPool, request_id: str | None) -> list[Effect]:
         client = self._client()
         self._check_public(command.public_size)
@@ -359,6 +373,7 @@ _RELAYED: frozenset[type] = frozenset({Send, Signal})
 _HANDLERS: dict[type, Callable[[Conversation, Any, str | None], list[Effect]]] = {
     Send: Conversation._send,
     Signal: Conversation._signal,
+    Offer: Conversation._offer,
     EnterPool: Conversation._enter_pool,
     LeavePool: Conversation._leave_pool,
     JoinSession: Conversation._join_session,

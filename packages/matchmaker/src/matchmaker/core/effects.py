@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from matchmaker.core.events import Answer, Delivery
 from matchmaker.errors import MatchmakerError
 
-__all__ = ["Close", "Effect", "PingClient", "Refuse", "Replay", "Reply"]
+__all__ = ["Close", "Effect", "OpenChannel", "PingClient", "Refuse", "Replay", "Reply"]
 
 
 @dataclass(slots=True)
@@ -53,4 +53,13 @@ class Replay:
     missed: tuple[int, int] | None = None
 
 
-Effect = Reply | Refuse | Close | PingClient | Replay | Delivery
+@dataclass(frozen=True, slots=True)
+class OpenChannel:
+    """Answer the WebRTC ``sdp`` offer of request ``request_id`` with a server-side peer
+    whose data channel carries the protocol as a new connection (the shell's I/O)."""
+
+    request_id: str | None
+    sdp: str
+
+
+Effect = Reply | Refuse | Close | PingClient | Replay | OpenChannel | Delivery

@@ -22,7 +22,15 @@ import msgspec
 
 from matchmaker.core import closecodes
 from matchmaker.core.conversation import Conversation
-from matchmaker.core.effects import Close, Effect, PingClient, Refuse, Replay, Reply
+from matchmaker.core.effects import (
+    Close,
+    Effect,
+    OpenChannel,
+    PingClient,
+    Refuse,
+    Replay,
+    Reply,
+)
 from matchmaker.core.events import Event, Welcome
 from matchmaker.data.protocol import REQUEST_DECODER, REQUEST_TYPES, Request, decode_envelope
 from matchmaker.data.translate import PING_FRAME, command, error_frame, partial_frame, reply_frame
@@ -54,6 +62,10 @@ class Hub(Protocol):
 
     def deliver_one(self, recipients: Sequence[str], event: Event) -> None:
         """Queue one event on each recipient's connection."""
+        ...
+
+    def open_channel(self, connection: Connection, request_id: str | None, sdp: str) -> None:
+        """Answer a WebRTC offer (``rtc.offer``) on ``connection``, in the background."""
         ...
 
 
@@ -158,6 +170,8 @@ class Connection:
                     self.close(code, reason)
                 case PingClient():
                     self.push(PING_FRAME)
+                case OpenChannel(request_id=request_id, sdp=sdp):
+                    self._hub.open_channel(self, request_id, sdp)
                 case Replay(frames=frames, missed=missed):
                     if missed is not None:
                         self.push(partial_frame(*missed))

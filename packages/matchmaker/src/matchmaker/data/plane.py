@@ -12,8 +12,10 @@ from matchmaker.config import ServerConfig
 from matchmaker.core import Delivery, Event, Matchmaker, closecodes
 from matchmaker.core.conversation import Conversation
 from matchmaker.data.connection import Connection
-from matchmaker.data.translate import event_head
+from matchmaker.data.translate import error_frame, event_head, reply_frame
+from matchmaker.data.webrtc import ChannelAnswer, answer_offer, channel_send, close_quietly
 from matchmaker.directory import ProjectDirectory
+from matchmaker.errors import MatchmakerError
 from matchmaker.model import Project
 
 __all__ = ["DataPlane"]
@@ -39,6 +41,8 @@ class DataPlane:
         self.clients: dict[str, Connection] = {}
         self.open: set[Connection] = set()
         self._tasks: list[asyncio.Task[None]] = []
+        self._peers: set[Any] = set()  # server-side WebRTC peers (aiortc), when used
+        self._background: set[asyncio.Task[None]] = set()
         directory.subscribe(self._on_project_changed)
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -140,6 +144,53 @@ class DataPlane:
             if connection is not None:
                 connection.push(frame)
 
+    # -- WebRTC ---------------------------------------------------------------------------
+
+    def open_channel(self, connection: Connection, request_id: str | None, sdp: str) -> None:
+        """Answer ``rtc.offer`` in the background; the reply goes to ``connection``."""
+        task = asyncio.create_task(self._answer(connection, request_id, sdp))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _answer(self, connection: Connection, request_id: str | None, sdp: str) -> None:
+        try:
+            peer, answer = await answer_offer(sdp, self._serve_channel)
+        except MatchmakerError as error:
+            connection.push(error_frame(request_id, error))
+            return
+        self._peers.add(peer)
+        connection.push(reply_frame(request_id, ChannelAnswer(answer)))
+
+    def _serve_channel(self, peer: Any, channel: Any) -> None:
+        """A data channel opened: it is a connection of its own, speaking the protocol."""
+        connection = Connection(self, self._conversation(), channel_send(peer, channel))
+        self.open.add(connection)
+        writer = asyncio.create_task(connection.write())
+
+        def closed() -> None:
+            if connection.close_code is None:
+                connection.close(closecodes.GOING_AWAY, "")
+            writer.cancel()
+            self._peers.discard(peer)
+            self._close_later(peer)
+
+        channel.on("message", connection.on_frame)
+        channel.on("close", closed)
+
+    def _close_later(self, peer: Any) -> None:
+        task = asyncio.create_task(close_quietly(peer))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def _conversation(self) -> Conversation:
+        return Conversation(
+            self.core,
+            self.directory,
+            require_declared=self.config.require_declared_projects,
+            now=time.monotonic(),
+            wall_clock_ms=_wall_clock_ms,
+        )
+
     # -- ASGI -----------------------------------------------------------------------------
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -151,14 +202,7 @@ class DataPlane:
             await send({"type": "websocket.close", "code": closecodes.GOING_AWAY})
             return
         self.start()
-        conversation = Conversation(
-            self.core,
-            self.directory,
-            require_declared=self.config.require_declared_projects,
-            now=time.monotonic(),
-            wall_clock_ms=_wall_clock_ms,
-        )
-        connection = Connection(self, conversation, send)
+        connection = Connection(self, self._conversation(), send)
         self.open.add(connection)
         writer = asyncio.create_task(connection.write())
         # Unless the client closes normally (1000), losing the socket is unclean: the

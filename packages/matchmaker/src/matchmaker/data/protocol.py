@@ -65,6 +65,8 @@ __all__ = [
     "Reply",
     "Request",
     "Resume",
+    "RtcOffer",
+    "RtcOfferData",
     "RtcSignal",
     "RtcSignalData",
     "RtcSignalled",
@@ -165,6 +167,12 @@ class RtcSignalData(_Data):
     session_id: str
     to: Annotated[str, Meta(max_length=128)]
     signal: Raw
+
+
+class RtcOfferData(_Data):
+    """``rtc.offer.data``: a WebRTC SDP offer with a data channel."""
+
+    sdp: str
 
 
 # Pool-mode payloads: their fields are the core commands' fields (data/translate.py).
@@ -295,6 +303,12 @@ class RtcSignal(_Request, tag="rtc.signal"):
     data: RtcSignalData
 
 
+class RtcOffer(_Request, tag="rtc.offer"):
+    """Open a server-side WebRTC data channel that speaks this same protocol."""
+
+    data: RtcOfferData
+
+
 class PoolList(_Request, tag="pool.list"):
     """Page through a claim pool's listed entries."""
 
@@ -390,6 +404,7 @@ Request = (
     | SessionLeave
     | SessionSend
     | RtcSignal
+    | RtcOffer
     | ModeRequest
 )
 REQUEST_DECODER: msgspec.json.Decoder[Request] = msgspec.json.Decoder(Request)
@@ -406,6 +421,7 @@ REQUEST_TYPES: frozenset[str] = frozenset(
         SessionLeave,
         SessionSend,
         RtcSignal,
+        RtcOffer,
         *MODE_REQUESTS,
     )
 )

@@ -87,6 +87,7 @@ _COMMANDS: dict[type, Callable[[Any], Command]] = {
     protocol.Pong: lambda _: commands.Pong(),
     protocol.Bye: lambda _: commands.Bye(),
     protocol.RtcSignal: lambda r: commands.Signal(r.data.session_id, r.data.to, r.data.signal),
+    protocol.RtcOffer: lambda r: commands.Offer(r.data.sdp),
     protocol.PoolList: lambda r: commands.ListPool(r.data.pool, r.data.cursor, r.data.limit),
     protocol.PoolWatch: lambda r: commands.WatchPool(r.data.pool, r.data.watch),
     protocol.ClaimMake: lambda r: commands.MakeClaim(r.data.pool, r.data.targets),
