@@ -37,3 +37,14 @@ async def test_signals_reach_one_member_of_the_same_session_only(start_server: A
     assert caught.value.code == "rate.limited"
     await a.request("ping")  # control requests are not affected
     assert outsider._events.empty()  # the outsider never saw a signal
+
+
+async def test_hello_offers_the_configured_ice_servers(start_server: Any) -> None:
+    plain = await (await start_server()).connect()
+    assert plain.hello_reply["ice_servers"] == []
+    server = await start_server(ice_servers="stun:127.0.0.1:3478, turn:127.0.0.1:3479,")
+    client = await server.connect()
+    assert client.hello_reply["ice_servers"] == [
+        {"urls": ["stun:127.0.0.1:3478"]},
+        {"urls": ["turn:127.0.0.1:3479"]},
+    ]

@@ -74,4 +74,5 @@ class ServerConfig:
     control: ControlLimits = field(default_factory=ControlLimits)
     shutdown_grace_s: float = 5.0
     log_level: str = "info"
+    ice_servers: str | None = None  # comma-separated STUN/TURN URLs for the hello reply
     server: str = "auto"

@@ -76,6 +76,7 @@ class Conversation:
         "_abuse",
         "_control",
         "_directory",
+        "_ice_servers",
         "_last_ping",
         "_relay",
         "_require_declared",
@@ -93,8 +94,10 @@ class Conversation:
         require_declared: bool,
         now: float,
         wall_clock_ms: Callable[[], int],
+        ice_servers: tuple[str, ...] = (),
     ) -> None:
         limits = core.limits
+        self._ice_servers = ice_servers
         self.core = core
         self._directory = directory
         self._require_declared = require_declared
@@ -310,7 +313,8 @@ class Conversation:
         client = self.core.connect(project.id, hello.credential, attributes)
         self.client = client
         token = self.core.resumption.issue(client.client_id, project.id)
-        return [Reply(request_id, Welcome(client.client_id, token, project, limits))]
+        welcome = Welcome(client.client_id, token, project, limits, ice_servers=self._ice_servers)
+        return [Reply(request_id, welcome)]
 
     def _resume(self, resume: Resume, project: Project, request_id: str | None) -> list[Effect]:
         """``hello`` with ``resume``: take back the client of an earlier connection (its
@@ -327,7 +331,12 @@ class Conversation:
         client = self.core.clients[taken.outbox.client_id]
         self.client = client
         welcome = Welcome(
-            client.client_id, taken.outbox.token, project, self.core.limits, resumed=True
+            client.client_id,
+            taken.outbox.token,
+            project,
+            self.core.limits,
+            resumed=True,
+            ice_servers=self._ice_servers,
         )
         out: list[Effect] = [Reply(request_id, welcome), Replay(taken.replay, taken.missed)]
         if taken.was_parked:

@@ -67,6 +67,7 @@ class Welcome:
     project: Project
     limits: Limits
     resumed: bool = False  # the client id of an earlier connection, taken back with resume
+    ice_servers: tuple[str, ...] = ()  # STUN/TURN URLs from the server's config
 
 
 @dataclass(slots=True)

@@ -41,6 +41,8 @@ class DataPlane:
         self.clients: dict[str, Connection] = {}
         self.open: set[Connection] = set()
         self._tasks: list[asyncio.Task[None]] = []
+        urls = (config.ice_servers or "").split(",")
+        self._ice_servers = tuple(url.strip() for url in urls if url.strip())
         self._peers: set[Any] = set()  # server-side WebRTC peers (aiortc), when used
         self._background: set[asyncio.Task[None]] = set()
         directory.subscribe(self._on_project_changed)
@@ -189,6 +191,7 @@ class DataPlane:
             require_declared=self.config.require_declared_projects,
             now=time.monotonic(),
             wall_clock_ms=_wall_clock_ms,
+            ice_servers=self._ice_servers,
         )
 
     # -- ASGI -----------------------------------------------------------------------------

@@ -35,6 +35,7 @@ __all__ = [
     "Hello",
     "HelloData",
     "HelloReply",
+    "IceServer",
     "MemberInfo",
     "ModeNotice",
     "ModeRequest",
@@ -482,6 +483,12 @@ class PolicyInfo(Struct, gc=False, rename={"group_size": "groupSize"}):
     default: bool
 
 
+class IceServer(Struct, gc=False):
+    """A STUN/TURN server for peer-to-peer WebRTC, as ``RTCPeerConnection`` takes it."""
+
+    urls: list[str]
+
+
 class HelloReply(Struct, gc=False):
     """``hello`` reply data: who you are, your Project's rules and the server's limits."""
 
@@ -493,6 +500,7 @@ class HelloReply(Struct, gc=False):
     policies: list[PolicyInfo]
     lockdown: bool
     resumed: bool = False
+    ice_servers: list[IceServer] = []
 
 
 class PoolEntered(Struct, gc=False, rename={"group_size": "groupSize"}):

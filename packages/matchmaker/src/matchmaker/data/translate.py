@@ -151,6 +151,7 @@ def _answer_data(answer: events.Answer) -> object:
                 ],
                 lockdown=project.lockdown,
                 resumed=answer.resumed,
+                ice_servers=[protocol.IceServer([url]) for url in answer.ice_servers],
             )
         case events.Alive():
             return None

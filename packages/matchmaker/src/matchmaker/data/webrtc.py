@@ -41,9 +41,7 @@ async def answer_offer(sdp: str, on_channel: Callable[[Any, Any], None]) -> tupl
             code="rtc.unavailable",
         ) from error
     if "m=application" not in sdp:
-        raise MatchmakerError(
-            "the offer has no data channel (m=application)", code="rtc.bad_offer"
-        )
+        raise MatchmakerError("the offer has no data channel (m=application)", code="rtc.bad_offer")
     peer = RTCPeerConnection()
     peer.on("datachannel", lambda channel: on_channel(peer, channel))
     try:

@@ -277,6 +277,15 @@ def _server_options() -> list[Option]:
             store,
             "Refuse clients whose Project was not declared through the control plane.",
         ),
+        Option(
+            "ice_servers",
+            "--ice-servers",
+            _TEXT,
+            None,
+            network,
+            "Comma-separated STUN/TURN URLs that hello offers clients for WebRTC between "
+            "session members (ice_servers in the reply).",
+        ),
         *_limit_options("limits", Limits, DATA_LIMITS),
         *_limit_options("control", ControlLimits, CONTROL_LIMITS),
         Option(
