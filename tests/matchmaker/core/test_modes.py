@@ -337,3 +337,16 @@ def test_no_delegate_notice_after_the_grace_and_the_pool_outlives_its_entries() 
     assert [e for _, e in core.expire(1000)] == [events.PoolNoDelegate("ranked", entry2)]
     core.leave_pool(a, "ranked")
     assert not any(p.name == "ranked" for p in core.pools.values())
+
+
+def test_a_paused_entry_of_a_changed_policy_is_closed_not_resumed() -> None:
+    core = new_core()
+    a = connect(core)
+    enter(core, a, "duo")
+    core.suspend(a)
+    edited = Project(id="p", policies=(MatchmakingPolicy(name="duo", mode="mutual", group_size=3),))
+    out = core.close_changed_policies("p", edited)
+    assert [type(e).__name__ for _, e in out] == ["PoolClosed"]
+    assert core.clients[a].entries == {}
+    assert not any(p.name == "duo" for p in core.pools.values())
+    assert core.resume(a, 0) == []

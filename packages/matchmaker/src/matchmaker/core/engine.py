@@ -371,7 +371,16 @@ class Matchmaker:
                 continue
             if (pool.name, pool.spec) in current:
                 continue
-            for entry in [entry for fifo in pool.buckets.values() for entry in fifo.values()]:
+            entries = [entry for fifo in pool.buckets.values() for entry in fifo.values()]
+            if pool.paused:  # away clients' entries: closed too, not resumed into the pool
+                entries += [
+                    entry
+                    for client in self.clients.values()
+                    if client.away
+                    for entry in client.entries.values()
+                    if entry.pool is pool
+                ]
+            for entry in entries:
                 self._drop_entry(entry, "policy_changed", out)
                 closed = PoolClosed(pool.name, entry.entry_id, "policy_changed")
                 out.append(((entry.client.client_id,), closed))
