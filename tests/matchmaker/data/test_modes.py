@@ -282,3 +282,33 @@ async def test_a_mode_request_in_a_pool_of_another_mode(start_server: Any) -> No
     await refused("pool.wrong_mode", a, "pick.add", {"pool": "duel", "target": "x"})
     await refused("pool.not_found", a, "claim.make", {"pool": "lobby", "targets": ["x", "y"]})
     await refused("protocol.bad_request", a, "pool.list", {"pool": "lobby", "limit": 0})
+
+
+async def test_the_remaining_mode_errors_over_the_socket(start_server: Any) -> None:
+    server = await start_server(GAME)
+    a, b, *crowd = await players(server, 35, region="eu")
+    await a.enter("lobby")
+    await refused("claim.bad_cursor", a, "pool.list", {"pool": "lobby", "cursor": "zz"})
+    await a.enter("party")
+    await b.enter("party")
+    await refused(
+        "proposal.invalid", a, "proposal.create", {"pool": "party", "members": [b.client_id]}
+    )
+    await a.enter("duo")
+    for other in crowd:
+        await other.enter("duo")
+    for other in crowd[:32]:
+        await a.request("pick.add", {"pool": "duo", "target": other.client_id})
+    details = await refused(
+        "pick.limit", a, "pick.add", {"pool": "duo", "target": crowd[32].client_id}
+    )
+    assert details == {"limit": 32}
+    us = (await players(server, 1, region="us"))[0]
+    delegate = await server.connect(credential=DELEGATE.secret)
+    await delegate.request("delegate.attach", {"pool": "ranked"})
+    e_eu = (await b.enter("ranked"))["entry_id"]
+    e_us = (await us.enter("ranked"))["entry_id"]
+    formed = await delegate.request("delegate.form", {"pool": "ranked", "groups": [[e_eu, e_us]]})
+    (result,) = formed["results"]
+    assert (result["ok"], result["error"]["code"]) == (False, "delegate.invalid_group")
+    assert result["error"]["details"] == {"filter": ["region"]}
