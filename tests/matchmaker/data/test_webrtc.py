@@ -51,8 +51,12 @@ async def test_a_data_channel_carries_the_same_protocol(start_server: Any) -> No
     signaller, peer_b = await server.connect(), await server.connect()
     client = ChannelClient()
     try:
-        reply = await signaller.request("rtc.offer", {"sdp": await client.offer()})
+        offer = await client.offer()
+        reply = await signaller.request("rtc.offer", {"sdp": offer})
         assert reply["type"] == "answer"
+        with pytest.raises(MatchmakerError) as caught:  # one peer per connection by default
+            await signaller.request("rtc.offer", {"sdp": offer})
+        assert caught.value.code == "rtc.limit"
         await client.accept(reply["sdp"])
         client.send({"id": "h", "type": "hello", "data": {"v": 1}})
         hello = await client.next("reply")

@@ -39,6 +39,7 @@ class Limits:
     delegate_grace_ms: int = 5_000
     resume_grace_ms: int = 20_000
     resume_buffer: int = 256
+    rtc_peers_per_connection: int = 1
 
 
 @dataclass(frozen=True, slots=True)

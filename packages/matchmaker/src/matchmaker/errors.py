@@ -88,6 +88,7 @@ CATALOGUE: dict[str, Code] = {
     "delegate.stale": Code(data=True),
     "rtc.unavailable": Code(data=True),
     "rtc.bad_offer": Code(data=True),
+    "rtc.limit": Code(data=True),
     "session.not_found": Code(data=True),
     "session.not_member": Code(data=True),
     "session.full": Code(data=True),

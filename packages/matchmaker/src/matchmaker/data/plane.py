@@ -43,7 +43,9 @@ class DataPlane:
         self._tasks: list[asyncio.Task[None]] = []
         urls = (config.ice_servers or "").split(",")
         self._ice_servers = tuple(url.strip() for url in urls if url.strip())
-        self._peers: set[Any] = set()  # server-side WebRTC peers (aiortc), when used
+        # Server-side WebRTC peers (aiortc), when used, and the connection that opened each.
+        self._peers: dict[Any, Connection] = {}
+        self._offering: list[Connection] = []  # offers being answered, by connection
         self._background: set[asyncio.Task[None]] = set()
         directory.subscribe(self._on_project_changed)
 
@@ -149,7 +151,20 @@ class DataPlane:
     # -- WebRTC ---------------------------------------------------------------------------
 
     def open_channel(self, connection: Connection, request_id: str | None, sdp: str) -> None:
-        """Answer ``rtc.offer`` in the background; the reply goes to ``connection``."""
+        """Answer ``rtc.offer`` in the background; the reply goes to ``connection``. Each
+        peer costs like a connection, so one connection opens at most
+        ``rtc_peers_per_connection`` of them (``rtc.limit``)."""
+        limit = self.config.limits.rtc_peers_per_connection
+        opened = sum(1 for owner in self._peers.values() if owner is connection)
+        if opened + self._offering.count(connection) >= limit:
+            error = MatchmakerError(
+                f"at most {limit} WebRTC peers per connection",
+                code="rtc.limit",
+                details={"limit": limit},
+            )
+            connection.push(error_frame(request_id, error))
+            return
+        self._offering.append(connection)
         task = asyncio.create_task(self._answer(connection, request_id, sdp))
         self._background.add(task)
         task.add_done_callback(self._background.discard)
@@ -160,7 +175,9 @@ class DataPlane:
         except MatchmakerError as error:
             connection.push(error_frame(request_id, error))
             return
-        self._peers.add(peer)
+        finally:
+            self._offering.remove(connection)
+        self._peers[peer] = connection
         connection.push(reply_frame(request_id, ChannelAnswer(answer)))
 
     def _serve_channel(self, peer: Any, channel: Any) -> None:
@@ -173,7 +190,7 @@ class DataPlane:
             if connection.close_code is None:
                 connection.close(closecodes.GOING_AWAY, "")
             writer.cancel()
-            self._peers.discard(peer)
+            self._peers.pop(peer, None)
             self._close_later(peer)
 
         channel.on("message", connection.on_frame)

@@ -201,6 +201,7 @@ LIMIT_HELP = {
     "before it is told pool.no_delegate.",
     "resume_grace_ms": "Milliseconds a dropped client may resume before it is removed.",
     "resume_buffer": "Recent events kept per client for replay on resume.",
+    "rtc_peers_per_connection": "Server-side WebRTC peers (rtc.offer) one connection may open.",
     "max_policies_per_project": "Most policies one Project may declare.",
     "max_keys_per_project": "Most keys (client credentials) one Project may hold.",
     "max_body_bytes": "Largest /admin request body, in bytes.",
