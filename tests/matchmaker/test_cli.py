@@ -98,7 +98,7 @@ def test_a_setting_that_cannot_work_is_one_coded_line_with_exit_1() -> None:
         ),
     ],
 )
-def test_bad_arguments_and_environment_exit_2_with_one_coded_line(
+def test_bad_arguments_and_environment_are_usage_errors(
     args: list[str], env: dict[str, str], named: str, code: str
 ) -> None:
     """Refused before anything is bound or opened: exit 2, the option or variable named."""

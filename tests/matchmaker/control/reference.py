@@ -22,12 +22,10 @@ POLICY_FIELDS = frozenset({"name", "mode", "groupSize", "default", "filter"})
 JSON_TYPES = frozenset({"application/json"})
 PATCH_TYPES = frozenset({"application/json", "application/merge-patch+json"})
 MAX_GROUP = 64  # --max-session-members' default
-MAX_KEYS = 64  # --max-keys-per-project
-MAX_POLICIES = 256  # --max-policies-per-project
-MAX_ATTRIBUTES = 32  # --max-attributes
-MAX_VALUE_CHARS = 256  # --max-attribute-value-chars
-NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}\Z")  # a filter's attribute name
 RESERVED_ID = "default"
+MAX_ATTRIBUTES = 32  # --max-attributes' default
+MAX_VALUE_CHARS = 256  # --max-attribute-value-chars' default
+ATTRIBUTE_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
 class Unspecified(Exception):
@@ -41,24 +39,7 @@ def _is_int(value: object) -> bool:
 def _check_filter_value(value: object) -> bool:
     if isinstance(value, float):
         return math.isfinite(value)
-    if isinstance(value, str):
-        return len(value) <= MAX_VALUE_CHARS
-    return isinstance(value, int | bool)  # any JSON number: ints of any size too
-
-
-def _filter_violations(filter_: object, mode: object, where: str) -> list[str]:
-    if filter_ is None:
-        return []
-    if not isinstance(filter_, dict):
-        return [f"{where}: not an object"]
-    if mode != "auto" and filter_:  # an empty filter constrains nothing
-        return [f"{where}: only on mode auto"]
-    problems = [f"{where}.{key}: not an attribute name" for key in filter_ if not NAME.match(key)]
-    if len(filter_) > MAX_ATTRIBUTES:
-        problems.append(f"{where}: more than {MAX_ATTRIBUTES} attributes")
-    if not all(_check_filter_value(v) for v in filter_.values()):
-        problems.append(f"{where}: a value that is not a short string, a number or a boolean")
-    return problems
+    return isinstance(value, str | int | bool)  # any JSON number: ints of any size too
 
 
 def _policy_violations(policy: object, where: str) -> list[str]:
@@ -78,7 +59,28 @@ def _policy_violations(policy: object, where: str) -> list[str]:
         problems.append(f"{where}.groupSize: not an integer in 1..{MAX_GROUP}")
     if not isinstance(policy.get("default", False), bool):
         problems.append(f"{where}.default: not a boolean")
-    problems += _filter_violations(policy.get("filter"), policy.get("mode"), f"{where}.filter")
+    filter_ = policy.get("filter")
+    if filter_ is not None and not (
+        isinstance(filter_, dict) and all(_check_filter_value(v) for v in filter_.values())
+    ):
+        problems.append(f"{where}.filter: not a map of strings, numbers and booleans")
+    elif filter_:
+        problems.extend(_filter_rule_violations(filter_, policy.get("mode"), where))
+    return problems
+
+
+def _filter_rule_violations(filter_: dict[str, Any], mode: object, where: str) -> list[str]:
+    """The data plane's filter rules, as docs/control-plane.md states them for policies."""
+    problems = []
+    if mode in MODES and mode != "auto":
+        problems.append(f"{where}.filter: only on mode auto")
+    if len(filter_) > MAX_ATTRIBUTES:
+        problems.append(f"{where}.filter: more than {MAX_ATTRIBUTES} keys")
+    for key, value in filter_.items():
+        if not ATTRIBUTE_NAME.fullmatch(key):
+            problems.append(f"{where}.filter.{key}: not an attribute name")
+        if isinstance(value, str) and value != "@self" and len(value) > MAX_VALUE_CHARS:
+            problems.append(f"{where}.filter.{key}: longer than {MAX_VALUE_CHARS} characters")
     return problems
 
 
@@ -99,8 +101,6 @@ def project_violations(project: object, management_key: str) -> list[str]:
     keys = project.get("keys", [])
     if not isinstance(keys, list):
         return [*problems, "keys: not an array"]
-    if len(keys) > MAX_KEYS:
-        problems.append(f"keys: more than {MAX_KEYS}")
     secrets = []
     for i, key in enumerate(keys):
         if not isinstance(key, dict) or set(key) != {"type", "secret"}:
@@ -118,8 +118,6 @@ def project_violations(project: object, management_key: str) -> list[str]:
     policies = project.get("policies", [])
     if not isinstance(policies, list):
         return [*problems, "policies: not an array"]
-    if len(policies) > MAX_POLICIES:
-        problems.append(f"policies: more than {MAX_POLICIES}")
     for i, policy in enumerate(policies):
         problems += _policy_violations(policy, f"policies[{i}]")
     if not problems:
