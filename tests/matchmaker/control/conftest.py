@@ -1,68 +1,32 @@
-"""A real matchmaker (``server.run``) on free loopback ports, in a background thread."""
+"""A real matchmaker (``matchmaker.serve``) on free loopback ports, in a background thread."""
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from collections.abc import Iterator
 
 import httpx
 import pytest
 
+from matchmaker import testing
 from matchmaker.config import ServerConfig
 from matchmaker.directory import ProjectDirectory
-from matchmaker.server import Bound, run
+from matchmaker.server import Bound
 
 KEY = "test-management-key"
 
 
 class ServerThread:
-    """Runs ``run(config)`` on its own event loop; ``stop`` sets the shutdown event."""
+    """The plugin's server thread (:class:`matchmaker.testing.ServerThread`), whose ``start``
+    gives the bound addresses these tests use."""
 
     def __init__(self, config: ServerConfig, directory: ProjectDirectory | None = None) -> None:
-        self.config = config
-        self.directory = directory
-        self._ready = threading.Event()
-        self._bound: Bound | None = None
-        self._error: BaseException | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._shutdown: asyncio.Event | None = None
-        self._thread = threading.Thread(target=self._main, daemon=True)
+        self._thread = testing.ServerThread(config, directory)
 
     def start(self) -> Bound:
-        self._thread.start()
-        if not self._ready.wait(10):
-            raise TimeoutError("the server did not start within 10 s")
-        if self._bound is None:
-            raise RuntimeError("the server failed to start") from self._error
-        return self._bound
+        return self._thread.start().bound
 
     def stop(self) -> None:
-        if self._loop is not None and self._shutdown is not None:
-            self._loop.call_soon_threadsafe(self._shutdown.set)
-        self._thread.join(10)
-        assert not self._thread.is_alive(), "the server did not stop within 10 s"
-        if self._error is not None:
-            raise self._error
-
-    def _main(self) -> None:
-        try:
-            asyncio.run(self._serve())
-        except BaseException as exc:
-            self._error = exc
-        finally:
-            self._ready.set()
-
-    async def _serve(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._shutdown = asyncio.Event()
-        await run(
-            self.config, shutdown=self._shutdown, ready=self._on_ready, directory=self.directory
-        )
-
-    def _on_ready(self, bound: Bound) -> None:
-        self._bound = bound
-        self._ready.set()
+        self._thread.stop()
 
 
 @pytest.fixture

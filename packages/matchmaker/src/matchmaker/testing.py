@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from matchmaker.admin.client import AdminClient
     from matchmaker.client import Client
     from matchmaker.config import ServerConfig
+    from matchmaker.directory import ProjectDirectory
     from matchmaker.running import RunningServer
 
 __all__ = [
@@ -144,18 +145,21 @@ def matchmaker_client(matchmaker_server: MatchmakerServer) -> ClientFactory:
 
 
 class ServerThread:
-    """``with ServerThread(config) as running:`` runs :func:`matchmaker.serve` on an event
-    loop of its own in a thread, for callers that have no loop or must not block theirs."""
+    """:func:`matchmaker.serve` on an event loop of its own in a thread, for callers that have
+    no loop or must not block theirs: ``with ServerThread(config) as running:``, or
+    :meth:`start` and :meth:`stop`. ``directory`` is :func:`~matchmaker.serve`'s."""
 
-    def __init__(self, config: ServerConfig) -> None:
+    def __init__(self, config: ServerConfig, directory: ProjectDirectory | None = None) -> None:
         self.config = config
+        self.directory = directory
         self._started = threading.Event()
         self._running: RunningServer | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._main, name="matchmaker", daemon=True)
 
-    def __enter__(self) -> RunningServer:
+    def start(self) -> RunningServer:
+        """Start the server; returns once it listens, or raises why it could not start."""
         self._thread.start()
         if not self._started.wait(_START_S):
             raise TimeoutError(f"the matchmaker did not start within {_START_S} s")
@@ -164,7 +168,8 @@ class ServerThread:
             raise RuntimeError("the matchmaker failed to start") from self._error
         return self._running
 
-    def __exit__(self, *exc: object) -> None:
+    def stop(self) -> None:
+        """Stop the server gracefully; raises what made it fail, if it did."""
         if self._loop is not None and self._running is not None:
             self._loop.call_soon_threadsafe(self._running.stop)
         self._thread.join(_START_S)
@@ -172,6 +177,12 @@ class ServerThread:
             raise TimeoutError(f"the matchmaker did not stop within {_START_S} s")
         if self._error is not None:
             raise self._error
+
+    def __enter__(self) -> RunningServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
     def _main(self) -> None:
         try:
@@ -185,7 +196,7 @@ class ServerThread:
         from matchmaker.running import serve
 
         self._loop = asyncio.get_running_loop()
-        async with serve(self.config) as running:
+        async with serve(self.config, directory=self.directory) as running:
             self._running = running
             self._started.set()
             await running.wait()
