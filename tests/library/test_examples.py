@@ -17,45 +17,31 @@ import pytest
 EXAMPLES = Path(__file__).parents[2] / "examples"
 
 
-@pytest.mark.parametrize(
-    ("example", "passed"),
-    [("test_matchmaker_example.py", 2), ("test_tasktool_example.py", 2)],
-)
-def test_example_passes_in_a_user_project(tmp_path: Path, example: str, passed: int) -> None:
-    shutil.copy(EXAMPLES / example, tmp_path / example)
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", example],
-        cwd=tmp_path,
+def run_pytest(project: Path, example: str, *options: str) -> subprocess.CompletedProcess[str]:
+    """pytest in a fresh process in ``project``, holding a copy of ``example`` and nothing else."""
+    shutil.copy(EXAMPLES / example, project / example)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *options, example],
+        cwd=project,
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
+
+
+@pytest.mark.parametrize(
+    ("example", "passed"),
+    [("test_matchmaker_example.py", 2), ("test_tasktool_example.py", 2)],
+)
+def test_example_passes_in_a_user_project(tmp_path: Path, example: str, passed: int) -> None:
+    result = run_pytest(tmp_path, example)
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"{passed} passed" in result.stdout
 
 
 def test_without_the_plugin_the_fixtures_are_missing(tmp_path: Path) -> None:
     """The examples' fixtures do come from the plugins (the test above would not run)."""
-    example = "test_tasktool_example.py"
-    shutil.copy(EXAMPLES / example, tmp_path / example)
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:tasktool",
-            example,
-        ],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = run_pytest(tmp_path, "test_tasktool_example.py", "-p", "no:tasktool")
     assert result.returncode == 1
     assert "fixture 'tasktool_repo' not found" in result.stdout

@@ -22,7 +22,6 @@ import secrets
 import threading
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, replace
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -115,12 +114,7 @@ class _Connecting:
         self._client = await self._connect()
         return self._client
 
-    async def __aexit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         if self._client is not None:
             await self._client.close()
 
