@@ -33,9 +33,12 @@ if TYPE_CHECKING:
     from tasktool.planning.board import Board as Board
     from tasktool.planning.board import build_board as build_board
     from tasktool.planning.changes import TaskChange as TaskChange
+    from tasktool.planning.changes import change_from_json as change_from_json
     from tasktool.planning.changes import new_task_fields as new_task_fields
     from tasktool.planning.checks import ValidationReport as ValidationReport
     from tasktool.planning.checks import check_tasks as check_tasks
+    from tasktool.planning.filters import group_tasks as group_tasks
+    from tasktool.planning.filters import sort_tasks as sort_tasks
     from tasktool.planning.graph import TaskGraph as TaskGraph
     from tasktool.planning.graph import build_graph as build_graph
     from tasktool.planning.ranking import Ranked as Ranked
@@ -48,6 +51,8 @@ if TYPE_CHECKING:
     from tasktool.planning.stats import compute_stats as compute_stats
     from tasktool.planning.tracks import Tracks as Tracks
     from tasktool.planning.tracks import plan_tracks as plan_tracks
+    from tasktool.planning.worklog import add_entry as add_entry
+    from tasktool.planning.worklog import read_worklog as read_worklog
     from tasktool.planning.writes import NewTask as NewTask
     from tasktool.planning.writes import archive_task as archive_task
     from tasktool.planning.writes import create_task as create_task
@@ -55,12 +60,14 @@ if TYPE_CHECKING:
     from tasktool.planning.writes import remove_task as remove_task
     from tasktool.planning.writes import update_task as update_task
     from tasktool.present.documents import board_document as board_document
+    from tasktool.present.documents import config_document as config_document
     from tasktool.present.documents import graph_document as graph_document
     from tasktool.present.documents import list_tasks as list_tasks
     from tasktool.present.documents import next_document as next_document
     from tasktool.present.documents import rank as rank
     from tasktool.present.documents import stats_document as stats_document
     from tasktool.present.documents import task_detail as task_detail
+    from tasktool.present.documents import tasks_document as tasks_document
     from tasktool.present.documents import tracks_document as tracks_document
     from tasktool.present.documents import validation_report as validation_report
     from tasktool.present.graph_render import render_graph as render_graph
@@ -86,15 +93,19 @@ __all__ = [
     "Tracks",
     "ValidationReport",
     "__version__",
+    "add_entry",
     "archive_task",
     "board_document",
     "build_board",
     "build_graph",
+    "change_from_json",
     "check_tasks",
     "compute_stats",
+    "config_document",
     "create_task",
     "create_tasks",
     "graph_document",
+    "group_tasks",
     "list_tasks",
     "load_config",
     "load_context",
@@ -104,12 +115,15 @@ __all__ = [
     "plan_tracks",
     "rank",
     "rank_next",
+    "read_worklog",
     "remove_task",
     "render_graph",
     "select_graph",
+    "sort_tasks",
     "stats_document",
     "task_detail",
     "task_view",
+    "tasks_document",
     "tracks_document",
     "update_task",
     "validation_report",
@@ -119,6 +133,13 @@ __version__ = "0.1.0"
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
+        "add_entry": "tasktool.planning.worklog",
+        "read_worklog": "tasktool.planning.worklog",
+        "group_tasks": "tasktool.planning.filters",
+        "sort_tasks": "tasktool.planning.filters",
+        "change_from_json": "tasktool.planning.changes",
+        "config_document": "tasktool.present.documents",
+        "tasks_document": "tasktool.present.documents",
         "Board": "tasktool.planning.board",
         "Diagnostic": "tasktool.model.diagnostics",
         "LoadedConfig": "tasktool.config.loader",

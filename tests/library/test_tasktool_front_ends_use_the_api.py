@@ -1,0 +1,68 @@
+"""What tasktool's front ends (CLI, web, MCP) call in the core is the library API.
+
+Every name a front end imports from the modules that load, plan, present or
+write tasks is in ``tasktool.__all__``, except the few below that only a front
+end needs. A front end that grows a core call the API lacks fails here.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import tasktool
+
+SOURCE = Path(tasktool.__file__).parent
+FRONT_ENDS = ("cli", "web", "mcp")
+CORE = (
+    "tasktool.config",
+    "tasktool.config.loader",
+    "tasktool.planning.",
+    "tasktool.present.documents",
+)
+FRONT_END_ONLY = {
+    "CONFIG_NAME": "the file name `config init` writes",
+    "DEFAULT_LIMIT": "the default of the --limit option",
+    "EDITABLE_LISTS": "which fields the dashboard's edit form shows",
+    "EDITABLE_SCALARS": "which fields the dashboard's edit form shows",
+    "GROUP_FIELDS": "the choices of the board's --group-by option",
+    "Invocation": "what a front end's command needs of the CLI's global options",
+    "WORKLOG_DIR": "what the dashboard's change feed watches",
+    "check_field": "the check of a --sort or --group-by field name",
+    "scan_files": "the `todos` command's scan of source files",
+    "related_tasks": "the task page's links",
+    "renumber_task": "the `dedupe` command's step",
+    "serving_loader": "the first load and warnings of a serving front end",
+    "today": "the date stamp for a JSON edit (change_from_json takes it)",
+    "vocabulary": "the dashboard's select options",
+}
+
+
+def is_core(module: str | None) -> bool:
+    return module is not None and (module in CORE or module.startswith("tasktool.planning."))
+
+
+def core_imports(front_end: str) -> dict[str, set[str]]:
+    """Name imported from the core -> the front-end files importing it."""
+    found: dict[str, set[str]] = {}
+    for path in sorted((SOURCE / front_end).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and is_core(node.module):
+                for alias in node.names:
+                    found.setdefault(alias.name, set()).add(str(path.relative_to(SOURCE)))
+    return found
+
+
+def test_the_front_ends_call_the_core_through_api_names() -> None:
+    used: dict[str, set[str]] = {}
+    for front_end in FRONT_ENDS:
+        for name, files in core_imports(front_end).items():
+            used.setdefault(name, set()).update(files)
+    missing = {name: sorted(files) for name, files in used.items() if name not in tasktool.__all__}
+    assert set(missing) <= set(FRONT_END_ONLY), missing
+    assert {"load_context", "rank", "create_task", "update_task", "archive_task"} <= set(used)
+
+
+def test_the_exceptions_are_still_used() -> None:
+    used = set().union(*(core_imports(front_end) for front_end in FRONT_ENDS))
+    assert set(FRONT_END_ONLY) <= used
