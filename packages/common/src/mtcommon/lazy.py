@@ -4,7 +4,7 @@ A package lists its public names and the module each lives in; the module is
 imported on first attribute access (PEP 562 module ``__getattr__``), so
 ``import matchmaker`` loads no server library until ``matchmaker.serve`` is used::
 
-    __getattr__, __dir__ = lazy_exports(__name__, {"serve": "matchmaker.running"})
+    __getattr__, __dir__ = lazy_exports(__name__, {"serve": ".running"})
 """
 
 from __future__ import annotations
@@ -21,13 +21,14 @@ def lazy_exports(
     package: str, exports: Mapping[str, str]
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """The ``__getattr__`` and ``__dir__`` of ``package``, whose ``exports`` maps each lazy
-    public name to the module defining it (under the same name)."""
+    public name to the module defining it (under the same name), relative to ``package``
+    (``.running``), so the names read as modules, not as dotted error codes."""
 
     def __getattr__(name: str) -> Any:
         module = exports.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(module), name)
+        value = getattr(importlib.import_module(module, package), name)
         setattr(sys.modules[package], name, value)  # the next access skips __getattr__
         return value
 
