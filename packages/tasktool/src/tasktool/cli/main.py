@@ -80,6 +80,12 @@ class TaskToolGroup(click.Group):
 @click.option("-v", "--verbose", is_flag=True, default=None, help="Say more on stderr.")
 @click.option("-q", "--quiet", is_flag=True, default=None, help="No warnings on stderr.")
 @click.option("--no-color", is_flag=True, help="No colours in tables.")
+@click.option(
+    "--worktree-scope",
+    "worktree_scope",
+    type=click.Choice(("unified", "isolated")),
+    help="unified: merge task statuses across git worktrees; isolated: this one only.",
+)
 @click.pass_context
 def main(
     ctx: click.Context,
@@ -91,6 +97,7 @@ def main(
     verbose: bool | None,
     quiet: bool | None,
     no_color: bool,
+    worktree_scope: str | None,
 ) -> None:
     """Manage tasks kept as Markdown files with YAML frontmatter."""
     ctx.obj = GlobalOptions(
@@ -100,6 +107,7 @@ def main(
         verbose=verbose,
         quiet=quiet,
         no_color=no_color,
+        worktree_scope=worktree_scope,
     )
 
 

@@ -37,6 +37,8 @@ class Overrides(msgspec.Struct, frozen=True, kw_only=True):
     task_dir: str | None = None
     verbose: bool | None = None
     quiet: bool | None = None
+    #: ``--worktree-scope``: ``unified`` or ``isolated``.
+    worktree_scope: str | None = None
 
 
 class LoadedConfig(msgspec.Struct, frozen=True, kw_only=True):
@@ -130,8 +132,15 @@ def load_config(
         "dir": overrides.task_dir,
         "verbose": overrides.verbose,
         "quiet": overrides.quiet,
+        "worktree_scope": overrides.worktree_scope,
     }
-    layers.update({key: Raw(v, "flag", "--" + key) for key, v in flags.items() if v is not None})
+    layers.update(
+        {
+            key: Raw(v, "flag", "--" + key.replace("_", "-"))
+            for key, v in flags.items()
+            if v is not None
+        }
+    )
 
     file_dir = str(path.parent) if path is not None else str(cwd)
     defaults = Settings(task_dir=file_dir)

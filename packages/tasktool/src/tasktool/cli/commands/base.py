@@ -81,6 +81,7 @@ class GlobalOptions:
     verbose: bool | None = None
     quiet: bool | None = None
     no_color: bool = False
+    worktree_scope: str | None = None
     #: Effective verbosity once the config is loaded (flags > env > file).
     loud: bool = False
     silent: bool = False
@@ -91,6 +92,7 @@ class GlobalOptions:
             task_dir=self.task_dir,
             verbose=self.verbose,
             quiet=self.quiet,
+            worktree_scope=self.worktree_scope,
         )
 
     def warn(self, message: str) -> None:
