@@ -77,7 +77,8 @@ def test_set_on_a_task_only_a_sibling_has_is_refused(repo: Repo, run: Run) -> No
 
     refused = run(a, "set", "004", "--status", "in-progress", code=1)
     assert "[worktree.sibling_only]" in refused.stderr
-    assert str(b) in refused.stderr and "feature-b" in refused.stderr
+    assert str(b) in refused.stderr
+    assert "feature-b" in refused.stderr
     for command in (("rm", "004"), ("archive", "004")):
         assert "[worktree.sibling_only]" in run(a, *command, code=1).stderr
     assert not (a / "tasks" / "004-only-on-b.md").exists()
@@ -91,7 +92,8 @@ def test_mutations_write_only_the_current_worktree(repo: Repo, run: Run) -> None
     run(repo.main, "set", "003", "--status", "in-review")
     run(a, "set", "003", "--priority", "critical")
     mine = (a / "tasks" / "003-task.md").read_text()
-    assert "priority: critical" in mine and "in-review" not in mine
+    assert "priority: critical" in mine
+    assert "in-review" not in mine
     assert "priority: medium" in (repo.main / "tasks" / "003-task.md").read_text()
     assert _by_id(run, a)["003"]["status"] == "in-review"
 
