@@ -21,9 +21,7 @@ def _by_id(run: Run, cwd: Path, *extra: str) -> dict[str, dict[str, object]]:
     return {task["id"]: task for task in listed}
 
 
-def test_a_claim_in_one_worktree_hides_the_task_from_next_in_another(
-    repo: Repo, run: Run
-) -> None:
+def test_a_claim_in_one_worktree_hides_the_task_from_next_in_another(repo: Repo, run: Run) -> None:
     a = repo.worktree("wt-a", branch="feature-a")
     b = repo.worktree("wt-b", branch="feature-b")
     assert "001" in _next(run, b)
