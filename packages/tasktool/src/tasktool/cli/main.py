@@ -87,6 +87,12 @@ class TaskToolGroup(click.Group):
     type=click.Choice(("unified", "isolated")),
     help="unified: merge task statuses across git worktrees; isolated: this one only.",
 )
+@click.option("--project", "project", metavar="ID", help="Run in this registered project.")
+@click.option(
+    "--all-projects",
+    is_flag=True,
+    help="list, next, board, stats over every registered project.",
+)
 @click.pass_context
 def main(
     ctx: click.Context,
@@ -99,6 +105,8 @@ def main(
     quiet: bool | None,
     no_color: bool,
     worktree_scope: str | None,
+    project: str | None,
+    all_projects: bool,
 ) -> None:
     """Manage tasks kept as Markdown files with YAML frontmatter."""
     ctx.obj = GlobalOptions(
@@ -109,6 +117,8 @@ def main(
         quiet=quiet,
         no_color=no_color,
         worktree_scope=worktree_scope,
+        project=project,
+        all_projects=all_projects,
     )
 
 
