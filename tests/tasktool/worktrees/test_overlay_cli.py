@@ -131,3 +131,17 @@ def test_a_single_worktree_and_a_plain_directory_are_unchanged(
     Repo.write(plain, "001", "Alone")
     (plain / ".tasktool.yaml").write_text("dir: tasks\n")
     assert list(_by_id(run, plain)) == ["001"]
+
+
+def test_a_sibling_whose_config_is_broken_is_left_out_with_a_warning(
+    repo: Repo, run: Run
+) -> None:
+    a = repo.worktree("wt-a")
+    run(a, "set", "001", "--status", "in-progress")
+    (a / ".tasktool.yaml").write_text("dir: [unclosed\n")
+    assert _by_id(run, repo.main)["001"]["status"] == "pending"
+    report = as_json(run(repo.main, "validate", "--format", "json"))
+    (warning,) = report["warnings"]
+    assert warning["code"] == "worktree.sibling_unreadable"
+    assert str(a) in warning["message"]
+    assert "[config.syntax]" in warning["message"]
