@@ -133,9 +133,7 @@ def test_a_single_worktree_and_a_plain_directory_are_unchanged(
     assert list(_by_id(run, plain)) == ["001"]
 
 
-def test_a_sibling_whose_config_is_broken_is_left_out_with_a_warning(
-    repo: Repo, run: Run
-) -> None:
+def test_a_sibling_whose_config_is_broken_is_left_out_with_a_warning(repo: Repo, run: Run) -> None:
     a = repo.worktree("wt-a")
     run(a, "set", "001", "--status", "in-progress")
     (a / ".tasktool.yaml").write_text("dir: [unclosed\n")
