@@ -14,6 +14,8 @@ Rules:
   ``completed_at``/``cancelled_at``; every other field stays the current worktree's;
 - when the current worktree's copy is among the most advanced, it stands (the status
   is the same either way); among sibling copies only, the newest file wins;
+- a divergence (completed in one copy, cancelled in another) is reported for every
+  task whose copies disagree that way;
 - a sibling's winning copy sets ``worktree``/``branch`` on the task; a task with no
   copy here is added from the first sibling holding it, marked ``sibling_only``;
 - :func:`claimed_elsewhere` is what ``next`` skips: sibling-only tasks (they cannot be
@@ -22,7 +24,9 @@ Rules:
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Callable, Iterable, Sequence
+from typing import NamedTuple, Protocol
 
 import msgspec
 
@@ -33,13 +37,37 @@ _IN_PROGRESS = STATUS_ORDER[Status.IN_PROGRESS.value]
 _TERMINAL = frozenset({Status.COMPLETED.value, Status.CANCELLED.value})
 
 
-class SiblingTasks(msgspec.Struct, frozen=True, kw_only=True):
+class Copy(Protocol):
+    """What the overlay reads of a sibling's task: a ``Task``, or the cut-down
+    ``tasktool.files.statuses.TaskStatus`` read from a sibling's cache."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def completed_at(self) -> str | None: ...
+    @property
+    def cancelled_at(self) -> str | None: ...
+    @property
+    def archived(self) -> bool: ...
+    @property
+    def file_path(self) -> str: ...
+
+
+def _whole(copy: Copy) -> Task | None:
+    return copy if isinstance(copy, Task) else None
+
+
+class SiblingTasks(NamedTuple):
     """What one sibling worktree's task directory holds."""
 
     worktree: str
     branch: str | None
-    tasks: tuple[Task, ...]
-    archived: tuple[Task, ...] = ()
+    tasks: Sequence[Copy]
+    archived: Sequence[Copy] = ()
+    #: The whole task behind a copy (for a task only this sibling has); ``None``: gone.
+    load: Callable[[Copy], Task | None] = _whole
 
 
 class OverlayResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -53,19 +81,17 @@ def _order(task: Task) -> tuple[object, ...]:
     return (natural_key(task.id), task.file_path)
 
 
-def _rank(task: Task) -> int:
+def _rank(task: Copy) -> int:
     return STATUS_ORDER.get(task.status, -1)
 
 
-def _first_copies(sibling: SiblingTasks) -> dict[str, Task]:
-    """One copy per id (an active copy over an archived one, the first file over later)."""
-    copies: dict[str, Task] = {}
-    for task in (*sibling.tasks, *sibling.archived):
-        copies.setdefault(task.id, task)
-    return copies
+def _first_copies(copies: Iterable[Copy]) -> dict[str, Copy]:
+    """One copy per id: the first (an active copy before an archived one, the first file
+    before later ones). Built backwards so that earlier copies overwrite later ones."""
+    return {copy.id: copy for copy in reversed(list(copies))}
 
 
-def _with_provenance(task: Task, source: Task, sibling: SiblingTasks, *, only: bool) -> Task:
+def _with_provenance(task: Task, source: Copy, sibling: SiblingTasks, *, only: bool) -> Task:
     return msgspec.structs.replace(
         task,
         status=source.status,
@@ -78,8 +104,8 @@ def _with_provenance(task: Task, source: Task, sibling: SiblingTasks, *, only: b
 
 
 def _winner(
-    candidates: list[tuple[Task, SiblingTasks]], mtime: Callable[[str], float]
-) -> tuple[Task, SiblingTasks]:
+    candidates: list[tuple[Copy, SiblingTasks]], mtime: Callable[[str], float]
+) -> tuple[Copy, SiblingTasks]:
     if len(candidates) == 1:
         return candidates[0]
     return max(candidates, key=lambda pair: mtime(pair[0].file_path))
@@ -107,33 +133,32 @@ def overlay(
 
     ``mtime(file_path)`` is asked only to break a tie between sibling copies.
     """
-    sibling_copies = [(sibling, _first_copies(sibling)) for sibling in siblings]
-    local_first: dict[str, Task] = {}
-    for task in (*tasks, *archived):
-        local_first.setdefault(task.id, task)
+    sibling_copies = [(s, _first_copies((*s.tasks, *s.archived))) for s in siblings]
+    local_first: dict[str, Task] = {task.id: task for task in reversed((*tasks, *archived))}
+
+    # Only copies whose status differs from this worktree's can change anything: collect
+    # them (one dict lookup and one string comparison per sibling task), then decide.
+    differing: dict[str, list[tuple[Copy, SiblingTasks]]] = {}
+    only_in_siblings: dict[str, list[tuple[Copy, SiblingTasks]]] = {}
+    for sibling, copies in sibling_copies:
+        for task_id, copy in copies.items():
+            mine = local_first.get(task_id)
+            if mine is None:
+                only_in_siblings.setdefault(task_id, []).append((copy, sibling))
+            elif copy.status != mine.status:
+                differing.setdefault(task_id, []).append((copy, sibling))
 
     changed: dict[str, Task] = {}  # id -> effective copy (for every local task of that id)
     divergent: list[Diagnostic] = []
-    for task_id, mine in local_first.items():
-        best = _rank(mine)
-        top: list[tuple[Task, SiblingTasks]] = []
-        terminal: dict[str, str] = {}
-        if mine.status in _TERMINAL:
-            terminal[here] = mine.status
-        for sibling, copies in sibling_copies:
-            copy = copies.get(task_id)
-            if copy is None:
-                continue
-            if copy.status in _TERMINAL:
-                terminal[sibling.worktree] = copy.status
-            rank = _rank(copy)
-            if rank > best:
-                best, top = rank, [(copy, sibling)]
-            elif rank == best and top:
-                top.append((copy, sibling))
-        if len(set(terminal.values())) > 1:
-            divergent.append(_divergence(task_id, sorted(terminal.items())))
-        if top:
+    for task_id, others in differing.items():
+        mine = local_first[task_id]
+        terminal = [(here, mine.status)] if mine.status in _TERMINAL else []
+        terminal += [(s.worktree, c.status) for c, s in others if c.status in _TERMINAL]
+        if len({status for _, status in terminal}) > 1:
+            divergent.append(_divergence(task_id, sorted(terminal)))
+        best = max(_rank(copy) for copy, _ in others)
+        if best > _rank(mine):
+            top = [(copy, sibling) for copy, sibling in others if _rank(copy) == best]
             copy, sibling = _winner(top, mtime)
             changed[task_id] = _with_provenance(mine, copy, sibling, only=False)
 
@@ -149,24 +174,18 @@ def overlay(
 
     effective_tasks = effective(tasks)
     effective_archived = effective(archived)
-    added: set[str] = set()
-    for _, copies in sibling_copies:
-        for task_id in copies:
-            if task_id in local_first or task_id in added:
-                continue
-            added.add(task_id)
-            # The most advanced copy among the siblings that hold it.
-            holders = [(c, s) for s, cs in sibling_copies if (c := cs.get(task_id)) is not None]
-            best = max(_rank(c) for c, _ in holders)
-            winner, owner = _winner([h for h in holders if _rank(h[0]) == best], mtime)
-            shown = _with_provenance(winner, winner, owner, only=True)
-            (effective_archived if winner.archived else effective_tasks).append(shown)
-            terminal = {s.worktree: c.status for c, s in holders if c.status in _TERMINAL}
-            if len(set(terminal.values())) > 1:
-                divergent.append(_divergence(task_id, sorted(terminal.items())))
-    if added:
-        effective_tasks.sort(key=_order)
-        effective_archived.sort(key=_order)
+    for task_id, holders in only_in_siblings.items():
+        best = max(_rank(copy) for copy, _ in holders)
+        winner, owner = _winner([h for h in holders if _rank(h[0]) == best], mtime)
+        whole = owner.load(winner)
+        if whole is None:
+            continue  # removed since it was scanned
+        shown = _with_provenance(whole, winner, owner, only=True)
+        # Both lists are in scan order: insert in place (few tasks; no re-sort of 10,000).
+        insort(effective_archived if winner.archived else effective_tasks, shown, key=_order)
+        ends = sorted((s.worktree, c.status) for c, s in holders if c.status in _TERMINAL)
+        if len({status for _, status in ends}) > 1:
+            divergent.append(_divergence(task_id, ends))
     return OverlayResult(
         tasks=tuple(effective_tasks),
         archived=tuple(effective_archived),

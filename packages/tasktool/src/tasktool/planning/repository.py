@@ -36,7 +36,7 @@ from tasktool.model.errors import TaskToolError, task_not_found
 from tasktool.model.settings import Settings
 from tasktool.model.task import Task
 from tasktool.planning.overlay import OverlayResult
-from tasktool.planning.siblings import merge_siblings
+from tasktool.planning.siblings import start_siblings
 
 if TYPE_CHECKING:
     from tasktool.planning.graph import TaskGraph
@@ -162,14 +162,15 @@ def load_context(
             + " (create it, or run 'tasktool init')",
             code="task.dir_missing",
         )
+    siblings = None
+    if config.settings.worktree_scope == "unified":
+        siblings = start_siblings(
+            config, overrides, cwd=cwd, env=env, home=home, use_cache=use_cache
+        )
     scan = scan_tasks(root, config.settings.ignore, use_cache=use_cache)
-    if config.settings.worktree_scope != "unified":
+    if siblings is None:
         return Repository(config, scan)
-    merged = merge_siblings(
-        config, scan, overrides, cwd=cwd, env=env, home=home, use_cache=use_cache
-    )
-    if merged is None:
-        return Repository(config, scan)
+    merged = siblings.merge(scan, siblings.worktrees.current.path)
     return Repository(
         config,
         scan,

@@ -12,16 +12,18 @@ run re-parses only the files that changed.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
 from mtcommon import CodedError
 from tasktool.config import LoadedConfig, Overrides, load_config
-from tasktool.files.scan import ScanResult, scan_tasks
+from tasktool.files.scan import ScanResult, read_entry, scan_tasks
+from tasktool.files.statuses import scan_statuses
 from tasktool.files.worktrees import Worktree, WorktreeSet, discover_worktrees
 from tasktool.model.diagnostics import Diagnostic
-from tasktool.planning.overlay import OverlayResult, SiblingTasks, overlay
+from tasktool.model.task import Task
+from tasktool.planning.overlay import Copy, OverlayResult, SiblingTasks, overlay
 
 
 class Merged(NamedTuple):
@@ -89,55 +91,109 @@ def _mtime(path: str) -> float:
         return 0.0
 
 
-def merge_siblings(
+def _read_sibling(
+    worktree: Worktree,
+    *,
+    current: Path,
+    overrides: Overrides,
+    cwd: Path,
+    env: Mapping[str, str],
+    home: Path | None,
+    ignore: tuple[str, ...],
+    use_cache: bool,
+) -> SiblingTasks | Diagnostic | None:
+    """One sibling's tasks, the warning that leaves it out, or ``None`` (no task dir)."""
+    try:
+        task_dir, sibling_ignore = _sibling_dir(
+            worktree,
+            current=current,
+            overrides=overrides,
+            cwd=cwd,
+            env=env,
+            home=home,
+            ignore=ignore,
+        )
+    except CodedError as exc:
+        return _unreadable(worktree, f"{exc.message} [{exc.code}]")
+    if _mirror(task_dir, Path(worktree.path), Path(worktree.path)) is None:
+        return _unreadable(worktree, f"its task directory {task_dir} is outside it")
+    if not task_dir.is_dir():
+        return None  # the branch has no task directory (yet): nothing to merge
+    statuses = scan_statuses(task_dir, sibling_ignore) if use_cache else None
+    if statuses is None:  # no current cache: the full scan, which writes one
+        scan = scan_tasks(task_dir, sibling_ignore, use_cache=use_cache)
+        return SiblingTasks(worktree.path, worktree.branch, scan.tasks, scan.archived)
+    root = str(task_dir)
+
+    def load(copy: Copy) -> Task | None:
+        whole = read_entry(root, copy.file_path)
+        return whole if isinstance(whole, Task) else None
+
+    return SiblingTasks(
+        worktree.path,
+        worktree.branch,
+        [copy for copy in statuses if not copy.archived],
+        [copy for copy in statuses if copy.archived],
+        load,
+    )
+
+
+class SiblingReads:
+    """The sibling worktrees found and how to read each.
+
+    Read one after the other: threads were tried and lose, since the scans' many short
+    ``stat`` calls each give up the GIL and then queue for it (a convoy).
+    """
+
+    def __init__(
+        self, worktrees: WorktreeSet, read: Callable[[Worktree], SiblingTasks | Diagnostic | None]
+    ) -> None:
+        self.worktrees = worktrees
+        self._read = read
+
+    def merge(self, scan: ScanResult, here: str) -> Merged:
+        """Read every sibling and overlay them on this worktree's ``scan``."""
+        siblings: list[SiblingTasks] = []
+        problems: list[Diagnostic] = []
+        for worktree in self.worktrees.siblings:
+            result = self._read(worktree)
+            if isinstance(result, SiblingTasks):
+                siblings.append(result)
+            elif isinstance(result, Diagnostic):
+                problems.append(result)
+        merged = overlay(scan.tasks, scan.archived, siblings, mtime=_mtime, here=here)
+        return Merged(self.worktrees, merged, tuple(problems))
+
+
+def start_siblings(
     config: LoadedConfig,
-    scan: ScanResult,
     overrides: Overrides | None,
     *,
     cwd: Path | None,
     env: Mapping[str, str] | None,
     home: Path | None,
     use_cache: bool,
-) -> Merged | None:
-    """The effective statuses of every sibling worktree merged into ``scan``; ``None`` when
-    the task directory is in no git repository or in its only worktree."""
-    root = Path(config.settings.task_dir)
-    found = discover_worktrees(root)
+) -> SiblingReads | None:
+    """The sibling worktrees of the task directory's repository, ready to be read;
+    ``None`` when it is in no git repository or in its only worktree."""
+    found = discover_worktrees(Path(config.settings.task_dir))
     if found is None or not found.siblings:
         return None
-    overrides = overrides or Overrides()
-    cwd = Path.cwd() if cwd is None else cwd
-    env = os.environ if env is None else env
+    options = overrides or Overrides()
+    start = Path.cwd() if cwd is None else cwd
+    environment = os.environ if env is None else env
     current = Path(found.current.path)
-    siblings: list[SiblingTasks] = []
-    problems: list[Diagnostic] = []
-    for worktree in found.siblings:
-        try:
-            task_dir, ignore = _sibling_dir(
-                worktree,
-                current=current,
-                overrides=overrides,
-                cwd=cwd,
-                env=env,
-                home=home,
-                ignore=config.settings.ignore,
-            )
-        except CodedError as exc:
-            problems.append(_unreadable(worktree, f"{exc.message} [{exc.code}]"))
-            continue
-        if _mirror(task_dir, Path(worktree.path), Path(worktree.path)) is None:
-            problems.append(_unreadable(worktree, f"its task directory {task_dir} is outside it"))
-            continue
-        if not task_dir.is_dir():
-            continue  # the branch has no task directory (yet): nothing to merge
-        sibling_scan = scan_tasks(task_dir, ignore, use_cache=use_cache)
-        siblings.append(
-            SiblingTasks(
-                worktree=worktree.path,
-                branch=worktree.branch,
-                tasks=sibling_scan.tasks,
-                archived=sibling_scan.archived,
-            )
+
+    def read(worktree: Worktree) -> SiblingTasks | Diagnostic | None:
+        return _read_sibling(
+            worktree,
+            current=current,
+            overrides=options,
+            cwd=start,
+            env=environment,
+            home=home,
+            ignore=config.settings.ignore,
+            use_cache=use_cache,
         )
-    merged = overlay(scan.tasks, scan.archived, siblings, mtime=_mtime, here=str(current))
-    return Merged(found, merged, tuple(problems))
+
+    return SiblingReads(found, read)
