@@ -36,7 +36,7 @@ from tasktool.model.errors import TaskToolError, task_not_found
 from tasktool.model.settings import Settings
 from tasktool.model.task import Task
 from tasktool.planning.overlay import OverlayResult
-from tasktool.planning.siblings import start_siblings
+from tasktool.planning.siblings import find_siblings
 
 if TYPE_CHECKING:
     from tasktool.planning.graph import TaskGraph
@@ -164,13 +164,13 @@ def load_context(
         )
     siblings = None
     if config.settings.worktree_scope == "unified":
-        siblings = start_siblings(
+        siblings = find_siblings(
             config, overrides, cwd=cwd, env=env, home=home, use_cache=use_cache
         )
     scan = scan_tasks(root, config.settings.ignore, use_cache=use_cache)
     if siblings is None:
         return Repository(config, scan)
-    merged = siblings.merge(scan, siblings.worktrees.current.path)
+    merged = siblings.merge(scan)
     return Repository(
         config,
         scan,
@@ -184,8 +184,8 @@ class Loader(Protocol):
     """Where a long-running front end (web server, MCP server, export) gets its tasks.
 
     Called once per request, so every answer reflects the files on disk now.
-    :func:`loader` reads the one task directory; a worktree overlay plugs in here
-    by returning a loader that merges sibling worktrees.
+    Each load goes through :func:`load_context`, so it merges sibling git worktrees
+    (the overlay) exactly as the CLI's read commands do.
     """
 
     def __call__(self, *, tolerant: bool = False) -> Repository: ...

@@ -12,7 +12,7 @@ run re-parses only the files that changed.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -43,38 +43,6 @@ def _mirror(path: Path, current: Path, sibling: Path) -> Path | None:
     return sibling / relative
 
 
-def _sibling_dir(
-    worktree: Worktree,
-    *,
-    current: Path,
-    overrides: Overrides,
-    cwd: Path,
-    env: Mapping[str, str],
-    home: Path | None,
-    ignore: tuple[str, ...],
-) -> tuple[Path, tuple[str, ...]]:
-    """The sibling's task directory and ignore list (raises ``CodedError`` when its config
-    is bad)."""
-    sibling = Path(worktree.path)
-    if overrides.task_dir is not None:
-        mirrored = _mirror(cwd / overrides.task_dir, current, sibling)
-        if mirrored is not None:
-            return mirrored, ignore
-    config = None
-    if overrides.config is not None:
-        config = _mirror(cwd / overrides.config, current, sibling)
-    start = _mirror(cwd, current, sibling)
-    if start is None or not start.is_dir():
-        start = sibling
-    loaded = load_config(
-        Overrides(config=str(config) if config is not None else None),
-        cwd=start,
-        env=env,
-        home=home,
-    )
-    return Path(loaded.settings.task_dir), loaded.settings.ignore
-
-
 def _unreadable(worktree: Worktree, reason: str) -> Diagnostic:
     return Diagnostic(
         severity="warning",
@@ -91,81 +59,86 @@ def _mtime(path: str) -> float:
         return 0.0
 
 
-def _read_sibling(
-    worktree: Worktree,
-    *,
-    current: Path,
-    overrides: Overrides,
-    cwd: Path,
-    env: Mapping[str, str],
-    home: Path | None,
-    ignore: tuple[str, ...],
-    use_cache: bool,
-) -> SiblingTasks | Diagnostic | None:
-    """One sibling's tasks, the warning that leaves it out, or ``None`` (no task dir)."""
-    try:
-        task_dir, sibling_ignore = _sibling_dir(
-            worktree,
-            current=current,
-            overrides=overrides,
-            cwd=cwd,
-            env=env,
-            home=home,
-            ignore=ignore,
+class SiblingReader(NamedTuple):
+    """The sibling worktrees found, and what reading each of them needs. Siblings are read
+    one after the other: threads were tried and lose, since the scans' many short ``stat``
+    calls each give up the GIL and then queue for it (a convoy)."""
+
+    worktrees: WorktreeSet
+    overrides: Overrides
+    cwd: Path
+    env: Mapping[str, str]
+    home: Path | None
+    ignore: tuple[str, ...]
+    use_cache: bool
+
+    def task_dir(self, worktree: Worktree) -> tuple[Path, tuple[str, ...]]:
+        """The sibling's task directory and ignore list (raises ``CodedError`` when its
+        config is bad)."""
+        current = Path(self.worktrees.current.path)
+        sibling = Path(worktree.path)
+        if self.overrides.task_dir is not None:
+            mirrored = _mirror(self.cwd / self.overrides.task_dir, current, sibling)
+            if mirrored is not None:
+                return mirrored, self.ignore
+        config = None
+        if self.overrides.config is not None:
+            config = _mirror(self.cwd / self.overrides.config, current, sibling)
+        start = _mirror(self.cwd, current, sibling)
+        if start is None or not start.is_dir():
+            start = sibling
+        loaded = load_config(
+            Overrides(config=str(config) if config is not None else None),
+            cwd=start,
+            env=self.env,
+            home=self.home,
         )
-    except CodedError as exc:
-        return _unreadable(worktree, f"{exc.message} [{exc.code}]")
-    if _mirror(task_dir, Path(worktree.path), Path(worktree.path)) is None:
-        return _unreadable(worktree, f"its task directory {task_dir} is outside it")
-    if not task_dir.is_dir():
-        return None  # the branch has no task directory (yet): nothing to merge
-    statuses = scan_statuses(task_dir, sibling_ignore) if use_cache else None
-    if statuses is None:  # no current cache: the full scan, which writes one
-        scan = scan_tasks(task_dir, sibling_ignore, use_cache=use_cache)
-        return SiblingTasks(worktree.path, worktree.branch, scan.tasks, scan.archived)
-    root = str(task_dir)
+        return Path(loaded.settings.task_dir), loaded.settings.ignore
 
-    def load(copy: Copy) -> Task | None:
-        whole = read_entry(root, copy.file_path)
-        return whole if isinstance(whole, Task) else None
+    def read(self, worktree: Worktree) -> SiblingTasks | Diagnostic | None:
+        """One sibling's tasks, the warning that leaves it out, or ``None`` (no task dir)."""
+        try:
+            task_dir, ignore = self.task_dir(worktree)
+        except CodedError as exc:
+            return _unreadable(worktree, f"{exc.message} [{exc.code}]")
+        if _mirror(task_dir, Path(worktree.path), Path(worktree.path)) is None:
+            return _unreadable(worktree, f"its task directory {task_dir} is outside it")
+        if not task_dir.is_dir():
+            return None  # the branch has no task directory (yet): nothing to merge
+        statuses = scan_statuses(task_dir, ignore) if self.use_cache else None
+        if statuses is None:  # no current cache: the full scan, which writes one
+            scan = scan_tasks(task_dir, ignore, use_cache=self.use_cache)
+            return SiblingTasks(worktree.path, worktree.branch, scan.tasks, scan.archived)
+        root = str(task_dir)
 
-    return SiblingTasks(
-        worktree.path,
-        worktree.branch,
-        [copy for copy in statuses if not copy.archived],
-        [copy for copy in statuses if copy.archived],
-        load,
-    )
+        def load(copy: Copy) -> Task | None:
+            whole = read_entry(root, copy.file_path)
+            return whole if isinstance(whole, Task) else None
 
+        return SiblingTasks(
+            worktree.path,
+            worktree.branch,
+            [copy for copy in statuses if not copy.archived],
+            [copy for copy in statuses if copy.archived],
+            load,
+        )
 
-class SiblingReads:
-    """The sibling worktrees found and how to read each.
-
-    Read one after the other: threads were tried and lose, since the scans' many short
-    ``stat`` calls each give up the GIL and then queue for it (a convoy).
-    """
-
-    def __init__(
-        self, worktrees: WorktreeSet, read: Callable[[Worktree], SiblingTasks | Diagnostic | None]
-    ) -> None:
-        self.worktrees = worktrees
-        self._read = read
-
-    def merge(self, scan: ScanResult, here: str) -> Merged:
+    def merge(self, scan: ScanResult) -> Merged:
         """Read every sibling and overlay them on this worktree's ``scan``."""
         siblings: list[SiblingTasks] = []
         problems: list[Diagnostic] = []
         for worktree in self.worktrees.siblings:
-            result = self._read(worktree)
+            result = self.read(worktree)
             if isinstance(result, SiblingTasks):
                 siblings.append(result)
             elif isinstance(result, Diagnostic):
                 problems.append(result)
+        here = self.worktrees.current.path
         merged = overlay(scan.tasks, scan.archived, siblings, mtime=_mtime, here=here)
         return Merged(self.worktrees, merged, tuple(problems))
 
 
-def start_siblings(
+def find_siblings(
     config: LoadedConfig,
     overrides: Overrides | None,
     *,
@@ -173,27 +146,18 @@ def start_siblings(
     env: Mapping[str, str] | None,
     home: Path | None,
     use_cache: bool,
-) -> SiblingReads | None:
+) -> SiblingReader | None:
     """The sibling worktrees of the task directory's repository, ready to be read;
     ``None`` when it is in no git repository or in its only worktree."""
     found = discover_worktrees(Path(config.settings.task_dir))
     if found is None or not found.siblings:
         return None
-    options = overrides or Overrides()
-    start = Path.cwd() if cwd is None else cwd
-    environment = os.environ if env is None else env
-    current = Path(found.current.path)
-
-    def read(worktree: Worktree) -> SiblingTasks | Diagnostic | None:
-        return _read_sibling(
-            worktree,
-            current=current,
-            overrides=options,
-            cwd=start,
-            env=environment,
-            home=home,
-            ignore=config.settings.ignore,
-            use_cache=use_cache,
-        )
-
-    return SiblingReads(found, read)
+    return SiblingReader(
+        worktrees=found,
+        overrides=overrides or Overrides(),
+        cwd=Path.cwd() if cwd is None else cwd,
+        env=os.environ if env is None else env,
+        home=home,
+        ignore=config.settings.ignore,
+        use_cache=use_cache,
+    )
