@@ -113,3 +113,16 @@ def test_divergent_terminal_states(local: str, b: str, c: str | None, divergent:
     if divergent:
         assert "completed" in result.divergent[0].message
         assert "cancelled" in result.divergent[0].message
+
+
+def test_every_local_copy_of_an_id_keeps_its_own_fields() -> None:
+    active = _task("1", "pending", body="active body")
+    archived = _task("1", "pending", "here/archive", archived=True, body="archived body")
+    result = overlay(
+        [active], [archived], [_sibling("b", _task("1", "completed", "b"))], mtime=lambda _: 0.0
+    )
+    (shown,) = result.tasks
+    (kept,) = result.archived
+    assert (shown.status, shown.archived, shown.body) == ("completed", False, "active body")
+    assert (kept.status, kept.archived, kept.body) == ("completed", True, "archived body")
+    assert kept.file_path == "/here/archive/1.md"

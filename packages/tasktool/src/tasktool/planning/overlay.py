@@ -148,7 +148,7 @@ def overlay(
             elif copy.status != mine.status:
                 differing.setdefault(task_id, []).append((copy, sibling))
 
-    changed: dict[str, Task] = {}  # id -> effective copy (for every local task of that id)
+    winners: dict[str, tuple[Copy, SiblingTasks]] = {}  # id -> the sibling copy that wins
     divergent: list[Diagnostic] = []
     for task_id, others in differing.items():
         mine = local_first[task_id]
@@ -159,16 +159,13 @@ def overlay(
         best = max(_rank(copy) for copy, _ in others)
         if best > _rank(mine):
             top = [(copy, sibling) for copy, sibling in others if _rank(copy) == best]
-            copy, sibling = _winner(top, mtime)
-            changed[task_id] = _with_provenance(mine, copy, sibling, only=False)
+            winners[task_id] = _winner(top, mtime)
 
     def effective(local: Sequence[Task]) -> list[Task]:
-        if not changed:
+        if not winners:
             return list(local)
         return [
-            msgspec.structs.replace(changed[task.id], file_path=task.file_path, group=task.group)
-            if task.id in changed
-            else task
+            _with_provenance(task, *winners[task.id], only=False) if task.id in winners else task
             for task in local
         ]
 
