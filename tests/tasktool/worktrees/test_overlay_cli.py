@@ -120,6 +120,8 @@ def test_each_sibling_task_dir_comes_from_its_own_config(repo: Repo, run: Run) -
     # From a subdirectory of the main worktree too.
     sub = repo.main / "tasks"
     assert _by_id(run, sub)["001"]["status"] == "in-progress"
+    # --task-dir is mirrored instead: A has no tasks/ folder, so nothing is merged from it.
+    assert _by_id(run, repo.main, "--task-dir", "tasks")["001"]["status"] == "pending"
 
 
 def test_a_single_worktree_and_a_plain_directory_are_unchanged(

@@ -164,9 +164,7 @@ def load_context(
         )
     siblings = None
     if config.settings.worktree_scope == "unified":
-        siblings = find_siblings(
-            config, overrides, cwd=cwd, env=env, home=home, use_cache=use_cache
-        )
+        siblings = find_siblings(config, overrides, env=env, home=home, use_cache=use_cache)
     scan = scan_tasks(root, config.settings.ignore, use_cache=use_cache)
     if siblings is None:
         return Repository(config, scan)

@@ -1,12 +1,13 @@
 """Reading the sibling worktrees of the current one and merging them in (``unified``).
 
-Each sibling's task directory comes from that sibling's own config: the config is
-looked up from the sibling's copy of the current directory (its top folder when that
-copy does not exist), or from the sibling's copy of ``--config``; ``--task-dir`` is
-mirrored the same way. A sibling whose config cannot be read, or whose task directory
-is missing or outside the sibling, is left out with a ``worktree.sibling_unreadable``
-warning (shown by ``validate``). Siblings are scanned with the parse cache, so a warm
-run re-parses only the files that changed.
+Each sibling's task directory comes from that sibling's own config: its copy of the
+config file this run loaded (same place in the worktree), else the first config found
+upwards from that place in the sibling. ``--task-dir``, or a run without a project
+file in the worktree, mirrors this run's task directory into the sibling. A sibling
+whose config cannot be read, or whose task directory is outside it, is left out with
+a ``worktree.sibling_unreadable`` warning (shown by ``validate``); a sibling without
+the task directory has nothing to merge. Statuses are read from each sibling's parse
+cache when it is current (:mod:`tasktool.files.statuses`), else by the full scan.
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 from mtcommon import CodedError
-from tasktool.config import LoadedConfig, Overrides, load_config
+from tasktool.config import LoadedConfig, Overrides, find_config, load_config
 from tasktool.files.scan import ScanResult, read_entry, scan_tasks
 from tasktool.files.statuses import scan_statuses
 from tasktool.files.worktrees import Worktree, WorktreeSet, discover_worktrees
 from tasktool.model.diagnostics import Diagnostic
+from tasktool.model.errors import TaskToolError
 from tasktool.model.task import Task
 from tasktool.planning.overlay import Copy, OverlayResult, SiblingTasks, overlay
 
@@ -65,8 +67,8 @@ class SiblingReader(NamedTuple):
     calls each give up the GIL and then queue for it (a convoy)."""
 
     worktrees: WorktreeSet
+    config: LoadedConfig
     overrides: Overrides
-    cwd: Path
     env: Mapping[str, str]
     home: Path | None
     ignore: tuple[str, ...]
@@ -74,25 +76,26 @@ class SiblingReader(NamedTuple):
 
     def task_dir(self, worktree: Worktree) -> tuple[Path, tuple[str, ...]]:
         """The sibling's task directory and ignore list (raises ``CodedError`` when its
-        config is bad)."""
+        config is bad): from the sibling's copy of the config file this run loaded, or
+        the config found from that copy's folder when the sibling has no such file; the
+        mirrored task directory when ``--task-dir`` was given or no project file is used."""
         current = Path(self.worktrees.current.path)
         sibling = Path(worktree.path)
-        if self.overrides.task_dir is not None:
-            mirrored = _mirror(self.cwd / self.overrides.task_dir, current, sibling)
-            if mirrored is not None:
-                return mirrored, self.ignore
-        config = None
-        if self.overrides.config is not None:
-            config = _mirror(self.cwd / self.overrides.config, current, sibling)
-        start = _mirror(self.cwd, current, sibling)
-        if start is None or not start.is_dir():
-            start = sibling
-        loaded = load_config(
-            Overrides(config=str(config) if config is not None else None),
-            cwd=start,
-            env=self.env,
-            home=self.home,
-        )
+        task_dir = Path(self.config.settings.task_dir)
+        config = Path(self.config.file) if self.config.file is not None else None
+        mirrored_config = _mirror(config, current, sibling) if config is not None else None
+        if mirrored_config is not None and not mirrored_config.is_file():
+            start = mirrored_config.parent
+            mirrored_config = find_config(start if start.is_dir() else sibling, None)
+        if self.overrides.task_dir is not None or mirrored_config is None:
+            mirrored = _mirror(task_dir, current, sibling)
+            if mirrored is None:
+                raise TaskToolError(
+                    f"the task directory {task_dir} is outside this worktree",
+                    code="worktree.sibling_unreadable",
+                )
+            return mirrored, self.ignore
+        loaded = load_config(Overrides(config=str(mirrored_config)), env=self.env, home=self.home)
         return Path(loaded.settings.task_dir), loaded.settings.ignore
 
     def read(self, worktree: Worktree) -> SiblingTasks | Diagnostic | None:
@@ -142,7 +145,6 @@ def find_siblings(
     config: LoadedConfig,
     overrides: Overrides | None,
     *,
-    cwd: Path | None,
     env: Mapping[str, str] | None,
     home: Path | None,
     use_cache: bool,
@@ -154,8 +156,8 @@ def find_siblings(
         return None
     return SiblingReader(
         worktrees=found,
+        config=config,
         overrides=overrides or Overrides(),
-        cwd=Path.cwd() if cwd is None else cwd,
         env=os.environ if env is None else env,
         home=home,
         ignore=config.settings.ignore,
