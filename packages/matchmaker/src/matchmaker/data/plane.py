@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
@@ -11,10 +12,14 @@ from typing import Any
 from matchmaker.config import ServerConfig
 from matchmaker.core import Delivery, Event, Matchmaker, closecodes
 from matchmaker.core.conversation import Conversation
+from matchmaker.core.events import EntryClosed, MessageRelayed, SessionCreated
 from matchmaker.data.connection import Connection
+from matchmaker.data.observer import DataObserver
 from matchmaker.data.translate import event_head
 from matchmaker.directory import ProjectDirectory
 from matchmaker.model import Project
+from matchmaker.observe.logs import fields
+from matchmaker.observe.metrics import Metrics
 
 __all__ = ["DataPlane"]
 
@@ -25,14 +30,21 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 # How often entry TTLs are checked; an entry expires at most this late.
 EXPIRY_TICK_S = 0.25
 
+_log = logging.getLogger("matchmaker.data")
+
 
 class DataPlane:
     """Owns the matching core and every WebSocket; an ASGI app for ``/ws``."""
 
     def __init__(
-        self, config: ServerConfig, directory: ProjectDirectory, shutdown: asyncio.Event
+        self,
+        config: ServerConfig,
+        directory: ProjectDirectory,
+        shutdown: asyncio.Event,
+        metrics: Metrics | None = None,
     ) -> None:
         self.config = config
+        self.observer = DataObserver(Metrics() if metrics is None else metrics)
         self.directory = directory
         self.shutdown = shutdown
         self.core = Matchmaker(config.limits)
@@ -95,6 +107,12 @@ class DataPlane:
         client_id = connection.client_id
         assert client_id is not None
         self.clients[client_id] = connection
+        client = connection.conversation.client
+        assert client is not None
+        _log.info(
+            "client connected",
+            extra=fields(event="hello", client=client_id, project=client.project_id),
+        )
 
     def detach(self, connection: Connection) -> None:
         """A connection is closing: its client leaves pools and sessions now."""
@@ -102,6 +120,16 @@ class DataPlane:
         client_id = connection.client_id
         if client_id is not None and self.clients.get(client_id) is connection:
             del self.clients[client_id]
+        self.observer.closed(connection.close_code or closecodes.GOING_AWAY)
+        _log.info(
+            "connection closed",
+            extra=fields(
+                event="close",
+                client=client_id,
+                code=connection.close_code,
+                reason=connection.close_reason,
+            ),
+        )
         self.deliver(connection.conversation.disconnect())
 
     # -- delivery -------------------------------------------------------------------------
@@ -119,10 +147,36 @@ class DataPlane:
         """
         head = event_head(event)
         clients = self.clients
+        kind = type(event)
+        if kind is MessageRelayed:
+            self.observer.relayed(len(head), len(recipients))
+        elif kind is SessionCreated or isinstance(event, EntryClosed):
+            self._observe_pool_event(recipients, event)
         for client_id in recipients:
             connection = clients.get(client_id)
             if connection is not None:
                 connection.push_event(head)
+
+    def _observe_pool_event(self, recipients: Sequence[str], event: Event) -> None:
+        """A match (counted once, at its first member) or an entry ending: forget the
+        entries' start times, observing the wait of each matched one."""
+        if isinstance(event, SessionCreated):
+            if event.pool is None:
+                return  # a room joined, not a match
+            pool = event.pool
+        else:
+            assert isinstance(event, EntryClosed)
+            pool = event.pool
+        now = time.monotonic()
+        for client_id in recipients:
+            connection = self.clients.get(client_id)
+            started = None if connection is None else connection.entered.pop(pool, None)
+            if started is None or not isinstance(event, SessionCreated):
+                continue
+            entered_at, mode = started
+            self.observer.waited(mode, now - entered_at)
+            if event.members and event.members[0].client_id == client_id:
+                self.observer.matched(mode)
 
     # -- ASGI -----------------------------------------------------------------------------
 
@@ -131,6 +185,13 @@ class DataPlane:
         if (await receive())["type"] != "websocket.connect":
             return
         await send({"type": "websocket.accept"})
+        self.observer.accepted()
+        if _log.isEnabledFor(logging.DEBUG):
+            peer = scope.get("client")
+            _log.debug(
+                "connection opened",
+                extra=fields(event="open", peer=None if peer is None else f"{peer[0]}:{peer[1]}"),
+            )
         if self.shutdown.is_set():
             await send({"type": "websocket.close", "code": closecodes.GOING_AWAY})
             return
