@@ -1,0 +1,125 @@
+"""``GET /admin/live`` and ``/admin/projects/{id}/live`` over real sockets."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+
+import httpx
+import msgspec
+import pytest
+
+from matchmaker.client import Client
+from matchmaker.config import ServerConfig
+from matchmaker.control.live import LivePage, ProjectLivePage
+from matchmaker.server import Bound
+from tests.matchmaker.control.conftest import KEY, ServerThread
+from tests.matchmaker.servers import SERVERS
+
+SECRET = "live-view-client-secret-3e1d"
+PRIVATE = "private-attribute-value-77aa"
+PROFILE = "public-profile-name-4c0f"
+
+
+@pytest.fixture(params=SERVERS)
+def running(request: pytest.FixtureRequest) -> Iterator[Bound]:
+    config = ServerConfig(
+        server=request.param,
+        port=0,
+        management_port=0,
+        management_key=KEY,
+        store_url="memory://",
+    )
+    server = ServerThread(config)
+    bound = server.start()
+    yield bound
+    server.stop()
+
+
+@pytest.fixture
+async def admin(running: Bound) -> AsyncIterator[httpx.AsyncClient]:
+    assert running.management is not None
+    base = "http://{}:{}".format(*running.management)
+    headers = {"Authorization": f"Bearer {KEY}"}
+    async with httpx.AsyncClient(base_url=base, headers=headers) as client:
+        yield client
+
+
+@pytest.fixture
+async def scene(running: Bound, admin: httpx.AsyncClient) -> AsyncIterator[None]:
+    """``game`` (a key, a policy): two clients waiting with a private attribute and a public
+    profile; ``arena`` (implicit): a room of two; ``quiet`` (declared): nothing live."""
+    project = {
+        "id": "game",
+        "keys": [{"type": "shared-secret", "secret": SECRET}],
+        "policies": [{"name": "trio", "mode": "auto", "groupSize": 3, "filter": {"tier": "@self"}}],
+    }
+    assert (await admin.post("/admin/projects", json=project)).status_code == 201
+    assert (await admin.post("/admin/projects", json={"id": "quiet"})).status_code == 201
+    ws = "ws://{}:{}/ws".format(*running.data)
+    attributes: dict[str, str | int | float | bool] = {"tier": PRIVATE}
+    clients = [await Client.connect(ws, credential=SECRET, attributes=attributes) for _ in range(2)]
+    pair = [await Client.connect(ws, project="arena") for _ in range(2)]
+    try:
+        for client in clients:
+            await client.enter("trio", public={"name": PROFILE})
+        await pair[0].join("room-1", create=True, public={"name": PROFILE})
+        await pair[1].join("room-1")
+        yield
+    finally:
+        for client in [*clients, *pair]:
+            await client.close()
+
+
+@pytest.mark.usefixtures("scene")
+async def test_live_view_counts_and_hides_secrets(admin: httpx.AsyncClient) -> None:
+    response = await admin.get("/admin/live")
+    assert response.status_code == 200
+    for hidden in (SECRET, PRIVATE, PROFILE, KEY):
+        assert hidden not in response.text
+    page = msgspec.json.decode(response.content, type=LivePage)
+    assert page.clients == 4
+    assert page.next_cursor is None
+    assert [p.id for p in page.projects] == ["arena", "game"]  # "quiet" has nothing live
+    arena, game = page.projects
+    assert arena.clients == 2
+    assert [(s.room, s.size, s.pool) for s in arena.sessions] == [("room-1", 2, None)]
+    assert game.clients == 2
+    assert game.sessions == []
+    [trio] = game.pools
+    assert (trio.name, trio.mode, trio.group_size, trio.policy) == ("trio", "auto", 3, True)
+    assert trio.waiting == 2
+    assert trio.oldest_wait_ms is not None
+    assert trio.oldest_wait_ms >= 0
+
+    one = await admin.get("/admin/projects/game/live")
+    assert one.status_code == 200
+    for hidden in (SECRET, PRIVATE, PROFILE, KEY):
+        assert hidden not in one.text
+    again = msgspec.json.decode(one.content, type=ProjectLivePage).project
+    assert (again.id, again.clients, again.sessions) == ("game", 2, [])
+    assert again.pools[0].waiting == 2
+    assert again.pools[0].oldest_wait_ms is not None
+    assert again.pools[0].oldest_wait_ms >= trio.oldest_wait_ms  # the wait grows
+
+
+@pytest.mark.usefixtures("scene")
+async def test_live_view_pages_and_refuses(admin: httpx.AsyncClient) -> None:
+    first_page = await admin.get("/admin/live?limit=1")
+    first = msgspec.json.decode(first_page.content, type=LivePage)
+    assert [p.id for p in first.projects] == ["arena"]
+    assert first.next_cursor is not None
+    second = await admin.get("/admin/live", params={"limit": 1, "cursor": first.next_cursor})
+    rest = msgspec.json.decode(second.content, type=LivePage)
+    assert [p.id for p in rest.projects] == ["game"]
+    assert rest.next_cursor is None
+
+    quiet = msgspec.json.decode(
+        (await admin.get("/admin/projects/quiet/live")).content, type=ProjectLivePage
+    )
+    assert (quiet.project.clients, quiet.project.pools, quiet.next_cursor) == (0, [], None)
+    missing = await admin.get("/admin/projects/nowhere/live")
+    assert missing.json()["error"]["code"] == "project.not_found"
+    bad = await admin.get("/admin/live?limit=0")
+    assert bad.json()["error"]["code"] == "request.invalid"
+    anonymous = await admin.get("/admin/live", headers={"Authorization": "Bearer wrong"})
+    assert anonymous.status_code == 401
