@@ -59,13 +59,13 @@ class TextFormatter(logging.Formatter):
 
 
 def configure_logging(level: str, log_format: str) -> None:
-    """Send log lines from ``level`` up to stderr in ``log_format`` (the process's choice)."""
+    """Send log lines from ``level`` up to stderr in ``log_format`` (the process's choice).
+
+    Like :func:`logging.basicConfig`, this does nothing when the root logger already has
+    handlers: a program embedding the server (or a test runner) keeps its own logging.
+    """
     if log_format == "auto":
         log_format = "text" if sys.stderr.isatty() else "json"
     handler = logging.StreamHandler()
     handler.setFormatter(JsonFormatter() if log_format == "json" else TextFormatter())
-    root = logging.getLogger()
-    for old in list(root.handlers):
-        root.removeHandler(old)
-    root.addHandler(handler)
-    root.setLevel(level.upper())
+    logging.basicConfig(level=level.upper(), handlers=[handler])
