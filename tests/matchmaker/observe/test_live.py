@@ -123,3 +123,14 @@ async def test_live_view_pages_and_refuses(admin: httpx.AsyncClient) -> None:
     assert bad.json()["error"]["code"] == "request.invalid"
     anonymous = await admin.get("/admin/live", headers={"Authorization": "Bearer wrong"})
     assert anonymous.status_code == 401
+
+
+async def test_a_project_whose_id_ends_in_live_is_still_patched_and_deleted(
+    admin: httpx.AsyncClient,
+) -> None:
+    assert (await admin.post("/admin/projects", json={"id": "team/live"})).status_code == 201
+    patched = await admin.patch("/admin/projects/team%2Flive", json={"lockdown": True})
+    assert patched.status_code == 200
+    assert patched.json()["lockdown"] is True
+    assert (await admin.delete("/admin/projects/team%2Flive")).status_code == 204
+    assert (await admin.get("/admin/projects")).json()["projects"] == []

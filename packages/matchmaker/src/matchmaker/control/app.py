@@ -159,7 +159,16 @@ def create_control_app(
             else [
                 Route("/admin/live", _ByMethod(GET=live.live)),
                 # Before the Project route, whose {id:path} would take ".../live" as an id.
-                Route("/admin/projects/{id:path}/live", _ByMethod(GET=live.project_live)),
+                # A Project whose id ends in "/live" is still patched and deleted here
+                # (GET shows the live view of the id before "/live").
+                Route(
+                    "/admin/projects/{id:path}/live",
+                    _ByMethod(
+                        GET=live.project_live,
+                        PATCH=_whole_id(plane.patch),
+                        DELETE=_whole_id(plane.delete),
+                    ),
+                ),
             ]
         ),
         *([] if observers.metrics is None else [Route("/metrics", _ByMethod(GET=live.metrics))]),
@@ -199,6 +208,17 @@ class _ByMethod:
             raise HTTPException(405, headers={"Allow": self._allow})
         response = await endpoint(request)
         await response(scope, receive, send)
+
+
+def _whole_id(endpoint: Endpoint) -> Endpoint:
+    """``endpoint`` for a path the live route took: the id is everything after
+    ``/admin/projects/``, ``/live`` included."""
+
+    async def whole(request: Request) -> Response:
+        request.path_params["id"] += "/live"
+        return await endpoint(request)
+
+    return whole
 
 
 def _path_id(request: Request) -> str:

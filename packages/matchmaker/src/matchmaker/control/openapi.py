@@ -175,8 +175,7 @@ def openapi_document() -> dict[str, Any]:
                         },
                         "400": _error("Invalid `limit` or `cursor` (`request.invalid`)"),
                         "404": _error(
-                            "No such Project declared and nothing of it live "
-                            "(`project.not_found`)"
+                            "No such Project declared and nothing of it live (`project.not_found`)"
                         ),
                         "401": _ERRORS["401"],
                     },
