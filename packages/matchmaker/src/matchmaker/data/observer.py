@@ -2,11 +2,14 @@
 
 The core is not instrumented. The shell reports the effects and events the core
 returned (a refusal, a close, a relayed message, a session formed by a pool)
-and when it queued them; this turns those into counters and the match-latency
-histogram. Each call is a dictionary lookup and a counter increment.
+and when it queued them; this adds them to the tallies of
+:class:`~matchmaker.observe.metrics.Metrics`. Each call is an integer or
+dictionary increment (``tools/bench/matchmaker/observe.py`` measures them).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from matchmaker.core import closecodes
 from matchmaker.observe.metrics import Metrics
@@ -30,32 +33,34 @@ CLOSE_REASONS = {
 class DataObserver:
     """Records into :class:`Metrics`; the plane and its connections call it."""
 
-    __slots__ = ("_bytes", "_disconnects", "_errors", "_messages", "metrics")
+    __slots__ = ("_errors", "_latency", "metrics")
 
     def __init__(self, metrics: Metrics) -> None:
         self.metrics = metrics
-        self._messages = metrics.relayed_messages
-        self._bytes = metrics.relayed_bytes
         self._errors = metrics.errors
-        self._disconnects = metrics.disconnects
+        self._latency: dict[str, Any] = {}  # mode -> the histogram's child (labels() is slow)
 
     def accepted(self) -> None:
-        self.metrics.connections.inc()
+        self.metrics.connections += 1
 
     def refused(self, code: str) -> None:
-        self._errors.labels(code).inc()
+        self._errors[code] += 1
 
     def closed(self, code: int) -> None:
-        self._disconnects.labels(CLOSE_REASONS.get(code, "other")).inc()
+        self.metrics.disconnects[CLOSE_REASONS.get(code, "other")] += 1
 
     def relayed(self, frame_bytes: int, recipients: int) -> None:
-        self._messages.inc()
-        self._bytes.inc(frame_bytes * recipients)
+        metrics = self.metrics
+        metrics.relayed_messages += 1
+        metrics.relayed_bytes += frame_bytes * recipients
 
     def matched(self, mode: str) -> None:
         """A pool formed a group (counted once per group)."""
-        self.metrics.matches.labels(mode).inc()
+        self.metrics.matches[mode] += 1
 
     def waited(self, mode: str, seconds: float) -> None:
         """One member of a group waited ``seconds`` from its ``pool.enter``."""
-        self.metrics.match_latency.labels(mode).observe(seconds)
+        child = self._latency.get(mode)
+        if child is None:
+            child = self._latency[mode] = self.metrics.match_latency.labels(mode)
+        child.observe(seconds)
