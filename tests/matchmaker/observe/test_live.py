@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import httpx
 import msgspec
 import pytest
 
 from matchmaker.client import Client
-from matchmaker.config import ServerConfig
 from matchmaker.control.live import LivePage, ProjectLivePage
 from matchmaker.server import Bound
-from tests.matchmaker.control.conftest import KEY, ServerThread
+from tests.matchmaker.control.conftest import KEY
+from tests.matchmaker.observe.conftest import Serve
 from tests.matchmaker.servers import SERVERS
 
 SECRET = "live-view-client-secret-3e1d"
@@ -21,18 +21,9 @@ PROFILE = "public-profile-name-4c0f"
 
 
 @pytest.fixture(params=SERVERS)
-def running(request: pytest.FixtureRequest) -> Iterator[Bound]:
-    config = ServerConfig(
-        server=request.param,
-        port=0,
-        management_port=0,
-        management_key=KEY,
-        store_url="memory://",
-    )
-    server = ServerThread(config)
-    bound = server.start()
-    yield bound
-    server.stop()
+def running(request: pytest.FixtureRequest, serve: Serve) -> Bound:
+    """A server with a control plane, on each data-plane server."""
+    return serve(server=request.param)
 
 
 @pytest.fixture

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from matchmaker.client import Client
-from matchmaker.config import Limits, ServerConfig
+from matchmaker.config import Limits
 from matchmaker.errors import MatchmakerError
 from matchmaker.server import Bound
-from tests.matchmaker.control.conftest import KEY, ServerThread
+from tests.matchmaker.control.conftest import KEY
+from tests.matchmaker.observe.conftest import Serve
 from tests.matchmaker.polling import eventually
 from tests.matchmaker.servers import SERVERS
 
@@ -35,21 +34,10 @@ def value(samples: Samples, name: str, **labels: str) -> float:
 
 
 @pytest.fixture(params=SERVERS)
-def running(request: pytest.FixtureRequest) -> Iterator[Bound]:
+def running(request: pytest.FixtureRequest, serve: Serve) -> Bound:
     """A server with a control plane and --metrics-port, on each data-plane server."""
-    config = ServerConfig(
-        server=request.param,
-        port=0,
-        management_port=0,
-        management_key=KEY,
-        store_url="memory://",
-        metrics_port=0,
-        limits=Limits(send_rate_per_s=1.0, send_burst=20),
-    )
-    server = ServerThread(config)
-    bound = server.start()
-    yield bound
-    server.stop()
+    limits = Limits(send_rate_per_s=1.0, send_burst=20)
+    return serve(server=request.param, metrics_port=0, limits=limits)
 
 
 def urls(bound: Bound) -> tuple[str, str, str]:
@@ -129,35 +117,30 @@ async def test_a_scripted_scenario_moves_the_metrics(running: Bound) -> None:
     assert value(after, "matchmaker_relayed_messages_total") >= 3 + 20 - 3
 
 
-async def test_a_slow_consumer_disconnect_is_counted() -> None:
+async def test_a_slow_consumer_disconnect_is_counted(serve: Serve) -> None:
     # With a queue of one frame, the reply to a pool.enter that matches at once and the
     # session.created it causes overflow it: the connection is closed as slow (3008).
-    config = ServerConfig(port=0, metrics_port=0, limits=Limits(outbound_queue=1))
-    server = ServerThread(config)
-    bound = server.start()
-    try:
-        assert bound.management is None
-        assert bound.metrics is not None
-        url = "http://{}:{}/metrics".format(*bound.metrics)
-        client = await Client.connect("ws://{}:{}/ws".format(*bound.data))
-        await client.send_raw(
-            '{"id":"1","type":"pool.enter","data":'
-            '{"pool":"solo","create":true,"mode":"auto","groupSize":1}}'
-        )
-        assert await client.wait_closed() == 3008
-        await client.close()
+    bound = serve(management_key=None, metrics_port=0, limits=Limits(outbound_queue=1))
+    assert bound.management is None
+    assert bound.metrics is not None
+    url = "http://{}:{}/metrics".format(*bound.metrics)
+    client = await Client.connect("ws://{}:{}/ws".format(*bound.data))
+    await client.send_raw(
+        '{"id":"1","type":"pool.enter","data":'
+        '{"pool":"solo","create":true,"mode":"auto","groupSize":1}}'
+    )
+    assert await client.wait_closed() == 3008
+    await client.close()
 
-        def counted() -> Samples | None:
-            samples = scrape(url)
-            slow = value(samples, "matchmaker_disconnects_total", reason="slow_consumer")
-            return samples if slow == 1 else None
+    def counted() -> Samples | None:
+        samples = scrape(url)
+        slow = value(samples, "matchmaker_disconnects_total", reason="slow_consumer")
+        return samples if slow == 1 else None
 
-        samples = await eventually(counted, what="the slow-consumer disconnect counted")
-        assert value(samples, "matchmaker_matches_total", mode="auto") == 1
-        async with httpx.AsyncClient() as http:  # the metrics port serves nothing else
-            assert (await http.get(url.replace("/metrics", "/admin/live"))).status_code == 404
-    finally:
-        server.stop()
+    samples = await eventually(counted, what="the slow-consumer disconnect counted")
+    assert value(samples, "matchmaker_matches_total", mode="auto") == 1
+    async with httpx.AsyncClient() as http:  # the metrics port serves nothing else
+        assert (await http.get(url.replace("/metrics", "/admin/live"))).status_code == 404
 
 
 def test_metrics_need_the_key_on_the_management_port(running: Bound) -> None:

@@ -10,20 +10,18 @@ from pathlib import Path
 import httpx
 import pytest
 
-from matchmaker.config import ServerConfig
 from matchmaker.server import Bound
-from tests.matchmaker.control.conftest import KEY, ServerThread
+from tests.matchmaker.control.conftest import KEY
+from tests.matchmaker.observe.conftest import Serve
 
 # Where the screenshots go (to look at them); the test's tmp_path without it.
 SHOTS = os.environ.get("MATCHMAKER_PLAYGROUND_SHOTS")
 
 
 @pytest.fixture
-def running() -> Iterator[Bound]:
-    """A server with the ``duel`` Project (a default 1-v-1 policy) and a locked-down one."""
-    config = ServerConfig(port=0, management_port=0, management_key=KEY, store_url="memory://")
-    server = ServerThread(config)
-    bound = server.start()
+def running(serve: Serve) -> Bound:
+    """A server with the ``chess`` Project (a default 1-v-1 policy) and a locked-down one."""
+    bound = serve()
     assert bound.management is not None
     admin = "http://{}:{}".format(*bound.management)
     headers = {"Authorization": f"Bearer {KEY}"}
@@ -31,8 +29,7 @@ def running() -> Iterator[Bound]:
     for project in ({"id": "chess", "policies": [policy]}, {"id": "vault", "lockdown": True}):
         response = httpx.post(f"{admin}/admin/projects", json=project, headers=headers)
         assert response.status_code == 201
-    yield bound
-    server.stop()
+    return bound
 
 
 def page_url(bound: Bound) -> str:
@@ -50,15 +47,10 @@ def test_the_page_is_self_contained(running: Bound) -> None:
     assert "<link" not in response.text
 
 
-def test_no_playground_turns_it_off() -> None:
-    server = ServerThread(ServerConfig(port=0, no_playground=True))
-    bound = server.start()
-    try:
-        response = httpx.get(page_url(bound))
-        assert response.status_code == 404
-        assert response.json()["error"]["code"] == "route.not_found"
-    finally:
-        server.stop()
+def test_no_playground_turns_it_off(serve: Serve) -> None:
+    response = httpx.get(page_url(serve(management_key=None, no_playground=True)))
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "route.not_found"
 
 
 @pytest.fixture
