@@ -125,3 +125,25 @@ async def test_a_project_whose_id_ends_in_live_is_still_patched_and_deleted(
     assert patched.json()["lockdown"] is True
     assert (await admin.delete("/admin/projects/team%2Flive")).status_code == 204
     assert (await admin.get("/admin/projects")).json()["projects"] == []
+
+
+async def test_a_projects_sessions_are_paged(running: Bound, admin: httpx.AsyncClient) -> None:
+    ws = "ws://{}:{}/ws".format(*running.data)
+    client = await Client.connect(ws, project="rooms")
+    try:
+        for name in ("a", "b", "c"):
+            await client.join(name, create=True)
+        seen: list[str] = []
+        cursor: str | None = None
+        while True:
+            params = {"limit": 2} | ({} if cursor is None else {"cursor": cursor})
+            response = await admin.get("/admin/projects/rooms/live", params=params)
+            page = msgspec.json.decode(response.content, type=ProjectLivePage)
+            assert len(page.project.sessions) <= 2
+            seen += [session.room or "" for session in page.project.sessions]
+            if (cursor := page.next_cursor) is None:
+                break
+        assert sorted(seen) == ["a", "b", "c"]
+        assert len(seen) == 3
+    finally:
+        await client.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import re
 import signal
@@ -16,6 +17,7 @@ import pytest
 
 from matchmaker.client import Client
 from matchmaker.errors import MatchmakerError
+from matchmaker.observe.logs import JsonFormatter, TextFormatter
 
 KEY = "mgmt-key-that-must-never-be-logged-7f3a"
 SECRET = "client-secret-that-must-never-be-logged-91c2"
@@ -123,3 +125,14 @@ async def test_json_lines_with_lifecycle_and_writes_and_no_secret(process: Proce
     assert ("PATCH", "/admin/projects/vault", 200) in writes
     assert ("GET", "/admin/projects", 401) in writes  # refusals are logged too
     assert any(record["level"] == "debug" for record in records)
+
+
+def test_text_lines_append_the_fields_and_json_lines_hold_them() -> None:
+    record = logging.LogRecord("matchmaker.data", logging.INFO, __file__, 1, "closed", (), None)
+    record.fields = {"client": "c1-2", "code": 4000, "reason": "bye"}
+    text = TextFormatter().format(record)
+    assert text.endswith(' INFO matchmaker.data: closed client="c1-2" code=4000 reason="bye"')
+    line = json.loads(JsonFormatter().format(record))
+    assert line["message"] == "closed"
+    assert (line["client"], line["code"], line["reason"]) == ("c1-2", 4000, "bye")
+    assert line["time"].endswith("Z")
