@@ -45,6 +45,7 @@ class DataPlane:
     ) -> None:
         self.config = config
         self.observer = DataObserver(Metrics() if metrics is None else metrics)
+        self._last_match = ""  # the session id last counted as a match
         self.directory = directory
         self.shutdown = shutdown
         self.core = Matchmaker(config.limits)
@@ -158,8 +159,13 @@ class DataPlane:
                 connection.push_event(head)
 
     def _observe_pool_event(self, recipients: Sequence[str], event: Event) -> None:
-        """A match (counted once, at its first member) or an entry ending: forget the
-        entries' start times, observing the wait of each matched one."""
+        """A match or an entry ending: forget the entries' start times, observing the wait
+        of each matched member that had entered, and counting the group once.
+
+        The core announces a group's ``session.created`` events one after another, so the
+        last session counted is enough to count each group once, by the mode of its
+        first member that waited (in some modes not every member entered the pool).
+        """
         if isinstance(event, SessionCreated):
             if event.pool is None:
                 return  # a room joined, not a match
@@ -175,7 +181,8 @@ class DataPlane:
                 continue
             entered_at, mode = started
             self.observer.waited(mode, now - entered_at)
-            if event.members and event.members[0].client_id == client_id:
+            if event.session_id != self._last_match:
+                self._last_match = event.session_id
                 self.observer.matched(mode)
 
     # -- ASGI -----------------------------------------------------------------------------
