@@ -112,7 +112,9 @@ async def test_a_scripted_scenario_moves_the_metrics(running: Bound) -> None:
     after = await eventually(settled, what="every client gone")
     assert value(after, "matchmaker_disconnects_total", reason="rate_limited") == 1
     assert value(after, "matchmaker_errors_total", code="rate.limited") > 0
-    assert value(after, "matchmaker_sessions") == 0
+    # The clients that closed cleanly left their sessions; the one closed with 3029 is away
+    # within its resume grace and keeps its own.
+    assert value(after, "matchmaker_sessions") == 1
     assert value(after, "matchmaker_pool_entries", mode="auto") == 0
     assert value(after, "matchmaker_relayed_messages_total") >= 3 + 20 - 3
 

@@ -17,20 +17,16 @@ def live_snapshot(plane: DataPlane) -> list[LiveProject]:
     Reads the core's tables without changing them (synchronous, so consistent).
     Counts, modes, ids and ages only: no credential, attribute or public profile.
     """
-    now = time.monotonic()
+    now_ms = int(time.time() * 1000)  # the clock the core stamps entries with
     core = plane.core
     clients = Counter(client.project_id for client in core.clients.values())
     pools: defaultdict[str, list[LivePool]] = defaultdict(list)
     for pool in core.pools.values():
-        if pool.size == 0:
+        if pool.size == 0 and pool.paused == 0:
             continue
-        oldest: float | None = None
-        for fifo in pool.buckets.values():
-            first = next(iter(fifo.values()))
-            connection = plane.clients.get(first.client.client_id)
-            started = None if connection is None else connection.entered.get(pool.name)
-            if started is not None and (oldest is None or started[0] < oldest):
-                oldest = started[0]
+        # Each bucket is a FIFO: its first entry is its oldest.
+        firsts = (next(iter(fifo.values())) for fifo in pool.buckets.values() if fifo)
+        oldest = min((entry.entered_at for entry in firsts), default=None)
         pools[pool.project_id].append(
             LivePool(
                 name=pool.name,
@@ -38,7 +34,8 @@ def live_snapshot(plane: DataPlane) -> list[LiveProject]:
                 group_size=pool.spec.group_size,
                 policy=pool.key[0] == "policy",
                 waiting=pool.size,
-                oldest_wait_ms=None if oldest is None else int((now - oldest) * 1000),
+                paused=pool.paused,
+                oldest_wait_ms=None if oldest is None else max(0, now_ms - oldest),
             )
         )
     sessions: defaultdict[str, list[LiveSession]] = defaultdict(list)

@@ -18,7 +18,9 @@ __all__ = ["DataObserver"]
 
 # The ``reason`` label of matchmaker_disconnects_total, by WebSocket close code.
 CLOSE_REASONS = {
+    closecodes.NORMAL: "normal",
     closecodes.GOING_AWAY: "going_away",
+    closecodes.REPLACED: "replaced",
     closecodes.HEARTBEAT_TIMEOUT: "heartbeat_timeout",
     closecodes.SLOW_CONSUMER: "slow_consumer",
     closecodes.RATE_LIMITED: "rate_limited",

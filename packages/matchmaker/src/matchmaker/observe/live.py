@@ -14,13 +14,15 @@ __all__ = ["LivePool", "LiveProject", "LiveSession", "LiveSnapshot"]
 
 
 class LivePool(msgspec.Struct, rename="camel", frozen=True):
-    """One live pool: ``policy`` tells a policy pool from an ad-hoc one."""
+    """One live pool: ``policy`` tells a policy pool from an ad-hoc one; ``paused`` counts
+    the entries of clients that are away (within their resume grace)."""
 
     name: str
     mode: str
     group_size: int
     policy: bool
     waiting: int
+    paused: int
     oldest_wait_ms: int | None
 
 
