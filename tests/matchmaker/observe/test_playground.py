@@ -25,7 +25,13 @@ def running(serve: Serve) -> Bound:
     assert bound.management is not None
     admin = "http://{}:{}".format(*bound.management)
     headers = {"Authorization": f"Bearer {KEY}"}
-    policy = {"name": "duel", "mode": "auto", "groupSize": 2, "default": True}
+    policy = {
+        "name": "duel",
+        "mode": "auto",
+        "groupSize": 2,
+        "default": True,
+        "filter": {"band": "@self"},
+    }
     for project in ({"id": "chess", "policies": [policy]}, {"id": "vault", "lockdown": True}):
         response = httpx.post(f"{admin}/admin/projects", json=project, headers=headers)
         assert response.status_code == 201
@@ -83,6 +89,7 @@ def test_two_pages_are_matched_and_talk(running: Bound, browser: object, tmp_pat
         page.goto(page_url(running))
         page.fill("#project", "chess")
         page.fill("#name", name)
+        page.fill("#attributes", '{"band": "1200-1400"}')  # the policy's @self filter
         page.click("#connect")
         expect(page.locator("#policies")).to_contain_text("duel · auto · groups of 2")
         page.click("button[data-policy=duel]")
