@@ -61,6 +61,13 @@ class RunningServer:
             return None
         return url("http", *self.bound.management)
 
+    @property
+    def metrics_url(self) -> str | None:
+        """The metrics listener's base URL (``/metrics``), ``None`` when it is off."""
+        if self.bound.metrics is None:
+            return None
+        return url("http", *self.bound.metrics)
+
     def stop(self) -> None:
         """Start a graceful shutdown (safe to call more than once, or from a signal handler)."""
         self._shutdown.set()
