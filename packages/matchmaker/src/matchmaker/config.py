@@ -69,3 +69,5 @@ class ServerConfig:
     shutdown_grace_s: float = 5.0
     log_level: str = "info"
     server: str = "auto"
+    cluster_url: str | None = field(default=None, repr=False)
+    cluster_name: str = "matchmaker"

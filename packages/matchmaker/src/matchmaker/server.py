@@ -27,6 +27,7 @@ import signal
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from matchmaker.config import ServerConfig
 from matchmaker.control import create_control_app
@@ -37,6 +38,9 @@ from matchmaker.errors import MatchmakerError
 from matchmaker.refresh import DirectoryRefresher
 from matchmaker.servers import Listener, Serve, resolve_server, serve_function
 from matchmaker.store import DEFAULT_STORE_URL, ProjectStore, open_store
+
+if TYPE_CHECKING:
+    from matchmaker.cluster import ClusterNode
 
 log = logging.getLogger("matchmaker")
 
@@ -79,7 +83,9 @@ async def run(
             )
     sockets: list[socket.socket] = []
     refresher = None if store is None else DirectoryRefresher(store, directory)
+    cluster = None
     try:
+        cluster = await _join_cluster(config)
         if refresher is not None:
             await refresher.start()
         grace = config.shutdown_grace_s
@@ -90,6 +96,7 @@ async def run(
             directory,
             shutdown=shutdown,
             store_probe=None if store is None else store.ping,
+            cluster=cluster,
         )
         listeners: list[tuple[Serve, Listener]] = [
             (
@@ -139,13 +146,36 @@ async def run(
             ready(Bound(data=data, management=management))
         await asyncio.gather(*(_serve(serve, listener, shutdown) for serve, listener in listeners))
     finally:
-        for sock in sockets:
-            sock.close()
-        if refresher is not None:
-            await refresher.close()
-        if store is not None:
-            await store.close()
+        await _release(sockets, cluster, refresher, store)
     log.info("stopped")
+
+
+async def _release(
+    sockets: list[socket.socket],
+    cluster: ClusterNode | None,
+    refresher: DirectoryRefresher | None,
+    store: ProjectStore | None,
+) -> None:
+    """Close what :func:`run` opened, in reverse order of need."""
+    for sock in sockets:
+        sock.close()
+    if cluster is not None:
+        await cluster.close()
+    if refresher is not None:
+        await refresher.close()
+    if store is not None:
+        await store.close()
+
+
+async def _join_cluster(config: ServerConfig) -> ClusterNode | None:
+    """With ``--cluster``: join it (imports redis); else ``None`` and nothing touches Redis."""
+    if config.cluster_url is None:
+        return None
+    from matchmaker.cluster import open_cluster
+
+    cluster = await open_cluster(config.cluster_url, config.cluster_name)
+    log.info("joined cluster %r as member %s", config.cluster_name, cluster.node)
+    return cluster
 
 
 def configure_logging(config: ServerConfig) -> None:

@@ -6,17 +6,19 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from matchmaker.config import ServerConfig
 from matchmaker.core import Delivery, Event, Matchmaker, closecodes
+from matchmaker.core.commands import Command
 from matchmaker.core.conversation import Conversation
+from matchmaker.core.effects import Effect
 from matchmaker.data.connection import Connection
 from matchmaker.data.translate import event_head
 from matchmaker.directory import ProjectDirectory
 from matchmaker.model import Project
 
-__all__ = ["DataPlane"]
+__all__ = ["ClusterHooks", "DataPlane"]
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -26,19 +28,60 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 EXPIRY_TICK_S = 0.25
 
 
+class ClusterHooks(Protocol):
+    """Where a cluster member (:mod:`matchmaker.cluster`, with ``--cluster``) plugs in.
+
+    Without ``--cluster`` the plane has none and nothing below is called.
+    """
+
+    node: str
+
+    def bind(self, plane: Any) -> None: ...
+
+    def start(self) -> None: ...
+
+    def forward(
+        self, conversation: Conversation, command: Command, request_id: str | None, now: float
+    ) -> bool:
+        """Send a request that another process owns there; ``False``: handle it here."""
+        ...
+
+    def deliver_remote(self, recipients: Sequence[str], event: Event) -> None:
+        """Route an event to clients that are not connected here."""
+        ...
+
+    def observe(self, recipients: Sequence[str], event: Event) -> None:
+        """See an event delivered to local clients."""
+        ...
+
+    def client_gone(self, client_id: str) -> None:
+        """A local client left the core."""
+        ...
+
+    def describe(self) -> dict[str, object]: ...
+
+
 class DataPlane:
     """Owns the matching core and every WebSocket; an ASGI app for ``/ws``."""
 
     def __init__(
-        self, config: ServerConfig, directory: ProjectDirectory, shutdown: asyncio.Event
+        self,
+        config: ServerConfig,
+        directory: ProjectDirectory,
+        shutdown: asyncio.Event,
+        cluster: ClusterHooks | None = None,
     ) -> None:
         self.config = config
         self.directory = directory
         self.shutdown = shutdown
-        self.core = Matchmaker(config.limits)
+        self.core = Matchmaker(config.limits, node=None if cluster is None else cluster.node)
         self.clients: dict[str, Connection] = {}
         self.open: set[Connection] = set()
         self._tasks: list[asyncio.Task[None]] = []
+        self.cluster = cluster
+        self.forward = None if cluster is None else cluster.forward
+        if cluster is not None:
+            cluster.bind(self)
         directory.subscribe(self._on_project_changed)
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -51,6 +94,8 @@ class DataPlane:
                 asyncio.create_task(self._heartbeat_loop()),
                 asyncio.create_task(self._watch_shutdown()),
             ]
+            if self.cluster is not None:
+                self.cluster.start()
 
     async def stop(self) -> None:
         """Stop the timers and stop following Project changes."""
@@ -103,6 +148,8 @@ class DataPlane:
         if client_id is not None and self.clients.get(client_id) is connection:
             del self.clients[client_id]
         self.deliver(connection.conversation.disconnect())
+        if self.cluster is not None and client_id is not None:
+            self.cluster.client_gone(client_id)
 
     # -- delivery -------------------------------------------------------------------------
 
@@ -111,18 +158,34 @@ class DataPlane:
         for recipients, event in deliveries:
             self.deliver_one(recipients, event)
 
-    def deliver_one(self, recipients: Sequence[str], event: Event) -> None:
+    def deliver_one(self, recipients: Sequence[str], event: Event, *, remote: bool = True) -> None:
         """Encode ``event`` once and queue it for each recipient still connected.
 
         Only the ``seq`` differs between recipients: the frame up to its closing
-        brace is encoded to text here, once, not once per recipient.
+        brace is encoded to text here, once, not once per recipient. In a cluster,
+        recipients not connected here are routed to their process (unless the event
+        came from another process: ``remote=False``).
         """
         head = event_head(event)
         clients = self.clients
+        cluster = self.cluster
+        elsewhere: list[str] = []
         for client_id in recipients:
             connection = clients.get(client_id)
             if connection is not None:
                 connection.push_event(head)
+            elif cluster is not None:
+                elsewhere.append(client_id)
+        if cluster is not None:
+            cluster.observe(recipients, event)
+            if elsewhere and remote:
+                cluster.deliver_remote(elsewhere, event)
+
+    def perform_for(self, client_id: str, effects: list[Effect]) -> None:
+        """Carry out ``effects`` (an answer from another process) on a client's connection."""
+        connection = self.clients.get(client_id)
+        if connection is not None:
+            connection.perform(effects)
 
     # -- ASGI -----------------------------------------------------------------------------
 

@@ -1,0 +1,211 @@
+"""Several matchmaker processes as one service over the real Redis (``--cluster``).
+
+Real launcher processes on loopback, the shared Redis (db 13) or, for the outage
+test, a redis-server of the test's own on a free port.
+"""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from matchmaker.cluster.ring import owner, pool_key
+from tests.matchmaker.polling import wait_until
+
+from .cluster_client import Client, cluster, health, node, pool_owned_by, wait_for_members
+from .matchmaker_process import free_port
+
+pytestmark = pytest.mark.redis
+
+RELAYED = 300
+
+
+def test_two_processes_match_across_and_relay_in_order(tmp_path: Path) -> None:
+    with cluster(tmp_path, 2) as (a, b):
+        members = [node(a), node(b)]
+        owners = set()
+        for i in range(6):
+            left, right = Client(a), Client(b)
+            name = f"duel{i}"
+            owners.add(owner(pool_key(left.project, name), members))
+            assert left.enter(name)["ok"]
+            assert right.enter(name)["ok"]
+            mine, theirs = left.event("session.created"), right.event("session.created")
+            assert mine["session_id"] == theirs["session_id"]
+            assert {m["client_id"] for m in mine["members"]} == {left.client_id, right.client_id}
+            session = mine["session_id"]
+            for n in range(RELAYED):
+                left.send(session, {"n": n})
+                right.send(session, {"m": n})
+            got = [right.event("session.message")["data"]["n"] for _ in range(RELAYED)]
+            back = [left.event("session.message")["data"]["m"] for _ in range(RELAYED)]
+            assert got == list(range(RELAYED)) and back == list(range(RELAYED))
+            assert right.request("session.leave", {"session_id": session})["ok"]
+            left_event = left.event("session.member_left")
+            assert left_event == {
+                "session_id": session,
+                "client_id": right.client_id,
+                "reason": "left",
+            }
+            left.close()
+            right.close()
+        # Both processes owned some of the pools: every combination was crossed.
+        assert owners == set(members)
+
+
+def test_three_processes_form_one_group_of_three(tmp_path: Path) -> None:
+    with cluster(tmp_path, 3) as processes:
+        for target in processes:
+            clients = [Client(p) for p in processes]
+            name = pool_owned_by(target, processes, clients[0].project, "trio")
+            for client in clients:
+                assert client.enter(name, group_size=3)["ok"]
+            created = [c.event("session.created") for c in clients]
+            assert len({c["session_id"] for c in created}) == 1
+            session = created[0]["session_id"]
+            for i, client in enumerate(clients):
+                client.send(session, {"from": i})
+            for i, client in enumerate(clients):
+                heard = sorted(client.event("session.message")["data"]["from"] for _ in range(2))
+                assert heard == sorted(set(range(3)) - {i})
+            for client in clients:
+                client.close()
+
+
+def test_pool_leave_is_forwarded_to_the_owner(tmp_path: Path) -> None:
+    with cluster(tmp_path, 2) as (a, b):
+        first, second, third = Client(a), Client(a), Client(a)
+        name = pool_owned_by(b, [a, b], first.project, "leave")
+        assert first.enter(name)["ok"]
+        left = first.request("pool.leave", {"pool": name})
+        assert left["ok"] and left["data"]["pool"] == name
+        # The withdrawn entry is not matched: the next two are.
+        assert second.enter(name)["ok"] and third.enter(name)["ok"]
+        members = {m["client_id"] for m in second.event("session.created")["members"]}
+        assert members == {second.client_id, third.client_id}
+
+
+def test_kill_9_mid_session_and_mid_pool(tmp_path: Path) -> None:
+    with cluster(tmp_path, 3) as processes:
+        a, b, c = processes
+        alice, bob = Client(a), Client(b)
+        # The session lives on b (the pool's owner), bob's process.
+        duel = pool_owned_by(b, processes, alice.project, "duel")
+        assert alice.enter(duel)["ok"] and bob.enter(duel)["ok"]
+        session = alice.event("session.created")["session_id"]
+        bob.event("session.created")
+        # A waiting entry in another pool owned by b.
+        waiter = Client(a)
+        queue = pool_owned_by(b, processes, alice.project, "queue")
+        assert waiter.enter(queue)["ok"]
+
+        killed_at = time.monotonic()
+        b.process.send_signal(signal.SIGKILL)
+        b.process.wait(5)
+        left = alice.event("session.member_left", timeout=10)
+        assert left == {"session_id": session, "client_id": bob.client_id, "reason": "disconnected"}
+        assert time.monotonic() - killed_at <= 10
+        wait_for_members([a, c], 2)
+
+        # The pool moved to a live owner, with the waiting entry: a newcomer on c meets it.
+        late = Client(c)
+        assert late.enter(queue)["ok"]
+        met = {m["client_id"] for m in late.event("session.created", timeout=5)["members"]}
+        assert met == {waiter.client_id, late.client_id}
+        assert waiter.event("session.created")["session_id"]
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[tuple[int, list[subprocess.Popen[bytes]]]]:
+    """A redis-server of this test's own (it gets stopped and restarted)."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.skip("redis-server is not installed")
+    port = free_port()
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start() -> None:
+        started.append(
+            subprocess.Popen(
+                [
+                    binary,
+                    "--port",
+                    str(port),
+                    "--bind",
+                    "127.0.0.1",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--dir",
+                    str(tmp_path),
+                ],
+                stdout=subprocess.DEVNULL,
+            )
+        )
+        wait_until(lambda: _answers(port), within_s=5, what="redis-server up")
+
+    start()
+    yield port, started
+    for process in started:
+        if process.poll() is None:
+            process.terminate()
+            process.wait(5)
+
+
+def _answers(port: int) -> bool:
+    import socket
+
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def test_redis_outage_is_a_coded_error_and_service_resumes(
+    tmp_path: Path, own_redis: tuple[int, list[subprocess.Popen[bytes]]]
+) -> None:
+    port, started = own_redis
+    with cluster(tmp_path, 2, redis_url=f"redis://127.0.0.1:{port}/0") as (a, b):
+        first, second = Client(a), Client(a)
+        name = pool_owned_by(b, [a, b], first.project, "outage")
+        started[-1].terminate()
+        started[-1].wait(5)
+        wait_until(lambda: not health(a)["cluster"]["available"], within_s=5, what="outage seen")
+        asked = time.monotonic()
+        refused = first.enter(name)
+        assert time.monotonic() - asked < 3
+        assert not refused["ok"] and refused["error"]["code"] == "cluster.unavailable"
+
+        # Redis comes back (empty): the members find each other again and work resumes.
+        binary = shutil.which("redis-server")
+        assert binary is not None
+        started.append(
+            subprocess.Popen(
+                [
+                    binary,
+                    "--port",
+                    str(port),
+                    "--bind",
+                    "127.0.0.1",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--dir",
+                    str(tmp_path),
+                ],
+                stdout=subprocess.DEVNULL,
+            )
+        )
+        wait_for_members([a, b], 2, within_s=15)
+        assert first.enter(name)["ok"] and second.enter(name)["ok"]
+        assert first.event("session.created")["session_id"]
