@@ -45,7 +45,8 @@ def test_two_processes_match_across_and_relay_in_order(tmp_path: Path) -> None:
                 right.send(session, {"m": n})
             got = [right.event("session.message")["data"]["n"] for _ in range(RELAYED)]
             back = [left.event("session.message")["data"]["m"] for _ in range(RELAYED)]
-            assert got == list(range(RELAYED)) and back == list(range(RELAYED))
+            assert got == list(range(RELAYED))
+            assert back == list(range(RELAYED))
             assert right.request("session.leave", {"session_id": session})["ok"]
             left_event = left.event("session.member_left")
             assert left_event == {
@@ -84,9 +85,11 @@ def test_pool_leave_is_forwarded_to_the_owner(tmp_path: Path) -> None:
         name = pool_owned_by(b, [a, b], first.project, "leave")
         assert first.enter(name)["ok"]
         left = first.request("pool.leave", {"pool": name})
-        assert left["ok"] and left["data"]["pool"] == name
+        assert left["ok"]
+        assert left["data"]["pool"] == name
         # The withdrawn entry is not matched: the next two are.
-        assert second.enter(name)["ok"] and third.enter(name)["ok"]
+        assert second.enter(name)["ok"]
+        assert third.enter(name)["ok"]
         members = {m["client_id"] for m in second.event("session.created")["members"]}
         assert members == {second.client_id, third.client_id}
 
@@ -97,7 +100,8 @@ def test_kill_9_mid_session_and_mid_pool(tmp_path: Path) -> None:
         alice, bob = Client(a), Client(b)
         # The session lives on b (the pool's owner), bob's process.
         duel = pool_owned_by(b, processes, alice.project, "duel")
-        assert alice.enter(duel)["ok"] and bob.enter(duel)["ok"]
+        assert alice.enter(duel)["ok"]
+        assert bob.enter(duel)["ok"]
         session = alice.event("session.created")["session_id"]
         bob.event("session.created")
         # A waiting entry in another pool owned by b.
@@ -183,7 +187,8 @@ def test_redis_outage_is_a_coded_error_and_service_resumes(
         asked = time.monotonic()
         refused = first.enter(name)
         assert time.monotonic() - asked < 3
-        assert not refused["ok"] and refused["error"]["code"] == "cluster.unavailable"
+        assert not refused["ok"]
+        assert refused["error"]["code"] == "cluster.unavailable"
 
         # Redis comes back (empty): the members find each other again and work resumes.
         binary = shutil.which("redis-server")
@@ -207,5 +212,6 @@ def test_redis_outage_is_a_coded_error_and_service_resumes(
             )
         )
         wait_for_members([a, b], 2, within_s=15)
-        assert first.enter(name)["ok"] and second.enter(name)["ok"]
+        assert first.enter(name)["ok"]
+        assert second.enter(name)["ok"]
         assert first.event("session.created")["session_id"]

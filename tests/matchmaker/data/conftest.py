@@ -61,10 +61,16 @@ async def start_server(server_name: str) -> AsyncIterator[StartServer]:
     stops: list[tuple[DataServer, asyncio.Event, asyncio.Task[None], socket.socket]] = []
 
     async def start(
-        *projects: Project, require_declared: bool = False, **limits: Any
+        *projects: Project,
+        require_declared: bool = False,
+        ice_servers: str | None = None,
+        **limits: Any,
     ) -> DataServer:
         config = ServerConfig(
-            port=0, require_declared_projects=require_declared, limits=Limits(**limits)
+            port=0,
+            require_declared_projects=require_declared,
+            limits=Limits(**limits),
+            ice_servers=ice_servers,
         )
         directory = ProjectDirectory(projects)
         shutdown = asyncio.Event()

@@ -155,6 +155,8 @@ def test_foreign_origin_and_non_json_writes_are_refused(dashboard: Dashboard) ->
         )
     assert foreign.status_code == null_origin.status_code == cross_site.status_code == 403
     assert foreign.json()["error"]["code"] == "web.origin_forbidden"
+    # Refused before its body is read: the connection is not reused for the next request.
+    assert foreign.headers["connection"] == form.headers["connection"] == "close"
     assert form.status_code == 415
     assert form.json()["error"]["code"] == "web.unsupported_media_type"
     assert not any(key.lower().startswith("access-control-") for key in preflight.headers)

@@ -32,14 +32,7 @@ from matchmaker.cluster.membership import HEARTBEAT_S, Membership
 from matchmaker.cluster.ring import node_of, owner, pool_key, room_key
 from matchmaker.config import ServerConfig
 from matchmaker.core import Delivery, Event, Matchmaker
-from matchmaker.core.commands import (
-    Command,
-    EnterPool,
-    JoinSession,
-    LeavePool,
-    LeaveSession,
-    Send,
-)
+from matchmaker.core.commands import Command, EnterPool, JoinSession
 from matchmaker.core.conversation import Conversation
 from matchmaker.core.effects import Close, Effect, Refuse, Reply
 from matchmaker.core.events import (
@@ -97,8 +90,13 @@ def unavailable() -> MatchmakerError:
 
 async def open_cluster(url: str, name: str) -> ClusterNode:
     """Connect to Redis at ``url`` and join cluster ``name``; raises ``cluster.unavailable``."""
-    import redis.asyncio as aioredis
-    from redis.exceptions import RedisError
+    try:
+        import redis.asyncio as aioredis
+        from redis.exceptions import RedisError
+    except ImportError as exc:
+        raise MatchmakerError(
+            "--cluster needs redis-py: install matchmaker[cluster]", code="cluster.unavailable"
+        ) from exc
 
     common: dict[str, Any] = {"socket_connect_timeout": _REDIS_TIMEOUT_S}
     commands = aioredis.Redis.from_url(url, socket_timeout=_REDIS_TIMEOUT_S, **common)
@@ -225,7 +223,7 @@ class ClusterNode:
             "cr": client.credential,
             "a": client.attributes,
             "r": request_id,
-            "v": codec.encode_command(command),
+            "v": codec.encode_value(command),
         }
         self._post(target, message, lambda: self._refuse(client_id, request_id))
 
@@ -238,7 +236,7 @@ class ClusterNode:
                 by_node.setdefault(node, []).append(client_id)
         if not by_node:
             return
-        encoded = codec.encode_event(event)
+        encoded = codec.encode_value(event)
         for node, ids in by_node.items():
             self._post(node, {"k": "ev", "to": ids, "e": encoded}, None)
 
@@ -272,35 +270,40 @@ class ClusterNode:
     # -- routing --------------------------------------------------------------------------
 
     def _target(self, client: ClientState, command: Command) -> str | None:
+        """The member that owns what ``command`` is about; ``None``: no member in particular.
+
+        A request naming a pool (``pool.enter``, ``pool.leave`` and every mode's
+        request) goes to the pool's owner, ``session.join`` to the room's owner,
+        and one naming a session or a proposal to the member that minted its id.
+        """
         live = self.membership.live
         project_id = client.project_id
-        match command:
-            case EnterPool(policy=policy, pool=pool):
-                name = policy or pool
-                if name is None:
-                    plane = self._bound()
-                    try:
-                        project = current_project(
-                            plane.directory,
-                            project_id,
-                            client.credential,
-                            require_declared=plane.config.require_declared_projects,
-                        )
-                    except MatchmakerError:
-                        return None
-                    default = project.default_policy()
-                    if default is None:
-                        return None
-                    name = default.name
-                return owner(pool_key(project_id, name), live)
-            case LeavePool(pool=pool):
-                return owner(pool_key(project_id, pool), live)
-            case JoinSession(session=room):
-                return owner(room_key(project_id, room), live)
-            case Send(session_id=session_id) | LeaveSession(session_id=session_id):
-                node = node_of(session_id)
+        if type(command) is EnterPool:
+            name = command.policy or command.pool or self._default_policy(client)
+            return None if name is None else owner(pool_key(project_id, name), live)
+        if type(command) is JoinSession:
+            return owner(room_key(project_id, command.session), live)
+        for field in ("session_id", "proposal_id"):
+            minted = getattr(command, field, None)
+            if isinstance(minted, str):
+                node = node_of(minted)
                 return node if node in live else None
-        return None
+        pool = getattr(command, "pool", None)
+        return owner(pool_key(project_id, pool), live) if isinstance(pool, str) else None
+
+    def _default_policy(self, client: ClientState) -> str | None:
+        plane = self._bound()
+        try:
+            project = current_project(
+                plane.directory,
+                client.project_id,
+                client.credential,
+                require_declared=plane.config.require_declared_projects,
+            )
+        except MatchmakerError:
+            return None
+        default = project.default_policy()
+        return None if default is None else default.name
 
     def _bound(self) -> Plane:
         plane = self._plane
@@ -317,7 +320,7 @@ class ClusterNode:
         plane = self._bound()
         kind = message["k"]
         if kind == "ev":
-            plane.deliver_one(message["to"], codec.decode_event(message["e"]), remote=False)
+            plane.deliver_one(message["to"], codec.decode_value(message["e"]), remote=False)
         elif kind == "cmd":
             self._serve(message)
         elif kind == "fx":
@@ -354,7 +357,7 @@ class ClusterNode:
         request_id: str | None = message["r"]
         try:
             effects = conversation.receive(
-                codec.decode_command(message["v"]), request_id, time.monotonic()
+                codec.decode_value(message["v"]), request_id, time.monotonic()
             )
         except Exception:
             _log.exception("unhandled error on a forwarded request")
@@ -421,7 +424,8 @@ class ClusterNode:
             return
         out: list[Delivery] = []
         for name in list(state.entries):
-            entry_id = plane.core.leave_pool(client_id, name)
+            entry_id, dropped = plane.core.leave_pool(client_id, name)
+            out.extend(dropped)
             out.append(((client_id,), PoolWithdrawn(name, entry_id, "matched")))
         self._deliver(out)
 

@@ -194,6 +194,14 @@ LIMIT_HELP = {
     "control_burst": "Burst of control messages per connection.",
     "send_rate_per_s": "Sustained session.send messages per second per connection.",
     "send_burst": "Burst of session.send messages per connection.",
+    "proposal_ttl_ms": "Default and longest life of a proposal, in milliseconds.",
+    "max_open_proposals": "Open proposals one client may have made at once.",
+    "max_pending_proposals": "Unanswered proposals one client may be named in at once.",
+    "delegate_grace_ms": "Milliseconds a delegated-pool entry waits for a delegate "
+    "before it is told pool.no_delegate.",
+    "resume_grace_ms": "Milliseconds a dropped client may resume before it is removed.",
+    "resume_buffer": "Recent events kept per client for replay on resume.",
+    "rtc_peers_per_connection": "Server-side WebRTC peers (rtc.offer) one connection may open.",
     "max_policies_per_project": "Most policies one Project may declare.",
     "max_keys_per_project": "Most keys (client credentials) one Project may hold.",
     "max_body_bytes": "Largest /admin request body, in bytes.",
@@ -269,6 +277,15 @@ def _server_options() -> list[Option]:
             False,
             store,
             "Refuse clients whose Project was not declared through the control plane.",
+        ),
+        Option(
+            "ice_servers",
+            "--ice-servers",
+            _TEXT,
+            None,
+            network,
+            "Comma-separated STUN/TURN URLs that hello offers clients for WebRTC between "
+            "session members (ice_servers in the reply).",
         ),
         Option(
             "cluster_url",
