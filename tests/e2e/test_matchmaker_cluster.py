@@ -6,6 +6,7 @@ test, a redis-server of the test's own on a free port.
 
 from __future__ import annotations
 
+import random
 import shutil
 import signal
 import subprocess
@@ -215,3 +216,47 @@ def test_redis_outage_is_a_coded_error_and_service_resumes(
         assert first.enter(name)["ok"]
         assert second.enter(name)["ok"]
         assert first.event("session.created")["session_id"]
+
+
+def test_scripted_enters_and_leaves_form_the_groups_one_process_would(tmp_path: Path) -> None:
+    """A seeded script of enters and leaves over 3 processes forms exactly the whole groups a
+    single FIFO per pool (one process) forms, each answered before the next step."""
+    with cluster(tmp_path, 3) as processes:
+        for seed in range(3):
+            rng = random.Random(seed)
+            clients = [Client(processes[i % 3]) for i in range(12)]
+            sizes = {f"s{seed}p{i}": 2 + i % 2 for i in range(3)}
+            fifo: dict[str, list[int]] = {name: [] for name in sizes}
+            waiting: dict[int, str] = {}
+            matched: dict[int, set[int]] = {}
+            for _ in range(60):
+                i = rng.randrange(len(clients))
+                if i in matched:
+                    continue
+                if i in waiting and rng.random() < 0.4:
+                    name = waiting.pop(i)
+                    fifo[name].remove(i)
+                    assert clients[i].request("pool.leave", {"pool": name})["ok"]
+                elif i not in waiting:
+                    name = rng.choice(sorted(sizes))
+                    assert clients[i].enter(name, group_size=sizes[name])["ok"]
+                    fifo[name].append(i)
+                    waiting[i] = name
+                    if len(fifo[name]) == sizes[name]:
+                        group = set(fifo[name])
+                        fifo[name].clear()
+                        for member in group:
+                            matched[member] = group
+                            del waiting[member]
+            # Matched clients got their session, with exactly the modelled group.
+            for i, group in matched.items():
+                created = clients[i].event("session.created")
+                ids = {m["client_id"] for m in created["members"]}
+                assert ids == {clients[j].client_id for j in group}
+            # Waiting ones were not matched: their entry is still there to leave.
+            for i, name in waiting.items():
+                assert clients[i].request("pool.leave", {"pool": name})["ok"]
+                assert not any(e.get("type") == "session.created" for e in clients[i].events)
+            assert matched, "the script formed no group at all"
+            for client in clients:
+                client.close()
