@@ -19,8 +19,16 @@ import pytest
 from matchmaker.cluster.ring import owner, pool_key
 from tests.matchmaker.polling import wait_until
 
-from .cluster_client import Client, cluster, health, node, pool_owned_by, wait_for_members
-from .matchmaker_process import free_port
+from .cluster_client import (
+    REDIS_URL,
+    Client,
+    cluster,
+    health,
+    node,
+    pool_owned_by,
+    wait_for_members,
+)
+from .matchmaker_process import MatchmakerProcess, free_port
 
 pytestmark = pytest.mark.redis
 
@@ -260,3 +268,31 @@ def test_scripted_enters_and_leaves_form_the_groups_one_process_would(tmp_path: 
             assert matched, "the script formed no group at all"
             for client in clients:
                 client.close()
+
+
+def test_a_joining_process_takes_its_pools_with_their_waiting_entries(tmp_path: Path) -> None:
+    with cluster(tmp_path, 1) as (a,):
+        early = [Client(a) for _ in range(8)]
+        for i, client in enumerate(early):
+            assert client.enter(f"grow{i}")["ok"]
+        name = health(a)["cluster"]["name"]
+        args = ["--port", "0", "--server", "hypercorn", "--cluster-name", name]
+        env = {"MATCHMAKER_CLUSTER": REDIS_URL}  # the environment variable works like the flag
+        b = MatchmakerProcess(args, cwd=tmp_path, env=env, expect_control=False)
+        try:
+            wait_for_members([a, b], 2)
+            members = [node(a), node(b)]
+            moved = [
+                i
+                for i in range(8)
+                if owner(pool_key(early[0].project, f"grow{i}"), members) == members[1]
+            ]
+            assert moved, "no pool moved to the new member (try more pools)"
+            # Every pool, moved or not, still matches its early entry with a newcomer on b.
+            for i, client in enumerate(early):
+                late = Client(b)
+                assert late.enter(f"grow{i}")["ok"]
+                ids = {m["client_id"] for m in late.event("session.created")["members"]}
+                assert ids == {client.client_id, late.client_id}
+        finally:
+            b.stop()

@@ -32,7 +32,7 @@ from matchmaker.cluster.membership import HEARTBEAT_S, Membership
 from matchmaker.cluster.ring import node_of, owner, pool_key, room_key
 from matchmaker.config import ServerConfig
 from matchmaker.core import Delivery, Event, Matchmaker
-from matchmaker.core.commands import Command, EnterPool, JoinSession
+from matchmaker.core.commands import Command, EnterPool, JoinSession, LeavePool
 from matchmaker.core.conversation import Conversation
 from matchmaker.core.effects import Close, Effect, Refuse, Reply
 from matchmaker.core.events import (
@@ -72,6 +72,7 @@ class Plane(Protocol):
     core: Matchmaker
     directory: ProjectDirectory
     config: ServerConfig
+    clients: dict[str, Any]  # the local clients' connections, by client id
 
     def deliver_one(self, recipients: Sequence[str], event: Event, *, remote: bool = True) -> None:
         """Queue ``event`` for the local ``recipients`` (and, if ``remote``, route the rest)."""
@@ -381,6 +382,8 @@ class ClusterNode:
         waiting = self._waiting.get(client_id, {})
         shown: list[Effect] = []
         for effect in effects:
+            if getattr(effect, "request_id", None) == _INTERNAL:
+                continue  # the answer to a re-entry or a move: nobody asked
             if isinstance(effect, Reply):
                 answer = effect.answer
                 if isinstance(answer, PoolLeft):
@@ -391,9 +394,7 @@ class ClusterNode:
                 for name, (_, _, request_id) in list(waiting.items()):
                     if request_id == effect.request_id and request_id is not None:
                         del waiting[name]
-            request_id = getattr(effect, "request_id", None)
-            if request_id != _INTERNAL:
-                shown.append(effect)
+            shown.append(effect)
         if shown:
             self._bound().perform_for(client_id, shown)
 
@@ -446,29 +447,72 @@ class ClusterNode:
                     plane.deliver_one((client_id,), left, remote=False)
         for holders in self._holders.values():
             holders.discard(node)
-        for client_id, waiting in self._waiting.items():
+        for waiting in self._waiting.values():
             for name, (owner_node, command, _) in list(waiting.items()):
-                if owner_node != node:
+                if owner_node == node:
+                    # Its pools died with it: _rebalance enters the entry again at the new owner.
+                    waiting[name] = ("", command, _INTERNAL)
+
+    def _rebalance(self) -> None:
+        """The members changed: local clients' entries whose pool has a new owner move there.
+
+        An entry at a live former owner is withdrawn there first. Entries of the
+        ``auto`` mode that wait in this process's own core move too (others keep
+        their mode's state here until they match, leave or expire).
+        """
+        plane = self._bound()
+        for client_id, waiting in self._waiting.items():
+            state = plane.core.clients.get(client_id)
+            if state is None:
+                continue
+            for name, (old, command, _) in list(waiting.items()):
+                new = self._target(state, command)
+                if new is None or new == old:
                     continue
-                # The pool moved: enter again at its new owner, answering nobody.
                 del waiting[name]
-                state = plane.core.clients.get(client_id)
-                if state is None:
+                if old in self.membership.live:
+                    self._forward(state, old, LeavePool(name), _INTERNAL)
+                self._move(state, name, new, command)
+        for client_id in list(plane.clients):
+            state = plane.core.clients.get(client_id)
+            if state is None:
+                continue
+            for name, entry in list(state.entries.items()):
+                spec = entry.pool.spec
+                new = owner(pool_key(state.project_id, name), self.membership.live)
+                if new == self.node or spec.mode != "auto" or entry.paused:
                     continue
-                target = self._target(state, command)
-                if target is None or target == self.node:
-                    with contextlib.suppress(MatchmakerError):
-                        project = current_project(
-                            plane.directory,
-                            state.project_id,
-                            state.credential,
-                            require_declared=plane.config.require_declared_projects,
-                        )
-                        _, out = plane.core.enter(client_id, project, command, _wall_clock_ms())
-                        self._deliver(out)
+                if entry.pool.key[0] == "policy":
+                    command = EnterPool(policy=name, public=entry.public)
                 else:
-                    waiting[name] = (target, command, _INTERNAL)
-                    self._forward(state, target, command, _INTERNAL)
+                    command = EnterPool(
+                        pool=name,
+                        create=True,
+                        mode=spec.mode,
+                        group_size=spec.group_size,
+                        filter=dict(spec.filter) or None,
+                        public=entry.public,
+                    )
+                _, out = plane.core.leave_pool(client_id, name)
+                self._deliver(out)
+                self._move(state, name, new, command)
+
+    def _move(self, state: ClientState, name: str, target: str, command: EnterPool) -> None:
+        """Enter ``command`` again at ``target`` (this process or another), answering nobody."""
+        plane = self._bound()
+        if target != self.node:
+            self._waiting.setdefault(state.client_id, {})[name] = (target, command, _INTERNAL)
+            self._forward(state, target, command, _INTERNAL)
+            return
+        with contextlib.suppress(MatchmakerError):
+            project = current_project(
+                plane.directory,
+                state.project_id,
+                state.credential,
+                require_declared=plane.config.require_declared_projects,
+            )
+            _, out = plane.core.enter(state.client_id, project, command, _wall_clock_ms())
+            self._deliver(out)
 
     # -- Redis ----------------------------------------------------------------------------
 
@@ -533,13 +577,15 @@ class ClusterNode:
         while True:
             try:
                 await self.membership.beat()
-                _, died = await self.membership.poll()
+                joined, died = await self.membership.poll()
             except self._errors:
                 self._set_available(False)
             else:
                 self._set_available(True)
                 for node in sorted(died):
                     self._member_died(node)
+                if joined or died:
+                    self._rebalance()
             await asyncio.sleep(HEARTBEAT_S)
 
 
