@@ -128,7 +128,7 @@ def test_watchers_see_unlisted_with_a_reason() -> None:
     enter(core, b, "lobby")
     run(core, a, WatchPool("lobby"))
     _, out = core.leave_pool(b, "lobby")
-    assert [(r, e.reason) for r, e in out] == [([a], "left")]
+    assert [(r, getattr(e, "reason", None)) for r, e in out] == [([a], "left")]
     run(core, a, WatchPool("lobby", watch=False))
     enter(core, b, "lobby")
     assert core.leave_pool(b, "lobby")[1] == []
@@ -214,11 +214,15 @@ def test_proposal_forms_when_all_accept() -> None:
     a, b, c, _ = _party(core)
     made, out = run(core, a, CreateProposal("party", [b, c]), now=0)
     assert kinds(out) == [("proposal.received", [b, c])]
-    assert [m.client_id for m in out[0][1].members] == [a, b, c]
+    received = out[0][1]
+    assert isinstance(received, events.ProposalReceived)
+    assert [m.client_id for m in received.members] == [a, b, c]
     answered, out = run(core, b, RespondProposal(made.proposal_id, True))
     assert answered.state == "open"
     assert kinds(out) == [("proposal.updated", [a, c])]
-    assert out[0][1].pending == [c]
+    updated = out[0][1]
+    assert isinstance(updated, events.ProposalUpdated)
+    assert updated.pending == [c]
     answered, out = run(core, c, RespondProposal(made.proposal_id, True))
     assert answered.state == "formed"
     assert created(out) == [{a, b, c}]
@@ -294,6 +298,7 @@ def test_delegate_snapshot_deltas_and_atomic_groups() -> None:
     attached, out = run(core, delegate, AttachDelegate("ranked"))
     ((recipients, snapshot),) = out
     assert recipients == (delegate,)
+    assert isinstance(snapshot, events.PoolSnapshot)
     assert snapshot.version == attached.version
     assert [(e.entry_id, e.attributes["skill"]) for e in snapshot.entries] == [(ea, 10)]
     eb = enter(core, b, "ranked")

@@ -315,9 +315,9 @@ class ModesMachine(RuleBasedStateMachine):
     @invariant()
     def mode_state_points_at_live_entries(self) -> None:
         waiting_in: dict[str, set[str]] = {}
-        for client, pool in self.waiting:
+        for client, pool_name in self.waiting:
             if client not in self.away:  # paused entries are out of every mode's view
-                waiting_in.setdefault(pool, set()).add(client)
+                waiting_in.setdefault(pool_name, set()).add(client)
         for pool in self.core.pools.values():
             here = waiting_in.get(pool.name, set())
             mode = pool.mode

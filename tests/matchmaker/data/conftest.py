@@ -82,7 +82,12 @@ async def start_server(server_name: str) -> AsyncIterator[StartServer]:
         port = sock.getsockname()[1]
         listener = Listener(app, sock, 1.0, websocket_max_message_size(config))
         stop = asyncio.Event()
-        task = asyncio.create_task(serve_function(server_name)(listener, stop))
+        serve = serve_function(server_name)
+
+        async def serving() -> None:
+            await serve(listener, stop)
+
+        task = asyncio.create_task(serving())
         base = f"http://127.0.0.1:{port}"
         async with httpx.AsyncClient() as http, asyncio.timeout(10):
             while True:

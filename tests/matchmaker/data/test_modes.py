@@ -9,7 +9,7 @@ import pytest
 
 from matchmaker.client import Client
 from matchmaker.errors import MatchmakerError
-from matchmaker.model import MatchmakingPolicy, Project, ProjectKey
+from matchmaker.model import MatchmakingPolicy, PoolMode, Project, ProjectKey
 
 LOBBY = MatchmakingPolicy(name="lobby", mode="claim", group_size=3)
 DUO = MatchmakingPolicy(name="duo", mode="mutual", group_size=2)
@@ -241,7 +241,7 @@ async def test_no_delegate_notice_after_the_grace(start_server: Any) -> None:
 
 @pytest.mark.parametrize("mode", ["claim", "mutual", "propose", "delegated"])
 async def test_each_mode_works_as_the_default_policy_and_under_lockdown(
-    start_server: Any, mode: str
+    start_server: Any, mode: PoolMode
 ) -> None:
     default = MatchmakingPolicy(name="main", mode=mode, group_size=2, default=True)
     locked = Project(id="locked", lockdown=True, policies=(default,))

@@ -27,7 +27,7 @@ async def paired(server: Any) -> tuple[Client, Client, str]:
 
 async def resume(server: Any, client: Client, **hello: Any) -> Client:
     assert client.resume_token is not None
-    back = await server.connect(resume=(client.resume_token, client.last_seq), **hello)
+    back: Client = await server.connect(resume=(client.resume_token, client.last_seq), **hello)
     assert back.hello_reply["resumed"] is True
     return back
 

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import httpx
 import pytest
@@ -179,7 +180,7 @@ def test_no_cors_and_security_headers_on_every_answer(dashboard: Dashboard) -> N
 
 
 def test_concurrent_puts_lose_nothing(dashboard: Dashboard) -> None:
-    edits = [
+    edits: list[dict[str, Any]] = [
         {"title": "Renamed"},
         {"status": "in-progress"},
         {"priority": "high"},
