@@ -134,37 +134,36 @@ def test_kill_9_mid_session_and_mid_pool(tmp_path: Path) -> None:
         assert waiter.event("session.created")["session_id"]
 
 
-@pytest.fixture
-def own_redis(tmp_path: Path) -> Iterator[tuple[int, list[subprocess.Popen[bytes]]]]:
-    """A redis-server of this test's own (it gets stopped and restarted)."""
+def _redis_server(port: int, directory: Path) -> subprocess.Popen[bytes]:
+    """Start a redis-server on ``port`` (nothing saved) and wait until it answers."""
     binary = shutil.which("redis-server")
     if binary is None:
         pytest.skip("redis-server is not installed")
+    process = subprocess.Popen(
+        [
+            binary,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(directory),
+        ],
+        stdout=subprocess.DEVNULL,
+    )
+    wait_until(lambda: _answers(port), within_s=5, what="redis-server up")
+    return process
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[tuple[int, list[subprocess.Popen[bytes]]]]:
+    """A redis-server of this test's own (it gets stopped and restarted)."""
     port = free_port()
-    started: list[subprocess.Popen[bytes]] = []
-
-    def start() -> None:
-        started.append(
-            subprocess.Popen(
-                [
-                    binary,
-                    "--port",
-                    str(port),
-                    "--bind",
-                    "127.0.0.1",
-                    "--save",
-                    "",
-                    "--appendonly",
-                    "no",
-                    "--dir",
-                    str(tmp_path),
-                ],
-                stdout=subprocess.DEVNULL,
-            )
-        )
-        wait_until(lambda: _answers(port), within_s=5, what="redis-server up")
-
-    start()
+    started = [_redis_server(port, tmp_path)]
     yield port, started
     for process in started:
         if process.poll() is None:
@@ -200,26 +199,7 @@ def test_redis_outage_is_a_coded_error_and_service_resumes(
         assert refused["error"]["code"] == "cluster.unavailable"
 
         # Redis comes back (empty): the members find each other again and work resumes.
-        binary = shutil.which("redis-server")
-        assert binary is not None
-        started.append(
-            subprocess.Popen(
-                [
-                    binary,
-                    "--port",
-                    str(port),
-                    "--bind",
-                    "127.0.0.1",
-                    "--save",
-                    "",
-                    "--appendonly",
-                    "no",
-                    "--dir",
-                    str(tmp_path),
-                ],
-                stdout=subprocess.DEVNULL,
-            )
-        )
+        started.append(_redis_server(port, tmp_path))
         wait_for_members([a, b], 2, within_s=15)
         assert first.enter(name)["ok"]
         assert second.enter(name)["ok"]

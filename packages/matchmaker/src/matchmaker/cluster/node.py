@@ -371,11 +371,8 @@ class ClusterNode:
             encoded = [codec.encode_effect(e) for e in answers]
             self._post(home, {"k": "fx", "c": client_id, "e": encoded}, None)
         self._deliver([e for e in effects if isinstance(e, tuple)])
-        served = conversation.client
-        if served is not None and not served.entries and not served.sessions:
-            # Nothing of it is left here: forget it (a later request makes a new proxy).
-            del self._proxies[client_id]
-            plane.core.clients.pop(client_id, None)
+        # The proxy stays until its client disconnects (or its home dies): a mode may keep
+        # state for it (a watch, a delegate) beyond entries and sessions.
 
     def _answer(self, client_id: str, effects: list[Effect]) -> None:
         """Answers to a local client's forwarded request."""
