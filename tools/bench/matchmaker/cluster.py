@@ -30,6 +30,8 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
+from matchmaker.cluster.ring import owner, pool_key
+
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -58,11 +60,15 @@ class Process:
             time.sleep(0.05)
         self.url = f"ws://127.0.0.1:{self.port}/ws"
 
-    def members(self) -> int:
+    def cluster(self) -> dict[str, Any]:
         url = f"http://127.0.0.1:{self.port}/healthz"
         with urllib.request.urlopen(url, timeout=2) as response:
-            members: int = json.load(response)["cluster"]["members"]
-            return members
+            cluster: dict[str, Any] = json.load(response)["cluster"]
+            return cluster
+
+    def members(self) -> int:
+        members: int = self.cluster()["members"]
+        return members
 
     def cpu_s(self) -> float:
         fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -88,11 +94,13 @@ class Client:
     def __init__(self, ws: ClientConnection) -> None:
         self.ws = ws
         self.ids = 0
+        self.project = ""
 
     @classmethod
     async def open(cls, url: str) -> Client:
         client = cls(await connect(url, max_size=None))
-        await client.request("hello", {"v": 1})
+        welcome = await client.request("hello", {"v": 1})
+        client.project = welcome["data"]["project"]
         return client
 
     async def request(self, kind: str, data: dict[str, Any]) -> dict[str, Any]:
@@ -121,15 +129,26 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
+def owned_pool(prefix: str, project: str, target: str, members: list[str]) -> str:
+    """A pool name that rendezvous hashing gives to ``target``."""
+    i = 0
+    while owner(pool_key(project, f"{prefix}{i}"), members) != target:
+        i += 1
+    return f"{prefix}{i}"
+
+
 async def latency(processes: list[Process], pairs: int) -> dict[str, Any]:
+    """``same``: both clients and the pool's owner on one process; ``cross``: the second
+    entrant on the other process, so its enter, its match and the relay cross Redis."""
     a, b = processes
+    members = [p.cluster()["node"] for p in processes]
     samples: dict[str, dict[str, list[float]]] = {
         k: {"match": [], "relay": []} for k in ("same", "cross")
     }
     for i in range(pairs):
         for kind, other in (("same", a), ("cross", b)):
             first, second = await Client.open(a.url), await Client.open(other.url)
-            pool = f"lat{kind}{i}"
+            pool = owned_pool(f"lat{kind}{i}-", first.project, members[0], members)
             await first.request("pool.enter", enter(pool))
             sent = time.perf_counter()
             second_created = asyncio.ensure_future(second.event("session.created"))
@@ -178,16 +197,22 @@ async def matching(processes: list[Process], clients: int, seconds: float) -> di
 
     cpu = sum(p.cpu_s() for p in processes)
     started = time.monotonic()
-    tasks = [loop(c, f"m{i % 20}") for i, c in enumerate(opened)]
-    await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), seconds + 10)
+    tasks = [asyncio.ensure_future(loop(c, f"m{i % 20}")) for i, c in enumerate(opened)]
+    # At the deadline some clients still wait for a partner that stopped: stop them too.
+    await asyncio.wait(tasks, timeout=seconds + 2)
     elapsed = time.monotonic() - started
     cpu = sum(p.cpu_s() for p in processes) - cpu
+    for task in tasks:
+        task.cancel()
+    for task in tasks:
+        if not task.cancelled() and task.done() and task.exception() is not None:
+            raise RuntimeError("a client failed") from task.exception()
     for client in opened:
         await client.ws.close()
     pairs = matches / 2
     return {
         "processes": len(processes),
-        "matches_per_s": round(pairs / elapsed, 1),
+        "matches_per_s": round(pairs / min(elapsed, seconds), 1),
         "server_cpu_s": round(cpu, 2),
         "matches_per_cpu_s": round(pairs / cpu, 1) if cpu else None,
     }
@@ -204,6 +229,7 @@ def main() -> None:
     processes = start(args.redis, 2)
     try:
         result["latency"] = asyncio.run(latency(processes, args.pairs))
+        print(json.dumps(result["latency"]), file=sys.stderr)
     finally:
         for p in processes:
             p.stop()
