@@ -276,3 +276,30 @@ def test_a_joining_process_takes_its_pools_with_their_waiting_entries(tmp_path: 
                 assert ids == {client.client_id, late.client_id}
         finally:
             b.stop()
+
+
+def test_claim_and_mutual_modes_work_across_processes(tmp_path: Path) -> None:
+    with cluster(tmp_path, 2) as (a, b):
+        seeker, host = Client(a), Client(b)
+        lobby = pool_owned_by(b, [a, b], seeker.project, "lobby")
+        claim = {"pool": lobby, "create": True, "mode": "claim", "groupSize": 2}
+        assert seeker.request("pool.enter", {**claim, "listed": False})["ok"]
+        assert host.request("pool.enter", {**claim, "public": {"table": "blitz"}})["ok"]
+        listed = seeker.request("pool.list", {"pool": lobby})
+        assert [e["client_id"] for e in listed["data"]["entries"]] == [host.client_id]
+        made = seeker.request("claim.make", {"pool": lobby, "targets": [host.client_id]})
+        assert made["ok"], made
+        session = made["data"]["session_id"]
+        assert host.event("session.created")["session_id"] == session
+        assert seeker.event("session.created")["session_id"] == session
+
+        left, right = Client(a), Client(b)
+        duo = pool_owned_by(a, [a, b], left.project, "duo")
+        mutual = {"pool": duo, "create": True, "mode": "mutual", "groupSize": 2}
+        assert left.request("pool.enter", mutual)["ok"]
+        assert right.request("pool.enter", mutual)["ok"]
+        assert left.request("pick.add", {"pool": duo, "target": right.client_id})["ok"]
+        picked = right.request("pick.add", {"pool": duo, "target": left.client_id})
+        assert picked["ok"]
+        assert picked["data"]["session_id"]
+        assert left.event("session.created")["session_id"] == picked["data"]["session_id"]

@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from matchmaker.core import commands, events
+from matchmaker.core import claim, commands, delegated, events, mutual, propose, strategy
 from matchmaker.core.effects import Close, Effect, Refuse, Reply
 from matchmaker.errors import MatchmakerError
 
@@ -33,8 +33,9 @@ _DECODER = msgspec.msgpack.Decoder(dict[str, Any])
 _RAW = "__raw__"
 
 
-def _dataclasses(module: ModuleType) -> dict[str, type]:
-    found = (getattr(module, name) for name in dir(module))
+def _dataclasses(modules: list[ModuleType]) -> dict[str, type]:
+    """Every dataclass of the core's commands and events and of the modes' answers and events."""
+    found = (getattr(module, name) for module in modules for name in dir(module))
     return {
         cls.__name__: cls
         for cls in found
@@ -42,7 +43,9 @@ def _dataclasses(module: ModuleType) -> dict[str, type]:
     }
 
 
-_TYPES: dict[str, type] = {**_dataclasses(commands), **_dataclasses(events)}
+_TYPES: dict[str, type] = _dataclasses(
+    [commands, events, claim, mutual, propose, delegated, strategy]
+)
 
 
 def encode(message: dict[str, Any]) -> bytes:

@@ -325,7 +325,7 @@ class ClusterNode:
         elif kind == "cmd":
             self._serve(message)
         elif kind == "fx":
-            self._answer(message["c"], [codec.decode_effect(e) for e in message["e"]])
+            self._answer(message["c"], [_decode_answer(e) for e in message["e"]])
         elif kind == "gone":
             proxy = self._proxies.pop(message["c"], None)
             if proxy is not None:
@@ -584,6 +584,17 @@ class ClusterNode:
                 if joined or died:
                     self._rebalance()
             await asyncio.sleep(HEARTBEAT_S)
+
+
+def _decode_answer(value: list[Any]) -> Effect:
+    """An answer from another member; one this member cannot read still answers the request
+    (``server.internal``), so the client is never left waiting."""
+    try:
+        return codec.decode_effect(value)
+    except Exception:
+        _log.exception("cannot decode an answer from another member")
+        request_id = value[1] if len(value) > 1 and isinstance(value[1], str) else None
+        return Refuse(request_id, MatchmakerError("internal error", code="server.internal"))
 
 
 def _wall_clock_ms() -> int:
