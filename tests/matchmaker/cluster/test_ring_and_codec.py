@@ -89,3 +89,22 @@ def test_effects_keep_code_details_and_request_id() -> None:
     )
     assert reply == Reply("8", PoolEntered("d", "e", "auto", 2, 1))
     assert codec.decode_effect(codec.encode_effect(Close(3029, "x"))) == Close(3029, "x")
+
+
+def _subclasses(cls: type) -> set[type]:
+    out = set(cls.__subclasses__())
+    for sub in list(out):
+        out |= _subclasses(sub)
+    return out
+
+
+def test_every_answer_event_and_command_can_cross() -> None:
+    from typing import get_args
+
+    from matchmaker.core import commands, events
+
+    kinds = {*get_args(events.Event), *get_args(events.Answer), *get_args(commands.Command)}
+    kinds |= _subclasses(events.ModeEvent) | _subclasses(events.ModeAnswer)
+    # By name: ``dataclass(slots=True)`` replaces a class, and ``__subclasses__`` may still
+    # list the replaced one.
+    assert {cls.__name__ for cls in kinds} - set(codec._TYPES) == set()
