@@ -218,7 +218,9 @@ class DataPlane:
         head = event_head(event)
         clients, outboxes = self.clients, self.core.resumption.outboxes
         kind = type(event)
-        if kind is MessageRelayed:
+        if not remote:
+            pass  # counted by the process whose core produced it (a cluster sums once)
+        elif kind is MessageRelayed:
             self.observer.relayed(len(head), len(recipients))
         elif kind is SessionCreated or isinstance(event, EntryClosed):
             self._observe_pool_event(recipients, event)
