@@ -129,3 +129,19 @@ def cluster(
         for process in processes:
             if process.process.poll() is None:
                 process.stop()
+        _forget(redis_url, name)
+
+
+def _forget(redis_url: str, name: str) -> None:
+    """Delete what the test's cluster left in Redis (only its own keys, in its own db)."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url, socket_timeout=2)
+    try:
+        keys = list(client.scan_iter(match=f"{name}:*"))
+        if keys:
+            client.delete(*keys)
+    except redis.RedisError:
+        pass  # the outage test's own server may be gone already
+    finally:
+        client.close()

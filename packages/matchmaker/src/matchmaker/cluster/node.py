@@ -142,6 +142,8 @@ class ClusterNode:
         self._remote_sessions: dict[str, dict[str, set[str]]] = {}
         # Local clients: pool name -> (owner, the pool.enter, its request id) while waiting there.
         self._waiting: dict[str, dict[str, tuple[str, EnterPool, str | None]]] = {}
+        # Members found dead, until seen again (a Redis restart can make live ones look dead).
+        self._departed: set[str] = set()
         self._outbox: deque[tuple[str, bytes, Callable[[], None] | None]] = deque()
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
@@ -433,6 +435,7 @@ class ClusterNode:
         """``node`` stopped renewing its key: forget its clients, re-home what it owned."""
         plane = self._bound()
         _log.warning("cluster member %s is gone", node)
+        self._departed.add(node)
         for client_id, (home, conversation) in list(self._proxies.items()):
             if home == node:
                 del self._proxies[client_id]
@@ -514,6 +517,8 @@ class ClusterNode:
     # -- Redis ----------------------------------------------------------------------------
 
     def _post(self, node: str, message: dict[str, Any], fail: Callable[[], None] | None) -> None:
+        if node in self._departed:
+            return  # writing would only recreate the deleted inbox of a member that died
         if not self.available:
             if fail is not None:
                 fail()
@@ -579,6 +584,7 @@ class ClusterNode:
                 self._set_available(False)
             else:
                 self._set_available(True)
+                self._departed -= joined
                 for node in sorted(died):
                     self._member_died(node)
                 if joined or died:
