@@ -16,10 +16,16 @@ from tasktool.cli.commands.base import (
     usage_errors,
 )
 from tasktool.model.task import Task
-from tasktool.model.views import TASK_KEYS, task_views
+from tasktool.model.views import TASK_KEYS, task_rows, task_views
 from tasktool.planning.filters import check_field, group_tasks, sort_tasks
 from tasktool.present.documents import list_tasks, task_detail
-from tasktool.present.render import emit_data, emit_fields, emit_table, emit_text
+from tasktool.present.render import (
+    emit_data,
+    emit_fields,
+    emit_json_array,
+    emit_table,
+    emit_text,
+)
 
 DEFAULT_COLUMNS = ("id", "status", "priority", "effort", "phase", "title")
 
@@ -88,6 +94,9 @@ def list_command(
             views = [{key: item[key] for key in shown} for item in views]
         return views
 
+    if not group_by and chosen == "json":
+        emit_json_array(task_rows(tasks, shown if columns else TASK_KEYS))
+        return
     if not group_by:
         output(options, chosen, view(tasks), columns=shown)
         return
