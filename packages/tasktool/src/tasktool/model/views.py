@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import functools
-from types import GenericAlias
 from collections.abc import Sequence
+from types import GenericAlias
 from typing import Any
 
 import msgspec
