@@ -108,10 +108,12 @@ def load_context(
     home: Path | None = None,
     tolerant: bool = False,
     use_cache: bool = True,
+    bodies: bool = True,
 ) -> Repository:
     """Load the config and scan the task directory.
 
     Unless ``tolerant`` (``validate``), a rejected config raises its first error.
+    Without ``bodies``, tasks may come with an empty body (see :func:`scan_tasks`).
     A missing task directory raises ``task.dir_missing``.
     """
     config = load_config(overrides, cwd=cwd, env=env, home=home)
@@ -125,7 +127,8 @@ def load_context(
             + " (create it, or run 'tasktool init')",
             code="task.dir_missing",
         )
-    return Repository(config, scan_tasks(root, config.settings.ignore, use_cache=use_cache))
+    scan = scan_tasks(root, config.settings.ignore, use_cache=use_cache, bodies=bodies)
+    return Repository(config, scan)
 
 
 class Loader(Protocol):
@@ -139,11 +142,12 @@ class Loader(Protocol):
     def __call__(self, *, tolerant: bool = False) -> Repository: ...
 
 
-def loader(overrides: Overrides | None = None) -> Loader:
-    """A :class:`Loader` over :func:`load_context` with these global overrides."""
+def loader(overrides: Overrides | None = None, *, bodies: bool = True) -> Loader:
+    """A :class:`Loader` over :func:`load_context` with these global overrides (its tasks
+    without bodies unless ``bodies``: for a caller that never shows them)."""
 
     def load(*, tolerant: bool = False) -> Repository:
-        return load_context(overrides, tolerant=tolerant)
+        return load_context(overrides, tolerant=tolerant, bodies=bodies)
 
     return load
 

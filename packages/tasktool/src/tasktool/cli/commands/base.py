@@ -107,9 +107,14 @@ def data_format(options: GlobalOptions, fmt: str | None) -> str | None:
     return None if chosen == "table" else chosen
 
 
-def load_repository(options: GlobalOptions, *, tolerant: bool = False) -> Repository:
-    """Load config and tasks; broken task files are warned about on stderr."""
-    repo = load_context(options.overrides(), tolerant=tolerant)
+def load_repository(
+    options: GlobalOptions, *, tolerant: bool = False, bodies: bool = True
+) -> Repository:
+    """Load config and tasks; broken task files are warned about on stderr.
+
+    ``bodies=False`` for a command that shows no body: a warm run then never reads them.
+    """
+    repo = load_context(options.overrides(), tolerant=tolerant, bodies=bodies)
     settings = repo.settings
     options.loud, options.silent = settings.verbose, settings.quiet
     options.info(

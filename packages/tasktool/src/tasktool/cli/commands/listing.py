@@ -15,6 +15,7 @@ from tasktool.cli.commands.base import (
     split_values,
     usage_errors,
 )
+from tasktool.files.scan import with_body
 from tasktool.model.task import Task
 from tasktool.model.views import TASK_KEYS, task_rows, task_views
 from tasktool.planning.filters import check_field, group_tasks, sort_tasks
@@ -79,7 +80,7 @@ def list_command(
     if group_by:
         with usage_errors("--group-by"):
             check_field(group_by, "group-by field")
-    repo = load_repository(options)
+    repo = load_repository(options, bodies=False)
     settings = repo.settings
     if sort:
         with usage_errors("--sort"):
@@ -119,8 +120,8 @@ def list_command(
 @click.pass_obj
 def get_command(options: GlobalOptions, /, *, task_id: str, fmt: str | None) -> None:
     """Show one task: fields, body, dependencies both ways, children and worklog summary."""
-    repo = load_repository(options)
-    detail = task_detail(repo, repo.get(task_id))
+    repo = load_repository(options, bodies=False)
+    detail = task_detail(repo, with_body(repo.task_dir, repo.get(task_id)))
     chosen = output_format(options, fmt)
     if chosen != "table":
         emit_data(detail, chosen)

@@ -78,7 +78,7 @@ def next_command(
     Ties go in natural id order. Refuses to run when the config's next
     section is malformed.
     """
-    repo = load_repository(options)
+    repo = load_repository(options, bodies=False)
     repo.config.require_next_config()  # a config error, before --filter's usage errors
     with usage_errors("--filter"):
         ranked = rank(
@@ -116,7 +116,7 @@ def tracks_command(options: GlobalOptions, /, *, strict_phases: bool, fmt: str |
     tracks; track 1 is what a team can start now. Tasks without touches are
     flexible. Unknown scopes are warnings when scopes are configured.
     """
-    repo = load_repository(options)
+    repo = load_repository(options, bodies=False)
     result = plan_tracks(repo.graph, repo.settings, strict_phases=strict_phases)
     structured = data_format(options, fmt)
     if structured:
@@ -154,7 +154,7 @@ def board_command(options: GlobalOptions, /, *, group_by: str, fmt: str | None) 
     Status by advancement, priority low to critical, effort by the configured
     vocabulary, phases in config order; other values follow sorted, (none) last.
     """
-    repo = load_repository(options)
+    repo = load_repository(options, bodies=False)
     board = build_board(repo.tasks, repo.settings, group_by)
     structured = data_format(options, fmt)
     if structured:
@@ -181,7 +181,7 @@ def stats_command(options: GlobalOptions, /, *, fmt: str | None) -> None:
 
     The completion rate is completed tasks over tasks that are not cancelled.
     """
-    repo = load_repository(options)
+    repo = load_repository(options, bodies=False)
     stats = compute_stats(repo.all_tasks, repo.settings)
     structured = data_format(options, fmt)
     if structured:
@@ -246,7 +246,7 @@ def graph_command(
             f"unknown status {unknown[0]!r}; known: {', '.join(STATUS_ORDER)}",
             param_hint="--exclude-status",
         )
-    repo = load_repository(options)
+    repo = load_repository(options, bodies=False)
     chosen = graph_format or ("json" if options.format in {"json", "yaml"} else "ascii")
     view = select_graph(
         repo.graph,
