@@ -166,6 +166,18 @@ class ParseCache:
             atomic_write_bytes(self.path, encoded, sync=False)
         except OSError:
             return
+        self._remove_other_versions()
+
+    def _remove_other_versions(self) -> None:
+        """Delete cache files an older or newer tasktool left (they are never read)."""
+        assert self.path is not None
+        ours = {self.path.name, _body_path(self.path).name}
+        try:
+            for stale in self.path.parent.glob("*.msgpack"):
+                if stale.name not in ours:
+                    stale.unlink(missing_ok=True)
+        except OSError:
+            return
 
 
 def _body_path(path: Path) -> Path:
