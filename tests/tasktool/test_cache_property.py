@@ -139,4 +139,4 @@ def test_two_processes_writing_the_cache_at_once_never_mix(tmp_path: Path) -> No
         thread.join()
     found = {e.task.body for e in ParseCache.open(tmp_path).entries.values() if e.task}
     assert found in (set(), {"other"}, {task.body for task in cold.tasks})
-    assert scan_tasks(tmp_path) == cold
+    assert stripped(scan_tasks(tmp_path, bodies=False)) == stripped(cold)

@@ -25,6 +25,8 @@ SKIPPED_DIRS = frozenset(
     {"node_modules", "vendor", "dist", "build", ".next", ".nuxt", "out", "target", "__pycache__"}
 )
 ARCHIVE_DIR = "archive"
+#: At most this many changed files: a scan without bodies leaves the cache as it is.
+LAZY_REWRITE = 100
 
 
 class ScanResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -167,6 +169,10 @@ def scan_tasks(
     result = _collect(fresh.values(), presorted=False)
     if use_cache and (len(racy) < parsed or any(path not in fresh for path in previous)):
         if not bodies:  # the cached tasks came without theirs: fetch them to rewrite
+            if parsed <= LAZY_REWRITE:
+                # A few changed files are cheaper to parse again next time than reading
+                # every body and rewriting the whole cache; a run with bodies catches up.
+                return result
             filled = cache.with_bodies(fresh)
             if filled is None:
                 return result
