@@ -66,6 +66,11 @@ class CacheEntry(msgspec.Struct, frozen=True, array_like=True, gc=False):
         )
 
 
+def cache_path(root: Path) -> Path:
+    """The cache file of the task directory ``root`` (its name carries the format)."""
+    return root / STATE_DIR / "cache" / f"{_FORMAT}.msgpack"
+
+
 class _CacheFile(msgspec.Struct, frozen=True):
     format: str
     token: bytes
@@ -96,9 +101,14 @@ class ParseCache:
         return cls(None, {})
 
     @classmethod
+<<<<<<< HEAD
     def open(cls, root: Path, *, bodies: bool = True) -> ParseCache:
         """The cached entries; their tasks' bodies are empty unless ``bodies``."""
         path = root / STATE_DIR / "cache" / f"{_FORMAT}.msgpack"
+=======
+    def open(cls, root: Path) -> ParseCache:
+        path = cache_path(root)
+>>>>>>> main
         try:
             loaded = _decoder.decode(path.read_bytes())
             if loaded.format != _FORMAT:

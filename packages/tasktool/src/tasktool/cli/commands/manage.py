@@ -56,7 +56,7 @@ def archive_command(
     if all_resolved:
         chosen = [task for task in repo.tasks if task.status in RESOLVED_STATUSES]
     else:
-        chosen = [repo.get(task_id) for task_id in task_ids]
+        chosen = [repo.local(task_id) for task_id in task_ids]
     unresolved = [task.id for task in chosen if task.status not in RESOLVED_STATUSES]
     if unresolved and not force:
         raise TaskToolError(
