@@ -101,14 +101,9 @@ class ParseCache:
         return cls(None, {})
 
     @classmethod
-<<<<<<< HEAD
     def open(cls, root: Path, *, bodies: bool = True) -> ParseCache:
         """The cached entries; their tasks' bodies are empty unless ``bodies``."""
-        path = root / STATE_DIR / "cache" / f"{_FORMAT}.msgpack"
-=======
-    def open(cls, root: Path) -> ParseCache:
         path = cache_path(root)
->>>>>>> main
         try:
             loaded = _decoder.decode(path.read_bytes())
             if loaded.format != _FORMAT:

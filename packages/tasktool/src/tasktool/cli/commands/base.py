@@ -133,11 +133,14 @@ def load_repository(
     return repo
 
 
-def repositories(options: GlobalOptions) -> list[tuple[str | None, Repository]]:
+def repositories(
+    options: GlobalOptions, *, bodies: bool = True
+) -> list[tuple[str | None, Repository]]:
     """``[(None, repo)]``, or under ``--all-projects`` each registered project's repository
-    with its id, in registry order; the worktrees of one repository count once."""
+    with its id, in registry order; the worktrees of one repository count once.
+    ``bodies`` as for :func:`load_repository`."""
     if not options.all_projects:
-        return [(None, load_repository(options))]
+        return [(None, load_repository(options, bodies=bodies))]
     from tasktool.config.registry import project_home, read_registry
 
     found: list[tuple[str | None, Repository]] = []
@@ -147,7 +150,9 @@ def repositories(options: GlobalOptions) -> list[tuple[str | None, Repository]]:
         if home in seen:
             continue
         seen.add(home)
-        found.append((project.id, load_repository(replace(options, project=project.id))))
+        found.append(
+            (project.id, load_repository(replace(options, project=project.id), bodies=bodies))
+        )
     return found
 
 

@@ -17,11 +17,8 @@ from tasktool.cli.commands.base import (
     tagged,
     usage_errors,
 )
-<<<<<<< HEAD
 from tasktool.files.scan import with_body
-=======
 from tasktool.model.settings import Settings
->>>>>>> main
 from tasktool.model.task import Task
 from tasktool.model.views import TASK_KEYS, task_rows, task_views
 from tasktool.planning.filters import check_field, group_tasks, sort_tasks
@@ -86,19 +83,9 @@ def list_command(
     if group_by:
         with usage_errors("--group-by"):
             check_field(group_by, "group-by field")
-<<<<<<< HEAD
-    repo = load_repository(options, bodies=False)
-    settings = repo.settings
-    if sort:
-        with usage_errors("--sort"):
-            sort_tasks((), sort, settings)  # checks the spec: its errors name --sort
-    with usage_errors("--filter"):
-        tasks = list_tasks(repo, filters=filters, sort=sort, limit=limit, archived=archived)
-=======
->>>>>>> main
     chosen = output_format(options, fmt)
     found: list[tuple[str | None, Settings, list[Task]]] = []
-    for project, repo in repositories(options):
+    for project, repo in repositories(options, bodies=False):
         if sort:
             with usage_errors("--sort"):
                 sort_tasks((), sort, repo.settings)  # checks the spec: its errors name --sort
@@ -120,7 +107,8 @@ def list_command(
                     item["project"] = f"project:{project}"
         return views
 
-    if not group_by and chosen == "json":
+    if not group_by and chosen == "json" and not everywhere:
+        ((_, _, tasks),) = found
         emit_json_array(task_rows(tasks, shown if columns else TASK_KEYS))
         return
     if not group_by:

@@ -80,16 +80,8 @@ def next_command(
     Ties go in natural id order. Refuses to run when the config's next
     section is malformed.
     """
-<<<<<<< HEAD
-    repo = load_repository(options, bodies=False)
-    repo.config.require_next_config()  # a config error, before --filter's usage errors
-    with usage_errors("--filter"):
-        ranked = rank(
-            repo, limit=limit, quick_wins=quick_wins, strict_phases=strict_phases, filters=filters
-        )
-=======
     ranked: list[tuple[str | None, Ranked]] = []
-    for project, repo in repositories(options):
+    for project, repo in repositories(options, bodies=False):
         repo.config.require_next_config()  # a config error, before --filter's usage errors
         with usage_errors("--filter"):
             ranked += [
@@ -102,7 +94,6 @@ def next_command(
                     filters=filters,
                 )
             ]
->>>>>>> main
     rows = [
         tagged(
             project and f"project:{project}",
@@ -178,15 +169,10 @@ def board_command(options: GlobalOptions, /, *, group_by: str, fmt: str | None) 
     Status by advancement, priority low to critical, effort by the configured
     vocabulary, phases in config order; other values follow sorted, (none) last.
     """
-<<<<<<< HEAD
-    repo = load_repository(options, bodies=False)
-    board = build_board(repo.tasks, repo.settings, group_by)
-=======
     boards = [
         (project, build_board(repo.tasks, repo.settings, group_by))
-        for project, repo in repositories(options)
+        for project, repo in repositories(options, bodies=False)
     ]
->>>>>>> main
     structured = data_format(options, fmt)
     if structured:
         if options.all_projects:
@@ -217,15 +203,10 @@ def stats_command(options: GlobalOptions, /, *, fmt: str | None) -> None:
 
     The completion rate is completed tasks over tasks that are not cancelled.
     """
-<<<<<<< HEAD
-    repo = load_repository(options, bodies=False)
-    stats = compute_stats(repo.all_tasks, repo.settings)
-=======
     every = [
         (project, compute_stats(repo.all_tasks, repo.settings))
-        for project, repo in repositories(options)
+        for project, repo in repositories(options, bodies=False)
     ]
->>>>>>> main
     structured = data_format(options, fmt)
     if structured:
         if options.all_projects:
