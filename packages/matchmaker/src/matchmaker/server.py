@@ -29,6 +29,7 @@ import logging
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from matchmaker.config import ServerConfig
 from matchmaker.control import Observers, create_control_app, create_metrics_app
@@ -42,6 +43,9 @@ from matchmaker.observe.metrics import Metrics
 from matchmaker.refresh import DirectoryRefresher
 from matchmaker.servers import Listener, Serve, resolve_server, serve_function
 from matchmaker.store import DEFAULT_STORE_URL, ProjectStore, open_store
+
+if TYPE_CHECKING:
+    from matchmaker.cluster import ClusterNode
 
 log = logging.getLogger("matchmaker")
 
@@ -76,7 +80,9 @@ async def run(
     store = await _open_store(config)
     sockets: list[socket.socket] = []
     refresher = None if store is None else DirectoryRefresher(store, directory)
+    cluster = None
     try:
+        cluster = await _join_cluster(config)
         if refresher is not None:
             await refresher.start()
         grace = config.shutdown_grace_s
@@ -89,6 +95,7 @@ async def run(
             shutdown=shutdown,
             store_probe=None if store is None else store.ping,
             metrics=metrics,
+            cluster=cluster,
         )
         snapshot = functools.partial(live_snapshot, data_app.plane)
         metrics.watch(snapshot, lambda: len(data_app.plane.clients))
@@ -137,12 +144,7 @@ async def run(
             ready(bound)
         await asyncio.gather(*(_serve(serve, listener, shutdown) for serve, listener in listeners))
     finally:
-        for sock in sockets:
-            sock.close()
-        if refresher is not None:
-            await refresher.close()
-        if store is not None:
-            await store.close()
+        await _release(sockets, cluster, refresher, store)
     log.info("stopped")
 
 
@@ -189,6 +191,34 @@ def _log_listening(
         )
     if metrics is not None:
         log.info("metrics listening on %s/metrics (no key)", url("http", *metrics))
+
+
+async def _release(
+    sockets: list[socket.socket],
+    cluster: ClusterNode | None,
+    refresher: DirectoryRefresher | None,
+    store: ProjectStore | None,
+) -> None:
+    """Close what :func:`run` opened, in reverse order of need."""
+    for sock in sockets:
+        sock.close()
+    if cluster is not None:
+        await cluster.close()
+    if refresher is not None:
+        await refresher.close()
+    if store is not None:
+        await store.close()
+
+
+async def _join_cluster(config: ServerConfig) -> ClusterNode | None:
+    """With ``--cluster``: join it (imports redis); else ``None`` and nothing touches Redis."""
+    if config.cluster_url is None:
+        return None
+    from matchmaker.cluster import open_cluster
+
+    cluster = await open_cluster(config.cluster_url, config.cluster_name)
+    log.info("joined cluster %r as member %s", config.cluster_name, cluster.node)
+    return cluster
 
 
 def configure_logging(config: ServerConfig) -> None:
