@@ -77,6 +77,11 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("task.missing_title", "A task file with a blank or missing title", _FINDING),
     ("task.field_type", "A field with a list where a value belongs, or the reverse", _FINDING),
     ("task.duplicate_key", "A frontmatter key written twice (set refuses to edit it)", _UNREADABLE),
+    (
+        "task.edit_failed",
+        "A frontmatter shape an edit cannot change in place (nothing written)",
+        _UNREADABLE,
+    ),
     # validate findings over the loaded tasks.
     ("task.duplicate_id", "One id in several files", _FINDING),
     ("task.missing_dependency", "A dependency id that exists nowhere", _FINDING),
