@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import os
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -79,22 +79,27 @@ def test_a_setting_that_cannot_work_is_one_coded_line_with_exit_1() -> None:
 
 
 @pytest.mark.parametrize(
-    ("args", "env", "named"),
+    ("args", "env", "named", "code"),
     [
-        (["--port", "70000"], {}, "--port"),
-        (["--port", "http"], {}, "--port"),
-        (["--management-port", "-1"], {}, "--management-port"),
-        (["--log-level", "loud"], {}, "--log-level"),
-        (["--shutdown-grace", "-1"], {}, "--shutdown-grace"),
-        (["--max-frame-bytes", "big"], {}, "--max-frame-bytes"),
-        (["--management-key", ""], {}, "--management-key"),
-        (["--no-such-flag"], {}, "--no-such-flag"),
-        ([], {"MATCHMAKER_PORT": "http"}, "--port"),
-        ([], {"MATCHMAKER_MAX_SESSION_MEMBERS": "0"}, "--max-session-members"),
+        (["--port", "70000"], {}, "--port", "usage"),
+        (["--port", "http"], {}, "--port", "usage"),
+        (["--management-port", "-1"], {}, "--management-port", "usage"),
+        (["--log-level", "loud"], {}, "--log-level", "usage"),
+        (["--shutdown-grace", "-1"], {}, "--shutdown-grace", "usage"),
+        (["--max-frame-bytes", "big"], {}, "--max-frame-bytes", "usage"),
+        (["--management-key", ""], {}, "--management-key", "usage"),
+        (["--no-such-flag"], {}, "--no-such-flag", "usage"),
+        ([], {"MATCHMAKER_PORT": "http"}, "MATCHMAKER_PORT", "config.invalid"),
+        (
+            [],
+            {"MATCHMAKER_MAX_SESSION_MEMBERS": "0"},
+            "MATCHMAKER_MAX_SESSION_MEMBERS",
+            "config.invalid",
+        ),
     ],
 )
 def test_bad_arguments_and_environment_are_usage_errors(
-    args: list[str], env: dict[str, str], named: str
+    args: list[str], env: dict[str, str], named: str, code: str
 ) -> None:
     """Refused before anything is bound or opened: exit 2, the option named, no traceback."""
     clean: dict[str, str | None] = {n: None for n in os.environ if n.startswith("MATCHMAKER_")}
@@ -105,13 +110,15 @@ def test_bad_arguments_and_environment_are_usage_errors(
     (line,) = result.stderr.splitlines()  # one coded line, no traceback
     assert line.startswith("error: ")
     assert named in line
-    assert line.endswith("[usage]")
+    assert line.endswith(f"[{code}]")
 
 
 def test_version() -> None:
     result = CliRunner().invoke(main, ["--version"], prog_name="matchmaker")
     assert result.exit_code == 0
     assert result.stdout == f"matchmaker, version {matchmaker.__version__}\n"
+
+
 def test_config_show_names_each_source_and_redacts_secrets(tmp_path: Path) -> None:
     path = tmp_path / "mm.yaml"
     path.write_text("port: 9000\nstore: postgresql://mm:hunter2@db.example/mm\n")

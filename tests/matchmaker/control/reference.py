@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +23,9 @@ JSON_TYPES = frozenset({"application/json"})
 PATCH_TYPES = frozenset({"application/json", "application/merge-patch+json"})
 MAX_GROUP = 64  # --max-session-members' default
 RESERVED_ID = "default"
+MAX_ATTRIBUTES = 32  # --max-attributes' default
+MAX_VALUE_CHARS = 256  # --max-attribute-value-chars' default
+ATTRIBUTE_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
 class Unspecified(Exception):
@@ -60,6 +64,23 @@ def _policy_violations(policy: object, where: str) -> list[str]:
         isinstance(filter_, dict) and all(_check_filter_value(v) for v in filter_.values())
     ):
         problems.append(f"{where}.filter: not a map of strings, numbers and booleans")
+    elif filter_:
+        problems.extend(_filter_rule_violations(filter_, policy.get("mode"), where))
+    return problems
+
+
+def _filter_rule_violations(filter_: dict[str, Any], mode: object, where: str) -> list[str]:
+    """The data plane's filter rules, as docs/control-plane.md states them for policies."""
+    problems = []
+    if mode in MODES and mode != "auto":
+        problems.append(f"{where}.filter: only on mode auto")
+    if len(filter_) > MAX_ATTRIBUTES:
+        problems.append(f"{where}.filter: more than {MAX_ATTRIBUTES} keys")
+    for key, value in filter_.items():
+        if not ATTRIBUTE_NAME.fullmatch(key):
+            problems.append(f"{where}.filter.{key}: not an attribute name")
+        if isinstance(value, str) and value != "@self" and len(value) > MAX_VALUE_CHARS:
+            problems.append(f"{where}.filter.{key}: longer than {MAX_VALUE_CHARS} characters")
     return problems
 
 

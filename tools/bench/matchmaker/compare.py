@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from run import Server, free_port
+from run import Server, free_port, raw_results
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
@@ -365,12 +365,7 @@ def report(args: argparse.Namespace, runs: list[dict[str, Any]]) -> str:
         *rows,
         "",
         NOTES,
-        "## Raw results (JSON, one object per run)",
-        "",
-        "```json",
-        *(json.dumps(run, sort_keys=True) for run in runs),
-        "```",
-        "",
+        *raw_results(runs),
     ]
     return "\n".join(lines)
 

@@ -373,6 +373,14 @@ def report(args: argparse.Namespace, runs: list[dict[str, Any]]) -> str:
         f"{'yes' if m('matching_max', 'per_server_cpu_s') >= 2000 else 'no'} |",
         "",
         NOTES,
+        *raw_results(runs),
+    ]
+    return "\n".join(lines)
+
+
+def raw_results(runs: list[dict[str, Any]]) -> list[str]:
+    """The closing section of a report: every run's results, one JSON object a line."""
+    return [
         "## Raw results (JSON, one object per run)",
         "",
         "```json",
@@ -380,7 +388,6 @@ def report(args: argparse.Namespace, runs: list[dict[str, Any]]) -> str:
         "```",
         "",
     ]
-    return "\n".join(lines)
 
 
 def main() -> None:

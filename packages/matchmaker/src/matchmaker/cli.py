@@ -33,7 +33,8 @@ from matchmaker.settings import (
     effective_rows,
     resolve,
 )
-from mtcommon import CodedError, render_line, render_usage
+from mtcommon import CodedError, render_line
+from mtcommon.cli import UsageLine
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -55,17 +56,6 @@ class SettingsFailure(CommandError):
     """A setting that cannot be used (flag, environment or file): exit status 2, like Click's."""
 
     exit_code = 2
-
-
-class UsageLine(click.UsageError):
-    """A usage error as one line on stderr (``error: <message> (see '<command> --help')
-    [usage]``, ``mtcommon.render_usage`` as tasktool prints it), exit 2; click's own form
-    takes three lines."""
-
-    def show(self, file: IO[Any] | None = None) -> None:
-        path = self.ctx.command_path if self.ctx is not None else None
-        line = render_usage(self.format_message(), path, code="usage")
-        click.echo(line, file=file or sys.stderr)
 
 
 if TYPE_CHECKING:
@@ -126,15 +116,14 @@ class _ServerGroup(click.Group):
         try:
             return super().make_context(info_name, args, parent, **extra)
         except click.UsageError as exc:
-            raise UsageLine(exc.format_message(), exc.ctx) from None
+            raise UsageLine.of(exc) from None
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except UsageLine:
-            raise
         except click.UsageError as exc:
-            raise UsageLine(exc.format_message(), exc.ctx or ctx) from None
+            exc.ctx = exc.ctx or ctx  # a check in the command body names the command too
+            raise UsageLine.of(exc) from None
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         sections: dict[str, list[tuple[str, str]]] = {group: [] for group in GROUPS}

@@ -9,17 +9,18 @@ What granian does not do by itself, and how this module closes the gap:
 - It binds its own socket from a host and port (with port 0 the real port is
   never reported). ``_BoundServer`` hands it the socket the launcher already
   bound instead, so port 0 and the reported address work as under hypercorn.
-- Its ``backpressure`` is the number of connections one worker serves at once
-  (the embedded default is ``backlog`` = 128, so client 129 would wait in the
-  accept queue). It is set to the process's open-file limit: the descriptors,
-  not granian, are the bound.
+- Its ``backpressure`` is the number of TCP connections one worker serves at
+  once until their request is answered or upgraded (the embedded default is
+  ``backlog``, 128: 128 idle keep-alive or half-open connections would hold
+  every new client in the accept queue). It is set to the process's open-file
+  limit: the descriptors, not granian, are the bound.
 - On stop it stops accepting and runs the lifespan shutdown at once; it does not
   wait for open WebSockets. ``serve`` waits for the app's open connections to
   end (the data plane closes them with 1001 when shutdown is set), up to
   ``grace_s``, before it stops granian.
 - It has no WebSocket message-size option: tungstenite's defaults apply (frames
-  up to 16 MiB, messages up to 64 MiB are read whole, a larger one drops the
-  connection). The data plane enforces ``max_message`` itself (1009) once a
+  up to 16 MiB, messages up to 64 MiB are read whole; over that granian closes
+  without a close code). The data plane enforces ``max_message`` itself (1009) once a
   frame arrives; docs/operations.md says what that means for memory.
 - Its ``websocket.close`` waits for the lock a pending ``receive`` holds until a
   frame arrives, so a server-initiated close (1001, 3008, a heartbeat timeout)
@@ -27,8 +28,9 @@ What granian does not do by itself, and how this module closes the gap:
   first (granian then drops it and the lock) and hands the app
   ``websocket.disconnect`` once the close frame is out.
 - Each WebSocket holds tungstenite's 128 KiB read buffer (``read_buffer_size``,
-  zero-filled on the first read), which granian does not expose: ~130 KiB more
-  per idle client than hypercorn (docs/benchmarks/matchmaker-servers.md).
+  zero-filled the first time the socket is polled for a frame, which is at once),
+  which granian does not expose: ~130 KiB more per idle client than hypercorn
+  (docs/benchmarks/matchmaker-servers.md, docs/operations.md).
 """
 
 from __future__ import annotations

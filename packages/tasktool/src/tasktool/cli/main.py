@@ -14,9 +14,10 @@ from typing import Any
 import click
 
 from mtcommon import CodedError
+from mtcommon.cli import UsageLine
 from tasktool import __version__
 from tasktool.cli.commands import COMMANDS
-from tasktool.cli.commands.base import CliError, GlobalOptions, UsageLine
+from tasktool.cli.commands.base import CliError, GlobalOptions
 from tasktool.model.errors import TaskToolError
 from tasktool.present.render import FORMATS
 

@@ -22,7 +22,8 @@ from typing import Any, TypeVar
 
 import click
 
-from mtcommon import CodedError, render_line, render_usage
+from mtcommon import CodedError, render_line
+from mtcommon.cli import UsageLine
 from tasktool.config import Overrides
 from tasktool.model.errors import TaskToolError, exit_status
 from tasktool.planning.repository import Repository, load_context
@@ -45,30 +46,6 @@ class CliError(click.ClickException):
 
     def show(self, file: Any = None) -> None:
         click.echo(render_line(self.error), file=file or sys.stderr)
-
-
-class UsageLine(click.UsageError):
-    """A usage error as one line on stderr (``error: <message> (see '<command> --help')
-    [<code>]``, code ``usage`` or the ``filter.*`` code behind it), exit 2; click's own
-    form takes three lines."""
-
-    def __init__(
-        self, message: str, ctx: click.Context | None = None, *, code: str = "usage"
-    ) -> None:
-        super().__init__(message, ctx)
-        self.code = code
-
-    def show(self, file: Any = None) -> None:
-        path = self.ctx.command_path if self.ctx is not None else None
-        line = render_usage(self.format_message(), path, code=self.code)
-        click.echo(line, file=file or sys.stderr)
-
-    @classmethod
-    def of(cls, error: click.UsageError) -> click.UsageError:
-        """``error`` as a one-liner (the help screen of a bare command stays as it is)."""
-        if isinstance(error, cls | click.exceptions.NoArgsIsHelpError):
-            return error
-        return cls(error.format_message(), error.ctx)
 
 
 @dataclass
