@@ -26,9 +26,9 @@ if TYPE_CHECKING:
     from tests.tasktool.conftest import Project
 
 
-def run(project: Project, *args: str) -> str:
+def run(project: Project, *args: str, code: int = 0) -> str:
     result = CliRunner().invoke(cli, list(args), env=project.env, catch_exceptions=False)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == code, result.output
     return result.output
 
 
@@ -121,6 +121,21 @@ def test_add_writes_a_plain_date_and_no_empty_body(
     created = view["created_at"]
     assert f"\ncreated_at: {created}\n" in text
     assert text.endswith("---\n")
+
+
+def test_cli_refuses_a_duplicated_id_naming_both_files(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    in_project(project, monkeypatch)
+    first = put(project, "5-a.md", b"---\nid: '5'\ntitle: A\n---\n")
+    second = put(project, "x/5-b.md", b"---\nid: '5'\ntitle: B\n---\n")
+    for args in (("get", "5"), ("worklog", "5"), ("rm", "5"), ("archive", "5", "--force")):
+        output = run(project, *args, code=1)
+        assert "[task.ambiguous_id]" in output
+        assert str(first.relative_to(project.root)) in output
+        assert str(second.relative_to(project.root)) in output
+    assert first.exists()
+    assert second.exists()
 
 
 # --- the property ------------------------------------------------------------------------

@@ -84,6 +84,11 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ),
     # validate findings over the loaded tasks.
     ("task.duplicate_id", "One id in several files", _FINDING),
+    (
+        "task.ambiguous_id",
+        "A command named an id that several files hold (deduplicate first)",
+        _CONFLICT,
+    ),
     ("task.missing_dependency", "A dependency id that exists nowhere", _FINDING),
     ("task.missing_parent", "A parent id that exists nowhere", _FINDING),
     ("task.dependency_cycle", "Dependencies that loop", _FINDING),

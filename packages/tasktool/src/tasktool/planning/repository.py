@@ -70,10 +70,26 @@ class Repository:
         """Every id in use, active or archived."""
         return frozenset(self.by_id)
 
+    @cached_property
+    def copies(self) -> Mapping[str, tuple[str, ...]]:
+        """The files of every id that more than one file holds (active or archived)."""
+        files: dict[str, list[str]] = {}
+        for task in self.all_tasks:
+            files.setdefault(task.id, []).append(task.file_path)
+        return {task_id: tuple(paths) for task_id, paths in files.items() if len(paths) > 1}
+
     def get(self, task_id: str) -> Task:
-        """The task with this id, or ``TaskToolError`` ``task.not_found``."""
+        """The task with this id: ``task.not_found`` when no file holds it, and
+        ``task.ambiguous_id`` when several do (acting on one copy would be a guess)."""
         task = self.by_id.get(task_id)
         if task is not None:
+            paths = self.copies.get(task_id)
+            if paths:
+                raise TaskToolError(
+                    f"task {task_id} is in {len(paths)} files: {', '.join(paths)}; "
+                    "run 'tasktool deduplicate' to renumber the copies",
+                    code="task.ambiguous_id",
+                )
             return task
         for problem in self.broken:
             if problem.task_id == task_id:
