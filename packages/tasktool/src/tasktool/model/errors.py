@@ -72,6 +72,7 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     # validate; an edit of such a file (set, rm, archive) stops with the code.
     ("task.unreadable", "A task file that cannot be read or is not UTF-8", _UNREADABLE),
     ("task.yaml", "Frontmatter that is not valid YAML", _FINDING),
+    ("task.merge_conflict", "Committed merge-conflict markers (file and line named)", _FINDING),
     ("task.frontmatter", "No frontmatter block, or frontmatter that is not a mapping", _UNREADABLE),
     ("task.missing_id", "A task file with a blank or missing id", _FINDING),
     ("task.missing_title", "A task file with a blank or missing title", _FINDING),

@@ -30,7 +30,7 @@ from tasktool.planning.changes import (
     plan_create,
     plan_update,
 )
-from tasktool.planning.repository import Repository
+from tasktool.planning.repository import WORKLOG_DIR, Repository
 
 
 def today() -> str:
@@ -225,19 +225,40 @@ def remove_task(repo: Repository, task_id: str, *, force: bool = False) -> list[
     return removed
 
 
+def _archive_target(repo: Repository, source: Path) -> Path:
+    """Where archiving puts a file: the ``archive/`` folder of its own group folder when
+    that exists (taskmd's layout, ``tasks/cli/archive/``), else ``<task dir>/archive/``
+    keeping its group folder."""
+    folder = source.parent
+    if folder != repo.task_dir and (folder / ARCHIVE_DIR).is_dir():
+        return folder / ARCHIVE_DIR / source.name
+    return repo.task_dir / ARCHIVE_DIR / source.relative_to(repo.task_dir)
+
+
+def _move_worklog(old: Path, new: Path) -> None:
+    """Move a worklog kept next to its task file (taskmd's per-folder ``.worklogs/``)."""
+    new.parent.mkdir(parents=True, exist_ok=True)
+    if new.exists():
+        raise TaskToolError(f"{new} already exists", code="task.exists")
+    os.replace(old, new)
+
+
 def archive_task(repo: Repository, task_id: str) -> Path:
-    """Move the task file under ``<task dir>/archive/`` (keeping its group folder)."""
+    """Move the task file to its archive folder (see :func:`_archive_target`), and a
+    worklog kept next to it along with it."""
     task = repo.get(task_id)
     if task.archived:
         raise TaskToolError(f"task {task_id} is already archived", code="task.archived")
     source = Path(task.file_path)
-    relative = source.relative_to(repo.task_dir)
-    target = repo.task_dir / ARCHIVE_DIR / relative
+    target = _archive_target(repo, source)
     with task_lock(repo.task_dir, task_id):
         if target.exists():
             raise TaskToolError(f"{target} already exists", code="task.exists")
         target.parent.mkdir(parents=True, exist_ok=True)
+        log = repo.worklog_path(task_id) if is_safe_id(task_id) else None
         os.replace(source, target)
+        if log is not None and log.parent.parent == source.parent and log.exists():
+            _move_worklog(log, target.parent / WORKLOG_DIR / log.name)
     return target
 
 

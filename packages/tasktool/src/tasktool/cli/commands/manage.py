@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import os
-
 import click
-import msgspec
 
 from tasktool.cli.commands.base import (
     GlobalOptions,
@@ -14,11 +11,11 @@ from tasktool.cli.commands.base import (
     output,
     output_format,
 )
-from tasktool.files.storage import repository_lock
 from tasktool.model.errors import TaskToolError
-from tasktool.model.ids import next_id, plan_deduplicate, rewrite_references
+from tasktool.model.ids import next_id
 from tasktool.model.task import RESOLVED_STATUSES
-from tasktool.planning.writes import archive_task, remove_task, renumber_task
+from tasktool.planning.deduplicate import deduplicate
+from tasktool.planning.writes import archive_task, remove_task
 
 
 @click.command("rm")
@@ -98,17 +95,8 @@ def deduplicate_command(options: GlobalOptions, /, *, dry_run: bool, fmt: str | 
     their references to other renumbered ids follow them.
     """
     repo = load_repository(options)
-    with repository_lock(repo.task_dir):
-        tasks = repo.all_tasks
-        mtimes = {task.file_path: os.stat(task.file_path).st_mtime for task in tasks}
-        plan = plan_deduplicate(tasks, repo.settings, mtimes)
-        rows = msgspec.to_builtins(plan)
-        if not dry_run:
-            by_path = {task.file_path: task for task in tasks}
-            for row, step in zip(rows, plan, strict=True):
-                task = by_path[step.file_path]
-                row["file_path"] = str(renumber_task(repo, task, rewrite_references(task, plan)))
-    if not plan and output_format(options, fmt) == "table":
+    rows = deduplicate(repo, dry_run=dry_run)
+    if not rows and output_format(options, fmt) == "table":
         click.echo("no duplicate ids")
         return
     output(

@@ -21,7 +21,7 @@ from tasktool.config import CONFIG_NAME, load_config
 from tasktool.files.source_files import discover_files, read_source
 from tasktool.planning.repository import loader
 from tasktool.planning.todos import scan_files
-from tasktool.planning.worklog import add_entry, read_worklog
+from tasktool.planning.worklog import add_entry, format_entry, read_worklog
 from tasktool.present.documents import validation_report
 from tasktool.present.render import emit_data, emit_text
 
@@ -138,4 +138,4 @@ def worklog_command(
     if not log.entries:
         emit_text(f"no worklog entries for task {task.id}")
     for entry in log.entries:
-        emit_text(f"## {entry.timestamp}\n\n{entry.content}\n")
+        emit_text(format_entry(entry))
