@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "todos": "tasktool.cli.commands.upkeep:todos_command",
     "validate": "tasktool.cli.commands.upkeep:validate_command",
     "worklog": "tasktool.cli.commands.upkeep:worklog_command",
+    "completion": "tasktool.cli.commands.shell:completion_command",
     # Front ends own their commands; named here, never imported (front ends are independent).
     "sync": "tasktool.sync.command:sync_command",
     # Front ends beside the CLI: named, never imported here (they need extras).

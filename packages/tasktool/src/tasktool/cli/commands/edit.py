@@ -14,6 +14,7 @@ from tasktool.cli.commands.base import (
     output_format,
     split_values,
 )
+from tasktool.cli.commands.shell import complete_ids
 from tasktool.model.task import TASK_TYPES, Priority, Status
 from tasktool.model.views import task_view
 from tasktool.planning.changes import TaskChange, new_task_fields
@@ -132,7 +133,7 @@ def _list_options(function: F) -> F:
 
 
 @click.command("set")
-@click.argument("task_id", metavar="ID")
+@click.argument("task_id", metavar="ID", shell_complete=complete_ids)
 @click.option("--title", help="New title.")
 @_scalar_options
 @_date_options

@@ -15,6 +15,7 @@ from tasktool.cli.commands.base import (
     split_values,
     usage_errors,
 )
+from tasktool.cli.commands.shell import complete_ids
 from tasktool.model.task import Task
 from tasktool.model.views import TASK_KEYS, task_views
 from tasktool.planning.filters import check_field, group_tasks, sort_tasks
@@ -105,7 +106,7 @@ def list_command(
 
 
 @click.command("get")
-@click.argument("task_id", metavar="ID")
+@click.argument("task_id", metavar="ID", shell_complete=complete_ids)
 @format_option
 @click.pass_obj
 def get_command(options: GlobalOptions, /, *, task_id: str, fmt: str | None) -> None:

@@ -11,6 +11,7 @@ from tasktool.cli.commands.base import (
     output,
     output_format,
 )
+from tasktool.cli.commands.shell import complete_ids
 from tasktool.model.errors import TaskToolError
 from tasktool.model.ids import next_id
 from tasktool.model.task import RESOLVED_STATUSES
@@ -19,7 +20,7 @@ from tasktool.planning.writes import archive_task, remove_task
 
 
 @click.command("rm")
-@click.argument("task_id", metavar="ID")
+@click.argument("task_id", metavar="ID", shell_complete=complete_ids)
 @click.option("--force", is_flag=True, help="Remove even while other tasks reference it.")
 @click.pass_obj
 def rm_command(options: GlobalOptions, /, *, task_id: str, force: bool) -> None:
@@ -32,7 +33,7 @@ def rm_command(options: GlobalOptions, /, *, task_id: str, force: bool) -> None:
 
 
 @click.command("archive")
-@click.argument("task_ids", metavar="[ID]...", nargs=-1)
+@click.argument("task_ids", metavar="[ID]...", nargs=-1, shell_complete=complete_ids)
 @click.option("--all", "all_resolved", is_flag=True, help="Archive every completed/cancelled task.")
 @click.option("--force", is_flag=True, help="Archive unresolved tasks too.")
 @click.option("--dry-run", is_flag=True, help="Only show what would move.")

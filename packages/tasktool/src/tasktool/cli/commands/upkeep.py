@@ -17,6 +17,7 @@ from tasktool.cli.commands.base import (
     output,
     output_format,
 )
+from tasktool.cli.commands.shell import complete_ids
 from tasktool.config import CONFIG_NAME, load_config
 from tasktool.files.source_files import discover_files, read_source
 from tasktool.planning.repository import loader
@@ -113,7 +114,7 @@ def validate_command(
 
 
 @click.command("worklog")
-@click.argument("task_id", metavar="ID")
+@click.argument("task_id", metavar="ID", shell_complete=complete_ids)
 @click.option("--add", "text", metavar="TEXT", help="Append an entry (needs worklogs: true).")
 @format_option
 @click.pass_obj
