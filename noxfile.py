@@ -25,7 +25,7 @@ PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 CONSTRAINTS = ROOT / ".ci" / "constraints.txt"
 PACKAGES = [
     "./packages/common",
-    "./packages/matchmaker[postgres,fast]",
+    "./packages/matchmaker[postgres,fast,webrtc]",
     "./packages/tasktool[web,mcp]",
 ]
 SOURCES = ["packages/common/src", "packages/matchmaker/src", "packages/tasktool/src"]
@@ -146,8 +146,9 @@ def unprivileged(session: nox.Session) -> None:
 def lock(session: nox.Session) -> None:
     """Rewrite .ci/constraints.txt; ``-- --upgrade`` moves every pin to the newest release.
 
-    ``-- --check`` changes nothing and fails when the file no longer pins everything the
-    packages and groups require (uv keeps the pins already there, so only a change of
+    It pins everything the sessions install: the packages with the extras in ``PACKAGES``
+    and the root dependency groups. ``-- --check`` changes nothing and fails when the file
+    no longer pins all of that (uv keeps the pins already there, so only a change of
     requirements shows).
     """
     check = "--check" in session.posargs
@@ -156,13 +157,15 @@ def lock(session: nox.Session) -> None:
         output = Path(scratch) / CONSTRAINTS.name if check else CONSTRAINTS
         if check:
             shutil.copyfile(CONSTRAINTS, output)
+        requirements = Path(scratch) / "packages.in"
+        requirements.write_text("".join(f"{package}\n" for package in PACKAGES))
         session.run(
             *("uv", "pip", "compile", "--universal", "--python-version", "3.11", "--quiet"),
             *(f"--group=pyproject.toml:{g}" for g in ("test", "lint", "imports", "typecheck")),
             *(f"--no-emit-package={name}" for name in ("mtcommon", "matchmaker", "tasktool")),
-            *("--custom-compile-command", "nox -s lock", "-o", str(output)),
+            *("--no-annotate", "--custom-compile-command", "nox -s lock", "-o", str(output)),
             *extra,
-            str(CONSTRAINTS.with_suffix(".in")),
+            str(requirements),
             external=True,
         )
         if check and output.read_text() != CONSTRAINTS.read_text():

@@ -78,7 +78,9 @@ def test_a_declared_project_is_what_the_data_plane_resolves(mm: MatchmakerProces
 
 
 def test_the_log_names_the_server_of_the_data_plane(mm: MatchmakerProcess) -> None:
-    server = mm.process.args[-1]
+    args = mm.process.args
+    assert isinstance(args, list)
+    server = str(args[-1])
     assert f"data plane listening on {mm.data_url} (WebSocket " in mm.log()
     assert f"/ws, server {server})" in mm.log()
 

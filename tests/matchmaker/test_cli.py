@@ -101,7 +101,7 @@ def test_a_setting_that_cannot_work_is_one_coded_line_with_exit_1() -> None:
 def test_bad_arguments_and_environment_are_usage_errors(
     args: list[str], env: dict[str, str], named: str, code: str
 ) -> None:
-    """Refused before anything is bound or opened: exit 2, the option named, no traceback."""
+    """Refused before anything is bound or opened: exit 2, the option or variable named."""
     clean: dict[str, str | None] = {n: None for n in os.environ if n.startswith("MATCHMAKER_")}
     # Should a case be accepted by mistake, the server it starts binds free ports only.
     clean |= {"REALTIME_MGMT_KEY": None, "MATCHMAKER_PORT": "0", "MATCHMAKER_MANAGEMENT_PORT": "0"}

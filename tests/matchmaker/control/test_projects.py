@@ -286,3 +286,29 @@ def test_writes_update_the_directory(admin: httpx.Client, directory: ProjectDire
 
 def _fields(project: Any) -> dict[str, Any]:
     return {f: getattr(project, f) for f in project.__struct_fields__}
+
+
+@pytest.mark.parametrize(
+    ("scopes", "status", "field"),
+    [
+        (["delegate"], 201, None),
+        ([], 201, None),
+        (["admin"], 400, "$.keys[0].scopes[0]"),
+        (["delegate", "delegate"], 400, "$.keys[0].scopes"),
+        ("delegate", 400, "$.keys[0].scopes"),
+    ],
+)
+def test_key_scopes_are_validated(
+    admin: httpx.Client, scopes: Any, status: int, field: str | None
+) -> None:
+    key = {"type": "shared-secret", "secret": "delegate-key", "scopes": scopes}
+    response = admin.post("/admin/projects", json={"id": "scoped", "keys": [key]})
+    assert response.status_code == status, response.text
+    if status == 201:
+        # an empty list is the default: the stored key omits it
+        stored = admin.get("/admin/projects/scoped").json()["keys"]
+        assert stored == [key if scopes else {"type": "shared-secret", "secret": "delegate-key"}]
+    else:
+        assert error_code(response) == "request.invalid"
+        assert response.json()["error"]["details"]["field"] == field
+        assert admin.get("/admin/projects/scoped").status_code == 404

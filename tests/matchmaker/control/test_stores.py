@@ -18,7 +18,10 @@ def config(store_url: str) -> ServerConfig:
 def test_round_trip_on_every_store(admin: httpx.Client) -> None:
     body = {
         "id": "日本/\u0000-free",
-        "keys": [{"type": "shared-secret", "secret": "nul\u0000inside"}],
+        "keys": [
+            {"type": "shared-secret", "secret": "nul\u0000inside"},
+            {"type": "shared-secret", "secret": "for-the-delegate", "scopes": ["delegate"]},
+        ],
         "policies": [{"name": "p", "mode": "auto", "groupSize": 3, "filter": {"k": 2**40}}],
     }
     created = admin.post("/admin/projects", json=body)

@@ -106,7 +106,6 @@ def test_self_buckets_treat_equal_numbers_as_one_value() -> None:
     ("requests", "code"),
     [
         ([{"policy": "duel"}, {"pool": "duel"}], "pool.already_entered"),
-        ([{"policy": "lobby"}], "pool.mode_unsupported"),
         ([{"pool": "adhoc"}], "pool.not_found"),
         ([{"policy": "regional"}], "pool.attribute_missing"),
         (
@@ -182,7 +181,7 @@ def test_leave_frees_the_pool_and_unknown_pool_is_an_error() -> None:
     core = new_core()
     a = connect(core)
     entered, _ = core.enter(a, PROJECT, enter_data(), 0)
-    assert core.leave_pool(a, "duel") == entered.entry_id
+    assert core.leave_pool(a, "duel")[0] == entered.entry_id
     assert core.pools == {}
     with pytest.raises(MatchmakerError) as caught:
         core.leave_pool(a, "duel")

@@ -87,7 +87,7 @@ class CoreMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def leave(self, data: st.DataObject) -> None:
         client, pool = data.draw(st.sampled_from(sorted(self.waiting)))
-        assert self.core.leave_pool(client, pool) == self.waiting.pop((client, pool))
+        assert self.core.leave_pool(client, pool)[0] == self.waiting.pop((client, pool))
 
     @precondition(lambda self: self.attributes)
     @rule(data=st.data())

@@ -61,10 +61,16 @@ async def start_server(server_name: str) -> AsyncIterator[StartServer]:
     stops: list[tuple[DataServer, asyncio.Event, asyncio.Task[None], socket.socket]] = []
 
     async def start(
-        *projects: Project, require_declared: bool = False, **limits: Any
+        *projects: Project,
+        require_declared: bool = False,
+        ice_servers: str | None = None,
+        **limits: Any,
     ) -> DataServer:
         config = ServerConfig(
-            port=0, require_declared_projects=require_declared, limits=Limits(**limits)
+            port=0,
+            require_declared_projects=require_declared,
+            limits=Limits(**limits),
+            ice_servers=ice_servers,
         )
         directory = ProjectDirectory(projects)
         shutdown = asyncio.Event()
@@ -76,7 +82,12 @@ async def start_server(server_name: str) -> AsyncIterator[StartServer]:
         port = sock.getsockname()[1]
         listener = Listener(app, sock, 1.0, websocket_max_message_size(config))
         stop = asyncio.Event()
-        task = asyncio.create_task(serve_function(server_name)(listener, stop))
+        serve = serve_function(server_name)
+
+        async def serving() -> None:
+            await serve(listener, stop)
+
+        task = asyncio.create_task(serving())
         base = f"http://127.0.0.1:{port}"
         async with httpx.AsyncClient() as http, asyncio.timeout(10):
             while True:

@@ -49,7 +49,6 @@ ADHOC = {"pool": "x", "create": True, "mode": "auto", "groupSize": 2}
             {**ADHOC, "pool": "d"},
             "pool.limit",
         ),
-        ("game", {}, [], {"policy": "lobby"}, "pool.mode_unsupported"),
     ],
 )
 async def test_entry_errors(start_server: Any, case: tuple[Any, ...]) -> None:

@@ -55,11 +55,14 @@ async def churner(server: DataServer, fate: float, created: list[dict[str, Any]]
 
 
 def assert_core_consistent(server: DataServer) -> None:
-    """Every entry and member the core holds belongs to a connected client."""
+    """Every entry and member the core holds belongs to a connected client, or to one that
+    dropped and is away (resumable) for its grace period."""
     core = server.plane.core
-    assert set(core.clients) == set(server.plane.clients)
+    away = {cid for cid, client in core.clients.items() if client.away}
+    assert set(core.clients) == set(server.plane.clients) | away
+    assert away <= set(core.resumption.outboxes)
     for pool in core.pools.values():
-        assert pool.size > 0
+        assert pool.size + pool.paused > 0  # waiting entries, or paused ones of away clients
     for session in core.sessions.values():
         assert session.members
         for client_id in session.members:
@@ -68,13 +71,16 @@ def assert_core_consistent(server: DataServer) -> None:
         for name, entry in client.entries.items():
             assert entry.live
             assert entry.pool.name == name
-            assert core.pools.get(entry.pool.key) is entry.pool
+            assert entry.paused == client.away
+            if not entry.paused:
+                assert core.pools.get(entry.pool.key) is entry.pool
 
 
 async def test_clients_vanishing_mid_match_leak_nothing(
-    server: DataServer, caplog: pytest.LogCaptureFixture
+    start_server: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.WARNING)
+    server: DataServer = await start_server(resume_grace_ms=300)
     rng = random.Random(1234)
     created: list[dict[str, Any]] = []
     for _ in range(ROUNDS):
@@ -84,7 +90,7 @@ async def test_clients_vanishing_mid_match_leak_nothing(
     await server.until(lambda: not server.plane.open)
     core = server.plane.core
     assert not server.plane.clients
-    assert not core.clients
+    await server.until(lambda: not core.clients)  # the dropped ones once their grace ran out
     assert not core.pools
     assert not core.sessions
     assert not core.rooms

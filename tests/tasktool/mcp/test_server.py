@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.types import TextContent
 
 from tasktool.config import Overrides
 from tasktool.mcp.server import create_server
@@ -25,9 +26,16 @@ def tasks(project: Project) -> Path:
     return seed_tasks(project)
 
 
+def _text(result: Any) -> str:
+    """The text of a tool result's first (text) content block."""
+    content = result.content[0]
+    assert isinstance(content, TextContent), content
+    return content.text
+
+
 def _data(result: Any) -> Any:
-    assert not result.is_error, result.content[0].text
-    return json.loads(result.content[0].text)
+    assert not result.is_error, _text(result)
+    return json.loads(_text(result))
 
 
 async def test_every_tool_in_process(project: Project, tasks: Path) -> None:
@@ -81,12 +89,12 @@ async def test_errors_are_tool_errors_with_their_code(project: Project, tasks: P
         nothing = await client.call_tool("set", {"id": "002"})
         bad_filter = await client.call_tool("list", {"filter": ["colour=red"]})
     assert missing.is_error
-    assert "[task.not_found]" in missing.content[0].text
+    assert "[task.not_found]" in _text(missing)
     assert bad.is_error
-    assert "[task.invalid_effort]" in bad.content[0].text
+    assert "[task.invalid_effort]" in _text(bad)
     assert nothing.is_error
     assert bad_filter.is_error
-    assert "[filter.field]" in bad_filter.content[0].text
+    assert "[filter.field]" in _text(bad_filter)
     assert (tasks / "002-task.md").read_bytes() == before
 
 

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import httpx
 import pytest
@@ -155,6 +156,8 @@ def test_foreign_origin_and_non_json_writes_are_refused(dashboard: Dashboard) ->
         )
     assert foreign.status_code == null_origin.status_code == cross_site.status_code == 403
     assert foreign.json()["error"]["code"] == "web.origin_forbidden"
+    # Refused before its body is read: the connection is not reused for the next request.
+    assert foreign.headers["connection"] == form.headers["connection"] == "close"
     assert form.status_code == 415
     assert form.json()["error"]["code"] == "web.unsupported_media_type"
     assert not any(key.lower().startswith("access-control-") for key in preflight.headers)
@@ -177,7 +180,7 @@ def test_no_cors_and_security_headers_on_every_answer(dashboard: Dashboard) -> N
 
 
 def test_concurrent_puts_lose_nothing(dashboard: Dashboard) -> None:
-    edits = [
+    edits: list[dict[str, Any]] = [
         {"title": "Renamed"},
         {"status": "in-progress"},
         {"priority": "high"},

@@ -15,7 +15,7 @@ async def _app(scope: object, receive: object, send: object) -> None:
     raise AssertionError("not reached")
 
 
-GUARD = RequestGuard(_app, hosts=allowed_hosts("127.0.0.1", 8080))  # type: ignore[arg-type]
+GUARD = RequestGuard(_app, hosts=allowed_hosts("127.0.0.1", 8080))
 
 
 @pytest.mark.parametrize(

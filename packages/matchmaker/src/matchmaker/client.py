@@ -15,6 +15,7 @@ or ``async for event in client.events()``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -66,6 +67,8 @@ class Client:
         self._ids = itertools.count(1)
         self._pending: dict[str, asyncio.Future[Any]] = {}
         self._events: asyncio.Queue[Event | None] = asyncio.Queue()
+        self.resume_token: str | None = None
+        self.last_seq = 0  # the seq of the last event received: what a resume starts after
         self._reader = asyncio.create_task(self._read())
 
     @classmethod
@@ -78,8 +81,10 @@ class Client:
         credential: str | None = None,
         attributes: dict[str, str | int | float | bool] | None = None,
         open_timeout: float = 10.0,
+        resume: tuple[str, int] | None = None,
     ) -> Client:
-        """Open a WebSocket to ``url`` and, unless ``hello=False``, complete the handshake."""
+        """Open a WebSocket to ``url`` and, unless ``hello=False``, complete the handshake
+        (with ``resume=(token, last_seq)``: take back a dropped connection's client)."""
         try:
             websocket = await connect(
                 url, compression=None, open_timeout=open_timeout, max_size=None, ping_interval=None
@@ -91,7 +96,9 @@ class Client:
         client = cls(websocket)
         if hello:
             try:
-                await client.hello(project=project, credential=credential, attributes=attributes)
+                await client.hello(
+                    project=project, credential=credential, attributes=attributes, resume=resume
+                )
             except BaseException:
                 await client.close()
                 raise
@@ -119,8 +126,13 @@ class Client:
         project: str | None = None,
         credential: str | None = None,
         attributes: dict[str, str | int | float | bool] | None = None,
+        resume: tuple[str, int] | None = None,
     ) -> dict[str, Any]:
-        """Send ``hello``; returns the reply data (``client_id``, ``policies``, ``limits``...)."""
+        """Send ``hello``; returns the reply data (``client_id``, ``policies``, ``limits``...).
+
+        ``resume=(token, last_seq)`` resumes: the reply's ``client_id`` is the earlier one,
+        and the events after ``last_seq`` follow (``resume.expired`` when it is too late).
+        """
         data: dict[str, Any] = {"v": 1}
         if project is not None:
             data["project"] = project
@@ -128,8 +140,12 @@ class Client:
             data["credential"] = credential
         if attributes:
             data["attributes"] = attributes
+        if resume is not None:
+            data["resume"] = {"token": resume[0], "last_seq": resume[1]}
+            self.last_seq = resume[1]
         reply: dict[str, Any] = await self.request("hello", data)
         self.client_id = reply["client_id"]
+        self.resume_token = reply["resume_token"]
         self.hello_reply = reply
         return reply
 
@@ -233,9 +249,21 @@ class Client:
         return self.close_code
 
     async def close(self) -> None:
-        """Close the connection (code 1000) and stop the reader."""
+        """Leave cleanly and close: after ``hello``, send ``bye`` (the server closes with
+        4000 and the client leaves its pools and sessions at once, with nothing to resume),
+        then close the socket and stop the reader."""
+        if self.client_id is not None and self.websocket.close_code is None:
+            with contextlib.suppress(MatchmakerError, TimeoutError):
+                await self._send('{"type":"bye"}')
+                async with asyncio.timeout(2.0):
+                    await asyncio.shield(self._reader)
         await self.websocket.close()
         await asyncio.gather(self._reader, return_exceptions=True)
+
+    def abort(self) -> None:
+        """Drop the TCP connection without a closing handshake, as a network failure
+        would: the server keeps the client resumable for its grace period."""
+        self.websocket.transport.abort()
 
     async def _send(self, frame: str | bytes) -> None:
         try:
@@ -267,6 +295,8 @@ class Client:
                 elif message.type == "ping":
                     await self.websocket.send('{"type":"pong"}')
                 else:
+                    if message.seq is not None:
+                        self.last_seq = message.seq
                     self._events.put_nowait(Event(message.type, message.data, message.seq))
         except ConnectionClosed:
             pass

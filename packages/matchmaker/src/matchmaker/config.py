@@ -33,6 +33,13 @@ class Limits:
     control_burst: int = 100
     send_rate_per_s: float = 500.0
     send_burst: int = 1000
+    proposal_ttl_ms: int = 30_000
+    max_open_proposals: int = 4
+    max_pending_proposals: int = 16
+    delegate_grace_ms: int = 5_000
+    resume_grace_ms: int = 20_000
+    resume_buffer: int = 256
+    rtc_peers_per_connection: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,4 +75,5 @@ class ServerConfig:
     control: ControlLimits = field(default_factory=ControlLimits)
     shutdown_grace_s: float = 5.0
     log_level: str = "info"
+    ice_servers: str | None = None  # comma-separated STUN/TURN URLs for the hello reply
     server: str = "auto"

@@ -39,11 +39,20 @@ GroupSize = Annotated[
 ]
 
 
-class ProjectKey(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
-    """A credential binding: a client presenting ``secret`` belongs to this Project."""
+KeyScope = Literal["delegate"]
+"""What a key allows beyond joining its Project: ``delegate`` may attach as the delegate
+of a delegated pool (``delegate.attach``)."""
+
+
+class ProjectKey(msgspec.Struct, forbid_unknown_fields=True, frozen=True, omit_defaults=True):
+    """A credential binding: a client presenting ``secret`` belongs to this Project.
+
+    ``scopes`` (optional, each at most once) grants more than joining the Project.
+    """
 
     type: Literal["shared-secret"]
     secret: NonEmptyStr
+    scopes: tuple[KeyScope, ...] = ()
 
 
 class MatchmakingPolicy(

@@ -2,7 +2,8 @@
 
 msgspec checks types, required and unknown fields and the per-field
 constraints declared in ``matchmaker.model``; the rules spanning fields
-(unique policy names, one default, distinct secrets, the reserved id) are
+(unique policy names, one default, distinct secrets, scopes listed once, the
+reserved id) are
 checked here on the whole result, so a PATCH is validated after merging.
 """
 
@@ -99,6 +100,8 @@ def check_project(project: Project, limits: Limits, control: ControlLimits) -> N
         if key.secret in secrets:
             raise invalid(f"$.keys[{i}].secret", f"duplicates keys[{secrets[key.secret]}].secret")
         secrets[key.secret] = i
+        if len(set(key.scopes)) != len(key.scopes):
+            raise invalid(f"$.keys[{i}].scopes", "each scope may be listed once")
 
 
 def _check_count(field: str, count: int, limit: int) -> None:

@@ -1,6 +1,6 @@
 """WebSocket close codes of the data plane (``docs/protocol.md``, Close codes).
 
-3000-3999: the client may reconnect (and, once served, resume).
+3000-3999 (and 1001): the client may reconnect and resume within the grace.
 4000-4999: the client must not retry as is.
 """
 
@@ -12,14 +12,18 @@ __all__ = [
     "GOING_AWAY",
     "HANDSHAKE_TIMEOUT",
     "HEARTBEAT_TIMEOUT",
+    "NORMAL",
     "RATE_LIMITED",
+    "REPLACED",
     "RESUME_EXPIRED",
     "SLOW_CONSUMER",
 ]
 
-GOING_AWAY = 1001  # the server is shutting down
+NORMAL = 1000  # the client closed its socket normally: a clean leave, nothing to resume
+GOING_AWAY = 1001  # the server is shutting down, or the socket was lost
 HEARTBEAT_TIMEOUT = 3002
 SLOW_CONSUMER = 3008
+REPLACED = 3009  # another connection resumed this one's client
 RATE_LIMITED = 3029
 BYE = 4000
 HANDSHAKE_TIMEOUT = 4001

@@ -14,17 +14,30 @@ from typing import Any
 from matchmaker.model import FilterValue
 
 __all__ = [
+    "MODE_COMMANDS",
+    "AttachDelegate",
     "Bye",
+    "CancelProposal",
     "Command",
+    "CreateProposal",
     "EnterPool",
+    "FormGroups",
     "Hello",
     "JoinSession",
     "LeavePool",
     "LeaveSession",
+    "ListPool",
+    "MakeClaim",
+    "ModeCommand",
+    "Offer",
+    "Pick",
     "Ping",
     "Pong",
+    "RespondProposal",
     "Resume",
     "Send",
+    "Signal",
+    "WatchPool",
 ]
 
 
@@ -78,6 +91,7 @@ class EnterPool:
     ttl_ms: int | None = None
     public: dict[str, Any] | None = None
     public_size: int = 0
+    listed: bool = True
 
 
 @dataclass(slots=True)
@@ -116,4 +130,134 @@ class Send:
     to: list[str] | None = None
 
 
-Command = Hello | Ping | Pong | Bye | EnterPool | LeavePool | JoinSession | LeaveSession | Send
+@dataclass(slots=True)
+class Signal:
+    """``rtc.signal``: relay a WebRTC ``signal`` (encoded JSON, passed on untouched) to one
+    other member of a session, so members can open peer-to-peer channels."""
+
+    session_id: str
+    to: str
+    signal: bytes
+
+
+@dataclass(slots=True)
+class Offer:
+    """``rtc.offer``: open a server-side WebRTC data channel from this SDP offer."""
+
+    sdp: str
+
+
+# -- pool-mode commands (claim, mutual, propose, delegated) ---------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ListPool:
+    """``pool.list``: a page of the entries listed in a claim pool, oldest first."""
+
+    pool: str
+    cursor: str | None = None
+    limit: int = 50
+
+
+@dataclass(frozen=True, slots=True)
+class WatchPool:
+    """``pool.watch``: start (or, with ``watch: false``, stop) listing events for a pool."""
+
+    pool: str
+    watch: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class MakeClaim:
+    """``claim.make``: take ``targets`` (client ids) from the listing into one session."""
+
+    pool: str
+    targets: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Pick:
+    """``pick.add`` (``add``) or ``pick.remove``: a private pick of ``target`` in a mutual pool."""
+
+    pool: str
+    target: str
+    add: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class CreateProposal:
+    """``proposal.create``: propose a group of ``members`` (client ids, not the proposer)."""
+
+    pool: str
+    members: list[str]
+    ttl_ms: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RespondProposal:
+    """``proposal.respond``: accept or decline a proposal addressed to this client."""
+
+    proposal_id: str
+    accept: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CancelProposal:
+    """``proposal.cancel``: the proposer withdraws an open proposal."""
+
+    proposal_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class AttachDelegate:
+    """``delegate.attach``: become (one of) the delegate(s) that form a pool's groups."""
+
+    pool: str
+
+
+@dataclass(frozen=True, slots=True)
+class FormGroups:
+    """``delegate.form``: groups of entry ids, each validated and formed atomically."""
+
+    pool: str
+    groups: list[list[str]]
+
+
+ModeCommand = (
+    ListPool
+    | WatchPool
+    | MakeClaim
+    | Pick
+    | CreateProposal
+    | RespondProposal
+    | CancelProposal
+    | AttachDelegate
+    | FormGroups
+)
+MODE_COMMANDS = (
+    ListPool,
+    WatchPool,
+    MakeClaim,
+    Pick,
+    CreateProposal,
+    RespondProposal,
+    CancelProposal,
+    AttachDelegate,
+    FormGroups,
+)
+"""The :data:`ModeCommand` classes, for ``isinstance``."""
+
+Command = (
+    Hello
+    | Ping
+    | Pong
+    | Bye
+    | EnterPool
+    | LeavePool
+    | JoinSession
+    | LeaveSession
+    | Send
+    | Signal
+    | Offer
+    | ModeCommand
+)

@@ -12,13 +12,13 @@ passes its monotonic time (seconds) for limits and liveness, and a wall clock
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
 from typing import Any
 
 from matchmaker.config import Limits
 from matchmaker.core import closecodes
 from matchmaker.core.commands import (
+    MODE_COMMANDS,
     Bye,
     Command,
     EnterPool,
@@ -26,11 +26,23 @@ from matchmaker.core.commands import (
     JoinSession,
     LeavePool,
     LeaveSession,
+    ModeCommand,
+    Offer,
     Ping,
     Pong,
+    Resume,
     Send,
+    Signal,
 )
-from matchmaker.core.effects import Close, Effect, PingClient, Refuse, Reply
+from matchmaker.core.effects import (
+    Close,
+    Effect,
+    OpenChannel,
+    PingClient,
+    Refuse,
+    Replay,
+    Reply,
+)
 from matchmaker.core.engine import Matchmaker
 from matchmaker.core.events import (
     Alive,
@@ -64,6 +76,7 @@ class Conversation:
         "_abuse",
         "_control",
         "_directory",
+        "_ice_servers",
         "_last_ping",
         "_relay",
         "_require_declared",
@@ -81,8 +94,10 @@ class Conversation:
         require_declared: bool,
         now: float,
         wall_clock_ms: Callable[[], int],
+        ice_servers: tuple[str, ...] = (),
     ) -> None:
         limits = core.limits
+        self._ice_servers = ice_servers
         self.core = core
         self._directory = directory
         self._require_declared = require_declared
@@ -100,7 +115,7 @@ class Conversation:
         """Handle one decoded request that arrived at ``now``."""
         self.last_seen = now
         refused = self._admit(
-            self._relay if type(command) is Send else self._control, now, request_id
+            self._relay if type(command) in _RELAYED else self._control, now, request_id
         )
         if refused is not None:
             return refused
@@ -136,10 +151,17 @@ class Conversation:
             return PingClient()
         return None
 
-    def disconnect(self) -> list[Delivery]:
-        """The connection is gone: the client leaves its pools and sessions now."""
+    def disconnect(self, *, resumable: bool = False, now: float = 0.0) -> list[Delivery]:
+        """The connection is gone. After a clean close the client leaves its pools and
+        sessions now; after an unclean one (``resumable``) it is away until ``now`` plus
+        the resume grace: entries paused, session peers told, events kept for replay."""
         client, self.client = self.client, None
-        return [] if client is None else self.core.disconnect(client.client_id)
+        if client is None:
+            return []
+        if resumable and self.core.resumption.park(client.client_id, now):
+            return self.core.suspend(client.client_id)
+        self.core.resumption.forget(client.client_id)
+        return self.core.disconnect(client.client_id)
 
     # -- rules ----------------------------------------------------------------------------
 
@@ -181,6 +203,21 @@ class Conversation:
             return [relayed]
         return [relayed, Reply(request_id, Relayed())]
 
+    def _signal(self, command: Signal, request_id: str | None) -> list[Effect]:
+        client = self._client()
+        limit = self.core.limits.max_send_bytes
+        if len(command.signal) > limit:
+            raise _too_large("rtc.signal signal", limit)
+        relayed = self.core.signal(client.client_id, command.session_id, command.to, command.signal)
+        if request_id is None:
+            return [relayed]
+        return [relayed, Reply(request_id, Relayed())]
+
+    def _offer(self, command: Offer, request_id: str | None) -> list[Effect]:
+        if len(command.sdp) > self.core.limits.max_send_bytes:
+            raise _too_large("rtc.offer sdp", self.core.limits.max_send_bytes)
+        return [OpenChannel(request_id, command.sdp)]
+
     def _enter_pool(self, command: EnterPool, request_id: str | None) -> list[Effect]:
         client = self._client()
         self._check_public(command.public_size)
@@ -195,8 +232,20 @@ class Conversation:
         return out
 
     def _leave_pool(self, command: LeavePool, request_id: str | None) -> list[Effect]:
-        entry_id = self.core.leave_pool(self._client().client_id, command.pool)
-        return [Reply(request_id, PoolLeft(command.pool, entry_id))]
+        entry_id, deliveries = self.core.leave_pool(self._client().client_id, command.pool)
+        out: list[Effect] = [Reply(request_id, PoolLeft(command.pool, entry_id))]
+        out.extend(deliveries)
+        return out
+
+    def _mode_command(self, command: ModeCommand, request_id: str | None) -> list[Effect]:
+        """A claim, mutual, propose or delegated request: the pool's mode rules on it."""
+        client = self._client()
+        answer, deliveries = self.core.command(
+            client.client_id, self._project(client), command, self._wall_clock_ms()
+        )
+        out: list[Effect] = [Reply(request_id, answer)]
+        out.extend(deliveries)
+        return out
 
     def _join_session(self, command: JoinSession, request_id: str | None) -> list[Effect]:
         client = self._client()
@@ -260,13 +309,39 @@ class Conversation:
             require_declared=self._require_declared,
         )
         if hello.resume is not None:
-            # Resume is not served yet: every token is unknown.
-            error = MatchmakerError("no session to resume", code="resume.expired")
-            return [Refuse(request_id, error), Close(closecodes.RESUME_EXPIRED, "resume expired")]
+            return self._resume(hello.resume, project, request_id)
         client = self.core.connect(project.id, hello.credential, attributes)
         self.client = client
-        welcome = Welcome(client.client_id, secrets.token_urlsafe(18), project, limits)
+        token = self.core.resumption.issue(client.client_id, project.id)
+        welcome = Welcome(client.client_id, token, project, limits, ice_servers=self._ice_servers)
         return [Reply(request_id, welcome)]
+
+    def _resume(self, resume: Resume, project: Project, request_id: str | None) -> list[Effect]:
+        """``hello`` with ``resume``: take back the client of an earlier connection (its
+        id, entries, sessions and event numbering), replay what it missed, rotate the
+        token. An unknown, used or expired token, or one of another Project, is
+        ``resume.expired`` and closes 4004: the client must start afresh."""
+        taken = self.core.resumption.take(resume.token, project.id, resume.last_seq)
+        if taken is None:
+            error = MatchmakerError(
+                "nothing to resume: the token is unknown, used, expired or of another Project",
+                code="resume.expired",
+            )
+            return [Refuse(request_id, error), Close(closecodes.RESUME_EXPIRED, "resume expired")]
+        client = self.core.clients[taken.outbox.client_id]
+        self.client = client
+        welcome = Welcome(
+            client.client_id,
+            taken.outbox.token,
+            project,
+            self.core.limits,
+            resumed=True,
+            ice_servers=self._ice_servers,
+        )
+        out: list[Effect] = [Reply(request_id, welcome), Replay(taken.replay, taken.missed)]
+        if taken.was_parked:
+            out.extend(self.core.resume(client.client_id, self._wall_clock_ms()))
+        return out
 
     def _check_public(self, size: int) -> None:
         """``public`` is sent to every member (and kept while the client waits or is in a
@@ -301,9 +376,13 @@ def _too_large(what: str, limit: int) -> MatchmakerError:
 
 
 _PRE_HELLO: frozenset[type] = frozenset({Hello, Ping, Pong, Bye})
+# Requests that relay to peers spend the relay token bucket, not the control one.
+_RELAYED: frozenset[type] = frozenset({Send, Signal})
 # Each command type and its handler: a new request type adds a command class and a line here.
 _HANDLERS: dict[type, Callable[[Conversation, Any, str | None], list[Effect]]] = {
     Send: Conversation._send,
+    Signal: Conversation._signal,
+    Offer: Conversation._offer,
     EnterPool: Conversation._enter_pool,
     LeavePool: Conversation._leave_pool,
     JoinSession: Conversation._join_session,
@@ -312,4 +391,5 @@ _HANDLERS: dict[type, Callable[[Conversation, Any, str | None], list[Effect]]] =
     Ping: Conversation._ping,
     Pong: Conversation._pong,
     Bye: Conversation._bye,
+    **dict.fromkeys(MODE_COMMANDS, Conversation._mode_command),
 }

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from matchmaker.core.events import Answer, Delivery
 from matchmaker.errors import MatchmakerError
 
-__all__ = ["Close", "Effect", "PingClient", "Refuse", "Reply"]
+__all__ = ["Close", "Effect", "OpenChannel", "PingClient", "Refuse", "Replay", "Reply"]
 
 
 @dataclass(slots=True)
@@ -44,4 +44,22 @@ class PingClient:
     """Send the client a heartbeat ping: it has been silent for a heartbeat interval."""
 
 
-Effect = Reply | Refuse | Close | PingClient | Delivery
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """Send a resumed client the event frames it missed (already numbered), after telling
+    it of the events lost for good (``missed``: first and last seq), if any."""
+
+    frames: list[str]
+    missed: tuple[int, int] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OpenChannel:
+    """Answer the WebRTC ``sdp`` offer of request ``request_id`` with a server-side peer
+    whose data channel carries the protocol as a new connection (the shell's I/O)."""
+
+    request_id: str | None
+    sdp: str
+
+
+Effect = Reply | Refuse | Close | PingClient | Replay | OpenChannel | Delivery

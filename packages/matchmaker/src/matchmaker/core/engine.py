@@ -15,23 +15,36 @@ from collections.abc import Sequence
 from typing import Any
 
 from matchmaker.config import Limits
-from matchmaker.core.commands import EnterPool
+from matchmaker.core.commands import (
+    AttachDelegate,
+    CancelProposal,
+    EnterPool,
+    FormGroups,
+    ModeCommand,
+    RespondProposal,
+)
 from matchmaker.core.events import (
     Delivery,
     MemberInfo,
     MemberJoined,
     MemberLeft,
+    MemberStatus,
     MessageRelayed,
+    ModeAnswer,
     PoolClosed,
     PoolEntered,
     PoolExpired,
     PoolWithdrawn,
     SessionCreated,
     SessionJoined,
+    SignalRelayed,
 )
 from matchmaker.core.modes import MODES
 from matchmaker.core.pools import PoolKey, PoolSpec, resolve_pool
+from matchmaker.core.projects import DELEGATE_SCOPE, holds_scope
+from matchmaker.core.resume import Resumption
 from matchmaker.core.state import ClientState, Entry, Member, Pool, Session
+from matchmaker.core.strategy import wrong_mode
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import FilterValue, Project
 
@@ -50,12 +63,25 @@ class Matchmaker:
         self.pools: dict[PoolKey, Pool] = {}
         self.sessions: dict[str, Session] = {}
         self.rooms: dict[tuple[str, str], Session] = {}
+        self.resumption = Resumption(limits.resume_buffer, limits.resume_grace_ms / 1000)
         self._node = node if node is not None else secrets.token_hex(3)
         self._counter = itertools.count(1)
         self._expiry: list[tuple[int, int, Entry]] = []
         self._stale = 0
+        self._timers: list[tuple[int, int, Pool, str]] = []
+        self._clock = 0  # the latest time an operation was given: disconnect has none
 
-    def _new_id(self, prefix: str) -> str:
+    def schedule(self, due_ms: int, pool: Pool, key: str) -> None:
+        """Run ``pool.mode.timer(key)`` from the first :meth:`expire` at or after ``due_ms``."""
+        heapq.heappush(self._timers, (due_ms, next(self._counter), pool, key))
+
+    def entry_of(self, client_id: str, pool: Pool) -> Entry | None:
+        """The live entry ``client_id`` holds in ``pool``, if any."""
+        client = self.clients.get(client_id)
+        entry = client.entries.get(pool.name) if client is not None else None
+        return entry if entry is not None and entry.pool is pool and not entry.paused else None
+
+    def new_id(self, prefix: str) -> str:
         return f"{prefix}{self._node}-{next(self._counter)}"
 
     # -- clients --------------------------------------------------------------------------
@@ -64,7 +90,7 @@ class Matchmaker:
         self, project_id: str, credential: str | None, attributes: dict[str, FilterValue]
     ) -> ClientState:
         """Register a client that completed ``hello``."""
-        client = ClientState(self._new_id("c"), project_id, credential, dict(attributes))
+        client = ClientState(self.new_id("c"), project_id, credential, dict(attributes))
         self.clients[client.client_id] = client
         return client
 
@@ -73,12 +99,63 @@ class Matchmaker:
         client = self.clients.pop(client_id, None)
         if client is None:
             return []
-        for entry in list(client.entries.values()):
-            self._drop_entry(entry)
         out: list[Delivery] = []
+        for entry in list(client.entries.values()):
+            self._drop_entry(entry, reason, out)
+        for pool in list(client.delegating.values()):
+            pool.mode.detach(client, self._clock, out)
+            self._free_if_idle(pool)
         for session in list(client.sessions.values()):
             self._leave(client, session, reason, out)
         return out
+
+    def end_grace(self, now: float) -> list[Delivery]:
+        """Remove every away client whose resume grace ran out by ``now`` (monotonic
+        seconds): entries withdrawn, peers told ``member_left {reason: disconnected}``."""
+        out: list[Delivery] = []
+        for client_id in self.resumption.expired(now):
+            out.extend(self.disconnect(client_id))
+        return out
+
+    def suspend(self, client_id: str) -> list[Delivery]:
+        """The client's connection dropped but it may resume: its entries leave their
+        buckets (and every mode's state: picks, proposals, listings, delegate views) but
+        are kept, with their TTLs running; its session peers see it ``away``."""
+        client = self.clients[client_id]
+        client.away = True
+        out: list[Delivery] = []
+        for entry in client.entries.values():
+            pool = entry.pool
+            pool.mode.leaving(entry, "away", out)
+            pool.remove(entry)
+            pool.paused += 1
+            entry.paused = True
+        self._status(client, "away", out)
+        return out
+
+    def resume(self, client_id: str, now_ms: int) -> list[Delivery]:
+        """The client is back: its entries return to their pools in their old places (and
+        may complete groups at once); its session peers see it ``back``."""
+        self._clock = now_ms
+        client = self.clients[client_id]
+        client.away = False
+        out: list[Delivery] = []
+        self._status(client, "back", out)
+        for entry in list(client.entries.values()):
+            if not entry.live:
+                continue  # withdrawn because an earlier entry of this client just matched
+            pool = entry.pool  # kept live by its paused entries
+            pool.paused -= 1
+            entry.paused = False
+            pool.add(entry)
+            pool.mode.entered(entry, now_ms, out)
+        return out
+
+    def _status(self, client: ClientState, status: str, out: list[Delivery]) -> None:
+        for session in client.sessions.values():
+            others = [cid for cid in session.members if cid != client.client_id]
+            if others:
+                out.append((others, MemberStatus(session.session_id, client.client_id, status)))
 
     # -- pools ----------------------------------------------------------------------------
 
@@ -86,6 +163,7 @@ class Matchmaker:
         self, client_id: str, project: Project, request: EnterPool, now_ms: int
     ) -> tuple[PoolEntered, list[Delivery]]:
         """``pool.enter``: resolve the pool, admit the client, match what is complete."""
+        self._clock = now_ms
         client = self.clients[client_id]
         name, spec, is_policy = resolve_pool(project, request)
         if name in client.entries:
@@ -103,18 +181,19 @@ class Matchmaker:
         if len(client.sessions) >= self.limits.max_sessions_per_client:
             raise _session_limit(self.limits)
         pool = self._pool_for(project.id, name, spec, is_policy, request)
-        mode = MODES.get(pool.spec.mode)
-        if mode is None:
-            raise MatchmakerError(
-                f"pool mode {pool.spec.mode!r} is not served yet",
-                code="pool.mode_unsupported",
-                details={"pool": name, "mode": pool.spec.mode},
-            )
         bucket = pool.spec.bucket_for(client.attributes)
         ttl = min(request.ttl_ms or self.limits.entry_ttl_ms, self.limits.entry_ttl_ms)
         seq = next(self._counter)
         entry = Entry(
-            f"e{self._node}-{seq}", seq, client, pool, bucket, request.public, now_ms + ttl
+            f"e{self._node}-{seq}",
+            seq,
+            client,
+            pool,
+            bucket,
+            request.public,
+            now_ms + ttl,
+            entered_at=now_ms,
+            listed=request.listed,
         )
         self.pools[pool.key] = pool
         pool.add(entry)
@@ -124,9 +203,74 @@ class Matchmaker:
             name, entry.entry_id, pool.spec.mode, pool.spec.group_size, entry.expires_at
         )
         out: list[Delivery] = []
-        for group in mode.after_enter(pool, entry):
-            self._form(pool, group, out)
+        pool.mode.entered(entry, now_ms, out)
         return entered, out
+
+    def _new_pool(self, key: PoolKey, project_id: str, name: str, spec: PoolSpec) -> Pool:
+        pool = Pool(key, project_id, name, spec)
+        pool.mode = MODES[spec.mode](pool, self)
+        return pool
+
+    def command(
+        self, client_id: str, project: Project, command: ModeCommand, now_ms: int
+    ) -> tuple[ModeAnswer, list[Delivery]]:
+        """A request of the claim, mutual, propose or delegated mode: find the pool (and
+        the client's entry in it) and let the pool's mode handle it."""
+        self._clock = now_ms
+        client = self.clients[client_id]
+        entry: Entry | None = None
+        match command:
+            case RespondProposal() | CancelProposal():
+                pid = command.proposal_id
+                entry = next(
+                    (e for e in client.entries.values() if e.pool.mode.owns_proposal(pid)), None
+                )
+                if entry is None:
+                    raise MatchmakerError(
+                        f"no open proposal {pid!r} involves you",
+                        code="proposal.not_found",
+                        details={"proposal_id": pid},
+                    )
+                pool = entry.pool
+            case AttachDelegate():
+                pool = self._delegated_pool(client, project, command.pool)
+            case FormGroups():
+                attached = client.delegating.get(command.pool)
+                if attached is None:
+                    raise MatchmakerError(
+                        f"attach to pool {command.pool!r} first",
+                        code="delegate.not_attached",
+                        details={"pool": command.pool},
+                    )
+                pool = attached
+            case _:
+                entry = client.entries.get(command.pool)
+                if entry is None:
+                    raise MatchmakerError(
+                        f"you have no entry in pool {command.pool!r}",
+                        code="pool.not_found",
+                        details={"pool": command.pool},
+                    )
+                pool = entry.pool
+        out: list[Delivery] = []
+        return pool.mode.command(client, entry, command, now_ms, out), out
+
+    def _delegated_pool(self, client: ClientState, project: Project, name: str) -> Pool:
+        """The pool a ``delegate.attach`` means, live from now on; only a credential with
+        the ``delegate`` scope may attach."""
+        if not holds_scope(project, client.credential, DELEGATE_SCOPE):
+            raise MatchmakerError(
+                "attaching a delegate needs a credential with the 'delegate' scope",
+                code="project.forbidden",
+                details={"scope": DELEGATE_SCOPE},
+            )
+        request = EnterPool(pool=name)
+        resolved, spec, is_policy = resolve_pool(project, request)
+        pool = self._pool_for(project.id, resolved, spec, is_policy, request)
+        if pool.spec.mode != "delegated":
+            raise wrong_mode(pool)
+        self.pools[pool.key] = pool
+        return pool
 
     def _pool_for(
         self,
@@ -139,7 +283,7 @@ class Matchmaker:
         if is_policy:
             assert spec is not None
             key: PoolKey = ("policy", project_id, name, spec)
-            return self.pools.get(key) or Pool(key, project_id, name, spec)
+            return self.pools.get(key) or self._new_pool(key, project_id, name, spec)
         key = ("adhoc", project_id, name)
         live = self.pools.get(key)
         if live is None:
@@ -155,7 +299,7 @@ class Matchmaker:
                     code="protocol.bad_request",
                     details={"limit": self.limits.max_session_members},
                 )
-            return Pool(key, project_id, name, spec)
+            return self._new_pool(key, project_id, name, spec)
         wanted = spec or PoolSpec.of(
             request.mode or live.spec.mode,
             request.group_size or live.spec.group_size,
@@ -174,7 +318,7 @@ class Matchmaker:
             )
         return live
 
-    def leave_pool(self, client_id: str, name: str) -> str:
+    def leave_pool(self, client_id: str, name: str) -> tuple[str, list[Delivery]]:
         """``pool.leave``: withdraw the client's entry; returns its id."""
         client = self.clients[client_id]
         entry = client.entries.get(name)
@@ -182,17 +326,24 @@ class Matchmaker:
             raise MatchmakerError(
                 f"no entry in pool {name!r}", code="pool.not_found", details={"pool": name}
             )
-        self._drop_entry(entry)
-        return entry.entry_id
+        out: list[Delivery] = []
+        self._drop_entry(entry, "left", out)
+        return entry.entry_id, out
 
     def expire(self, now_ms: int) -> list[Delivery]:
-        """Withdraw every entry whose TTL ran out by ``now_ms``; ``pool.expired`` to each."""
+        """Withdraw every entry whose TTL ran out by ``now_ms`` (``pool.expired`` to each)
+        and run the mode timers that are due (proposal deadlines, delegate grace)."""
+        self._clock = now_ms
         out: list[Delivery] = []
+        timers = self._timers
+        while timers and timers[0][0] <= now_ms:
+            _, _, pool, key = heapq.heappop(timers)
+            pool.mode.timer(key, now_ms, out)
         heap = self._expiry
         while heap and heap[0][0] <= now_ms:
             entry = heapq.heappop(heap)[2]
             if entry.live:
-                self._drop_entry(entry, stale=False)
+                self._drop_entry(entry, "expired", out, stale=False)
                 out.append(
                     (
                         (entry.client.client_id,),
@@ -220,19 +371,33 @@ class Matchmaker:
                 continue
             if (pool.name, pool.spec) in current:
                 continue
-            for entry in [entry for fifo in pool.buckets.values() for entry in fifo.values()]:
-                self._drop_entry(entry)
+            entries = [entry for fifo in pool.buckets.values() for entry in fifo.values()]
+            if pool.paused:  # away clients' entries: closed too, not resumed into the pool
+                entries += [
+                    entry
+                    for client in self.clients.values()
+                    if client.away
+                    for entry in client.entries.values()
+                    if entry.pool is pool
+                ]
+            for entry in entries:
+                self._drop_entry(entry, "policy_changed", out)
                 closed = PoolClosed(pool.name, entry.entry_id, "policy_changed")
                 out.append(((entry.client.client_id,), closed))
         return out
 
-    def _drop_entry(self, entry: Entry, *, stale: bool = True) -> None:
-        entry.live = False
+    def _drop_entry(
+        self, entry: Entry, reason: str, out: list[Delivery], *, stale: bool = True
+    ) -> None:
         pool = entry.pool
-        pool.remove(entry)
+        entry.live = False
         del entry.client.entries[pool.name]
-        if pool.size == 0 and self.pools.get(pool.key) is pool:
-            del self.pools[pool.key]
+        if entry.paused:  # it left the buckets and the mode's view when its client went away
+            pool.paused -= 1
+        else:
+            pool.mode.leaving(entry, reason, out)
+            pool.remove(entry)
+        self._free_if_idle(pool)
         if stale:
             self._stale += 1
             if self._stale >= _HEAP_COMPACT_MIN and self._stale * 2 > len(self._expiry):
@@ -240,14 +405,25 @@ class Matchmaker:
                 heapq.heapify(self._expiry)
                 self._stale = 0
 
-    def _form(self, pool: Pool, group: list[Entry], out: list[Delivery]) -> None:
-        session = Session(self._new_id("s"), pool.project_id, pool=pool.name)
+    def _free_if_idle(self, pool: Pool) -> None:
+        """Forget a pool with no entries, waiting or paused (and nothing its mode keeps it
+        live for)."""
+        idle = pool.size == 0 and pool.paused == 0 and not pool.mode.holds()
+        if idle and self.pools.get(pool.key) is pool:
+            del self.pools[pool.key]
+
+    def form(self, group: list[Entry], out: list[Delivery]) -> str:
+        """Move ``group`` (live entries of one pool, validated by its mode) into a new
+        session; returns its id. Nothing here can fail, so the group forms whole."""
+        pool = group[0].pool
+        assert all(e.live and e.pool is pool for e in group), "a mode formed a stale group"
+        session = Session(self.new_id("s"), pool.project_id, pool=pool.name)
         for entry in group:
             client = entry.client
-            self._drop_entry(entry)
+            self._drop_entry(entry, "matched", out)
             # Matched in one pool: the client's other entries are withdrawn.
             for other in list(client.entries.values()):
-                self._drop_entry(other)
+                self._drop_entry(other, "matched", out)
                 out.append(
                     (
                         (client.client_id,),
@@ -258,6 +434,7 @@ class Matchmaker:
             client.sessions[session.session_id] = session
         self.sessions[session.session_id] = session
         self._announce(session, out)
+        return session.session_id
 
     def _announce(self, session: Session, out: list[Delivery]) -> None:
         members = [MemberInfo(cid, m.public) for cid, m in session.members.items()]
@@ -290,7 +467,7 @@ class Matchmaker:
                     code="session.not_found",
                     details={"session": room},
                 )
-            session = Session(self._new_id("s"), project.id, room=room)
+            session = Session(self.new_id("s"), project.id, room=room)
             self.rooms[(project.id, room)] = session
             self.sessions[session.session_id] = session
         elif len(session.members) >= self.limits.max_session_members:
@@ -343,6 +520,19 @@ class Matchmaker:
             # that overflows that member's outbound queue (3008).
             recipients = list(dict.fromkeys(to))
         return recipients, MessageRelayed(session_id, client_id, data)
+
+    def signal(self, client_id: str, session_id: str, to: str, signal: object) -> Delivery:
+        """``rtc.signal``: relay to ``to``, who must be another member of the session; a
+        signal never reaches anyone outside it."""
+        client = self.clients[client_id]
+        session = self._membership(client, session_id)
+        if to == client_id or to not in session.members:
+            raise MatchmakerError(
+                "signals go to another member of the same session",
+                code="session.not_member",
+                details={"session_id": session_id, "to": [to]},
+            )
+        return (to,), SignalRelayed(session_id, client_id, signal)
 
     def _membership(self, client: ClientState, session_id: str) -> Session:
         session = client.sessions.get(session_id)

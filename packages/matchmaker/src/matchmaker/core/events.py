@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from matchmaker.config import Limits
 from matchmaker.model import Project
@@ -18,21 +18,37 @@ from matchmaker.model import Project
 __all__ = [
     "Alive",
     "Answer",
+    "DelegateEntry",
     "Delivery",
     "EntryClosed",
     "Event",
+    "Listing",
     "MemberInfo",
     "MemberJoined",
     "MemberLeft",
+    "MemberStatus",
     "MessageRelayed",
+    "ModeAnswer",
+    "ModeEvent",
+    "PoolClosed",
+    "PoolDelta",
     "PoolEntered",
     "PoolExpired",
     "PoolLeft",
+    "PoolListed",
+    "PoolNoDelegate",
+    "PoolSnapshot",
+    "PoolUnlisted",
     "PoolWithdrawn",
+    "ProposalClosed",
+    "ProposalReceived",
+    "ProposalUpdated",
     "Relayed",
+    "ResumePartial",
     "SessionCreated",
     "SessionJoined",
     "SessionLeft",
+    "SignalRelayed",
     "Welcome",
 ]
 
@@ -50,6 +66,8 @@ class Welcome:
     resume_token: str
     project: Project
     limits: Limits
+    resumed: bool = False  # the client id of an earlier connection, taken back with resume
+    ice_servers: tuple[str, ...] = ()  # STUN/TURN URLs from the server's config
 
 
 @dataclass(slots=True)
@@ -96,7 +114,15 @@ class Alive:
     """The answer to a client's ``ping`` (a ``pong`` frame)."""
 
 
-Answer = Welcome | PoolEntered | PoolLeft | SessionJoined | SessionLeft | Relayed | Alive
+@dataclass(frozen=True, slots=True)
+class ModeAnswer:
+    """Base of the answers of the claim, mutual, propose and delegated modes (defined
+    with their mode); their fields are the wire's, so the shell sends them as they are."""
+
+
+Answer = (
+    Welcome | PoolEntered | PoolLeft | SessionJoined | SessionLeft | Relayed | Alive | ModeAnswer
+)
 
 
 # -- events ---------------------------------------------------------------------------------
@@ -171,6 +197,152 @@ class PoolClosed(EntryClosed):
     """An entry's policy pool was closed: its policy was changed or removed."""
 
 
+@dataclass(slots=True)
+class SignalRelayed:
+    """A WebRTC signal from ``sender``, a member of the recipient's session."""
+
+    session_id: str
+    sender: str
+    signal: object
+
+
+# -- pool-mode events -------------------------------------------------------------------------
+#
+# Their fields are already the wire's names, so the shell sends each as
+# ``{"type": KIND, "data": <fields>}`` without a wire class per event.
+
+
+@dataclass(frozen=True, slots=True)
+class ModeEvent:
+    """Base of the events of the claim, mutual, propose and delegated modes."""
+
+    KIND: ClassVar[str] = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """A listed entry of a claim pool as ``pool.list`` and ``pool.listed`` show it."""
+
+    client_id: str
+    public: Public | None
+    waited_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class PoolListed(ModeEvent):
+    """A claimable entry appeared in a watched claim pool."""
+
+    KIND: ClassVar[str] = "pool.listed"
+    pool: str
+    entry: Listing
+
+
+@dataclass(frozen=True, slots=True)
+class PoolUnlisted(ModeEvent):
+    """A listed entry left a watched claim pool (``reason``: matched, left, expired...)."""
+
+    KIND: ClassVar[str] = "pool.unlisted"
+    pool: str
+    client_id: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ProposalReceived(ModeEvent):
+    """The recipient is named in a proposal; answer with ``proposal.respond``."""
+
+    KIND: ClassVar[str] = "proposal.received"
+    proposal_id: str
+    pool: str
+    proposer: str
+    members: list[MemberInfo]
+    expires_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class ProposalUpdated(ModeEvent):
+    """A named member accepted; ``pending`` lists those who have not answered yet."""
+
+    KIND: ClassVar[str] = "proposal.updated"
+    proposal_id: str
+    client_id: str
+    accepted: bool
+    pending: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class ProposalClosed(ModeEvent):
+    """A proposal ended without a session (``reason``: declined, cancelled, timeout, left,
+    matched); everyone in it stays in the pool. ``client_id`` is who caused it, if anyone."""
+
+    KIND: ClassVar[str] = "proposal.closed"
+    proposal_id: str
+    reason: str
+    client_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DelegateEntry:
+    """A waiting entry as a delegate sees it (with the client's attributes)."""
+
+    entry_id: str
+    client_id: str
+    attributes: dict[str, Any]
+    public: Public | None
+    entered_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class PoolSnapshot(ModeEvent):
+    """Every waiting entry of a delegated pool at ``version``; deltas follow."""
+
+    KIND: ClassVar[str] = "pool.snapshot"
+    pool: str
+    version: int
+    entries: list[DelegateEntry]
+
+
+@dataclass(frozen=True, slots=True)
+class PoolDelta(ModeEvent):
+    """One change of a delegated pool: its version goes up by one with each delta."""
+
+    KIND: ClassVar[str] = "pool.delta"
+    pool: str
+    version: int
+    added: list[DelegateEntry]
+    removed: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class MemberStatus(ModeEvent):
+    """A session member's connection: ``away`` (dropped, may resume) or ``back``."""
+
+    KIND: ClassVar[str] = "session.member_status"
+    session_id: str
+    client_id: str
+    status: str
+
+
+@dataclass(frozen=True, slots=True)
+class ResumePartial(ModeEvent):
+    """Sent first on a resume whose buffer overflowed: events ``from_seq``..``to_seq``
+    are lost; everything after them is replayed."""
+
+    KIND: ClassVar[str] = "resume.partial"
+    from_seq: int
+    to_seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class PoolNoDelegate(ModeEvent):
+    """No delegate has been attached to the recipient's delegated pool for the grace period;
+    the entry keeps waiting."""
+
+    KIND: ClassVar[str] = "pool.no_delegate"
+    pool: str
+    entry_id: str
+
+
 Event = (
     SessionCreated
     | MessageRelayed
@@ -178,6 +350,8 @@ Event = (
     | MemberLeft
     | PoolWithdrawn
     | PoolExpired
+    | ModeEvent
+    | SignalRelayed
     | PoolClosed
 )
 

@@ -1,39 +1,53 @@
-"""Pool modes: who chooses a group. One strategy object per mode.
+"""Pool modes: who chooses a group. One strategy per mode, behind :class:`ModeStrategy`.
 
-The engine adds an entry to its bucket and asks the pool's strategy which
-groups are now complete. Only ``auto`` is served so far; the other modes of
-the design (``claim``, ``mutual``, ``propose``, ``delegated``) plug in here with
-their own requests, and until then entering such a pool is
-``pool.mode_unsupported``.
+===========  ==========================  ========================  =====================
+mode         chooser                     consent                   module
+===========  ==========================  ========================  =====================
+auto         the server, oldest first    none                      here
+claim        a client picks listed ones  being listed              :mod:`.claim`
+mutual       every member picks          reciprocal picks          :mod:`.mutual`
+propose      one client names a group    each named member         :mod:`.propose`
+delegated    an authorised delegate      none                      :mod:`.delegated`
+===========  ==========================  ========================  =====================
+
+Each live pool gets its own strategy object from :data:`MODES` (see
+:mod:`.strategy` for the seam).
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Callable
 
+from matchmaker.core.claim import ClaimMode
+from matchmaker.core.delegated import DelegatedMode
+from matchmaker.core.events import Delivery
+from matchmaker.core.mutual import MutualMode
+from matchmaker.core.propose import ProposeMode
 from matchmaker.core.state import Entry, Pool
+from matchmaker.core.strategy import ModeHost, ModeStrategy
 
 __all__ = ["MODES", "AutoMode", "ModeStrategy"]
 
 
-class ModeStrategy(Protocol):
-    """Decides which waiting entries of a pool form groups."""
-
-    def after_enter(self, pool: Pool, entry: Entry) -> list[list[Entry]]:
-        """Groups complete now that ``entry`` waits in ``pool`` (entries still in the pool)."""
-        ...
-
-
-class AutoMode:
+class AutoMode(ModeStrategy):
     """The server matches the oldest ``groupSize`` entries of a bucket, at once.
 
     Matching runs on every arrival, so a bucket never holds ``groupSize``
     entries between operations and forming a group looks at one bucket only.
     """
 
-    def after_enter(self, pool: Pool, entry: Entry) -> list[list[Entry]]:
-        group = pool.oldest(entry.bucket, pool.spec.group_size)
-        return [group] if len(group) == pool.spec.group_size else []
+    name = "auto"
+
+    def entered(self, entry: Entry, now_ms: int, out: list[Delivery]) -> None:
+        group = self.pool.oldest(entry.bucket, self.pool.spec.group_size)
+        if len(group) == self.pool.spec.group_size:
+            self.host.form(group, out)
 
 
-MODES: dict[str, ModeStrategy] = {"auto": AutoMode()}
+MODES: dict[str, Callable[[Pool, ModeHost], ModeStrategy]] = {
+    "auto": AutoMode,
+    "claim": ClaimMode,
+    "mutual": MutualMode,
+    "propose": ProposeMode,
+    "delegated": DelegatedMode,
+}

@@ -13,7 +13,10 @@ from matchmaker.directory import ProjectDirectory
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import RESERVED_PROJECT_ID, Project
 
-__all__ = ["current_project", "resolve_hello"]
+__all__ = ["DELEGATE_SCOPE", "current_project", "holds_scope", "resolve_hello"]
+
+DELEGATE_SCOPE = "delegate"
+"""The key scope that lets a connection attach as a delegated pool's delegate."""
 
 
 def resolve_hello(
@@ -76,6 +79,18 @@ def current_project(
             details={"project": project_id},
         )
     return project
+
+
+def holds_scope(project: Project, credential: str | None, scope: str) -> bool:
+    """Whether ``credential`` is one of the Project's keys and that key has ``scope``."""
+    if credential is None:
+        return False
+    offered = credential.encode()
+    matches = [
+        hmac.compare_digest(key.secret.encode(), offered) and scope in key.scopes
+        for key in project.keys
+    ]
+    return any(matches)
 
 
 def _holds_a_key(project: Project, credential: str | None) -> bool:

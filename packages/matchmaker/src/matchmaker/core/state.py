@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from matchmaker.core.pools import Bucket, PoolKey, PoolSpec
 from matchmaker.model import FilterValue
+
+if TYPE_CHECKING:
+    from matchmaker.core.modes import ModeStrategy
 
 __all__ = ["ClientState", "Entry", "Member", "Pool", "Session"]
 
@@ -26,6 +29,8 @@ class ClientState:
     attributes: dict[str, FilterValue]
     entries: dict[str, Entry] = field(default_factory=dict)  # by pool name
     sessions: dict[str, Session] = field(default_factory=dict)  # by session id
+    delegating: dict[str, Pool] = field(default_factory=dict)  # by pool name
+    away: bool = False  # disconnected, within its resume grace: entries paused
 
 
 @dataclass(slots=True, eq=False)
@@ -40,6 +45,9 @@ class Entry:
     public: dict[str, Any] | None
     expires_at: int
     live: bool = True
+    entered_at: int = 0
+    listed: bool = True  # claim pools: a listed entry can be claimed, a seeker only claims
+    paused: bool = False  # out of its pool's buckets while its client is away
 
 
 @dataclass(slots=True, eq=False)
@@ -71,10 +79,16 @@ class Pool:
     spec: PoolSpec
     buckets: dict[Bucket, dict[str, Entry]] = field(default_factory=dict)
     size: int = 0
+    paused: int = 0  # entries out of the buckets while their clients are away
+    mode: ModeStrategy = field(init=False)  # set by the engine right after construction
 
     def add(self, entry: Entry) -> None:
-        self.buckets.setdefault(entry.bucket, {})[entry.entry_id] = entry
+        fifo = self.buckets.setdefault(entry.bucket, {})
+        fifo[entry.entry_id] = entry
         self.size += 1
+        if len(fifo) > 1 and next(reversed(fifo.values())).seq < _before_last(fifo).seq:
+            # A resumed entry takes back its place: keep the bucket in arrival order.
+            self.buckets[entry.bucket] = dict(sorted(fifo.items(), key=lambda kv: kv[1].seq))
 
     def remove(self, entry: Entry) -> None:
         fifo = self.buckets[entry.bucket]
@@ -93,3 +107,9 @@ class Pool:
             if len(out) == count:
                 break
         return out
+
+
+def _before_last(fifo: dict[str, Entry]) -> Entry:
+    it = reversed(fifo.values())
+    next(it)
+    return next(it)

@@ -22,10 +22,18 @@ import msgspec
 
 from matchmaker.core import closecodes
 from matchmaker.core.conversation import Conversation
-from matchmaker.core.effects import Close, Effect, PingClient, Refuse, Reply
+from matchmaker.core.effects import (
+    Close,
+    Effect,
+    OpenChannel,
+    PingClient,
+    Refuse,
+    Replay,
+    Reply,
+)
 from matchmaker.core.events import Event, Welcome
 from matchmaker.data.protocol import REQUEST_DECODER, REQUEST_TYPES, Request, decode_envelope
-from matchmaker.data.translate import PING_FRAME, command, error_frame, reply_frame
+from matchmaker.data.translate import PING_FRAME, command, error_frame, partial_frame, reply_frame
 from matchmaker.errors import MatchmakerError
 
 __all__ = ["HARD_CAP_FACTOR", "Connection", "Hub"]
@@ -56,6 +64,10 @@ class Hub(Protocol):
         """Queue one event on each recipient's connection."""
         ...
 
+    def open_channel(self, connection: Connection, request_id: str | None, sdp: str) -> None:
+        """Answer a WebRTC offer (``rtc.offer``) on ``connection``, in the background."""
+        ...
+
 
 class Connection:
     """The outbound queue, the writer and the decoder of one accepted WebSocket."""
@@ -71,7 +83,6 @@ class Connection:
         "conversation",
         "max_frame_bytes",
         "outbound_limit",
-        "seq",
     )
 
     def __init__(self, hub: Hub, conversation: Conversation, send: Send) -> None:
@@ -81,7 +92,6 @@ class Connection:
         self._send = send
         self._queue: deque[str] = deque()
         self._wake = asyncio.Event()
-        self.seq = 0
         self.close_code: int | None = None
         self.close_reason = ""
         self.max_frame_bytes = limits.max_frame_bytes
@@ -107,11 +117,6 @@ class Connection:
             return
         self._queue.append(frame)
         self._wake.set()
-
-    def push_event(self, head: str) -> None:
-        """Queue an event encoded without its closing brace, adding this client's ``seq``."""
-        self.seq += 1
-        self.push(f'{head},"seq":{self.seq}}}')
 
     def close(self, code: int, reason: str) -> None:
         """Close with ``code`` once queued frames that matter are out; idempotent.
@@ -165,6 +170,13 @@ class Connection:
                     self.close(code, reason)
                 case PingClient():
                     self.push(PING_FRAME)
+                case OpenChannel(request_id=request_id, sdp=sdp):
+                    self._hub.open_channel(self, request_id, sdp)
+                case Replay(frames=frames, missed=missed):
+                    if missed is not None:
+                        self.push(partial_frame(*missed))
+                    for frame in frames:
+                        self.push(frame)
 
     def _handshake_expired(self) -> None:
         self.perform(self.conversation.handshake_expired())

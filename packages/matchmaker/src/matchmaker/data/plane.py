@@ -12,8 +12,10 @@ from matchmaker.config import ServerConfig
 from matchmaker.core import Delivery, Event, Matchmaker, closecodes
 from matchmaker.core.conversation import Conversation
 from matchmaker.data.connection import Connection
-from matchmaker.data.translate import event_head
+from matchmaker.data.translate import error_frame, event_head, reply_frame
+from matchmaker.data.webrtc import ChannelAnswer, answer_offer, channel_send, close_quietly
 from matchmaker.directory import ProjectDirectory
+from matchmaker.errors import MatchmakerError
 from matchmaker.model import Project
 
 __all__ = ["DataPlane"]
@@ -39,6 +41,12 @@ class DataPlane:
         self.clients: dict[str, Connection] = {}
         self.open: set[Connection] = set()
         self._tasks: list[asyncio.Task[None]] = []
+        urls = (config.ice_servers or "").split(",")
+        self._ice_servers = tuple(url.strip() for url in urls if url.strip())
+        # Server-side WebRTC peers (aiortc), when used, and the connection that opened each.
+        self._peers: dict[Any, Connection] = {}
+        self._offering: list[Connection] = []  # offers being answered, by connection
+        self._background: set[asyncio.Task[None]] = set()
         directory.subscribe(self._on_project_changed)
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -75,6 +83,7 @@ class DataPlane:
         while True:
             await asyncio.sleep(EXPIRY_TICK_S)
             self.deliver(self.core.expire(int(time.time() * 1000)))
+            self.deliver(self.core.end_grace(time.monotonic()))
 
     async def _heartbeat_loop(self) -> None:
         # Only silent clients are pinged, a few at a time as they fall silent: a busy
@@ -91,18 +100,28 @@ class DataPlane:
     # -- membership -----------------------------------------------------------------------
 
     def attach(self, connection: Connection) -> None:
-        """A connection completed ``hello``."""
+        """A connection completed ``hello``. A resume that took the client from a connection
+        still open (half-open TCP, say) closes that one with 3009, leaving the client be."""
         client_id = connection.client_id
         assert client_id is not None
+        old = self.clients.get(client_id)
         self.clients[client_id] = connection
+        if old is not None and old is not connection:
+            old.conversation.client = None
+            old.close(closecodes.REPLACED, "replaced by a resumed connection")
 
     def detach(self, connection: Connection) -> None:
-        """A connection is closing: its client leaves pools and sessions now."""
+        """A connection is closing. After a clean close (the client's 1000, or a 4xxx) its
+        client leaves pools and sessions now; after any other it is away for the resume
+        grace."""
         self.open.discard(connection)
         client_id = connection.client_id
         if client_id is not None and self.clients.get(client_id) is connection:
             del self.clients[client_id]
-        self.deliver(connection.conversation.disconnect())
+        code = connection.close_code
+        resumable = code is not None and code != closecodes.NORMAL and code < closecodes.BYE
+        resumable = resumable and not self.shutdown.is_set()  # nothing survives a shutdown
+        self.deliver(connection.conversation.disconnect(resumable=resumable, now=time.monotonic()))
 
     # -- delivery -------------------------------------------------------------------------
 
@@ -112,17 +131,85 @@ class DataPlane:
             self.deliver_one(recipients, event)
 
     def deliver_one(self, recipients: Sequence[str], event: Event) -> None:
-        """Encode ``event`` once and queue it for each recipient still connected.
+        """Encode ``event`` once, number it per recipient (kept for replay) and queue it
+        for each recipient that is connected; an away recipient gets it on resume.
 
         Only the ``seq`` differs between recipients: the frame up to its closing
         brace is encoded to text here, once, not once per recipient.
         """
         head = event_head(event)
-        clients = self.clients
+        clients, outboxes = self.clients, self.core.resumption.outboxes
         for client_id in recipients:
+            outbox = outboxes.get(client_id)
+            if outbox is None:
+                continue
+            frame = outbox.stamp(head)
             connection = clients.get(client_id)
             if connection is not None:
-                connection.push_event(head)
+                connection.push(frame)
+
+    # -- WebRTC ---------------------------------------------------------------------------
+
+    def open_channel(self, connection: Connection, request_id: str | None, sdp: str) -> None:
+        """Answer ``rtc.offer`` in the background; the reply goes to ``connection``. Each
+        peer costs like a connection, so one connection opens at most
+        ``rtc_peers_per_connection`` of them (``rtc.limit``)."""
+        limit = self.config.limits.rtc_peers_per_connection
+        opened = sum(1 for owner in self._peers.values() if owner is connection)
+        if opened + self._offering.count(connection) >= limit:
+            error = MatchmakerError(
+                f"at most {limit} WebRTC peers per connection",
+                code="rtc.limit",
+                details={"limit": limit},
+            )
+            connection.push(error_frame(request_id, error))
+            return
+        self._offering.append(connection)
+        task = asyncio.create_task(self._answer(connection, request_id, sdp))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _answer(self, connection: Connection, request_id: str | None, sdp: str) -> None:
+        try:
+            peer, answer = await answer_offer(sdp, self._serve_channel)
+        except MatchmakerError as error:
+            connection.push(error_frame(request_id, error))
+            return
+        finally:
+            self._offering.remove(connection)
+        self._peers[peer] = connection
+        connection.push(reply_frame(request_id, ChannelAnswer(answer)))
+
+    def _serve_channel(self, peer: Any, channel: Any) -> None:
+        """A data channel opened: it is a connection of its own, speaking the protocol."""
+        connection = Connection(self, self._conversation(), channel_send(peer, channel))
+        self.open.add(connection)
+        writer = asyncio.create_task(connection.write())
+
+        def closed() -> None:
+            if connection.close_code is None:
+                connection.close(closecodes.GOING_AWAY, "")
+            writer.cancel()
+            self._peers.pop(peer, None)
+            self._close_later(peer)
+
+        channel.on("message", connection.on_frame)
+        channel.on("close", closed)
+
+    def _close_later(self, peer: Any) -> None:
+        task = asyncio.create_task(close_quietly(peer))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def _conversation(self) -> Conversation:
+        return Conversation(
+            self.core,
+            self.directory,
+            require_declared=self.config.require_declared_projects,
+            now=time.monotonic(),
+            wall_clock_ms=_wall_clock_ms,
+            ice_servers=self._ice_servers,
+        )
 
     # -- ASGI -----------------------------------------------------------------------------
 
@@ -135,26 +222,24 @@ class DataPlane:
             await send({"type": "websocket.close", "code": closecodes.GOING_AWAY})
             return
         self.start()
-        conversation = Conversation(
-            self.core,
-            self.directory,
-            require_declared=self.config.require_declared_projects,
-            now=time.monotonic(),
-            wall_clock_ms=_wall_clock_ms,
-        )
-        connection = Connection(self, conversation, send)
+        connection = Connection(self, self._conversation(), send)
         self.open.add(connection)
         writer = asyncio.create_task(connection.write())
+        # Unless the client closes normally (1000), losing the socket is unclean: the
+        # client may resume within the grace.
+        gone = closecodes.GOING_AWAY
         try:
             while True:
                 message = await receive()
                 if message["type"] != "websocket.receive":
+                    if message.get("code") == closecodes.NORMAL:
+                        gone = closecodes.NORMAL
                     break
                 text = message.get("text")
                 connection.on_frame(text if text is not None else message.get("bytes") or b"")
         finally:
             if connection.close_code is None:
-                connection.close(closecodes.GOING_AWAY, "")
+                connection.close(gone, "")
             writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await writer

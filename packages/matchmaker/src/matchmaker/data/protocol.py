@@ -20,15 +20,28 @@ from matchmaker.filters import ATTRIBUTE_NAME
 from matchmaker.model import FilterValue, PoolMode
 
 __all__ = [
+    "MODE_REQUESTS",
     "REQUEST_DECODER",
     "Bye",
+    "ClaimMake",
+    "ClaimMakeData",
+    "DelegateAttach",
+    "DelegateAttachData",
+    "DelegateForm",
+    "DelegateFormData",
     "ErrorBody",
     "Event",
     "Heartbeat",
     "Hello",
     "HelloData",
     "HelloReply",
+    "IceServer",
     "MemberInfo",
+    "ModeNotice",
+    "ModeRequest",
+    "PickAdd",
+    "PickData",
+    "PickRemove",
     "Ping",
     "PolicyInfo",
     "Pong",
@@ -39,10 +52,25 @@ __all__ = [
     "PoolExpired",
     "PoolLeave",
     "PoolLeaveData",
+    "PoolList",
+    "PoolListData",
+    "PoolWatch",
+    "PoolWatchData",
     "PoolWithdrawn",
+    "ProposalCancel",
+    "ProposalCancelData",
+    "ProposalCreate",
+    "ProposalCreateData",
+    "ProposalRespond",
+    "ProposalRespondData",
     "Reply",
     "Request",
     "Resume",
+    "RtcOffer",
+    "RtcOfferData",
+    "RtcSignal",
+    "RtcSignalData",
+    "RtcSignalled",
     "ServerPing",
     "SessionCreated",
     "SessionJoin",
@@ -55,6 +83,7 @@ __all__ = [
     "SessionMessage",
     "SessionSend",
     "SessionSendData",
+    "SignalData",
     "decode_envelope",
     "encode",
 ]
@@ -102,6 +131,7 @@ class PoolEnterData(_Data, rename={"group_size": "groupSize"}):
     filter: dict[AttributeKey, FilterValue] | None = None
     ttl_ms: Annotated[int, Meta(ge=1)] | None = None
     public: Public | None = None
+    listed: bool = True
 
 
 class PoolLeaveData(_Data):
@@ -130,6 +160,87 @@ class SessionSendData(_Data):
     session_id: str
     data: Raw
     to: list[str] | None = None
+
+
+class RtcSignalData(_Data):
+    """``rtc.signal.data``: ``signal`` (offer, answer, ICE candidate...) relayed verbatim."""
+
+    session_id: str
+    to: Annotated[str, Meta(max_length=128)]
+    signal: Raw
+
+
+class RtcOfferData(_Data):
+    """``rtc.offer.data``: a WebRTC SDP offer with a data channel."""
+
+    sdp: str
+
+
+# Pool-mode payloads: their fields are the core commands' fields (data/translate.py).
+ClientIds = Annotated[list[Annotated[str, Meta(max_length=128)]], Meta(max_length=64)]
+
+
+class PoolListData(_Data):
+    """``pool.list.data``: a page of a claim pool's listed entries."""
+
+    pool: Name
+    cursor: Annotated[str, Meta(max_length=32)] | None = None
+    limit: Annotated[int, Meta(ge=1, le=200)] = 50
+
+
+class PoolWatchData(_Data):
+    """``pool.watch.data``: follow (``watch: false``: stop following) a claim pool."""
+
+    pool: Name
+    watch: bool = True
+
+
+class ClaimMakeData(_Data):
+    """``claim.make.data``: ``groupSize - 1`` listed client ids."""
+
+    pool: Name
+    targets: ClientIds
+
+
+class PickData(_Data):
+    """``pick.add.data`` / ``pick.remove.data``."""
+
+    pool: Name
+    target: Annotated[str, Meta(max_length=128)]
+
+
+class ProposalCreateData(_Data):
+    """``proposal.create.data``: the other ``groupSize - 1`` members."""
+
+    pool: Name
+    members: ClientIds
+    ttl_ms: Annotated[int, Meta(ge=1)] | None = None
+
+
+class ProposalRespondData(_Data):
+    """``proposal.respond.data``."""
+
+    proposal_id: Annotated[str, Meta(max_length=128)]
+    accept: bool
+
+
+class ProposalCancelData(_Data):
+    """``proposal.cancel.data``."""
+
+    proposal_id: Annotated[str, Meta(max_length=128)]
+
+
+class DelegateAttachData(_Data):
+    """``delegate.attach.data``."""
+
+    pool: Name
+
+
+class DelegateFormData(_Data):
+    """``delegate.form.data``: groups of entry ids (at most 256 groups per request)."""
+
+    pool: Name
+    groups: Annotated[list[ClientIds], Meta(max_length=256)]
 
 
 # -- inbound envelopes ----------------------------------------------------------------------
@@ -187,13 +298,133 @@ class SessionSend(_Request, tag="session.send"):
     data: SessionSendData
 
 
+class RtcSignal(_Request, tag="rtc.signal"):
+    """Relay a WebRTC signal to one other member of a session."""
+
+    data: RtcSignalData
+
+
+class RtcOffer(_Request, tag="rtc.offer"):
+    """Open a server-side WebRTC data channel that speaks this same protocol."""
+
+    data: RtcOfferData
+
+
+class PoolList(_Request, tag="pool.list"):
+    """Page through a claim pool's listed entries."""
+
+    data: PoolListData
+
+
+class PoolWatch(_Request, tag="pool.watch"):
+    """Follow a claim pool's listings as ``pool.listed`` / ``pool.unlisted`` events."""
+
+    data: PoolWatchData
+
+
+class ClaimMake(_Request, tag="claim.make"):
+    """Claim listed clients into a session, atomically."""
+
+    data: ClaimMakeData
+
+
+class PickAdd(_Request, tag="pick.add"):
+    """Pick a client in a mutual pool (private)."""
+
+    data: PickData
+
+
+class PickRemove(_Request, tag="pick.remove"):
+    """Take a pick back."""
+
+    data: PickData
+
+
+class ProposalCreate(_Request, tag="proposal.create"):
+    """Propose a group in a propose pool."""
+
+    data: ProposalCreateData
+
+
+class ProposalRespond(_Request, tag="proposal.respond"):
+    """Accept or decline a proposal."""
+
+    data: ProposalRespondData
+
+
+class ProposalCancel(_Request, tag="proposal.cancel"):
+    """Withdraw one's own open proposal."""
+
+    data: ProposalCancelData
+
+
+class DelegateAttach(_Request, tag="delegate.attach"):
+    """Become a delegate of a delegated pool."""
+
+    data: DelegateAttachData
+
+
+class DelegateForm(_Request, tag="delegate.form"):
+    """Form groups of a delegated pool."""
+
+    data: DelegateFormData
+
+
+ModeRequest = (
+    PoolList
+    | PoolWatch
+    | ClaimMake
+    | PickAdd
+    | PickRemove
+    | ProposalCreate
+    | ProposalRespond
+    | ProposalCancel
+    | DelegateAttach
+    | DelegateForm
+)
+MODE_REQUESTS = (
+    PoolList,
+    PoolWatch,
+    ClaimMake,
+    PickAdd,
+    PickRemove,
+    ProposalCreate,
+    ProposalRespond,
+    ProposalCancel,
+    DelegateAttach,
+    DelegateForm,
+)
 Request = (
-    Hello | Ping | Pong | Bye | PoolEnter | PoolLeave | SessionJoin | SessionLeave | SessionSend
+    Hello
+    | Ping
+    | Pong
+    | Bye
+    | PoolEnter
+    | PoolLeave
+    | SessionJoin
+    | SessionLeave
+    | SessionSend
+    | RtcSignal
+    | RtcOffer
+    | ModeRequest
 )
 REQUEST_DECODER: msgspec.json.Decoder[Request] = msgspec.json.Decoder(Request)
 REQUEST_TYPES: frozenset[str] = frozenset(
     str(t.__struct_config__.tag)
-    for t in (Hello, Ping, Pong, Bye, PoolEnter, PoolLeave, SessionJoin, SessionLeave, SessionSend)
+    for t in (
+        Hello,
+        Ping,
+        Pong,
+        Bye,
+        PoolEnter,
+        PoolLeave,
+        SessionJoin,
+        SessionLeave,
+        SessionSend,
+        RtcSignal,
+        RtcOffer,
+        *MODE_REQUESTS,
+    )
 )
 
 
@@ -252,6 +483,12 @@ class PolicyInfo(Struct, gc=False, rename={"group_size": "groupSize"}):
     default: bool
 
 
+class IceServer(Struct, gc=False):
+    """A STUN/TURN server for peer-to-peer WebRTC, as ``RTCPeerConnection`` takes it."""
+
+    urls: list[str]
+
+
 class HelloReply(Struct, gc=False):
     """``hello`` reply data: who you are, your Project's rules and the server's limits."""
 
@@ -262,6 +499,8 @@ class HelloReply(Struct, gc=False):
     limits: Limits
     policies: list[PolicyInfo]
     lockdown: bool
+    resumed: bool = False
+    ice_servers: list[IceServer] = []
 
 
 class PoolEntered(Struct, gc=False, rename={"group_size": "groupSize"}):
@@ -362,6 +601,26 @@ class PoolClosed(Event, tag="pool.closed"):
 
 class ServerPing(Event, tag="ping"):
     """Heartbeat; answer with ``{"type": "pong"}`` (any frame counts as liveness)."""
+
+
+class SignalData(Struct, gc=False, rename={"sender": "from"}):
+    session_id: str
+    sender: str
+    signal: Raw
+
+
+class RtcSignalled(Event, tag="rtc.signal"):
+    """A WebRTC signal from another member of a session."""
+
+    data: SignalData
+
+
+class ModeNotice(Struct, gc=False):
+    """An event of the claim, mutual, propose or delegated mode: ``type`` is the core
+    event's ``KIND`` and ``data`` the core event itself, whose fields are the wire's."""
+
+    type: str
+    data: Any
 
 
 _ENCODER = msgspec.json.Encoder()

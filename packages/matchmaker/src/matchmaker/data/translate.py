@@ -18,7 +18,14 @@ from matchmaker.data import protocol
 from matchmaker.data.protocol import encode
 from matchmaker.errors import MatchmakerError
 
-__all__ = ["PING_FRAME", "command", "error_frame", "event_head", "reply_frame"]
+__all__ = [
+    "PING_FRAME",
+    "command",
+    "error_frame",
+    "event_head",
+    "partial_frame",
+    "reply_frame",
+]
 
 PING_FRAME = encode(protocol.ServerPing()).decode()
 """The server's heartbeat ping (``{"type":"ping"}``): no ``seq``, it is not an event."""
@@ -46,6 +53,7 @@ def _enter_pool(request: protocol.PoolEnter) -> commands.EnterPool:
         ttl_ms=data.ttl_ms,
         public=data.public,
         public_size=_size(data.public),
+        listed=data.listed,
     )
 
 
@@ -78,6 +86,20 @@ _COMMANDS: dict[type, Callable[[Any], Command]] = {
     protocol.Ping: lambda _: commands.Ping(),
     protocol.Pong: lambda _: commands.Pong(),
     protocol.Bye: lambda _: commands.Bye(),
+    protocol.RtcSignal: lambda r: commands.Signal(r.data.session_id, r.data.to, r.data.signal),
+    protocol.RtcOffer: lambda r: commands.Offer(r.data.sdp),
+    protocol.PoolList: lambda r: commands.ListPool(r.data.pool, r.data.cursor, r.data.limit),
+    protocol.PoolWatch: lambda r: commands.WatchPool(r.data.pool, r.data.watch),
+    protocol.ClaimMake: lambda r: commands.MakeClaim(r.data.pool, r.data.targets),
+    protocol.PickAdd: lambda r: commands.Pick(r.data.pool, r.data.target, add=True),
+    protocol.PickRemove: lambda r: commands.Pick(r.data.pool, r.data.target, add=False),
+    protocol.ProposalCreate: lambda r: commands.CreateProposal(
+        r.data.pool, r.data.members, r.data.ttl_ms
+    ),
+    protocol.ProposalRespond: lambda r: commands.RespondProposal(r.data.proposal_id, r.data.accept),
+    protocol.ProposalCancel: lambda r: commands.CancelProposal(r.data.proposal_id),
+    protocol.DelegateAttach: lambda r: commands.AttachDelegate(r.data.pool),
+    protocol.DelegateForm: lambda r: commands.FormGroups(r.data.pool, r.data.groups),
 }
 
 
@@ -128,9 +150,13 @@ def _answer_data(answer: events.Answer) -> object:
                     for p in project.policies
                 ],
                 lockdown=project.lockdown,
+                resumed=answer.resumed,
+                ice_servers=[protocol.IceServer([url]) for url in answer.ice_servers],
             )
         case events.Alive():
             return None
+        case events.ModeAnswer():
+            return answer
 
 
 def event_head(event: events.Event) -> str:
@@ -139,8 +165,15 @@ def event_head(event: events.Event) -> str:
     return encode(_wire_event(event))[:-1].decode()
 
 
-def _wire_event(event: events.Event) -> protocol.Event:
+def _wire_event(event: events.Event) -> protocol.Event | protocol.ModeNotice:
     match event:
+        case events.ModeEvent():
+            return protocol.ModeNotice(event.KIND, event)
+        case events.SignalRelayed():
+            signal = cast(Raw, event.signal)
+            return protocol.RtcSignalled(
+                protocol.SignalData(event.session_id, event.sender, signal)
+            )
         case events.MessageRelayed():
             # The shell relays what it decoded: ``data`` is the sender's ``Raw`` bytes.
             data = cast(Raw, event.data)
@@ -170,3 +203,8 @@ def _wire_event(event: events.Event) -> protocol.Event:
             )
         case events.PoolClosed():
             return protocol.PoolClosed(protocol.EntryData(event.pool, event.entry_id, event.reason))
+
+
+def partial_frame(first: int, last: int) -> str:
+    """The ``resume.partial`` frame (no ``seq``: it reports a gap, it is not an event)."""
+    return encode({"type": "resume.partial", "data": {"from_seq": first, "to_seq": last}}).decode()

@@ -141,9 +141,13 @@ async def _send_json(send: Send, status: int, body: dict[str, Any]) -> None:
         {
             "type": "http.response.start",
             "status": status,
+            # The refused request's body is never read: close the connection rather than
+            # leave its unread bytes where the client's next request would follow them.
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(data)).encode()),
+                (b"connection", b"close"),
+                *SECURITY_HEADERS,
             ],
         }
     )
