@@ -135,6 +135,10 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("config.scopes.type", "scopes is not a mapping", _FINDING),
     ("config.scopes.entry", "A scope that is not a mapping", _FINDING),
     ("config.unknown_key", "A config key tasktool does not know (warning)", _FINDING),
+    ("config.shadowed", "init wrote a file that hides a parent directory's config", _FINDING),
+    ("config.both_dirs", "Both dir and task-dir in the config file (task-dir is used)", _FINDING),
+    ("config.unknown_env", "A TASKTOOL_* variable that matches no settable key", _FINDING),
+    ("config.ignored_env", "A task directory variable the file's key makes ignored", _FINDING),
     ("config.exists", "init where .tasktool.yaml exists (use --force) or is a folder", _CONFLICT),
     # sync: the sync.sources entries (findings in validate; sync refuses to run under them).
     (

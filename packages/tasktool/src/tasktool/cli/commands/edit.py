@@ -138,7 +138,11 @@ def _list_options(function: F) -> F:
 @_scalar_options
 @_date_options
 @_list_options
-@click.option("--done", is_flag=True, help="Shortcut for --status completed.")
+@click.option(
+    "--done",
+    is_flag=True,
+    help="Shortcut for --status completed (in-review with workflow: pr-review).",
+)
 @click.option("--body", default=None, help="Replace the Markdown body.")
 @format_option
 @click.pass_obj
@@ -157,10 +161,14 @@ def set_command(
     Completing stamps completed_at, cancelling stamps cancelled_at, reopening
     clears both. Effort, status, priority and type are checked.
     """
+    repo = load_repository(options)
     if done:
-        if values.get("status") not in (None, "completed"):
+        # With workflow: pr-review, done means "ready for review"; --status completed
+        # still completes.
+        finished = "in-review" if repo.settings.workflow == "pr-review" else "completed"
+        if values.get("status") not in (None, finished):
             raise click.UsageError("--done conflicts with --status")
-        values["status"] = "completed"
+        values["status"] = finished
     scalars = {
         field: value
         for field, value in values.items()
@@ -187,6 +195,5 @@ def set_command(
     )
     if change.empty:
         raise click.UsageError("nothing to change; give at least one field option")
-    repo = load_repository(options)
     task = update_task(repo, task_id, change)
     _echo_task(options, fmt, task_view(task), "updated")
