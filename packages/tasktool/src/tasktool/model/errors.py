@@ -78,6 +78,7 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("task.missing_title", "A task file with a blank or missing title", _FINDING),
     ("task.field_type", "A field with a list where a value belongs, or the reverse", _FINDING),
     ("task.duplicate_key", "A frontmatter key written twice (set refuses to edit it)", _UNREADABLE),
+    ("task.editor", "edit: the editor could not start or exited with an error", _FAILED),
     (
         "task.edit_failed",
         "A frontmatter shape an edit cannot change in place (nothing written)",

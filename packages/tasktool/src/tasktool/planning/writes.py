@@ -262,6 +262,43 @@ def archive_task(repo: Repository, task_id: str) -> Path:
     return target
 
 
+def _restore_target(repo: Repository, source: Path) -> Path:
+    """The active place of an archived file: its path without the innermost ``archive``
+    folder (``tasks/archive/cli/7.md`` and ``tasks/cli/archive/7.md`` both go to
+    ``tasks/cli/7.md``)."""
+    parts = list(source.relative_to(repo.task_dir).parts)
+    index = len(parts) - 1 - parts[::-1].index(ARCHIVE_DIR)
+    del parts[index]
+    return repo.task_dir.joinpath(*parts)
+
+
+def restore_task(repo: Repository, task_id: str) -> Path:
+    """Move an archived task back among the active ones (the inverse of
+    :func:`archive_task`), and a worklog kept next to it; refuses when an active task
+    has the id or the target file exists."""
+    copies = [task for task in repo.all_tasks if task.id == task_id]
+    if not copies:
+        repo.get(task_id)  # task.not_found, or task.broken naming the file
+    active = [task.file_path for task in copies if not task.archived]
+    if active:
+        raise TaskToolError(
+            f"task {task_id} is not archived, or an active task has its id: {', '.join(active)}",
+            code="task.exists",
+        )
+    task = repo.get(task_id)  # several archived copies: task.ambiguous_id
+    source = Path(task.file_path)
+    target = _restore_target(repo, source)
+    with task_lock(repo.task_dir, task_id):
+        if target.exists():
+            raise TaskToolError(f"{target} already exists", code="task.exists")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        log = repo.worklog_path(task_id) if is_safe_id(task_id) else None
+        os.replace(source, target)
+        if log is not None and log.parent.parent == source.parent and log.exists():
+            _move_worklog(log, target.parent / WORKLOG_DIR / log.name)
+    return target
+
+
 def renumber_task(repo: Repository, task: Task, updates: dict[str, Any]) -> Path:
     """Rewrite a task's id (and references) and rename ``<old id>-slug.md`` to the new id."""
     path = Path(task.file_path)
@@ -284,6 +321,7 @@ __all__ = [
     "create_tasks",
     "remove_task",
     "renumber_task",
+    "restore_task",
     "today",
     "update_task",
 ]

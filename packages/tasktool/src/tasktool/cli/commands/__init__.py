@@ -27,6 +27,10 @@ COMMANDS: dict[str, str] = {
     "validate": "tasktool.cli.commands.upkeep:validate_command",
     "worklog": "tasktool.cli.commands.upkeep:worklog_command",
     "completion": "tasktool.cli.commands.shell:completion_command",
+    "search": "tasktool.cli.commands.browse:search_command",
+    "tags": "tasktool.cli.commands.browse:tags_command",
+    "restore": "tasktool.cli.commands.manage:restore_command",
+    "edit": "tasktool.cli.commands.edit:edit_command",
     # Front ends own their commands; named here, never imported (front ends are independent).
     "sync": "tasktool.sync.command:sync_command",
     # Front ends beside the CLI: named, never imported here (they need extras).
