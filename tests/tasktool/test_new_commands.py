@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -116,3 +118,14 @@ def test_edit_opens_the_editor_and_checks_the_result(run: Invoke, project: Proje
     assert str(project.root / "tasks" / "2-t.md") in result.output
     failing = run("edit", "1", code=1, env={"VISUAL": "false"})
     assert "[task.editor]" in failing.output
+
+
+def test_documented_file_paths_are_absolute_as_printed(run: Invoke) -> None:
+    docs = (Path(__file__).parents[2] / "docs" / "tasktool.md").read_text(encoding="utf-8")
+    documented = re.findall(r'"file_path": "([^"]*)"', docs)
+    assert documented
+    assert all(path.startswith("/") for path in documented), documented
+    for args in (("list",), ("next",), ("search", "cache"), ("get", "2")):
+        data = json.loads(run(*args, "--format", "json").stdout)
+        for row in data if isinstance(data, list) else [data]:
+            assert Path(row["file_path"]).is_absolute(), (args, row["file_path"])
