@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
 from typing import TYPE_CHECKING
 
 import pytest
@@ -39,16 +38,8 @@ def put(project: Project, name: str, data: bytes) -> Path:
     return path
 
 
-def in_project(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in [name for name in os.environ if name.startswith("TASKTOOL_")]:
-        monkeypatch.delenv(name)
-    monkeypatch.chdir(project.root)
-
-
-def test_crlf_line_with_a_comment_is_not_corrupted(
-    project: Project, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    in_project(project, monkeypatch)
+def test_crlf_line_with_a_comment_is_not_corrupted(in_project: Project) -> None:
+    project = in_project
     before = (
         b"---\r\nid: '1'\r\ntitle: T\r\nstatus: pending # was blocked\r\n"
         b"owner:\tann   # lead\r\n---\r\nBody\r\n"
@@ -58,10 +49,8 @@ def test_crlf_line_with_a_comment_is_not_corrupted(
     assert path.read_bytes() == before.replace(b"pending # was", b"in-progress # was")
 
 
-def test_set_leaves_untouched_lines_alone(
-    project: Project, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    in_project(project, monkeypatch)
+def test_set_leaves_untouched_lines_alone(in_project: Project) -> None:
+    project = in_project
     before = (
         "\ufeff---\n"
         'id: "7"\n'
@@ -80,10 +69,8 @@ def test_set_leaves_untouched_lines_alone(
     assert path.read_bytes() == before.replace(b"priority: low", b"priority: high")
 
 
-def test_list_edits_keep_style_quoting_and_comments(
-    project: Project, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    in_project(project, monkeypatch)
+def test_list_edits_keep_style_quoting_and_comments(in_project: Project) -> None:
+    project = in_project
     put(project, "001-a.md", b"---\nid: '001'\ntitle: A\n---\n")
     put(project, "002-b.md", b"---\nid: '002'\ntitle: B\n---\n")
     flow = put(project, "3-c.md", b'---\nid: "3"\ntitle: C\ntags: ["001", b]  # why\n---\n')
@@ -102,19 +89,15 @@ def test_list_edits_keep_style_quoting_and_comments(
     assert block.read_bytes() == b"---\nid: '4'\ntitle: D\n---\n"  # no `dependencies: []`
 
 
-def test_removing_the_last_flow_item_removes_the_key(
-    project: Project, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    in_project(project, monkeypatch)
+def test_removing_the_last_flow_item_removes_the_key(in_project: Project) -> None:
+    project = in_project
     path = put(project, "1-a.md", b"---\nid: '1'\ntitle: A\ntags: [x]\nowner: me\n---\n")
     run(project, "set", "1", "--remove-tag", "x")
     assert path.read_bytes() == b"---\nid: '1'\ntitle: A\nowner: me\n---\n"
 
 
-def test_add_writes_a_plain_date_and_no_empty_body(
-    project: Project, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    in_project(project, monkeypatch)
+def test_add_writes_a_plain_date_and_no_empty_body(in_project: Project) -> None:
+    project = in_project
     (project.root / "tasks").mkdir()
     view = json.loads(run(project, "add", "Hello", "--format", "json"))
     text = (project.root / view["file_path"]).read_text(encoding="utf-8")
@@ -123,10 +106,8 @@ def test_add_writes_a_plain_date_and_no_empty_body(
     assert text.endswith("---\n")
 
 
-def test_cli_refuses_a_duplicated_id_naming_both_files(
-    project: Project, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    in_project(project, monkeypatch)
+def test_cli_refuses_a_duplicated_id_naming_both_files(in_project: Project) -> None:
+    project = in_project
     first = put(project, "5-a.md", b"---\nid: '5'\ntitle: A\n---\n")
     second = put(project, "x/5-b.md", b"---\nid: '5'\ntitle: B\n---\n")
     for args in (("get", "5"), ("worklog", "5"), ("rm", "5"), ("archive", "5", "--force")):
@@ -142,9 +123,7 @@ def test_cli_refuses_a_duplicated_id_naming_both_files(
 
 _SPECIALS = "\x85\u2028\u2029\t\"'#:,[]{}- \\"
 _text = st.text(
-    alphabet=st.one_of(
-        st.characters(blacklist_categories=("Cs",)), st.sampled_from(list(_SPECIALS))
-    ),
+    alphabet=st.one_of(st.characters(exclude_categories=["Cs"]), st.sampled_from(list(_SPECIALS))),
     max_size=12,
 )
 

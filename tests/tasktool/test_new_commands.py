@@ -4,7 +4,6 @@ filters and --format json, tags, and ``--filter tag=X`` (through the real CLI)."
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 from collections.abc import Callable
@@ -23,11 +22,8 @@ Invoke = Callable[..., Result]
 
 
 @pytest.fixture
-def run(project: Project, monkeypatch: pytest.MonkeyPatch) -> Invoke:
-    for name in [name for name in os.environ if name.startswith("TASKTOOL_")]:
-        monkeypatch.delenv(name)
-    monkeypatch.setenv("HOME", str(project.home))
-    monkeypatch.chdir(project.root)
+def run(in_project: Project) -> Invoke:
+    project = in_project
     project.config("dir: tasks\n")
     tasks = [
         ("1", "Fix login cache", "completed", "[auth, bug]", "2020-01-01", "Sessions expire."),

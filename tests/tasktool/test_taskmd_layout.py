@@ -5,7 +5,6 @@ merge-conflict markers; and ``deduplicate`` carrying worklogs, its dry run match
 from __future__ import annotations
 
 import json
-import os
 from typing import TYPE_CHECKING
 
 import pytest
@@ -104,11 +103,8 @@ def run(project: Project, *args: str, code: int = 0) -> str:
 
 
 @pytest.fixture
-def inside(taskmd: Project, monkeypatch: pytest.MonkeyPatch) -> Project:
-    for name in [name for name in os.environ if name.startswith("TASKTOOL_")]:
-        monkeypatch.delenv(name)
-    monkeypatch.chdir(taskmd.root)
-    return taskmd
+def inside(taskmd: Project, in_project: Project) -> Project:
+    return in_project
 
 
 def test_get_and_worklog_add_use_the_per_folder_file(inside: Project) -> None:
@@ -135,12 +131,8 @@ def test_archive_and_rm_carry_per_folder_worklogs(taskmd: Project) -> None:
     assert not (taskmd.root / "tasks/cli/.worklogs/001.md").exists()
 
 
-def test_deduplicate_dry_run_matches_and_worklogs_follow(
-    project: Project, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    for name in [name for name in os.environ if name.startswith("TASKTOOL_")]:
-        monkeypatch.delenv(name)
-    monkeypatch.chdir(project.root)
+def test_deduplicate_dry_run_matches_and_worklogs_follow(in_project: Project) -> None:
+    project = in_project
     project.config("dir: tasks\nid:\n  strategy: random\n  length: 8\n")
     project.write("tasks/a/7-t.md", "---\nid: '7'\ntitle: A\ncreated_at: 2026-01-01\n---\n")
     project.write("tasks/b/7-t.md", "---\nid: '7'\ntitle: B\ncreated_at: 2026-02-01\n---\n")

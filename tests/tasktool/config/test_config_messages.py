@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -22,11 +21,7 @@ if TYPE_CHECKING:
 
 
 @pytest.fixture
-def run(project: Project, monkeypatch: pytest.MonkeyPatch) -> Invoke:
-    for name in [name for name in os.environ if name.startswith("TASKTOOL_")]:
-        monkeypatch.delenv(name)
-    monkeypatch.setenv("HOME", str(project.home))
-    monkeypatch.chdir(project.root)
+def run(in_project: Project) -> Invoke:
 
     def invoke(*args: str, code: int = 0, env: dict[str, str] | None = None) -> Result:
         result = CliRunner().invoke(cli, list(args), env=env, catch_exceptions=False)
@@ -88,7 +83,7 @@ def test_pr_review_workflow_done_means_in_review(project: Project, run: Invoke) 
 
 def test_init_in_a_subdirectory_warns_and_keeps_the_task_dir(
     project: Project,
-    run,
+    run: Invoke,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     project.config("dir: tasks\n")

@@ -16,7 +16,7 @@ and the file is left alone.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from mtcommon import YamlError
@@ -224,15 +224,11 @@ class _Editor:
             return False
         lead = tokens[0][2]
         style = quote_style(_ITEM_LINE.match(tokens[0][1]).group(2))  # type: ignore[union-attr]
-        pool = list(tokens)
-        texts: list[str] = []
-        for value in values:
-            found = next((token for token in pool if token[0] == value), None)
-            if found is not None:
-                pool.remove(found)
-                texts.append(found[1])
-            else:
-                texts.append(lead + render_scalar(value, style=style))
+        texts = _reuse(
+            [(value, text) for value, text, _lead in tokens],
+            values,
+            lambda value: lead + render_scalar(value, style=style),
+        )
         ending = self.lines[slots[-1]].end
         for slot, text in zip(slots, texts, strict=False):
             self.lines[slot].text = text
@@ -266,6 +262,23 @@ class _Editor:
         before = [spans[name][1] for name in FIELD_ORDER[:order] if name in spans]
         position = max(before) if before else _last_end(spans, len(self.lines))
         self.lines[position:position] = new
+
+
+def _reuse(
+    tokens: Sequence[tuple[str, str]], values: Sequence[str], render: Callable[[str], str]
+) -> list[str]:
+    """The text for each of ``values``: an existing item's own text (its quoting and
+    comment) when the list held that value, else ``render(value)``."""
+    pool = list(tokens)
+    texts: list[str] = []
+    for value in values:
+        found = next((token for token in pool if token[0] == value), None)
+        if found is not None:
+            pool.remove(found)
+            texts.append(found[1])
+        else:
+            texts.append(render(value))
+    return texts
 
 
 def _last_end(spans: Mapping[str, tuple[int, int]], count: int) -> int:
@@ -325,15 +338,7 @@ def _flow(text: str, values: Sequence[str]) -> str | None:
     if not _TRAILER.match(trailer):
         return None
     style = quote_style(tokens[0][1]) if tokens else ""
-    pool = list(tokens)
-    items: list[str] = []
-    for value in values:
-        found = next((token for token in pool if token[0] == value), None)
-        if found is not None:
-            pool.remove(found)
-            items.append(found[1])
-        else:
-            items.append(render_scalar(value, style=style, in_flow=True))
+    items = _reuse(tokens, values, lambda value: render_scalar(value, style=style, in_flow=True))
     opening = text[1 : len(text) - len(text[1:].lstrip(" \t"))]
     return "[" + opening + separator.join(items) + opening + "]" + trailer
 

@@ -243,14 +243,8 @@ def _move_worklog(old: Path, new: Path) -> None:
     os.replace(old, new)
 
 
-def archive_task(repo: Repository, task_id: str) -> Path:
-    """Move the task file to its archive folder (see :func:`_archive_target`), and a
-    worklog kept next to it along with it."""
-    task = repo.get(task_id)
-    if task.archived:
-        raise TaskToolError(f"task {task_id} is already archived", code="task.archived")
-    source = Path(task.file_path)
-    target = _archive_target(repo, source)
+def _move_task(repo: Repository, task_id: str, source: Path, target: Path) -> None:
+    """Move a task file (never over another) and a worklog kept next to it."""
     with task_lock(repo.task_dir, task_id):
         if target.exists():
             raise TaskToolError(f"{target} already exists", code="task.exists")
@@ -259,6 +253,17 @@ def archive_task(repo: Repository, task_id: str) -> Path:
         os.replace(source, target)
         if log is not None and log.parent.parent == source.parent and log.exists():
             _move_worklog(log, target.parent / WORKLOG_DIR / log.name)
+
+
+def archive_task(repo: Repository, task_id: str) -> Path:
+    """Move the task file to its archive folder (see :func:`_archive_target`), and a
+    worklog kept next to it along with it."""
+    task = repo.get(task_id)
+    if task.archived:
+        raise TaskToolError(f"task {task_id} is already archived", code="task.archived")
+    source = Path(task.file_path)
+    target = _archive_target(repo, source)
+    _move_task(repo, task_id, source, target)
     return target
 
 
@@ -288,14 +293,7 @@ def restore_task(repo: Repository, task_id: str) -> Path:
     task = repo.get(task_id)  # several archived copies: task.ambiguous_id
     source = Path(task.file_path)
     target = _restore_target(repo, source)
-    with task_lock(repo.task_dir, task_id):
-        if target.exists():
-            raise TaskToolError(f"{target} already exists", code="task.exists")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        log = repo.worklog_path(task_id) if is_safe_id(task_id) else None
-        os.replace(source, target)
-        if log is not None and log.parent.parent == source.parent and log.exists():
-            _move_worklog(log, target.parent / WORKLOG_DIR / log.name)
+    _move_task(repo, task_id, source, target)
     return target
 
 
