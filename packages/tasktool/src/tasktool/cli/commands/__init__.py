@@ -2,7 +2,7 @@
 
 ``COMMANDS`` maps each command name to ``"module:attribute"``; the group in
 :mod:`tasktool.cli.main` imports a command's module the first time it is asked for
-it, so ``tasktool list`` never imports the writers, ruamel or rich.
+it, so ``tasktool list`` never imports the writers.
 """
 
 from __future__ import annotations
