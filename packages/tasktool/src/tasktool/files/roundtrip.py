@@ -369,6 +369,24 @@ def _apply(
     return expected
 
 
+def _ruamel_edit(frontmatter: str, expected: Mapping[str, Any], source: str) -> str:
+    from mtcommon import dump_roundtrip, load_roundtrip
+
+    try:
+        data = load_roundtrip(frontmatter, source=source) if frontmatter.strip() else None
+    except YamlError:
+        return frontmatter  # verification refuses it
+    if data is None:
+        data = load_roundtrip("{}\n")
+    for key, value in expected.items():
+        if value is None:
+            data.pop(key, None)
+        else:
+            data[key] = value
+    text: str = dump_roundtrip(data)
+    return text.replace("\n", "\r\n") if "\r\n" in frontmatter else text
+
+
 def _read(frontmatter: str, source: str) -> dict[str, Any]:
     data = read_frontmatter(frontmatter, source=source) if frontmatter.strip() else {}
     if data is None:
@@ -421,7 +439,13 @@ def apply_frontmatter(
     editor = _Editor(frontmatter)
     expected = _apply(editor, updates, before)
     edited = editor.text()
-    _verify(source, before, edited, expected)
+    try:
+        _verify(source, before, edited, expected)
+    except TaskToolError:
+        # A shape the line editor does not know (an indented mapping, a flow mapping...):
+        # ruamel rewrites the frontmatter, keeping what it can; checked the same way.
+        edited = _ruamel_edit(frontmatter, expected, source)
+        _verify(source, before, edited, expected)
     # The BOM and the opening line, then the frontmatter, then the closing line and body.
     opening_end = text.index("\n") + 1
     closing = text[opening_end + len(frontmatter) : len(text) - len(old_body)]

@@ -32,7 +32,8 @@ def show_command(options: GlobalOptions, /, *, fmt: str | None) -> None:
     loaded = load_config(options.overrides())
     options.loud, options.silent = loaded.settings.verbose, loaded.settings.quiet
     data = config_document(loaded)
-    rejected = loaded.rejections
+    # A rejected environment value is an error (validate reports the file's problems).
+    rejected = tuple(d for d in loaded.rejections if d.code.startswith("config.env."))
     for problem in loaded.diagnostics:
         if problem in rejected:  # an error whatever --quiet says, and the exit status
             click.echo(f"error: {problem.message} [{problem.code}]", err=True)
