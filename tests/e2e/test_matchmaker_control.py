@@ -159,9 +159,10 @@ def test_key_and_store_come_from_the_environment(
     assert "control plane on, store memory://" in mm.log()
     assert not (tmp_path / "matchmaker.db").exists()
     assert not (tmp_path / "typo.db").exists()
+    # stderr is a file, not a terminal: the default --log-format (auto) writes JSON lines.
     assert (
-        "WARNING matchmaker: unknown environment variable MATCHMAKER_STORE_URL is ignored "
-        "(did you mean MATCHMAKER_STORE?)"
+        '"level":"warning","logger":"matchmaker","message":"unknown environment variable '
+        'MATCHMAKER_STORE_URL is ignored (did you mean MATCHMAKER_STORE?)"'
     ) in mm.log()
 
 

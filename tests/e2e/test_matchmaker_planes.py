@@ -6,6 +6,7 @@ import contextlib
 import json
 import resource
 import signal
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -115,6 +116,18 @@ def test_a_signal_closes_websockets_with_1001_and_exits(
         assert closed.value.rcvd.code == 1001
     assert mm.stop() == 0
     assert time.monotonic() - began < 5
+
+
+def test_repeated_signals_during_shutdown_still_exit_cleanly(mm: MatchmakerProcess) -> None:
+    """A supervisor that repeats SIGTERM until the process is gone gets a clean exit (0)."""
+    with websocket(mm) as ws:
+        assert hello(ws)["ok"] is True
+        deadline = time.monotonic() + 10
+        while mm.process.poll() is None and time.monotonic() < deadline:
+            mm.process.send_signal(signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                mm.process.wait(0.005)
+    assert mm.stop() == 0
 
 
 @pytest.mark.postgres

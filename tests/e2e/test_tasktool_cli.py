@@ -296,7 +296,7 @@ def test_usage_errors_exit_2(tt: Run) -> None:
         ["list", "--format", "xml"],
         ["nosuch"],
         ["archive"],
-        ["--worktree-scope", "isolated", "list"],  # reserved in the config, not a flag (yet)
+        ["--worktree-scope", "shared", "list"],  # unified or isolated only
     ):
         failed = tt(*args, check=False)
         assert failed.returncode == 2, args

@@ -199,6 +199,9 @@ class ReferenceStore:
         project_id = path.removeprefix("/admin/projects/")
         if not project_id or "/" in project_id or project_id in (".", ".."):
             raise Unspecified("an id the router may not see as one segment")
+        if any(ord(char) < 0x20 or ord(char) == 0x7F for char in project_id):
+            # No Project can have such an id; whether the route matches it is not documented.
+            raise Unspecified("an id with a control character")
         if method in ("GET", "HEAD"):
             return Prediction({200} if project_id in self.projects else {404})
         if method == "DELETE":

@@ -12,6 +12,7 @@ import asyncio
 import json
 import logging
 import os
+import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -193,6 +194,12 @@ def _serve(settings: Effective) -> None:
             runner.run(serve_until_signalled(settings.config))
     except CodedError as exc:
         raise CommandError(exc) from None
+    else:
+        # Closing the loop put back the default SIGINT/SIGTERM actions, yet the process
+        # still has its teardown to do (granian's runtime takes a while): a supervisor's
+        # repeated SIGTERM must not kill it there and turn a clean stop into -15.
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, signal.SIG_IGN)
 
 
 @main.group()

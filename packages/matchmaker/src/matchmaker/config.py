@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 SERVER_CHOICES = ("auto", "hypercorn", "granian")
 """Values of ``ServerConfig.server`` (see :mod:`matchmaker.servers`)."""
 
+LOG_FORMATS = ("auto", "json", "text")
+"""Values of ``ServerConfig.log_format``: ``auto`` is text on a terminal, JSON lines otherwise."""
+
 
 @dataclass(frozen=True, slots=True)
 class Limits:
@@ -61,7 +64,10 @@ class ServerConfig:
     default store: ``sqlite:///matchmaker.db`` in the working directory when a
     key is given, else nothing is stored. ``server`` names the data plane's
     server: ``auto`` (granian when installed, else hypercorn), ``hypercorn``
-    or ``granian`` (:mod:`matchmaker.servers`).
+    or ``granian`` (:mod:`matchmaker.servers`). ``metrics_port`` ``None``
+    serves ``/metrics`` only on the management port, behind the key; a port
+    serves it there too, without the key. ``no_playground`` turns off the
+    browser playground at ``GET /`` on the data port.
     """
 
     host: str = "127.0.0.1"
@@ -75,5 +81,8 @@ class ServerConfig:
     control: ControlLimits = field(default_factory=ControlLimits)
     shutdown_grace_s: float = 5.0
     log_level: str = "info"
+    log_format: str = "auto"
     ice_servers: str | None = None  # comma-separated STUN/TURN URLs for the hello reply
     server: str = "auto"
+    metrics_port: int | None = None
+    no_playground: bool = False

@@ -22,6 +22,7 @@ whatever they hold.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import signal
 import socket
@@ -29,11 +30,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from matchmaker.config import ServerConfig
-from matchmaker.control import create_control_app
+from matchmaker.control import Observers, create_control_app, create_metrics_app
 from matchmaker.data.app import create_data_app, websocket_max_message_size
+from matchmaker.data.live import live_snapshot
 from matchmaker.data.runtime import raise_open_file_limit, tune_gc
 from matchmaker.directory import ProjectDirectory
 from matchmaker.errors import MatchmakerError
+from matchmaker.observe import logs as observe_logs
+from matchmaker.observe.metrics import Metrics
 from matchmaker.refresh import DirectoryRefresher
 from matchmaker.servers import Listener, Serve, resolve_server, serve_function
 from matchmaker.store import DEFAULT_STORE_URL, ProjectStore, open_store
@@ -43,10 +47,12 @@ log = logging.getLogger("matchmaker")
 
 @dataclass(frozen=True, slots=True)
 class Bound:
-    """Where the process listens; ``management`` is ``None`` without a control plane."""
+    """Where the process listens; ``management`` is ``None`` without a control plane,
+    ``metrics`` without ``--metrics-port``."""
 
     data: tuple[str, int]
     management: tuple[str, int] | None
+    metrics: tuple[str, int] | None = None
 
 
 async def run(
@@ -66,17 +72,7 @@ async def run(
     """
     directory = ProjectDirectory() if directory is None else directory
     server_name = resolve_server(config.server)
-    store: ProjectStore | None = None
-    if config.management_key is not None:
-        store = await open_store(config.store_url or DEFAULT_STORE_URL)
-    else:
-        if config.store_url is not None:
-            log.warning("--store is ignored: without a management key there is no control plane")
-        if config.require_declared_projects:
-            log.warning(
-                "--require-declared-projects without a management key: no Project can be "
-                "declared, only the default Project is admitted"
-            )
+    store = await _open_store(config)
     sockets: list[socket.socket] = []
     refresher = None if store is None else DirectoryRefresher(store, directory)
     try:
@@ -85,12 +81,16 @@ async def run(
         grace = config.shutdown_grace_s
         data_sock = _listen(config.host, config.port)
         sockets.append(data_sock)
+        metrics = Metrics()
         data_app = create_data_app(
             config,
             directory,
             shutdown=shutdown,
             store_probe=None if store is None else store.ping,
+            metrics=metrics,
         )
+        snapshot = functools.partial(live_snapshot, data_app.plane)
+        metrics.watch(snapshot, lambda: len(data_app.plane.clients))
         listeners: list[tuple[Serve, Listener]] = [
             (
                 serve_function(server_name),
@@ -103,40 +103,37 @@ async def run(
             mgmt_sock = _listen(config.management_host or config.host, config.management_port)
             sockets.append(mgmt_sock)
             control_app = create_control_app(
-                config.limits, config.control, config.management_key, store, directory
+                config.limits,
+                config.control,
+                config.management_key,
+                store,
+                directory,
+                observers=Observers(
+                    live=snapshot,
+                    connected=lambda: len(data_app.plane.clients),
+                    metrics=metrics.exposition,
+                    on_request=metrics.record_control_request,
+                ),
             )
             listeners.append((serve_function("hypercorn"), Listener(control_app, mgmt_sock, grace)))
             management = _address(mgmt_sock)
+        metrics_address = None
+        if config.metrics_port is not None:
+            metrics_sock = _listen(config.management_host or config.host, config.metrics_port)
+            sockets.append(metrics_sock)
+            metrics_app = create_metrics_app(metrics.exposition)
+            listeners.append(
+                (serve_function("hypercorn"), Listener(metrics_app, metrics_sock, grace))
+            )
+            metrics_address = _address(metrics_sock)
         if tune_runtime:
             tune_gc()
             log.info("garbage collector tuned for many connections (startup objects frozen)")
         # The "listening" lines come last: whoever waits for them finds the rest logged.
-        # One line per plane: its URL, whether the control plane is on, the store.
-        if store is None:
-            log.info(
-                "data plane listening on %s (WebSocket %s/ws, server %s), control plane off "
-                "(no management key: every Project is implicit, nothing is stored)",
-                _url("http", *data),
-                _url("ws", *data),
-                server_name,
-            )
-        elif management is not None:
-            log.info(
-                "data plane listening on %s (WebSocket %s/ws, server %s), control plane on, "
-                "store %s",
-                _url("http", *data),
-                _url("ws", *data),
-                server_name,
-                store.description,
-            )
-            log.info(
-                "control plane listening on %s/admin, store %s, %d Projects",
-                _url("http", *management),
-                store.description,
-                len(directory),
-            )
+        bound = Bound(data=data, management=management, metrics=metrics_address)
+        _log_listening(server_name, bound, store, len(directory))
         if ready is not None:
-            ready(Bound(data=data, management=management))
+            ready(bound)
         await asyncio.gather(*(_serve(serve, listener, shutdown) for serve, listener in listeners))
     finally:
         for sock in sockets:
@@ -148,11 +145,57 @@ async def run(
     log.info("stopped")
 
 
+async def _open_store(config: ServerConfig) -> ProjectStore | None:
+    """The Project store when there is a control plane; warn about settings it makes moot."""
+    if config.management_key is not None:
+        return await open_store(config.store_url or DEFAULT_STORE_URL)
+    if config.store_url is not None:
+        log.warning("--store is ignored: without a management key there is no control plane")
+    if config.require_declared_projects:
+        log.warning(
+            "--require-declared-projects without a management key: no Project can be "
+            "declared, only the default Project is admitted"
+        )
+    return None
+
+
+def _log_listening(
+    server_name: str, bound: Bound, store: ProjectStore | None, projects: int
+) -> None:
+    """One line per plane: its URL, whether the control plane is on, the store."""
+    data, management, metrics = bound.data, bound.management, bound.metrics
+    if store is None:
+        log.info(
+            "data plane listening on %s (WebSocket %s/ws, server %s), control plane off "
+            "(no management key: every Project is implicit, nothing is stored)",
+            _url("http", *data),
+            _url("ws", *data),
+            server_name,
+        )
+    elif management is not None:
+        log.info(
+            "data plane listening on %s (WebSocket %s/ws, server %s), control plane on, store %s",
+            _url("http", *data),
+            _url("ws", *data),
+            server_name,
+            store.description,
+        )
+        log.info(
+            "control plane listening on %s/admin, store %s, %d Projects",
+            _url("http", *management),
+            store.description,
+            projects,
+        )
+    if metrics is not None:
+        log.info("metrics listening on %s/metrics (no key)", _url("http", *metrics))
+
+
 def configure_logging(config: ServerConfig) -> None:
-    """Log lines to stderr from ``config.log_level`` up (the process entry point's choice)."""
-    logging.basicConfig(
-        level=config.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    """Log lines to stderr from ``config.log_level`` up in ``config.log_format``.
+
+    The process entry point's choice; tests and embedding programs keep their own.
+    """
+    observe_logs.configure_logging(config.log_level, config.log_format)
 
 
 async def serve_until_signalled(config: ServerConfig) -> None:

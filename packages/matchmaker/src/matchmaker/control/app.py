@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import hmac
 import urllib.parse
 from collections.abc import Awaitable, Callable
@@ -19,9 +17,12 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from matchmaker.config import ControlLimits, Limits
+from matchmaker.control.audit import Audit
 from matchmaker.control.auth import BearerAuth
 from matchmaker.control.http import CloseUnreadBodies, read_json_body
+from matchmaker.control.live import LiveEndpoints, Observers
 from matchmaker.control.openapi import openapi_document
+from matchmaker.control.paging import decode_cursor, encode_cursor, page_limit
 from matchmaker.control.validation import apply_patch, decode_patch, decode_project, invalid
 from matchmaker.control.wire import Health, ProjectList
 from matchmaker.directory import ProjectDirectory
@@ -32,8 +33,6 @@ from matchmaker.store.base import not_found_error
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 
-DEFAULT_PAGE = 100
-MAX_PAGE = 1000
 MERGE_PATCH = "application/merge-patch+json"
 _PROJECT_ID = msgspec.json.Decoder(ProjectId)
 
@@ -70,13 +69,13 @@ class ControlPlane:
 
     async def list_projects(self, request: Request) -> Response:
         """``GET /admin/projects?limit=&cursor=``: one page of Projects ordered by id."""
-        limit = _limit(request.query_params.get("limit"))
+        limit = page_limit(request.query_params.get("limit"))
         cursor = request.query_params.get("cursor")
-        after = None if cursor is None else _decode_cursor(cursor)
+        after = None if cursor is None else decode_cursor(cursor)
         projects = await self._store.page(limit=limit + 1, after=after)
         more = len(projects) > limit
         projects = projects[:limit]
-        next_cursor = _encode_cursor(projects[-1].id) if more else None
+        next_cursor = encode_cursor(projects[-1].id) if more else None
         return json_response(ProjectList(projects=projects, next_cursor=next_cursor))
 
     async def read(self, request: Request) -> Response:
@@ -136,18 +135,43 @@ def create_control_app(
     management_key: str,
     store: ProjectStore,
     directory: ProjectDirectory,
+    *,
+    observers: Observers | None = None,
 ) -> Starlette:
     """The app served on the management port, guarded by ``management_key``.
 
     ``limits`` bound what a policy may declare (``groupSize``, filters);
     ``control`` what a Project may hold and how request bodies are read.
+    ``observers`` (from the process shell) serve ``/metrics`` and the live view;
+    without them those paths are 404 and nothing is counted.
     """
     plane = ControlPlane(limits, control, management_key, store, directory)
+    observers = observers or Observers()
+    live = LiveEndpoints(observers, directory)
     routes = [
         Route("/healthz", _ByMethod(GET=plane.healthz)),
         Route("/readyz", _ByMethod(GET=Readiness(store.ping).respond)),
         Route("/admin/openapi.json", _ByMethod(GET=plane.openapi)),
         Route("/admin/projects", _ByMethod(GET=plane.list_projects, POST=plane.create)),
+        *(
+            []
+            if observers.live is None
+            else [
+                Route("/admin/live", _ByMethod(GET=live.live)),
+                # Before the Project route, whose {id:path} would take ".../live" as an id.
+                # A Project whose id ends in "/live" is still patched and deleted here
+                # (GET shows the live view of the id before "/live").
+                Route(
+                    "/admin/projects/{id:path}/live",
+                    _ByMethod(
+                        GET=live.project_live,
+                        PATCH=_whole_id(plane.patch),
+                        DELETE=_whole_id(plane.delete),
+                    ),
+                ),
+            ]
+        ),
+        *([] if observers.metrics is None else [Route("/metrics", _ByMethod(GET=live.metrics))]),
         Route(
             "/admin/projects/{id:path}",
             _ByMethod(GET=plane.read, PATCH=plane.patch, DELETE=plane.delete),
@@ -156,6 +180,7 @@ def create_control_app(
     return Starlette(
         routes=routes,
         middleware=[
+            Middleware(Audit, on_request=observers.on_request),
             Middleware(CloseUnreadBodies),
             Middleware(BearerAuth, key=management_key),
         ],
@@ -185,6 +210,17 @@ class _ByMethod:
         await response(scope, receive, send)
 
 
+def _whole_id(endpoint: Endpoint) -> Endpoint:
+    """``endpoint`` for a path the live route took: the id is everything after
+    ``/admin/projects/``, ``/live`` included."""
+
+    async def whole(request: Request) -> Response:
+        request.path_params["id"] += "/live"
+        return await endpoint(request)
+
+    return whole
+
+
 def _path_id(request: Request) -> str:
     """The id in the path; one that no Project can have is a 404 without a store round trip."""
     project_id: str = request.path_params["id"]
@@ -193,25 +229,3 @@ def _path_id(request: Request) -> str:
     except (msgspec.ValidationError, UnicodeEncodeError):
         raise not_found_error(project_id) from None
     return project_id
-
-
-def _limit(raw: str | None) -> int:
-    if raw is None:
-        return DEFAULT_PAGE
-    if not raw.isascii() or not raw.isdigit() or not 1 <= int(raw) <= MAX_PAGE:
-        raise invalid("limit", f"must be an integer from 1 to {MAX_PAGE}")
-    return int(raw)
-
-
-def _encode_cursor(last_id: str) -> str:
-    return base64.urlsafe_b64encode(last_id.encode()).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: str) -> str:
-    try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        last_id = base64.b64decode(padded, altchars=b"-_", validate=True).decode()
-        _PROJECT_ID.decode(msgspec.json.encode(last_id))
-    except (binascii.Error, UnicodeError, ValueError, msgspec.ValidationError):
-        raise invalid("cursor", "not a cursor returned by this API") from None
-    return last_id

@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 
 from matchmaker import __version__
+from matchmaker.control.live import LivePage, ProjectLivePage
 from matchmaker.control.wire import ErrorBody, Health, ProjectList, ProjectPatch
 from matchmaker.model import Project
 
@@ -47,6 +48,19 @@ _BODY_ERRORS = {
     ),
     "415": _error("The content type is not JSON (`request.unsupported_media_type`)"),
 }
+_PAGE = [
+    {
+        "name": "limit",
+        "in": "query",
+        "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100},
+    },
+    {
+        "name": "cursor",
+        "in": "query",
+        "description": "`next_cursor` of the previous page.",
+        "schema": {"type": "string"},
+    },
+]
 _NOT_FOUND = {"404": _error("No Project with that id (`project.not_found`)")}
 _CONFLICT = _error(
     "The id exists (`project.exists`) or a secret is bound to another Project "
@@ -65,7 +79,8 @@ _ID = {
 def openapi_document() -> dict[str, Any]:
     """The document served at ``/admin/openapi.json``."""
     _, schemas = msgspec.json.schema_components(
-        [Project, ProjectPatch, ProjectList, ErrorBody, Health], ref_template=_REF
+        [Project, ProjectPatch, ProjectList, LivePage, ProjectLivePage, ErrorBody, Health],
+        ref_template=_REF,
     )
     project = {"description": "The stored Project", "content": _json(_ref("Project"))}
     document = {
@@ -82,24 +97,7 @@ def openapi_document() -> dict[str, Any]:
                 "get": {
                     "operationId": "listProjects",
                     "summary": "List Projects ordered by id, one page at a time",
-                    "parameters": [
-                        {
-                            "name": "limit",
-                            "in": "query",
-                            "schema": {
-                                "type": "integer",
-                                "minimum": 1,
-                                "maximum": 1000,
-                                "default": 100,
-                            },
-                        },
-                        {
-                            "name": "cursor",
-                            "in": "query",
-                            "description": "`next_cursor` of the previous page.",
-                            "schema": {"type": "string"},
-                        },
-                    ],
+                    "parameters": _PAGE,
                     "responses": {
                         "200": {"description": "One page", "content": _json(_ref("ProjectList"))},
                         "400": _error("Invalid `limit` or `cursor` (`request.invalid`)"),
@@ -148,6 +146,53 @@ def openapi_document() -> dict[str, Any]:
                     "summary": "Forget a Project's config (its live sessions drain)",
                     "responses": {"204": {"description": "Deleted"}, **_NOT_FOUND, **_ERRORS},
                 },
+            },
+            "/admin/live": {
+                "get": {
+                    "operationId": "getLive",
+                    "summary": "What is live in this process: clients, and per Project (by id, "
+                    "paged) its pools with mode and waiting entries, and its sessions",
+                    "description": "Counts, modes, ids and ages only: never a credential, an "
+                    "attribute or a public profile.",
+                    "parameters": _PAGE,
+                    "responses": {
+                        "200": {"description": "One page", "content": _json(_ref("LivePage"))},
+                        "400": _error("Invalid `limit` or `cursor` (`request.invalid`)"),
+                        "401": _ERRORS["401"],
+                    },
+                }
+            },
+            "/admin/projects/{id}/live": {
+                "parameters": [_ID],
+                "get": {
+                    "operationId": "getProjectLive",
+                    "summary": "One Project's live pools and one page of its sessions (by id)",
+                    "parameters": _PAGE,
+                    "responses": {
+                        "200": {
+                            "description": "The Project's live state",
+                            "content": _json(_ref("ProjectLivePage")),
+                        },
+                        "400": _error("Invalid `limit` or `cursor` (`request.invalid`)"),
+                        "404": _error(
+                            "No such Project declared and nothing of it live (`project.not_found`)"
+                        ),
+                        "401": _ERRORS["401"],
+                    },
+                },
+            },
+            "/metrics": {
+                "get": {
+                    "operationId": "getMetrics",
+                    "summary": "Prometheus metrics (text exposition format)",
+                    "responses": {
+                        "200": {
+                            "description": "Every metric of this process",
+                            "content": {"text/plain": {"schema": {"type": "string"}}},
+                        },
+                        "401": _ERRORS["401"],
+                    },
+                }
             },
             "/admin/openapi.json": {
                 "get": {

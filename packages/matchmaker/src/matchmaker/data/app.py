@@ -1,14 +1,16 @@
-"""The data-plane ASGI app: ``GET /ws`` (the WebSocket protocol), ``/healthz`` and ``/readyz``."""
+"""The data-plane ASGI app: ``GET /ws`` (the WebSocket protocol), ``/healthz``, ``/readyz``
+and the browser playground at ``GET /``."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from importlib import resources
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import HTMLResponse, JSONResponse
 from starlette.routing import Route
 
 from matchmaker.config import ServerConfig
@@ -16,6 +18,7 @@ from matchmaker.data.connection import HARD_CAP_FACTOR
 from matchmaker.data.plane import DataPlane, Receive, Scope, Send
 from matchmaker.directory import ProjectDirectory
 from matchmaker.jsonhttp import EXCEPTION_HANDLERS, Readiness
+from matchmaker.observe.metrics import Metrics
 
 __all__ = ["DataApp", "create_data_app", "websocket_max_message_size"]
 
@@ -55,6 +58,7 @@ def create_data_app(
     *,
     shutdown: asyncio.Event,
     store_probe: Callable[[], Awaitable[None]] | None = None,
+    metrics: Metrics | None = None,
 ) -> DataApp:
     """The app served on ``config.port``.
 
@@ -63,8 +67,10 @@ def create_data_app(
     lifespan (run by hypercorn) starts and stops the plane's timers.
     ``store_probe`` (the store's ``ping``) makes ``GET /readyz`` answer 503
     while the Project store cannot answer; it also does during shutdown.
+    ``metrics`` receives the data plane's counters (a private set without it).
+    ``GET /`` is the playground unless ``config.no_playground``.
     """
-    plane = DataPlane(config, directory, shutdown)
+    plane = DataPlane(config, directory, shutdown, metrics)
 
     async def healthz(request: Request) -> JSONResponse:
         """Liveness: ``{"status": "ok", "connections": n, "clients": n}``."""
@@ -81,8 +87,10 @@ def create_data_app(
             await plane.stop()
 
     # Any other path (``/admin`` included: it is never served here) is a coded JSON 404.
+    playground = [] if config.no_playground else [Route("/", _playground, methods=["GET"])]
     http = Starlette(
         routes=[
+            *playground,
             Route("/healthz", healthz, methods=["GET"]),
             Route(
                 "/readyz",
@@ -94,3 +102,23 @@ def create_data_app(
         exception_handlers=EXCEPTION_HANDLERS,
     )
     return DataApp(plane, http)
+
+
+# The page loads nothing from elsewhere: scripts and styles are inline, the only connection
+# is its own WebSocket (``connect-src 'self'``).
+_PLAYGROUND_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+        "connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; "
+        "frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-cache",
+}
+
+
+async def _playground(request: Request) -> HTMLResponse:
+    """``GET /``: the one-page playground (``--no-playground`` turns it off)."""
+    page = resources.files("matchmaker.data").joinpath("playground.html").read_text("utf-8")
+    return HTMLResponse(page, headers=_PLAYGROUND_HEADERS)

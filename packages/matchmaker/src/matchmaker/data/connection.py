@@ -31,7 +31,8 @@ from matchmaker.core.effects import (
     Replay,
     Reply,
 )
-from matchmaker.core.events import Event, Welcome
+from matchmaker.core.events import Event, PoolEntered, PoolLeft, Welcome
+from matchmaker.data.observer import DataObserver
 from matchmaker.data.protocol import REQUEST_DECODER, REQUEST_TYPES, Request, decode_envelope
 from matchmaker.data.translate import PING_FRAME, command, error_frame, partial_frame, reply_frame
 from matchmaker.errors import MatchmakerError
@@ -51,6 +52,8 @@ _log = logging.getLogger("matchmaker.data")
 
 class Hub(Protocol):
     """What a connection needs from the data plane that owns it."""
+
+    observer: DataObserver
 
     def attach(self, connection: Connection) -> None:
         """The connection completed ``hello``: route its client's events to it."""
@@ -81,6 +84,7 @@ class Connection:
         "close_code",
         "close_reason",
         "conversation",
+        "entered",
         "max_frame_bytes",
         "outbound_limit",
     )
@@ -94,6 +98,10 @@ class Connection:
         self._wake = asyncio.Event()
         self.close_code: int | None = None
         self.close_reason = ""
+        # Pool name -> (monotonic time of pool.enter, mode): the match-latency histogram's
+        # start; at most max_pools_per_client items. (An entry resumed on another
+        # connection is matched without a latency observation.)
+        self.entered: dict[str, tuple[float, str]] = {}
         self.max_frame_bytes = limits.max_frame_bytes
         self.outbound_limit = limits.outbound_queue
         self._handshake_timer = asyncio.get_running_loop().call_later(
@@ -161,10 +169,18 @@ class Connection:
                     self._hub.deliver_one(recipients, event)
                 case Reply(request_id=request_id, answer=answer):
                     self.push(reply_frame(request_id, answer))
-                    if type(answer) is Welcome and self.close_code is None:
+                    kind = type(answer)
+                    if kind is PoolEntered:
+                        assert isinstance(answer, PoolEntered)
+                        self.entered[answer.pool] = (time.monotonic(), answer.mode)
+                    elif kind is PoolLeft:
+                        assert isinstance(answer, PoolLeft)
+                        self.entered.pop(answer.pool, None)
+                    elif kind is Welcome and self.close_code is None:
                         self._handshake_timer.cancel()
                         self._hub.attach(self)
                 case Refuse(request_id=request_id, error=error):
+                    self._hub.observer.refused(error.code)
                     self.push(error_frame(request_id, error))
                 case Close(code=code, reason=reason):
                     self.close(code, reason)

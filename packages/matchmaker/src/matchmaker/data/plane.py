@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
@@ -11,12 +12,16 @@ from typing import Any
 from matchmaker.config import ServerConfig
 from matchmaker.core import Delivery, Event, Matchmaker, closecodes
 from matchmaker.core.conversation import Conversation
+from matchmaker.core.events import EntryClosed, MessageRelayed, SessionCreated
 from matchmaker.data.connection import Connection
+from matchmaker.data.observer import DataObserver
 from matchmaker.data.translate import error_frame, event_head, reply_frame
 from matchmaker.data.webrtc import ChannelAnswer, answer_offer, channel_send, close_quietly
 from matchmaker.directory import ProjectDirectory
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import Project
+from matchmaker.observe.logs import fields
+from matchmaker.observe.metrics import Metrics
 
 __all__ = ["DataPlane"]
 
@@ -27,14 +32,22 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 # How often entry TTLs are checked; an entry expires at most this late.
 EXPIRY_TICK_S = 0.25
 
+_log = logging.getLogger("matchmaker.data")
+
 
 class DataPlane:
     """Owns the matching core and every WebSocket; an ASGI app for ``/ws``."""
 
     def __init__(
-        self, config: ServerConfig, directory: ProjectDirectory, shutdown: asyncio.Event
+        self,
+        config: ServerConfig,
+        directory: ProjectDirectory,
+        shutdown: asyncio.Event,
+        metrics: Metrics | None = None,
     ) -> None:
         self.config = config
+        self.observer = DataObserver(Metrics() if metrics is None else metrics)
+        self._last_match = ""  # the session id last counted as a match
         self.directory = directory
         self.shutdown = shutdown
         self.core = Matchmaker(config.limits)
@@ -109,6 +122,12 @@ class DataPlane:
         if old is not None and old is not connection:
             old.conversation.client = None
             old.close(closecodes.REPLACED, "replaced by a resumed connection")
+        client = connection.conversation.client
+        assert client is not None
+        _log.info(
+            "client connected",
+            extra=fields(event="hello", client=client_id, project=client.project_id),
+        )
 
     def detach(self, connection: Connection) -> None:
         """A connection is closing. After a clean close (the client's 1000, or a 4xxx) its
@@ -118,6 +137,16 @@ class DataPlane:
         client_id = connection.client_id
         if client_id is not None and self.clients.get(client_id) is connection:
             del self.clients[client_id]
+        self.observer.closed(connection.close_code or closecodes.GOING_AWAY)
+        _log.info(
+            "connection closed",
+            extra=fields(
+                event="close",
+                client=client_id,
+                code=connection.close_code,
+                reason=connection.close_reason,
+            ),
+        )
         code = connection.close_code
         resumable = code is not None and code != closecodes.NORMAL and code < closecodes.BYE
         resumable = resumable and not self.shutdown.is_set()  # nothing survives a shutdown
@@ -139,6 +168,11 @@ class DataPlane:
         """
         head = event_head(event)
         clients, outboxes = self.clients, self.core.resumption.outboxes
+        kind = type(event)
+        if kind is MessageRelayed:
+            self.observer.relayed(len(head), len(recipients))
+        elif kind is SessionCreated or isinstance(event, EntryClosed):
+            self._observe_pool_event(recipients, event)
         for client_id in recipients:
             outbox = outboxes.get(client_id)
             if outbox is None:
@@ -211,6 +245,33 @@ class DataPlane:
             ice_servers=self._ice_servers,
         )
 
+    def _observe_pool_event(self, recipients: Sequence[str], event: Event) -> None:
+        """A match or an entry ending: forget the entries' start times, observing the wait
+        of each matched member that had entered, and counting the group once.
+
+        The core announces a group's ``session.created`` events one after another, so the
+        last session counted is enough to count each group once, by the mode of its
+        first member that waited (in some modes not every member entered the pool).
+        """
+        if isinstance(event, SessionCreated):
+            if event.pool is None:
+                return  # a room joined, not a match
+            pool = event.pool
+        else:
+            assert isinstance(event, EntryClosed)
+            pool = event.pool
+        now = time.monotonic()
+        for client_id in recipients:
+            connection = self.clients.get(client_id)
+            started = None if connection is None else connection.entered.pop(pool, None)
+            if started is None or not isinstance(event, SessionCreated):
+                continue
+            entered_at, mode = started
+            self.observer.waited(mode, now - entered_at)
+            if event.session_id != self._last_match:
+                self._last_match = event.session_id
+                self.observer.matched(mode)
+
     # -- ASGI -----------------------------------------------------------------------------
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -218,6 +279,13 @@ class DataPlane:
         if (await receive())["type"] != "websocket.connect":
             return
         await send({"type": "websocket.accept"})
+        self.observer.accepted()
+        if _log.isEnabledFor(logging.DEBUG):
+            peer = scope.get("client")
+            _log.debug(
+                "connection opened",
+                extra=fields(event="open", peer=None if peer is None else f"{peer[0]}:{peer[1]}"),
+            )
         if self.shutdown.is_set():
             await send({"type": "websocket.close", "code": closecodes.GOING_AWAY})
             return

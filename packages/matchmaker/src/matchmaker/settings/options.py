@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from matchmaker.config import SERVER_CHOICES, ControlLimits, Limits, ServerConfig
+from matchmaker.config import LOG_FORMATS, SERVER_CHOICES, ControlLimits, Limits, ServerConfig
 
 __all__ = [
     "ADMIN_OPTIONS",
@@ -250,6 +250,24 @@ def _server_options() -> list[Option]:
             "Control-plane port (0: any free).",
         ),
         Option(
+            "metrics_port",
+            "--metrics-port",
+            _PORT,
+            None,
+            network,
+            "Also serve /metrics here, without the management key (0: any free). Bind it "
+            "where only the metrics collector reaches it.",
+            default_text="off (/metrics only on the management port, behind the key)",
+        ),
+        Option(
+            "no_playground",
+            "--no-playground",
+            Kind("boolean"),
+            False,
+            network,
+            "Do not serve the browser playground at GET / on the data port.",
+        ),
+        Option(
             "management_key",
             "--management-key",
             _TEXT,
@@ -313,6 +331,15 @@ def _server_options() -> list[Option]:
             defaults.log_level,
             process,
             "Lowest level of log lines written to stderr.",
+        ),
+        Option(
+            "log_format",
+            "--log-format",
+            Kind("choice", choices=LOG_FORMATS),
+            defaults.log_format,
+            process,
+            "Log lines as json (one object per line) or text; auto is text on a terminal, "
+            "json otherwise.",
         ),
     ]
 

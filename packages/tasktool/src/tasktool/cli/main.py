@@ -101,6 +101,18 @@ class TaskToolGroup(click.Group):
 @click.option("-q", "--quiet", is_flag=True, default=None, help="No warnings on stderr.")
 @click.option("--no-color", is_flag=True, help="No colours in tables.")
 @click.option("--no-pager", is_flag=True, help="Never page long output ($PAGER, less -R).")
+@click.option(
+    "--worktree-scope",
+    "worktree_scope",
+    type=click.Choice(("unified", "isolated")),
+    help="unified: merge task statuses across git worktrees; isolated: this one only.",
+)
+@click.option("--project", "project", metavar="ID", help="Run in this registered project.")
+@click.option(
+    "--all-projects",
+    is_flag=True,
+    help="list, next, board, stats over every registered project.",
+)
 @click.pass_context
 def main(
     ctx: click.Context,
@@ -113,6 +125,9 @@ def main(
     quiet: bool | None,
     no_color: bool,
     no_pager: bool,
+    worktree_scope: str | None,
+    project: str | None,
+    all_projects: bool,
 ) -> None:
     """Manage tasks kept as Markdown files with YAML frontmatter."""
     if ctx.invoked_subcommand is None:
@@ -127,6 +142,9 @@ def main(
         verbose=verbose,
         quiet=quiet,
         no_color=no_color,
+        worktree_scope=worktree_scope,
+        project=project,
+        all_projects=all_projects,
     )
 
 

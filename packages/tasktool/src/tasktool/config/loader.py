@@ -21,6 +21,7 @@ from tasktool.config.discovery import find_config
 from tasktool.config.document import read_config
 from tasktool.config.layers import Raw, env_diagnostics, env_layer, file_layer
 from tasktool.config.options import OPTIONS, Option, Source
+from tasktool.config.registry import read_registry
 from tasktool.config.sync import sync_diagnostics
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.errors import TaskToolError
@@ -37,6 +38,10 @@ class Overrides(msgspec.Struct, frozen=True, kw_only=True):
     task_dir: str | None = None
     verbose: bool | None = None
     quiet: bool | None = None
+    #: ``--worktree-scope``: ``unified`` or ``isolated``.
+    worktree_scope: str | None = None
+    #: ``--project``: run in this registered project's folder.
+    project: str | None = None
 
 
 class LoadedConfig(msgspec.Struct, frozen=True, kw_only=True):
@@ -95,6 +100,25 @@ def _convert(option: Option, raw: Raw, base_dir: str) -> tuple[Any, list[Diagnos
     return convert_phases(raw)
 
 
+def _locate(
+    overrides: Overrides, cwd: Path, env: Mapping[str, str], home: Path
+) -> tuple[Path | None, Path]:
+    """The config file to load and the directory that stands for the current one:
+    ``--project``'s folder; else, when no project file is found from ``cwd`` and no
+    ``--task-dir`` is given, the folder of the registry's ``default_project``."""
+    if overrides.project is not None:
+        cwd = Path(read_registry(env, home).get(overrides.project).path)
+    if overrides.config is not None:
+        return (cwd / overrides.config).absolute(), cwd
+    path = find_config(cwd, None)
+    if path is None and overrides.task_dir is None and overrides.project is None:
+        registry = read_registry(env, home)
+        if registry.default_project is not None:
+            cwd = Path(registry.get(registry.default_project).path)
+            path = find_config(cwd, None)
+    return (path or find_config(cwd, home)), cwd
+
+
 def load_config(
     overrides: Overrides | None = None,
     *,
@@ -112,10 +136,7 @@ def load_config(
     env = os.environ if env is None else env
     if home is None:
         home = Path(env["HOME"]) if env.get("HOME") else Path.home()
-    if overrides.config is not None:
-        path: Path | None = (cwd / overrides.config).absolute()
-    else:
-        path = find_config(cwd, home)
+    path, cwd = _locate(overrides, cwd, env, home)
 
     data: dict[str, Any] = {}
     layers: dict[str, Raw] = {}
@@ -133,8 +154,15 @@ def load_config(
         "dir": overrides.task_dir,
         "verbose": overrides.verbose,
         "quiet": overrides.quiet,
+        "worktree_scope": overrides.worktree_scope,
     }
-    layers.update({key: Raw(v, "flag", "--" + key) for key, v in flags.items() if v is not None})
+    layers.update(
+        {
+            key: Raw(v, "flag", "--" + key.replace("_", "-"))
+            for key, v in flags.items()
+            if v is not None
+        }
+    )
 
     file_dir = str(path.parent) if path is not None else str(cwd)
     defaults = Settings(task_dir=file_dir)

@@ -56,6 +56,11 @@ class CacheEntry(msgspec.Struct, frozen=True, array_like=True, gc=False):
         )
 
 
+def cache_path(root: Path) -> Path:
+    """The cache file of the task directory ``root`` (its name carries the format)."""
+    return root / STATE_DIR / "cache" / f"{_FORMAT}.msgpack"
+
+
 class _CacheFile(msgspec.Struct, frozen=True):
     format: str
     entries: dict[str, CacheEntry]
@@ -79,7 +84,7 @@ class ParseCache:
 
     @classmethod
     def open(cls, root: Path) -> ParseCache:
-        path = root / STATE_DIR / "cache" / f"{_FORMAT}.msgpack"
+        path = cache_path(root)
         try:
             loaded = _decoder.decode(path.read_bytes())
         except (OSError, msgspec.DecodeError):

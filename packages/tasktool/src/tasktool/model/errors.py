@@ -97,6 +97,23 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("task.parent_cycle", "Parents that loop", _FINDING),
     ("task.unknown_phase", "A phase matching no configured phase id (warning)", _FINDING),
     ("task.unknown_scope", "A touches entry matching no configured scope (warning)", _FINDING),
+    # The git worktree overlay (docs/tasktool.md, "Git worktrees").
+    (
+        "worktree.sibling_only",
+        "set, rm or archive of a task that exists only in a sibling worktree",
+        _CONFLICT,
+    ),
+    ("worktree.divergent", "Completed in one worktree, cancelled in another (warning)", _FINDING),
+    ("worktree.sibling_unreadable", "A sibling worktree left out of the overlay", _FINDING),
+    # The project registry (docs/tasktool.md, "Projects").
+    ("projects.not_found", "--project, unregister or default_project naming no project", _MISSING),
+    ("projects.exists", "projects register --id with an id already taken", _CONFLICT),
+    ("projects.no_config", "projects register on a folder without .tasktool.yaml", _FAILED),
+    (
+        "projects.invalid",
+        "projects or default_project of the wrong shape in the global file",
+        _BROKEN,
+    ),
     # Worklogs.
     ("worklog.disabled", "worklog --add without worklogs: true", _FAILED),
     ("worklog.empty", "worklog --add with an empty text", _FAILED),

@@ -70,6 +70,12 @@ class Task(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     group: str | None = None
     file_path: str = ""
     archived: bool = False
+    #: Worktree overlay provenance: the sibling worktree (path) and branch whose copy gave
+    #: the effective status, or that holds the only copy (``sibling_only``); unset when the
+    #: current worktree's own copy stands (docs/tasktool.md, "Git worktrees").
+    worktree: str | None = None
+    branch: str | None = None
+    sibling_only: bool = False
     body: str = ""
 
     @property

@@ -31,6 +31,7 @@ from tasktool.model.settings import Settings
 from tasktool.model.task import PRIORITY_ORDER, Priority, Task
 from tasktool.model.views import task_summary
 from tasktool.planning.graph import TaskGraph, build_graph, longest_chains
+from tasktool.planning.overlay import claimed_elsewhere
 
 __all__ = ["DEFAULT_LIMIT", "Ranked", "Reason", "rank_next", "score_candidates"]
 
@@ -174,7 +175,8 @@ def score_candidates(
 ) -> list[Ranked]:
     """Every candidate of ``next`` in rank order (no limit)."""
     graph = tasks if isinstance(tasks, TaskGraph) else build_graph(tasks)
-    actionable = graph.actionable()
+    # Tasks a sibling worktree has claimed (or holds alone) are not to be started here.
+    actionable = [task for task in graph.actionable() if not claimed_elsewhere(task)]
     scorer = _Scorer(graph, settings, strict_phases)
     tiered = strict_phases and bool(settings.phases)
     phase_index = scorer.phase_index

@@ -9,6 +9,12 @@
     repo.archived            # tasks under <task dir>/archive/ (their ids satisfy dependencies)
     repo.broken              # task-like files that could not be read (error diagnostics)
     repo.graph               # dependents, children, blocked/actionable (graph.TaskGraph)
+    repo.worktrees           # the git worktrees merged in (None: no overlay active)
+
+With ``worktree_scope: unified`` and sibling git worktrees, ``tasks`` and
+``archived`` carry each task's effective status (:mod:`tasktool.planning.overlay`,
+the siblings read by :mod:`tasktool.planning.siblings`); writers look tasks up with
+:meth:`Repository.local`, which refuses a task that exists only in a sibling.
 
 The planning commands (next, tracks, board, stats, graph, validate) take
 ``repo.tasks``/``repo.archived`` and ``repo.settings`` as plain values.
@@ -24,10 +30,13 @@ from typing import TYPE_CHECKING, Protocol
 from tasktool.config import LoadedConfig, Overrides, load_config
 from tasktool.files.scan import ScanResult, scan_tasks
 from tasktool.files.taskfile import is_safe_id
+from tasktool.files.worktrees import WorktreeSet
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.errors import TaskToolError, task_not_found
 from tasktool.model.settings import Settings
 from tasktool.model.task import Task
+from tasktool.planning.overlay import OverlayResult
+from tasktool.planning.siblings import find_siblings
 
 if TYPE_CHECKING:
     from tasktool.planning.graph import TaskGraph
@@ -38,14 +47,28 @@ WORKLOG_DIR = ".worklogs"
 class Repository:
     """One run's view of the task directory (immutable once loaded)."""
 
-    def __init__(self, config: LoadedConfig, scan: ScanResult) -> None:
+    def __init__(
+        self,
+        config: LoadedConfig,
+        scan: ScanResult,
+        *,
+        worktrees: WorktreeSet | None = None,
+        overlaid: OverlayResult | None = None,
+        sibling_problems: tuple[Diagnostic, ...] = (),
+    ) -> None:
         self.config = config
         self.settings: Settings = config.settings
         self.task_dir = Path(config.settings.task_dir)
-        self.tasks = scan.tasks
-        self.archived = scan.archived
+        self.tasks = scan.tasks if overlaid is None else overlaid.tasks
+        self.archived = scan.archived if overlaid is None else overlaid.archived
         self.broken = scan.broken
         self.taken_ids = scan.taken_ids
+        #: The repository's worktrees when the overlay is active, else ``None``.
+        self.worktrees = worktrees if overlaid is not None else None
+        #: ``worktree.*`` findings: divergent terminal states, unreadable siblings.
+        self.worktree_diagnostics = sibling_problems + (
+            overlaid.divergent if overlaid is not None else ()
+        )
 
     @property
     def config_diagnostics(self) -> tuple[Diagnostic, ...]:
@@ -98,6 +121,20 @@ class Repository:
                     code="task.broken",
                 )
         raise task_not_found(task_id)
+
+    def local(self, task_id: str) -> Task:
+        """:meth:`get` for a writer: ``worktree.sibling_only`` when the task has no file in
+        this worktree (mutations write only the current worktree's files)."""
+        task = self.get(task_id)
+        if task.sibling_only:
+            where = f"branch {task.branch}" if task.branch else "a detached HEAD"
+            raise TaskToolError(
+                f"task {task_id} exists only in the worktree {task.worktree} ({where}); "
+                "edit it there, or merge that branch first",
+                code="worktree.sibling_only",
+                details={"worktree": task.worktree, "branch": task.branch},
+            )
+        return task
 
     @cached_property
     def graph(self) -> TaskGraph:
@@ -154,15 +191,28 @@ def load_context(
             + " (create it, or run 'tasktool init')",
             code="task.dir_missing",
         )
-    return Repository(config, scan_tasks(root, config.settings.ignore, use_cache=use_cache))
+    siblings = None
+    if config.settings.worktree_scope == "unified":
+        siblings = find_siblings(config, overrides, env=env, home=home, use_cache=use_cache)
+    scan = scan_tasks(root, config.settings.ignore, use_cache=use_cache)
+    if siblings is None:
+        return Repository(config, scan)
+    merged = siblings.merge(scan)
+    return Repository(
+        config,
+        scan,
+        worktrees=merged.worktrees,
+        overlaid=merged.overlaid,
+        sibling_problems=merged.problems,
+    )
 
 
 class Loader(Protocol):
     """Where a long-running front end (web server, MCP server, export) gets its tasks.
 
     Called once per request, so every answer reflects the files on disk now.
-    :func:`loader` reads the one task directory; a worktree overlay plugs in here
-    by returning a loader that merges sibling worktrees.
+    Each load goes through :func:`load_context`, so it merges sibling git worktrees
+    (the overlay) exactly as the CLI's read commands do.
     """
 
     def __call__(self, *, tolerant: bool = False) -> Repository: ...

@@ -94,7 +94,7 @@ def _replace(path: Path, text: str, seen: Signature, task_id: str) -> None:
 
 def update_task(repo: Repository, task_id: str, change: TaskChange) -> Task:
     """Apply ``change`` to the task's file (see :func:`tasktool.planning.changes.plan_update`)."""
-    path = Path(repo.get(task_id).file_path)
+    path = Path(repo.local(task_id).file_path)
     with task_lock(repo.task_dir, task_id):
         text, seen = _read(path, task_id)
         current = _parsed(repo, path, task_id, text)
@@ -204,7 +204,7 @@ def create_tasks(repo: Repository, batch: Sequence[NewTask]) -> list[Task | Task
 
 def remove_task(repo: Repository, task_id: str, *, force: bool = False) -> list[Path]:
     """Delete the task file and its worklog; refuses while other tasks reference it."""
-    task = repo.get(task_id)
+    task = repo.local(task_id)
     referencing = repo.graph.references(task_id)
     if referencing and not force:
         raise TaskToolError(
@@ -258,7 +258,7 @@ def _move_task(repo: Repository, task_id: str, source: Path, target: Path) -> No
 def archive_task(repo: Repository, task_id: str) -> Path:
     """Move the task file to its archive folder (see :func:`_archive_target`), and a
     worklog kept next to it along with it."""
-    task = repo.get(task_id)
+    task = repo.local(task_id)
     if task.archived:
         raise TaskToolError(f"task {task_id} is already archived", code="task.archived")
     source = Path(task.file_path)
@@ -290,7 +290,7 @@ def restore_task(repo: Repository, task_id: str) -> Path:
             f"task {task_id} is not archived, or an active task has its id: {', '.join(active)}",
             code="task.exists",
         )
-    task = repo.get(task_id)  # several archived copies: task.ambiguous_id
+    task = repo.local(task_id)  # several archived copies: task.ambiguous_id
     source = Path(task.file_path)
     target = _restore_target(repo, source)
     _move_task(repo, task_id, source, target)

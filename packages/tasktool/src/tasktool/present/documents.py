@@ -149,7 +149,7 @@ def validation_report(load: Loader) -> ValidationReport:
         )
         return build_report([problem])
     checks = check_tasks(repo.all_tasks, repo.settings)
-    return build_report(repo.config_diagnostics, repo.broken, checks)
+    return build_report(repo.config_diagnostics, repo.broken, checks, repo.worktree_diagnostics)
 
 
 def config_document(loaded: LoadedConfig) -> dict[str, Any]:

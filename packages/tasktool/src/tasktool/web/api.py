@@ -141,7 +141,7 @@ async def get_endpoint(request: Request) -> Response:
 def apply_edit(repo: Repository, task_id: str, payload: object) -> dict[str, Any]:
     """Check a JSON edit against the task and write it through the CLI's write path (the
     task's lock, re-read under it, atomic replace, status bookkeeping)."""
-    task = repo.get(task_id)
+    task = repo.local(task_id)  # worktree.sibling_only (409) for a sibling's task
     change = change_from_json(payload, task, repo.settings, repo.ids, today())
     if not change.empty:
         task = update_task(repo, task_id, change)

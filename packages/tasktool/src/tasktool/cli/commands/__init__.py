@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "tags": "tasktool.cli.commands.browse:tags_command",
     "restore": "tasktool.cli.commands.manage:restore_command",
     "edit": "tasktool.cli.commands.edit:edit_command",
+    "projects": "tasktool.cli.commands.projects:projects_group",
     # Front ends own their commands; named here, never imported (front ends are independent).
     "sync": "tasktool.sync.command:sync_command",
     # Front ends beside the CLI: named, never imported here (they need extras).

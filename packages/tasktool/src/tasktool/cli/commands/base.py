@@ -17,7 +17,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -58,6 +59,9 @@ class GlobalOptions:
     verbose: bool | None = None
     quiet: bool | None = None
     no_color: bool = False
+    worktree_scope: str | None = None
+    project: str | None = None
+    all_projects: bool = False
     #: Effective verbosity once the config is loaded (flags > env > file).
     loud: bool = False
     silent: bool = False
@@ -68,6 +72,8 @@ class GlobalOptions:
             task_dir=self.task_dir,
             verbose=self.verbose,
             quiet=self.quiet,
+            worktree_scope=self.worktree_scope,
+            project=self.project,
         )
 
     def warn(self, message: str) -> None:
@@ -120,6 +126,29 @@ def load_repository(options: GlobalOptions, *, tolerant: bool = False) -> Reposi
         for problem in repo.broken:
             options.warn(f"{problem.message} [{problem.code}]")
     return repo
+
+
+def repositories(options: GlobalOptions) -> list[tuple[str | None, Repository]]:
+    """``[(None, repo)]``, or under ``--all-projects`` each registered project's repository
+    with its id, in registry order; the worktrees of one repository count once."""
+    if not options.all_projects:
+        return [(None, load_repository(options))]
+    from tasktool.config.registry import project_home, read_registry
+
+    found: list[tuple[str | None, Repository]] = []
+    seen: set[Path] = set()
+    for project in read_registry().projects:
+        home = project_home(Path(project.path))
+        if home in seen:
+            continue
+        seen.add(home)
+        found.append((project.id, load_repository(replace(options, project=project.id))))
+    return found
+
+
+def tagged(project: str | None, item: dict[str, Any]) -> dict[str, Any]:
+    """``item`` with ``"project": id`` first under ``--all-projects`` (as it is otherwise)."""
+    return item if project is None else {"project": project, **item}
 
 
 def output(

@@ -12,10 +12,13 @@ from tasktool.cli.commands.base import (
     load_repository,
     output,
     output_format,
+    repositories,
     split_values,
+    tagged,
     usage_errors,
 )
 from tasktool.cli.commands.shell import complete_ids
+from tasktool.model.settings import Settings
 from tasktool.model.task import Task
 from tasktool.model.views import TASK_KEYS, task_views
 from tasktool.planning.filters import check_field, group_tasks, sort_tasks
@@ -74,35 +77,62 @@ def list_command(
     if group_by:
         with usage_errors("--group-by"):
             check_field(group_by, "group-by field")
-    repo = load_repository(options)
-    settings = repo.settings
-    if sort:
-        with usage_errors("--sort"):
-            sort_tasks((), sort, settings)  # checks the spec: its errors name --sort
-    with usage_errors("--filter"):
-        tasks = list_tasks(repo, filters=filters, sort=sort, limit=limit, archived=archived)
     chosen = output_format(options, fmt)
+    found: list[tuple[str | None, Settings, list[Task]]] = []
+    for project, repo in repositories(options):
+        if sort:
+            with usage_errors("--sort"):
+                sort_tasks((), sort, repo.settings)  # checks the spec: its errors name --sort
+        with usage_errors("--filter"):
+            tasks = list_tasks(repo, filters=filters, sort=sort, limit=limit, archived=archived)
+        found.append((project, repo.settings, tasks))
+    everywhere = options.all_projects
+    keys = ("project", *shown) if everywhere else shown
 
-    def view(selection: list[Task]) -> list[dict[str, Any]]:
-        views = task_views(selection)
+    def view(project: str | None, selection: list[Task]) -> list[dict[str, Any]]:
+        views = [tagged(project, item) for item in task_views(selection)]
         if columns:
-            views = [{key: item[key] for key in shown} for item in views]
+            views = [{key: item[key] for key in keys} for item in views]
+        if chosen == "table":
+            for item, task in zip(views, selection, strict=True):
+                if task.worktree is not None and "status" in item:
+                    item["status"] = f"{task.status} @{_provenance(task)}"
+                if project is not None:
+                    item["project"] = f"project:{project}"
         return views
 
     if not group_by:
-        output(options, chosen, view(tasks), columns=shown)
+        rows = [row for project, _, tasks in found for row in view(project, tasks)]
+        output(options, chosen, rows, columns=keys)
         return
-    groups = group_tasks(tasks, group_by, settings)
+    sections = [
+        (project, value, members)
+        for project, settings, tasks in found
+        for value, members in group_tasks(tasks, group_by, settings)
+    ]
     if chosen != "table":
-        emit_data([{"group": value, "tasks": view(members)} for value, members in groups], chosen)
+        emit_data(
+            [
+                tagged(project, {"group": value, "tasks": view(project, members)})
+                for project, value, members in sections
+            ],
+            chosen,
+        )
         return
-    for value, members in groups:
+    for project, value, members in sections:
+        where = f"project:{project} " if project is not None else ""
         emit_table(
-            view(members),
-            shown,
-            title=f"{group_by}: {value or '(none)'}",
+            view(project, members),
+            keys,
+            title=f"{where}{group_by}: {value or '(none)'}",
             no_color=options.no_color,
         )
+
+
+def _provenance(task: Task) -> str:
+    """Where a sibling worktree's status comes from, for tables: its branch, else its path."""
+    only = " only" if task.sibling_only else ""
+    return f"{task.branch or task.worktree}{only}"
 
 
 @click.command("get")

@@ -83,7 +83,7 @@ def archive_command(
         raise click.UsageError("give task ids, --all, --status, --tag or --older-than")
     repo = load_repository(options)
     if task_ids:
-        chosen = [repo.get(task_id) for task_id in task_ids]
+        chosen = [repo.local(task_id) for task_id in task_ids]
     else:
         wanted = set(split_values(statuses)) or set(RESOLVED_STATUSES)
         tagged = set(split_values(tags))

@@ -18,7 +18,9 @@ from tasktool.cli.commands.base import (
     load_repository,
     output,
     output_format,
+    repositories,
     split_values,
+    tagged,
     usage_errors,
 )
 from tasktool.model.task import STATUS_ORDER
@@ -79,30 +81,43 @@ def next_command(
     Ties go in natural id order. Refuses to run when the config's next
     section is malformed.
     """
-    repo = load_repository(options)
-    repo.config.require_next_config()  # a config error, before --filter's usage errors
-    with usage_errors("--filter"):
-        ranked = rank(
-            repo, limit=limit, quick_wins=quick_wins, strict_phases=strict_phases, filters=filters
-        )
+    ranked: list[tuple[str | None, Ranked]] = []
+    for project, repo in repositories(options):
+        repo.config.require_next_config()  # a config error, before --filter's usage errors
+        with usage_errors("--filter"):
+            ranked += [
+                (project, item)
+                for item in rank(
+                    repo,
+                    limit=limit,
+                    quick_wins=quick_wins,
+                    strict_phases=strict_phases,
+                    filters=filters,
+                )
+            ]
     rows = [
-        {
-            "rank": item.rank,
-            "id": item.task.id,
-            "score": item.score,
-            "priority": item.task.priority,
-            "effort": item.task.effort,
-            "phase": item.task.phase,
-            "title": item.task.title,
-            "why": _why(item),
-        }
-        for item in ranked
+        tagged(
+            project and f"project:{project}",
+            {
+                "rank": item.rank,
+                "id": item.task.id,
+                "score": item.score,
+                "priority": item.task.priority,
+                "effort": item.task.effort,
+                "phase": item.task.phase,
+                "title": item.task.title,
+                "why": _why(item),
+            },
+        )
+        for project, item in ranked
     ]
     if not ranked and output_format(options, fmt) == "table":
         emit_text("no actionable tasks")
         return
-    columns = ("rank", "id", "score", "priority", "effort", "phase", "title", "why")
-    output(options, fmt, [item.to_json() for item in ranked], rows=rows, columns=columns)
+    columns: tuple[str, ...] = ("rank", "id", "score", "priority", "effort", "phase", "title")
+    columns = (*(("project",) if options.all_projects else ()), *columns, "why")
+    data = [tagged(project, item.to_json()) for project, item in ranked]
+    output(options, fmt, data, rows=rows, columns=columns)
 
 
 @click.command("tracks")
@@ -155,44 +170,49 @@ def board_command(options: GlobalOptions, /, *, group_by: str, fmt: str | None) 
     Status by advancement, priority low to critical, effort by the configured
     vocabulary, phases in config order; other values follow sorted, (none) last.
     """
-    repo = load_repository(options)
-    board = build_board(repo.tasks, repo.settings, group_by)
+    boards = [
+        (project, build_board(repo.tasks, repo.settings, group_by))
+        for project, repo in repositories(options)
+    ]
     structured = data_format(options, fmt)
     if structured:
-        emit_data(board.to_json(), structured)
+        if options.all_projects:
+            emit_data([tagged(p, board.to_json()) for p, board in boards], structured)
+        else:
+            emit_data(boards[0][1].to_json(), structured)
         return
-    if is_terminal(sys.stdout):
-        from tasktool.present.terminal import colour_off, side_by_side, terminal_width
+    for project, board in boards:
+        where = f"project:{project} " if project is not None else ""
+        if is_terminal(sys.stdout):
+            from tasktool.present.terminal import colour_off, side_by_side, terminal_width
 
-        filled = [column for column in board.columns if column.tasks]
-        text = side_by_side(
-            [
-                (
-                    f"{column.name} ({len(column.tasks)})",
-                    [f"{t.id} {t.title}" for t in column.tasks],
-                )
-                for column in filled
-            ],
-            width=terminal_width(),
-            bold=not colour_off(options.no_color),
-        )
-        empty = [column.name for column in board.columns if not column.tasks]
-        if text is not None and empty:
-            text += f"\nempty: {', '.join(empty)}\n"
-        if text is not None:
-            emit_text(text)
-            return
-    for column in board.columns:
-        rows = [
-            {"id": t.id, "priority": t.priority, "status": t.status, "title": t.title}
-            for t in column.tasks
-        ]
-        emit_table(
-            rows,
-            ("id", "priority", "status", "title"),
-            title=f"{column.name} ({len(column.tasks)})",
-            no_color=options.no_color,
-        )
+            filled = [column for column in board.columns if column.tasks]
+            text = side_by_side(
+                [
+                    (
+                        f"{where}{column.name} ({len(column.tasks)})",
+                        [f"{t.id} {t.title}" for t in column.tasks],
+                    )
+                    for column in filled
+                ],
+                width=terminal_width(),
+                bold=not colour_off(options.no_color),
+            )
+            if text is not None:
+                empty = [column.name for column in board.columns if not column.tasks]
+                emit_text(text + (f"\nempty: {', '.join(empty)}\n" if empty else ""))
+                continue
+        for column in board.columns:
+            rows = [
+                {"id": t.id, "priority": t.priority, "status": t.status, "title": t.title}
+                for t in column.tasks
+            ]
+            emit_table(
+                rows,
+                ("id", "priority", "status", "title"),
+                title=f"{where}{column.name} ({len(column.tasks)})",
+                no_color=options.no_color,
+            )
 
 
 @click.command("stats")
@@ -203,26 +223,33 @@ def stats_command(options: GlobalOptions, /, *, fmt: str | None) -> None:
 
     The completion rate is completed tasks over tasks that are not cancelled.
     """
-    repo = load_repository(options)
-    stats = compute_stats(repo.all_tasks, repo.settings)
+    every = [
+        (project, compute_stats(repo.all_tasks, repo.settings))
+        for project, repo in repositories(options)
+    ]
     structured = data_format(options, fmt)
     if structured:
-        emit_data(stats.to_json(), structured)
+        if options.all_projects:
+            emit_data([tagged(p, stats.to_json()) for p, stats in every], structured)
+        else:
+            emit_data(every[0][1].to_json(), structured)
         return
-    chain = stats.longest_chain
-    pairs: list[tuple[str, Any]] = [
-        ("total", stats.total),
-        ("archived", stats.archived),
-        ("completion rate", f"{stats.completion_rate:.1%}"),
-        ("actionable", stats.actionable),
-        ("blocked", stats.blocked),
-        ("longest chain", f"{len(chain)}" + (f" ({' -> '.join(chain)})" if chain else "")),
-    ]
-    pairs += [
-        (f"by {field}", ", ".join(f"{value} {count}" for value, count in counts))
-        for field, counts in stats.counts.items()
-    ]
-    emit_fields(pairs, no_color=options.no_color)
+    for project, stats in every:
+        chain = stats.longest_chain
+        pairs: list[tuple[str, Any]] = [("project", f"project:{project}")] if project else []
+        pairs += [
+            ("total", stats.total),
+            ("archived", stats.archived),
+            ("completion rate", f"{stats.completion_rate:.1%}"),
+            ("actionable", stats.actionable),
+            ("blocked", stats.blocked),
+            ("longest chain", f"{len(chain)}" + (f" ({' -> '.join(chain)})" if chain else "")),
+        ]
+        pairs += [
+            (f"by {field}", ", ".join(f"{value} {count}" for value, count in counts))
+            for field, counts in stats.counts.items()
+        ]
+        emit_fields(pairs, no_color=options.no_color)
 
 
 @click.command("graph")

@@ -128,7 +128,8 @@ def worklog_command(
     worklogs: true, and otherwise refuses and says why.
     """
     repo = load_repository(options)
-    task = repo.get(task_id)
+    # Appending writes here: a task only a sibling worktree holds is refused.
+    task = repo.get(task_id) if text is None else repo.local(task_id)
     if text is not None:
         add_entry(repo, task.id, text)
     log = read_worklog(repo, task.id)

@@ -1,0 +1,54 @@
+"""The read-only live snapshot the process shell hands the control plane and the gauges."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, defaultdict
+
+from matchmaker.data.plane import DataPlane
+from matchmaker.observe.live import LivePool, LiveProject, LiveSession
+
+__all__ = ["live_snapshot"]
+
+
+def live_snapshot(plane: DataPlane) -> list[LiveProject]:
+    """Every Project with a client, a waiting entry or a session here, ordered by id.
+
+    Reads the core's tables without changing them (synchronous, so consistent).
+    Counts, modes, ids and ages only: no credential, attribute or public profile.
+    """
+    now_ms = int(time.time() * 1000)  # the clock the core stamps entries with
+    core = plane.core
+    clients = Counter(client.project_id for client in core.clients.values())
+    pools: defaultdict[str, list[LivePool]] = defaultdict(list)
+    for pool in core.pools.values():
+        if pool.size == 0 and pool.paused == 0:
+            continue
+        # Each bucket is a FIFO: its first entry is its oldest.
+        firsts = (next(iter(fifo.values())) for fifo in pool.buckets.values() if fifo)
+        oldest = min((entry.entered_at for entry in firsts), default=None)
+        pools[pool.project_id].append(
+            LivePool(
+                name=pool.name,
+                mode=pool.spec.mode,
+                group_size=pool.spec.group_size,
+                policy=pool.key[0] == "policy",
+                waiting=pool.size,
+                paused=pool.paused,
+                oldest_wait_ms=None if oldest is None else max(0, now_ms - oldest),
+            )
+        )
+    sessions: defaultdict[str, list[LiveSession]] = defaultdict(list)
+    for session in core.sessions.values():
+        sessions[session.project_id].append(
+            LiveSession(session.session_id, len(session.members), session.pool, session.room)
+        )
+    return [
+        LiveProject(
+            id=project_id,
+            clients=clients[project_id],
+            pools=sorted(pools[project_id], key=lambda pool: (pool.name, pool.mode)),
+            sessions=sorted(sessions[project_id], key=lambda session: session.id),
+        )
+        for project_id in sorted(clients.keys() | pools.keys() | sessions.keys())
+    ]

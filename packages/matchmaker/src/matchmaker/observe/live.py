@@ -1,0 +1,48 @@
+"""The live view of ``GET /admin/live``: plain values the data plane's snapshot fills.
+
+Only counts, modes, ids and ages: never a credential, an attribute or a
+public profile, so nothing a client declared privately can leave through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import msgspec
+
+__all__ = ["LivePool", "LiveProject", "LiveSession", "LiveSnapshot"]
+
+
+class LivePool(msgspec.Struct, rename="camel", frozen=True):
+    """One live pool: ``policy`` tells a policy pool from an ad-hoc one; ``paused`` counts
+    the entries of clients that are away (within their resume grace)."""
+
+    name: str
+    mode: str
+    group_size: int
+    policy: bool
+    waiting: int
+    paused: int
+    oldest_wait_ms: int | None
+
+
+class LiveSession(msgspec.Struct, rename="camel", frozen=True):
+    """One session: the pool that formed it or the room it is, and its member count."""
+
+    id: str
+    size: int
+    pool: str | None = None
+    room: str | None = None
+
+
+class LiveProject(msgspec.Struct, rename="camel", frozen=True):
+    """What one Project has live in this process."""
+
+    id: str
+    clients: int
+    pools: list[LivePool]
+    sessions: list[LiveSession]
+
+
+LiveSnapshot = Callable[[], list[LiveProject]]
+"""Returns every Project with something live, ordered by id (read-only, synchronous)."""

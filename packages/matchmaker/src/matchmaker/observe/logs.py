@@ -1,0 +1,71 @@
+"""Structured log lines: one JSON object per line (``--log-format json``) or readable text.
+
+Call sites pass their structured fields as ``extra={"fields": {...}}``; the JSON
+formatter puts them at the top level of the line, the text formatter appends
+them as ``key=value``. Callers never pass a credential or the management key:
+fields name who (a client id, a peer address) and what, never a secret.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from typing import Any
+
+import msgspec
+
+__all__ = ["JsonFormatter", "TextFormatter", "configure_logging", "fields"]
+
+_ENCODER = msgspec.json.Encoder()
+
+
+def fields(**values: Any) -> dict[str, Any]:
+    """The ``extra`` of a structured line: ``log.info("...", extra=fields(client=...))``."""
+    return {"fields": values}
+
+
+class JsonFormatter(logging.Formatter):
+    """``{"time", "level", "logger", "message", ...fields}``, with ``exception`` on errors."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
+            + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        line.update(getattr(record, "fields", {}))
+        if record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
+        return _ENCODER.encode(line).decode()
+
+
+class TextFormatter(logging.Formatter):
+    """``time LEVEL logger: message key=value ...``."""
+
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = super().format(record)
+        extra: dict[str, Any] = getattr(record, "fields", {})
+        if not extra:
+            return text
+        head, newline, rest = text.partition("\n")
+        pairs = " ".join(f"{key}={_ENCODER.encode(value).decode()}" for key, value in extra.items())
+        return f"{head} {pairs}{newline}{rest}"
+
+
+def configure_logging(level: str, log_format: str) -> None:
+    """Send log lines from ``level`` up to stderr in ``log_format`` (the process's choice).
+
+    Like :func:`logging.basicConfig`, this does nothing when the root logger already has
+    handlers: a program embedding the server (or a test runner) keeps its own logging.
+    """
+    if log_format == "auto":
+        log_format = "text" if sys.stderr.isatty() else "json"
+    handler = logging.StreamHandler()
+    handler.setFormatter(JsonFormatter() if log_format == "json" else TextFormatter())
+    logging.basicConfig(level=level.upper(), handlers=[handler])
