@@ -25,7 +25,7 @@ PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 CONSTRAINTS = ROOT / ".ci" / "constraints.txt"
 PACKAGES = [
     "./packages/common",
-    "./packages/matchmaker[postgres,fast,webrtc]",
+    "./packages/matchmaker[postgres,fast,webrtc,cluster]",
     "./packages/tasktool[web,mcp]",
 ]
 SOURCES = ["packages/common/src", "packages/matchmaker/src", "packages/tasktool/src"]

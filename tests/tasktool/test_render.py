@@ -7,7 +7,17 @@ import json
 
 import pytest
 
-from tasktool.present.render import emit_data, emit_fields, emit_table, plain_table, to_yaml
+from tasktool.model.task import Task
+from tasktool.model.views import TASK_KEYS, task_rows, task_views
+from tasktool.present import render
+from tasktool.present.render import (
+    emit_data,
+    emit_fields,
+    emit_json_array,
+    emit_table,
+    plain_table,
+    to_yaml,
+)
 
 
 def test_plain_table_is_aligned_and_stable() -> None:
@@ -51,6 +61,25 @@ def test_json_and_yaml_keep_key_order() -> None:
     emit_data(data, "json", out)
     assert list(json.loads(out.getvalue())) == ["b", "a", "c"]
     assert to_yaml(data) == "b: 1\na:\n- x\nc: null\n"
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 3, 5, 7])
+def test_streamed_rows_are_byte_for_byte_the_dict_json(
+    count: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(render, "JSON_CHUNK", 2)  # chunk edges: none, exact, one over
+    tasks = [
+        Task(id=str(n), title=f't\u00e9 "{n}"', tags=("a", "b")[: n % 3], body="x" * n)
+        for n in range(count)
+    ]
+    expected, streamed = io.StringIO(), io.StringIO()
+    emit_data(task_views(tasks), "json", expected)
+    emit_json_array(task_rows(tasks), streamed)
+    assert streamed.getvalue() == expected.getvalue()
+    picked = io.StringIO()
+    emit_json_array(task_rows(tasks, ("tags", "id")), picked)
+    assert json.loads(picked.getvalue()) == [{"tags": list(t.tags), "id": t.id} for t in tasks]
+    assert "body" not in TASK_KEYS
 
 
 def test_fields_align_keys() -> None:

@@ -23,6 +23,12 @@ def age(root: Path, seconds: int = 60) -> None:
         os.utime(path, (past, past))
 
 
+def cache_path(root: Path) -> Path:
+    path = ParseCache.open(root).path
+    assert path is not None
+    return path
+
+
 def ids(root: Path, ignore: tuple[str, ...] = (), **kw: bool) -> list[str]:
     return [task.id for task in scan_tasks(root, ignore, **kw).tasks]
 
@@ -96,7 +102,7 @@ def test_corrupt_cache_is_rebuilt(project: Project, write_task: TaskWriter) -> N
     write_task("1")
     age(project.root)
     scan_tasks(project.root)
-    cache_file = next((project.root / ".tasktool" / "cache").iterdir())
+    cache_file = cache_path(project.root)
     cache_file.write_bytes(b"\x00garbage")
     assert ids(project.root) == ["1"]
     assert ParseCache.open(project.root).entries
@@ -125,7 +131,7 @@ def test_cache_is_rewritten_only_when_something_changed(
     write_task("2")
     age(project.root)
     scan_tasks(project.root)
-    cache_file = next((project.root / ".tasktool" / "cache").iterdir())
+    cache_file = cache_path(project.root)
     inode = cache_file.stat().st_ino
     scan_tasks(project.root)
     write_task("3")  # racy: parsed, not cached, no rewrite
@@ -172,3 +178,17 @@ def test_warm_scan_takes_unchanged_files_from_the_cache(
     assert [t.title for t in scan_tasks(project.root).tasks] == ["from the cache"]
     age(project.root, seconds=30)  # a new mtime: the file is parsed again
     assert [t.title for t in scan_tasks(project.root).tasks] == [parsed.title]
+
+
+def test_a_cache_from_another_version_is_ignored_and_removed(
+    project: Project, write_task: TaskWriter
+) -> None:
+    write_task("1")
+    age(project.root)
+    scan_tasks(project.root)
+    old = cache_path(project.root).with_name("tasks-2.msgpack")
+    old.write_bytes(msgspec.msgpack.encode({"format": "tasks-2", "entries": {}}))
+    cache_path(project.root).write_bytes(msgspec.msgpack.encode({"format": "tasks-9"}))
+    assert ids(project.root) == ["1"]
+    assert not old.exists()
+    assert ParseCache.open(project.root).entries

@@ -86,3 +86,5 @@ class ServerConfig:
     server: str = "auto"
     metrics_port: int | None = None
     no_playground: bool = False
+    cluster_url: str | None = field(default=None, repr=False)
+    cluster_name: str = "matchmaker"

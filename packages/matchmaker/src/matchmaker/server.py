@@ -28,6 +28,7 @@ import signal
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from matchmaker.config import ServerConfig
 from matchmaker.control import Observers, create_control_app, create_metrics_app
@@ -41,6 +42,9 @@ from matchmaker.observe.metrics import Metrics
 from matchmaker.refresh import DirectoryRefresher
 from matchmaker.servers import Listener, Serve, resolve_server, serve_function
 from matchmaker.store import DEFAULT_STORE_URL, ProjectStore, open_store
+
+if TYPE_CHECKING:
+    from matchmaker.cluster import ClusterNode
 
 log = logging.getLogger("matchmaker")
 
@@ -75,7 +79,9 @@ async def run(
     store = await _open_store(config)
     sockets: list[socket.socket] = []
     refresher = None if store is None else DirectoryRefresher(store, directory)
+    cluster = None
     try:
+        cluster = await _join_cluster(config)
         if refresher is not None:
             await refresher.start()
         grace = config.shutdown_grace_s
@@ -88,6 +94,7 @@ async def run(
             shutdown=shutdown,
             store_probe=None if store is None else store.ping,
             metrics=metrics,
+            cluster=cluster,
         )
         snapshot = functools.partial(live_snapshot, data_app.plane)
         metrics.watch(snapshot, lambda: len(data_app.plane.clients))
@@ -136,12 +143,7 @@ async def run(
             ready(bound)
         await asyncio.gather(*(_serve(serve, listener, shutdown) for serve, listener in listeners))
     finally:
-        for sock in sockets:
-            sock.close()
-        if refresher is not None:
-            await refresher.close()
-        if store is not None:
-            await store.close()
+        await _release(sockets, cluster, refresher, store)
     log.info("stopped")
 
 
@@ -188,6 +190,34 @@ def _log_listening(
         )
     if metrics is not None:
         log.info("metrics listening on %s/metrics (no key)", _url("http", *metrics))
+
+
+async def _release(
+    sockets: list[socket.socket],
+    cluster: ClusterNode | None,
+    refresher: DirectoryRefresher | None,
+    store: ProjectStore | None,
+) -> None:
+    """Close what :func:`run` opened, in reverse order of need."""
+    for sock in sockets:
+        sock.close()
+    if cluster is not None:
+        await cluster.close()
+    if refresher is not None:
+        await refresher.close()
+    if store is not None:
+        await store.close()
+
+
+async def _join_cluster(config: ServerConfig) -> ClusterNode | None:
+    """With ``--cluster``: join it (imports redis); else ``None`` and nothing touches Redis."""
+    if config.cluster_url is None:
+        return None
+    from matchmaker.cluster import open_cluster
+
+    cluster = await open_cluster(config.cluster_url, config.cluster_name)
+    log.info("joined cluster %r as member %s", config.cluster_name, cluster.node)
+    return cluster
 
 
 def configure_logging(config: ServerConfig) -> None:

@@ -15,7 +15,7 @@ from starlette.routing import Route
 
 from matchmaker.config import ServerConfig
 from matchmaker.data.connection import HARD_CAP_FACTOR
-from matchmaker.data.plane import DataPlane, Receive, Scope, Send
+from matchmaker.data.plane import ClusterHooks, DataPlane, Receive, Scope, Send
 from matchmaker.directory import ProjectDirectory
 from matchmaker.jsonhttp import EXCEPTION_HANDLERS, Readiness
 from matchmaker.observe.metrics import Metrics
@@ -58,6 +58,7 @@ def create_data_app(
     *,
     shutdown: asyncio.Event,
     store_probe: Callable[[], Awaitable[None]] | None = None,
+    cluster: ClusterHooks | None = None,
     metrics: Metrics | None = None,
 ) -> DataApp:
     """The app served on ``config.port``.
@@ -70,13 +71,19 @@ def create_data_app(
     ``metrics`` receives the data plane's counters (a private set without it).
     ``GET /`` is the playground unless ``config.no_playground``.
     """
-    plane = DataPlane(config, directory, shutdown, metrics)
+    plane = DataPlane(config, directory, shutdown, metrics, cluster)
 
     async def healthz(request: Request) -> JSONResponse:
-        """Liveness: ``{"status": "ok", "connections": n, "clients": n}``."""
-        return JSONResponse(
-            {"status": "ok", "connections": len(plane.open), "clients": len(plane.clients)}
-        )
+        """Liveness: ``{"status": "ok", "connections": n, "clients": n}``, plus ``cluster``
+        (this member, the live members, whether Redis answers) with ``--cluster``."""
+        body: dict[str, object] = {
+            "status": "ok",
+            "connections": len(plane.open),
+            "clients": len(plane.clients),
+        }
+        if cluster is not None:
+            body["cluster"] = cluster.describe()
+        return JSONResponse(body)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

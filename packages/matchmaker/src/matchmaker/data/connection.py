@@ -21,6 +21,7 @@ from typing import Any, Protocol
 import msgspec
 
 from matchmaker.core import closecodes
+from matchmaker.core.commands import Command
 from matchmaker.core.conversation import Conversation
 from matchmaker.core.effects import (
     Close,
@@ -46,6 +47,7 @@ HARD_CAP_FACTOR = 4
 _MESSAGE_TOO_BIG = 1009
 
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+Forward = Callable[[Conversation, Command, str | None, float], bool]
 
 _log = logging.getLogger("matchmaker.data")
 
@@ -65,6 +67,11 @@ class Hub(Protocol):
 
     def deliver_one(self, recipients: Sequence[str], event: Event) -> None:
         """Queue one event on each recipient's connection."""
+        ...
+
+    @property
+    def forward(self) -> Forward | None:
+        """In a cluster: sends a request another process owns there (``True``: sent)."""
         ...
 
     def open_channel(self, connection: Connection, request_id: str | None, sdp: str) -> None:
@@ -238,7 +245,11 @@ class Connection:
             self.perform(conversation.refuse(request_id, coded, now))
             return
         try:
-            effects = conversation.receive(command(request), request.id, now)
+            decoded = command(request)
+            forward = self._hub.forward
+            if forward is not None and forward(conversation, decoded, request.id, now):
+                return
+            effects = conversation.receive(decoded, request.id, now)
         except Exception:
             # A bug must cost one reply, not the connection or the process.
             _log.exception("unhandled error on %s", type(request).__name__)

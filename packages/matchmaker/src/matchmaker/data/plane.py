@@ -7,11 +7,13 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from matchmaker.config import ServerConfig
 from matchmaker.core import Delivery, Event, Matchmaker, closecodes
+from matchmaker.core.commands import Command
 from matchmaker.core.conversation import Conversation
+from matchmaker.core.effects import Effect
 from matchmaker.core.events import EntryClosed, MessageRelayed, SessionCreated
 from matchmaker.data.connection import Connection
 from matchmaker.data.observer import DataObserver
@@ -23,7 +25,7 @@ from matchmaker.model import Project
 from matchmaker.observe.logs import fields
 from matchmaker.observe.metrics import Metrics
 
-__all__ = ["DataPlane"]
+__all__ = ["ClusterHooks", "DataPlane"]
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -35,6 +37,39 @@ EXPIRY_TICK_S = 0.25
 _log = logging.getLogger("matchmaker.data")
 
 
+class ClusterHooks(Protocol):
+    """Where a cluster member (:mod:`matchmaker.cluster`, with ``--cluster``) plugs in.
+
+    Without ``--cluster`` the plane has none and nothing below is called.
+    """
+
+    node: str
+
+    def bind(self, plane: Any) -> None: ...
+
+    def start(self) -> None: ...
+
+    def forward(
+        self, conversation: Conversation, command: Command, request_id: str | None, now: float
+    ) -> bool:
+        """Send a request that another process owns there; ``False``: handle it here."""
+        ...
+
+    def deliver_remote(self, recipients: Sequence[str], event: Event) -> None:
+        """Route an event to clients that are not connected here."""
+        ...
+
+    def observe(self, recipients: Sequence[str], event: Event) -> None:
+        """See an event delivered to local clients."""
+        ...
+
+    def client_gone(self, client_id: str) -> None:
+        """A local client left the core."""
+        ...
+
+    def describe(self) -> dict[str, object]: ...
+
+
 class DataPlane:
     """Owns the matching core and every WebSocket; an ASGI app for ``/ws``."""
 
@@ -44,16 +79,21 @@ class DataPlane:
         directory: ProjectDirectory,
         shutdown: asyncio.Event,
         metrics: Metrics | None = None,
+        cluster: ClusterHooks | None = None,
     ) -> None:
         self.config = config
         self.observer = DataObserver(Metrics() if metrics is None else metrics)
         self._last_match = ""  # the session id last counted as a match
         self.directory = directory
         self.shutdown = shutdown
-        self.core = Matchmaker(config.limits)
+        self.core = Matchmaker(config.limits, node=None if cluster is None else cluster.node)
         self.clients: dict[str, Connection] = {}
         self.open: set[Connection] = set()
         self._tasks: list[asyncio.Task[None]] = []
+        self.cluster = cluster
+        self.forward = None if cluster is None else cluster.forward
+        if cluster is not None:
+            cluster.bind(self)
         urls = (config.ice_servers or "").split(",")
         self._ice_servers = tuple(url.strip() for url in urls if url.strip())
         # Server-side WebRTC peers (aiortc), when used, and the connection that opened each.
@@ -72,6 +112,8 @@ class DataPlane:
                 asyncio.create_task(self._heartbeat_loop()),
                 asyncio.create_task(self._watch_shutdown()),
             ]
+            if self.cluster is not None:
+                self.cluster.start()
 
     async def stop(self) -> None:
         """Stop the timers and stop following Project changes."""
@@ -150,7 +192,12 @@ class DataPlane:
         code = connection.close_code
         resumable = code is not None and code != closecodes.NORMAL and code < closecodes.BYE
         resumable = resumable and not self.shutdown.is_set()  # nothing survives a shutdown
+        # Resume is not served across a cluster yet: a client's state on other processes
+        # ends with its connection.
+        resumable = resumable and self.cluster is None
         self.deliver(connection.conversation.disconnect(resumable=resumable, now=time.monotonic()))
+        if self.cluster is not None and client_id is not None:
+            self.cluster.client_gone(client_id)
 
     # -- delivery -------------------------------------------------------------------------
 
@@ -159,28 +206,46 @@ class DataPlane:
         for recipients, event in deliveries:
             self.deliver_one(recipients, event)
 
-    def deliver_one(self, recipients: Sequence[str], event: Event) -> None:
+    def deliver_one(self, recipients: Sequence[str], event: Event, *, remote: bool = True) -> None:
         """Encode ``event`` once, number it per recipient (kept for replay) and queue it
         for each recipient that is connected; an away recipient gets it on resume.
 
         Only the ``seq`` differs between recipients: the frame up to its closing
-        brace is encoded to text here, once, not once per recipient.
+        brace is encoded to text here, once, not once per recipient. In a cluster,
+        recipients not connected here are routed to their process (unless the event
+        came from another process: ``remote=False``).
         """
         head = event_head(event)
         clients, outboxes = self.clients, self.core.resumption.outboxes
         kind = type(event)
-        if kind is MessageRelayed:
+        if not remote:
+            pass  # counted by the process whose core produced it (a cluster sums once)
+        elif kind is MessageRelayed:
             self.observer.relayed(len(head), len(recipients))
         elif kind is SessionCreated or isinstance(event, EntryClosed):
             self._observe_pool_event(recipients, event)
+        cluster = self.cluster
+        elsewhere: list[str] = []
         for client_id in recipients:
             outbox = outboxes.get(client_id)
             if outbox is None:
+                if cluster is not None:
+                    elsewhere.append(client_id)
                 continue
             frame = outbox.stamp(head)
             connection = clients.get(client_id)
             if connection is not None:
                 connection.push(frame)
+        if cluster is not None:
+            cluster.observe(recipients, event)
+            if elsewhere and remote:
+                cluster.deliver_remote(elsewhere, event)
+
+    def perform_for(self, client_id: str, effects: list[Effect]) -> None:
+        """Carry out ``effects`` (an answer from another process) on a client's connection."""
+        connection = self.clients.get(client_id)
+        if connection is not None:
+            connection.perform(effects)
 
     # -- WebRTC ---------------------------------------------------------------------------
 

@@ -305,6 +305,25 @@ def _server_options() -> list[Option]:
             "Comma-separated STUN/TURN URLs that hello offers clients for WebRTC between "
             "session members (ice_servers in the reply).",
         ),
+        Option(
+            "cluster_url",
+            "--cluster",
+            _TEXT,
+            None,
+            process,
+            "Redis URL (redis://host:port/db) of a cluster to join: several processes serve "
+            "as one. Needs the 'cluster' extra. Without it nothing touches Redis.",
+            env_name="MATCHMAKER_CLUSTER",
+            secret=True,
+        ),
+        Option(
+            "cluster_name",
+            "--cluster-name",
+            _TEXT,
+            defaults.cluster_name,
+            process,
+            "Name of the cluster: processes with the same Redis and name serve as one.",
+        ),
         *_limit_options("limits", Limits, DATA_LIMITS),
         *_limit_options("control", ControlLimits, CONTROL_LIMITS),
         Option(

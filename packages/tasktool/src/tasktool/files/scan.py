@@ -26,6 +26,8 @@ SKIPPED_DIRS = frozenset(
     {"node_modules", "vendor", "dist", "build", ".next", ".nuxt", "out", "target", "__pycache__"}
 )
 ARCHIVE_DIR = "archive"
+#: At most this many changed files: a scan without bodies leaves the cache as it is.
+LAZY_REWRITE = 100
 
 
 class ScanResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -136,14 +138,18 @@ def _order(task: Task) -> tuple[object, ...]:
     return (natural_key(task.id), task.file_path)
 
 
-def scan_tasks(root: Path, ignore: tuple[str, ...] = (), *, use_cache: bool = True) -> ScanResult:
+def scan_tasks(
+    root: Path, ignore: tuple[str, ...] = (), *, use_cache: bool = True, bodies: bool = True
+) -> ScanResult:
     """Read every task under ``root``, parsing only files changed since the cached run.
 
     The cache keeps its entries in result order (tasks, archived, broken, others), so a
     warm run in which no file changed, appeared or vanished needs no sorting at all.
+    Without ``bodies`` a task's body may be empty (it is not read from the cache): for
+    commands that never show one; :func:`with_body` reads one task's body afterwards.
     """
     base = str(root)
-    cache = ParseCache.open(root) if use_cache else ParseCache.empty()
+    cache = ParseCache.open(root, bodies=bodies) if use_cache else ParseCache.empty()
     previous = cache.entries
     fresh: dict[str, CacheEntry] = {}
     # A file changed within the last moments may change again within the same timestamp
@@ -165,12 +171,30 @@ def scan_tasks(root: Path, ignore: tuple[str, ...] = (), *, use_cache: bool = Tr
         return _collect(previous.values(), presorted=True)
     result = _collect(fresh.values(), presorted=False)
     if use_cache and (len(racy) < parsed or any(path not in fresh for path in previous)):
+        if not bodies:  # the cached tasks came without theirs: fetch them to rewrite
+            if parsed <= LAZY_REWRITE:
+                # A few changed files are cheaper to parse again next time than reading
+                # every body and rewriting the whole cache; a run with bodies catches up.
+                return result
+            filled = cache.with_bodies(fresh)
+            if filled is None:
+                return result
+            fresh = filled
         ordered = [task.file_path for task in (*result.tasks, *result.archived)]
         ordered += [problem.file for problem in result.broken if problem.file is not None]
         entries = {path: fresh[path] for path in ordered if path not in racy}
         entries.update((p, e) for p, e in fresh.items() if p not in entries and p not in racy)
         cache.store(entries)
     return result
+
+
+def with_body(root: Path, task: Task) -> Task:
+    """``task`` with its body, read from its file again (for a scan without bodies); the
+    task as it is when the file no longer parses to the same id."""
+    reread = read_entry(str(root), task.file_path)
+    if isinstance(reread, Task) and reread.id == task.id:
+        return msgspec.structs.replace(task, body=reread.body)
+    return task
 
 
 def _collect(entries: Iterable[CacheEntry], *, presorted: bool) -> ScanResult:

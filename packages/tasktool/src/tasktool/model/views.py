@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from types import GenericAlias
 from typing import Any
 
 import msgspec
@@ -20,6 +22,23 @@ def task_views(tasks: Sequence[Task], *, body: bool = False) -> list[dict[str, A
         for view in views:
             del view["body"]
     return views
+
+
+@functools.cache
+def row_type(keys: tuple[str, ...]) -> type[msgspec.Struct]:
+    """A struct of just these task fields, in this order, typed as in :class:`Task`: it
+    encodes to the same JSON as :func:`task_views`' dicts restricted to ``keys``."""
+    types = {field.name: field.type for field in msgspec.structs.fields(Task)}
+    return msgspec.defstruct("TaskRow", [(key, types[key]) for key in keys], gc=False)
+
+
+def task_rows(tasks: Sequence[Task], keys: Sequence[str] = TASK_KEYS) -> list[msgspec.Struct]:
+    """Tasks as structs holding only ``keys``: the fast way to JSON for long listings (no
+    dict per task, and columns not asked for are never touched)."""
+    rows: list[msgspec.Struct] = msgspec.convert(
+        tasks, GenericAlias(list, (row_type(tuple(keys)),)), from_attributes=True
+    )
+    return rows
 
 
 def task_summary(task: Task, keys: Sequence[str]) -> dict[str, Any]:

@@ -174,10 +174,12 @@ def load_context(
     home: Path | None = None,
     tolerant: bool = False,
     use_cache: bool = True,
+    bodies: bool = True,
 ) -> Repository:
     """Load the config and scan the task directory.
 
     Unless ``tolerant`` (``validate``), a rejected config raises its first error.
+    Without ``bodies``, tasks may come with an empty body (see :func:`scan_tasks`).
     A missing task directory raises ``task.dir_missing``.
     """
     config = load_config(overrides, cwd=cwd, env=env, home=home)
@@ -194,7 +196,7 @@ def load_context(
     siblings = None
     if config.settings.worktree_scope == "unified":
         siblings = find_siblings(config, overrides, env=env, home=home, use_cache=use_cache)
-    scan = scan_tasks(root, config.settings.ignore, use_cache=use_cache)
+    scan = scan_tasks(root, config.settings.ignore, use_cache=use_cache, bodies=bodies)
     if siblings is None:
         return Repository(config, scan)
     merged = siblings.merge(scan)
@@ -218,11 +220,12 @@ class Loader(Protocol):
     def __call__(self, *, tolerant: bool = False) -> Repository: ...
 
 
-def loader(overrides: Overrides | None = None) -> Loader:
-    """A :class:`Loader` over :func:`load_context` with these global overrides."""
+def loader(overrides: Overrides | None = None, *, bodies: bool = True) -> Loader:
+    """A :class:`Loader` over :func:`load_context` with these global overrides (its tasks
+    without bodies unless ``bodies``: for a caller that never shows them)."""
 
     def load(*, tolerant: bool = False) -> Repository:
-        return load_context(overrides, tolerant=tolerant)
+        return load_context(overrides, tolerant=tolerant, bodies=bodies)
 
     return load
 

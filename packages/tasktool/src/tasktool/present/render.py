@@ -75,6 +75,30 @@ def emit_data(data: Any, fmt: str, out: TextIO | None = None) -> None:
     buffer.write(encoded)  # megabytes of UTF-8 already: skip decoding and re-encoding
 
 
+#: Items encoded per piece by :func:`emit_json_array`: small enough that the output never
+#: exists as one 60 MB string, large enough that the per-piece overhead stays negligible.
+JSON_CHUNK = 2_000
+
+
+def emit_json_array(items: Sequence[Any], out: TextIO | None = None) -> None:
+    """Write ``items`` as :func:`emit_data`'s indented JSON array, byte for byte, a chunk at a
+    time (structs encode directly, without building a dict per item first)."""
+    out = out or sys.stdout
+    buffer = getattr(out, "buffer", None)
+    write = buffer.write if buffer is not None else (lambda data: out.write(data.decode("utf-8")))
+    if buffer is not None:
+        out.flush()  # keep order with text already written
+    if not items:
+        write(b"[]\n")
+        return
+    write(b"[\n")
+    for start in range(0, len(items), JSON_CHUNK):
+        # An indented array of a chunk is "[\n" + its items + "\n]": keep the items.
+        piece = msgspec.json.format(_encode(items[start : start + JSON_CHUNK]), indent=2)
+        write((b",\n" if start else b"") + piece[2:-2])
+    write(b"\n]\n")
+
+
 def cell(value: Any) -> str:
     """A value as table text: lists comma-joined, ``None`` empty."""
     if value is None:

@@ -113,9 +113,14 @@ def data_format(options: GlobalOptions, fmt: str | None) -> str | None:
     return None if chosen == "table" else chosen
 
 
-def load_repository(options: GlobalOptions, *, tolerant: bool = False) -> Repository:
-    """Load config and tasks; broken task files are warned about on stderr."""
-    repo = load_context(options.overrides(), tolerant=tolerant)
+def load_repository(
+    options: GlobalOptions, *, tolerant: bool = False, bodies: bool = True
+) -> Repository:
+    """Load config and tasks; broken task files are warned about on stderr.
+
+    ``bodies=False`` for a command that shows no body: a warm run then never reads them.
+    """
+    repo = load_context(options.overrides(), tolerant=tolerant, bodies=bodies)
     settings = repo.settings
     options.loud, options.silent = settings.verbose, settings.quiet
     options.info(
@@ -128,11 +133,14 @@ def load_repository(options: GlobalOptions, *, tolerant: bool = False) -> Reposi
     return repo
 
 
-def repositories(options: GlobalOptions) -> list[tuple[str | None, Repository]]:
+def repositories(
+    options: GlobalOptions, *, bodies: bool = True
+) -> list[tuple[str | None, Repository]]:
     """``[(None, repo)]``, or under ``--all-projects`` each registered project's repository
-    with its id, in registry order; the worktrees of one repository count once."""
+    with its id, in registry order; the worktrees of one repository count once.
+    ``bodies`` as for :func:`load_repository`."""
     if not options.all_projects:
-        return [(None, load_repository(options))]
+        return [(None, load_repository(options, bodies=bodies))]
     from tasktool.config.registry import project_home, read_registry
 
     found: list[tuple[str | None, Repository]] = []
@@ -142,7 +150,9 @@ def repositories(options: GlobalOptions) -> list[tuple[str | None, Repository]]:
         if home in seen:
             continue
         seen.add(home)
-        found.append((project.id, load_repository(replace(options, project=project.id))))
+        found.append(
+            (project.id, load_repository(replace(options, project=project.id), bodies=bodies))
+        )
     return found
 
 

@@ -18,12 +18,19 @@ from tasktool.cli.commands.base import (
     usage_errors,
 )
 from tasktool.cli.commands.shell import complete_ids
+from tasktool.files.scan import with_body
 from tasktool.model.settings import Settings
 from tasktool.model.task import Task
-from tasktool.model.views import TASK_KEYS, task_views
+from tasktool.model.views import TASK_KEYS, task_rows, task_views
 from tasktool.planning.filters import check_field, group_tasks, sort_tasks
 from tasktool.present.documents import list_tasks, task_detail
-from tasktool.present.render import emit_data, emit_fields, emit_table, emit_text
+from tasktool.present.render import (
+    emit_data,
+    emit_fields,
+    emit_json_array,
+    emit_table,
+    emit_text,
+)
 
 DEFAULT_COLUMNS = ("id", "status", "priority", "effort", "phase", "title")
 
@@ -79,7 +86,7 @@ def list_command(
             check_field(group_by, "group-by field")
     chosen = output_format(options, fmt)
     found: list[tuple[str | None, Settings, list[Task]]] = []
-    for project, repo in repositories(options):
+    for project, repo in repositories(options, bodies=False):
         if sort:
             with usage_errors("--sort"):
                 sort_tasks((), sort, repo.settings)  # checks the spec: its errors name --sort
@@ -101,6 +108,10 @@ def list_command(
                     item["project"] = f"project:{project}"
         return views
 
+    if not group_by and chosen == "json" and not everywhere:
+        ((_, _, tasks),) = found
+        emit_json_array(task_rows(tasks, shown if columns else TASK_KEYS))
+        return
     if not group_by:
         rows = [row for project, _, tasks in found for row in view(project, tasks)]
         output(options, chosen, rows, columns=keys)
@@ -141,8 +152,8 @@ def _provenance(task: Task) -> str:
 @click.pass_obj
 def get_command(options: GlobalOptions, /, *, task_id: str, fmt: str | None) -> None:
     """Show one task: fields, body, dependencies both ways, children and worklog summary."""
-    repo = load_repository(options)
-    detail = task_detail(repo, repo.get(task_id))
+    repo = load_repository(options, bodies=False)
+    detail = task_detail(repo, with_body(repo.task_dir, repo.get(task_id)))
     chosen = output_format(options, fmt)
     if chosen != "table":
         emit_data(detail, chosen)

@@ -82,7 +82,7 @@ def next_command(
     section is malformed.
     """
     ranked: list[tuple[str | None, Ranked]] = []
-    for project, repo in repositories(options):
+    for project, repo in repositories(options, bodies=False):
         repo.config.require_next_config()  # a config error, before --filter's usage errors
         with usage_errors("--filter"):
             ranked += [
@@ -132,7 +132,7 @@ def tracks_command(options: GlobalOptions, /, *, strict_phases: bool, fmt: str |
     tracks; track 1 is what a team can start now. Tasks without touches are
     flexible. Unknown scopes are warnings when scopes are configured.
     """
-    repo = load_repository(options)
+    repo = load_repository(options, bodies=False)
     result = plan_tracks(repo.graph, repo.settings, strict_phases=strict_phases)
     structured = data_format(options, fmt)
     if structured:
@@ -172,7 +172,7 @@ def board_command(options: GlobalOptions, /, *, group_by: str, fmt: str | None) 
     """
     boards = [
         (project, build_board(repo.tasks, repo.settings, group_by))
-        for project, repo in repositories(options)
+        for project, repo in repositories(options, bodies=False)
     ]
     structured = data_format(options, fmt)
     if structured:
@@ -225,7 +225,7 @@ def stats_command(options: GlobalOptions, /, *, fmt: str | None) -> None:
     """
     every = [
         (project, compute_stats(repo.all_tasks, repo.settings))
-        for project, repo in repositories(options)
+        for project, repo in repositories(options, bodies=False)
     ]
     structured = data_format(options, fmt)
     if structured:
@@ -295,7 +295,7 @@ def graph_command(
             f"unknown status {unknown[0]!r}; known: {', '.join(STATUS_ORDER)}",
             param_hint="--exclude-status",
         )
-    repo = load_repository(options)
+    repo = load_repository(options, bodies=False)
     chosen = graph_format or ("json" if options.format in {"json", "yaml"} else "ascii")
     view = select_graph(
         repo.graph,

@@ -95,7 +95,7 @@ def validate_command(
     parents, dependency and parent cycles (the cycle printed), unknown phases
     and scopes; plus broken task-like files and every config rule.
     """
-    report = validation_report(loader(options.overrides()))
+    report = validation_report(loader(options.overrides(), bodies=False))
     rows = [
         {"level": d.severity, "code": d.code, "task": d.task_id, "message": d.message}
         for d in (*report.errors, *report.warnings)

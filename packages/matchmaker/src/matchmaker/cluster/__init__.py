@@ -1,0 +1,21 @@
+"""Several matchmaker processes as one service, over Redis (``--cluster``).
+
+Imported only when ``--cluster`` is given, so a single process never imports
+redis. The data plane's shell hands this package the requests that belong to
+another process and the events addressed to clients of other processes; the
+core stays the one place where matching happens. ::
+
+    ring.py        rendezvous hashing: which live member owns a pool or a room
+    codec.py       commands, answers, events and errors as msgpack for the wire between members
+    membership.py  TTL heartbeat keys: who is alive, who just died
+    node.py        ClusterNode: forwarding, proxies of remote clients, failure handling
+
+See ``docs/operations.md`` (Running several processes) for the design and why
+Redis Streams carry the traffic.
+"""
+
+from __future__ import annotations
+
+from matchmaker.cluster.node import ClusterNode, open_cluster
+
+__all__ = ["ClusterNode", "open_cluster"]

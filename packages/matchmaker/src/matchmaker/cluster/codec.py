@@ -1,0 +1,101 @@
+"""Commands, answers, events and errors as msgpack, for the streams between members.
+
+Every dataclass of :mod:`matchmaker.core.commands` and :mod:`matchmaker.core.events`
+travels as ``[class name, fields]``. Relayed payloads (``session.send`` ``data``,
+``rtc.signal``) are ``msgspec.Raw`` JSON in the core; they travel as msgpack bytes
+and become ``Raw`` again on arrival, so a message is never decoded or re-encoded
+on its way between processes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from types import ModuleType
+from typing import Any
+
+import msgspec
+
+from matchmaker.core import claim, commands, delegated, events, mutual, propose, strategy
+from matchmaker.core.effects import Close, Effect, Refuse, Reply
+from matchmaker.errors import MatchmakerError
+
+__all__ = [
+    "decode",
+    "decode_effect",
+    "decode_value",
+    "encode",
+    "encode_effect",
+    "encode_value",
+]
+
+_ENCODER = msgspec.msgpack.Encoder()
+_DECODER = msgspec.msgpack.Decoder(dict[str, Any])
+_RAW = "__raw__"
+
+
+def _dataclasses(modules: list[ModuleType]) -> dict[str, type]:
+    """Every dataclass of the core's commands and events and of the modes' answers and events."""
+    found = (getattr(module, name) for module in modules for name in dir(module))
+    return {
+        cls.__name__: cls
+        for cls in found
+        if isinstance(cls, type) and dataclasses.is_dataclass(cls)
+    }
+
+
+_TYPES: dict[str, type] = _dataclasses(
+    [commands, events, claim, mutual, propose, delegated, strategy]
+)
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    return _ENCODER.encode(message)
+
+
+def decode(data: bytes) -> dict[str, Any]:
+    return _DECODER.decode(data)
+
+
+def encode_value(value: Any) -> list[Any]:
+    """A command, answer or event as ``[class name, fields]``."""
+    fields: dict[str, Any] = {}
+    for field in dataclasses.fields(value):
+        item = getattr(value, field.name)
+        if isinstance(item, msgspec.Raw):
+            fields[field.name] = {_RAW: bytes(item)}
+        else:
+            fields[field.name] = msgspec.to_builtins(item, builtin_types=(bytes,))
+    return [type(value).__name__, fields]
+
+
+def decode_value(value: list[Any]) -> Any:
+    cls = _TYPES[value[0]]
+    raws: dict[str, msgspec.Raw] = {}
+    fields: dict[str, Any] = {}
+    for name, item in value[1].items():
+        if isinstance(item, dict) and _RAW in item and len(item) == 1:
+            raws[name] = msgspec.Raw(item[_RAW])
+            fields[name] = b""
+        else:
+            fields[name] = item
+    decoded: Any = msgspec.convert(fields, cls)
+    return dataclasses.replace(decoded, **raws) if raws else decoded
+
+
+def encode_effect(effect: Reply | Refuse | Close) -> list[Any]:
+    match effect:
+        case Reply(request_id=request_id, answer=answer):
+            return ["reply", request_id, encode_value(answer)]
+        case Refuse(request_id=request_id, error=error):
+            return ["refuse", request_id, error.code, str(error), error.details]
+        case Close(code=code, reason=reason):
+            return ["close", code, reason]
+
+
+def decode_effect(value: list[Any]) -> Effect:
+    kind = value[0]
+    if kind == "reply":
+        return Reply(value[1], decode_value(value[2]))
+    if kind == "refuse":
+        return Refuse(value[1], MatchmakerError(value[3], code=value[2], details=value[4]))
+    return Close(value[1], value[2])

@@ -1,0 +1,111 @@
+"""The cluster's pure parts: rendezvous ownership and the wire codec between members."""
+
+from __future__ import annotations
+
+import msgspec
+from hypothesis import given
+from hypothesis import strategies as st
+
+from matchmaker.cluster import codec
+from matchmaker.cluster.ring import node_of, owner, pool_key
+from matchmaker.core.commands import EnterPool, MakeClaim, Send
+from matchmaker.core.effects import Close, Refuse, Reply
+from matchmaker.core.events import MemberInfo, MessageRelayed, PoolEntered, SessionCreated
+from matchmaker.errors import MatchmakerError
+
+NAMES = st.lists(
+    st.text("abcdef0123456789", min_size=4, max_size=8), min_size=2, max_size=6, unique=True
+)
+
+
+@given(NAMES, st.lists(st.text(min_size=1, max_size=12), min_size=1, max_size=50))
+def test_a_departure_moves_only_the_keys_the_departed_owned(
+    members: list[str], keys: list[str]
+) -> None:
+    gone = members[0]
+    rest = members[1:]
+    for key in keys:
+        before = owner(key, members)
+        assert owner(key, list(reversed(members))) == before  # order does not matter
+        if before != gone:
+            assert owner(key, rest) == before
+
+
+def test_keys_spread_over_members() -> None:
+    members = ["a1b2", "c3d4", "e5f6"]
+    owners = [owner(pool_key("game", f"pool{i}"), members) for i in range(300)]
+    assert all(owners.count(m) > 50 for m in members)
+
+
+def test_node_of_reads_minted_ids_only() -> None:
+    assert node_of("c1a2b3c4-17") == "1a2b3c4"
+    assert node_of("s1a2b3c4-3") == "1a2b3c4"
+    assert node_of("lobby") is None
+    assert node_of("c-1") is None
+    assert node_of("sx-y") is None
+
+
+def test_commands_events_and_effects_survive_the_wire() -> None:
+    values = [
+        EnterPool(pool="duel", create=True, mode="auto", group_size=2, public={"n": [1, 2]}),
+        MakeClaim("claims", ["c1-2", "c3-4"]),
+        SessionCreated("sab-1", [MemberInfo("cab-1", {"x": 1}), MemberInfo("cab-2")], "cab-1", "p"),
+        PoolEntered("duel", "eab-3", "auto", 2, 123),
+    ]
+    for value in values:
+        wire = codec.decode(codec.encode({"v": codec.encode_value(value)}))
+        assert codec.decode_value(wire["v"]) == value
+
+
+def test_relayed_payloads_stay_raw_bytes() -> None:
+    raw = msgspec.Raw(b'{"move":"e4","n":[1,2,3]}')
+    send = codec.decode_value(
+        codec.decode(
+            codec.encode(
+                {
+                    "v": codec.encode_value(
+                        Send("sab-1", raw, ["cab-2"])  # type: ignore[arg-type]
+                    )
+                }
+            )
+        )["v"]
+    )
+    assert isinstance(send.data, msgspec.Raw)
+    assert bytes(send.data) == bytes(raw)
+    relayed = codec.decode_value(codec.encode_value(MessageRelayed("sab-1", "cab-1", raw)))
+    assert isinstance(relayed.data, msgspec.Raw)
+    assert bytes(relayed.data) == bytes(raw)
+
+
+def test_effects_keep_code_details_and_request_id() -> None:
+    error = MatchmakerError("nope", code="pool.conflict", details={"pool": "duel"})
+    refuse = codec.decode_effect(codec.encode_effect(Refuse("7", error)))
+    assert isinstance(refuse, Refuse)
+    assert refuse.request_id == "7"
+    assert refuse.error.code == "pool.conflict"
+    assert refuse.error.details == {"pool": "duel"}
+    reply = codec.decode_effect(
+        codec.encode_effect(Reply("8", PoolEntered("d", "e", "auto", 2, 1)))
+    )
+    assert reply == Reply("8", PoolEntered("d", "e", "auto", 2, 1))
+    assert codec.decode_effect(codec.encode_effect(Close(3029, "x"))) == Close(3029, "x")
+
+
+def _subclasses(cls: type) -> set[type]:
+    out = set(cls.__subclasses__())
+    for sub in list(out):
+        out |= _subclasses(sub)
+    return out
+
+
+def test_every_answer_event_and_command_can_cross() -> None:
+    from typing import get_args
+
+    from matchmaker.core import commands, events
+
+    kinds = {*get_args(events.Event), *get_args(events.Answer), *get_args(commands.Command)}
+    kinds |= _subclasses(events.ModeEvent) | _subclasses(events.ModeAnswer)
+    # By name: ``dataclass(slots=True)`` replaces a class, and ``__subclasses__`` may still
+    # list the replaced one.
+    # ``rtc.offer`` (answered by ChannelAnswer) is served where the client is, never forwarded.
+    assert {cls.__name__ for cls in kinds} - set(codec._TYPES) <= {"ChannelAnswer"}
