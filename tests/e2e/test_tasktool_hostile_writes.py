@@ -35,6 +35,7 @@ def test_add_never_overwrites_an_existing_file(hostile: Hostile) -> None:
     assert failed.stderr.endswith("[task.exists]\n")
     assert occupied.read_bytes() == b"my notes, no frontmatter\n"
     assert sorted(path.name for path in hostile.tasks.iterdir()) == [
+        ".gitkeep",
         ".tasktool",
         "001-good-one.md",
         "002-new-one.md",
@@ -43,7 +44,7 @@ def test_add_never_overwrites_an_existing_file(hostile: Hostile) -> None:
 
 _COMPLETE = re.compile(
     r"---\nid: '001'\ntitle: Good one\nstatus: pending\n"
-    r"created_at: '\d{4}-\d\d-\d\d'\n(owner: o\d+\n)?---\n"
+    r"(owner: o\d+\n)?created_at: \d{4}-\d\d-\d\d\n---\n"
 )
 
 

@@ -59,3 +59,16 @@ def write_task(project: Project) -> TaskWriter:
         return project.write(relative, task_text(task_id, title, **fields))
 
     return write
+
+
+@pytest.fixture
+def in_project(project: Project, monkeypatch: pytest.MonkeyPatch) -> Project:
+    """The project as the working directory and its home as ``HOME``, with no
+    ``TASKTOOL_*`` variable from the calling environment (for in-process CLI runs)."""
+    import os
+
+    for name in [name for name in os.environ if name.startswith("TASKTOOL_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(project.home))
+    monkeypatch.chdir(project.root)
+    return project

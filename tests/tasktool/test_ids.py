@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from tasktool.model.errors import TaskToolError
 from tasktool.model.ids import next_id, plan_deduplicate, rewrite_references
 from tasktool.model.settings import Settings
 from tasktool.model.task import Task
@@ -58,11 +59,6 @@ def decoded_millis(ulid: str) -> int:
 def test_full_ulids_sort_by_time() -> None:
     """Ids made in successive milliseconds sort in the order they were made, and their time
     part is the clock at generation.
-
-    Only across milliseconds: within one millisecond the random part decides, and at the
-    default ``id.length`` (6) the time part keeps only the two slowest characters, so ids
-    do not sort in creation order at all. Both are issue 15's to fix; this test holds
-    what is promised today, at full length.
     """
     settings = Settings(id_strategy="ulid", id_length=26)
     made: list[str] = []
@@ -103,3 +99,22 @@ def test_deduplicate_keeps_the_oldest_and_rewrites_within_the_renumbered_set() -
         "parent": "003",
     }
     assert plan_deduplicate(tasks[::2], Settings()) == []
+
+
+@pytest.mark.parametrize("length", range(1, 27))
+def test_ulids_sort_in_creation_order_at_every_length(length: int) -> None:
+    """Many ids in the same millisecond (or the same coarse time bucket of a short id)
+    still sort in the order they were made, and never repeat."""
+    settings = Settings(id_strategy="ulid", id_length=length)
+    made: list[str] = []
+    for _ in range(min(300, 32**length // 2)):
+        made.append(next_id(settings, made))
+    assert len(set(made)) == len(made)
+    assert sorted(made) == made
+    assert all(len(value) == length for value in made)
+
+
+def test_ulid_of_the_last_value_is_exhausted_not_repeated() -> None:
+    with pytest.raises(TaskToolError) as info:
+        next_id(Settings(id_strategy="ulid", id_length=2), ["zz"])
+    assert info.value.code == "id.exhausted"

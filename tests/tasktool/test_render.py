@@ -39,13 +39,20 @@ class Terminal(io.StringIO):
         return True
 
 
-def test_tables_use_rich_on_a_terminal() -> None:
+def test_tables_on_a_terminal_are_fitted_with_a_bold_header(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("COLUMNS", "40")
     out = Terminal()
-    emit_table([{"id": "1", "title": "T"}], ["id", "title"], no_color=True, out=out)
-    text = out.getvalue()
-    assert "id" in text
-    assert "━" in text  # rich's heavy rule under the header
-    assert "│" in text
+    rows = [{"id": "1", "title": "T" * 60, "tags": ["a", "b"]}]
+    emit_table(rows, ["id", "title", "tags"], out=out)
+    header, row = out.getvalue().splitlines()
+    assert header == "\x1b[1mID  TITLE\x1b[0m"  # tags dropped to fit 40 columns
+    assert row == "1   " + "T" * 35 + "\u2026"
+    plain = Terminal()
+    emit_table(rows, ["id", "title"], no_color=True, out=plain)
+    assert "\x1b" not in plain.getvalue()
 
 
 def test_json_and_yaml_keep_key_order() -> None:

@@ -56,11 +56,11 @@ def test_edit_keeps_unknown_keys_comments_order_and_body(
 def test_list_edits_keep_flow_style_and_removal_deletes() -> None:
     text = "---\nid: '1'\ntitle: T\ntags: [a, b]  # why\ncompleted_at: 2024-01-01\n---\n"
     edited = apply_frontmatter(text, {"tags": ["a", "b", "c"], "completed_at": None}, source="t.md")
-    assert edited == "---\nid: '1'\ntitle: T\ntags: [a, b, c] # why\n---\n"
+    assert edited == "---\nid: '1'\ntitle: T\ntags: [a, b, c]  # why\n---\n"
 
 
 def test_numeric_looking_ids_stay_strings() -> None:
     text = new_task_text(
         {"id": "010", "title": "yes", "dependencies": ["009"], "status": "pending"}
     )
-    assert text == "---\nid: '010'\ntitle: yes\nstatus: pending\ndependencies: ['009']\n---\n"
+    assert text == "---\nid: '010'\ntitle: 'yes'\nstatus: pending\ndependencies: ['009']\n---\n"

@@ -229,3 +229,27 @@ def test_create_refuses_a_group_the_scan_would_not_see(
     created = create_task(repo(project), {"title": "Kept"}, group="api/v2/")
     assert created.file_path == str(project.root / "api" / "v2" / "002-kept.md")
     assert [task.id for task in repo(project).tasks] == ["001", "002"]
+
+
+def test_commands_refuse_an_id_held_by_two_files(project: Project, write_task: TaskWriter) -> None:
+    """get, set, rm, archive and worklog name both files and suggest deduplicate instead of
+    acting on one copy (rm used to delete one silently)."""
+    first = write_task("5", status="completed")
+    second = write_task("5", where="other", status="completed")
+    loaded = repo(project)
+    calls = [
+        lambda: loaded.get("5"),
+        lambda: update_task(loaded, "5", TaskChange(set={"owner": "x"})),
+        lambda: remove_task(loaded, "5"),
+        lambda: archive_task(loaded, "5"),
+    ]
+    for call in calls:
+        with pytest.raises(TaskToolError) as info:
+            call()
+        assert info.value.code == "task.ambiguous_id"
+        assert str(first) in info.value.message
+        assert str(second) in info.value.message
+        assert "deduplicate" in info.value.message
+    assert first.exists()
+    assert second.exists()
+    assert "owner" not in first.read_text() + second.read_text()

@@ -50,8 +50,8 @@ def test_add_then_read(tmp_path: Path, load: Loader) -> None:
     assert read_worklog(repo, "7").to_json() == {
         "task_id": "7",
         "entries": [
-            {"timestamp": "2026-01-02T03:04:05Z", "content": "did a thing"},
-            {"timestamp": entry.timestamp, "content": "and another"},
+            {"timestamp": "2026-01-02T03:04:05Z", "content": "did a thing", "title": None},
+            {"timestamp": entry.timestamp, "content": "and another", "title": None},
         ],
     }
 

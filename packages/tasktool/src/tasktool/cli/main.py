@@ -9,6 +9,8 @@ for ``filter.*``); usage errors are one line too (``... [usage]``) and exit 2.
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from typing import Any
 
 import click
@@ -18,13 +20,24 @@ from mtcommon.cli import UsageLine
 from tasktool import __version__
 from tasktool.cli.commands import COMMANDS
 from tasktool.cli.commands.base import CliError, GlobalOptions
+from tasktool.cli.pager import PAGED, paging
 from tasktool.model.errors import TaskToolError
 from tasktool.present.render import FORMATS
 
 
 class TaskToolGroup(click.Group):
     """Commands loaded on first use (:data:`tasktool.cli.commands.COMMANDS`); coded and OS
-    errors become :class:`CliError`."""
+    errors become :class:`CliError`; a reader that closes the pipe early ends it quietly."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().main(*args, **kwargs)
+        finally:
+            try:
+                sys.stdout.flush()
+            except BrokenPipeError:  # `tasktool stats | head -1`: no error at exit
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *COMMANDS})
@@ -57,6 +70,8 @@ class TaskToolGroup(click.Group):
             raise UsageLine.of(exc) from None
         except CodedError as exc:
             raise CliError(exc) from None
+        except BrokenPipeError:
+            raise  # the reader went away (`| head`): Click ends quietly
         except OSError as exc:
             where = f" {exc.filename}" if exc.filename else ""
             error = TaskToolError(f"{exc.strerror or exc}:{where}", code="os.error")
@@ -73,7 +88,11 @@ class TaskToolGroup(click.Group):
             raise CliError(error) from None
 
 
-@click.group(cls=TaskToolGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=TaskToolGroup,
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.version_option(__version__, prog_name="tasktool")
 @click.option("--config", "config", metavar="PATH", help="Use this config file; no search.")
 @click.option("--task-dir", "-d", "task_dir", metavar="DIR", help="Task directory (always wins).")
@@ -81,6 +100,7 @@ class TaskToolGroup(click.Group):
 @click.option("-v", "--verbose", is_flag=True, default=None, help="Say more on stderr.")
 @click.option("-q", "--quiet", is_flag=True, default=None, help="No warnings on stderr.")
 @click.option("--no-color", is_flag=True, help="No colours in tables.")
+@click.option("--no-pager", is_flag=True, help="Never page long output ($PAGER, less -R).")
 @click.option(
     "--worktree-scope",
     "worktree_scope",
@@ -104,11 +124,17 @@ def main(
     verbose: bool | None,
     quiet: bool | None,
     no_color: bool,
+    no_pager: bool,
     worktree_scope: str | None,
     project: str | None,
     all_projects: bool,
 ) -> None:
     """Manage tasks kept as Markdown files with YAML frontmatter."""
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
+        ctx.exit(0)
+    if ctx.invoked_subcommand in PAGED and not ctx.resilient_parsing:
+        ctx.with_resource(paging(not no_pager))
     ctx.obj = GlobalOptions(
         config=config,
         task_dir=task_dir,

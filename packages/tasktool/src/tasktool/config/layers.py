@@ -87,6 +87,16 @@ def file_layer(
                     problems.append(_unknown(dotted, file, next_section=key == "next"))
         elif key == TASK_DIR_ALIAS:
             values["dir"] = Raw(value, "file", file)
+            if "dir" in data:
+                problems.append(
+                    Diagnostic(
+                        severity="warning",
+                        code="config.both_dirs",
+                        message=f"both dir and task-dir are set; task-dir ({value!r}) is used "
+                        f"and dir ({data['dir']!r}) is ignored",
+                        file=file,
+                    )
+                )
         elif key in OPTIONS_BY_KEY:
             if key == "dir" and "dir" in values:
                 continue  # task-dir was given too; it wins
@@ -119,3 +129,31 @@ def env_layer(env: Mapping[str, str], file_keys: Mapping[str, Any]) -> Iterator[
             if text:
                 yield option.key, Raw(text, "env", name)
                 break
+
+
+def env_diagnostics(env: Mapping[str, str], file_keys: Mapping[str, Any]) -> list[Diagnostic]:
+    """``TASKTOOL_*`` variables that had no effect: matching no key the environment can
+    set, or a task directory variable the seed's rule ignores (``TASKTOOL_DIR`` needs a
+    ``dir`` key in the file, ``TASKTOOL_TASK_DIR`` a ``task-dir`` key)."""
+    from tasktool.config.registry import HOME_CONFIG_ENV  # read by the project registry
+
+    settable = {option.env_name: option.key for option in OPTIONS if option.scalar}
+    settable[HOME_CONFIG_ENV] = "projects"
+    needs = {TASK_DIR_ALIAS_ENV: TASK_DIR_ALIAS, settable.pop("TASKTOOL_DIR"): "dir"}
+    problems: list[Diagnostic] = []
+    for name in sorted(env):
+        if not name.startswith("TASKTOOL_") or not env[name] or name in settable:
+            continue
+        if name in needs:
+            if needs[name] in file_keys:
+                continue
+            message = (
+                f"{name} is ignored: the config file has no {needs[name]!r} key (a task "
+                f"directory variable applies only to the key the file uses); use --task-dir"
+            )
+            code = "config.ignored_env"
+        else:
+            message = f"{name} matches no setting the environment can set; it has no effect"
+            code = "config.unknown_env"
+        problems.append(Diagnostic(severity="warning", code=code, message=message, file=name))
+    return problems

@@ -19,7 +19,7 @@ from tasktool.config.convert import (
 )
 from tasktool.config.discovery import find_config
 from tasktool.config.document import read_config
-from tasktool.config.layers import Raw, env_layer, file_layer
+from tasktool.config.layers import Raw, env_diagnostics, env_layer, file_layer
 from tasktool.config.options import OPTIONS, Option, Source
 from tasktool.config.registry import read_registry
 from tasktool.config.sync import sync_diagnostics
@@ -52,6 +52,8 @@ class LoadedConfig(msgspec.Struct, frozen=True, kw_only=True):
     values: dict[str, Any]
     sources: dict[str, Source]
     diagnostics: tuple[Diagnostic, ...] = ()
+    #: Keys whose environment value was rejected: the variable and its text.
+    rejected: dict[str, tuple[str, str]] = msgspec.field(default_factory=dict)
 
     @property
     def rejections(self) -> tuple[Diagnostic, ...]:
@@ -147,6 +149,7 @@ def load_config(
         diagnostics.extend(found)
         diagnostics.extend(sync_diagnostics(data.get("sync"), str(path.parent), str(path)))
     layers.update(env_layer(env, data))
+    diagnostics.extend(env_diagnostics(env, data))
     flags = {
         "dir": overrides.task_dir,
         "verbose": overrides.verbose,
@@ -166,6 +169,7 @@ def load_config(
     fields: dict[str, Any] = {}
     values: dict[str, Any] = {}
     sources: dict[str, Source] = {}
+    rejected: dict[str, tuple[str, str]] = {}
     for option in OPTIONS:
         raw = layers.get(option.key)
         value: Any = INVALID
@@ -176,6 +180,8 @@ def load_config(
             diagnostics.extend(found)
         if value is INVALID:
             value = getattr(defaults, option.field)
+            if raw is not None and raw.source == "env":
+                rejected[option.key] = (raw.origin or option.env_name, str(raw.value))
         elif raw is not None:
             source = raw.source
         fields[option.field] = value
@@ -187,4 +193,5 @@ def load_config(
         values=values,
         sources=sources,
         diagnostics=tuple(diagnostics),
+        rejected=rejected,
     )

@@ -3,7 +3,8 @@
 The built-in skip list (``node_modules``, ``vendor``, ``dist``, ``build``,
 ``.next``, ``.nuxt``, ``out``, ``target``, ``__pycache__`` and every hidden
 directory) plus the ``ignore`` setting decide which directories are entered.
-Files under ``<task dir>/archive/`` are archived tasks.
+Files under a folder named ``archive`` at any depth (``<task dir>/archive/``, or
+taskmd's ``<task dir>/cli/archive/``) are archived tasks.
 """
 
 from __future__ import annotations
@@ -87,10 +88,12 @@ def _place(directory: str) -> tuple[str | None, bool]:
     """The ``group`` (the directory's own name) and whether it is archived, from the
     file's directory relative to the task directory."""
     folders = directory.split("/") if directory else []
-    archived = bool(folders) and folders[0] == ARCHIVE_DIR
-    if archived:
-        folders = folders[1:]
-    return (folders[-1] if folders else None), archived
+    if ARCHIVE_DIR not in folders:
+        return (folders[-1] if folders else None), False
+    # taskmd's layout: an ``archive`` folder at any depth (``tasks/cli/archive/``) holds
+    # archived tasks of the folder around it.
+    kept = [folder for folder in folders if folder != ARCHIVE_DIR]
+    return (kept[-1] if kept else None), True
 
 
 def read_entry(root: str, path: str, directory: str | None = None) -> Task | Diagnostic | None:

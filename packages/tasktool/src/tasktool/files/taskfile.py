@@ -138,10 +138,37 @@ def task_from_mapping(
     )
 
 
+#: Lines git leaves in a file whose merge conflict was committed unresolved.
+_CONFLICT_MARKER = re.compile(r"^(<{7}|>{7})(?: |$)", re.MULTILINE)
+
+
+def conflict_marker(text: str) -> tuple[int, str] | None:
+    """The 1-based line and the marker of the first merge-conflict marker, if the text
+    has both an opening ``<<<<<<<`` and a closing ``>>>>>>>`` line."""
+    if "<<<<<<<" not in text or ">>>>>>>" not in text:
+        return None
+    markers = list(_CONFLICT_MARKER.finditer(text))
+    if not {match.group(1) for match in markers} >= {"<" * 7, ">" * 7}:
+        return None
+    first = markers[0]
+    return text.count("\n", 0, first.start()) + 1, first.group(1)
+
+
 def parse_task(
     text: str, *, file_path: str, group: str | None, archived: bool
 ) -> Task | Diagnostic | None:
     """A file's text as a ``Task``, a broken-file ``Diagnostic``, or ``None`` (not a task)."""
+    conflict = conflict_marker(text) if looks_like_task(text) else None
+    if conflict is not None:
+        line, marker = conflict
+        return _broken(
+            file_path,
+            "task.merge_conflict",
+            f"{file_path}:{line}: an unresolved merge conflict ({marker} line); resolve it "
+            "and remove the markers",
+            id_in_text(text),
+            located=True,
+        )
     parts = split_frontmatter(text)
     if parts is None:
         if looks_like_task(text):

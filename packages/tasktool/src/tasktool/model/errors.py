@@ -72,13 +72,25 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     # validate; an edit of such a file (set, rm, archive) stops with the code.
     ("task.unreadable", "A task file that cannot be read or is not UTF-8", _UNREADABLE),
     ("task.yaml", "Frontmatter that is not valid YAML", _FINDING),
+    ("task.merge_conflict", "Committed merge-conflict markers (file and line named)", _FINDING),
     ("task.frontmatter", "No frontmatter block, or frontmatter that is not a mapping", _UNREADABLE),
     ("task.missing_id", "A task file with a blank or missing id", _FINDING),
     ("task.missing_title", "A task file with a blank or missing title", _FINDING),
     ("task.field_type", "A field with a list where a value belongs, or the reverse", _FINDING),
     ("task.duplicate_key", "A frontmatter key written twice (set refuses to edit it)", _UNREADABLE),
+    ("task.editor", "edit: the editor could not start or exited with an error", _FAILED),
+    (
+        "task.edit_failed",
+        "A frontmatter shape an edit cannot change in place (nothing written)",
+        _UNREADABLE,
+    ),
     # validate findings over the loaded tasks.
     ("task.duplicate_id", "One id in several files", _FINDING),
+    (
+        "task.ambiguous_id",
+        "A command named an id that several files hold (deduplicate first)",
+        _CONFLICT,
+    ),
     ("task.missing_dependency", "A dependency id that exists nowhere", _FINDING),
     ("task.missing_parent", "A parent id that exists nowhere", _FINDING),
     ("task.dependency_cycle", "Dependencies that loop", _FINDING),
@@ -141,6 +153,10 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("config.scopes.type", "scopes is not a mapping", _FINDING),
     ("config.scopes.entry", "A scope that is not a mapping", _FINDING),
     ("config.unknown_key", "A config key tasktool does not know (warning)", _FINDING),
+    ("config.shadowed", "init wrote a file that hides a parent directory's config", _FINDING),
+    ("config.both_dirs", "Both dir and task-dir in the config file (task-dir is used)", _FINDING),
+    ("config.unknown_env", "A TASKTOOL_* variable that matches no settable key", _FINDING),
+    ("config.ignored_env", "A task directory variable the file's key makes ignored", _FINDING),
     ("config.exists", "init where .tasktool.yaml exists (use --force) or is a folder", _CONFLICT),
     # sync: the sync.sources entries (findings in validate; sync refuses to run under them).
     (

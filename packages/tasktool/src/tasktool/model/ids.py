@@ -6,7 +6,9 @@ Strategies, as the seed and the design note define them:
 - ``prefixed``: ``id.prefix`` (literally) + the next number among ids with that prefix;
 - ``random``: ``id.length`` characters of ``[0-9a-z]``, retried on collision;
 - ``ulid``: a lowercase ULID; with ``id.length`` < 26 the time part is shortened
-  first and at least 4 random characters are kept, retried on collision.
+  first and at least 4 random characters are kept. It always sorts after every
+  ULID-shaped id of its length already taken (the latest plus one when the clock
+  does not move it further), so ids sort in creation order and never collide.
 """
 
 from __future__ import annotations
@@ -40,13 +42,53 @@ def _numbered(prefix: str, padding: int, existing: Collection[str]) -> str:
     return f"{prefix}{highest + 1:0{padding}d}"
 
 
-def _ulid(length: int) -> str:
+def _ulid_candidate(length: int) -> str:
     millis = time.time_ns() // 1_000_000
     stamp = "".join(_CROCKFORD[(millis >> (5 * i)) & 31] for i in reversed(range(_ULID_TIME)))
-    length = min(length, _ULID_LENGTH)
     random_count = max(min(length, _MIN_RANDOM), length - _ULID_TIME)
     randomness = "".join(secrets.choice(_CROCKFORD) for _ in range(random_count))
+    if random_count == length:
+        # No room for time: start in the lowest 32nd of the range and count up from there,
+        # or a random start could leave no room to sort after it.
+        return "0" + randomness[1:]
     return stamp[: length - random_count] + randomness
+
+
+def _successor(value: str) -> str | None:
+    """The next base-32 number of the same length, or None after ``zzz...``."""
+    digits = [_CROCKFORD.index(char) for char in value]
+    for position in reversed(range(len(digits))):
+        if digits[position] < 31:
+            digits[position] += 1
+            return "".join(_CROCKFORD[digit] for digit in digits)
+        digits[position] = 0
+    return None
+
+
+def _ulid(length: int, existing: Collection[str]) -> str:
+    """A ULID of ``length`` characters that sorts after every ULID-shaped id of that length
+    in ``existing``: the time-and-random candidate, or the latest one plus one when the
+    candidate would not sort after it (same millisecond, or a time bucket shared because a
+    short length keeps only the top of the timestamp)."""
+    length = min(length, _ULID_LENGTH)
+    candidate = _ulid_candidate(length)
+    latest = max(
+        (
+            task_id
+            for task_id in existing
+            if len(task_id) == length and all(char in _CROCKFORD for char in task_id)
+        ),
+        default="",
+    )
+    if candidate > latest:
+        return candidate
+    following = _successor(latest)
+    if following is None:
+        raise TaskToolError(
+            "no ulid of this length sorts after the latest one; increase id.length",
+            code="id.exhausted",
+        )
+    return following
 
 
 def _retried(make: Callable[[], str], existing: Collection[str]) -> str:
@@ -67,7 +109,7 @@ def next_id(settings: Settings, existing: Collection[str]) -> str:
     if strategy == "random":
         length = settings.id_length
         return _retried(lambda: "".join(secrets.choice(_ALPHABET) for _ in range(length)), existing)
-    return _retried(lambda: _ulid(settings.id_length), existing)
+    return _ulid(settings.id_length, existing)
 
 
 class Renumbering(msgspec.Struct, frozen=True, kw_only=True):

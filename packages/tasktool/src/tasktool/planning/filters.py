@@ -25,6 +25,8 @@ FIELDS: tuple[str, ...] = ("id", *SCALAR_FIELDS, "group", *LIST_FIELDS)
 ORDERED_FIELDS = frozenset(
     {"priority", "effort", "status", "created_at", "completed_at", "cancelled_at"}
 )
+#: Singular spellings people coming from taskmd and Backlog.md type (``tag=X``).
+ALIASES = {"tag": "tags", "dependency": "dependencies", "dep": "dependencies"}
 _EXPRESSION = re.compile(r"^\s*([a-z_]+)\s*(<=|>=|!=|=|<|>|~)(.*)$")
 
 
@@ -54,7 +56,8 @@ def parse_filter(expression: str) -> Filter:
             "field~text or field<op>value with <, <=, >, >=",
             code="filter.syntax",
         )
-    field, op, raw = check_field(match.group(1)), match.group(2), match.group(3).strip()
+    field = check_field(ALIASES.get(match.group(1), match.group(1)))
+    op, raw = match.group(2), match.group(3).strip()
     if op in {"<", "<=", ">", ">="} and field not in ORDERED_FIELDS:
         raise TaskToolError(
             f"{field} cannot be compared with {op}; ordered fields: "

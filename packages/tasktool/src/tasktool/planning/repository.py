@@ -93,10 +93,26 @@ class Repository:
         """Every id in use, active or archived."""
         return frozenset(self.by_id)
 
+    @cached_property
+    def copies(self) -> Mapping[str, tuple[str, ...]]:
+        """The files of every id that more than one file holds (active or archived)."""
+        files: dict[str, list[str]] = {}
+        for task in self.all_tasks:
+            files.setdefault(task.id, []).append(task.file_path)
+        return {task_id: tuple(paths) for task_id, paths in files.items() if len(paths) > 1}
+
     def get(self, task_id: str) -> Task:
-        """The task with this id, or ``TaskToolError`` ``task.not_found``."""
+        """The task with this id: ``task.not_found`` when no file holds it, and
+        ``task.ambiguous_id`` when several do (acting on one copy would be a guess)."""
         task = self.by_id.get(task_id)
         if task is not None:
+            paths = self.copies.get(task_id)
+            if paths:
+                raise TaskToolError(
+                    f"task {task_id} is in {len(paths)} files: {', '.join(paths)}; "
+                    "run 'tasktool deduplicate' to renumber the copies",
+                    code="task.ambiguous_id",
+                )
             return task
         for problem in self.broken:
             if problem.task_id == task_id:
@@ -128,13 +144,26 @@ class Repository:
         return build_graph(self.all_tasks, ordered=True)
 
     def worklog_path(self, task_id: str) -> Path:
-        """``<task dir>/.worklogs/<id>.md`` (it may not exist); ``task.invalid_id`` for an id
-        that cannot name a file safely."""
+        """Where the task's worklog is (it may not exist yet); ``task.invalid_id`` for an id
+        that cannot name a file safely.
+
+        taskmd keeps a ``.worklogs/`` folder next to the task files of each group folder;
+        this tool's default is ``<task dir>/.worklogs/``. An existing file wins (the
+        task's own folder first, then the root); a new one goes next to the task when its
+        folder already has a ``.worklogs/`` folder, else to the root.
+        """
         if not is_safe_id(task_id):
             raise TaskToolError(
                 f"id {task_id!r} cannot name a worklog file", code="task.invalid_id"
             )
-        return self.task_dir / WORKLOG_DIR / f"{task_id}.md"
+        root = self.task_dir / WORKLOG_DIR / f"{task_id}.md"
+        task = self.by_id.get(task_id)
+        if task is None:
+            return root
+        local = Path(task.file_path).parent / WORKLOG_DIR / f"{task_id}.md"
+        if local == root or local.exists() or (local.parent.is_dir() and not root.exists()):
+            return local
+        return root
 
 
 def load_context(

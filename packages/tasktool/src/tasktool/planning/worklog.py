@@ -29,14 +29,21 @@ __all__ = [
     "read_worklog",
 ]
 
-_HEADING = re.compile(r"^## (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z)[ \t]*$", re.MULTILINE)
+#: ``## <UTC timestamp>``, optionally followed by a title (``## 2026-02-19T00:00:00Z —
+#: Completed``, as taskmd writes them).
+_HEADING = re.compile(
+    r"^## (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z)"
+    r"(?:(?:[ \t]*[-\u2013\u2014:]|[ \t])[ \t]*(\S[^\r\n]*?))?[ \t]*\r?$",
+    re.MULTILINE,
+)
 
 
 class WorklogEntry(msgspec.Struct, frozen=True):
-    """One entry: its UTC ``timestamp`` and its text."""
+    """One entry: its UTC ``timestamp``, its text and the title after the timestamp."""
 
     timestamp: str
     content: str
+    title: str | None = None
 
 
 class Worklog(msgspec.Struct, frozen=True, kw_only=True):
@@ -54,17 +61,19 @@ class Worklog(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def parse_worklog(text: str) -> list[WorklogEntry]:
-    """Entries of a worklog file; text before the first heading is not an entry."""
+    """Entries of a worklog file; text before the first heading (such as taskmd's
+    ``# Worklog: <title>`` line) is not an entry."""
     headings = list(_HEADING.finditer(text))
     entries: list[WorklogEntry] = []
     for index, heading in enumerate(headings):
         end = headings[index + 1].start() if index + 1 < len(headings) else len(text)
-        entries.append(WorklogEntry(heading[1], text[heading.end() : end].strip()))
+        entries.append(WorklogEntry(heading[1], text[heading.end() : end].strip(), heading[2]))
     return entries
 
 
 def format_entry(entry: WorklogEntry) -> str:
-    return f"## {entry.timestamp}\n\n{entry.content.strip()}\n"
+    title = f" \u2014 {entry.title}" if entry.title else ""
+    return f"## {entry.timestamp}{title}\n\n{entry.content.strip()}\n"
 
 
 def _read(path: Path) -> str:

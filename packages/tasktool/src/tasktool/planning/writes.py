@@ -30,7 +30,7 @@ from tasktool.planning.changes import (
     plan_create,
     plan_update,
 )
-from tasktool.planning.repository import Repository
+from tasktool.planning.repository import WORKLOG_DIR, Repository
 
 
 def today() -> str:
@@ -225,19 +225,75 @@ def remove_task(repo: Repository, task_id: str, *, force: bool = False) -> list[
     return removed
 
 
-def archive_task(repo: Repository, task_id: str) -> Path:
-    """Move the task file under ``<task dir>/archive/`` (keeping its group folder)."""
-    task = repo.local(task_id)
-    if task.archived:
-        raise TaskToolError(f"task {task_id} is already archived", code="task.archived")
-    source = Path(task.file_path)
-    relative = source.relative_to(repo.task_dir)
-    target = repo.task_dir / ARCHIVE_DIR / relative
+def _archive_target(repo: Repository, source: Path) -> Path:
+    """Where archiving puts a file: the ``archive/`` folder of its own group folder when
+    that exists (taskmd's layout, ``tasks/cli/archive/``), else ``<task dir>/archive/``
+    keeping its group folder."""
+    folder = source.parent
+    if folder != repo.task_dir and (folder / ARCHIVE_DIR).is_dir():
+        return folder / ARCHIVE_DIR / source.name
+    return repo.task_dir / ARCHIVE_DIR / source.relative_to(repo.task_dir)
+
+
+def _move_worklog(old: Path, new: Path) -> None:
+    """Move a worklog kept next to its task file (taskmd's per-folder ``.worklogs/``)."""
+    new.parent.mkdir(parents=True, exist_ok=True)
+    if new.exists():
+        raise TaskToolError(f"{new} already exists", code="task.exists")
+    os.replace(old, new)
+
+
+def _move_task(repo: Repository, task_id: str, source: Path, target: Path) -> None:
+    """Move a task file (never over another) and a worklog kept next to it."""
     with task_lock(repo.task_dir, task_id):
         if target.exists():
             raise TaskToolError(f"{target} already exists", code="task.exists")
         target.parent.mkdir(parents=True, exist_ok=True)
+        log = repo.worklog_path(task_id) if is_safe_id(task_id) else None
         os.replace(source, target)
+        if log is not None and log.parent.parent == source.parent and log.exists():
+            _move_worklog(log, target.parent / WORKLOG_DIR / log.name)
+
+
+def archive_task(repo: Repository, task_id: str) -> Path:
+    """Move the task file to its archive folder (see :func:`_archive_target`), and a
+    worklog kept next to it along with it."""
+    task = repo.local(task_id)
+    if task.archived:
+        raise TaskToolError(f"task {task_id} is already archived", code="task.archived")
+    source = Path(task.file_path)
+    target = _archive_target(repo, source)
+    _move_task(repo, task_id, source, target)
+    return target
+
+
+def _restore_target(repo: Repository, source: Path) -> Path:
+    """The active place of an archived file: its path without the innermost ``archive``
+    folder (``tasks/archive/cli/7.md`` and ``tasks/cli/archive/7.md`` both go to
+    ``tasks/cli/7.md``)."""
+    parts = list(source.relative_to(repo.task_dir).parts)
+    index = len(parts) - 1 - parts[::-1].index(ARCHIVE_DIR)
+    del parts[index]
+    return repo.task_dir.joinpath(*parts)
+
+
+def restore_task(repo: Repository, task_id: str) -> Path:
+    """Move an archived task back among the active ones (the inverse of
+    :func:`archive_task`), and a worklog kept next to it; refuses when an active task
+    has the id or the target file exists."""
+    copies = [task for task in repo.all_tasks if task.id == task_id]
+    if not copies:
+        repo.get(task_id)  # task.not_found, or task.broken naming the file
+    active = [task.file_path for task in copies if not task.archived]
+    if active:
+        raise TaskToolError(
+            f"task {task_id} is not archived, or an active task has its id: {', '.join(active)}",
+            code="task.exists",
+        )
+    task = repo.local(task_id)  # several archived copies: task.ambiguous_id
+    source = Path(task.file_path)
+    target = _restore_target(repo, source)
+    _move_task(repo, task_id, source, target)
     return target
 
 
@@ -263,6 +319,7 @@ __all__ = [
     "create_tasks",
     "remove_task",
     "renumber_task",
+    "restore_task",
     "today",
     "update_task",
 ]

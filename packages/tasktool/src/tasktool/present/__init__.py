@@ -1,4 +1,4 @@
-"""The present layer: tables, JSON/YAML output and graph rendering (rich loaded lazily).
+"""The present layer: tables (fitted to a terminal), JSON/YAML output and graph rendering.
 
 Never imports a front end or a server library.
 """

@@ -1,13 +1,13 @@
-"""Presenting results: rich tables on a terminal, plain stable text otherwise, JSON, YAML.
+"""Presenting results: fitted tables on a terminal, plain stable text otherwise, JSON, YAML.
 
 Commands build plain data (lists and dicts of JSON types) once and hand it
 here with a format name. Tables take rows (dicts) and the columns to show.
-rich is imported only when a table goes to a terminal.
+A table on a terminal is fitted to its width (:mod:`tasktool.present.terminal`).
 
 ::
 
     emit_data(rows, "json")                          # stable, indented JSON
-    emit_table(rows, ["id", "title"], no_color=False)  # rich or plain columns
+    emit_table(rows, ["id", "title"], no_color=False)  # fitted or plain columns
 """
 
 from __future__ import annotations
@@ -135,22 +135,20 @@ def emit_table(
     no_color: bool = False,
     out: TextIO | None = None,
 ) -> None:
-    """A rich table when ``out`` is a terminal, :func:`plain_table` text otherwise."""
+    """A table fitted to the terminal's width when ``out`` is a terminal (see
+    :mod:`tasktool.present.terminal`), :func:`plain_table` text otherwise."""
     out = out or sys.stdout
     if not is_terminal(out):
         if title:
             out.write(f"{title}\n")
         out.write(plain_table(rows, columns))
         return
-    from rich.console import Console
-    from rich.table import Table
+    from tasktool.present.terminal import colour_off, fitted_table, terminal_width
 
-    table = Table(title=title, header_style="bold", show_edge=False, pad_edge=False)
-    for column in columns:
-        table.add_column(column, overflow="fold", no_wrap=column == "id")
-    for row in rows:
-        table.add_row(*(cell(row.get(column)) for column in columns))
-    Console(file=out, no_color=no_color, highlight=False).print(table)
+    bold = not colour_off(no_color)
+    if title:
+        out.write(f"\x1b[1m{title}\x1b[0m\n" if bold else f"{title}\n")
+    out.write(fitted_table(rows, columns, width=terminal_width(), bold=bold, cell=cell))
 
 
 def emit_fields(
@@ -159,16 +157,16 @@ def emit_fields(
     """``key: value`` lines (keys aligned); bold keys on a terminal."""
     out = out or sys.stdout
     width = max((len(key) for key, _ in pairs), default=0)
-    if not is_terminal(out):
-        for key, value in pairs:
-            out.write(f"{key + ':':<{width + 1}} {cell(value)}".rstrip() + "\n")
-        return
-    from rich.console import Console
-    from rich.text import Text
+    bold = False
+    if is_terminal(out):
+        from tasktool.present.terminal import colour_off
 
-    console = Console(file=out, no_color=no_color, highlight=False)
+        bold = not colour_off(no_color)
     for key, value in pairs:
-        console.print(Text.assemble((f"{key + ':':<{width + 1}}", "bold"), " ", cell(value)))
+        label = f"{key + ':':<{width + 1}}"
+        if bold:
+            label = f"\x1b[1m{label}\x1b[0m"
+        out.write(f"{label} {cell(value)}".rstrip() + "\n")
 
 
 def emit_text(text: str, *, out: TextIO | None = None) -> None:

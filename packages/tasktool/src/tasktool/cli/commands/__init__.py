@@ -2,7 +2,7 @@
 
 ``COMMANDS`` maps each command name to ``"module:attribute"``; the group in
 :mod:`tasktool.cli.main` imports a command's module the first time it is asked for
-it, so ``tasktool list`` never imports the writers, ruamel or rich.
+it, so ``tasktool list`` never imports the writers.
 """
 
 from __future__ import annotations
@@ -26,6 +26,11 @@ COMMANDS: dict[str, str] = {
     "todos": "tasktool.cli.commands.upkeep:todos_command",
     "validate": "tasktool.cli.commands.upkeep:validate_command",
     "worklog": "tasktool.cli.commands.upkeep:worklog_command",
+    "completion": "tasktool.cli.commands.shell:completion_command",
+    "search": "tasktool.cli.commands.browse:search_command",
+    "tags": "tasktool.cli.commands.browse:tags_command",
+    "restore": "tasktool.cli.commands.manage:restore_command",
+    "edit": "tasktool.cli.commands.edit:edit_command",
     "projects": "tasktool.cli.commands.projects:projects_group",
     # Front ends own their commands; named here, never imported (front ends are independent).
     "sync": "tasktool.sync.command:sync_command",

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from tasktool.cli.commands.base import GlobalOptions, format_option, output, output_format
-from tasktool.config import CONFIG_NAME, load_config
+from tasktool.config import CONFIG_NAME, LoadedConfig, load_config
 from tasktool.files.storage import atomic_write_text
 from tasktool.model.errors import TaskToolError
 from tasktool.present.documents import config_document
@@ -32,8 +32,21 @@ def show_command(options: GlobalOptions, /, *, fmt: str | None) -> None:
     loaded = load_config(options.overrides())
     options.loud, options.silent = loaded.settings.verbose, loaded.settings.quiet
     data = config_document(loaded)
+    # A rejected environment value is an error (validate reports the file's problems).
+    rejected = tuple(d for d in loaded.rejections if d.code.startswith("config.env."))
     for problem in loaded.diagnostics:
-        options.warn(f"{problem.message} [{problem.code}]")
+        if problem in rejected:  # an error whatever --quiet says, and the exit status
+            click.echo(f"error: {problem.message} [{problem.code}]", err=True)
+        else:
+            options.warn(f"{problem.message} [{problem.code}]")
+    _show(options, fmt, loaded, data)
+    if rejected:
+        raise click.exceptions.Exit(1)
+
+
+def _show(
+    options: GlobalOptions, fmt: str | None, loaded: LoadedConfig, data: dict[str, Any]
+) -> None:
     if output_format(options, fmt) != "table":
         output(options, fmt, data)
         return
@@ -107,6 +120,28 @@ def init_command(options: GlobalOptions, /, *, task_dir: str, force: bool) -> No
         raise TaskToolError(
             f"{path} already exists; use --force to overwrite", code="config.exists"
         )
+    parent = _parent_config(Path.cwd())
     atomic_write_text(path, STARTER.format(dir=task_dir))
-    (Path.cwd() / task_dir).mkdir(parents=True, exist_ok=True)
-    click.echo(f"wrote {path}; tasks go in {Path.cwd() / task_dir}")
+    if parent is not None:
+        code = "config.shadowed"
+        options.warn(
+            f"{path} shadows {parent}: commands run below {path.parent} now read only the "
+            f"new file (config files are never merged) [{code}]"
+        )
+    folder = Path.cwd() / task_dir
+    folder.mkdir(parents=True, exist_ok=True)
+    if not any(folder.iterdir()):  # git keeps no empty directory
+        (folder / ".gitkeep").touch()
+    click.echo(f"wrote {path}; tasks go in {folder}")
+
+
+def _parent_config(directory: Path) -> Path | None:
+    """A ``.tasktool.yaml`` above ``directory`` within the same repository, if any."""
+    if (directory / ".git").exists():
+        return None
+    for above in directory.parents:
+        if (above / CONFIG_NAME).is_file():
+            return above / CONFIG_NAME
+        if (above / ".git").exists():
+            return None
+    return None

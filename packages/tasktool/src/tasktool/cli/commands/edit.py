@@ -14,6 +14,7 @@ from tasktool.cli.commands.base import (
     output_format,
     split_values,
 )
+from tasktool.cli.commands.shell import complete_ids
 from tasktool.model.task import TASK_TYPES, Priority, Status
 from tasktool.model.views import task_view
 from tasktool.planning.changes import TaskChange, new_task_fields
@@ -132,12 +133,16 @@ def _list_options(function: F) -> F:
 
 
 @click.command("set")
-@click.argument("task_id", metavar="ID")
+@click.argument("task_id", metavar="ID", shell_complete=complete_ids)
 @click.option("--title", help="New title.")
 @_scalar_options
 @_date_options
 @_list_options
-@click.option("--done", is_flag=True, help="Shortcut for --status completed.")
+@click.option(
+    "--done",
+    is_flag=True,
+    help="Shortcut for --status completed (in-review with workflow: pr-review).",
+)
 @click.option("--body", default=None, help="Replace the Markdown body.")
 @format_option
 @click.pass_obj
@@ -156,10 +161,14 @@ def set_command(
     Completing stamps completed_at, cancelling stamps cancelled_at, reopening
     clears both. Effort, status, priority and type are checked.
     """
+    repo = load_repository(options)
     if done:
-        if values.get("status") not in (None, "completed"):
+        # With workflow: pr-review, done means "ready for review"; --status completed
+        # still completes.
+        finished = "in-review" if repo.settings.workflow == "pr-review" else "completed"
+        if values.get("status") not in (None, finished):
             raise click.UsageError("--done conflicts with --status")
-        values["status"] = "completed"
+        values["status"] = finished
     scalars = {
         field: value
         for field, value in values.items()
@@ -186,6 +195,58 @@ def set_command(
     )
     if change.empty:
         raise click.UsageError("nothing to change; give at least one field option")
-    repo = load_repository(options)
     task = update_task(repo, task_id, change)
     _echo_task(options, fmt, task_view(task), "updated")
+
+
+@click.command("edit")
+@click.argument("task_id", metavar="ID", shell_complete=complete_ids)
+@format_option
+@click.pass_obj
+def edit_command(options: GlobalOptions, /, *, task_id: str, fmt: str | None) -> None:
+    """Open the task's file in $VISUAL or $EDITOR (else vi), then check what was saved.
+
+    A file that no longer reads as a task, or holds a value set would refuse, is an
+    error naming the file (fix it and run edit again).
+    """
+    import os
+    import shlex
+    import subprocess
+
+    from tasktool.files.scan import read_entry
+    from tasktool.model.errors import TaskToolError
+    from tasktool.model.task import Task
+    from tasktool.planning.changes import check_value
+
+    repo = load_repository(options)
+    path = repo.get(task_id).file_path
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    try:
+        status = subprocess.run([*shlex.split(editor), path], check=False).returncode
+    except OSError as exc:
+        raise TaskToolError(
+            f"cannot start the editor {editor!r}: {exc.strerror or exc}", code="task.editor"
+        ) from None
+    if status != 0:
+        raise TaskToolError(
+            f"the editor {editor!r} exited with status {status}; {path} is as it left it",
+            code="task.editor",
+        )
+    parsed = read_entry(str(repo.task_dir), path)
+    if parsed is None:
+        raise TaskToolError(
+            f"{path}: no longer a task (no frontmatter with an id and a title)",
+            code="task.frontmatter",
+        )
+    if not isinstance(parsed, Task):
+        raise TaskToolError(parsed.message, code=parsed.code)
+    for field in ("status", "priority", "effort", "type"):
+        value = getattr(parsed, field)
+        if value is not None:
+            try:
+                check_value(field, value, repo.settings)
+            except TaskToolError as exc:
+                raise TaskToolError(f"{path}: {exc.message}", code=exc.code) from None
+    if parsed.id != task_id:
+        options.warn(f"{path}: the id changed from {task_id} to {parsed.id}")
+    _echo_task(options, fmt, task_view(parsed), "edited")

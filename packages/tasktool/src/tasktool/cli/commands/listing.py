@@ -17,6 +17,7 @@ from tasktool.cli.commands.base import (
     tagged,
     usage_errors,
 )
+from tasktool.cli.commands.shell import complete_ids
 from tasktool.files.scan import with_body
 from tasktool.model.settings import Settings
 from tasktool.model.task import Task
@@ -146,7 +147,7 @@ def _provenance(task: Task) -> str:
 
 
 @click.command("get")
-@click.argument("task_id", metavar="ID")
+@click.argument("task_id", metavar="ID", shell_complete=complete_ids)
 @format_option
 @click.pass_obj
 def get_command(options: GlobalOptions, /, *, task_id: str, fmt: str | None) -> None:

@@ -2,27 +2,29 @@
 
 from __future__ import annotations
 
-import os
+import datetime as dt
 
 import click
-import msgspec
 
 from tasktool.cli.commands.base import (
     GlobalOptions,
+    data_format,
     format_option,
     load_repository,
     output,
     output_format,
+    split_values,
 )
-from tasktool.files.storage import repository_lock
+from tasktool.cli.commands.shell import complete_ids
 from tasktool.model.errors import TaskToolError
-from tasktool.model.ids import next_id, plan_deduplicate, rewrite_references
-from tasktool.model.task import RESOLVED_STATUSES
-from tasktool.planning.writes import archive_task, remove_task, renumber_task
+from tasktool.model.ids import next_id
+from tasktool.model.task import RESOLVED_STATUSES, Task
+from tasktool.planning.deduplicate import deduplicate
+from tasktool.planning.writes import archive_task, remove_task, restore_task
 
 
 @click.command("rm")
-@click.argument("task_id", metavar="ID")
+@click.argument("task_id", metavar="ID", shell_complete=complete_ids)
 @click.option("--force", is_flag=True, help="Remove even while other tasks reference it.")
 @click.pass_obj
 def rm_command(options: GlobalOptions, /, *, task_id: str, force: bool) -> None:
@@ -34,11 +36,29 @@ def rm_command(options: GlobalOptions, /, *, task_id: str, force: bool) -> None:
         click.echo(f"removed {task_id}")
 
 
+def _older_than(task: Task, days: int, today: dt.date) -> bool:
+    """Whether the task was resolved (else created) more than ``days`` days ago."""
+    stamp = task.completed_at or task.cancelled_at or task.created_at
+    try:
+        return stamp is not None and (today - dt.date.fromisoformat(stamp[:10])).days > days
+    except ValueError:
+        return False
+
+
 @click.command("archive")
-@click.argument("task_ids", metavar="[ID]...", nargs=-1)
+@click.argument("task_ids", metavar="[ID]...", nargs=-1, shell_complete=complete_ids)
 @click.option("--all", "all_resolved", is_flag=True, help="Archive every completed/cancelled task.")
+@click.option("--status", "statuses", multiple=True, metavar="S", help="Only tasks in status S.")
+@click.option("--tag", "tags", multiple=True, metavar="T", help="Only tasks tagged T.")
+@click.option(
+    "--older-than",
+    type=click.IntRange(min=0),
+    metavar="DAYS",
+    help="Only tasks completed/cancelled (else created) more than DAYS days ago.",
+)
 @click.option("--force", is_flag=True, help="Archive unresolved tasks too.")
 @click.option("--dry-run", is_flag=True, help="Only show what would move.")
+@format_option
 @click.pass_obj
 def archive_command(
     options: GlobalOptions,
@@ -46,31 +66,74 @@ def archive_command(
     *,
     task_ids: tuple[str, ...],
     all_resolved: bool,
+    statuses: tuple[str, ...],
+    tags: tuple[str, ...],
+    older_than: int | None,
     force: bool,
     dry_run: bool,
+    fmt: str | None,
 ) -> None:
-    """Move tasks under <task dir>/archive/: hidden from lists, still satisfying dependencies."""
-    if not task_ids and not all_resolved:
-        raise click.UsageError("give task ids or --all")
+    """Move tasks under an archive folder: hidden from lists, still satisfying dependencies.
+
+    Give ids, or select with --all, --status, --tag and --older-than (all must hold;
+    a selection without --status takes completed and cancelled tasks).
+    """
+    selecting = all_resolved or statuses or tags or older_than is not None
+    if not task_ids and not selecting:
+        raise click.UsageError("give task ids, --all, --status, --tag or --older-than")
     repo = load_repository(options)
-    if all_resolved:
-        chosen = [task for task in repo.tasks if task.status in RESOLVED_STATUSES]
-    else:
+    if task_ids:
         chosen = [repo.local(task_id) for task_id in task_ids]
+    else:
+        wanted = set(split_values(statuses)) or set(RESOLVED_STATUSES)
+        tagged = set(split_values(tags))
+        today = dt.datetime.now(dt.UTC).date()
+        chosen = [
+            task
+            for task in repo.tasks
+            if task.status in wanted
+            and (not tagged or tagged & set(task.tags))
+            and (older_than is None or _older_than(task, older_than, today))
+        ]
     unresolved = [task.id for task in chosen if task.status not in RESOLVED_STATUSES]
     if unresolved and not force:
         raise TaskToolError(
             f"not completed or cancelled: {', '.join(unresolved)}; use --force to archive anyway",
             code="task.unresolved",
         )
+    rows = []
     for task in chosen:
-        if dry_run:
-            click.echo(f"would archive {task.id}: {task.file_path}")
-        else:
-            target = archive_task(repo, task.id)
+        target = task.file_path if dry_run else str(archive_task(repo, task.id))
+        rows.append({"id": task.id, "from": task.file_path, "to": target})
+        if not dry_run:
             options.info(f"archived {task.id} -> {target}")
+    if data_format(options, fmt):
+        output(options, fmt, {"dry_run": dry_run, "archived": rows})
+        return
+    for row in rows if dry_run else ():
+        click.echo(f"would archive {row['id']}: {row['from']}")
     if not dry_run and not options.silent:
         click.echo(f"archived {len(chosen)} task(s)")
+
+
+@click.command("restore")
+@click.argument("task_ids", metavar="ID...", nargs=-1, required=True, shell_complete=complete_ids)
+@format_option
+@click.pass_obj
+def restore_command(
+    options: GlobalOptions, /, *, task_ids: tuple[str, ...], fmt: str | None
+) -> None:
+    """Move archived tasks back among the active ones (the inverse of archive).
+
+    Refuses when an active task has the id or the file it would take exists.
+    """
+    repo = load_repository(options)
+    rows = [{"id": task_id, "to": str(restore_task(repo, task_id))} for task_id in task_ids]
+    if data_format(options, fmt):
+        output(options, fmt, {"restored": rows})
+    elif not options.silent:
+        for row in rows:
+            click.echo(f"restored {row['id']}: {row['to']}")
 
 
 @click.command("next-id")
@@ -98,17 +161,8 @@ def deduplicate_command(options: GlobalOptions, /, *, dry_run: bool, fmt: str | 
     their references to other renumbered ids follow them.
     """
     repo = load_repository(options)
-    with repository_lock(repo.task_dir):
-        tasks = repo.all_tasks
-        mtimes = {task.file_path: os.stat(task.file_path).st_mtime for task in tasks}
-        plan = plan_deduplicate(tasks, repo.settings, mtimes)
-        rows = msgspec.to_builtins(plan)
-        if not dry_run:
-            by_path = {task.file_path: task for task in tasks}
-            for row, step in zip(rows, plan, strict=True):
-                task = by_path[step.file_path]
-                row["file_path"] = str(renumber_task(repo, task, rewrite_references(task, plan)))
-    if not plan and output_format(options, fmt) == "table":
+    rows = deduplicate(repo, dry_run=dry_run)
+    if not rows and output_format(options, fmt) == "table":
         click.echo("no duplicate ids")
         return
     output(

@@ -6,6 +6,7 @@ prints its result; the JSON documents are the core's ``to_json`` shapes.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import click
@@ -29,7 +30,7 @@ from tasktool.planning.stats import compute_stats
 from tasktool.planning.tracks import plan_tracks
 from tasktool.present.documents import rank
 from tasktool.present.graph_render import GRAPH_FORMATS, render_graph, select_graph
-from tasktool.present.render import emit_data, emit_fields, emit_table, emit_text
+from tasktool.present.render import emit_data, emit_fields, emit_table, emit_text, is_terminal
 
 strict_phases_option = click.option(
     "--strict-phases",
@@ -182,6 +183,25 @@ def board_command(options: GlobalOptions, /, *, group_by: str, fmt: str | None) 
         return
     for project, board in boards:
         where = f"project:{project} " if project is not None else ""
+        if is_terminal(sys.stdout):
+            from tasktool.present.terminal import colour_off, side_by_side, terminal_width
+
+            filled = [column for column in board.columns if column.tasks]
+            text = side_by_side(
+                [
+                    (
+                        f"{where}{column.name} ({len(column.tasks)})",
+                        [f"{t.id} {t.title}" for t in column.tasks],
+                    )
+                    for column in filled
+                ],
+                width=terminal_width(),
+                bold=not colour_off(options.no_color),
+            )
+            if text is not None:
+                empty = [column.name for column in board.columns if not column.tasks]
+                emit_text(text + (f"\nempty: {', '.join(empty)}\n" if empty else ""))
+                continue
         for column in board.columns:
             rows = [
                 {"id": t.id, "priority": t.priority, "status": t.status, "title": t.title}

@@ -17,11 +17,12 @@ from tasktool.cli.commands.base import (
     output,
     output_format,
 )
+from tasktool.cli.commands.shell import complete_ids
 from tasktool.config import CONFIG_NAME, load_config
 from tasktool.files.source_files import discover_files, read_source
 from tasktool.planning.repository import loader
 from tasktool.planning.todos import scan_files
-from tasktool.planning.worklog import add_entry, read_worklog
+from tasktool.planning.worklog import add_entry, format_entry, read_worklog
 from tasktool.present.documents import validation_report
 from tasktool.present.render import emit_data, emit_text
 
@@ -113,7 +114,7 @@ def validate_command(
 
 
 @click.command("worklog")
-@click.argument("task_id", metavar="ID")
+@click.argument("task_id", metavar="ID", shell_complete=complete_ids)
 @click.option("--add", "text", metavar="TEXT", help="Append an entry (needs worklogs: true).")
 @format_option
 @click.pass_obj
@@ -139,4 +140,4 @@ def worklog_command(
     if not log.entries:
         emit_text(f"no worklog entries for task {task.id}")
     for entry in log.entries:
-        emit_text(f"## {entry.timestamp}\n\n{entry.content}\n")
+        emit_text(format_entry(entry))

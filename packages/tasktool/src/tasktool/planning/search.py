@@ -1,0 +1,54 @@
+"""``search``: tasks whose title or body hold the words of a query, best first; and
+``tags``: every tag with its task count.
+
+Matching is case-insensitive. Every word of the query must appear in the title or the
+body. Score: 10 when the title holds the whole query, 3 per word in the title, 1 per
+occurrence of a word in the body (at most 5 per word); ties keep natural id order.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+import msgspec
+
+from tasktool.model.task import Task, natural_key
+
+_BODY_CAP = 5
+
+
+class Hit(msgspec.Struct, frozen=True):
+    """One task found, with its score."""
+
+    task: Task
+    score: int
+
+
+def search_tasks(tasks: Iterable[Task], query: str) -> list[Hit]:
+    """Tasks matching ``query`` (see the module), best first."""
+    words = query.casefold().split()
+    if not words:
+        return []
+    phrase = " ".join(words)
+    hits: list[Hit] = []
+    for task in tasks:
+        title = task.title.casefold()
+        body = task.body.casefold()
+        score = 10 if phrase in title else 0
+        for word in words:
+            in_title = word in title
+            in_body = min(body.count(word), _BODY_CAP)
+            if not in_title and not in_body:
+                break
+            score += 3 * in_title + in_body
+        else:
+            hits.append(Hit(task, score))
+    hits.sort(key=lambda hit: (-hit.score, natural_key(hit.task.id)))
+    return hits
+
+
+def tag_counts(tasks: Iterable[Task]) -> list[tuple[str, int]]:
+    """Every tag with the number of tasks carrying it, most used first, then by name."""
+    counts = Counter(tag for task in tasks for tag in dict.fromkeys(task.tags))
+    return sorted(counts.items(), key=lambda item: (-item[1], natural_key(item[0])))

@@ -1,0 +1,161 @@
+"""Tables for a person at a terminal: fitted to its width, fast at any size.
+
+rich laid out 10,000 rows in seconds (20x the plain text); this lays them out in one pass.
+At a narrow terminal the least useful columns go first (:data:`DROP_ORDER`), then the
+widest text column is cut with an ellipsis, never below :data:`MIN_TITLE` characters, so
+titles stay readable. Headers are bold unless colour is off (``--no-color``, ``NO_COLOR``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import unicodedata
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+#: Columns dropped first when a table is too wide, least useful first; the others
+#: (``id``, ``title``...) are never dropped.
+DROP_ORDER = (
+    "context",
+    "touches",
+    "pr",
+    "tags",
+    "owner",
+    "phase",
+    "type",
+    "effort",
+    "created_at",
+    "dependencies",
+    "group",
+    "priority",
+)
+MIN_TITLE = 24
+GAP = "  "
+ELLIPSIS = "\u2026"
+
+
+def terminal_width() -> int:
+    """The terminal's columns (``COLUMNS`` wins), 80 when unknown."""
+    return shutil.get_terminal_size((80, 24)).columns
+
+
+def terminal_height() -> int:
+    """The terminal's lines (``LINES`` wins), 24 when unknown."""
+    return shutil.get_terminal_size((80, 24)).lines
+
+
+def colour_off(no_color: bool) -> bool:
+    """Whether to write no escape sequences (``--no-color`` or a non-empty ``NO_COLOR``)."""
+    return no_color or bool(os.environ.get("NO_COLOR"))
+
+
+def width_of(text: str) -> int:
+    """Columns ``text`` takes on a terminal (wide East Asian characters take two)."""
+    if text.isascii():
+        return len(text)
+    return sum(
+        0
+        if unicodedata.combining(char)
+        else 2
+        if unicodedata.east_asian_width(char) in {"W", "F"}
+        else 1
+        for char in text
+    )
+
+
+def clip(text: str, width: int) -> str:
+    """``text`` cut to ``width`` columns, ending in an ellipsis when cut."""
+    if width_of(text) <= width:
+        return text
+    if width <= 1:
+        return ELLIPSIS[:width]
+    out: list[str] = []
+    used = 0
+    for char in text:
+        size = width_of(char)
+        if used + size > width - 1:
+            break
+        out.append(char)
+        used += size
+    return "".join(out) + ELLIPSIS
+
+
+def _fit(
+    columns: list[str], widths: dict[str, int], available: int
+) -> tuple[list[str], dict[str, int]]:
+    def total(shown: list[str]) -> int:
+        return sum(widths[column] for column in shown) + len(GAP) * (len(shown) - 1)
+
+    shown = list(columns)
+    for candidate in DROP_ORDER:
+        if total(shown) <= available:
+            break
+        if candidate in shown and len(shown) > 1:
+            shown.remove(candidate)
+    fitted = {column: widths[column] for column in shown}
+    excess = total(shown) - available
+    if excess > 0:
+        # Cut the widest column first (the title, nearly always), down to MIN_TITLE.
+        for column in sorted(shown, key=lambda name: -fitted[name]):
+            floor = min(fitted[column], MIN_TITLE if column == "title" else 12)
+            cut = min(excess, fitted[column] - floor)
+            fitted[column] -= cut
+            excess -= cut
+            if excess <= 0:
+                break
+    return shown, fitted
+
+
+def fitted_table(
+    rows: Sequence[Mapping[str, Any]],
+    columns: Sequence[str],
+    *,
+    width: int,
+    bold: bool,
+    cell: Any,
+) -> str:
+    """The table as text fitted to ``width`` columns; ``cell`` turns a value into text."""
+    texts = [[cell(row.get(column)).replace("\n", " ") for column in columns] for row in rows]
+    widths = {
+        column: max([width_of(column), *(width_of(line[i]) for line in texts)])
+        for i, column in enumerate(columns)
+    }
+    shown, fitted = _fit(list(columns), widths, width)
+    index = [columns.index(column) for column in shown]
+    last = len(shown) - 1
+
+    def line(cells: list[str]) -> str:
+        parts = []
+        for position, raw in enumerate(cells):
+            size = fitted[shown[position]]
+            text = clip(raw, size)
+            parts.append(text if position == last else text + " " * (size - width_of(text)))
+        return GAP.join(parts).rstrip()
+
+    header = line([column.upper() for column in shown])
+    out = [f"\x1b[1m{header}\x1b[0m" if bold else header]
+    out.extend(line([row[i] for i in index]) for row in texts)
+    return "\n".join(out) + "\n"
+
+
+def side_by_side(
+    columns: Sequence[tuple[str, Sequence[str]]], *, width: int, bold: bool
+) -> str | None:
+    """Board columns next to each other (a heading and one line per card), or ``None``
+    when they would be narrower than :data:`MIN_TITLE` each."""
+    count = len(columns)
+    if not count:
+        return ""
+    size = (width - len(GAP) * (count - 1)) // count
+    if size < MIN_TITLE:
+        return None
+    height = max(len(cards) for _, cards in columns)
+    lines: list[str] = []
+    heads = [clip(name, size) for name, _ in columns]
+    head = GAP.join(text + " " * (size - width_of(text)) for text in heads).rstrip()
+    lines.append(f"\x1b[1m{head}\x1b[0m" if bold else head)
+    for row in range(height):
+        cells = [clip(cards[row], size) if row < len(cards) else "" for _, cards in columns]
+        lines.append(GAP.join(text + " " * (size - width_of(text)) for text in cells).rstrip())
+    return "\n".join(lines) + "\n"
