@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from tasktool.planning.changes import new_task_fields as new_task_fields
     from tasktool.planning.checks import ValidationReport as ValidationReport
     from tasktool.planning.checks import check_tasks as check_tasks
+    from tasktool.planning.deduplicate import deduplicate as deduplicate
     from tasktool.planning.filters import group_tasks as group_tasks
     from tasktool.planning.filters import sort_tasks as sort_tasks
     from tasktool.planning.graph import TaskGraph as TaskGraph
@@ -47,6 +48,8 @@ if TYPE_CHECKING:
     from tasktool.planning.repository import Repository as Repository
     from tasktool.planning.repository import load_context as load_context
     from tasktool.planning.repository import loader as loader
+    from tasktool.planning.search import search_tasks as search_tasks
+    from tasktool.planning.search import tag_counts as tag_counts
     from tasktool.planning.stats import Stats as Stats
     from tasktool.planning.stats import compute_stats as compute_stats
     from tasktool.planning.tracks import Tracks as Tracks
@@ -58,6 +61,7 @@ if TYPE_CHECKING:
     from tasktool.planning.writes import create_task as create_task
     from tasktool.planning.writes import create_tasks as create_tasks
     from tasktool.planning.writes import remove_task as remove_task
+    from tasktool.planning.writes import restore_task as restore_task
     from tasktool.planning.writes import update_task as update_task
     from tasktool.present.documents import board_document as board_document
     from tasktool.present.documents import config_document as config_document
@@ -104,6 +108,7 @@ __all__ = [
     "config_document",
     "create_task",
     "create_tasks",
+    "deduplicate",
     "graph_document",
     "group_tasks",
     "list_tasks",
@@ -118,9 +123,12 @@ __all__ = [
     "read_worklog",
     "remove_task",
     "render_graph",
+    "restore_task",
+    "search_tasks",
     "select_graph",
     "sort_tasks",
     "stats_document",
+    "tag_counts",
     "task_detail",
     "task_view",
     "tasks_document",
@@ -177,6 +185,10 @@ __getattr__, __dir__ = lazy_exports(
         "rank": ".present.documents",
         "rank_next": ".planning.ranking",
         "remove_task": ".planning.writes",
+        "restore_task": ".planning.writes",
+        "deduplicate": ".planning.deduplicate",
+        "search_tasks": ".planning.search",
+        "tag_counts": ".planning.search",
         "render_graph": ".present.graph_render",
         "select_graph": ".present.graph_render",
         "stats_document": ".present.documents",
