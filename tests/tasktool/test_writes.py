@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -237,7 +238,7 @@ def test_commands_refuse_an_id_held_by_two_files(project: Project, write_task: T
     first = write_task("5", status="completed")
     second = write_task("5", where="other", status="completed")
     loaded = repo(project)
-    calls = [
+    calls: list[Callable[[], object]] = [
         lambda: loaded.get("5"),
         lambda: update_task(loaded, "5", TaskChange(set={"owner": "x"})),
         lambda: remove_task(loaded, "5"),

@@ -60,15 +60,7 @@ def test_commands_events_and_effects_survive_the_wire() -> None:
 def test_relayed_payloads_stay_raw_bytes() -> None:
     raw = msgspec.Raw(b'{"move":"e4","n":[1,2,3]}')
     send = codec.decode_value(
-        codec.decode(
-            codec.encode(
-                {
-                    "v": codec.encode_value(
-                        Send("sab-1", raw, ["cab-2"])  # type: ignore[arg-type]
-                    )
-                }
-            )
-        )["v"]
+        codec.decode(codec.encode({"v": codec.encode_value(Send("sab-1", raw, ["cab-2"]))}))["v"]
     )
     assert isinstance(send.data, msgspec.Raw)
     assert bytes(send.data) == bytes(raw)
@@ -92,7 +84,7 @@ def test_effects_keep_code_details_and_request_id() -> None:
 
 
 def _subclasses(cls: type) -> set[type]:
-    out = set(cls.__subclasses__())
+    out: set[type] = set(cls.__subclasses__())
     for sub in list(out):
         out |= _subclasses(sub)
     return out

@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from mcp import Client
+from mcp.types import TextContent
 
 from tasktool.config import Overrides
 from tasktool.mcp.server import create_server
@@ -75,12 +77,19 @@ async def test_mcp_tools_see_the_overlay_and_refuse_a_sibling_task(
     monkeypatch.chdir(repo.main)
     server = create_server(loader(Overrides(config=str(repo.main / ".tasktool.yaml"))))
     async with Client(server) as client:
-        listed = json.loads((await client.call_tool("list", {})).content[0].text)
+        listed = json.loads(_text(await client.call_tool("list", {})))
         by_id = {task["id"]: task for task in listed["tasks"]}
         assert by_id["001"]["status"] == "in-progress"
-        ranked = json.loads((await client.call_tool("next", {"limit": 0})).content[0].text)
+        ranked = json.loads(_text(await client.call_tool("next", {"limit": 0})))
         assert "001" not in [task["id"] for task in ranked["tasks"]]
         refused = await client.call_tool("set", {"id": "004", "status": "completed"})
         assert refused.is_error
-        assert "[worktree.sibling_only]" in refused.content[0].text
-        assert "feature-b" in refused.content[0].text
+        assert "[worktree.sibling_only]" in _text(refused)
+        assert "feature-b" in _text(refused)
+
+
+def _text(result: Any) -> str:
+    """The text of a tool result's first content block."""
+    content = result.content[0]
+    assert isinstance(content, TextContent), content
+    return content.text
