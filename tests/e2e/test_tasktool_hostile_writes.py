@@ -103,4 +103,6 @@ def test_read_only_task_directory(hostile: Hostile) -> None:
         assert "[os.error]" in hostile.run("add", "Other", expect=1).stderr
         assert "001" in hostile.run("list").stdout  # reading still works
     assert path.read_bytes() == before
-    assert sorted(p.name for p in hostile.tasks.iterdir()) == [".tasktool", "001-good-one.md"]
+    # Nothing appeared: only what `init` (.gitkeep), the cache and the task made before.
+    names = sorted(p.name for p in hostile.tasks.iterdir())
+    assert names == [".gitkeep", ".tasktool", "001-good-one.md"]
