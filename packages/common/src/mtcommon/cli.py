@@ -12,7 +12,7 @@ import click
 
 from mtcommon.errors import render_usage
 
-__all__ = ["UsageLine"]
+__all__ = ["OneLineUsageGroup", "UsageLine"]
 
 
 class UsageLine(click.UsageError):
@@ -37,3 +37,27 @@ class UsageLine(click.UsageError):
         if isinstance(error, cls | click.exceptions.NoArgsIsHelpError):
             return error
         return cls(error.format_message(), error.ctx)
+
+
+class OneLineUsageGroup(click.Group):
+    """A click group whose usage errors (its own and its subcommands', while parsing or
+    running) are shown as one :class:`UsageLine`."""
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as exc:
+            raise UsageLine.of(exc) from None
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            exc.ctx = exc.ctx or ctx  # a check in the command body names the command too
+            raise UsageLine.of(exc) from None

@@ -35,7 +35,7 @@ from matchmaker.settings import (
     resolve,
 )
 from mtcommon import CodedError, render_line
-from mtcommon.cli import UsageLine
+from mtcommon.cli import OneLineUsageGroup
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -103,28 +103,9 @@ def _settings_options(command: F) -> F:
 _GROUP_OF = {option.param: option.group for option in OPTIONS} | {"config_file": PROCESS}
 
 
-class _ServerGroup(click.Group):
+class _ServerGroup(OneLineUsageGroup):
     """A group whose options are listed under the option table's groups in ``--help``, and
-    whose usage errors (its own and its subcommands', while parsing or running) are one line."""
-
-    def make_context(
-        self,
-        info_name: str | None,
-        args: list[str],
-        parent: click.Context | None = None,
-        **extra: Any,
-    ) -> click.Context:
-        try:
-            return super().make_context(info_name, args, parent, **extra)
-        except click.UsageError as exc:
-            raise UsageLine.of(exc) from None
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except click.UsageError as exc:
-            exc.ctx = exc.ctx or ctx  # a check in the command body names the command too
-            raise UsageLine.of(exc) from None
+    whose usage errors are one line."""
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         sections: dict[str, list[tuple[str, str]]] = {group: [] for group in GROUPS}

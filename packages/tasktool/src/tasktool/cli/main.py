@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from mtcommon import CodedError
-from mtcommon.cli import UsageLine
+from mtcommon.cli import OneLineUsageGroup
 from tasktool import __version__
 from tasktool.cli.commands import COMMANDS
 from tasktool.cli.commands.base import CliError, GlobalOptions
@@ -25,7 +25,7 @@ from tasktool.model.errors import TaskToolError
 from tasktool.present.render import FORMATS
 
 
-class TaskToolGroup(click.Group):
+class TaskToolGroup(OneLineUsageGroup):
     """Commands loaded on first use (:data:`tasktool.cli.commands.COMMANDS`); coded and OS
     errors become :class:`CliError`; a reader that closes the pipe early ends it quietly."""
 
@@ -51,23 +51,9 @@ class TaskToolGroup(click.Group):
         assert isinstance(command, click.Command)
         return command
 
-    def make_context(
-        self,
-        info_name: str | None,
-        args: list[str],
-        parent: click.Context | None = None,
-        **extra: Any,
-    ) -> click.Context:
-        try:
-            return super().make_context(info_name, args, parent, **extra)
-        except click.UsageError as exc:
-            raise UsageLine.of(exc) from None
-
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
-        except click.UsageError as exc:
-            raise UsageLine.of(exc) from None
+            return super().invoke(ctx)  # usage errors: one line (OneLineUsageGroup)
         except CodedError as exc:
             raise CliError(exc) from None
         except BrokenPipeError:
