@@ -5,10 +5,12 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import os
+import socket
 import time
 import uuid
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,22 +22,35 @@ from tests.matchmaker.polling import wait_until
 
 from .matchmaker_process import MatchmakerProcess
 
-REDIS_URL = "redis://127.0.0.1:6379/13"
+# Each engineer running these tests in parallel picks a Redis db of their own.
+REDIS_URL = os.environ.get("MATCHMAKER_TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
 
 
 class Client:
     """One client of one process: requests answered by id, events kept in arrival order."""
 
-    def __init__(self, process: MatchmakerProcess) -> None:
+    def __init__(
+        self, process: MatchmakerProcess, resume: Client | None = None, **hello: Any
+    ) -> None:
+        """Connect to ``process`` and say ``hello`` (its fields: ``project``, ``credential``);
+        with ``resume``, take back that dropped client."""
         self.ws: ClientConnection = connect(
             process.data_url.replace("http", "ws", 1) + "/ws", open_timeout=5
         )
         self._ids = itertools.count(1)
         self.events: deque[dict[str, Any]] = deque()
-        welcome = self.request("hello", {"v": 1})
-        assert welcome["ok"], welcome
-        self.client_id: str = welcome["data"]["client_id"]
-        self.project: str = welcome["data"]["project"]
+        self.last_seq: int = 0 if resume is None else resume.last_seq
+        hello["v"] = 1
+        if resume is not None:
+            hello["resume"] = {"token": resume.resume_token, "last_seq": resume.last_seq}
+        self.welcome = self.request("hello", hello)
+        if not self.welcome["ok"]:
+            assert resume is not None, self.welcome
+            return  # a refused resume: the test reads self.welcome
+        data = self.welcome["data"]
+        self.client_id: str = data["client_id"]
+        self.project: str = data["project"]
+        self.resume_token: str = data["resume_token"]
 
     def request(self, kind: str, data: dict[str, Any], timeout: float = 5) -> dict[str, Any]:
         request_id = str(next(self._ids))
@@ -61,11 +76,23 @@ class Client:
                 data: dict[str, Any] = message["data"]
                 return data
 
+    def message(self, timeout: float = 5) -> dict[str, Any]:
+        """The next message of any kind, whole (a reply with its ``ok`` and ``error``)."""
+        if self.events:
+            return self.events.popleft()
+        return self._recv(time.monotonic() + timeout)
+
     def _recv(self, deadline: float) -> dict[str, Any]:
         message: dict[str, Any] = json.loads(
             self.ws.recv(timeout=max(0.01, deadline - time.monotonic()))
         )
+        self.last_seq = message.get("seq", self.last_seq)
         return message
+
+    def drop(self) -> None:
+        """Lose the connection without a close frame (the server may keep the client away)."""
+        self.ws.socket.shutdown(socket.SHUT_RDWR)
+        self.ws.socket.close()
 
     def enter(self, pool: str, group_size: int = 2) -> dict[str, Any]:
         return self.request(
@@ -114,15 +141,18 @@ def pool_owned_by(
 
 @contextlib.contextmanager
 def cluster(
-    tmp_path: Path, count: int, redis_url: str = REDIS_URL
+    tmp_path: Path, count: int, redis_url: str = REDIS_URL, control: Sequence[str] = ()
 ) -> Iterator[list[MatchmakerProcess]]:
-    """``count`` processes in one fresh cluster (a unique name), all seeing each other."""
+    """``count`` processes in one fresh cluster (a unique name), all seeing each other;
+    ``control``: the arguments of a control plane (a key and a shared store) for each."""
     name = f"mm-test-{uuid.uuid4().hex[:10]}"
     args = ["--port", "0", "--server", "hypercorn", "--cluster", redis_url, "--cluster-name", name]
+    if control:
+        args += ["--management-port", "0", *control]
     processes: list[MatchmakerProcess] = []
     try:
         for _ in range(count):
-            processes.append(MatchmakerProcess(args, cwd=tmp_path, expect_control=False))
+            processes.append(MatchmakerProcess(args, cwd=tmp_path, expect_control=bool(control)))
         wait_for_members(processes, count)
         yield processes
     finally:

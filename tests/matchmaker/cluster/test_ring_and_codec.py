@@ -53,14 +53,16 @@ def test_commands_events_and_effects_survive_the_wire() -> None:
         PoolEntered("duel", "eab-3", "auto", 2, 123),
     ]
     for value in values:
-        wire = codec.decode(codec.encode({"v": codec.encode_value(value)}))
+        wire = codec.decode(codec.encode([{"v": codec.encode_value(value)}]))[0]
         assert codec.decode_value(wire["v"]) == value
 
 
 def test_relayed_payloads_stay_raw_bytes() -> None:
     raw = msgspec.Raw(b'{"move":"e4","n":[1,2,3]}')
     send = codec.decode_value(
-        codec.decode(codec.encode({"v": codec.encode_value(Send("sab-1", raw, ["cab-2"]))}))["v"]
+        codec.decode(codec.encode([{"v": codec.encode_value(Send("sab-1", raw, ["cab-2"]))}]))[0][
+            "v"
+        ]
     )
     assert isinstance(send.data, msgspec.Raw)
     assert bytes(send.data) == bytes(raw)

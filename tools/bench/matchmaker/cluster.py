@@ -1,15 +1,24 @@
-"""Benchmark ``--cluster``: cross-process against same-process latency, matching per CPU second.
+"""Benchmark ``--cluster``: scaling over 1, 2 and 4 processes, and the cost of crossing one.
 
-    python tools/bench/matchmaker/cluster.py [--redis redis://127.0.0.1:6379/13] [--pairs 200]
+    python tools/bench/matchmaker/cluster.py [--redis redis://127.0.0.1:6379/13] [--runs 3]
+        [--baseline-src DIR]
 
-Starts real ``matchmaker`` launchers (hypercorn, zero-config) in one fresh cluster,
-drives them from this process over loopback and prints one JSON object:
+Every server is ``server.py`` (the real launcher, the ``bench`` Project declared on each
+member, rate limits lifted), each member of a fresh cluster. Prints one JSON object of
+medians over ``--runs`` runs:
 
-- ``latency``: p50/p99 of enter->matched (the second entrant's ``pool.enter`` sent to its
-  ``session.created``) and of a relay round trip, with both clients on one process
-  (``same``) and on two (``cross``), measured interleaved in the same run, and their ratios;
-- ``matching``: matches/s and matches per server CPU second (utime+stime from /proc)
-  with 1 and 2 processes, each entering clients re-entering as soon as matched.
+- ``throughput``: for 1 process without ``--cluster``, 1 with it, 2 and 4: matches/s
+  (``match-connected``: clients past hello enter the ``duel`` policy, are matched, leave,
+  enter again) and relay msg/s (pairs in rooms bouncing messages, 4 in flight), each
+  driven by the Node ``ws`` load client of ``compare.py`` with its sockets spread over the
+  processes in turn (as a load balancer would); the servers' CPU share under load, the
+  rates per server CPU second and the client's own CPU share (is the client the limit?);
+- ``latency``: p50/p99 of enter->matched (the second entrant's ``pool.enter`` to its
+  ``session.created``) and of a relay round trip, over 2 processes, with both clients on
+  the pool's owner (``same``) or the second on the other process (``cross``), interleaved;
+- ``baseline``: with ``--baseline-src`` (a checkout of main), the single process without
+  ``--cluster`` run from that source and from this one alternately, so a cluster cost
+  paid by one process would show as a ratio below 1.
 """
 
 from __future__ import annotations
@@ -18,89 +27,100 @@ import argparse
 import asyncio
 import json
 import os
-import shutil
-import subprocess
+import statistics
 import sys
-import tempfile
 import time
 import urllib.request
 import uuid
 from pathlib import Path
 from typing import Any
 
+from compare import client as load
+from run import Server
+from server import BENCH_PROJECT
 from websockets.asyncio.client import ClientConnection, connect
 
 from matchmaker.cluster.ring import owner, pool_key
 
-TICKS = os.sysconf("SC_CLK_TCK")
+PROJECT = str(BENCH_PROJECT["id"])
+POLICY = "duel"
 
 
-class Process:
-    def __init__(self, redis: str, name: str) -> None:
-        script = shutil.which("matchmaker", path=str(Path(sys.executable).parent))
-        assert script is not None
-        self.log = tempfile.NamedTemporaryFile(suffix=".log")  # noqa: SIM115
-        args = ["--host", "127.0.0.1", "--port", "0", "--server", "hypercorn"]
-        args += ["--send-rate-per-s=1e9", "--send-burst=1000000000"]
-        args += ["--control-rate-per-s=1e9", "--control-burst=1000000000"]
-        self.process = subprocess.Popen(
-            [script, *args, "--cluster", redis, "--cluster-name", name],
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + 30
-        while True:
-            text = Path(self.log.name).read_text()
-            if "data plane listening on http://127.0.0.1:" in text:
-                port = text.split("data plane listening on http://127.0.0.1:")[1].split()[0]
-                self.port = int(port)
-                break
-            if time.monotonic() > deadline or self.process.poll() is not None:
-                raise RuntimeError(text)
-            time.sleep(0.05)
-        self.url = f"ws://127.0.0.1:{self.port}/ws"
+class Cluster:
+    """``count`` members of one fresh cluster (or one plain process: ``redis`` is None)."""
 
-    def cluster(self) -> dict[str, Any]:
-        url = f"http://127.0.0.1:{self.port}/healthz"
-        with urllib.request.urlopen(url, timeout=2) as response:
-            cluster: dict[str, Any] = json.load(response)["cluster"]
-            return cluster
+    def __init__(self, count: int, redis: str | None, env: dict[str, str] | None = None) -> None:
+        flags: list[str] = []
+        if redis is not None:
+            flags = ["--cluster", redis, "--cluster-name", f"bench-{uuid.uuid4().hex[:8]}"]
+        self.servers: list[Server] = []
+        try:
+            for _ in range(count):
+                self.servers.append(Server(flags=flags, env=env))
+            if redis is not None:
+                self._wait_for_members(count)
+        except BaseException:
+            self.stop()
+            raise
+        self.url = ",".join(s.url for s in self.servers)
 
-    def members(self) -> int:
-        members: int = self.cluster()["members"]
-        return members
+    def _wait_for_members(self, count: int) -> None:
+        deadline = time.monotonic() + 15
+        while not all(self.health(s)["cluster"]["members"] == count for s in self.servers):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the members did not find each other")
+            time.sleep(0.1)
+
+    @staticmethod
+    def health(server: Server) -> dict[str, Any]:
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/healthz", timeout=2) as r:
+            health: dict[str, Any] = json.load(r)
+            return health
 
     def cpu_s(self) -> float:
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / TICKS
+        return sum(s.cpu_s() for s in self.servers)
 
     def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(10)
+        for server in self.servers:
+            server.stop()
 
 
-def start(redis: str, count: int) -> list[Process]:
-    name = f"bench-{uuid.uuid4().hex[:8]}"
-    processes = [Process(redis, name) for _ in range(count)]
-    deadline = time.monotonic() + 15
-    while not all(p.members() == count for p in processes):
-        if time.monotonic() > deadline:
-            raise RuntimeError("the members did not find each other")
-        time.sleep(0.1)
-    return processes
+def throughput(cluster: Cluster, args: argparse.Namespace) -> dict[str, float]:
+    """matches/s and relay msg/s through the Node load client, per server CPU second."""
+    duration = str(args.duration)
+    match = load(
+        cluster, "mm", "match-connected", "--clients", str(args.clients), "--duration", duration
+    )
+    relay = load(
+        cluster,
+        "mm",
+        "relay",
+        *("--pairs", str(args.pairs), "--window", "4", "--duration", duration, "--warmup", "1"),
+    )
+    return {
+        "matches_per_s": match["matches_per_s"],
+        "match_server_cpu_share": match["server_cpu_share"],
+        "matches_per_cpu_s": match["matches_per_s"] / match["server_cpu_share"],
+        "match_p99_ms": match["p99_ms"],
+        "match_client_cpu_share": match["client_cpu_share"],
+        "relay_msgs_per_s": relay["messages_per_s"],
+        "relay_server_cpu_share": relay["server_cpu_share"],
+        "relay_msgs_per_cpu_s": relay["messages_per_s"] / relay["server_cpu_share"],
+        "relay_p99_ms": relay["p99_ms"],
+        "relay_client_cpu_share": relay["client_cpu_share"],
+    }
 
 
 class Client:
     def __init__(self, ws: ClientConnection) -> None:
         self.ws = ws
         self.ids = 0
-        self.project = ""
 
     @classmethod
-    async def open(cls, url: str) -> Client:
-        client = cls(await connect(url, max_size=None))
-        welcome = await client.request("hello", {"v": 1})
-        client.project = welcome["data"]["project"]
+    async def open(cls, server: Server) -> Client:
+        client = cls(await connect(server.url, max_size=None))
+        welcome = await client.request("hello", {"v": 1, "project": PROJECT})
+        assert welcome["ok"], welcome
         return client
 
     async def request(self, kind: str, data: dict[str, Any]) -> dict[str, Any]:
@@ -129,26 +149,26 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
-def owned_pool(prefix: str, project: str, target: str, members: list[str]) -> str:
+def owned_pool(prefix: str, target: str, members: list[str]) -> str:
     """A pool name that rendezvous hashing gives to ``target``."""
     i = 0
-    while owner(pool_key(project, f"{prefix}{i}"), members) != target:
+    while owner(pool_key(PROJECT, f"{prefix}{i}"), members) != target:
         i += 1
     return f"{prefix}{i}"
 
 
-async def latency(processes: list[Process], pairs: int) -> dict[str, Any]:
+async def latency(cluster: Cluster, pairs: int) -> dict[str, float]:
     """``same``: both clients and the pool's owner on one process; ``cross``: the second
     entrant on the other process, so its enter, its match and the relay cross Redis."""
-    a, b = processes
-    members = [p.cluster()["node"] for p in processes]
+    a, b = cluster.servers
+    members = [cluster.health(s)["cluster"]["node"] for s in cluster.servers]
     samples: dict[str, dict[str, list[float]]] = {
         k: {"match": [], "relay": []} for k in ("same", "cross")
     }
     for i in range(pairs):
         for kind, other in (("same", a), ("cross", b)):
-            first, second = await Client.open(a.url), await Client.open(other.url)
-            pool = owned_pool(f"lat{kind}{i}-", first.project, members[0], members)
+            first, second = await Client.open(a), await Client.open(other)
+            pool = owned_pool(f"lat{kind}{i}-", members[0], members)
             await first.request("pool.enter", enter(pool))
             sent = time.perf_counter()
             second_created = asyncio.ensure_future(second.event("session.created"))
@@ -167,85 +187,99 @@ async def latency(processes: list[Process], pairs: int) -> dict[str, Any]:
                 samples[kind]["relay"].append(time.perf_counter() - sent)
             await first.ws.close()
             await second.ws.close()
-    out: dict[str, Any] = {}
+    out: dict[str, float] = {}
     for kind, by in samples.items():
         for what, values in by.items():
-            out[f"{kind}_{what}_p50_ms"] = round(pct(values, 0.5), 3)
-            out[f"{kind}_{what}_p99_ms"] = round(pct(values, 0.99), 3)
+            out[f"{kind}_{what}_p50_ms"] = pct(values, 0.5)
+            out[f"{kind}_{what}_p99_ms"] = pct(values, 0.99)
     for what in ("match", "relay"):
         for q in ("p50", "p99"):
             same = out[f"same_{what}_{q}_ms"]
-            out[f"cross_over_same_{what}_{q}"] = round(out[f"cross_{what}_{q}_ms"] / same, 2)
+            out[f"cross_over_same_{what}_{q}"] = out[f"cross_{what}_{q}_ms"] / same
     return out
 
 
-async def matching(processes: list[Process], clients: int, seconds: float) -> dict[str, Any]:
-    """Each client re-enters one of 20 pools as soon as it is matched, for ``seconds``."""
-    opened = [await Client.open(processes[i % len(processes)].url) for i in range(clients)]
-    matches = 0
-    stop = time.monotonic() + seconds
+def baseline_env(src: Path) -> dict[str, str]:
+    """This environment with ``src``'s packages first on the path, before the editable installs."""
+    paths = [str(p) for p in sorted(src.glob("packages/*/src"))]
+    if not paths:
+        raise SystemExit(f"--baseline-src {src}: no packages/*/src there")
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
 
-    async def loop(client: Client, pool: str) -> None:
-        nonlocal matches
-        while time.monotonic() < stop:
-            reply = await client.request("pool.enter", enter(pool))
-            if not reply.get("ok"):
-                raise RuntimeError(reply)
-            created = await client.event("session.created")
-            await client.request("session.leave", {"session_id": created["session_id"]})
-            matches += 1
 
-    cpu = sum(p.cpu_s() for p in processes)
-    started = time.monotonic()
-    tasks = [asyncio.ensure_future(loop(c, f"m{i % 20}")) for i, c in enumerate(opened)]
-    # At the deadline some clients still wait for a partner that stopped: stop them too.
-    await asyncio.wait(tasks, timeout=seconds + 2)
-    elapsed = time.monotonic() - started
-    cpu = sum(p.cpu_s() for p in processes) - cpu
-    for task in tasks:
-        task.cancel()
-    for task in tasks:
-        if not task.cancelled() and task.done() and task.exception() is not None:
-            raise RuntimeError("a client failed") from task.exception()
-    for client in opened:
-        await client.ws.close()
-    pairs = matches / 2
-    return {
-        "processes": len(processes),
-        "matches_per_s": round(pairs / min(elapsed, seconds), 1),
-        "server_cpu_s": round(cpu, 2),
-        "matches_per_cpu_s": round(pairs / cpu, 1) if cpu else None,
-    }
+def medians(rows: list[dict[str, float]]) -> dict[str, float]:
+    return {key: round(statistics.median(r[key] for r in rows), 3) for key in rows[0]}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/13")
-    parser.add_argument("--pairs", type=int, default=200)
-    parser.add_argument("--clients", type=int, default=200)
-    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--clients", type=int, default=1000)
+    parser.add_argument("--pairs", type=int, default=50)
+    parser.add_argument("--duration", type=float, default=3.0)
+    parser.add_argument("--latency-pairs", type=int, default=100)
+    parser.add_argument(
+        "--baseline-src", type=Path, help="a checkout of main, for the 1-process row"
+    )
+    parser.add_argument("--only", choices=["throughput", "latency", "baseline"])
     args = parser.parse_args()
-    result: dict[str, Any] = {}
-    processes = start(args.redis, 2)
-    try:
-        result["latency"] = asyncio.run(latency(processes, args.pairs))
-        print(json.dumps(result["latency"]), file=sys.stderr)
-    finally:
-        for p in processes:
-            p.stop()
-    result["matching"] = []
-    for count in (1, 2):
-        processes = start(args.redis, count)
-        try:
-            result["matching"].append(asyncio.run(matching(processes, args.clients, args.seconds)))
-        finally:
-            for p in processes:
-                p.stop()
-    one, two = result["matching"]
-    if one["matches_per_cpu_s"] and two["matches_per_cpu_s"]:
-        result["two_over_one_per_cpu_s"] = round(
-            two["matches_per_cpu_s"] / one["matches_per_cpu_s"], 2
-        )
+    setups: dict[str, tuple[int, str | None]] = {
+        "1": (1, None),
+        "1_cluster": (1, args.redis),
+        "2": (2, args.redis),
+        "4": (4, args.redis),
+    }
+    rows: dict[str, list[dict[str, float]]] = {}
+    for run in range(args.runs):
+        if args.only in (None, "throughput"):
+            for name, (count, redis) in setups.items():
+                cluster = Cluster(count, redis)
+                try:
+                    rows.setdefault(name, []).append(throughput(cluster, args))
+                finally:
+                    cluster.stop()
+        if args.only in (None, "latency"):
+            cluster = Cluster(2, args.redis)
+            try:
+                rows.setdefault("latency", []).append(
+                    asyncio.run(latency(cluster, args.latency_pairs))
+                )
+            finally:
+                cluster.stop()
+        if args.baseline_src is not None and args.only in (None, "baseline"):
+            pair = [("main", baseline_env(args.baseline_src)), ("this", None)]
+            for name, env in pair if run % 2 == 0 else pair[::-1]:  # neither always goes first
+                cluster = Cluster(1, None, env)
+                try:
+                    rows.setdefault(f"baseline_{name}", []).append(throughput(cluster, args))
+                finally:
+                    cluster.stop()
+        print(json.dumps({name: r[-1] for name, r in rows.items()}), file=sys.stderr)
+    result: dict[str, Any] = {name: medians(r) for name, r in rows.items()}
+    one = result.get("1")
+    for name in ("1_cluster", "2", "4"):
+        if one is None or name not in result:
+            continue
+        row = result[name]
+        for key in (
+            "matches_per_s",
+            "matches_per_cpu_s",
+            "relay_msgs_per_s",
+            "relay_msgs_per_cpu_s",
+        ):
+            row[f"{key}_over_1"] = round(row[key] / one[key], 2)
+    if "baseline_main" in result:
+        main_row, this = result["baseline_main"], result["baseline_this"]
+        result["baseline_this_over_main"] = {
+            key: round(this[key] / main_row[key], 2)
+            for key in (
+                "matches_per_s",
+                "matches_per_cpu_s",
+                "relay_msgs_per_s",
+                "relay_msgs_per_cpu_s",
+            )
+        }
     print(json.dumps(result, indent=2))
 
 

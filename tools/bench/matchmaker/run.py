@@ -20,6 +20,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,9 +42,17 @@ class Server:
     """``server.py``: the real launcher (the ``bench`` Project declared through /admin) or echo."""
 
     def __init__(
-        self, echo: bool = False, default_gc: bool = False, server: str = "hypercorn"
+        self,
+        echo: bool = False,
+        default_gc: bool = False,
+        server: str = "hypercorn",
+        flags: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
     ) -> None:
+        """``flags`` go to ``server.py`` (``--cluster``); ``env`` replaces the environment."""
         self.server = server
+        self.flags = list(flags)
+        self.env = env
         # A port picked free can be taken again before the server binds it (the load
         # generator opens thousands of sockets): start again on other ports.
         for attempt in range(3):
@@ -64,8 +73,9 @@ class Server:
             command += ["--management-port", str(management_port)]
         if default_gc:
             command.append("--default-gc")
+        command += self.flags
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the server)
-        self.process = subprocess.Popen(command, stderr=self.stderr)
+        self.process = subprocess.Popen(command, stderr=self.stderr, env=self.env)
         try:
             self._wait_for(self.port)
             if not echo:

@@ -2,6 +2,7 @@
 
     python tools/bench/matchmaker/server.py --port 9100 --management-port 9101 [--default-gc]
     python tools/bench/matchmaker/server.py --port 9100 --echo [--profile out.txt]
+    ... [--cluster redis://127.0.0.1:6379/13 --cluster-name NAME]   (one member of a cluster)
     ... [--server hypercorn|granian]   (default hypercorn; granian runs on uvloop)
 
 Without ``--echo`` this is ``matchmaker`` as users run it (the same CLI and
@@ -87,6 +88,8 @@ def serve_matchmaker(args: argparse.Namespace) -> None:
     flags = ["--port", str(args.port), "--management-port", str(args.management_port)]
     flags += ["--management-key", MANAGEMENT_KEY, "--store", "memory://", "--log-level", "warning"]
     flags += ["--server", args.server]
+    if args.cluster:
+        flags += ["--cluster", args.cluster, "--cluster-name", args.cluster_name]
     matchmaker_main([*flags, *UNLIMITED], standalone_mode=True)
 
 
@@ -105,6 +108,8 @@ if __name__ == "__main__":
     parser.add_argument("--echo", action="store_true")
     parser.add_argument("--server", choices=["hypercorn", "granian"], default="hypercorn")
     parser.add_argument("--default-gc", action="store_true", help="skip tune_gc()")
+    parser.add_argument("--cluster", help="join the cluster at this Redis URL")
+    parser.add_argument("--cluster-name", default="matchmaker")
     parser.add_argument("--profile", help="write a pyinstrument text profile here")
     arguments = parser.parse_args()
     if arguments.profile:

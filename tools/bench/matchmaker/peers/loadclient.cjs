@@ -1,6 +1,8 @@
 // The one load client of the side-by-side benchmark (Node `ws`; colyseus.js runs on `ws` too).
 //
-//   NODE_PATH=<cache>/node_modules node loadclient.cjs <scenario> --proto mm|colyseus --url URL [...]
+//   NODE_PATH=<cache>/node_modules node loadclient.cjs <scenario> --proto mm|colyseus --url URL[,URL...] [...]
+//
+// Several URLs (mm only: the processes of one cluster): sockets are opened on each in turn.
 //
 // scenarios (loopback only, bounded in count and time):
 //   echo             --sockets 200 --messages 200        bare echo floor, one message in flight per socket
@@ -9,7 +11,8 @@
 //   relay            --pairs 50 --window 4 --duration 5  pairs in rooms bounce messages A -> B -> A
 //   hold             --clients 10000                     clients past hello (mm) / in rooms (colyseus), idle
 //
-// Prints one JSON line (HOLDING first for hold, then waits for stdin to close). Every
+// Prints one JSON line (HOLDING first for hold, then waits for stdin to close; MEASURING
+// first for match-connected and relay, when the connections are set up and the load starts). Every
 // result carries client_cpu_s: the client's own CPU, so a reader sees when it was the limit.
 "use strict";
 const WebSocket = require("ws");
@@ -24,9 +27,13 @@ function parseArgs(argv) {
     if (key in args) args[key] = Number(args[key]);
   }
   for (const key of ["duration", "warmup"]) if (key in args) args[key] = Number(args[key]);
-  if (!/^(ws|http):\/\/127\.0\.0\.1:\d+/.test(args.url || "")) {
-    throw new Error("loopback only: --url must be ws://127.0.0.1:<port>...");
+  args.urls = (args.url || "").split(",");
+  if (!args.urls.every((url) => /^(ws|http):\/\/127\.0\.0\.1:\d+/.test(url))) {
+    throw new Error("loopback only: --url must be ws://127.0.0.1:<port>...[,ws://127.0.0.1:<port>...]");
   }
+  let opened = 0;
+  // Several processes of one cluster: each new socket goes to the next URL (a load balancer).
+  args.nextUrl = () => args.urls[opened++ % args.urls.length];
   return args;
 }
 
@@ -119,7 +126,7 @@ async function connectMatch(args) {
       return;
     }
     await new Promise((resolve, reject) => {
-      mmOpen(args.url, (ws, text) => {
+      mmOpen(args.nextUrl(), (ws, text) => {
         if (text.startsWith('{"type":"session.created"')) {
           lastMatchAt = now();
           latencies.push(lastMatchAt - began);
@@ -184,9 +191,10 @@ async function matchConnected(args) {
   const sockets = [];
   for (let i = 0; i < args.clients; i += 200) {
     const batch = Math.min(200, args.clients - i);
-    sockets.push(...(await Promise.all(Array.from({ length: batch }, () => mmOpen(args.url, onMessage)))));
+    sockets.push(...(await Promise.all(Array.from({ length: batch }, () => mmOpen(args.nextUrl(), onMessage)))));
   }
   measuring = true;
+  console.log("MEASURING");
   const started = now();
   for (const ws of sockets) enter(ws);
   await new Promise((resolve) => setTimeout(resolve, args.duration * 1000));
@@ -233,7 +241,7 @@ async function relay(args) {
       for (let k = 0; k < 2; k += 1) {
         let joined;
         const reply = new Promise((resolve) => (joined = resolve));
-        const ws = await mmOpen(args.url, (socket, text) => (socket.joining ? socket.joining(text) : onMessage(socket, text)));
+        const ws = await mmOpen(args.nextUrl(), (socket, text) => (socket.joining ? socket.joining(text) : onMessage(socket, text)));
         ws.joining = joined;
         ws.send(`{"id":"j","type":"session.join","data":{"session":"r${i}","create":true}}`);
         sessionId = JSON.parse(await reply).data.session_id;
@@ -244,6 +252,7 @@ async function relay(args) {
       }
     }
   }
+  console.log("MEASURING");
   const started = now();
   measureFrom = started + args.warmup * 1000;
   stopAt = measureFrom + args.duration * 1000;
@@ -261,7 +270,7 @@ async function hold(args) {
       const client = colyseusClient(args.url);
       held.push(...(await Promise.all(Array.from({ length: batch }, () => colyseusJoin(client, () => {})))));
     } else {
-      held.push(...(await Promise.all(Array.from({ length: batch }, () => mmOpen(args.url, () => {})))));
+      held.push(...(await Promise.all(Array.from({ length: batch }, () => mmOpen(args.nextUrl(), () => {})))));
     }
   }
   const connectS = (now() - started) / 1000;

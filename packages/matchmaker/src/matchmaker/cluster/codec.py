@@ -29,7 +29,7 @@ __all__ = [
 ]
 
 _ENCODER = msgspec.msgpack.Encoder()
-_DECODER = msgspec.msgpack.Decoder(dict[str, Any])
+_DECODER = msgspec.msgpack.Decoder(list[dict[str, Any]])
 _RAW = "__raw__"
 
 
@@ -48,24 +48,31 @@ _TYPES: dict[str, type] = _dataclasses(
 )
 
 
-def encode(message: dict[str, Any]) -> bytes:
-    return _ENCODER.encode(message)
+def encode(messages: list[dict[str, Any]]) -> bytes:
+    """Messages for one member, in order, as one stream entry (one ``XADD``, one decode)."""
+    return _ENCODER.encode(messages)
 
 
-def decode(data: bytes) -> dict[str, Any]:
+def decode(data: bytes) -> list[dict[str, Any]]:
     return _DECODER.decode(data)
+
+
+_NAMES: dict[type, tuple[str, ...]] = {
+    cls: tuple(field.name for field in dataclasses.fields(cls)) for cls in _TYPES.values()
+}
 
 
 def encode_value(value: Any) -> list[Any]:
     """A command, answer or event as ``[class name, fields]``."""
+    cls = type(value)
     fields: dict[str, Any] = {}
-    for field in dataclasses.fields(value):
-        item = getattr(value, field.name)
+    for name in _NAMES[cls]:
+        item = getattr(value, name)
         if isinstance(item, msgspec.Raw):
-            fields[field.name] = {_RAW: bytes(item)}
+            fields[name] = {_RAW: bytes(item)}
         else:
-            fields[field.name] = msgspec.to_builtins(item, builtin_types=(bytes,))
-    return [type(value).__name__, fields]
+            fields[name] = msgspec.to_builtins(item, builtin_types=(bytes,))
+    return [cls.__name__, fields]
 
 
 def decode_value(value: list[Any]) -> Any:

@@ -35,6 +35,7 @@ from matchmaker.core import Delivery, Event, Matchmaker
 from matchmaker.core.commands import Command, EnterPool, JoinSession, LeavePool
 from matchmaker.core.conversation import Conversation
 from matchmaker.core.effects import Close, Effect, Refuse, Reply
+from matchmaker.core.engine import entry_limit
 from matchmaker.core.events import (
     EntryClosed,
     MemberJoined,
@@ -53,16 +54,22 @@ __all__ = ["ClusterNode", "Plane", "open_cluster"]
 
 _log = logging.getLogger("matchmaker.cluster")
 
-# Each inbox keeps about this many messages: a reader more than that far behind loses the
-# oldest (the member is then dead or hopelessly slow; its peers are told when its key expires).
+# Each inbox keeps about this many entries (each the messages one sender had for it in one
+# pass): a reader more than that far behind loses the oldest (the member is then dead or
+# hopelessly slow; its peers are told when its key expires).
 STREAM_MAXLEN = 100_000
-# Messages written to Redis per round trip.
+# Messages written to Redis per round trip, and entries read per XREAD.
 BATCH = 512
 # Messages waiting for Redis before new cross-process work is refused (cluster.unavailable).
 OUTBOX_LIMIT = 50_000
+# Pool and room owners remembered (a bound: ad-hoc pool and room names are the clients').
+OWNER_CACHE = 65_536
 # A re-entered entry (its owner died) answers to this request id, which no client can send.
 _INTERNAL = "\x00cluster"
 _REDIS_TIMEOUT_S = 1.0
+# A forwarded request not answered within this long (its answer was lost in a Redis outage)
+# is refused with cluster.unavailable, so no request is left waiting.
+ANSWER_TIMEOUT_S = 3.0
 _READ_BLOCK_MS = 1000
 
 
@@ -144,9 +151,13 @@ class ClusterNode:
         self._waiting: dict[str, dict[str, tuple[str, EnterPool, str | None]]] = {}
         # Members found dead, until seen again (a Redis restart can make live ones look dead).
         self._departed: set[str] = set()
-        self._outbox: deque[tuple[str, bytes, Callable[[], None] | None]] = deque()
+        # Forwarded requests awaiting their answer: (client id, request id) -> when sent.
+        self._pending: dict[tuple[str, str], float] = {}
+        self._outbox: deque[tuple[str, dict[str, Any], Callable[[], None] | None]] = deque()
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
+        # Owners by ring key among the current live members (emptied when they change).
+        self._owners: dict[str, str] = {}
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -197,13 +208,27 @@ class ClusterNode:
         is unreachable such a request is refused at once with ``cluster.unavailable``.
         """
         client = conversation.client
-        if client is None:
-            return False
+        if client is None or len(self.membership.live) == 1:
+            return False  # alone, every owner is this member: not a single hash on the way
         target = self._target(client, command)
-        if target is None or target == self.node:
+        if target is None:
+            return False
+        if type(command) is EnterPool and self._over_entry_limit(client, command):
+            limits = self._bound().core.limits
+            refused = conversation.admit(command, request_id, now)
+            conversation.last_seen = now
+            self._bound().perform_for(
+                client.client_id, refused or [Refuse(request_id, entry_limit(limits))]
+            )
+            return True
+        if target == self.node:
             return False
         conversation.last_seen = now
         client_id = client.client_id
+        refused = conversation.admit(command, request_id, now)
+        if refused is not None:
+            self._bound().perform_for(client_id, refused)
+            return True
         if not self.available or len(self._outbox) >= OUTBOX_LIMIT:
             self._refuse(client_id, request_id)
             return True
@@ -213,11 +238,25 @@ class ClusterNode:
         self._forward(client, target, command, request_id)
         return True
 
+    def _over_entry_limit(self, client: ClientState, command: EnterPool) -> bool:
+        """Whether a new entry would pass ``max_pools_per_client`` counting the client's
+        entries at every owner (each owner's core only sees those in its own pools)."""
+        waiting = self._waiting.get(client.client_id)
+        if not waiting:
+            return False  # all its entries are here: the core counts them
+        name = command.policy or command.pool or self._default_policy(client)
+        if name in waiting or name in client.entries:
+            return False  # pool.already_entered, from whoever owns it
+        limit = self._bound().core.limits.max_pools_per_client
+        return len(client.entries) + len(waiting) >= limit
+
     def _forward(
         self, client: ClientState, target: str, command: Command, request_id: str | None
     ) -> None:
         client_id = client.client_id
         self._holders.setdefault(client_id, set()).add(target)
+        if request_id is not None and request_id != _INTERNAL:
+            self._pending[client_id, request_id] = time.monotonic()
         message = {
             "k": "cmd",
             "from": self.node,
@@ -269,6 +308,14 @@ class ClusterNode:
             self._post(node, {"k": "gone", "c": client_id}, None)
         self._remote_sessions.pop(client_id, None)
         self._waiting.pop(client_id, None)
+        for key in [k for k in self._pending if k[0] == client_id]:
+            del self._pending[key]
+
+    def only_local(self, client_id: str) -> bool:
+        """Whether no other member holds a proxy of the local client (it never forwarded a
+        request) and none hosts a session of it: then a resume on this process finds all
+        of its state, and its away grace needs no other member."""
+        return not self._holders.get(client_id) and not self._remote_sessions.get(client_id)
 
     # -- routing --------------------------------------------------------------------------
 
@@ -283,16 +330,26 @@ class ClusterNode:
         project_id = client.project_id
         if type(command) is EnterPool:
             name = command.policy or command.pool or self._default_policy(client)
-            return None if name is None else owner(pool_key(project_id, name), live)
+            return None if name is None else self._owner(pool_key(project_id, name))
         if type(command) is JoinSession:
-            return owner(room_key(project_id, command.session), live)
+            return self._owner(room_key(project_id, command.session))
         for field in ("session_id", "proposal_id"):
             minted = getattr(command, field, None)
             if isinstance(minted, str):
                 node = node_of(minted)
                 return node if node in live else None
         pool = getattr(command, "pool", None)
-        return owner(pool_key(project_id, pool), live) if isinstance(pool, str) else None
+        return self._owner(pool_key(project_id, pool)) if isinstance(pool, str) else None
+
+    def _owner(self, key: str) -> str:
+        """``owner(key, live)``, hashed once per key while the members stay the same."""
+        owners = self._owners
+        found = owners.get(key)
+        if found is None:
+            if len(owners) >= OWNER_CACHE:
+                owners.clear()
+            found = owners[key] = owner(key, self.membership.live)
+        return found
 
     def _default_policy(self, client: ClientState) -> str | None:
         plane = self._bound()
@@ -381,21 +438,30 @@ class ClusterNode:
         waiting = self._waiting.get(client_id, {})
         shown: list[Effect] = []
         for effect in effects:
-            if getattr(effect, "request_id", None) == _INTERNAL:
+            request_id = getattr(effect, "request_id", None)
+            if request_id == _INTERNAL:
                 continue  # the answer to a re-entry or a move: nobody asked
+            if request_id is not None:
+                # (An answer after _expire_pending refused the request still goes out.)
+                self._pending.pop((client_id, request_id), None)
             if isinstance(effect, Reply):
                 answer = effect.answer
                 if isinstance(answer, PoolLeft):
                     waiting.pop(answer.pool, None)
                 elif isinstance(answer, SessionLeft):
                     self._remote_sessions.get(client_id, {}).pop(answer.session_id, None)
-            elif isinstance(effect, Refuse):
-                for name, (_, _, request_id) in list(waiting.items()):
-                    if request_id == effect.request_id and request_id is not None:
-                        del waiting[name]
+            elif isinstance(effect, Refuse) and effect.request_id is not None:
+                self._forget_entry(client_id, effect.request_id)
             shown.append(effect)
         if shown:
             self._bound().perform_for(client_id, shown)
+
+    def _forget_entry(self, client_id: str, request_id: str) -> None:
+        """The ``pool.enter`` sent as ``request_id`` was refused: no entry waits for it."""
+        waiting = self._waiting.get(client_id, {})
+        for name, (_, _, asked) in list(waiting.items()):
+            if asked == request_id:
+                del waiting[name]
 
     def _deliver(self, deliveries: list[Delivery]) -> None:
         plane = self._bound()
@@ -479,7 +545,7 @@ class ClusterNode:
                 continue
             for name, entry in list(state.entries.items()):
                 spec = entry.pool.spec
-                new = owner(pool_key(state.project_id, name), self.membership.live)
+                new = self._owner(pool_key(state.project_id, name))
                 if new == self.node or spec.mode != "auto" or entry.paused:
                     continue
                 if entry.pool.key[0] == "policy":
@@ -523,8 +589,16 @@ class ClusterNode:
             if fail is not None:
                 fail()
             return
-        self._outbox.append((node, codec.encode(message), fail))
+        self._outbox.append((node, message, fail))
         self._wake.set()
+
+    def _expire_pending(self, now: float) -> None:
+        """Refuse the forwarded requests whose answer did not come in time."""
+        late = [k for k, sent in self._pending.items() if now - sent > ANSWER_TIMEOUT_S]
+        for client_id, request_id in late:
+            del self._pending[client_id, request_id]
+            self._forget_entry(client_id, request_id)
+            self._refuse(client_id, request_id)
 
     def _set_available(self, available: bool) -> None:
         if available != self.available:
@@ -541,12 +615,16 @@ class ClusterNode:
             wake.clear()
             while outbox:
                 batch = [outbox.popleft() for _ in range(min(len(outbox), BATCH))]
+                # One entry per member: its messages in order, encoded at once.
+                by_node: dict[str, list[dict[str, Any]]] = {}
+                for node, message, _ in batch:
+                    by_node.setdefault(node, []).append(message)
                 try:
                     async with self._redis.pipeline(transaction=False) as pipe:
-                        for node, data, _ in batch:
+                        for node, messages in by_node.items():
                             pipe.xadd(
                                 self.membership.inbox(node),
-                                {"m": data},
+                                {"m": codec.encode(messages)},
                                 maxlen=STREAM_MAXLEN,
                                 approximate=True,
                             )
@@ -571,9 +649,15 @@ class ClusterNode:
                 for message_id, fields in entries:
                     last = message_id
                     try:
-                        self._handle(codec.decode(fields[b"m"]))
+                        messages = codec.decode(fields[b"m"])
                     except Exception:
-                        _log.exception("cannot handle a cluster message")
+                        _log.exception("cannot decode a cluster stream entry")
+                        continue
+                    for message in messages:
+                        try:
+                            self._handle(message)
+                        except Exception:
+                            _log.exception("cannot handle a cluster message")
 
     async def _membership_loop(self) -> None:
         while True:
@@ -585,10 +669,13 @@ class ClusterNode:
             else:
                 self._set_available(True)
                 self._departed -= joined
+                if joined or died:
+                    self._owners.clear()
                 for node in sorted(died):
                     self._member_died(node)
                 if joined or died:
                     self._rebalance()
+            self._expire_pending(time.monotonic())
             await asyncio.sleep(HEARTBEAT_S)
 
 

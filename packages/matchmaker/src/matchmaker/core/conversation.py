@@ -114,9 +114,7 @@ class Conversation:
     def receive(self, command: Command, request_id: str | None, now: float) -> list[Effect]:
         """Handle one decoded request that arrived at ``now``."""
         self.last_seen = now
-        refused = self._admit(
-            self._relay if type(command) in _RELAYED else self._control, now, request_id
-        )
+        refused = self.admit(command, request_id, now)
         if refused is not None:
             return refused
         try:
@@ -125,6 +123,14 @@ class Conversation:
             if type(command) is Hello and error.code in _HELLO_CLOSES:
                 return [Refuse(request_id, error), Close(closecodes.FORBIDDEN, error.code)]
             return [Refuse(request_id, error)]
+
+    def admit(self, command: Command, request_id: str | None, now: float) -> list[Effect] | None:
+        """Charge ``command`` to this client's rate limits: ``None`` when admitted, else the
+        refusal. (A cluster member charges a request here before sending it to another
+        process, so the limits hold per client, wherever its requests are served.)"""
+        return self._admit(
+            self._relay if type(command) in _RELAYED else self._control, now, request_id
+        )
 
     def refuse(self, request_id: str | None, error: MatchmakerError, now: float) -> list[Effect]:
         """A frame the shell could not decode: answer ``error``, rate-limited like a request."""

@@ -48,7 +48,7 @@ from matchmaker.core.strategy import wrong_mode
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import FilterValue, Project
 
-__all__ = ["Matchmaker"]
+__all__ = ["Matchmaker", "entry_limit"]
 
 # Rebuild the expiry heap once this many of its items belong to entries that left otherwise.
 _HEAP_COMPACT_MIN = 1024
@@ -173,11 +173,7 @@ class Matchmaker:
                 details={"pool": name, "entry_id": client.entries[name].entry_id},
             )
         if len(client.entries) >= self.limits.max_pools_per_client:
-            raise MatchmakerError(
-                f"at most {self.limits.max_pools_per_client} live pool entries per client",
-                code="pool.limit",
-                details={"limit": self.limits.max_pools_per_client},
-            )
+            raise entry_limit(self.limits)
         if len(client.sessions) >= self.limits.max_sessions_per_client:
             raise _session_limit(self.limits)
         pool = self._pool_for(project.id, name, spec, is_policy, request)
@@ -562,6 +558,15 @@ class Matchmaker:
         del self.sessions[session.session_id]
         if session.room is not None:
             del self.rooms[(session.project_id, session.room)]
+
+
+def entry_limit(limits: Limits) -> MatchmakerError:
+    """The refusal of a ``pool.enter`` past ``max_pools_per_client``."""
+    return MatchmakerError(
+        f"at most {limits.max_pools_per_client} live pool entries per client",
+        code="pool.limit",
+        details={"limit": limits.max_pools_per_client},
+    )
 
 
 def _session_limit(limits: Limits) -> MatchmakerError:

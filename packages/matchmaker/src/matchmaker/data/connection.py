@@ -87,7 +87,7 @@ class Connection:
         "_hub",
         "_queue",
         "_send",
-        "_wake",
+        "_waiter",
         "close_code",
         "close_reason",
         "conversation",
@@ -102,7 +102,9 @@ class Connection:
         self.conversation = conversation
         self._send = send
         self._queue: deque[str] = deque()
-        self._wake = asyncio.Event()
+        # The writer's wake-up while it waits with nothing to send (``None`` otherwise):
+        # one bare future per idle period, resolved by the first push or the close.
+        self._waiter: asyncio.Future[None] | None = None
         self.close_code: int | None = None
         self.close_reason = ""
         # Pool name -> (monotonic time of pool.enter, mode): the match-latency histogram's
@@ -131,7 +133,7 @@ class Connection:
             self.close(closecodes.SLOW_CONSUMER, "outbound queue full")
             return
         self._queue.append(frame)
-        self._wake.set()
+        self._wake()
 
     def close(self, code: int, reason: str) -> None:
         """Close with ``code`` once queued frames that matter are out; idempotent.
@@ -145,15 +147,29 @@ class Connection:
         self.close_reason = reason
         if code in (closecodes.SLOW_CONSUMER, closecodes.GOING_AWAY):
             self._queue.clear()
-        self._wake.set()
+        self._wake()
         self._hub.detach(self)
 
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
+
     async def write(self) -> None:
-        """The writer task: drain the queue, then send the close frame if one is due."""
-        queue, send, wake = self._queue, self._send, self._wake
+        """The writer task: drain the queue, then send the close frame if one is due.
+
+        It waits on a bare future only when the queue is empty (not an
+        ``asyncio.Event``, whose wait is a coroutine and a waiter list per wake-up):
+        a relay wakes it once per burst of frames.
+        """
+        queue, send = self._queue, self._send
+        create_future = asyncio.get_running_loop().create_future
         while True:
-            await wake.wait()
-            wake.clear()
+            if not queue and self.close_code is None:
+                self._waiter = waiter = create_future()
+                await waiter
             while queue:
                 await send({"type": "websocket.send", "text": queue.popleft()})
             if self.close_code is not None:

@@ -67,6 +67,10 @@ class ClusterHooks(Protocol):
         """A local client left the core."""
         ...
 
+    def only_local(self, client_id: str) -> bool:
+        """Whether nothing of a local client's state lives on another process."""
+        ...
+
     def describe(self) -> dict[str, object]: ...
 
 
@@ -192,12 +196,14 @@ class DataPlane:
         code = connection.close_code
         resumable = code is not None and code != closecodes.NORMAL and code < closecodes.BYE
         resumable = resumable and not self.shutdown.is_set()  # nothing survives a shutdown
-        # Resume is not served across a cluster yet: a client's state on other processes
-        # ends with its connection.
-        resumable = resumable and self.cluster is None
+        # In a cluster, a client stays away (resumable on this process) only while all its
+        # state is here: a proxy of it on another process is not held for a grace.
+        cluster = self.cluster
+        if cluster is not None and client_id is not None:
+            resumable = resumable and cluster.only_local(client_id)
         self.deliver(connection.conversation.disconnect(resumable=resumable, now=time.monotonic()))
-        if self.cluster is not None and client_id is not None:
-            self.cluster.client_gone(client_id)
+        if cluster is not None and client_id is not None:
+            cluster.client_gone(client_id)
 
     # -- delivery -------------------------------------------------------------------------
 

@@ -166,19 +166,20 @@ def event_head(event: events.Event) -> str:
 
 
 def _wire_event(event: events.Event) -> protocol.Event | protocol.ModeNotice:
+    # Cases by how often they occur: a relayed message first (one per session.send).
     match event:
+        case events.MessageRelayed():
+            # The shell relays what it decoded: ``data`` is the sender's ``Raw`` bytes.
+            data = cast(Raw, event.data)
+            return protocol.SessionMessage(
+                protocol.SessionMessageData(event.session_id, event.sender, data)
+            )
         case events.ModeEvent():
             return protocol.ModeNotice(event.KIND, event)
         case events.SignalRelayed():
             signal = cast(Raw, event.signal)
             return protocol.RtcSignalled(
                 protocol.SignalData(event.session_id, event.sender, signal)
-            )
-        case events.MessageRelayed():
-            # The shell relays what it decoded: ``data`` is the sender's ``Raw`` bytes.
-            data = cast(Raw, event.data)
-            return protocol.SessionMessage(
-                protocol.SessionMessageData(event.session_id, event.sender, data)
             )
         case events.SessionCreated():
             members = [protocol.MemberInfo(m.client_id, m.public) for m in event.members]

@@ -1,0 +1,88 @@
+"""Our own CPU per relayed message, without any server: what the data plane adds to a frame.
+
+    python tools/bench/matchmaker/hotpath.py [--number 200000] [--runs 5]
+
+Two clients join one session in a real :class:`DataPlane` (no sockets: a
+:class:`Connection` whose ``send`` is never awaited, since the writer task is
+not started); then one ``session.send`` frame is handed to ``on_frame`` again
+and again. Each step of that path is timed on its own too (decode, command,
+the core, encoding the event, queueing it). Prints the best of ``--runs``
+in microseconds per call; docs/benchmarks/matchmaker-servers.md sets it
+against each server's CPU per relayed message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import time
+import timeit
+from collections.abc import Callable, MutableMapping
+from typing import Any
+
+from matchmaker.config import Limits, ServerConfig
+from matchmaker.data.connection import Connection
+from matchmaker.data.plane import DataPlane
+from matchmaker.data.protocol import REQUEST_DECODER
+from matchmaker.data.translate import command, event_head
+from matchmaker.directory import ProjectDirectory
+
+UNLIMITED = Limits(send_rate_per_s=1e12, send_burst=10**12, outbound_queue=10**9)
+HELLO = '{"id":"h","type":"hello","data":{"v":1,"project":"bench"}}'
+JOIN = '{"id":"j","type":"session.join","data":{"session":"r0","create":true}}'
+
+
+async def _unused_send(message: MutableMapping[str, Any]) -> None:
+    raise AssertionError("the writer is not started here")
+
+
+async def measure(number: int, runs: int) -> dict[str, float]:
+    plane = DataPlane(ServerConfig(limits=UNLIMITED), ProjectDirectory(), asyncio.Event())
+    sender, receiver = (Connection(plane, plane._conversation(), _unused_send) for _ in range(2))
+    for connection in (sender, receiver):
+        connection.on_frame(HELLO)
+        connection.on_frame(JOIN)
+    session_id = json.loads(receiver._queue[-1])["data"]["session_id"]
+    frame = f'{{"type":"session.send","data":{{"session_id":"{session_id}","data":12345.678}}}}'
+    request = REQUEST_DECODER.decode(frame)
+    decoded = command(request)
+    effects = sender.conversation.receive(decoded, None, time.monotonic())
+    recipients, event = effects[0]
+    outbound = receiver._queue
+    cases: dict[str, Callable[[], object]] = {
+        "on_frame: the whole path (frame in, frame queued)": lambda: (
+            sender.on_frame(frame),
+            outbound.clear(),
+        ),
+        "decode (msgspec, to the request Struct)": lambda: REQUEST_DECODER.decode(frame),
+        "command (request to core command)": lambda: command(request),
+        "core: Conversation.receive (rate limit, relay)": lambda: sender.conversation.receive(
+            decoded, None, time.monotonic()
+        ),
+        "encode the event once (event_head)": lambda: event_head(event),
+        "deliver: encode, seq, replay buffer, metrics, queue": lambda: (
+            plane.deliver_one(recipients, event),
+            outbound.clear(),
+        ),
+    }
+    return {
+        name: min(timeit.repeat(call, number=number, repeat=runs)) / number * 1e6
+        for name, call in cases.items()
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--number", type=int, default=200_000)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    results = asyncio.run(measure(args.number, args.runs))
+    print("| step | µs per message |")
+    print("|---|---|")
+    for name, micros in results.items():
+        print(f"| {name} | {micros:.2f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,73 @@
+"""Idle memory per WebSocket under allocator settings: does any of them shrink granian's?
+
+    python tools/bench/matchmaker/idle_memory.py [--clients 1000] [--runs 3]
+
+Starts the real launcher (``server.py``, as ``compare.py`` does) once per row
+with the row's environment, holds ``--clients`` clients past ``hello`` with the
+Node load client and reports (RSS held - RSS of the fresh server) / clients,
+the median of ``--runs``. granian's wheel is linked with jemalloc (tikv-jemallocator,
+which reads ``_RJEM_MALLOC_CONF``); the Python side uses glibc malloc
+(``MALLOC_ARENA_MAX``). Prints a Markdown table for
+docs/benchmarks/matchmaker-servers.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+
+from compare import client, start
+
+JEMALLOC = "_RJEM_MALLOC_CONF"
+ROWS: list[tuple[str, str, dict[str, str]]] = [
+    ("hypercorn", "defaults", {}),
+    ("granian", "defaults", {}),
+    (
+        # one arena, no thread cache, freed pages returned to the system at once
+        "granian",
+        "jemalloc `narenas:1,tcache:false,dirty_decay_ms:0,muzzy_decay_ms:0`",
+        {JEMALLOC: "narenas:1,tcache:false,dirty_decay_ms:0,muzzy_decay_ms:0"},
+    ),
+    (
+        "granian",
+        "jemalloc `thp:never,metadata_thp:disabled` (no huge pages)",
+        {JEMALLOC: "thp:never,metadata_thp:disabled"},
+    ),
+    ("granian", "glibc `MALLOC_ARENA_MAX=1`", {"MALLOC_ARENA_MAX": "1"}),
+]
+
+
+def kib_per_connection(server: str, env: dict[str, str], clients: int) -> float:
+    saved = {key: os.environ.get(key) for key in env}
+    os.environ.update(env)  # the server process inherits it
+    try:
+        target = start(server)
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    try:
+        baseline = target.rss_bytes()
+        held = client(target, "mm", "hold", "--clients", str(clients))
+        return float((held["server_rss_bytes"] - baseline) / held["connected"] / 1024)
+    finally:
+        target.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, default=1000)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    print(f"| server | setting (jemalloc: `{JEMALLOC}`) | KiB per idle connection |")
+    print("|---|---|---|")
+    for server, label, env in ROWS:
+        values = [kib_per_connection(server, env, args.clients) for _ in range(args.runs)]
+        print(f"| {server} | {label} | {statistics.median(values):.1f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
