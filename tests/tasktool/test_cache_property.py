@@ -4,17 +4,22 @@ without bodies) returns exactly what a cold, uncached scan returns."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
 import msgspec
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tasktool.files import scan
 from tasktool.files.cache import ParseCache
-from tasktool.files.scan import ScanResult, scan_tasks, with_body
+from tasktool.files.scan import READ_AHEAD_FROM, ScanResult, read_entry, scan_tasks, with_body
+from tasktool.model.task import Task
 
 PAST_NS = (time.time_ns() // 1_000_000_000 - 3600) * 1_000_000_000  # outside the racy window
 STATUSES = ("pending", "blocked", "completed")
@@ -37,9 +42,37 @@ operation = st.one_of(
     st.tuples(st.just("remove"), st.integers(0, 7)),
     st.tuples(st.just("rename"), st.integers(0, 7), st.sampled_from(("", "g", "archive/h"))),
     st.tuples(st.just("break"), st.integers(0, 7)),
-    st.tuples(st.just("cache"), st.sampled_from(("corrupt", "truncate", "bodies", "delete"))),
+    st.tuples(st.just("racy"), st.integers(0, 7), st.sampled_from(STATUSES)),
+    st.tuples(
+        st.just("cache"),
+        st.sampled_from(("corrupt", "truncate", "bodies", "other-bodies", "order", "delete")),
+    ),
     st.tuples(st.just("scan"), st.booleans()),
 )
+
+
+def damage_cache(root: Path, how: str) -> None:
+    cache = root / ".tasktool" / "cache"
+    for found in sorted(cache.glob("*.msgpack")) if cache.is_dir() else []:
+        bodies = found.name.startswith("bodies-")
+        if how == "other-bodies" and bodies:
+            # Well-formed, but another run's: its token does not match the head's.
+            other = [found.name.removeprefix("bodies-").removesuffix(".msgpack")]
+            found.write_bytes(msgspec.msgpack.encode([*other, os.urandom(16), ["x"] * 9]))
+        elif how == "order" and not bodies:
+            # Well-formed, but the result order names rows that do not exist.
+            data = found.read_bytes()
+            length = int.from_bytes(data[:8], "little")
+            head = msgspec.msgpack.decode(data[8 : 8 + length])
+            head[4] = [*head[4], 10**6]  # format, token, folders, spans, tasks...
+            encoded = msgspec.msgpack.encode(head)
+            found.write_bytes(len(encoded).to_bytes(8, "little") + encoded + data[8 + length :])
+        elif how == "corrupt" or (how == "bodies" and bodies):
+            found.write_bytes(b"\x93garbage")
+        elif how == "truncate":
+            found.write_bytes(found.read_bytes()[: found.stat().st_size // 2])
+        elif how == "delete":
+            found.unlink()
 
 
 def apply(root: Path, op: tuple[object, ...], counter: list[int]) -> None:
@@ -53,20 +86,15 @@ def apply(root: Path, op: tuple[object, ...], counter: list[int]) -> None:
         path.write_text(text(str(counter[0]), "pending", "new body"))
         os.utime(path, ns=(PAST_NS, PAST_NS))
     elif kind == "cache":
-        cache = root / ".tasktool" / "cache"
-        for found in sorted(cache.glob("*.msgpack")) if cache.is_dir() else []:
-            wanted = op[1] == "bodies" and found.name.startswith("bodies-")
-            if op[1] == "corrupt" or wanted:
-                found.write_bytes(b"\x93garbage")
-            elif op[1] == "truncate":
-                found.write_bytes(found.read_bytes()[: found.stat().st_size // 2])
-            elif op[1] == "delete":
-                found.unlink()
+        damage_cache(root, str(op[1]))
     elif kind == "scan":
         scan_tasks(root, bodies=bool(op[1]))
     elif files:
         path = files[int(str(op[1])) % len(files)]
-        if kind == "edit":
+        if kind == "racy":
+            # Written just now: within the racy window, so parsed but never cached.
+            path.write_text(text(f"r{op[1]}", str(op[2]), "racy body"))
+        elif kind == "edit":
             # Same size, same mtime: only ctime (and with the rename, the inode) tells.
             stat = path.stat()
             old = path.read_text()
@@ -92,7 +120,7 @@ def apply(root: Path, op: tuple[object, ...], counter: list[int]) -> None:
             os.utime(path, ns=(PAST_NS, PAST_NS))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(st.lists(operation, max_size=12))
 def test_warm_scans_always_equal_the_cold_scan(ops: list[tuple[object, ...]]) -> None:
     with tempfile.TemporaryDirectory() as folder:
@@ -131,7 +159,7 @@ def test_two_processes_writing_the_cache_at_once_never_mix(tmp_path: Path) -> No
     def write(which: dict[str, object]) -> None:
         start.wait()
         for _ in range(20):
-            ParseCache.open(tmp_path, bodies=False).store(which)  # type: ignore[arg-type]
+            ParseCache.open(tmp_path).store(which)  # type: ignore[arg-type]
 
     threads = [threading.Thread(target=write, args=(e,)) for e in (entries, other)]
     for thread in threads:
@@ -141,3 +169,60 @@ def test_two_processes_writing_the_cache_at_once_never_mix(tmp_path: Path) -> No
     found = {e.task.body for e in ParseCache.open(tmp_path).entries.values() if e.task}
     assert found in (set(), {"other"}, {task.body for task in cold.tasks})
     assert stripped(scan_tasks(tmp_path, bodies=False)) == stripped(cold)
+
+
+#: A process that scans 15 times, with bodies or without (argv[1]: "1" or "0").
+SCANNER = (
+    "import sys; from pathlib import Path; from tasktool.files.scan import scan_tasks\n"
+    "for _ in range(15): scan_tasks(Path(sys.argv[2]), bodies=sys.argv[1] == '1')"
+)
+
+
+def test_two_processes_scanning_at_once_leave_a_cache_that_answers_as_cold(
+    tmp_path: Path,
+) -> None:
+    """Real processes, one scanning with bodies and one without, each rewriting the cache
+    (a file changes between rounds); afterwards warm scans still equal the cold one."""
+    for n in range(80):
+        path = tmp_path / ("archive" if n % 9 == 0 else "g") / f"{n}-task.md"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text(str(n), STATUSES[n % 3], f"body {n}"))
+        os.utime(path, ns=(PAST_NS, PAST_NS))
+    for round_number in range(3):
+        changed = tmp_path / "g" / f"{round_number + 1}-task.md"
+        changed.write_text(text(str(round_number + 1), "completed", f"round {round_number}"))
+        os.utime(changed, ns=(PAST_NS + round_number, PAST_NS + round_number))
+        workers = [
+            subprocess.Popen([sys.executable, "-c", SCANNER, flag, str(tmp_path)])
+            for flag in ("1", "0")
+        ]
+        assert [worker.wait(timeout=120) for worker in workers] == [0, 0]
+        cold = scan_tasks(tmp_path, use_cache=False)
+        assert stripped(scan_tasks(tmp_path, bodies=False)) == stripped(cold)
+        assert scan_tasks(tmp_path) == cold
+        assert scan_tasks(tmp_path) == cold
+
+
+@pytest.mark.parametrize("slow_read_ns", [0, 10**12], ids=["threads", "one-by-one"])
+def test_many_changed_files_are_read_ahead_in_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, slow_read_ns: int
+) -> None:
+    """Past the read-ahead threshold slow reads go to threads (0: every read counts as
+    slow): the result, unreadable and non-UTF-8 files included, is the one reading them
+    one by one gives."""
+    monkeypatch.setattr(scan, "SLOW_READ_NS", slow_read_ns)
+    for n in range(3 * READ_AHEAD_FROM):
+        (tmp_path / f"{n}-task.md").write_text(text(str(n), "pending", f"body {n}"))
+    (tmp_path / "latin.md").write_bytes(b"---\nid: '900'\ntitle: caf\xe9\n---\n")
+    (tmp_path / "dangling.md").symlink_to(tmp_path / "nowhere.md")
+    (tmp_path / "loop.md").symlink_to(tmp_path / "loop.md")
+    threaded = scan_tasks(tmp_path, use_cache=False)
+    one_by_one = sorted(
+        (read_entry(str(tmp_path), str(path), "") for path in tmp_path.glob("*.md")),
+        key=lambda entry: entry.file_path if isinstance(entry, Task) else str(entry),
+    )
+    assert len(threaded.tasks) == 3 * READ_AHEAD_FROM
+    assert sorted(threaded.tasks, key=lambda task: task.file_path) == [
+        entry for entry in one_by_one if isinstance(entry, Task)
+    ]
+    assert [problem.task_id for problem in threaded.broken] == ["900"]

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tasktool.model.task import Task
-from tasktool.model.views import TASK_KEYS, task_rows, task_views
+from tasktool.model.views import TASK_KEYS, TaskRows, task_views
 from tasktool.present import render
 from tasktool.present.render import (
     emit_data,
@@ -74,10 +74,10 @@ def test_streamed_rows_are_byte_for_byte_the_dict_json(
     ]
     expected, streamed = io.StringIO(), io.StringIO()
     emit_data(task_views(tasks), "json", expected)
-    emit_json_array(task_rows(tasks), streamed)
+    emit_json_array(TaskRows(tasks), streamed)
     assert streamed.getvalue() == expected.getvalue()
     picked = io.StringIO()
-    emit_json_array(task_rows(tasks, ("tags", "id")), picked)
+    emit_json_array(TaskRows(tasks, ("tags", "id")), picked)
     assert json.loads(picked.getvalue()) == [{"tags": list(t.tags), "id": t.id} for t in tasks]
     assert "body" not in TASK_KEYS
 

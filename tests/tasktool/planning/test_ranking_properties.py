@@ -74,3 +74,22 @@ def test_next_properties(tasks: list[Task], unphased: str, seed: int) -> None:
     assert [item.to_json() for item in rank_next(shuffled, config, limit=0)] == [
         item.to_json() for item in ranked
     ]
+
+
+@given(
+    tasks=task_graphs(),
+    strict=st.booleans(),
+    limit=st.integers(min_value=1, max_value=6),
+)
+@settings(max_examples=150, deadline=None)
+def test_scores_are_their_reasons_and_a_limit_is_a_prefix(
+    tasks: list[Task], strict: bool, limit: int
+) -> None:
+    """Every candidate is ranked by a score computed without its reasons: they must agree,
+    and writing reasons out for the first ``limit`` only must not change the ranking."""
+    config = Settings(phases=PHASES)
+    every = rank_next(tasks, config, strict_phases=strict, limit=0)
+    for item in every:
+        assert item.score == sum(reason.points for reason in item.reasons)
+    first = rank_next(tasks, config, strict_phases=strict, limit=limit)
+    assert [item.to_json() for item in first] == [item.to_json() for item in every[:limit]]

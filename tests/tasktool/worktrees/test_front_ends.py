@@ -38,7 +38,7 @@ def dashboard_in_main(
 ) -> Iterator[str]:
     monkeypatch.chdir(repo.main)
     load = loader(Overrides(config=str(repo.main / ".tasktool.yaml")))
-    server = ServerThread(WebConfig(load=load, task_dir=repo.main / "tasks"))
+    server = ServerThread(WebConfig.serving(load, load()))  # as 'web start' builds it
     bound = server.start()
     try:
         yield bound.url.rstrip("/")
@@ -69,6 +69,29 @@ def test_web_api_shows_effective_statuses_and_refuses_a_sibling_task(
         assert ok.status_code == 200
         assert "in-review" in (repo.main / "tasks" / "003-task.md").read_text()
         assert "in-review" not in (a / "tasks" / "003-task.md").read_text()
+
+
+def test_live_reload_follows_a_sibling_worktrees_files(
+    dashboard_in_main: str, worktrees: tuple[Path, Path]
+) -> None:
+    """An edit in a sibling's task directory changes what the pages show: the event
+    stream announces it (the read timeout is the deadline)."""
+    a, _ = worktrees
+    timeout = httpx.Timeout(10, read=10)
+    with httpx.Client(base_url=dashboard_in_main, timeout=timeout) as client:
+        with client.stream("GET", "/api/events") as stream:
+            events = []
+            for line in stream.iter_lines():
+                if not line.startswith("event: "):
+                    continue
+                events.append(line.removeprefix("event: "))
+                if events[-1] == "ready":
+                    Repo.write(a, "003", "Ship", priority="medium", status="completed")
+                elif events[-1] == "change":
+                    break
+        assert events == ["ready", "change"]
+        shown = {task["id"]: task for task in client.get("/api/tasks").json()}
+        assert (shown["003"]["status"], shown["003"]["branch"]) == ("completed", "feature-a")
 
 
 async def test_mcp_tools_see_the_overlay_and_refuse_a_sibling_task(

@@ -145,3 +145,22 @@ def test_a_sibling_whose_config_is_broken_is_left_out_with_a_warning(repo: Repo,
     assert warning["code"] == "worktree.sibling_unreadable"
     assert str(a) in warning["message"]
     assert "[config.syntax]" in warning["message"]
+
+
+def test_a_new_id_never_takes_one_only_a_sibling_holds(repo: Repo, run: Run) -> None:
+    a = repo.worktree("wt-a", branch="feature-a")
+    b = repo.worktree("wt-b", branch="feature-b")
+    run(a, "add", "Only on A")  # 004, in A's files only
+    (b / "tasks" / "archive").mkdir()
+    Repo.write(b, "005", "Archived on B").rename(b / "tasks" / "archive" / "005-task.md")
+    # Each worktree alone has the ids free (isolated sees no sibling).
+    isolated = run(repo.main, "--worktree-scope", "isolated", "next-id", "--format", "json")
+    assert as_json(isolated)["id"] == "004"
+
+    assert as_json(run(repo.main, "next-id", "--format", "json"))["id"] == "006"
+    added = as_json(run(repo.main, "add", "Made here", "--format", "json"))
+    assert added["id"] == "006"
+    assert (repo.main / "tasks" / "006-made-here.md").is_file()
+    clash = run(repo.main, "add", "Clash", "--id", "004", code=1)
+    assert "[task.exists]" in clash.stderr
+    assert not list((repo.main / "tasks").glob("004-*"))

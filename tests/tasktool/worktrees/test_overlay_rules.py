@@ -13,7 +13,7 @@ def _task(task_id: str, status: str, where: str = "here", **extra: object) -> Ta
 
 
 def _sibling(name: str, *tasks: Task, archived: tuple[Task, ...] = ()) -> SiblingTasks:
-    return SiblingTasks(worktree=f"/{name}", branch=name, tasks=tasks, archived=archived)
+    return SiblingTasks.of_tasks(f"/{name}", name, tasks, archived)
 
 
 MTIMES = {"/b/1.md": 2.0, "/c/1.md": 1.0}

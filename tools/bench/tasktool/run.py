@@ -161,10 +161,17 @@ def _tasktool_jobs(
 
 
 def bench_size(
-    size: int, work: Path, runs: int, backlog: Path | None, baseline: Path | None = None
+    size: int,
+    work: Path,
+    runs: int,
+    backlog: Path | None,
+    baseline: Path | None = None,
+    *,
+    only: tuple[str, ...] = (),
 ) -> list[Measure]:
     """Every measurement at one size (with ``baseline``: the same commands run from that
-    tasktool source tree too, round-robin with ours, for a before/after in one run)."""
+    tasktool source tree too, round-robin with ours, for a before/after in one run; with
+    ``only``: just the commands whose names start with one of these)."""
     root = work / f"tasktool-{size}"
     shutil.rmtree(root, ignore_errors=True)
     tasks = generate_tasks(size)
@@ -213,6 +220,8 @@ def bench_size(
             )
         )
     run_once([*tt, "list"], root)  # the first run writes the config cache
+    if only:
+        jobs = [job for job in jobs if job.name.removeprefix("baseline: ").startswith(only)]
     return measure_all(jobs, size, runs)
 
 
@@ -325,6 +334,13 @@ def main(argv: list[str] | None = None) -> None:
         default=None,
         help="Sizes at which Backlog.md runs too (default: every size).",
     )
+    parser.add_argument(
+        "--only",
+        nargs="*",
+        default=[],
+        help="Only the commands whose names start with these (e.g. 'list' 'get'), so that "
+        "one size's run stays short.",
+    )
     args = parser.parse_args(argv)
     backlog = None if args.no_backlog else install_backlog(args.work / "npm")
     note = (
@@ -338,7 +354,7 @@ def main(argv: list[str] | None = None) -> None:
     results: list[Measure] = []
     for size in args.sizes:
         peer = backlog if args.backlog_sizes is None or size in args.backlog_sizes else None
-        batch = bench_size(size, args.work, args.runs, peer, args.baseline)
+        batch = bench_size(size, args.work, args.runs, peer, args.baseline, only=tuple(args.only))
         results += batch
         for m in batch:
             print(

@@ -13,11 +13,8 @@ import contextlib
 import io
 import os
 import shlex
-import subprocess
 import sys
 from collections.abc import Iterator
-
-from tasktool.present.terminal import terminal_height
 
 #: Commands whose output may be long enough to page (read commands).
 PAGED = frozenset(
@@ -55,6 +52,11 @@ def _pager_command() -> list[str] | None:
 
 
 def _show(text: str) -> None:
+    # Imported here, on a terminal only: piped output (scripts, benchmarks) starts faster.
+    import subprocess
+
+    from tasktool.present.terminal import terminal_height
+
     command = _pager_command()
     if command is None or text.count("\n") < terminal_height():
         sys.stdout.write(text)

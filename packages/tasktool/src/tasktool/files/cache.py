@@ -1,21 +1,33 @@
 """The parse cache: two msgpack files under ``<task dir>/.tasktool/cache/``.
 
-Entries are keyed by absolute path and validated by size, mtime, ctime and
-inode, so a warm run re-parses only files that changed (an atomic rename gives
-a new inode even when size and mtime tick stay equal). A missing, stale or
-corrupt cache is rebuilt silently; a read-only task directory just runs uncached.
+The head file holds, per scanned folder, its ``.md`` file names and their stat
+signatures (size, mtime, ctime, inode: an atomic rename gives a new inode even when
+size and mtime tick stay equal) packed into two strings, then what each file parsed
+to (a task, a broken file or nothing) as one msgpack array decoded only when a scan
+needs it, and the result order. A warm scan compares each folder's names and
+signatures with two string comparisons and, when nothing changed, decodes the rows
+and is done (no sorting, no per-file lookups). A missing, stale or corrupt cache is rebuilt
+silently; a read-only task directory just runs uncached.
 
-The tasks' bodies are half of the cache's bytes and most commands never show
-them, so they live in a second file (``bodies-N``) read only when asked for.
-Both files carry the same random token: a body file left by another run (two
-processes writing at once, a crash between the two renames) does not match and
-the cache counts as missing, never as a mix of two runs.
+The tasks' bodies are half of the bytes and most commands never show them, so they
+live in a second file (``bodies-N``) read only when asked for. Each row names its
+body's slot in that file; a scan without bodies that re-parsed a few files rewrites
+only the head, those rows carrying their bodies inline (slot -1). The head carries
+the body file's random token: a body file left by another run (two processes writing
+at once, a crash between the two renames) does not match and the cache counts as
+missing, never as a mix of two runs.
 """
 
 from __future__ import annotations
 
+import bisect
+import gc
 import os
+import struct
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -25,15 +37,60 @@ from tasktool.files.storage import (
     ensure_state_dir,
 )
 from tasktool.model.diagnostics import Diagnostic
-from tasktool.model.task import Task
+from tasktool.model.task import Task, natural_key
 
-_FORMAT = "tasks-3"  # 2: entries kept in result order; 3: bodies in their own file
+_FORMAT = "tasks-5"  # 3: one entry per path; 4: folders, packed signatures; 5: rows by folder
+#: The head's length in bytes, first in the file.
+_LENGTH = struct.Struct("<Q")
+#: One file's signature: size, mtime_ns, ctime_ns, inode.
+_SIG = struct.Struct("<qqqQ")
+SIG_SIZE = _SIG.size
+pack_signature = _SIG.pack
+unpack_signature = _SIG.unpack
+#: A signature that matches no file: a racy file (changed a moment ago) is parsed every
+#: time until it settles, as git does.
+UNSETTLED = _SIG.pack(-1, 0, 0, 0)
 
 
-# gc=False: entries hold only strings, numbers and tuples (no cycles), and 10,000 of them
-# decoded at once would otherwise trigger several full collections.
+def signature_mtime(sig: bytes) -> int:
+    """The mtime_ns of a packed signature."""
+    mtime: int = _SIG.unpack(sig)[1]
+    return mtime
+
+
+class Folder(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """One scanned folder: its ``.md`` files' names in directory order (NUL-separated:
+    a name cannot hold one) and their packed signatures, ``SIG_SIZE`` bytes each.
+
+    Two strings per folder, not two per file: a head of 100,000 files decodes at once,
+    and an unchanged folder is recognised by two string comparisons.
+    """
+
+    path: str
+    names: str
+    sigs: bytes
+
+    @classmethod
+    def of(cls, path: str, names: list[str], sigs: list[bytes]) -> Folder:
+        return cls(path, "\0".join(names), b"".join(sigs))
+
+    def listed(self) -> list[str]:
+        """The file names."""
+        return self.names.split("\0") if self.names else []
+
+    def signature(self, index: int) -> bytes:
+        """The packed signature of the ``index``-th file."""
+        return self.sigs[index * SIG_SIZE : (index + 1) * SIG_SIZE]
+
+    def __len__(self) -> int:
+        return len(self.sigs) // SIG_SIZE
+
+
+# gc=False (here and on Row): they hold only strings, numbers and tuples (no cycles).
 class CacheEntry(msgspec.Struct, frozen=True, array_like=True, gc=False):
-    """One file's stat signature and what it parsed to (a task, a broken file or nothing)."""
+    """One file's stat signature and what it parsed to (a task, a broken file or nothing):
+    the per-path view of :attr:`ParseCache.entries` and :meth:`ParseCache.store`, for tests
+    and tools (scans work on folders and rows)."""
 
     size: int
     mtime_ns: int
@@ -42,132 +99,311 @@ class CacheEntry(msgspec.Struct, frozen=True, array_like=True, gc=False):
     task: Task | None = None
     broken: Diagnostic | None = None
 
-    @classmethod
-    def of(cls, stat: os.stat_result, parsed: Task | Diagnostic | None) -> CacheEntry:
-        return cls(
-            stat.st_size,
-            stat.st_mtime_ns,
-            stat.st_ctime_ns,
-            stat.st_ino,
-            parsed if isinstance(parsed, Task) else None,
-            parsed if isinstance(parsed, Diagnostic) else None,
-        )
-
     @property
     def signature(self) -> tuple[int, int, int, int]:
         return (self.size, self.mtime_ns, self.ctime_ns, self.inode)
 
-    def matches(self, stat: os.stat_result) -> bool:
-        return (
-            self.mtime_ns == stat.st_mtime_ns
-            and self.size == stat.st_size
-            and self.ctime_ns == stat.st_ctime_ns
-            and self.inode == stat.st_ino
-        )
+
+class Row(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """What one file parsed to; ``slot`` is its body's index in the body file (-1: the
+    body, if any, is the task's own)."""
+
+    task: Task | None = None
+    broken: Diagnostic | None = None
+    slot: int = -1
 
 
-def cache_path(root: Path) -> Path:
-    """The cache file of the task directory ``root`` (its name carries the format)."""
-    return root / STATE_DIR / "cache" / f"{_FORMAT}.msgpack"
+def row_of(parsed: Task | Diagnostic | None) -> Row:
+    """The row of a file parsed by this run (its body inline)."""
+    return Row(*_split(parsed))
 
 
-class _CacheFile(msgspec.Struct, frozen=True):
+def _split(parsed: Task | Diagnostic | None) -> tuple[Task | None, Diagnostic | None]:
+    return (
+        parsed if isinstance(parsed, Task) else None,
+        parsed if isinstance(parsed, Diagnostic) else None,
+    )
+
+
+class Head(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """The head: folders in walk order, the byte length of each folder's rows (they
+    follow the head in the file, one msgpack array per folder, one row per name), and
+    the result order (row numbers of the active tasks, archived tasks and broken files)."""
+
     format: str
     token: bytes
-    entries: dict[str, CacheEntry]  # tasks stored with an empty body
+    folders: list[Folder]
+    spans: list[int]
+    tasks: list[int]
+    archived: list[int]
+    broken: list[int]
 
 
-class _BodyFile(msgspec.Struct, frozen=True):
+class _BodyFile(msgspec.Struct, frozen=True, array_like=True):
     format: str
     token: bytes
-    bodies: list[str]  # one per entry, in the entries' order ("" for a non-task)
+    bodies: list[str]
 
 
-_decoder = msgspec.msgpack.Decoder(_CacheFile)
+_head_decoder = msgspec.msgpack.Decoder(Head)
+_rows_decoder = msgspec.msgpack.Decoder(list[Row])
 _body_decoder = msgspec.msgpack.Decoder(_BodyFile)
 _encoder = msgspec.msgpack.Encoder()
 
 
-class ParseCache:
-    """The previous run's entries (path -> :class:`CacheEntry`); :meth:`store` writes the
-    new set."""
+@contextmanager
+def no_collection() -> Iterator[None]:
+    """Garbage collection paused: decoding 100,000 rows allocates tuples that would set off
+    many collections, none of which can free anything (rows hold no cycles)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
-    def __init__(self, path: Path | None, entries: dict[str, CacheEntry]) -> None:
-        self.path = path
-        self.entries = entries
+
+def cache_path(root: Path) -> Path:
+    """The head file of the task directory ``root`` (its name carries the format)."""
+    return root / STATE_DIR / "cache" / f"{_FORMAT}.msgpack"
+
+
+def read_head(root: Path) -> tuple[Head, int, tuple[int, int, int]] | None:
+    """The current head of ``root``'s cache, where its rows start and the file's identity
+    (inode, size, mtime), or ``None`` (missing, corrupt, another version's)."""
+    try:
+        with open(cache_path(root), "rb") as handle:
+            stat = os.fstat(handle.fileno())
+            (length,) = _LENGTH.unpack(handle.read(_LENGTH.size))
+            if length > stat.st_size - _LENGTH.size:
+                return None  # not a head's length: a corrupt or foreign file
+            with no_collection():
+                head = _head_decoder.decode(handle.read(length))
+    except (OSError, struct.error, msgspec.DecodeError):
+        return None
+    start = _LENGTH.size + length
+    if (
+        head.format != _FORMAT
+        or len(head.spans) != len(head.folders)
+        or min(head.spans, default=0) < 0
+        or start + sum(head.spans) != stat.st_size
+    ):
+        return None
+    return head, start, (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+
+
+def read_rows(
+    root: Path, found: tuple[Head, int, tuple[int, int, int]], decoder: msgspec.msgpack.Decoder[Any]
+) -> list[Any] | None:
+    """The rows after the head ``found`` (as ``decoder`` reads a folder's array), read and
+    decoded a folder at a time, so only one folder's bytes are held at once; ``None``
+    when the file was replaced since the head was read, or does not decode."""
+    head, start, identity = found
+    rows: list[Any] = []
+    try:
+        with open(cache_path(root), "rb") as handle:
+            stat = os.fstat(handle.fileno())
+            if (stat.st_ino, stat.st_size, stat.st_mtime_ns) != identity:
+                return None
+            handle.seek(start)
+            with no_collection():
+                for folder, span in zip(head.folders, head.spans, strict=True):
+                    part = decoder.decode(handle.read(span))
+                    if len(part) != len(folder):
+                        return None
+                    rows += part
+    except (OSError, msgspec.DecodeError):
+        return None
+    return rows
+
+
+#: Row numbers in result order: active tasks, archived tasks, broken files.
+Order = tuple[list[int], list[int], list[int]]
+
+
+def _task_key(row: Row) -> tuple[object, ...]:
+    task = row.task
+    assert task is not None
+    return (natural_key(task.id), task.file_path)
+
+
+def _broken_key(row: Row) -> str:
+    assert row.broken is not None
+    return row.broken.file or ""
+
+
+def result_order(rows: Sequence[Row]) -> Order:
+    """The row numbers of the active tasks and the archived ones (by natural id, then
+    file) and of the broken files (by file): a cold scan's order."""
+    tasks: list[int] = []
+    archived: list[int] = []
+    broken: list[int] = []
+    for number, row in enumerate(rows):
+        if row.task is not None:
+            (archived if row.task.archived else tasks).append(number)
+        elif row.broken is not None:
+            broken.append(number)
+    tasks.sort(key=lambda number: _task_key(rows[number]))
+    archived.sort(key=lambda number: _task_key(rows[number]))
+    broken.sort(key=lambda number: _broken_key(rows[number]))
+    return tasks, archived, broken
+
+
+def updated_order(
+    rows: Sequence[Row], before: Order, moved: Sequence[int], fresh: Sequence[int]
+) -> Order:
+    """:func:`result_order` of ``rows`` from the previous order: its row numbers renumbered
+    by ``moved`` (old number -> new, -1: gone), then the ``fresh`` rows inserted in place.
+    The keys are total (files differ), so this is the order a full sort gives."""
+    tasks, archived, broken = ([moved[n] for n in part if moved[n] >= 0] for part in before)
+    for number in fresh:
+        row = rows[number]
+        if row.task is not None:
+            part = archived if row.task.archived else tasks
+            bisect.insort(part, number, key=lambda n: _task_key(rows[n]))
+        elif row.broken is not None:
+            bisect.insort(broken, number, key=lambda n: _broken_key(rows[n]))
+    return tasks, archived, broken
+
+
+class ParseCache:
+    """The previous run's head (``None``: no usable cache) and, on demand, its rows."""
+
+    def __init__(
+        self, root: Path | None, found: tuple[Head, int, tuple[int, int, int]] | None
+    ) -> None:
+        self.root = root
+        self.path = cache_path(root) if root is not None else None
+        self._found = found
+        self.head = found[0] if found is not None else None
+        self._rows: list[Row] | None = None
 
     @classmethod
     def empty(cls) -> ParseCache:
-        return cls(None, {})
+        return cls(None, None)
 
     @classmethod
-    def open(cls, root: Path, *, bodies: bool = True) -> ParseCache:
-        """The cached entries; their tasks' bodies are empty unless ``bodies``."""
-        path = cache_path(root)
-        try:
-            loaded = _decoder.decode(path.read_bytes())
-            if loaded.format != _FORMAT:
-                return cls(path, {})
-            if not bodies:
-                return cls(path, loaded.entries)
-            body_file = _body_decoder.decode(_body_path(path).read_bytes())
-        except (OSError, msgspec.DecodeError):
-            return cls(path, {})
-        if body_file.token != loaded.token or len(body_file.bodies) != len(loaded.entries):
-            return cls(path, {})
-        replace = msgspec.structs.replace
-        return cls(
-            path,
-            {
-                key: replace(entry, task=replace(entry.task, body=body)) if entry.task else entry
-                for (key, entry), body in zip(loaded.entries.items(), body_file.bodies, strict=True)
-            },
-        )
+    def open(cls, root: Path) -> ParseCache:
+        return cls(root, read_head(root))
 
-    def with_bodies(self, fresh: dict[str, CacheEntry]) -> dict[str, CacheEntry] | None:
-        """``fresh`` from a scan without bodies, its entries taken from this cache given their
-        bodies back from the body file; ``None`` when that file does not match any more."""
-        if self.path is None:
+    @property
+    def folders(self) -> list[Folder]:
+        return self.head.folders if self.head is not None else []
+
+    def rows(self, *, bodies: bool) -> list[Row] | None:
+        """The cached rows (folder by folder, name by name), with their tasks' bodies when
+        ``bodies``; ``None`` when they do not decode or the body file does not match."""
+        if self.root is None or self._found is None or self.path is None:
             return None
-        full = ParseCache.open(self.path.parents[2], bodies=True).entries
-        filled: dict[str, CacheEntry] = {}
-        for key, entry in fresh.items():
-            if entry is not self.entries.get(key):  # parsed by this run: it has its body
-                filled[key] = entry
-                continue
-            stored = full.get(key)
-            if stored is None or stored.signature != entry.signature:
+        head = self._found[0]
+        if self._rows is None:
+            rows = read_rows(self.root, self._found, _rows_decoder)
+            parts = (head.tasks, head.archived, head.broken)
+            if rows is None or any(
+                part and (min(part) < 0 or max(part) >= len(rows)) for part in parts
+            ):
                 return None
-            filled[key] = stored
-        return filled
+            self._rows = rows
+        if not bodies:
+            return self._rows
+        try:
+            with no_collection():
+                body_file = _body_decoder.decode(_body_path(self.path).read_bytes())
+        except (OSError, msgspec.DecodeError):
+            return None
+        if body_file.token != head.token or body_file.format != _FORMAT:
+            return None
+        texts = body_file.bodies
+        replace = msgspec.structs.replace
+        try:
+            with no_collection():
+                return [
+                    row
+                    if row.task is None or row.slot < 0
+                    else replace(row, task=replace(row.task, body=texts[row.slot]))
+                    for row in self._rows
+                ]
+        except IndexError:
+            return None
 
-    def store(self, fresh: dict[str, CacheEntry]) -> None:
-        """Write ``fresh`` as the new cache, in its order.
+    @property
+    def entries(self) -> dict[str, CacheEntry]:
+        """Path -> entry of every file cached for good (not racy), bodies included."""
+        rows = self.rows(bodies=True)
+        if rows is None:
+            return {}
+        found: dict[str, CacheEntry] = {}
+        numbers = iter(rows)
+        for folder in self.folders:
+            for index, name in enumerate(folder.listed()):
+                row = next(numbers)
+                sig = folder.signature(index)
+                if sig != UNSETTLED:
+                    size, mtime, ctime, inode = _SIG.unpack(sig)
+                    entry = CacheEntry(size, mtime, ctime, inode, row.task, row.broken)
+                    found[os.path.join(folder.path, name)] = entry
+        return found
 
+    def store(self, entries: dict[str, CacheEntry]) -> None:
+        """Write ``entries`` (path -> entry, bodies included) as the whole new cache."""
+        names: dict[str, list[str]] = {}
+        sigs: dict[str, list[bytes]] = {}
+        rows: dict[str, list[Row]] = {}
+        for path, entry in entries.items():
+            directory, name = os.path.split(path)
+            names.setdefault(directory, []).append(name)
+            sigs.setdefault(directory, []).append(pack_signature(*entry.signature))
+            rows.setdefault(directory, []).append(Row(entry.task, entry.broken))
+        flat = [row for part in rows.values() for row in part]
+        folders = [Folder.of(path, listed, sigs[path]) for path, listed in names.items()]
+        self.write(folders, flat, result_order(flat))
+
+    def write(
+        self, folders: list[Folder], rows: list[Row], order: Order, *, bodies: bool = True
+    ) -> None:
+        """Write the cache: ``rows`` one per name of ``folders``, in order; ``order`` is
+        their :func:`result_order`.
+
+        With ``bodies`` every task carries its body and both files are written; without,
+        only the head, its rows keeping their slots in the current body file.
         Best effort and atomic: a read-only task directory just stays uncached.
         """
-        if self.path is None:
+        if self.path is None or (not bodies and self.head is None):
             return
+        replace = msgspec.structs.replace
         try:
             ensure_state_dir(self.path.parent.parent.parent)
             self.path.parent.mkdir(exist_ok=True)
-            token = os.urandom(16)
-            replace = msgspec.structs.replace
-            heads = {
-                key: replace(entry, task=replace(entry.task, body="")) if entry.task else entry
-                for key, entry in fresh.items()
-            }
-            encoded = _encoder.encode(_CacheFile(_FORMAT, token, heads))
-            bodies = [entry.task.body if entry.task else "" for entry in fresh.values()]
-            encoded_bodies = _encoder.encode(_BodyFile(_FORMAT, token, bodies))
+            with no_collection():
+                if bodies:
+                    token = os.urandom(16)
+                    texts = [row.task.body if row.task else "" for row in rows]
+                    rows = [
+                        Row(replace(row.task, body=""), None, number) if row.task else row
+                        for number, row in enumerate(rows)
+                    ]
+                    encoded_bodies = _encoder.encode(_BodyFile(_FORMAT, token, texts))
+                else:
+                    assert self.head is not None
+                    token = self.head.token
+                blobs = []
+                start = 0
+                for folder in folders:
+                    blobs.append(_encoder.encode(rows[start : start + len(folder)]))
+                    start += len(folder)
+                spans = [len(blob) for blob in blobs]
+                head = _encoder.encode(Head(_FORMAT, token, folders, spans, *order))
+                encoded = [_LENGTH.pack(len(head)), head, *blobs]
         except UnicodeEncodeError:
             return  # a file or folder name that is not UTF-8: such a tree stays uncached
         except OSError:
             return
         try:
-            # Bodies first: a reader that sees the new entries finds their bodies (or, if
+            # Bodies first: a reader that sees the new head finds their bodies (or, if
             # another process wrote in between, a token that does not match).
-            atomic_write_bytes(_body_path(self.path), encoded_bodies, sync=False)
+            if bodies:
+                atomic_write_bytes(_body_path(self.path), encoded_bodies, sync=False)
             atomic_write_bytes(self.path, encoded, sync=False)
         except OSError:
             return

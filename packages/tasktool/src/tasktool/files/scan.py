@@ -11,12 +11,23 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Iterator
+from collections import deque
+from collections.abc import Iterator
 from pathlib import Path
 
 import msgspec
 
-from tasktool.files.cache import CacheEntry, ParseCache
+from tasktool.files.cache import (
+    UNSETTLED,
+    Folder,
+    ParseCache,
+    Row,
+    pack_signature,
+    result_order,
+    row_of,
+    signature_mtime,
+    updated_order,
+)
 from tasktool.files.taskfile import id_in_text, looks_like_task, parse_task
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task, natural_key
@@ -26,8 +37,16 @@ SKIPPED_DIRS = frozenset(
     {"node_modules", "vendor", "dist", "build", ".next", ".nuxt", "out", "target", "__pycache__"}
 )
 ARCHIVE_DIR = "archive"
-#: At most this many changed files: a scan without bodies leaves the cache as it is.
-LAZY_REWRITE = 100
+#: Past this many files to parse, when reading the first ones took more than
+#: ``SLOW_READ_NS`` each, threads read the rest ahead: ``READERS`` threads, each reading
+#: ``READ_CHUNK`` files at a time, at most ``READ_WINDOW`` chunks ahead.
+READ_AHEAD_FROM = 64
+SLOW_READ_NS = 100_000
+READERS = 4
+READ_CHUNK = 32
+READ_WINDOW = 8
+#: The row of a file still to be parsed.
+_PENDING = Row()
 
 
 class ScanResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -59,29 +78,46 @@ def is_scanned_folder(relative: str, ignore: tuple[str, ...] = ()) -> bool:
     )
 
 
-def iter_markdown(
-    root: Path, ignore: tuple[str, ...] = ()
-) -> Iterator[tuple[os.DirEntry[str], str]]:
-    """Every ``.md`` file under ``root`` outside skipped directories, with its directory
-    relative to ``root`` (``""`` at the top), in no particular order.
+def walk(root: Path, ignore: tuple[str, ...] = ()) -> list[tuple[Folder, str]]:
+    """Every folder under ``root`` the scan enters (skipped directories left out), each
+    with its ``.md`` files' names and signatures in directory order, and its path
+    relative to ``root`` (``""`` at the top).
 
-    An ``ignore`` entry matches a directory name or its path relative to ``root``.
+    An ``ignore`` entry matches a directory name or its path relative to ``root``. One
+    ``scandir`` and one ``stat`` per file, in a tight loop: a warm scan is mostly this.
     """
     ignored = frozenset(entry.strip("/") for entry in ignore)
+    found: list[tuple[Folder, str]] = []
     pending = [(str(root), "")]
     while pending:
         directory, relative = pending.pop()
+        names: list[str] = []
+        sigs: list[bytes] = []
         try:
             with os.scandir(directory) as entries:
                 for entry in entries:
+                    name = entry.name
                     if entry.is_dir(follow_symlinks=False):
-                        child = f"{relative}/{entry.name}" if relative else entry.name
-                        if not _skipped(entry.name, child, ignored):
+                        child = f"{relative}/{name}" if relative else name
+                        if not _skipped(name, child, ignored):
                             pending.append((entry.path, child))
-                    elif entry.name.endswith(".md") and entry.is_file():
-                        yield entry, relative
+                    elif name.endswith(".md"):
+                        try:
+                            if not entry.is_file():
+                                continue
+                            stat = entry.stat()
+                        except OSError:  # gone since the listing, a symlink loop
+                            continue
+                        names.append(name)
+                        sigs.append(
+                            pack_signature(
+                                stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino
+                            )
+                        )
         except (FileNotFoundError, NotADirectoryError, PermissionError):
             continue
+        found.append((Folder.of(directory, names, sigs), relative))
+    return found
 
 
 def _place(directory: str) -> tuple[str | None, bool]:
@@ -96,13 +132,60 @@ def _place(directory: str) -> tuple[str | None, bool]:
     return (kept[-1] if kept else None), True
 
 
-def read_entry(root: str, path: str, directory: str | None = None) -> Task | Diagnostic | None:
-    """Read and parse one file (no cache); ``directory`` is its folder relative to ``root``."""
+def _read(path: str) -> bytes | OSError:
     try:
         with open(path, "rb") as handle:
-            raw = handle.read()
+            return handle.read()
     except OSError as exc:
-        return _unreadable(path, exc.strerror or str(exc))
+        return exc
+
+
+def _read_many(paths: list[str]) -> list[bytes | OSError]:
+    return [_read(path) for path in paths]
+
+
+def read_all(paths: list[str]) -> Iterator[bytes | OSError]:
+    """The bytes (or the error) of each file, in order.
+
+    The first ``READ_AHEAD_FROM`` files are read here; when they took more than
+    ``SLOW_READ_NS`` each (not in the OS cache: each read waits on the disk), a few
+    threads read the rest ahead of the caller, overlapping those waits. Files in the OS
+    cache are read here one by one: threads would only add switching.
+    """
+    started = time.perf_counter_ns()
+    probe = [_read(path) for path in paths[:READ_AHEAD_FROM]]
+    slow = time.perf_counter_ns() - started > SLOW_READ_NS * len(probe)
+    yield from probe
+    rest = paths[len(probe) :]
+    if not slow or not rest:
+        yield from map(_read, rest)
+        return
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    chunks = [rest[at : at + READ_CHUNK] for at in range(0, len(rest), READ_CHUNK)]
+    with ThreadPoolExecutor(READERS) as pool:
+        window: deque[Future[list[bytes | OSError]]] = deque()
+        for chunk in chunks[:READ_WINDOW]:
+            window.append(pool.submit(_read_many, chunk))
+        for chunk in chunks[READ_WINDOW:]:
+            done = window.popleft().result()
+            window.append(pool.submit(_read_many, chunk))
+            yield from done
+        while window:
+            yield from window.popleft().result()
+
+
+def read_entry(root: str, path: str, directory: str | None = None) -> Task | Diagnostic | None:
+    """Read and parse one file (no cache); ``directory`` is its folder relative to ``root``."""
+    return entry_of(root, path, _read(path), directory)
+
+
+def entry_of(
+    root: str, path: str, raw: bytes | OSError, directory: str | None = None
+) -> Task | Diagnostic | None:
+    """What the file at ``path`` parses to, from its bytes (or the error reading them)."""
+    if isinstance(raw, OSError):
+        return _unreadable(path, raw.strerror or str(raw))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -143,49 +226,112 @@ def scan_tasks(
 ) -> ScanResult:
     """Read every task under ``root``, parsing only files changed since the cached run.
 
-    The cache keeps its entries in result order (tasks, archived, broken, others), so a
-    warm run in which no file changed, appeared or vanished needs no sorting at all.
-    Without ``bodies`` a task's body may be empty (it is not read from the cache): for
-    commands that never show one; :func:`with_body` reads one task's body afterwards.
+    When no folder's names or signatures changed, the cached rows are the answer, in the
+    cached result order. Otherwise each folder's files are matched to the cached ones by
+    name and signature and only the others are parsed. Without ``bodies`` a task's body
+    may be empty (the body file is not read): for commands that never show one;
+    :func:`with_body` reads one task's body afterwards.
     """
-    base = str(root)
-    cache = ParseCache.open(root, bodies=bodies) if use_cache else ParseCache.empty()
-    previous = cache.entries
-    fresh: dict[str, CacheEntry] = {}
-    # A file changed within the last moments may change again within the same timestamp
-    # tick at the same size; such "racy" entries are parsed but not cached (as git does).
-    racy_after = time.time_ns() - RACY_NS
-    racy: set[str] = set()
-    parsed = 0
-    for entry, directory in iter_markdown(root, ignore):
-        path = entry.path
-        stat = entry.stat()
-        cached = previous.get(path)
-        if cached is None or not cached.matches(stat):
-            cached = CacheEntry.of(stat, read_entry(base, path, directory))
-            parsed += 1
-            if stat.st_mtime_ns > racy_after:
-                racy.add(path)
-        fresh[path] = cached
-    if not parsed and len(fresh) == len(previous):
-        return _collect(previous.values(), presorted=True)
-    result = _collect(fresh.values(), presorted=False)
-    if use_cache and (len(racy) < parsed or any(path not in fresh for path in previous)):
-        if not bodies:  # the cached tasks came without theirs: fetch them to rewrite
-            if parsed <= LAZY_REWRITE:
-                # A few changed files are cheaper to parse again next time than reading
-                # every body and rewriting the whole cache; a run with bodies catches up.
-                return result
-            filled = cache.with_bodies(fresh)
-            if filled is None:
-                return result
-            fresh = filled
-        ordered = [task.file_path for task in (*result.tasks, *result.archived)]
-        ordered += [problem.file for problem in result.broken if problem.file is not None]
-        entries = {path: fresh[path] for path in ordered if path not in racy}
-        entries.update((p, e) for p, e in fresh.items() if p not in entries and p not in racy)
-        cache.store(entries)
-    return result
+    walked = walk(root, ignore)
+    folders = [folder for folder, _relative in walked]
+    cache = ParseCache.open(root) if use_cache else ParseCache.empty()
+    if cache.folders == folders:
+        rows = cache.rows(bodies=bodies)
+        if rows is not None:
+            assert cache.head is not None
+            head = cache.head
+            return _result(rows, head.tasks, head.archived, head.broken)
+    return _rescan(root, walked, cache, bodies=bodies)
+
+
+class _Merge:
+    """The rows of a rescan: each folder's files matched to the cached ones by name and
+    signature, the others queued for parsing."""
+
+    def __init__(self, cache: ParseCache, *, bodies: bool) -> None:
+        self.before_rows = cache.rows(bodies=bodies) or []
+        self.before: dict[str, tuple[Folder, int]] = {}  # path -> folder, its first row
+        start = 0
+        if self.before_rows:
+            for folder in cache.folders:
+                self.before[folder.path] = (folder, start)
+                start += len(folder)
+        self.rows: list[Row] = []
+        self.folders: list[Folder] = []
+        self.moved = [-1] * len(self.before_rows)  # old row number -> new
+        self.fresh: list[int] = []  # rows to parse now
+        self.reading: list[tuple[str, str]] = []  # their files and folders (relative)
+        self.settled = 0  # parsed files that will be cached
+        # A file changed within the last moments may change again within the same
+        # timestamp tick at the same size: such "racy" files are parsed, not kept.
+        self.racy_after = time.time_ns() - RACY_NS
+
+    def vanished(self, walked: list[tuple[Folder, str]]) -> bool:
+        """Whether a cached file is gone (its folder or just its name)."""
+        now = {folder.path: folder for folder, _relative in walked}
+        for path, (old, _first) in self.before.items():
+            folder = now.get(path)
+            if len(old) and (folder is None or not set(old.listed()) <= set(folder.listed())):
+                return True
+        return False
+
+    def add(self, folder: Folder, relative: str) -> None:
+        old, first = self.before.get(folder.path, (None, 0))
+        rows = self.rows
+        if old == folder:
+            self.moved[first : first + len(folder)] = range(len(rows), len(rows) + len(folder))
+            rows += self.before_rows[first : first + len(folder)]
+            self.folders.append(folder)
+            return
+        names = folder.listed()
+        known = {name: index for index, name in enumerate(old.listed())} if old else {}
+        sigs: list[bytes] = []
+        for index, name in enumerate(names):
+            sig = folder.signature(index)
+            was = known.get(name)
+            if was is not None and old is not None and old.signature(was) == sig:
+                self.moved[first + was] = len(rows)
+                rows.append(self.before_rows[first + was])
+            else:
+                self.fresh.append(len(rows))
+                rows.append(_PENDING)
+                self.reading.append((os.path.join(folder.path, name), relative))
+                if signature_mtime(sig) > self.racy_after:
+                    sig = UNSETTLED
+                else:
+                    self.settled += 1
+            sigs.append(sig)
+        self.folders.append(Folder.of(folder.path, names, sigs))
+
+    def parse(self, root: Path) -> None:
+        """Parse the queued files (read ahead by threads when there are many)."""
+        base = str(root)
+        raws = read_all([path for path, _relative in self.reading])
+        for number, (path, relative), raw in zip(self.fresh, self.reading, raws, strict=True):
+            self.rows[number] = row_of(entry_of(base, path, raw, relative))
+
+
+def _rescan(
+    root: Path, walked: list[tuple[Folder, str]], cache: ParseCache, *, bodies: bool
+) -> ScanResult:
+    """The scan when some file changed, appeared or vanished (or nothing is cached)."""
+    merge = _Merge(cache, bodies=bodies)
+    for folder, relative in walked:
+        merge.add(folder, relative)
+    merge.parse(root)
+    rows = merge.rows
+    if merge.before_rows and cache.head is not None:
+        head = cache.head
+        before = (head.tasks, head.archived, head.broken)
+        order = updated_order(rows, before, merge.moved, merge.fresh)
+    else:
+        order = result_order(rows)
+    if cache.path is not None and (merge.settled or merge.vanished(walked)):
+        # Rows taken from a cache read without bodies have none: unless every row was
+        # parsed now, write the head only (they keep their slots in the body file).
+        complete = bodies or all(row.slot < 0 for row in rows)
+        cache.write(merge.folders, rows, order, bodies=complete)
+    return _result(rows, *order)
 
 
 def with_body(root: Path, task: Task) -> Task:
@@ -197,18 +343,12 @@ def with_body(root: Path, task: Task) -> Task:
     return task
 
 
-def _collect(entries: Iterable[CacheEntry], *, presorted: bool) -> ScanResult:
-    tasks: list[Task] = []
-    archived: list[Task] = []
-    broken: list[Diagnostic] = []
-    for item in entries:
-        task = item.task
-        if task is not None:
-            (archived if task.archived else tasks).append(task)
-        elif item.broken is not None:
-            broken.append(item.broken)
-    if not presorted:
-        tasks.sort(key=_order)
-        archived.sort(key=_order)
-        broken.sort(key=lambda problem: problem.file or "")
-    return ScanResult(tasks=tuple(tasks), archived=tuple(archived), broken=tuple(broken))
+def _result(
+    rows: list[Row], tasks: list[int], archived: list[int], broken: list[int]
+) -> ScanResult:
+    """The scan result from the rows and the row numbers of each part, in result order."""
+    return ScanResult(
+        tasks=tuple([rows[number].task for number in tasks]),  # type: ignore[misc]
+        archived=tuple([rows[number].task for number in archived]),  # type: ignore[misc]
+        broken=tuple([rows[number].broken for number in broken]),  # type: ignore[misc]
+    )

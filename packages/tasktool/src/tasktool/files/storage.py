@@ -13,7 +13,7 @@ import fcntl
 import os
 import re
 import stat as stat_module
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from tasktool.model.errors import TaskToolError
@@ -48,9 +48,10 @@ def ensure_state_dir(task_dir: Path) -> Path:
 
 
 def atomic_write_bytes(
-    path: Path, data: bytes, *, sync: bool = True, exclusive: bool = False
+    path: Path, data: bytes | Sequence[bytes], *, sync: bool = True, exclusive: bool = False
 ) -> None:
-    """Replace ``path`` with ``data``: temp file in the same directory, fsync, rename.
+    """Replace ``path`` with ``data`` (or its pieces, one after the other, never joined in
+    memory): temp file in the same directory, fsync, rename.
 
     A symlink is written through: its target gets the data and the link stays a link.
     ``exclusive`` creates the file only if it does not exist (``FileExistsError``
@@ -71,7 +72,10 @@ def atomic_write_bytes(
         raise OSError(exc.errno, exc.strerror, str(path)) from None
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            if isinstance(data, bytes):
+                handle.write(data)
+            else:
+                handle.writelines(data)
             handle.flush()
             if sync:
                 os.fsync(handle.fileno())

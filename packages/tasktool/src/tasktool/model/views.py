@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from types import GenericAlias
-from typing import Any
+from typing import Any, overload
 
 import msgspec
 
@@ -32,13 +32,32 @@ def row_type(keys: tuple[str, ...]) -> type[msgspec.Struct]:
     return msgspec.defstruct("TaskRow", [(key, types[key]) for key in keys], gc=False)
 
 
-def task_rows(tasks: Sequence[Task], keys: Sequence[str] = TASK_KEYS) -> list[msgspec.Struct]:
+class TaskRows(Sequence[msgspec.Struct]):
     """Tasks as structs holding only ``keys``: the fast way to JSON for long listings (no
-    dict per task, and columns not asked for are never touched)."""
-    rows: list[msgspec.Struct] = msgspec.convert(
-        tasks, GenericAlias(list, (row_type(tuple(keys)),)), from_attributes=True
-    )
-    return rows
+    dict per task, and columns not asked for are never touched). Converted a slice at a
+    time as they are read, so a streamed listing never holds every row at once."""
+
+    def __init__(self, tasks: Sequence[Task], keys: Sequence[str] = TASK_KEYS) -> None:
+        self._tasks = tasks
+        self._row = row_type(tuple(keys))
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+    @overload
+    def __getitem__(self, index: int) -> msgspec.Struct: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[msgspec.Struct]: ...
+
+    def __getitem__(self, index: int | slice) -> msgspec.Struct | list[msgspec.Struct]:
+        if isinstance(index, slice):
+            rows: list[msgspec.Struct] = msgspec.convert(
+                self._tasks[index], GenericAlias(list, (self._row,)), from_attributes=True
+            )
+            return rows
+        row: msgspec.Struct = msgspec.convert(self._tasks[index], self._row, from_attributes=True)
+        return row
 
 
 def task_summary(task: Task, keys: Sequence[str]) -> dict[str, Any]:

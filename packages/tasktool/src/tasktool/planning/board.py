@@ -9,7 +9,9 @@ always get a column, even an empty one; a task goes in one column per tag.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Sequence
+from operator import attrgetter
 from typing import Any, Literal, get_args
 
 import msgspec
@@ -20,7 +22,15 @@ from tasktool.model.task import Task, natural_key
 from tasktool.model.views import task_summary
 from tasktool.model.vocabulary import field_values
 
-__all__ = ["GROUP_FIELDS", "NONE_COLUMN", "Board", "Column", "GroupField", "build_board"]
+__all__ = [
+    "GROUP_FIELDS",
+    "NONE_COLUMN",
+    "Board",
+    "Column",
+    "GroupField",
+    "build_board",
+    "count_columns",
+]
 
 GroupField = Literal["status", "priority", "effort", "type", "owner", "phase", "tag", "group"]
 GROUP_FIELDS: tuple[str, ...] = get_args(GroupField)
@@ -75,25 +85,67 @@ def _values(field: str) -> Callable[[Task], tuple[str, ...]]:
     return single
 
 
-def build_board(tasks: Sequence[Task], settings: Settings, group_by: str) -> Board:
-    """Group the active tasks into columns by ``group_by`` (one of :data:`GROUP_FIELDS`)."""
+def _known(group_by: str, settings: Settings) -> tuple[str, ...]:
+    """The field's known values (each always a column); ``filter.field`` for another field."""
     if group_by not in GROUP_FIELDS:
         raise TaskToolError(
             f"cannot group by {group_by!r}; one of: {', '.join(GROUP_FIELDS)}", code="filter.field"
         )
+    return field_values(group_by, settings) or ()
+
+
+def _column_order(known: tuple[str, ...], present: Collection[str | None]) -> list[str | None]:
+    """Known values, then the others naturally sorted, then ``None`` when some task has none."""
+    extra = sorted((v for v in present if v is not None and v not in known), key=natural_key)
+    return [*known, *extra, *((None,) if None in present else ())]
+
+
+def build_board(
+    tasks: Sequence[Task], settings: Settings, group_by: str, *, ordered: bool = False
+) -> Board:
+    """Group the active tasks into columns by ``group_by`` (one of :data:`GROUP_FIELDS`).
+
+    ``ordered``: the tasks already come in natural id order (as a scan returns them).
+    """
+    known = _known(group_by, settings)
     values_of = _values(group_by)
-    known = field_values(group_by, settings) or ()
     buckets: dict[str | None, list[Task]] = {value: [] for value in known}
-    active = sorted((task for task in tasks if not task.archived), key=lambda t: natural_key(t.id))
+    active = [task for task in tasks if not task.archived]
+    if not ordered:
+        active.sort(key=lambda t: natural_key(t.id))
     for task in active:
         values = values_of(task) or (None,)
-        for value in dict.fromkeys(values):
-            buckets.setdefault(value, []).append(task)
-    extra = sorted((v for v in buckets if v is not None and v not in known), key=natural_key)
-    order: list[str | None] = [*known, *extra]
-    if buckets.get(None):
-        order.append(None)
+        for value in dict.fromkeys(values) if len(values) > 1 else values:
+            if value in buckets:
+                buckets[value].append(task)
+            else:
+                buckets[value] = [task]
+    present = [value for value, members in buckets.items() if members]
     return Board(
         group_by=group_by,
-        columns=tuple(Column(value=value, tasks=tuple(buckets[value])) for value in order),
+        columns=tuple(
+            Column(value=value, tasks=tuple(buckets.get(value, ())))
+            for value in _column_order(known, present)
+        ),
+    )
+
+
+def count_columns(
+    tasks: Iterable[Task], settings: Settings, group_by: str
+) -> tuple[tuple[str, int], ...]:
+    """``(column name, task count)`` of the board of ``tasks`` (all active), without building it."""
+    known = _known(group_by, settings)
+    counts: Counter[str | None]
+    if group_by == "tag":
+        counts = Counter()
+        for task in tasks:
+            tags = task.tags
+            for tag in (dict.fromkeys(tags) if len(tags) > 1 else tags) or (None,):
+                counts[tag] += 1
+    else:
+        value_of = attrgetter(group_by)
+        counts = Counter(value_of(task) or None for task in tasks)
+    return tuple(
+        (NONE_COLUMN if value is None else value, counts.get(value, 0))
+        for value in _column_order(known, counts)
     )

@@ -37,7 +37,7 @@ from tasktool.model.settings import Settings
 from tasktool.model.task import Task, natural_key
 from tasktool.model.vocabulary import DATE_FIELDS, INVALID_CODE, field_values, is_date
 from tasktool.planning.conformance import conformance_diagnostics
-from tasktool.planning.graph import build_graph, find_cycles
+from tasktool.planning.graph import TaskGraph, build_graph
 
 __all__ = ["ValidationReport", "build_report", "check_tasks"]
 
@@ -117,34 +117,50 @@ def _cycle_error(code: str, kind: str, cycle: list[str], first: Task) -> Diagnos
     return _error(code, f"{kind} cycle: {' -> '.join(cycle)}", first)
 
 
-def _clean(task: Task, allowed: dict[str, tuple[str, ...]]) -> bool:
+def _clean(task: Task, allowed: dict[str, frozenset[str]]) -> bool:
     """The common case in one expression: every field check would pass."""
     return (
         task.status in allowed["status"]
         and (task.priority is None or task.priority in allowed["priority"])
         and (task.type is None or task.type in allowed["type"])
         and (task.created_at is None or is_date(task.created_at))
-        and task.completed_at is None
-        and task.cancelled_at is None
+        and (task.completed_at is None or is_date(task.completed_at))
+        and (task.cancelled_at is None or is_date(task.cancelled_at))
         and bool(task.title.strip())
         and bool(task.id.strip())
     )
 
 
-def check_tasks(tasks: Sequence[Task], settings: Settings) -> list[Diagnostic]:
-    """Every task check, in natural id order, then cycles."""
-    graph = build_graph(tasks)
+def _duplicates(tasks: Iterable[Task]) -> list[Diagnostic]:
+    """One error per id held by several files (active or archived), in first-seen order."""
+    holders: dict[str, list[Task]] = {}
+    for task in tasks:
+        holders.setdefault(task.id, []).append(task)
+    found = []
+    for same in holders.values():
+        if len(same) > 1:
+            same.sort(key=lambda task: task.file_path)
+            files = ", ".join(task.file_path for task in same)
+            message = f"duplicate id {same[0].id} in {len(same)} files: {files}"
+            found.append(_error("task.duplicate_id", message, same[0]))
+    return found
+
+
+def check_tasks(tasks: Sequence[Task] | TaskGraph, settings: Settings) -> list[Diagnostic]:
+    """Every task check, in natural id order, then cycles.
+
+    Pass the repository's graph when there is one (built once per run); its
+    ``all_tasks`` are the tasks checked.
+    """
+    graph = tasks if isinstance(tasks, TaskGraph) else build_graph(tasks)
+    every = graph.all_tasks
     allowed = {field: field_values(field, settings) or () for field in _CHECKED}
+    allowed_sets = {field: frozenset(values) for field, values in allowed.items()}
     by_id = graph.by_id
     exists = by_id.keys() | graph.archived.keys()
     diagnostics: list[Diagnostic] = []
-    holders: dict[str, list[Task]] = {}
-    for task in tasks:
-        if task.id in holders:
-            holders[task.id].append(task)
-        else:
-            holders[task.id] = [task]
-        if not _clean(task, allowed):
+    for task in every:
+        if not _clean(task, allowed_sets):
             diagnostics.extend(_field_checks(task, allowed))
         if task.archived:
             continue
@@ -155,22 +171,14 @@ def check_tasks(tasks: Sequence[Task], settings: Settings) -> list[Diagnostic]:
         if task.parent is not None and task.parent not in exists:
             message = f"task {task.id} has parent {task.parent}, which does not exist"
             diagnostics.append(_error("task.missing_parent", message, task))
-    for same in holders.values():
-        if len(same) > 1:
-            same.sort(key=lambda task: task.file_path)
-            files = ", ".join(task.file_path for task in same)
-            message = f"duplicate id {same[0].id} in {len(same)} files: {files}"
-            diagnostics.append(_error("task.duplicate_id", message, same[0]))
-    diagnostics.extend(conformance_diagnostics(tasks, settings))
+    if len(exists) < len(every):  # some id is in several files
+        diagnostics.extend(_duplicates(every))
+    diagnostics.extend(conformance_diagnostics(every, settings))
     diagnostics.sort(key=lambda d: natural_key(d.task_id or ""))
-    for cycle in find_cycles(graph.dependency_edges()):
+    for cycle in graph.dependency_cycles():
         diagnostics.append(
             _cycle_error("task.dependency_cycle", "dependency", cycle, by_id[cycle[0]])
         )
-    parents = {
-        task.id: [task.parent] if task.parent is not None and task.parent in by_id else []
-        for task in graph.unique
-    }
-    for cycle in find_cycles(parents):
+    for cycle in graph.parent_cycles():
         diagnostics.append(_cycle_error("task.parent_cycle", "parent", cycle, by_id[cycle[0]]))
     return diagnostics

@@ -28,39 +28,54 @@ def _scope_list(settings: Settings) -> str:
 def conformance_diagnostics(tasks: Iterable[Task], settings: Settings) -> list[Diagnostic]:
     """Every task value that the configuration does not know, in task order."""
     phase_ids = {phase.id for phase in settings.phases}
+    scopes = settings.scopes
+    effort = frozenset(settings.effort)
     found: list[Diagnostic] = []
     for task in tasks:
-        where = {"file": task.file_path or None, "task_id": task.id}
-        if phase_ids and task.phase is not None and task.phase not in phase_ids:
-            found.append(
-                Diagnostic(
-                    severity="warning",
-                    code="task.unknown_phase",
-                    message=f"task {task.id}: phase {task.phase!r} matches no configured "
-                    f"phase id ({', '.join(phase.id for phase in settings.phases)})",
-                    **where,
-                )
+        # The common case first, in one expression: nothing to report.
+        if (
+            (not phase_ids or task.phase is None or task.phase in phase_ids)
+            and (scopes is None or all(scope in scopes for scope in task.touches))
+            and (task.effort is None or task.effort in effort)
+        ):
+            continue
+        found.extend(_task_diagnostics(task, settings, phase_ids))
+    return found
+
+
+def _task_diagnostics(task: Task, settings: Settings, phase_ids: set[str]) -> list[Diagnostic]:
+    where = {"file": task.file_path or None, "task_id": task.id}
+    found: list[Diagnostic] = []
+    if phase_ids and task.phase is not None and task.phase not in phase_ids:
+        found.append(
+            Diagnostic(
+                severity="warning",
+                code="task.unknown_phase",
+                message=f"task {task.id}: phase {task.phase!r} matches no configured "
+                f"phase id ({', '.join(phase.id for phase in settings.phases)})",
+                **where,
             )
-        if settings.scopes is not None:
-            found.extend(
-                Diagnostic(
-                    severity="warning",
-                    code="task.unknown_scope",
-                    message=f"task {task.id}: touches {scope!r}, which matches no configured "
-                    f"scope ({_scope_list(settings) or 'none'})",
-                    **where,
-                )
-                for scope in task.touches
-                if scope not in settings.scopes
+        )
+    if settings.scopes is not None:
+        found.extend(
+            Diagnostic(
+                severity="warning",
+                code="task.unknown_scope",
+                message=f"task {task.id}: touches {scope!r}, which matches no configured "
+                f"scope ({_scope_list(settings) or 'none'})",
+                **where,
             )
-        if task.effort is not None and task.effort not in settings.effort:
-            found.append(
-                Diagnostic(
-                    severity="error",
-                    code="task.invalid_effort",
-                    message=f"task {task.id}: effort {task.effort!r} is not in the effort list "
-                    f"({', '.join(settings.effort)})",
-                    **where,
-                )
+            for scope in task.touches
+            if scope not in settings.scopes
+        )
+    if task.effort is not None and task.effort not in settings.effort:
+        found.append(
+            Diagnostic(
+                severity="error",
+                code="task.invalid_effort",
+                message=f"task {task.id}: effort {task.effort!r} is not in the effort list "
+                f"({', '.join(settings.effort)})",
+                **where,
             )
+        )
     return found

@@ -135,6 +135,8 @@ def apply_filters(
     tasks: Iterable[Task], expressions: Sequence[str], settings: Settings
 ) -> list[Task]:
     """Tasks matching every expression."""
+    if not expressions:
+        return list(tasks)
     predicates = [_predicate(parse_filter(expression), settings) for expression in expressions]
     return [task for task in tasks if all(predicate(task) for predicate in predicates)]
 

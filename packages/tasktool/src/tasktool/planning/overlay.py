@@ -39,7 +39,7 @@ _TERMINAL = frozenset({Status.COMPLETED.value, Status.CANCELLED.value})
 
 class Copy(Protocol):
     """What the overlay reads of a sibling's task: a ``Task``, or the cut-down
-    ``tasktool.files.statuses.TaskStatus`` read from a sibling's cache."""
+    ``tasktool.files.sibling_index.IndexedCopy`` read from a sibling's index."""
 
     @property
     def id(self) -> str: ...
@@ -55,19 +55,32 @@ class Copy(Protocol):
     def file_path(self) -> str: ...
 
 
-def _whole(copy: Copy) -> Task | None:
-    return copy if isinstance(copy, Task) else None
-
-
 class SiblingTasks(NamedTuple):
-    """What one sibling worktree's task directory holds."""
+    """What one sibling worktree's task directory holds: ``(id, status)`` of each id's
+    first copy (an active copy before an archived one, the first file before later ones;
+    each id once; iterated once), and on demand that copy and the whole task behind it
+    (for a task only this sibling has)."""
 
     worktree: str
     branch: str | None
-    tasks: Sequence[Copy]
-    archived: Sequence[Copy] = ()
-    #: The whole task behind a copy (for a task only this sibling has); ``None``: gone.
-    load: Callable[[Copy], Task | None] = _whole
+    statuses: Iterable[tuple[str, str]]
+    copy: Callable[[str], Copy]
+    #: The whole task behind an id's copy; ``None``: its file no longer holds it.
+    load: Callable[[str], Task | None]
+
+    @classmethod
+    def of_tasks(
+        cls, worktree: str, branch: str | None, tasks: Iterable[Copy], archived: Iterable[Copy] = ()
+    ) -> SiblingTasks:
+        """From every task of the sibling (the full scan's result)."""
+        first = _first_copies((*tasks, *archived))
+        statuses = [(task_id, copy.status) for task_id, copy in first.items()]
+
+        def load(task_id: str) -> Task | None:
+            whole = first[task_id]
+            return whole if isinstance(whole, Task) else None
+
+        return cls(worktree, branch, statuses, first.__getitem__, load)
 
 
 class OverlayResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -133,20 +146,19 @@ def overlay(
 
     ``mtime(file_path)`` is asked only to break a tie between sibling copies.
     """
-    sibling_copies = [(s, _first_copies((*s.tasks, *s.archived))) for s in siblings]
     local_first: dict[str, Task] = {task.id: task for task in reversed((*tasks, *archived))}
 
     # Only copies whose status differs from this worktree's can change anything: collect
     # them (one dict lookup and one string comparison per sibling task), then decide.
     differing: dict[str, list[tuple[Copy, SiblingTasks]]] = {}
     only_in_siblings: dict[str, list[tuple[Copy, SiblingTasks]]] = {}
-    for sibling, copies in sibling_copies:
-        for task_id, copy in copies.items():
+    for sibling in siblings:
+        for task_id, status in sibling.statuses:
             mine = local_first.get(task_id)
             if mine is None:
-                only_in_siblings.setdefault(task_id, []).append((copy, sibling))
-            elif copy.status != mine.status:
-                differing.setdefault(task_id, []).append((copy, sibling))
+                only_in_siblings.setdefault(task_id, []).append((sibling.copy(task_id), sibling))
+            elif status != mine.status:
+                differing.setdefault(task_id, []).append((sibling.copy(task_id), sibling))
 
     winners: dict[str, tuple[Copy, SiblingTasks]] = {}  # id -> the sibling copy that wins
     divergent: list[Diagnostic] = []
@@ -169,12 +181,16 @@ def overlay(
             for task in local
         ]
 
+    if not winners and not only_in_siblings:  # the common case: nothing to rebuild
+        return OverlayResult(
+            tasks=tuple(tasks), archived=tuple(archived), divergent=tuple(divergent)
+        )
     effective_tasks = effective(tasks)
     effective_archived = effective(archived)
     for task_id, holders in only_in_siblings.items():
         best = max(_rank(copy) for copy, _ in holders)
         winner, owner = _winner([h for h in holders if _rank(h[0]) == best], mtime)
-        whole = owner.load(winner)
+        whole = owner.load(task_id)
         if whole is None:
             continue  # removed since it was scanned
         shown = _with_provenance(whole, winner, owner, only=True)

@@ -22,13 +22,14 @@ phase (``last``); a phase not in the list ranks last. Ties: natural id order.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
 from tasktool.model.settings import Settings
-from tasktool.model.task import PRIORITY_ORDER, Priority, Task
+from tasktool.model.task import PRIORITY_ORDER, RESOLVED_STATUSES, Priority, Task
 from tasktool.model.views import task_summary
 from tasktool.planning.graph import TaskGraph, build_graph, longest_chains
 from tasktool.planning.overlay import claimed_elsewhere
@@ -85,21 +86,38 @@ def _priority_name(task: Task) -> str:
     return task.priority if task.priority in _PRIORITY_POINTS else Priority.LOW.value
 
 
-def _effort_reason(task: Task, effort: Sequence[str]) -> Reason | None:
+_PRIORITY_NAMES = tuple(PRIORITY_ORDER)  # by rank, lowest first
+_LOW_RANK = PRIORITY_ORDER[Priority.LOW.value]
+
+
+def _effort_points(task: Task, effort: Sequence[str]) -> tuple[int, int]:
+    """``(points, position in the vocabulary)``; no points for a value outside it."""
     if task.effort is None or task.effort not in effort:
-        return None
+        return 0, -1
     position, top = effort.index(task.effort), len(effort) - 1
-    points = (
-        _EFFORT_POINTS if top == 0 else (2 * _EFFORT_POINTS * (top - position) + top) // (2 * top)
-    )
-    if not points:
-        return None
-    label = "quick win" if position == 0 else f"{position + 1} of {len(effort)}"
-    return Reason("effort", points, f"effort {task.effort} ({label})")
+    if top == 0:
+        return _EFFORT_POINTS, position
+    return (2 * _EFFORT_POINTS * (top - position) + top) // (2 * top), position
+
+
+class _Dependents(NamedTuple):
+    """The unresolved dependents of a candidate, and the points they give it."""
+
+    unresolved: int  # how many
+    priority: str  # the highest among them
+    quarters: int  # the multiplier m, in quarters
+    critical_points: int
+    unblock_points: int
+    critical: bool  # on a longest chain of unresolved work
 
 
 class _Scorer:
-    """Score components that need the whole graph, computed once per run."""
+    """Score components that need the whole graph, computed once per run.
+
+    :meth:`score` is the number every candidate is ranked by; :meth:`reasons`
+    itemises it (only for the tasks shown). Both add up the same parts below, and
+    a test checks that the reasons always sum to the score.
+    """
 
     def __init__(self, graph: TaskGraph, settings: Settings, strict_phases: bool) -> None:
         self.graph = graph
@@ -108,42 +126,76 @@ class _Scorer:
         self.chains = longest_chains(graph, lambda task: not task.resolved)
         self.phase_index = {phase.id: index for index, phase in enumerate(settings.phases)}
 
-    def _unresolved_dependents(self, task: Task) -> list[Task]:
+    def _dependents(self, task: Task) -> _Dependents | None:
+        """What the unresolved tasks that depend on ``task`` add to its score."""
+        dependents = self.graph.dependents.get(task.id)
+        if not dependents:
+            return None
         by_id = self.graph.by_id
-        return [
-            by_id[dependent]
-            for dependent in self.graph.dependents.get(task.id, ())
-            if not by_id[dependent].resolved
-        ]
+        count, top = 0, _LOW_RANK
+        for dependent_id in dependents:
+            dependent = by_id[dependent_id]
+            if dependent.status in RESOLVED_STATUSES:
+                continue
+            count += 1
+            rank = PRIORITY_ORDER.get(dependent.priority or "", _LOW_RANK)
+            top = max(top, rank)
+        if not count:
+            return None
+        priority = _PRIORITY_NAMES[top]
+        quarters = _QUARTERS[priority]
+        critical = self.chains.on_longest(task.id)
+        return _Dependents(
+            unresolved=count,
+            priority=priority,
+            quarters=quarters,
+            critical_points=_times_quarters(_CRITICAL_PATH_POINTS, quarters) if critical else 0,
+            unblock_points=_times_quarters(
+                min(_UNBLOCK_POINTS_EACH * count, _UNBLOCK_POINTS_MAX), quarters
+            ),
+            critical=critical,
+        )
+
+    def _phase_bonus(self, task: Task) -> tuple[int, int]:
+        """``(points, phase position)`` of the phase bonus (without strict phases)."""
+        if self.strict_phases or task.phase not in self.phase_index:
+            return 0, -1
+        position = self.phase_index[task.phase]
+        return max(0, _PHASE_BONUS_FIRST - _PHASE_BONUS_STEP * position), position
+
+    def score(self, task: Task) -> int:
+        """The sum of :meth:`reasons`' points, without building them."""
+        points = _PRIORITY_POINTS[_priority_name(task)]
+        dependents = self._dependents(task)
+        if dependents is not None:
+            points += dependents.critical_points + dependents.unblock_points
+        return points + _effort_points(task, self.settings.effort)[0] + self._phase_bonus(task)[0]
 
     def reasons(self, task: Task) -> list[Reason]:
         priority = _priority_name(task)
         shown = task.priority if task.priority == priority else f"{priority} (unset)"
         reasons = [Reason("priority", _PRIORITY_POINTS[priority], f"priority {shown}")]
-        dependents = self._unresolved_dependents(task)
-        if dependents:
-            top = max((_priority_name(dep) for dep in dependents), key=PRIORITY_ORDER.__getitem__)
-            quarters = _QUARTERS[top]
-            weight = f"highest dependent priority {top}, x{quarters / 4:g}"
-            if self.chains.on_longest(task.id):
-                points = _times_quarters(_CRITICAL_PATH_POINTS, quarters)
-                detail = f"on the critical path ({self.chains.length} tasks; {weight})"
-                reasons.append(Reason("critical_path", points, detail))
-            count = len(dependents)
-            points = _times_quarters(
-                min(_UNBLOCK_POINTS_EACH * count, _UNBLOCK_POINTS_MAX), quarters
+        dependents = self._dependents(task)
+        if dependents is not None:
+            weight = (
+                f"highest dependent priority {dependents.priority}, x{dependents.quarters / 4:g}"
             )
+            if dependents.critical:
+                detail = f"on the critical path ({self.chains.length} tasks; {weight})"
+                reasons.append(Reason("critical_path", dependents.critical_points, detail))
+            count = dependents.unresolved
             noun = "task" if count == 1 else "tasks"
-            reasons.append(Reason("unblocks", points, f"unblocks {count} {noun} ({weight})"))
-        effort = _effort_reason(task, self.settings.effort)
-        if effort is not None:
-            reasons.append(effort)
-        if not self.strict_phases and task.phase in self.phase_index:
-            position = self.phase_index[task.phase]
-            bonus = max(0, _PHASE_BONUS_FIRST - _PHASE_BONUS_STEP * position)
-            if bonus:
-                detail = f"phase {task.phase} ({position + 1} of {len(self.phase_index)})"
-                reasons.append(Reason("phase", bonus, detail))
+            detail = f"unblocks {count} {noun} ({weight})"
+            reasons.append(Reason("unblocks", dependents.unblock_points, detail))
+        effort = self.settings.effort
+        points, position = _effort_points(task, effort)
+        if points:
+            label = "quick win" if position == 0 else f"{position + 1} of {len(effort)}"
+            reasons.append(Reason("effort", points, f"effort {task.effort} ({label})"))
+        bonus, position = self._phase_bonus(task)
+        if bonus:
+            detail = f"phase {task.phase} ({position + 1} of {len(self.phase_index)})"
+            reasons.append(Reason("phase", bonus, detail))
         return reasons
 
 
@@ -172,8 +224,12 @@ def score_candidates(
     strict_phases: bool = True,
     quick_wins: bool = False,
     predicate: Callable[[Task], bool] | None = None,
+    limit: int = 0,
 ) -> list[Ranked]:
-    """Every candidate of ``next`` in rank order (no limit)."""
+    """The candidates of ``next`` in rank order, the first ``limit`` (``0`` = all).
+
+    Every candidate is scored; only those returned get their reasons written out.
+    """
     graph = tasks if isinstance(tasks, TaskGraph) else build_graph(tasks)
     # Tasks a sibling worktree has claimed (or holds alone) are not to be started here.
     actionable = [task for task in graph.actionable() if not claimed_elsewhere(task)]
@@ -187,24 +243,24 @@ def score_candidates(
     )
     unphased_last = settings.next_unphased == "last"
     lowest_effort = settings.effort[0] if settings.effort else None
-    rows: list[tuple[int, int, Task, list[Reason]]] = []
-    for task in actionable:
+    # (tier, -score, position, task): ``actionable`` comes in natural id order, so the
+    # position breaks ties in that order, and tuples sort without a key function.
+    rows: list[tuple[int, int, int, Task]] = []
+    for position, task in enumerate(actionable):
         if quick_wins and (lowest_effort is None or task.effort != lowest_effort):
             continue
         if predicate is not None and not predicate(task):
             continue
+        tier = _tier(task, phase_index, earliest, unphased_last) if tiered else 0
+        rows.append((tier, -scorer.score(task), position, task))
+    shown = heapq.nsmallest(limit, rows) if limit > 0 else sorted(rows)
+    ranked = []
+    for rank, (tier, negated, _, task) in enumerate(shown, start=1):
         reasons = scorer.reasons(task)
-        tier = 0
         if tiered:
-            tier = _tier(task, phase_index, earliest, unphased_last)
             reasons.append(_tier_reason(task, tier, settings))
-        rows.append((tier, sum(reason.points for reason in reasons), task, reasons))
-    # ``actionable`` comes in natural id order and the sort is stable: ties stay in that order.
-    rows.sort(key=lambda row: (row[0], -row[1]))
-    return [
-        Ranked(rank=rank, task=task, score=score, reasons=tuple(reasons))
-        for rank, (_, score, task, reasons) in enumerate(rows, start=1)
-    ]
+        ranked.append(Ranked(rank=rank, task=task, score=-negated, reasons=tuple(reasons)))
+    return ranked
 
 
 def rank_next(
@@ -220,11 +276,11 @@ def rank_next(
 
     The one function behind ``next`` in every front end, so they agree exactly.
     """
-    ranked = score_candidates(
+    return score_candidates(
         tasks,
         settings,
         strict_phases=strict_phases,
         quick_wins=quick_wins,
         predicate=predicate,
+        limit=limit,
     )
-    return ranked if limit <= 0 else ranked[:limit]

@@ -10,6 +10,7 @@
     repo.broken              # task-like files that could not be read (error diagnostics)
     repo.graph               # dependents, children, blocked/actionable (graph.TaskGraph)
     repo.worktrees           # the git worktrees merged in (None: no overlay active)
+    repo.watched             # task directories whose changes change what is shown
 
 With ``worktree_scope: unified`` and sibling git worktrees, ``tasks`` and
 ``archived`` carry each task's effective status (:mod:`tasktool.planning.overlay`,
@@ -30,16 +31,15 @@ from typing import TYPE_CHECKING, Protocol
 from tasktool.config import LoadedConfig, Overrides, load_config
 from tasktool.files.scan import ScanResult, scan_tasks
 from tasktool.files.taskfile import is_safe_id
-from tasktool.files.worktrees import WorktreeSet
+from tasktool.files.worktrees import WorktreeSet, discover_worktrees
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.errors import TaskToolError, task_not_found
 from tasktool.model.settings import Settings
 from tasktool.model.task import Task
-from tasktool.planning.overlay import OverlayResult
-from tasktool.planning.siblings import find_siblings
 
 if TYPE_CHECKING:
     from tasktool.planning.graph import TaskGraph
+    from tasktool.planning.siblings import Merged
 
 WORKLOG_DIR = ".worklogs"
 
@@ -51,24 +51,41 @@ class Repository:
         self,
         config: LoadedConfig,
         scan: ScanResult,
-        *,
-        worktrees: WorktreeSet | None = None,
-        overlaid: OverlayResult | None = None,
-        sibling_problems: tuple[Diagnostic, ...] = (),
+        merged: Merged | None = None,
     ) -> None:
         self.config = config
         self.settings: Settings = config.settings
         self.task_dir = Path(config.settings.task_dir)
+        overlaid = merged.overlaid if merged is not None else None
         self.tasks = scan.tasks if overlaid is None else overlaid.tasks
         self.archived = scan.archived if overlaid is None else overlaid.archived
         self.broken = scan.broken
-        self.taken_ids = scan.taken_ids
+        self._scan = scan
+        self._merged = merged
         #: The repository's worktrees when the overlay is active, else ``None``.
-        self.worktrees = worktrees if overlaid is not None else None
+        self.worktrees: WorktreeSet | None = merged.worktrees if merged is not None else None
         #: ``worktree.*`` findings: divergent terminal states, unreadable siblings.
-        self.worktree_diagnostics = sibling_problems + (
-            overlaid.divergent if overlaid is not None else ()
+        self.worktree_diagnostics: tuple[Diagnostic, ...] = (
+            merged.problems + merged.overlaid.divergent if merged is not None else ()
         )
+        #: The task directories (with their ignore lists) whose files make up what this
+        #: repository shows: its own, then each sibling's that the overlay read.
+        self.watched: tuple[tuple[Path, tuple[str, ...]], ...] = (
+            (self.task_dir, self.settings.ignore),
+            *(merged.task_dirs if merged is not None else ()),
+        )
+
+    @cached_property
+    def sibling_ids(self) -> frozenset[str]:
+        """Every id a sibling worktree's files hold (with the overlay; else none)."""
+        return self._merged.taken if self._merged is not None else frozenset()
+
+    @cached_property
+    def taken_ids(self) -> frozenset[str]:
+        """Ids a new task must not take: this worktree's (broken files' included) and,
+        with the overlay, its siblings' (a task made here would collide on merge). Only
+        commands that create tasks ask, so it is not built for every read."""
+        return self._scan.taken_ids | self.sibling_ids
 
     @property
     def config_diagnostics(self) -> tuple[Diagnostic, ...]:
@@ -106,7 +123,9 @@ class Repository:
         ``task.ambiguous_id`` when several do (acting on one copy would be a guess)."""
         task = self.by_id.get(task_id)
         if task is not None:
-            paths = self.copies.get(task_id)
+            # No two files share an id unless some id maps fewer tasks than there are.
+            unique = len(self.by_id) == len(self.tasks) + len(self.archived)
+            paths = None if unique else self.copies.get(task_id)
             if paths:
                 raise TaskToolError(
                     f"task {task_id} is in {len(paths)} files: {', '.join(paths)}; "
@@ -193,20 +212,15 @@ def load_context(
             + " (create it, or run 'tasktool init')",
             code="task.dir_missing",
         )
-    siblings = None
-    if config.settings.worktree_scope == "unified":
-        siblings = find_siblings(config, overrides, env=env, home=home, use_cache=use_cache)
+    found = discover_worktrees(root) if config.settings.worktree_scope == "unified" else None
     scan = scan_tasks(root, config.settings.ignore, use_cache=use_cache, bodies=bodies)
-    if siblings is None:
+    if found is None or not found.siblings:
         return Repository(config, scan)
-    merged = siblings.merge(scan)
-    return Repository(
-        config,
-        scan,
-        worktrees=merged.worktrees,
-        overlaid=merged.overlaid,
-        sibling_problems=merged.problems,
-    )
+    # Imported only with siblings: a single worktree pays nothing for the overlay.
+    from tasktool.planning.siblings import SiblingReader
+
+    reader = SiblingReader.of(found, config, overrides, env=env, home=home, use_cache=use_cache)
+    return Repository(config, scan, merged=reader.merge(scan))
 
 
 class Loader(Protocol):

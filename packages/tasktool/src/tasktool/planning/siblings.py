@@ -6,8 +6,9 @@ upwards from that place in the sibling. ``--task-dir``, or a run without a proje
 file in the worktree, mirrors this run's task directory into the sibling. A sibling
 whose config cannot be read, or whose task directory is outside it, is left out with
 a ``worktree.sibling_unreadable`` warning (shown by ``validate``); a sibling without
-the task directory has nothing to merge. Statuses are read from each sibling's parse
-cache when it is current (:mod:`tasktool.files.statuses`), else by the full scan.
+the task directory has nothing to merge. Statuses come from each sibling's index
+(:mod:`tasktool.files.sibling_index`, kept in this worktree's state directory), which
+costs one ``stat`` per sibling file and folder while nothing changed there.
 """
 
 from __future__ import annotations
@@ -19,21 +20,40 @@ from typing import NamedTuple
 
 from mtcommon import CodedError
 from tasktool.config import LoadedConfig, Overrides, find_config, load_config
-from tasktool.files.scan import ScanResult, read_entry, scan_tasks
-from tasktool.files.statuses import scan_statuses
-from tasktool.files.worktrees import Worktree, WorktreeSet, discover_worktrees
+from tasktool.files.scan import ScanResult
+from tasktool.files.sibling_index import SiblingIndex, index_path, prune_indexes, read_index
+from tasktool.files.worktrees import Worktree, WorktreeSet
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.errors import TaskToolError
-from tasktool.model.task import Task
-from tasktool.planning.overlay import Copy, OverlayResult, SiblingTasks, overlay
+from tasktool.planning.overlay import OverlayResult, SiblingTasks, overlay
+
+
+class SiblingRead(NamedTuple):
+    """One sibling read: its task directory and ignore list, and its index."""
+
+    task_dir: Path
+    ignore: tuple[str, ...]
+    source: SiblingIndex
 
 
 class Merged(NamedTuple):
-    """The overlay's result, the worktrees it read, and the siblings it left out."""
+    """The overlay's result, the worktrees it read, the siblings it left out, and what
+    was read of each of the others."""
 
     worktrees: WorktreeSet
     overlaid: OverlayResult
     problems: tuple[Diagnostic, ...]
+    reads: tuple[SiblingRead, ...]
+
+    @property
+    def taken(self) -> frozenset[str]:
+        """Every id a sibling's files hold (a new task here must not take one)."""
+        return frozenset[str]().union(*(read.source.taken for read in self.reads))
+
+    @property
+    def task_dirs(self) -> tuple[tuple[Path, tuple[str, ...]], ...]:
+        """Each sibling task directory read, with its ignore list."""
+        return tuple((read.task_dir, read.ignore) for read in self.reads)
 
 
 def _mirror(path: Path, current: Path, sibling: Path) -> Path | None:
@@ -74,6 +94,28 @@ class SiblingReader(NamedTuple):
     ignore: tuple[str, ...]
     use_cache: bool
 
+    @classmethod
+    def of(
+        cls,
+        found: WorktreeSet,
+        config: LoadedConfig,
+        overrides: Overrides | None,
+        *,
+        env: Mapping[str, str] | None,
+        home: Path | None,
+        use_cache: bool,
+    ) -> SiblingReader:
+        """The reader of ``found``'s siblings, for the run that loaded ``config``."""
+        return cls(
+            worktrees=found,
+            config=config,
+            overrides=overrides or Overrides(),
+            env=os.environ if env is None else env,
+            home=home,
+            ignore=config.settings.ignore,
+            use_cache=use_cache,
+        )
+
     def task_dir(self, worktree: Worktree) -> tuple[Path, tuple[str, ...]]:
         """The sibling's task directory and ignore list (raises ``CodedError`` when its
         config is bad): from the sibling's copy of the config file this run loaded, or
@@ -98,8 +140,8 @@ class SiblingReader(NamedTuple):
         loaded = load_config(Overrides(config=str(mirrored_config)), env=self.env, home=self.home)
         return Path(loaded.settings.task_dir), loaded.settings.ignore
 
-    def read(self, worktree: Worktree) -> SiblingTasks | Diagnostic | None:
-        """One sibling's tasks, the warning that leaves it out, or ``None`` (no task dir)."""
+    def read(self, worktree: Worktree) -> SiblingRead | Diagnostic | None:
+        """One sibling's index, the warning that leaves it out, or ``None`` (no task dir)."""
         try:
             task_dir, ignore = self.task_dir(worktree)
         except CodedError as exc:
@@ -108,58 +150,33 @@ class SiblingReader(NamedTuple):
             return _unreadable(worktree, f"its task directory {task_dir} is outside it")
         if not task_dir.is_dir():
             return None  # the branch has no task directory (yet): nothing to merge
-        statuses = scan_statuses(task_dir, ignore) if self.use_cache else None
-        if statuses is None:  # no current cache: the full scan, which writes one
-            scan = scan_tasks(task_dir, ignore, use_cache=self.use_cache)
-            return SiblingTasks(worktree.path, worktree.branch, scan.tasks, scan.archived)
-        root = str(task_dir)
+        store = index_path(self.state_root, task_dir, ignore)
+        index = read_index(task_dir, ignore, store, use_cache=self.use_cache)
+        return SiblingRead(task_dir, ignore, index)
 
-        def load(copy: Copy) -> Task | None:
-            whole = read_entry(root, copy.file_path)
-            return whole if isinstance(whole, Task) else None
-
-        return SiblingTasks(
-            worktree.path,
-            worktree.branch,
-            [copy for copy in statuses if not copy.archived],
-            [copy for copy in statuses if copy.archived],
-            load,
-        )
+    @property
+    def state_root(self) -> Path:
+        """The current worktree's task directory, whose state directory holds the indexes."""
+        return Path(self.config.settings.task_dir)
 
     def merge(self, scan: ScanResult) -> Merged:
         """Read every sibling and overlay them on this worktree's ``scan``."""
-        siblings: list[SiblingTasks] = []
+        reads: list[tuple[Worktree, SiblingRead]] = []
         problems: list[Diagnostic] = []
         for worktree in self.worktrees.siblings:
             result = self.read(worktree)
-            if isinstance(result, SiblingTasks):
-                siblings.append(result)
+            if isinstance(result, SiblingRead):
+                reads.append((worktree, result))
             elif isinstance(result, Diagnostic):
                 problems.append(result)
+        siblings = [
+            SiblingTasks(w.path, w.branch, r.source.statuses, r.source.copy, r.source.load)
+            for w, r in reads
+        ]
         here = self.worktrees.current.path
         merged = overlay(scan.tasks, scan.archived, siblings, mtime=_mtime, here=here)
-        return Merged(self.worktrees, merged, tuple(problems))
-
-
-def find_siblings(
-    config: LoadedConfig,
-    overrides: Overrides | None,
-    *,
-    env: Mapping[str, str] | None,
-    home: Path | None,
-    use_cache: bool,
-) -> SiblingReader | None:
-    """The sibling worktrees of the task directory's repository, ready to be read;
-    ``None`` when it is in no git repository or in its only worktree."""
-    found = discover_worktrees(Path(config.settings.task_dir))
-    if found is None or not found.siblings:
-        return None
-    return SiblingReader(
-        worktrees=found,
-        config=config,
-        overrides=overrides or Overrides(),
-        env=os.environ if env is None else env,
-        home=home,
-        ignore=config.settings.ignore,
-        use_cache=use_cache,
-    )
+        for _, read in reads:
+            read.source.save()  # the whole tasks the overlay loaded, for the next run
+        if self.use_cache:
+            prune_indexes(self.state_root, [read.source.store for _, read in reads])
+        return Merged(self.worktrees, merged, tuple(problems), tuple(r for _, r in reads))

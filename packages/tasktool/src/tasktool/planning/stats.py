@@ -16,7 +16,7 @@ import msgspec
 
 from tasktool.model.settings import Settings
 from tasktool.model.task import Status, Task
-from tasktool.planning.board import build_board
+from tasktool.planning.board import count_columns
 from tasktool.planning.graph import TaskGraph, build_graph, longest_chains
 
 __all__ = ["COUNTED_FIELDS", "Stats", "compute_stats"]
@@ -50,21 +50,21 @@ class Stats(msgspec.Struct, frozen=True, kw_only=True):
         return payload
 
 
-def compute_stats(tasks: Sequence[Task], settings: Settings) -> Stats:
-    """Counts, completion rate, blocked count and longest chain, in linear time."""
-    graph: TaskGraph = build_graph(tasks)
+def compute_stats(tasks: Sequence[Task] | TaskGraph, settings: Settings) -> Stats:
+    """Counts, completion rate, blocked count and longest chain, in linear time.
+
+    Pass the repository's graph when there is one (built once per run).
+    """
+    graph = tasks if isinstance(tasks, TaskGraph) else build_graph(tasks)
     active = graph.tasks
-    counts: dict[str, tuple[tuple[str, int], ...]] = {}
-    for field in COUNTED_FIELDS:
-        board = build_board(active, settings, field)
-        counts[field] = tuple((column.name, len(column.tasks)) for column in board.columns)
-    completed = sum(task.status == Status.COMPLETED.value for task in active)
-    cancelled = sum(task.status == Status.CANCELLED.value for task in active)
-    countable = len(active) - cancelled
+    counts = {field: count_columns(active, settings, field) for field in COUNTED_FIELDS}
+    by_status = dict(counts["status"])
+    completed = by_status.get(Status.COMPLETED.value, 0)
+    countable = len(active) - by_status.get(Status.CANCELLED.value, 0)
     unresolved = [task for task in active if not task.resolved]
     return Stats(
         total=len(active),
-        archived=sum(task.archived for task in tasks),
+        archived=graph.archived_count,
         counts=counts,
         completion_rate=round(completed / countable, 4) if countable else 0.0,
         actionable=sum(graph.is_actionable(task) for task in unresolved),

@@ -166,6 +166,12 @@ def _write_new(repo: Repository, existing: set[str], task: NewTask, task_id: str
     return _parsed(repo, path, task_id)
 
 
+def _taken(repo: Repository) -> set[str]:
+    """Every id taken now: this worktree's files re-scanned (call inside the lock: another
+    process may have taken an id meanwhile), and the sibling worktrees' ids."""
+    return set(scan_tasks(repo.task_dir, repo.settings.ignore).taken_ids) | repo.sibling_ids
+
+
 def create_task(
     repo: Repository,
     fields: dict[str, Any],
@@ -178,8 +184,7 @@ def create_task(
     configured strategy unless given. Fields are checked like ``set`` checks them."""
     _check_fields(fields, repo.settings)
     with repository_lock(repo.task_dir):
-        # Re-scan inside the lock: another process may have taken an id meanwhile.
-        existing = set(scan_tasks(repo.task_dir, repo.settings.ignore).taken_ids)
+        existing = _taken(repo)
         return _write_new(repo, existing, NewTask(fields=fields, body=body, group=group), task_id)
 
 
@@ -189,7 +194,7 @@ def create_tasks(repo: Repository, batch: Sequence[NewTask]) -> list[Task | Task
     cannot be written has its error in its place, and the others are still written."""
     results: list[Task | TaskToolError] = []
     with repository_lock(repo.task_dir):
-        existing = set(scan_tasks(repo.task_dir, repo.settings.ignore).taken_ids)
+        existing = _taken(repo)
         for task in batch:
             try:
                 _check_fields(task.fields, repo.settings)

@@ -148,7 +148,7 @@ def validation_report(load: Loader) -> ValidationReport:
             severity="error", code=exc.code, message=exc.message, file=str(file) if file else None
         )
         return build_report([problem])
-    checks = check_tasks(repo.all_tasks, repo.settings)
+    checks = check_tasks(repo.graph, repo.settings)
     return build_report(repo.config_diagnostics, repo.broken, checks, repo.worktree_diagnostics)
 
 
@@ -215,7 +215,7 @@ def board_document(repo: Repository, group_by: str) -> dict[str, Any]:
     """``board``: active tasks in columns by ``group_by``."""
     from tasktool.planning.board import build_board
 
-    return build_board(repo.tasks, repo.settings, group_by).to_json()
+    return build_board(repo.tasks, repo.settings, group_by, ordered=True).to_json()
 
 
 def graph_document(
@@ -243,7 +243,7 @@ def stats_document(repo: Repository) -> dict[str, Any]:
     """``stats``: counts, completion rate, blocked, longest chain."""
     from tasktool.planning.stats import compute_stats
 
-    return compute_stats(repo.all_tasks, repo.settings).to_json()
+    return compute_stats(repo.graph, repo.settings).to_json()
 
 
 def tracks_document(repo: Repository, *, strict_phases: bool = True) -> dict[str, Any]:

@@ -111,15 +111,27 @@ def cell(value: Any) -> str:
 
 
 def plain_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
-    """Columns padded to their widest cell, two spaces apart, upper-case header, no colour."""
-    table = [[column.upper() for column in columns]]
-    table += [[cell(row.get(column)).replace("\n", " ") for column in columns] for row in rows]
-    widths = [max(len(line[i]) for line in table) for i in range(len(columns))]
-    return "".join(
-        "  ".join(text.ljust(width) for text, width in zip(line, widths, strict=True)).rstrip()
-        + "\n"
-        for line in table
-    )
+    """Columns padded to their widest cell, two spaces apart, upper-case header, no colour.
+
+    Built a column at a time (``board`` prints every active task: 100,000 rows).
+    """
+    table = [[column.upper(), *_column_cells(rows, column)] for column in columns]
+    widths = [max(map(len, texts)) for texts in table[:-1]]
+    padded = [
+        [text.ljust(width) for text in texts]
+        for texts, width in zip(table[:-1], widths, strict=True)
+    ]
+    # The last column needs no padding: the line's trailing spaces are stripped anyway.
+    lines = map("  ".join, zip(*padded, table[-1], strict=True))
+    return "".join(line.rstrip() + "\n" for line in lines)
+
+
+def _column_cells(rows: Sequence[Mapping[str, Any]], column: str) -> list[str]:
+    """One column's :func:`cell` texts on one line each (strings, the common case, as is)."""
+    texts = [
+        value if type(value) is str else cell(value) for value in (row.get(column) for row in rows)
+    ]
+    return [text.replace("\n", " ") for text in texts]
 
 
 def is_terminal(out: TextIO) -> bool:

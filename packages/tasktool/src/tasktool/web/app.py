@@ -27,7 +27,7 @@ from starlette.staticfiles import StaticFiles
 
 from mtcommon import CodedError
 from tasktool.model.errors import TaskToolError, http_status
-from tasktool.planning.repository import Loader
+from tasktool.planning.repository import Loader, Repository
 from tasktool.web import api, routes
 from tasktool.web.events import ChangeFeed
 from tasktool.web.security import RequestGuard
@@ -48,12 +48,23 @@ class WebConfig:
     hosts: frozenset[str] | None = frozenset()
     #: The change feed, when the server runs it; else the app's lifespan runs its own.
     feed: ChangeFeed | None = None
+    #: Sibling worktrees' task directories (with their ignore lists) the feed watches too.
+    siblings: tuple[tuple[Path, tuple[str, ...]], ...] = ()
+
+    @classmethod
+    def serving(cls, load: Loader, repo: Repository, *, readonly: bool = False) -> WebConfig:
+        """The dashboard of ``repo`` (a first load of ``load``): its task directory and,
+        with the worktree overlay, its siblings' watched for live reload."""
+        own, *siblings = repo.watched
+        return cls(
+            load=load, task_dir=own[0], ignore=own[1], readonly=readonly, siblings=tuple(siblings)
+        )
 
 
 def create_app(config: WebConfig) -> RequestGuard:
     """The dashboard: JSON API under ``/api``, pages, ``/static``, behind the request guard."""
     owned = config.feed is None
-    feed = config.feed or ChangeFeed(config.task_dir, config.ignore)
+    feed = config.feed or ChangeFeed(config.task_dir, config.ignore, config.siblings)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

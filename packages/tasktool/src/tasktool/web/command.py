@@ -67,12 +67,7 @@ def start_command(
     if banner:
         click.echo(banner, err=True)
     sock = listen(bind_host, bind_port)
-    config = WebConfig(
-        load=load,
-        task_dir=repo.task_dir,
-        ignore=settings.ignore,
-        readonly=read_only,
-    )
+    config = WebConfig.serving(load, repo, readonly=read_only)
 
     def ready(bound: Bound) -> None:
         mode = " (read-only)" if read_only else ""

@@ -1,17 +1,20 @@
-"""Change notification: one watcher over the task directory, many SSE listeners.
+"""Change notification: one watcher over the task directories, many SSE listeners.
 
 :class:`ChangeFeed` runs one ``watchfiles`` watcher (inotify on Linux, no
-polling of 10,000 files) for the whole server. A batch of changes to task
-files (``.md`` files outside hidden directories, plus ``.worklogs/``) bumps a
-version number once per debounce window; every ``/api/events`` stream waits
-for the version to move and then tells its page to reload. The tool's own
-state directory (``.tasktool/``: cache and locks) is ignored, so a page
+polling of 10,000 files) for the whole server, over the task directory and, with
+the worktree overlay, each sibling worktree's task directory read at start (their
+files change what the pages show). A batch of changes to task files (``.md``
+files outside hidden directories, plus ``.worklogs/``) bumps a version number
+once per debounce window; every ``/api/events`` stream waits for the version to
+move and then tells its page to reload. The tool's own state directory
+(``.tasktool/``: cache, sibling indexes and locks) is ignored, so a page
 reloading (which may refresh the cache) never triggers itself.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 
 from tasktool.files.scan import is_scanned_folder
@@ -33,11 +36,17 @@ def is_task_change(task_dir: Path, path: str, ignore: tuple[str, ...] = ()) -> b
 
 
 class ChangeFeed:
-    """A version number that moves when task files change on disk."""
+    """A version number that moves when task files change on disk: those of ``task_dir``
+    and of each ``(task directory, ignore list)`` in ``siblings``."""
 
-    def __init__(self, task_dir: Path, ignore: tuple[str, ...] = ()) -> None:
-        self.task_dir = task_dir.resolve()
-        self.ignore = ignore
+    def __init__(
+        self,
+        task_dir: Path,
+        ignore: tuple[str, ...] = (),
+        siblings: Sequence[tuple[Path, tuple[str, ...]]] = (),
+    ) -> None:
+        self.watched = [(task_dir.resolve(), ignore)]
+        self.watched += [(folder.resolve(), rules) for folder, rules in siblings]
         self.version = 0
         self._changed = asyncio.Condition()
         self._stop = asyncio.Event()
@@ -54,10 +63,10 @@ class ChangeFeed:
         from watchfiles import awatch
 
         def wanted(_change: object, path: str) -> bool:
-            return is_task_change(self.task_dir, path, self.ignore)
+            return any(is_task_change(folder, path, rules) for folder, rules in self.watched)
 
         watcher = awatch(
-            self.task_dir,
+            *(folder for folder, _ in self.watched),
             watch_filter=wanted,
             debounce=DEBOUNCE_MS,
             step=50,

@@ -9,6 +9,7 @@ authentication.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import signal
 import socket
@@ -117,15 +118,8 @@ async def run(
     hosts = allowed_hosts(host, port)
     if hosts is not None and name:
         hosts |= allowed_hosts(name, port) or frozenset()
-    feed = ChangeFeed(config.task_dir, config.ignore)
-    bound_config = WebConfig(
-        load=config.load,
-        task_dir=config.task_dir,
-        ignore=config.ignore,
-        readonly=config.readonly,
-        hosts=hosts,
-        feed=feed,
-    )
+    feed = ChangeFeed(config.task_dir, config.ignore, config.siblings)
+    bound_config = dataclasses.replace(config, hosts=hosts, feed=feed)
     app = create_app(bound_config)
 
     async def stop() -> None:

@@ -21,7 +21,7 @@ from tasktool.cli.commands.shell import complete_ids
 from tasktool.files.scan import with_body
 from tasktool.model.settings import Settings
 from tasktool.model.task import Task
-from tasktool.model.views import TASK_KEYS, task_rows, task_views
+from tasktool.model.views import TASK_KEYS, TaskRows, task_views
 from tasktool.planning.filters import check_field, group_tasks, sort_tasks
 from tasktool.present.documents import list_tasks, task_detail
 from tasktool.present.render import (
@@ -110,7 +110,7 @@ def list_command(
 
     if not group_by and chosen == "json" and not everywhere:
         ((_, _, tasks),) = found
-        emit_json_array(task_rows(tasks, shown if columns else TASK_KEYS))
+        emit_json_array(TaskRows(tasks, shown if columns else TASK_KEYS))
         return
     if not group_by:
         rows = [row for project, _, tasks in found for row in view(project, tasks)]

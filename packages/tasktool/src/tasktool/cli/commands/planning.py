@@ -171,7 +171,7 @@ def board_command(options: GlobalOptions, /, *, group_by: str, fmt: str | None) 
     vocabulary, phases in config order; other values follow sorted, (none) last.
     """
     boards = [
-        (project, build_board(repo.tasks, repo.settings, group_by))
+        (project, build_board(repo.tasks, repo.settings, group_by, ordered=True))
         for project, repo in repositories(options, bodies=False)
     ]
     structured = data_format(options, fmt)
@@ -224,7 +224,7 @@ def stats_command(options: GlobalOptions, /, *, fmt: str | None) -> None:
     The completion rate is completed tasks over tasks that are not cancelled.
     """
     every = [
-        (project, compute_stats(repo.all_tasks, repo.settings))
+        (project, compute_stats(repo.graph, repo.settings))
         for project, repo in repositories(options, bodies=False)
     ]
     structured = data_format(options, fmt)

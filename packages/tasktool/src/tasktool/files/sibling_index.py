@@ -1,0 +1,358 @@
+"""A sibling worktree's task statuses, from a small index file of their own.
+
+The worktree overlay needs, of each task in a sibling worktree, only its id, status,
+stamps, archived flag and file; the whole task only for the few that exist only
+there. This module keeps exactly that per sibling task directory, in a file of the
+*current* worktree's state directory (``<task dir>/.tasktool/worktrees/<key>.msgpack``;
+the sibling's files are never written), independent of the parse cache's format::
+
+    index = read_index(sibling_task_dir, ignore, store=index_path(my_task_dir, ...))
+    index.statuses          # id -> status of its first copy (active before archived)
+    index.copy("42")        # that copy's stamps, archived flag and file
+    index.load("42")        # the whole task (kept in the index once asked for)
+    index.save()            # writes the index back if load() added a task to it
+
+The index answers only while it is current, checked on every read with one ``stat``
+per folder the scan enters and one per file (no directory listing, no parse):
+
+- a file created, deleted or renamed in a folder changes that folder's signature;
+- an edit in place changes only the file's (size, mtime, ctime, inode), so the
+  per-file ``stat`` cannot be skipped.
+
+Otherwise the folders are walked again and only the files whose signature changed
+are parsed (through the full scan when there are many, which uses the sibling's own
+parse cache). Files and folders changed within the last moments (racy timestamps)
+are stored with a signature that never matches, so the next run looks again.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import operator
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+import msgspec
+
+try:  # where hashlib takes BLAKE2 from; importing hashlib also loads OpenSSL (~3 ms)
+    from _blake2 import blake2b
+except ImportError:  # a Python built without its own BLAKE2
+    from hashlib import blake2b
+
+from tasktool.files.cache import unpack_signature
+from tasktool.files.scan import RACY_NS, read_entry, scan_tasks, walk
+from tasktool.files.storage import STATE_DIR, atomic_write_bytes, ensure_state_dir
+from tasktool.model.diagnostics import Diagnostic
+from tasktool.model.task import Task, natural_key
+
+_FORMAT = "sibling-index-1"
+INDEX_DIR = "worktrees"
+#: Beyond this many changed files a rebuild parses through the full scan (and its cache).
+_BULK = 100
+
+Stamp = tuple[int, int, int, int]  # mtime, size, ctime, inode
+_NEVER: Stamp = (-1, -1, -1, -1)
+_stamp_of: Callable[[os.stat_result], Stamp] = operator.attrgetter(
+    "st_mtime_ns", "st_size", "st_ctime_ns", "st_ino"
+)
+
+
+class IndexedCopy(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """What the overlay reads of a sibling's task (``tasktool.planning.overlay.Copy``)."""
+
+    id: str
+    status: str
+    completed_at: str | None
+    cancelled_at: str | None
+    archived: bool
+    file_path: str
+
+
+class _File(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """The index on disk, one column per field. Rows: each task id's first copy in scan
+    order (active by natural id, then archived), then every other file (a second copy;
+    a broken file, with the id it shows or ``""``; a file that is no task: id ``""``)."""
+
+    format: str
+    root: str
+    ignore: tuple[str, ...]
+    folders: list[str]  # relative to root ("" is root itself)
+    paths: list[str]  # relative to root
+    #: Of the folders' and the files' stat signatures, in that order: a warm read compares
+    #: this instead of decoding 10,000 signatures.
+    digest: bytes
+    signatures: msgspec.Raw  # list[Stamp], files only; decoded only to rebuild
+    tasks: int  # the first ``tasks`` rows are first copies of tasks
+    ids: list[str]
+    statuses: list[str]  # "" for a row that is no task
+    completed: list[str | None]
+    cancelled: list[str | None]
+    archived: list[bool]
+    wholes: dict[str, msgspec.Raw]  # path -> encoded Task, for tasks load() was asked for
+
+
+_decoder = msgspec.msgpack.Decoder(_File)
+_stamps_decoder = msgspec.msgpack.Decoder(list[Stamp])
+_task_decoder = msgspec.msgpack.Decoder(Task)
+_encoder = msgspec.msgpack.Encoder()
+
+
+def _digest(stamps: list[Stamp]) -> bytes:
+    return blake2b(_encoder.encode(stamps), digest_size=16).digest()
+
+
+def index_path(state_root: Path, task_dir: Path, ignore: tuple[str, ...]) -> Path:
+    """Where the index of ``task_dir`` (scanned with ``ignore``) lives, under the state
+    directory of the task directory ``state_root`` (the current worktree's)."""
+    key = blake2b(repr((str(task_dir), ignore)).encode(), digest_size=12).hexdigest()
+    return state_root / STATE_DIR / INDEX_DIR / f"{key}.msgpack"
+
+
+def prune_indexes(state_root: Path, keep: Iterable[Path | None]) -> None:
+    """Delete the indexes of task directories no longer read (a removed worktree's)."""
+    kept = {path.name for path in keep if path is not None}
+    try:
+        with os.scandir(state_root / STATE_DIR / INDEX_DIR) as entries:
+            stale = [entry.path for entry in entries if entry.name not in kept]
+        for path in stale:
+            os.unlink(path)
+    except OSError:
+        return
+
+
+class _Row(NamedTuple):
+    path: str
+    stamp: Stamp
+    id: str
+    status: str
+    completed: str | None
+    cancelled: str | None
+    archived: bool
+
+    @classmethod
+    def of(cls, path: str, stamp: Stamp, parsed: Task | Diagnostic | None) -> _Row:
+        if isinstance(parsed, Task):
+            return cls(
+                path,
+                stamp,
+                parsed.id,
+                parsed.status,
+                parsed.completed_at,
+                parsed.cancelled_at,
+                parsed.archived,
+            )
+        task_id = parsed.task_id if isinstance(parsed, Diagnostic) else None
+        return cls(path, stamp, task_id or "", "", None, None, False)
+
+
+class SiblingIndex:
+    """A current index of one sibling task directory (see the module docstring)."""
+
+    def __init__(self, root: Path, data: _File, store: Path | None, *, dirty: bool) -> None:
+        self.root = root
+        self._data = data
+        #: The index file (``None``: not stored, e.g. a run without caches).
+        self.store = store
+        self._dirty = dirty
+        self._wholes = dict(data.wholes)
+
+    @property
+    def statuses(self) -> Iterator[tuple[str, str]]:
+        """``(id, status)`` of each task id's first copy (an active copy before an
+        archived one, an earlier file before a later one); each id once."""
+        count = self._data.tasks
+        return zip(self._data.ids[:count], self._data.statuses[:count], strict=True)
+
+    @functools.cached_property
+    def _rows(self) -> dict[str, int]:
+        count = self._data.tasks
+        return dict(zip(self._data.ids[:count], range(count), strict=True))
+
+    @property
+    def taken(self) -> frozenset[str]:
+        """Every id a file here holds or shows (broken files included)."""
+        return frozenset(self._data.ids) - {""}
+
+    def copy(self, task_id: str) -> IndexedCopy:
+        """The first copy of a task id in :attr:`statuses`."""
+        row, data = self._rows[task_id], self._data
+        return IndexedCopy(
+            id=task_id,
+            status=data.statuses[row],
+            completed_at=data.completed[row],
+            cancelled_at=data.cancelled[row],
+            archived=data.archived[row],
+            file_path=os.path.join(self.root, data.paths[row]),
+        )
+
+    def load(self, task_id: str) -> Task | None:
+        """The whole task of :meth:`copy`; ``None`` when its file no longer holds it."""
+        relative = self._data.paths[self._rows[task_id]]
+        raw = self._wholes.get(relative)
+        if raw is not None:
+            try:
+                return _task_decoder.decode(raw)
+            except msgspec.DecodeError:  # written by a version whose Task differs
+                pass
+        whole = read_entry(str(self.root), os.path.join(self.root, relative))
+        if not isinstance(whole, Task) or whole.id != task_id:
+            return None
+        self._wholes[relative] = msgspec.Raw(_encoder.encode(whole))
+        self._dirty = True
+        return whole
+
+    def save(self) -> None:
+        """Write the index if this run changed it (best effort, atomic)."""
+        if not self._dirty or self.store is None:
+            return
+        data = msgspec.structs.replace(self._data, wholes=self._wholes)
+        try:
+            ensure_state_dir(self.store.parents[2])  # <task dir>/.tasktool/worktrees/<key>
+            self.store.parent.mkdir(exist_ok=True)
+            atomic_write_bytes(self.store, _encoder.encode(data), sync=False)
+        except (OSError, UnicodeEncodeError):
+            return
+        self._dirty = False
+
+
+def _current(root: Path, data: _File) -> bool:
+    """Whether every folder and file still has its recorded signature."""
+    try:
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return False
+    try:
+        stat = functools.partial(os.stat, dir_fd=fd)
+        folders = [folder or "." for folder in data.folders]
+        stamps = list(map(_stamp_of, map(stat, itertools.chain(folders, data.paths))))
+        return _digest(stamps) == data.digest
+    except (OSError, OverflowError):
+        return False
+    finally:
+        os.close(fd)
+
+
+def _load(store: Path, root: Path, ignore: tuple[str, ...]) -> _File | None:
+    try:
+        data = _decoder.decode(store.read_bytes())
+    except (OSError, msgspec.DecodeError):
+        return None
+    if data.format != _FORMAT or data.root != str(root) or data.ignore != ignore:
+        return None
+    return data
+
+
+def _settled(stamp: Stamp, racy_after: int) -> Stamp:
+    """The signature to store: one that never matches when the entry was modified so
+    lately that a further change could keep it (same timestamp tick, same size), as the
+    parse cache decides it."""
+    return _NEVER if stamp[0] > racy_after else stamp
+
+
+def _parse(
+    root: Path, ignore: tuple[str, ...], changed: list[str], *, use_cache: bool
+) -> dict[str, Task | Diagnostic | None]:
+    """What each changed file (relative path) parses to."""
+    base = str(root)
+    if len(changed) <= _BULK:
+        return {path: read_entry(base, os.path.join(base, path)) for path in changed}
+    scan = scan_tasks(root, ignore, use_cache=use_cache, bodies=False)
+    found: dict[str, Task | Diagnostic | None] = {
+        item.file_path: item for item in (*scan.tasks, *scan.archived)
+    }
+    found.update((problem.file, problem) for problem in scan.broken if problem.file)
+    return {path: found.get(os.path.join(base, path)) for path in changed}
+
+
+def _known(old: _File | None) -> dict[str, _Row]:
+    """The rows of the previous index, by path."""
+    if old is None:
+        return {}
+    stamps = _stamps_decoder.decode(old.signatures)
+    columns = (old.ids, old.statuses, old.completed, old.cancelled, old.archived)
+    return {
+        path: _Row(path, stamp, *fields)
+        for path, stamp, *fields in zip(old.paths, stamps, *columns, strict=True)
+    }
+
+
+def _ordered(rows: list[_Row]) -> tuple[list[_Row], int]:
+    """Rows in index order, and how many first copies lead."""
+    tasks = sorted(
+        (row for row in rows if row.status),
+        key=lambda row: (row.archived, natural_key(row.id), row.path),
+    )
+    first: list[_Row] = []
+    rest: list[_Row] = []
+    seen: set[str] = set()
+    for row in tasks:
+        (rest if row.id in seen else first).append(row)
+        seen.add(row.id)
+    rest += sorted((row for row in rows if not row.status), key=lambda row: row.path)
+    return first + rest, len(first)
+
+
+def _rebuild(root: Path, ignore: tuple[str, ...], old: _File | None, *, use_cache: bool) -> _File:
+    """Walk the folders again; parse only the files whose signature changed."""
+    racy_after = time.time_ns() - RACY_NS  # anything changed since the walk began is racy
+    known = _known(old)
+    folders: list[str] = []
+    rows: list[_Row] = []
+    changed: list[tuple[str, Stamp]] = []
+    for listing, directory in walk(root, ignore):
+        folders.append(directory)
+        for index, name in enumerate(listing.listed()):
+            path = f"{directory}/{name}" if directory else name
+            size, mtime, ctime, inode = unpack_signature(listing.signature(index))
+            stamp = _settled((mtime, size, ctime, inode), racy_after)
+            row = known.get(path)
+            if row is not None and stamp != _NEVER and row.stamp == stamp:
+                rows.append(row)
+            else:
+                changed.append((path, stamp))
+    parsed = _parse(root, ignore, [path for path, _ in changed], use_cache=use_cache)
+    rows += [_Row.of(path, stamp, parsed[path]) for path, stamp in changed]
+    rows, first = _ordered(rows)
+    folder_stamps: list[Stamp] = []
+    for folder in folders:
+        try:
+            folder_stamps.append(_settled(_stamp_of(os.stat(root / folder)), racy_after))
+        except OSError:
+            folder_stamps.append(_NEVER)
+    stamps = [row.stamp for row in rows]
+    kept = {row.path for row in rows}.difference(path for path, _ in changed)
+    wholes = {path: raw for path, raw in (old.wholes if old else {}).items() if path in kept}
+    return _File(
+        format=_FORMAT,
+        root=str(root),
+        ignore=ignore,
+        folders=folders,
+        paths=[row.path for row in rows],
+        digest=_digest(folder_stamps + stamps),
+        signatures=msgspec.Raw(_encoder.encode(stamps)),
+        tasks=first,
+        ids=[row.id for row in rows],
+        statuses=[row.status for row in rows],
+        completed=[row.completed for row in rows],
+        cancelled=[row.cancelled for row in rows],
+        archived=[row.archived for row in rows],
+        wholes=wholes,
+    )
+
+
+def read_index(
+    root: Path, ignore: tuple[str, ...], store: Path | None, *, use_cache: bool = True
+) -> SiblingIndex:
+    """The current index of the task directory ``root``: the stored one when every
+    signature still matches, else rebuilt (and written to ``store``, unless ``None``)."""
+    old = _load(store, root, ignore) if store is not None and use_cache else None
+    if old is not None and _current(root, old):
+        return SiblingIndex(root, old, store, dirty=False)
+    data = _rebuild(root, ignore, old, use_cache=use_cache)
+    index = SiblingIndex(root, data, store if use_cache else None, dirty=True)
+    index.save()
+    return index
