@@ -14,14 +14,16 @@ throwaway uid (``setpriv``).
 from __future__ import annotations
 
 import os
-from collections.abc import Generator
+import shutil
+from collections.abc import Generator, Iterator
+from typing import Any
 
 import pytest
 
 #: Markers naming a component a test cannot run without.
 REQUIRED_MARKERS = ("postgres", "redis", "browser", "unprivileged")
 #: Fixtures that imply a marker, so a test cannot forget it.
-FIXTURE_MARKERS = {"postgres_url": "postgres"}
+FIXTURE_MARKERS = {"postgres_url": "postgres", "browser": "browser"}
 
 
 def in_ci() -> bool:
@@ -64,3 +66,23 @@ def pytest_runtest_makereport(
                 f"skipped in CI, but this test needs {', '.join(needs)} and must run: {reason}"
             )
     return report
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's ``chromium`` driven by Playwright (one per module); skips, a failure in CI,
+    where it is not installed (``.ci/run`` installs it).
+
+    Module scope, not session: Playwright's sync API keeps an event loop running on the
+    main thread while it is open, and every pytest-asyncio test after it would then fail
+    with "Runner.run() cannot be called from a running event loop"."""
+    executable = shutil.which("chromium")
+    if executable is None:
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        # --no-sandbox: the suite runs as root in CI, where Chromium's sandbox refuses to start.
+        launched = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        yield launched
+        launched.close()

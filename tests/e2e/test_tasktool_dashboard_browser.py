@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from tasktool.config import Overrides
 from tasktool.planning.repository import loader
@@ -17,22 +17,8 @@ from tests.e2e.tasktool_process import git_repository
 from tests.tasktool.conftest import Project
 from tests.tasktool.web.conftest import Dashboard, start_dashboard
 
-playwright_api = pytest.importorskip("playwright.sync_api")
-expect = playwright_api.expect
-
 pytestmark = pytest.mark.browser
 TIMEOUT_MS = 15_000
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    executable = shutil.which("chromium")
-    if executable is None:
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
-    with playwright_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable)
-        yield launched
-        launched.close()
 
 
 @pytest.fixture

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -57,19 +55,6 @@ def test_no_playground_turns_it_off(serve: Serve) -> None:
     response = httpx.get(page_url(serve(management_key=None, no_playground=True)))
     assert response.status_code == 404
     assert response.json()["error"]["code"] == "route.not_found"
-
-
-@pytest.fixture
-def browser() -> Iterator[object]:
-    chromium = shutil.which("chromium")
-    if chromium is None:
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        yield browser
-        browser.close()
 
 
 def shot_dir(tmp_path: Path) -> Path:
