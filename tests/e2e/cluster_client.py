@@ -34,8 +34,10 @@ class Client:
     ) -> None:
         """Connect to ``process`` and say ``hello`` (its fields: ``project``, ``credential``);
         with ``resume``, take back that dropped client."""
-        self.ws: ClientConnection = connect(
-            process.data_url.replace("http", "ws", 1) + "/ws", open_timeout=5
+        # Entered as a context manager (websockets 17 warns otherwise), left in close().
+        self._connection = contextlib.ExitStack()
+        self.ws: ClientConnection = self._connection.enter_context(
+            connect(process.data_url.replace("http", "ws", 1) + "/ws", open_timeout=5)
         )
         self._ids = itertools.count(1)
         self.events: deque[dict[str, Any]] = deque()
@@ -102,7 +104,7 @@ class Client:
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
-            self.ws.close()
+            self._connection.close()
 
 
 def health(process: MatchmakerProcess) -> dict[str, Any]:
