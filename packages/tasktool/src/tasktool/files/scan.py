@@ -9,10 +9,11 @@ taskmd's ``<task dir>/cli/archive/``) are archived tasks.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import msgspec
@@ -28,6 +29,7 @@ from tasktool.files.cache import (
     signature_mtime,
     updated_order,
 )
+from tasktool.files.fanout import parse_rows
 from tasktool.files.taskfile import id_in_text, looks_like_task, parse_task
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task, natural_key
@@ -180,6 +182,15 @@ def read_entry(root: str, path: str, directory: str | None = None) -> Task | Dia
     return entry_of(root, path, _read(path), directory)
 
 
+def parse_files(root: str, files: Sequence[tuple[str, str]]) -> list[Row]:
+    """The rows of ``files`` (each a path and its folder relative to ``root``), in order."""
+    raws = read_all([path for path, _relative in files])
+    return [
+        row_of(entry_of(root, path, raw, relative))
+        for (path, relative), raw in zip(files, raws, strict=True)
+    ]
+
+
 def entry_of(
     root: str, path: str, raw: bytes | OSError, directory: str | None = None
 ) -> Task | Diagnostic | None:
@@ -304,11 +315,10 @@ class _Merge:
         self.folders.append(Folder.of(folder.path, names, sigs))
 
     def parse(self, root: Path) -> None:
-        """Parse the queued files (read ahead by threads when there are many)."""
-        base = str(root)
-        raws = read_all([path for path, _relative in self.reading])
-        for number, (path, relative), raw in zip(self.fresh, self.reading, raws, strict=True):
-            self.rows[number] = row_of(entry_of(base, path, raw, relative))
+        """Parse the queued files (on every core when there are many)."""
+        parsed = parse_rows(functools.partial(parse_files, str(root)), self.reading)
+        for number, row in zip(self.fresh, parsed, strict=True):
+            self.rows[number] = row
 
 
 def _rescan(
