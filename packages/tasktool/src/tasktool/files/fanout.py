@@ -12,7 +12,6 @@ dashboard's server) and platforms without ``fork`` parse in this process.
 
 from __future__ import annotations
 
-import functools
 import multiprocessing
 import os
 import sys
@@ -27,8 +26,6 @@ from tasktool.files.cache import Row, no_collection
 
 #: Fewer files than this parse faster in this process than a fork and a transfer cost.
 PARALLEL_FROM = 16_000
-#: Chunks per worker: small enough that a worker given slow files does not hold up the end.
-CHUNKS_PER_WORKER = 4
 MAX_WORKERS = 8
 
 Item = TypeVar("Item")
@@ -39,20 +36,22 @@ _decoder = msgspec.msgpack.Decoder(list[Row])
 def parse_rows(
     parse: Callable[[Sequence[Item]], list[Row]], items: Sequence[Item], workers: int | None = None
 ) -> list[Row]:
-    """``parse(items)``, split over ``workers`` processes (default: one per core when there
-    are at least ``PARALLEL_FROM`` items and forking is safe)."""
+    """``parse(items)``, split over ``workers`` processes, this one included (default: one
+    per core when there are at least ``PARALLEL_FROM`` items and forking is safe)."""
     if workers is None:
         workers = default_workers(len(items))
     if workers < 2 or len(items) < 2:
         return parse(items)
-    size = -(-len(items) // (workers * CHUNKS_PER_WORKER))
-    chunks = [items[start : start + size] for start in range(0, len(items), size)]
-    rows: list[Row] = []
+    size = -(-len(items) // workers)
+    shares = [items[start : start + size] for start in range(0, len(items), size)]
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(min(workers, len(chunks)), mp_context=context) as pool:
-        for blob in pool.map(functools.partial(_parse_encoded, parse), chunks):
+    with ProcessPoolExecutor(len(shares) - 1, mp_context=context) as pool:
+        # This process parses the first share while the workers parse the others.
+        others = [pool.submit(_parse_encoded, parse, share) for share in shares[1:]]
+        rows = parse(shares[0])
+        for other in others:
             with no_collection():
-                rows += _decoder.decode(blob)
+                rows += _decoder.decode(other.result())
     return rows
 
 
