@@ -465,50 +465,6 @@ def test_propose_mode_across_three_processes(tmp_path: Path) -> None:
             assert not any(m.get("type") == "session.created" for m in client.events)
 
 
-def test_resume_in_a_cluster_on_the_same_process(tmp_path: Path) -> None:
-    """A client whose state is all on its process (its pool and session are owned there)
-    resumes there after a dropped connection: its peer on another process sees it away and
-    back and its message is replayed. One that forwarded a request (its entry is owned by
-    another process) is gone at once, and a token is not known on another process."""
-    with cluster(tmp_path, 2) as (a, b):
-        here, there = Client(a), Client(b)
-        table = pool_owned_by(a, [a, b], here.project, "table")
-        assert here.enter(table)["ok"]
-        assert there.enter(table)["ok"]
-        session = here.event("session.created")["session_id"]
-        assert there.event("session.created")["session_id"] == session
-        here.drop()
-        away = there.event("session.member_status")
-        assert (away["client_id"], away["status"]) == (here.client_id, "away")
-        there.send(session, {"while": "away"})
-        back = Client(a, resume=here)
-        assert back.welcome["data"]["resumed"], back.welcome
-        assert back.client_id == here.client_id
-        assert back.event("session.message")["data"] == {"while": "away"}
-        assert there.event("session.member_status")["status"] == "back"
-        back.send(session, {"after": "resume"})
-        assert there.event("session.message")["data"] == {"after": "resume"}
-
-        # Its new token is not known on the other process: resume.expired, start afresh.
-        back.drop()
-        elsewhere = Client(b, resume=back)
-        assert elsewhere.welcome["error"]["code"] == "resume.expired"
-
-        # A client that forwarded its pool.enter to another process is not kept away.
-        mover, peer = Client(a), Client(b)
-        remote = pool_owned_by(b, [a, b], mover.project, "remote")
-        assert mover.enter(remote)["ok"]
-        assert peer.enter(remote)["ok"]
-        session = peer.event("session.created")["session_id"]
-        mover.drop()
-        gone = peer.event("session.member_left")
-        assert gone == {
-            "session_id": session,
-            "client_id": mover.client_id,
-            "reason": "disconnected",
-        }
-
-
 MANAGEMENT_KEY = "e2e-cluster-management-key-51c0"
 
 
