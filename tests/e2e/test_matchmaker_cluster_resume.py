@@ -2,13 +2,15 @@
 
 A dropped client is away for the grace wherever its entries and sessions live, and
 resumes on any live process: on the one that issued its token as on one process, on
-another through it. Redis is db 13 unless ``MATCHMAKER_TEST_REDIS_URL`` names another.
+another through it. Redis is db 13 unless ``MATCHMAKER_TEST_REDIS_URL`` names another;
+the outage test starts a redis-server of its own.
 """
 
 from __future__ import annotations
 
 import itertools
 import signal
+import subprocess
 import threading
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from matchmaker.cluster import ring
 
 from .cluster_client import Client, cluster, node, pool_owned_by, wait_for_members
 from .matchmaker_process import MatchmakerProcess
+from .redis_server import redis_server
 
 pytestmark = pytest.mark.redis
 
@@ -265,3 +268,29 @@ def test_one_token_resumed_at_three_processes_at_once_resumes_once(tmp_path: Pat
         _status(peer, session, mover, "back")
         peer.send(session, {"n": 1})
         assert won[0].event("session.message")["data"] == {"n": 1}
+
+
+def test_a_redis_outage_closes_relayed_connections_and_they_resume_after(
+    tmp_path: Path, own_redis: tuple[int, list[subprocess.Popen[bytes]]]
+) -> None:
+    """A frame through a relay could be lost while Redis is away, so the relayed connection
+    closes unclean (1001) at once; the client is away at its issuer and resumes once Redis
+    is back."""
+    port, started = own_redis
+    grace = ["--resume-grace-ms", "60000"]
+    with cluster(tmp_path, 2, redis_url=f"redis://127.0.0.1:{port}/0", extra=grace) as (a, b):
+        mover = Client(a)
+        mover.drop()
+        moved = Client(b, resume=mover)
+        assert moved.welcome["data"]["resumed"], moved.welcome
+        started[-1].kill()
+        started[-1].wait(5)
+        assert moved.closed() == 1001
+        started.append(redis_server(port, tmp_path))
+        wait_for_members([a, b], 2, within_s=15)
+        back = Client(b, resume=moved)
+        assert back.welcome["data"]["resumed"], back.welcome
+        assert back.client_id == mover.client_id
+        assert back.request("session.leave", {"session_id": "none"})["error"]["code"] == (
+            "session.not_found"
+        )

@@ -20,6 +20,9 @@ before stops the grace. When the relay's socket closes, the tunnel closes with
 the same code (an unclean drop parks the client at the issuer, as a socket's
 would). When the relay member dies, its tunnels close unclean; when the issuer
 dies, its relays close and a resume not yet answered is ``resume.expired``.
+While Redis is unreachable a frame could be lost on the way, so every tunnel
+and relay closes unclean at once; a frame for a tunnel closed meanwhile
+(its ``tclose`` lost) is answered with ``tclose``.
 
 Between members (``t`` is the tunnel's id, minted by the relay): ``topen``
 (the hello), ``tin`` (a frame from the client), ``tend`` (the socket closed)
@@ -119,6 +122,11 @@ class Handoff:
             end = self._tunnels.get(tunnel)
             if end is not None:
                 end[1].on_frame(message["f"])
+            else:
+                # This end closed and its tclose was lost (Redis was away): close that one too.
+                relay_node = tunnel.rpartition("-")[0]
+                close = {"k": "tclose", "t": tunnel, "code": closecodes.GOING_AWAY}
+                self._post(relay_node, {**close, "reason": "tunnel closed"}, None)
         else:  # "tend"
             end = self._tunnels.pop(tunnel, None)
             if end is not None:
@@ -149,6 +157,16 @@ class Handoff:
         return send
 
     # -- failures -------------------------------------------------------------------------
+
+    def close_all(self) -> None:
+        """Redis is unreachable: frames through a tunnel would be lost, so every tunnel
+        and relay closes unclean (a client whose issuer is here is away; each resumes
+        once Redis answers again)."""
+        tunnels, self._tunnels = self._tunnels, {}
+        for _, connection in tunnels.values():
+            connection.close(closecodes.GOING_AWAY, "the cluster's Redis is unreachable")
+        for relay in list(self._relays.values()):
+            relay.unreachable()
 
     def member_died(self, node: str) -> None:
         """Close the tunnels whose relay was ``node`` (their clients are away, resumable

@@ -344,6 +344,7 @@ class ClusterNode:
             self._away.discard(client_id)
             for node in self._holders.get(client_id, ()):
                 self._post(node, {"k": "back", "c": client_id}, None)
+        self._rehome(client_id)  # the members may have changed while it was away
 
     def resume_elsewhere(self, connection: Pipe, effect: ResumeElsewhere) -> None:
         """``hello`` resumes with a token of ``effect.issuer``: relay the connection there.
@@ -582,18 +583,8 @@ class ClusterNode:
         their mode's state here until they match, leave or expire).
         """
         plane = self._bound()
-        for client_id, waiting in self._waiting.items():
-            state = plane.core.clients.get(client_id)
-            if state is None:
-                continue
-            for name, (old, command, _) in list(waiting.items()):
-                new = self._target(state, command)
-                if new is None or new == old:
-                    continue
-                del waiting[name]
-                if old in self.membership.live:
-                    self._forward(state, old, LeavePool(name), _INTERNAL)
-                self._move(state, name, new, command)
+        for client_id in list(self._waiting):
+            self._rehome(client_id)
         for client_id in list(plane.clients):
             state = plane.core.clients.get(client_id)
             if state is None:
@@ -618,14 +609,31 @@ class ClusterNode:
                 self._deliver(out)
                 self._move(state, name, new, command)
 
+    def _rehome(self, client_id: str) -> None:
+        """Move the client's entries held by other members whose pool has a new owner.
+
+        An away client's entries wait until it is back (:meth:`client_attached`):
+        entered at a new owner, one could be matched at once, while it is away.
+        """
+        state = self._bound().core.clients.get(client_id)
+        waiting = self._waiting.get(client_id)
+        if state is None or state.away or not waiting:
+            return
+        for name, (old, command, _) in list(waiting.items()):
+            new = self._target(state, command)
+            if new is None or new == old:
+                continue
+            del waiting[name]
+            if old in self.membership.live:
+                self._forward(state, old, LeavePool(name), _INTERNAL)
+            self._move(state, name, new, command)
+
     def _move(self, state: ClientState, name: str, target: str, command: EnterPool) -> None:
         """Enter ``command`` again at ``target`` (this process or another), answering nobody."""
         plane = self._bound()
         if target != self.node:
             self._waiting.setdefault(state.client_id, {})[name] = (target, command, _INTERNAL)
             self._forward(state, target, command, _INTERNAL)
-            if state.client_id in self._away:
-                self._post(target, {"k": "away", "c": state.client_id}, None)  # paused there too
             return
         with contextlib.suppress(MatchmakerError):
             project = current_project(
@@ -664,6 +672,7 @@ class ClusterNode:
                 _log.warning("cluster Redis reachable again")
             else:
                 _log.warning("cluster Redis unreachable: cross-process requests are refused")
+                self.handoff.close_all()
 
     async def _send_loop(self) -> None:
         outbox, wake = self._outbox, self._wake

@@ -197,7 +197,8 @@ class DataPlane:
         client_id = connection.client_id
         if client_id is not None and self.clients.get(client_id) is connection:
             del self.clients[client_id]
-        self.observer.closed(connection.close_code or closecodes.GOING_AWAY)
+        if connection.relay is None:  # a relay's close is counted where its client lives
+            self.observer.closed(connection.close_code or closecodes.GOING_AWAY)
         _log.info(
             "connection closed",
             extra=fields(
