@@ -41,10 +41,10 @@ from matchmaker.core import closecodes
 from matchmaker.core.conversation import Conversation, resume_refused
 from matchmaker.core.effects import Effect, ResumeElsewhere
 
-__all__ = ["KINDS", "Handoff", "Pipe", "Post", "Send"]
+__all__ = ["TUNNEL_KINDS", "Handoff", "Pipe", "Post", "Send"]
 
 # The kinds of message between members that :meth:`Handoff.handle` takes.
-KINDS = frozenset({"topen", "tin", "tend", "tout", "tclose"})
+TUNNEL_KINDS = frozenset({"topen", "tin", "tend", "tout", "tclose"})
 
 Post = Callable[[str, dict[str, Any], Callable[[], None] | None], None]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
@@ -105,7 +105,7 @@ class Handoff:
     # -- inbound --------------------------------------------------------------------------
 
     def handle(self, message: dict[str, Any]) -> None:
-        """A tunnel message from another member (``k`` is one of :data:`KINDS`)."""
+        """A tunnel message from another member (``k`` is one of :data:`TUNNEL_KINDS`)."""
         kind, tunnel = message["k"], message["t"]
         if kind == "tout":
             relay = self._relays.get(tunnel)

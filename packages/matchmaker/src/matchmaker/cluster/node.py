@@ -33,8 +33,8 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from matchmaker.cluster import codec, handoff
-from matchmaker.cluster.handoff import Handoff, Pipe, Send
+from matchmaker.cluster import codec
+from matchmaker.cluster.handoff import TUNNEL_KINDS, Handoff, Pipe, Send
 from matchmaker.cluster.membership import HEARTBEAT_S, Membership
 from matchmaker.cluster.ring import node_of, owner, pool_key, room_key
 from matchmaker.config import ServerConfig
@@ -171,14 +171,14 @@ class ClusterNode:
         self._tasks: list[asyncio.Task[None]] = []
         # Owners by ring key among the current live members (emptied when they change).
         self._owners: dict[str, str] = {}
-        self.handoff = Handoff(node, self._post)
+        self._handoff = Handoff(node, self._post)
 
     # -- lifecycle ------------------------------------------------------------------------
 
     def bind(self, plane: Plane) -> None:
         """Serve ``plane`` (called once by the data plane that uses this member)."""
         self._plane = plane
-        self.handoff.bind(plane.open_remote)
+        self._handoff.bind(plane.open_remote)
 
     def start(self) -> None:
         if not self._tasks:
@@ -354,7 +354,7 @@ class ClusterNode:
         elif effect.issuer not in self.membership.live:
             connection.perform(resume_refused(effect.request_id))
         else:
-            self.handoff.relay(connection, effect)
+            self._handoff.relay(connection, effect)
 
     # -- routing --------------------------------------------------------------------------
 
@@ -432,8 +432,8 @@ class ClusterNode:
             self._withdraw(message["c"])
         elif kind in {"away", "back"}:
             self._proxy_away(message["c"], away=kind == "away")
-        elif kind in handoff.KINDS:
-            self.handoff.handle(message)
+        elif kind in TUNNEL_KINDS:
+            self._handoff.handle(message)
 
     def _proxy_away(self, client_id: str, *, away: bool) -> None:
         """A remote client served here went away or came back: pause or resume it in the
@@ -568,7 +568,7 @@ class ClusterNode:
                     plane.deliver_one((client_id,), left, remote=False)
         for holders in self._holders.values():
             holders.discard(node)
-        self.handoff.member_died(node)
+        self._handoff.member_died(node)
         for waiting in self._waiting.values():
             for name, (owner_node, command, _) in list(waiting.items()):
                 if owner_node == node:
@@ -672,7 +672,7 @@ class ClusterNode:
                 _log.warning("cluster Redis reachable again")
             else:
                 _log.warning("cluster Redis unreachable: cross-process requests are refused")
-                self.handoff.close_all()
+                self._handoff.close_all()
 
     async def _send_loop(self) -> None:
         outbox, wake = self._outbox, self._wake
