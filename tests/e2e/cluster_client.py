@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from matchmaker.cluster.ring import owner, pool_key
@@ -91,6 +92,16 @@ class Client:
         self.last_seq = message.get("seq", self.last_seq)
         return message
 
+    def closed(self, timeout: float = 10) -> int | None:
+        """Wait for the server to close the connection; its close code (events before the
+        close are kept)."""
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                self.events.append(self._recv(deadline))
+        except ConnectionClosed as closed:
+            return None if closed.rcvd is None else closed.rcvd.code
+
     def drop(self) -> None:
         """Lose the connection without a close frame (the server may keep the client away)."""
         self.ws.socket.shutdown(socket.SHUT_RDWR)
@@ -143,12 +154,18 @@ def pool_owned_by(
 
 @contextlib.contextmanager
 def cluster(
-    tmp_path: Path, count: int, redis_url: str = REDIS_URL, control: Sequence[str] = ()
+    tmp_path: Path,
+    count: int,
+    redis_url: str = REDIS_URL,
+    control: Sequence[str] = (),
+    extra: Sequence[str] = (),
 ) -> Iterator[list[MatchmakerProcess]]:
     """``count`` processes in one fresh cluster (a unique name), all seeing each other;
-    ``control``: the arguments of a control plane (a key and a shared store) for each."""
+    ``control``: the arguments of a control plane (a key and a shared store) for each;
+    ``extra``: more arguments for each (settings)."""
     name = f"mm-test-{uuid.uuid4().hex[:10]}"
     args = ["--port", "0", "--server", "hypercorn", "--cluster", redis_url, "--cluster-name", name]
+    args += extra
     if control:
         args += ["--management-port", "0", *control]
     processes: list[MatchmakerProcess] = []

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import itertools
 import json
-import shutil
 import signal
 import subprocess
 import threading
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -36,7 +34,8 @@ from .cluster_client import (
     pool_owned_by,
     wait_for_members,
 )
-from .matchmaker_process import MatchmakerProcess, free_port, postgres_schema
+from .matchmaker_process import MatchmakerProcess, postgres_schema
+from .redis_server import redis_server
 
 pytestmark = pytest.mark.redis
 
@@ -142,54 +141,6 @@ def test_kill_9_mid_session_and_mid_pool(tmp_path: Path) -> None:
         assert waiter.event("session.created")["session_id"]
 
 
-def _redis_server(port: int, directory: Path) -> subprocess.Popen[bytes]:
-    """Start a redis-server on ``port`` (nothing saved) and wait until it answers."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.skip("redis-server is not installed")
-    process = subprocess.Popen(
-        [
-            binary,
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            str(directory),
-        ],
-        stdout=subprocess.DEVNULL,
-    )
-    wait_until(lambda: _answers(port), within_s=5, what="redis-server up")
-    return process
-
-
-@pytest.fixture
-def own_redis(tmp_path: Path) -> Iterator[tuple[int, list[subprocess.Popen[bytes]]]]:
-    """A redis-server of this test's own (it gets stopped and restarted)."""
-    port = free_port()
-    started = [_redis_server(port, tmp_path)]
-    yield port, started
-    for process in started:
-        if process.poll() is None:
-            process.terminate()
-            process.wait(5)
-
-
-def _answers(port: int) -> bool:
-    import socket
-
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
-            sock.sendall(b"PING\r\n")
-            return sock.recv(16).startswith(b"+PONG")
-    except OSError:
-        return False
-
-
 def test_redis_outage_is_a_coded_error_and_service_resumes(
     tmp_path: Path, own_redis: tuple[int, list[subprocess.Popen[bytes]]]
 ) -> None:
@@ -207,7 +158,7 @@ def test_redis_outage_is_a_coded_error_and_service_resumes(
         assert refused["error"]["code"] == "cluster.unavailable"
 
         # Redis comes back (empty): the members find each other again and work resumes.
-        started.append(_redis_server(port, tmp_path))
+        started.append(redis_server(port, tmp_path))
         wait_for_members([a, b], 2, within_s=15)
         assert first.enter(name)["ok"]
         assert second.enter(name)["ok"]
@@ -286,7 +237,7 @@ def test_redis_restarted_under_load(
             started[-1].wait(5)
             down = len(outcomes)
             wait_until(lambda: count("unavailable", down) >= 3, within_s=15, what="refusals")
-            started.append(_redis_server(port, tmp_path))
+            started.append(redis_server(port, tmp_path))
             up = len(outcomes)
             wait_until(lambda: count("ok", up) >= 3, within_s=30, what="rounds after Redis")
         finally:
@@ -463,50 +414,6 @@ def test_propose_mode_across_three_processes(tmp_path: Path) -> None:
         for client in (d, e, f):
             assert client.request("pool.leave", {"pool": party})["ok"]
             assert not any(m.get("type") == "session.created" for m in client.events)
-
-
-def test_resume_in_a_cluster_on_the_same_process(tmp_path: Path) -> None:
-    """A client whose state is all on its process (its pool and session are owned there)
-    resumes there after a dropped connection: its peer on another process sees it away and
-    back and its message is replayed. One that forwarded a request (its entry is owned by
-    another process) is gone at once, and a token is not known on another process."""
-    with cluster(tmp_path, 2) as (a, b):
-        here, there = Client(a), Client(b)
-        table = pool_owned_by(a, [a, b], here.project, "table")
-        assert here.enter(table)["ok"]
-        assert there.enter(table)["ok"]
-        session = here.event("session.created")["session_id"]
-        assert there.event("session.created")["session_id"] == session
-        here.drop()
-        away = there.event("session.member_status")
-        assert (away["client_id"], away["status"]) == (here.client_id, "away")
-        there.send(session, {"while": "away"})
-        back = Client(a, resume=here)
-        assert back.welcome["data"]["resumed"], back.welcome
-        assert back.client_id == here.client_id
-        assert back.event("session.message")["data"] == {"while": "away"}
-        assert there.event("session.member_status")["status"] == "back"
-        back.send(session, {"after": "resume"})
-        assert there.event("session.message")["data"] == {"after": "resume"}
-
-        # Its new token is not known on the other process: resume.expired, start afresh.
-        back.drop()
-        elsewhere = Client(b, resume=back)
-        assert elsewhere.welcome["error"]["code"] == "resume.expired"
-
-        # A client that forwarded its pool.enter to another process is not kept away.
-        mover, peer = Client(a), Client(b)
-        remote = pool_owned_by(b, [a, b], mover.project, "remote")
-        assert mover.enter(remote)["ok"]
-        assert peer.enter(remote)["ok"]
-        session = peer.event("session.created")["session_id"]
-        mover.drop()
-        gone = peer.event("session.member_left")
-        assert gone == {
-            "session_id": session,
-            "client_id": mover.client_id,
-            "reason": "disconnected",
-        }
 
 
 MANAGEMENT_KEY = "e2e-cluster-management-key-51c0"

@@ -19,7 +19,7 @@ from matchmaker.core.commands import (
     Send,
 )
 from matchmaker.core.conversation import ABUSE_LIMIT, Conversation
-from matchmaker.core.effects import Close, PingClient, Refuse, Reply
+from matchmaker.core.effects import Close, PingClient, Refuse, Reply, ResumeElsewhere
 from matchmaker.core.events import (
     Alive,
     MessageRelayed,
@@ -97,6 +97,29 @@ def test_hello_rules(hello: Hello, expected: list[object]) -> None:
     assert codes(talk.receive(hello, "h", 0.0)) == expected
     assert talk.client is None
     assert talk.core.clients == {}
+
+
+def test_a_token_names_its_issuer_and_another_members_token_is_handed_over() -> None:
+    """In a cluster (the core has a node name) a token reads ``<node>.<random>``: the
+    issuer resumes it, another member hands the hello over to the issuer, untouched."""
+    issuer = conversation()
+    token = welcome(issuer, project="p").resume_token
+    assert token.startswith("t.")
+    elsewhere = conversation(Matchmaker(Limits(), node="u"))
+    hello = Hello(1, project="p", resume=Resume(token, 3))
+    assert elsewhere.receive(hello, "h", 0.0) == [ResumeElsewhere("h", hello, "t")]
+    assert elsewhere.client is None
+    # A single process's tokens name nobody: an unknown token is just expired there.
+    alone = Matchmaker(Limits())
+    directory = ProjectDirectory([Project(id="p")])
+
+    def talk() -> Conversation:
+        return Conversation(
+            alone, directory, require_declared=False, now=0.0, wall_clock_ms=lambda: 0
+        )
+
+    assert "." not in welcome(talk(), project="p").resume_token
+    assert codes(talk().receive(hello, "h", 0.0)) == ["resume.expired", closecodes.RESUME_EXPIRED]
 
 
 def test_undeclared_project_closes_when_declaration_is_required() -> None:

@@ -9,6 +9,7 @@ core stays the one place where matching happens. ::
     codec.py       commands, answers, events and errors as msgpack for the wire between members
     membership.py  TTL heartbeat keys: who is alive, who just died
     node.py        ClusterNode: forwarding, proxies of remote clients, failure handling
+    handoff.py     resume on another member than the token's issuer: relay and tunnel
 
 See ``docs/operations.md`` (Running several processes) for the design and why
 Redis Streams carry the traffic.

@@ -14,6 +14,12 @@ process, and a group forms whole or not at all.
 Traffic between members goes through one Redis Stream per member (its inbox),
 written by one sender task in order: see ``docs/operations.md`` for why Streams
 rather than pub/sub.
+
+A dropped client stays away for the resume grace wherever its state is: its
+home parks it and tells the members holding a proxy of it (``away``, later
+``back``, or ``gone`` when the grace ran out), which pause and resume it there
+as the core does locally. A resume on another member goes through
+:mod:`.handoff`.
 """
 
 from __future__ import annotations
@@ -28,13 +34,14 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from matchmaker.cluster import codec
+from matchmaker.cluster.handoff import TUNNEL_KINDS, Handoff, Pipe, Send
 from matchmaker.cluster.membership import HEARTBEAT_S, Membership
 from matchmaker.cluster.ring import node_of, owner, pool_key, room_key
 from matchmaker.config import ServerConfig
 from matchmaker.core import Delivery, Event, Matchmaker
 from matchmaker.core.commands import Command, EnterPool, JoinSession, LeavePool
-from matchmaker.core.conversation import Conversation
-from matchmaker.core.effects import Close, Effect, Refuse, Reply
+from matchmaker.core.conversation import Conversation, resume_refused
+from matchmaker.core.effects import Close, Effect, Refuse, Reply, ResumeElsewhere
 from matchmaker.core.engine import entry_limit
 from matchmaker.core.events import (
     EntryClosed,
@@ -87,6 +94,10 @@ class Plane(Protocol):
 
     def perform_for(self, client_id: str, effects: list[Effect]) -> None:
         """Carry out ``effects`` on a local client's connection, if it is still open."""
+        ...
+
+    def open_remote(self, send: Send) -> Pipe:
+        """A connection whose socket is on another member (see :mod:`.handoff`)."""
         ...
 
 
@@ -145,6 +156,8 @@ class ClusterNode:
         self._proxies: dict[str, tuple[str, Conversation]] = {}
         # Local clients: the members holding a proxy of them.
         self._holders: dict[str, set[str]] = {}
+        # Local clients away (parked) whose holders were told so.
+        self._away: set[str] = set()
         # Local clients: sessions hosted elsewhere -> the other members' ids.
         self._remote_sessions: dict[str, dict[str, set[str]]] = {}
         # Local clients: pool name -> (owner, the pool.enter, its request id) while waiting there.
@@ -158,12 +171,14 @@ class ClusterNode:
         self._tasks: list[asyncio.Task[None]] = []
         # Owners by ring key among the current live members (emptied when they change).
         self._owners: dict[str, str] = {}
+        self._handoff = Handoff(node, self._post)
 
     # -- lifecycle ------------------------------------------------------------------------
 
     def bind(self, plane: Plane) -> None:
         """Serve ``plane`` (called once by the data plane that uses this member)."""
         self._plane = plane
+        self._handoff.bind(plane.open_remote)
 
     def start(self) -> None:
         if not self._tasks:
@@ -303,19 +318,43 @@ class ClusterNode:
                 self._waiting.get(client_id, {}).pop(event.pool, None)
 
     def client_gone(self, client_id: str) -> None:
-        """A local client disconnected: every member holding a proxy of it drops it."""
+        """A local client disconnected for good (a clean close, or its resume grace ran
+        out): every member holding a proxy of it drops it."""
         for node in self._holders.pop(client_id, ()):
             self._post(node, {"k": "gone", "c": client_id}, None)
+        self._away.discard(client_id)
         self._remote_sessions.pop(client_id, None)
         self._waiting.pop(client_id, None)
         for key in [k for k in self._pending if k[0] == client_id]:
             del self._pending[key]
 
-    def only_local(self, client_id: str) -> bool:
-        """Whether no other member holds a proxy of the local client (it never forwarded a
-        request) and none hosts a session of it: then a resume on this process finds all
-        of its state, and its away grace needs no other member."""
-        return not self._holders.get(client_id) and not self._remote_sessions.get(client_id)
+    def client_away(self, client_id: str) -> None:
+        """A local client's connection dropped and it is parked: the members holding a
+        proxy of it pause it too (its entries there, its sessions' peers see ``away``)."""
+        holders = self._holders.get(client_id)
+        if holders:
+            self._away.add(client_id)
+            for node in holders:
+                self._post(node, {"k": "away", "c": client_id}, None)
+
+    def client_attached(self, client_id: str) -> None:
+        """A local client has a connection again: the members told it was away hear
+        it is ``back`` (its entries there return to their pools)."""
+        if client_id in self._away:
+            self._away.discard(client_id)
+            for node in self._holders.get(client_id, ()):
+                self._post(node, {"k": "back", "c": client_id}, None)
+        self._rehome(client_id)  # the members may have changed while it was away
+
+    def resume_elsewhere(self, connection: Pipe, effect: ResumeElsewhere) -> None:
+        """``hello`` resumes with a token of ``effect.issuer``: relay the connection there.
+        An issuer that is not a live member took the client with it: ``resume.expired``."""
+        if not self.available:
+            connection.perform([Refuse(effect.request_id, unavailable())])
+        elif effect.issuer not in self.membership.live:
+            connection.perform(resume_refused(effect.request_id))
+        else:
+            self._handoff.relay(connection, effect)
 
     # -- routing --------------------------------------------------------------------------
 
@@ -391,6 +430,22 @@ class ClusterNode:
                 self._deliver(proxy[1].disconnect())
         elif kind == "withdraw":
             self._withdraw(message["c"])
+        elif kind in {"away", "back"}:
+            self._proxy_away(message["c"], away=kind == "away")
+        elif kind in TUNNEL_KINDS:
+            self._handoff.handle(message)
+
+    def _proxy_away(self, client_id: str, *, away: bool) -> None:
+        """A remote client served here went away or came back: pause or resume it in the
+        core, as its home did."""
+        plane = self._bound()
+        state = plane.core.clients.get(client_id)
+        if client_id not in self._proxies or state is None or state.away == away:
+            return
+        if away:
+            self._deliver(plane.core.suspend(client_id))
+        else:
+            self._deliver(plane.core.resume(client_id, _wall_clock_ms()))
 
     def _serve(self, message: dict[str, Any]) -> None:
         """Run a forwarded request through the proxy conversation of its client."""
@@ -513,6 +568,7 @@ class ClusterNode:
                     plane.deliver_one((client_id,), left, remote=False)
         for holders in self._holders.values():
             holders.discard(node)
+        self._handoff.member_died(node)
         for waiting in self._waiting.values():
             for name, (owner_node, command, _) in list(waiting.items()):
                 if owner_node == node:
@@ -527,18 +583,8 @@ class ClusterNode:
         their mode's state here until they match, leave or expire).
         """
         plane = self._bound()
-        for client_id, waiting in self._waiting.items():
-            state = plane.core.clients.get(client_id)
-            if state is None:
-                continue
-            for name, (old, command, _) in list(waiting.items()):
-                new = self._target(state, command)
-                if new is None or new == old:
-                    continue
-                del waiting[name]
-                if old in self.membership.live:
-                    self._forward(state, old, LeavePool(name), _INTERNAL)
-                self._move(state, name, new, command)
+        for client_id in list(self._waiting):
+            self._rehome(client_id)
         for client_id in list(plane.clients):
             state = plane.core.clients.get(client_id)
             if state is None:
@@ -562,6 +608,25 @@ class ClusterNode:
                 _, out = plane.core.leave_pool(client_id, name)
                 self._deliver(out)
                 self._move(state, name, new, command)
+
+    def _rehome(self, client_id: str) -> None:
+        """Move the client's entries held by other members whose pool has a new owner.
+
+        An away client's entries wait until it is back (:meth:`client_attached`):
+        entered at a new owner, one could be matched at once, while it is away.
+        """
+        state = self._bound().core.clients.get(client_id)
+        waiting = self._waiting.get(client_id)
+        if state is None or state.away or not waiting:
+            return
+        for name, (old, command, _) in list(waiting.items()):
+            new = self._target(state, command)
+            if new is None or new == old:
+                continue
+            del waiting[name]
+            if old in self.membership.live:
+                self._forward(state, old, LeavePool(name), _INTERNAL)
+            self._move(state, name, new, command)
 
     def _move(self, state: ClientState, name: str, target: str, command: EnterPool) -> None:
         """Enter ``command`` again at ``target`` (this process or another), answering nobody."""
@@ -607,6 +672,7 @@ class ClusterNode:
                 _log.warning("cluster Redis reachable again")
             else:
                 _log.warning("cluster Redis unreachable: cross-process requests are refused")
+                self._handoff.close_all()
 
     async def _send_loop(self) -> None:
         outbox, wake = self._outbox, self._wake

@@ -43,7 +43,7 @@ __all__ = [
 
 @dataclass(slots=True)
 class Resume:
-    """``hello.resume``: reconnect-and-resume (not served yet: every token is unknown)."""
+    """``hello.resume``: take back the client of an earlier connection (see core.resume)."""
 
     token: str
     last_seq: int = 0

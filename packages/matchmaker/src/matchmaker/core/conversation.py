@@ -42,6 +42,7 @@ from matchmaker.core.effects import (
     Refuse,
     Replay,
     Reply,
+    ResumeElsewhere,
 )
 from matchmaker.core.engine import Matchmaker
 from matchmaker.core.events import (
@@ -60,7 +61,7 @@ from matchmaker.errors import MatchmakerError
 from matchmaker.filters import filter_problem
 from matchmaker.model import FilterValue, Project
 
-__all__ = ["ABUSE_LIMIT", "PROTOCOL_VERSION", "Conversation"]
+__all__ = ["ABUSE_LIMIT", "PROTOCOL_VERSION", "Conversation", "resume_refused"]
 
 PROTOCOL_VERSION = 1
 # Consecutive rate-limited frames after which the connection is closed with 3029.
@@ -315,6 +316,9 @@ class Conversation:
             require_declared=self._require_declared,
         )
         if hello.resume is not None:
+            issuer = self.core.resumption.elsewhere(hello.resume.token)
+            if issuer is not None:
+                return [ResumeElsewhere(request_id, hello, issuer)]
             return self._resume(hello.resume, project, request_id)
         client = self.core.connect(project.id, hello.credential, attributes)
         self.client = client
@@ -329,11 +333,7 @@ class Conversation:
         ``resume.expired`` and closes 4004: the client must start afresh."""
         taken = self.core.resumption.take(resume.token, project.id, resume.last_seq)
         if taken is None:
-            error = MatchmakerError(
-                "nothing to resume: the token is unknown, used, expired or of another Project",
-                code="resume.expired",
-            )
-            return [Refuse(request_id, error), Close(closecodes.RESUME_EXPIRED, "resume expired")]
+            return resume_refused(request_id)
         client = self.core.clients[taken.outbox.client_id]
         self.client = client
         welcome = Welcome(
@@ -362,6 +362,15 @@ class Conversation:
             client.credential,
             require_declared=self._require_declared,
         )
+
+
+def resume_refused(request_id: str | None) -> list[Effect]:
+    """The answer to a resume that finds nothing: ``resume.expired``, then close 4004."""
+    error = MatchmakerError(
+        "nothing to resume: the token is unknown, used, expired or of another Project",
+        code="resume.expired",
+    )
+    return [Refuse(request_id, error), Close(closecodes.RESUME_EXPIRED, "resume expired")]
 
 
 def _check_filter(filter: dict[str, FilterValue], mode: str | None, limits: Limits) -> None:

@@ -9,10 +9,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from matchmaker.core.commands import Hello
 from matchmaker.core.events import Answer, Delivery
 from matchmaker.errors import MatchmakerError
 
-__all__ = ["Close", "Effect", "OpenChannel", "PingClient", "Refuse", "Replay", "Reply"]
+__all__ = [
+    "Close",
+    "Effect",
+    "OpenChannel",
+    "PingClient",
+    "Refuse",
+    "Replay",
+    "Reply",
+    "ResumeElsewhere",
+]
 
 
 @dataclass(slots=True)
@@ -62,4 +72,14 @@ class OpenChannel:
     sdp: str
 
 
-Effect = Reply | Refuse | Close | PingClient | Replay | OpenChannel | Delivery
+@dataclass(frozen=True, slots=True)
+class ResumeElsewhere:
+    """``hello`` (request ``request_id``) resumes with a token another cluster member
+    issued: that member has the client, so the shell hands the connection over to it."""
+
+    request_id: str | None
+    hello: Hello
+    issuer: str
+
+
+Effect = Reply | Refuse | Close | PingClient | Replay | OpenChannel | ResumeElsewhere | Delivery

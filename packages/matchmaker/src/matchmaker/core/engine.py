@@ -63,7 +63,9 @@ class Matchmaker:
         self.pools: dict[PoolKey, Pool] = {}
         self.sessions: dict[str, Session] = {}
         self.rooms: dict[tuple[str, str], Session] = {}
-        self.resumption = Resumption(limits.resume_buffer, limits.resume_grace_ms / 1000)
+        self.resumption = Resumption(
+            limits.resume_buffer, limits.resume_grace_ms / 1000, issuer=node
+        )
         self._node = node if node is not None else secrets.token_hex(3)
         self._counter = itertools.count(1)
         self._expiry: list[tuple[int, int, Entry]] = []
@@ -109,13 +111,15 @@ class Matchmaker:
             self._leave(client, session, reason, out)
         return out
 
-    def end_grace(self, now: float) -> list[Delivery]:
+    def end_grace(self, now: float) -> tuple[list[str], list[Delivery]]:
         """Remove every away client whose resume grace ran out by ``now`` (monotonic
-        seconds): entries withdrawn, peers told ``member_left {reason: disconnected}``."""
+        seconds): entries withdrawn, peers told ``member_left {reason: disconnected}``.
+        Returns the removed clients' ids and the deliveries."""
+        gone = self.resumption.expired(now)
         out: list[Delivery] = []
-        for client_id in self.resumption.expired(now):
+        for client_id in gone:
             out.extend(self.disconnect(client_id))
-        return out
+        return gone, out
 
     def suspend(self, client_id: str) -> list[Delivery]:
         """The client's connection dropped but it may resume: its entries leave their

@@ -8,6 +8,10 @@ the client is *parked* until a deadline (``resume_grace_ms``); ``hello`` with
 ``resume {token, last_seq}`` takes the outbox back, the frames after
 ``last_seq`` are replayed and the token is rotated. A token works once, only
 for its Project, and only while its client is parked or connected.
+
+In a cluster a token names the member that issued it (``<node>.<random>``), so
+a process that receives another member's token knows where the client's
+outbox is (:meth:`Resumption.elsewhere`).
 """
 
 from __future__ import annotations
@@ -55,9 +59,10 @@ class Taken:
 class Resumption:
     """Every client's outbox, by client id and by token, and the grace deadlines."""
 
-    def __init__(self, buffer: int, grace_s: float) -> None:
+    def __init__(self, buffer: int, grace_s: float, issuer: str | None = None) -> None:
         self.buffer = buffer
         self.grace_s = grace_s
+        self._prefix = "" if issuer is None else f"{issuer}."
         self.outboxes: dict[str, Outbox] = {}
         self._tokens: dict[str, str] = {}  # token -> client id
         self._deadlines: list[tuple[float, int, str]] = []
@@ -65,10 +70,21 @@ class Resumption:
 
     def issue(self, client_id: str, project_id: str) -> str:
         """A new client's outbox; returns its first token."""
-        token = secrets.token_urlsafe(18)
+        token = self._new_token()
         self.outboxes[client_id] = Outbox(client_id, project_id, token, deque(maxlen=self.buffer))
         self._tokens[token] = client_id
         return token
+
+    def _new_token(self) -> str:
+        return self._prefix + secrets.token_urlsafe(18)
+
+    def elsewhere(self, token: str) -> str | None:
+        """The other cluster member that issued ``token``, if it names one (never without
+        an issuer of its own: a single process's tokens name nobody)."""
+        if not self._prefix:
+            return None
+        issuer, dot, _ = token.partition(".")
+        return issuer if dot and issuer and f"{issuer}." != self._prefix else None
 
     def park(self, client_id: str, now: float) -> bool:
         """The client's connection dropped uncleanly: hold its outbox for the grace period.
@@ -107,7 +123,7 @@ class Resumption:
         if outbox is None or outbox.project_id != project_id:
             return None
         del self._tokens[token]
-        outbox.token = secrets.token_urlsafe(18)
+        outbox.token = self._new_token()
         self._tokens[outbox.token] = outbox.client_id
         was_parked = outbox.parked_until is not None
         outbox.parked_until = None

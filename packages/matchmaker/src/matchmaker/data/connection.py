@@ -7,6 +7,10 @@ are handled in order and no operation interleaves with another. Outbound
 frames go to a bounded per-connection queue drained by the connection's own
 writer task: delivering to many members never awaits one slow peer, and a
 queue that overflows closes its connection with 3008.
+
+In a cluster, a connection whose client lives on another process (it resumed
+with that process's token) becomes a *relay*: its frames go to that process
+unread, and what that process sends comes back through :meth:`Connection.push`.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from matchmaker.core.effects import (
     Refuse,
     Replay,
     Reply,
+    ResumeElsewhere,
 )
 from matchmaker.core.events import Event, PoolEntered, PoolLeft, Welcome
 from matchmaker.data.observer import DataObserver
@@ -38,7 +43,7 @@ from matchmaker.data.protocol import REQUEST_DECODER, REQUEST_TYPES, Request, de
 from matchmaker.data.translate import PING_FRAME, command, error_frame, partial_frame, reply_frame
 from matchmaker.errors import MatchmakerError
 
-__all__ = ["HARD_CAP_FACTOR", "Connection", "Hub"]
+__all__ = ["HARD_CAP_FACTOR", "Connection", "Hub", "Relay"]
 
 # A frame over HARD_CAP_FACTOR x max_frame_bytes is not answered but closed with 1009
 # (RFC 6455 "message too big"). hypercorn does that itself before buffering such a
@@ -78,6 +83,18 @@ class Hub(Protocol):
         """Answer a WebRTC offer (``rtc.offer``) on ``connection``, in the background."""
         ...
 
+    def resume_elsewhere(self, connection: Connection, effect: ResumeElsewhere) -> None:
+        """In a cluster: hand ``connection`` over to the member that issued its token."""
+        ...
+
+
+class Relay(Protocol):
+    """Where a relaying connection's inbound frames and its end go (another process)."""
+
+    def frame(self, frame: str) -> None: ...
+
+    def closed(self, code: int) -> None: ...
+
 
 class Connection:
     """The outbound queue, the writer and the decoder of one accepted WebSocket."""
@@ -94,6 +111,7 @@ class Connection:
         "entered",
         "max_frame_bytes",
         "outbound_limit",
+        "relay",
     )
 
     def __init__(self, hub: Hub, conversation: Conversation, send: Send) -> None:
@@ -113,6 +131,7 @@ class Connection:
         self.entered: dict[str, tuple[float, str]] = {}
         self.max_frame_bytes = limits.max_frame_bytes
         self.outbound_limit = limits.outbound_queue
+        self.relay: Relay | None = None
         self._handshake_timer = asyncio.get_running_loop().call_later(
             limits.handshake_timeout_s, self._handshake_expired
         )
@@ -148,7 +167,15 @@ class Connection:
         if code in (closecodes.SLOW_CONSUMER, closecodes.GOING_AWAY):
             self._queue.clear()
         self._wake()
+        if self.relay is not None:
+            self.relay.closed(code)
         self._hub.detach(self)
+
+    def relay_to(self, relay: Relay) -> None:
+        """From now on this connection only carries frames to and from ``relay``: the
+        process at its other end speaks the protocol (and times the handshake)."""
+        self._handshake_timer.cancel()
+        self.relay = relay
 
     def _wake(self) -> None:
         waiter = self._waiter
@@ -211,6 +238,8 @@ class Connection:
                     self.push(PING_FRAME)
                 case OpenChannel(request_id=request_id, sdp=sdp):
                     self._hub.open_channel(self, request_id, sdp)
+                case ResumeElsewhere():
+                    self._hub.resume_elsewhere(self, effect)
                 case Replay(frames=frames, missed=missed):
                     if missed is not None:
                         self.push(partial_frame(*missed))
@@ -252,6 +281,9 @@ class Connection:
                 error = MatchmakerError("frame is not UTF-8", code="protocol.bad_request")
                 self.perform(conversation.refuse(None, error, now))
                 return
+        if self.relay is not None:
+            self.relay.frame(frame)
+            return
         try:
             request: Request = REQUEST_DECODER.decode(frame)
         except (msgspec.DecodeError, RecursionError) as error:

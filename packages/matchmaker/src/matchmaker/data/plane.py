@@ -13,7 +13,7 @@ from matchmaker.config import ServerConfig
 from matchmaker.core import Delivery, Event, Matchmaker, closecodes
 from matchmaker.core.commands import Command
 from matchmaker.core.conversation import Conversation
-from matchmaker.core.effects import Effect
+from matchmaker.core.effects import Effect, ResumeElsewhere
 from matchmaker.core.events import EntryClosed, MessageRelayed, SessionCreated
 from matchmaker.data.connection import Connection
 from matchmaker.data.observer import DataObserver
@@ -67,8 +67,16 @@ class ClusterHooks(Protocol):
         """A local client left the core."""
         ...
 
-    def only_local(self, client_id: str) -> bool:
-        """Whether nothing of a local client's state lives on another process."""
+    def client_away(self, client_id: str) -> None:
+        """A local client's connection dropped: it is away for the resume grace."""
+        ...
+
+    def client_attached(self, client_id: str) -> None:
+        """A local client has a connection (again, if it resumed)."""
+        ...
+
+    def resume_elsewhere(self, connection: Connection, effect: ResumeElsewhere) -> None:
+        """Hand ``connection`` over to the member that issued its resume token."""
         ...
 
     def describe(self) -> dict[str, object]: ...
@@ -142,7 +150,11 @@ class DataPlane:
         while True:
             await asyncio.sleep(EXPIRY_TICK_S)
             self.deliver(self.core.expire(int(time.time() * 1000)))
-            self.deliver(self.core.end_grace(time.monotonic()))
+            gone, deliveries = self.core.end_grace(time.monotonic())
+            self.deliver(deliveries)
+            if self.cluster is not None:
+                for client_id in gone:
+                    self.cluster.client_gone(client_id)
 
     async def _heartbeat_loop(self) -> None:
         # Only silent clients are pinged, a few at a time as they fall silent: a busy
@@ -170,6 +182,8 @@ class DataPlane:
             old.close(closecodes.REPLACED, "replaced by a resumed connection")
         client = connection.conversation.client
         assert client is not None
+        if self.cluster is not None:
+            self.cluster.client_attached(client_id)
         _log.info(
             "client connected",
             extra=fields(event="hello", client=client_id, project=client.project_id),
@@ -183,7 +197,8 @@ class DataPlane:
         client_id = connection.client_id
         if client_id is not None and self.clients.get(client_id) is connection:
             del self.clients[client_id]
-        self.observer.closed(connection.close_code or closecodes.GOING_AWAY)
+        if connection.relay is None:  # a relay's close is counted where its client lives
+            self.observer.closed(connection.close_code or closecodes.GOING_AWAY)
         _log.info(
             "connection closed",
             extra=fields(
@@ -196,14 +211,14 @@ class DataPlane:
         code = connection.close_code
         resumable = code is not None and code != closecodes.NORMAL and code < closecodes.BYE
         resumable = resumable and not self.shutdown.is_set()  # nothing survives a shutdown
-        # In a cluster, a client stays away (resumable on this process) only while all its
-        # state is here: a proxy of it on another process is not held for a grace.
+        self.deliver(connection.conversation.disconnect(resumable=resumable, now=time.monotonic()))
         cluster = self.cluster
         if cluster is not None and client_id is not None:
-            resumable = resumable and cluster.only_local(client_id)
-        self.deliver(connection.conversation.disconnect(resumable=resumable, now=time.monotonic()))
-        if cluster is not None and client_id is not None:
-            cluster.client_gone(client_id)
+            # Parked (its outbox kept) or gone: the other members holding its state follow.
+            if client_id in self.core.resumption.outboxes:
+                cluster.client_away(client_id)
+            else:
+                cluster.client_gone(client_id)
 
     # -- delivery -------------------------------------------------------------------------
 
@@ -252,6 +267,23 @@ class DataPlane:
         connection = self.clients.get(client_id)
         if connection is not None:
             connection.perform(effects)
+
+    # -- cluster handoff ------------------------------------------------------------------
+
+    def resume_elsewhere(self, connection: Connection, effect: ResumeElsewhere) -> None:
+        """A resume token of another member: that member serves the client through here."""
+        assert self.cluster is not None, "only a cluster member's tokens name another issuer"
+        self.cluster.resume_elsewhere(connection, effect)
+
+    def open_remote(self, send: Send) -> Connection:
+        """A connection whose socket is on another process (a client that resumed there
+        with this process's token): ``send`` carries its frames and its close there."""
+        connection = Connection(self, self._conversation(), send)
+        self.open.add(connection)
+        writer = asyncio.create_task(connection.write())
+        self._background.add(writer)
+        writer.add_done_callback(self._background.discard)
+        return connection
 
     # -- WebRTC ---------------------------------------------------------------------------
 
