@@ -653,6 +653,10 @@ class ClusterNode:
                         self._handle(message)
                     except Exception:
                         _log.exception("cannot handle a cluster message")
+            # The answers and events these messages produced are written (to Redis, to
+            # clients) before this task asks for more: asking is a write too, and would
+            # delay them.
+            await asyncio.sleep(0)
 
     async def _membership_loop(self) -> None:
         while True:

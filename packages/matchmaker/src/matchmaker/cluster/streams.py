@@ -78,9 +78,7 @@ class Outbound:
 
 
 class Inbox:
-    """Reads one stream from where it left off; the next ``XREAD`` is already on its way
-    while the caller handles a batch, so an entry written meanwhile is not delayed by a
-    round trip."""
+    """Reads one stream from where it left off."""
 
     def __init__(self, conn: Any, stream: str, *, block_ms: int, count: int) -> None:
         self._conn = conn
@@ -89,31 +87,10 @@ class Inbox:
         self._count = str(count).encode()
         self._timeout_s = block_ms / 1000 + 1.0
         self.last = b"0"
-        self._asked = False
 
     async def next(self) -> list[bytes]:
         """The payloads of the entries after the last one returned (waits up to ``block_ms``;
         ``[]`` when none came). Raises what redis-py raises; the next call reconnects."""
-        conn = self._conn
-        try:
-            if not self._asked:
-                await self._ask()
-            async with asyncio.timeout(self._timeout_s):
-                reply = await conn.read_response(disable_decoding=True)
-        except BaseException:
-            self._asked = False
-            await conn.disconnect(nowait=True)
-            raise
-        self._asked = False
-        payloads = self._payloads(reply)
-        try:
-            await self._ask()
-        except Exception:
-            # These payloads are read all the same; the next call connects and asks again.
-            await conn.disconnect(nowait=True)
-        return payloads
-
-    async def _ask(self) -> None:
         conn = self._conn
         command = conn.pack_command(
             "XREAD",
@@ -125,8 +102,14 @@ class Inbox:
             self._stream,
             self.last,
         )
-        await conn.send_packed_command(command, check_health=False)
-        self._asked = True
+        try:
+            async with asyncio.timeout(self._timeout_s):
+                await conn.send_packed_command(command, check_health=False)
+                reply = await conn.read_response(disable_decoding=True)
+        except BaseException:
+            await conn.disconnect(nowait=True)
+            raise
+        return self._payloads(reply)
 
     def _payloads(self, reply: Any) -> list[bytes]:
         """The payloads of an ``XREAD`` reply (RESP2: ``[[stream, entries]]``; RESP3: a map),
