@@ -1,7 +1,7 @@
 """Benchmark ``--cluster``: scaling over 1, 2 and 4 processes, and the cost of crossing one.
 
     python tools/bench/matchmaker/cluster.py [--redis redis://127.0.0.1:6379/13] [--runs 3]
-        [--baseline-src DIR]
+        [--baseline-src DIR] [--server hypercorn|granian] [--latency-pairs 100]
 
 Every server is ``server.py`` (the real launcher, the ``bench`` Project declared on each
 member, rate limits lifted), each member of a fresh cluster. Prints one JSON object of
@@ -49,14 +49,20 @@ POLICY = "duel"
 class Cluster:
     """``count`` members of one fresh cluster (or one plain process: ``redis`` is None)."""
 
-    def __init__(self, count: int, redis: str | None, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        count: int,
+        redis: str | None,
+        env: dict[str, str] | None = None,
+        server: str = "hypercorn",
+    ) -> None:
         flags: list[str] = []
         if redis is not None:
             flags = ["--cluster", redis, "--cluster-name", f"bench-{uuid.uuid4().hex[:8]}"]
         self.servers: list[Server] = []
         try:
             for _ in range(count):
-                self.servers.append(Server(flags=flags, env=env))
+                self.servers.append(Server(server=server, flags=flags, env=env))
             if redis is not None:
                 self._wait_for_members(count)
         except BaseException:
@@ -223,6 +229,12 @@ def main() -> None:
         "--baseline-src", type=Path, help="a checkout of main, for the 1-process row"
     )
     parser.add_argument("--only", choices=["throughput", "latency", "baseline"])
+    parser.add_argument(
+        "--server",
+        choices=["hypercorn", "granian"],
+        default="hypercorn",
+        help="the data plane's server (granian runs on uvloop, as `matchmaker` does by default)",
+    )
     args = parser.parse_args()
     setups: dict[str, tuple[int, str | None]] = {
         "1": (1, None),
@@ -234,13 +246,13 @@ def main() -> None:
     for run in range(args.runs):
         if args.only in (None, "throughput"):
             for name, (count, redis) in setups.items():
-                cluster = Cluster(count, redis)
+                cluster = Cluster(count, redis, server=args.server)
                 try:
                     rows.setdefault(name, []).append(throughput(cluster, args))
                 finally:
                     cluster.stop()
         if args.only in (None, "latency"):
-            cluster = Cluster(2, args.redis)
+            cluster = Cluster(2, args.redis, server=args.server)
             try:
                 rows.setdefault("latency", []).append(
                     asyncio.run(latency(cluster, args.latency_pairs))
@@ -250,7 +262,7 @@ def main() -> None:
         if args.baseline_src is not None and args.only in (None, "baseline"):
             pair = [("main", baseline_env(args.baseline_src)), ("this", None)]
             for name, env in pair if run % 2 == 0 else pair[::-1]:  # neither always goes first
-                cluster = Cluster(1, None, env)
+                cluster = Cluster(1, None, env, args.server)
                 try:
                     rows.setdefault(f"baseline_{name}", []).append(throughput(cluster, args))
                 finally:

@@ -12,8 +12,8 @@ clients they address. So matching stays one synchronous core step on one
 process, and a group forms whole or not at all.
 
 Traffic between members goes through one Redis Stream per member (its inbox),
-written by one sender task in order: see ``docs/operations.md`` for why Streams
-rather than pub/sub.
+written by one sender task in order (:mod:`.streams`): see ``docs/operations.md``
+for why Streams rather than pub/sub.
 
 A dropped client stays away for the resume grace wherever its state is: its
 home parks it and tells the members holding a proxy of it (``away``, later
@@ -37,6 +37,7 @@ from matchmaker.cluster import codec
 from matchmaker.cluster.handoff import TUNNEL_KINDS, Handoff, Pipe, Send
 from matchmaker.cluster.membership import HEARTBEAT_S, Membership
 from matchmaker.cluster.ring import node_of, owner, pool_key, room_key
+from matchmaker.cluster.streams import Inbox, Outbound, connection
 from matchmaker.config import ServerConfig
 from matchmaker.core import Delivery, Event, Matchmaker
 from matchmaker.core.commands import Command, EnterPool, JoinSession, LeavePool
@@ -61,10 +62,6 @@ __all__ = ["ClusterNode", "Plane", "open_cluster"]
 
 _log = logging.getLogger("matchmaker.cluster")
 
-# Each inbox keeps about this many entries (each the messages one sender had for it in one
-# pass): a reader more than that far behind loses the oldest (the member is then dead or
-# hopelessly slow; its peers are told when its key expires).
-STREAM_MAXLEN = 100_000
 # Messages written to Redis per round trip, and entries read per XREAD.
 BATCH = 512
 # Messages waiting for Redis before new cross-process work is refused (cluster.unavailable).
@@ -117,12 +114,13 @@ async def open_cluster(url: str, name: str) -> ClusterNode:
             "--cluster needs redis-py: install matchmaker[cluster]", code="cluster.unavailable"
         ) from exc
 
-    common: dict[str, Any] = {"socket_connect_timeout": _REDIS_TIMEOUT_S}
-    commands = aioredis.Redis.from_url(url, socket_timeout=_REDIS_TIMEOUT_S, **common)
-    reader = aioredis.Redis.from_url(
-        url, socket_timeout=_REDIS_TIMEOUT_S + _READ_BLOCK_MS / 1000, **common
+    commands = aioredis.Redis.from_url(
+        url, socket_timeout=_REDIS_TIMEOUT_S, socket_connect_timeout=_REDIS_TIMEOUT_S
     )
-    node = ClusterNode(commands, reader, name, secrets.token_hex(4), RedisError)
+    writer, reader = (connection(url, _REDIS_TIMEOUT_S) for _ in range(2))
+    node = ClusterNode(
+        commands, writer, reader, name=name, node=secrets.token_hex(4), errors=RedisError
+    )
     try:
         await node.membership.beat()
         await node.membership.poll()
@@ -143,13 +141,18 @@ class ClusterNode:
     """This process as a member: its inbox, its outbox, and the proxies of remote clients."""
 
     def __init__(
-        self, redis: Any, reader: Any, name: str, node: str, errors: type[Exception]
+        self, redis: Any, writer: Any, reader: Any, *, name: str, node: str, errors: type[Exception]
     ) -> None:
+        """``redis`` is a redis-py client (membership); ``writer`` and ``reader`` are
+        connections of :func:`.streams.connection`, for this member's traffic alone."""
         self._redis = redis
-        self._reader = reader
         self._errors: tuple[type[Exception], ...] = (errors, OSError)
         self.node = node
         self.membership = Membership(redis, name, node)
+        self._outbound = Outbound(writer, _REDIS_TIMEOUT_S)
+        self._inbox = Inbox(
+            reader, self.membership.inbox(node), block_ms=_READ_BLOCK_MS, count=BATCH
+        )
         self.available = True
         self._plane: Plane | None = None
         # Remote clients served here: id -> (their home member, their proxy conversation).
@@ -198,9 +201,11 @@ class ClusterNode:
                 await task
         with contextlib.suppress(*self._errors):
             await self.membership.leave()
-        for client in (self._redis, self._reader):
+        for link in (self._outbound, self._inbox):
             with contextlib.suppress(*self._errors):
-                await client.aclose()
+                await link.close()
+        with contextlib.suppress(*self._errors):
+            await self._redis.aclose()
 
     def describe(self) -> dict[str, object]:
         """For ``/healthz``: this member, the live members, whether Redis answers."""
@@ -685,16 +690,10 @@ class ClusterNode:
                 by_node: dict[str, list[dict[str, Any]]] = {}
                 for node, message, _ in batch:
                     by_node.setdefault(node, []).append(message)
+                inbox = self.membership.inbox
+                entries = [(inbox(node), codec.encode(m)) for node, m in by_node.items()]
                 try:
-                    async with self._redis.pipeline(transaction=False) as pipe:
-                        for node, messages in by_node.items():
-                            pipe.xadd(
-                                self.membership.inbox(node),
-                                {"m": codec.encode(messages)},
-                                maxlen=STREAM_MAXLEN,
-                                approximate=True,
-                            )
-                        await pipe.execute()
+                    await self._outbound.append(entries)
                 except self._errors:
                     self._set_available(False)
                     for _, _, fail in batch:
@@ -702,28 +701,28 @@ class ClusterNode:
                             fail()
 
     async def _read_loop(self) -> None:
-        inbox = self.membership.inbox(self.node)
-        last = "0"
         while True:
             try:
-                reply = await self._reader.xread({inbox: last}, count=BATCH, block=_READ_BLOCK_MS)
+                payloads = await self._inbox.next()
             except self._errors:
                 self._set_available(False)
                 await asyncio.sleep(HEARTBEAT_S / 2)
                 continue
-            for _stream, entries in reply or ():
-                for message_id, fields in entries:
-                    last = message_id
+            for payload in payloads:
+                try:
+                    messages = codec.decode(payload)
+                except Exception:
+                    _log.exception("cannot decode a cluster stream entry")
+                    continue
+                for message in messages:
                     try:
-                        messages = codec.decode(fields[b"m"])
+                        self._handle(message)
                     except Exception:
-                        _log.exception("cannot decode a cluster stream entry")
-                        continue
-                    for message in messages:
-                        try:
-                            self._handle(message)
-                        except Exception:
-                            _log.exception("cannot handle a cluster message")
+                        _log.exception("cannot handle a cluster message")
+            # The answers and events these messages produced are written (to Redis, to
+            # clients) before this task asks for more: asking is a write too, and would
+            # delay them.
+            await asyncio.sleep(0)
 
     async def _membership_loop(self) -> None:
         while True:

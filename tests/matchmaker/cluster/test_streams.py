@@ -1,0 +1,141 @@
+"""The members' inboxes against the real Redis (db 13, or ``MATCHMAKER_TEST_REDIS_URL``):
+order, a reader that loses its connection, a failed append, both reply protocols."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from collections.abc import AsyncIterator, Callable
+
+import pytest
+import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
+
+from matchmaker.cluster.streams import Inbox, Outbound, connection
+
+REDIS_URL = os.environ.get("MATCHMAKER_TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
+
+pytestmark = pytest.mark.redis
+
+Links = Callable[..., tuple[Outbound, Callable[[str], Inbox]]]
+
+
+@pytest.fixture
+async def admin() -> AsyncIterator[aioredis.Redis]:
+    client = aioredis.Redis.from_url(REDIS_URL)
+    try:
+        await client.ping()
+    except OSError as exc:
+        pytest.skip(f"Redis is not reachable at {REDIS_URL}: {exc}")
+    yield client
+    await client.aclose()
+
+
+@pytest.fixture
+async def prefix(admin: aioredis.Redis) -> AsyncIterator[str]:
+    """A key prefix of this test's own; its keys are deleted afterwards."""
+    name = f"test-streams-{uuid.uuid4().hex[:8]}"
+    yield name
+    keys = [key async for key in admin.scan_iter(f"{name}:*")]
+    if keys:
+        await admin.delete(*keys)
+
+
+@pytest.fixture
+async def links() -> AsyncIterator[Links]:
+    """``links(query)``: an Outbound and an Inbox factory on connections of their own."""
+    opened: list[Outbound | Inbox] = []
+
+    def make(query: str = "", block_ms: int = 1000) -> tuple[Outbound, Callable[[str], Inbox]]:
+        url = REDIS_URL + query
+        outbound = Outbound(connection(url, 1.0), 1.0)
+        opened.append(outbound)
+
+        def inbox(stream: str) -> Inbox:
+            reader = Inbox(connection(url, 1.0), stream, block_ms=block_ms, count=100)
+            opened.append(reader)
+            return reader
+
+        return outbound, inbox
+
+    yield make
+    for link in opened:
+        await link.close()
+
+
+async def read_all(inbox: Inbox, count: int) -> list[bytes]:
+    """Reads until ``count`` payloads came (each ``next`` blocks until one is there)."""
+    payloads: list[bytes] = []
+    while len(payloads) < count:
+        payloads += await asyncio.wait_for(inbox.next(), 5)
+    return payloads
+
+
+@pytest.mark.parametrize("query", ["?protocol=2", "?protocol=3"])
+async def test_entries_arrive_in_the_order_appended_per_inbox(
+    links: Links, prefix: str, query: str
+) -> None:
+    outbound, inbox = links(query)
+    first, second = f"{prefix}:a", f"{prefix}:b"
+    await outbound.append([(first, b"1"), (second, b"x"), (first, b"2")])
+    await outbound.append([(first, b"3")])
+    assert await read_all(inbox(first), 3) == [b"1", b"2", b"3"]
+    assert await read_all(inbox(second), 1) == [b"x"]
+
+
+async def test_an_idle_inbox_returns_nothing_once_its_block_ends(links: Links, prefix: str) -> None:
+    _, inbox = links(block_ms=50)
+    assert await asyncio.wait_for(inbox(f"{prefix}:idle").next(), 5) == []
+
+
+async def test_a_reader_that_lost_its_connection_misses_and_repeats_nothing(
+    links: Links, prefix: str, admin: aioredis.Redis
+) -> None:
+    outbound, _ = links()
+    stream = f"{prefix}:inbox"
+    conn = connection(REDIS_URL, 1.0)
+    await conn.send_command("CLIENT", "SETNAME", prefix)  # to find it in CLIENT LIST
+    await conn.read_response()
+    reader = Inbox(conn, stream, block_ms=5000, count=100)
+    try:
+        await outbound.append([(stream, b"before")])
+        assert await read_all(reader, 1) == [b"before"]
+        blocked = asyncio.ensure_future(reader.next())
+        # Redis drops the reader while it waits (as a restart or a proxy would).
+        await _kill_when_blocked(admin, prefix)
+        with pytest.raises((RedisConnectionError, OSError)):
+            await asyncio.wait_for(blocked, 5)
+        await outbound.append([(stream, b"while away 1"), (stream, b"while away 2")])
+        assert await read_all(reader, 2) == [b"while away 1", b"while away 2"]
+    finally:
+        await reader.close()
+
+
+async def _kill_when_blocked(admin: aioredis.Redis, name: str) -> None:
+    """Kills the connection named ``name`` once it waits in ``XREAD``."""
+    deadline = asyncio.get_running_loop().time() + 5
+    while True:
+        found = [c for c in await admin.client_list() if c.get("name") == name]
+        if found and found[0].get("cmd") == "xread" and "b" in found[0].get("flags", ""):
+            await admin.client_kill_filter(_id=found[0]["id"])
+            return
+        assert asyncio.get_running_loop().time() < deadline, "the reader never blocked"
+        await asyncio.sleep(0.01)
+
+
+async def test_a_failed_append_raises_and_the_next_one_is_in_step(
+    links: Links, prefix: str, admin: aioredis.Redis
+) -> None:
+    outbound, inbox = links()
+    stream, wrong = f"{prefix}:inbox", f"{prefix}:not-a-stream"
+    await admin.set(wrong, "a string")
+    with pytest.raises(ResponseError):
+        await outbound.append([(stream, b"1"), (wrong, b"lost"), (stream, b"2")])
+    # Each call reads its own replies: an error is the failing call's, not the next one's.
+    with pytest.raises(ResponseError):
+        await outbound.append([(wrong, b"lost again")])
+    await outbound.append([(stream, b"3")])
+    # Redis ran every command of a failed write; the caller refuses the whole batch.
+    assert await read_all(inbox(stream), 3) == [b"1", b"2", b"3"]
