@@ -139,3 +139,37 @@ async def test_a_failed_append_raises_and_the_next_one_is_in_step(
     await outbound.append([(stream, b"3")])
     # Redis ran every command of a failed write; the caller refuses the whole batch.
     assert await read_all(inbox(stream), 3) == [b"1", b"2", b"3"]
+
+
+async def test_after_an_outage_the_first_append_is_not_lost_to_a_dead_socket(
+    prefix: str, admin: aioredis.Redis
+) -> None:
+    """Redis closed the appending connection while nothing was being written (a restart):
+    an append on it fails, unless the member said the outage is over (``after_outage``)."""
+    stream = f"{prefix}:inbox"
+    conn = connection(REDIS_URL, 1.0)
+    await conn.send_command("CLIENT", "SETNAME", prefix)
+    await conn.read_response()
+    outbound = Outbound(conn, 1.0)
+    reader = Inbox(connection(REDIS_URL, 1.0), stream, block_ms=1000, count=100)
+    try:
+        await outbound.append([(stream, b"before")])
+        await _kill(admin, prefix)
+        with pytest.raises((RedisConnectionError, OSError)):
+            await outbound.append([(stream, b"lost to the dead socket")])
+        await conn.send_command("CLIENT", "SETNAME", prefix)
+        await conn.read_response()
+        await _kill(admin, prefix)
+        outbound.after_outage()
+        await outbound.append([(stream, b"after")])
+        assert await read_all(reader, 2) == [b"before", b"after"]
+    finally:
+        await outbound.close()
+        await reader.close()
+
+
+async def _kill(admin: aioredis.Redis, name: str) -> None:
+    """Closes the connection named ``name`` from Redis's side."""
+    found = [c for c in await admin.client_list() if c.get("name") == name]
+    assert len(found) == 1, found
+    await admin.client_kill_filter(_id=found[0]["id"])

@@ -674,6 +674,7 @@ class ClusterNode:
         if available != self.available:
             self.available = available
             if available:
+                self._outbound.after_outage()
                 _log.warning("cluster Redis reachable again")
             else:
                 _log.warning("cluster Redis unreachable: cross-process requests are refused")

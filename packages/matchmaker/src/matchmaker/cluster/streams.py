@@ -51,6 +51,13 @@ class Outbound:
         self._conn = conn
         self._timeout_s = timeout_s
         self._maxlen = str(STREAM_MAXLEN).encode()
+        self._reconnect = False
+
+    def after_outage(self) -> None:
+        """Redis was unreachable: this connection may hold a socket the old server closed
+        that no write has failed on yet (nothing was sent meanwhile), and its first write
+        would be lost to it. The next append connects afresh."""
+        self._reconnect = True
 
     async def append(self, entries: Sequence[tuple[str, bytes]]) -> None:
         """``XADD`` each ``(stream, payload)`` in one write; returns once Redis took them all.
@@ -59,6 +66,9 @@ class Outbound:
         dropped, and the next call connects again.
         """
         conn = self._conn
+        if self._reconnect:
+            self._reconnect = False
+            await conn.disconnect(nowait=True)
         commands = [
             ("XADD", stream, "MAXLEN", "~", self._maxlen, "*", _FIELD, payload)
             for stream, payload in entries
