@@ -14,8 +14,9 @@ million tuples, none of them garbage) and, at exit, freeing them object by objec
 - :func:`end`, after a read command (:data:`READ_COMMANDS`) whose output is flushed: the
   process ends with ``os._exit`` and the command's exit status, skipping the
   interpreter's teardown. Only when that teardown has nothing else to do: no ``atexit``
-  handler registered (tasktool registers none) and no other thread alive (the file
-  readers' pool is joined before any output); otherwise the process exits as usual.
+  handler registered (tasktool registers none; multiprocessing and logging do, imported
+  only by a cold read's parse workers and reader threads) and no other thread alive
+  (those pools are joined before any output); otherwise the process exits as usual.
 
 In-process callers (tests through click's ``CliRunner``, the web server, the MCP server,
 library users) never call :func:`enable`: for them nothing here does anything.
