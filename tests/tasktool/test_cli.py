@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
+from importlib import import_module
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -28,8 +29,10 @@ Invoke = Callable[..., Result]
 
 
 def tasktool_group() -> click.Group:
+    """The group of the installed ``tasktool`` script's module (the script itself runs
+    ``run``, which ends the process: see test_oneshot.py)."""
     (script,) = entry_points(group="console_scripts", name="tasktool")
-    group = script.load()
+    group = import_module(script.module).main
     assert isinstance(group, click.Group)
     return group
 

@@ -15,12 +15,16 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tasktool.config import LoadedConfig
+from tasktool.files.scan import ScanResult
 from tasktool.model.settings import Settings
 from tasktool.model.task import Task, natural_key
 from tasktool.planning.board import GROUP_FIELDS, build_board, count_columns
 from tasktool.planning.checks import check_tasks
 from tasktool.planning.graph import TaskGraph, build_graph, longest_chains
+from tasktool.planning.repository import Repository
 from tasktool.planning.stats import compute_stats
+from tasktool.present.documents import task_detail
 from tasktool.present.render import cell, plain_table
 
 from .test_ranking_properties import PHASES, task_graphs
@@ -143,3 +147,54 @@ def test_longest_chains_of_linked_tasks_only_agree_with_every_task(tasks: list[T
         chains = longest_chains(graph, include)
         on = sorted(task.id for task in graph.unique if chains.on_longest(task.id))
         assert (chains.length, chains.longest, on) == _reference_chains(graph, include)
+
+
+@st.composite
+def tasks_with_copies(draw: st.DrawFn) -> list[Task]:
+    """:func:`task_graphs` plus copies of some ids in other files (active or archived),
+    with other links and statuses: the first file of an id is the one that counts."""
+    tasks = draw(task_graphs())
+    if not tasks:
+        return tasks
+    ids = st.sampled_from([task.id for task in tasks])
+    copies = [
+        msgspec.structs.replace(
+            task,
+            file_path=f"{task.id}-copy.md",
+            archived=draw(st.booleans()),
+            status=draw(st.sampled_from(["pending", "completed"])),
+            dependencies=tuple(draw(st.lists(ids, max_size=2))),
+            parent=draw(st.one_of(st.none(), ids)),
+        )
+        for task in draw(st.lists(st.sampled_from(tasks), max_size=4))
+        if tasks
+    ]
+    return [*tasks, *copies]
+
+
+@given(tasks=tasks_with_copies())
+@settings(max_examples=200, deadline=None)
+def test_get_links_agree_with_the_graph(tasks: list[Task]) -> None:
+    """``get``'s dependents, children and unmet dependencies, found in one pass over the
+    tasks, are what the repository's graph says."""
+    natural = sorted(tasks, key=lambda task: (natural_key(task.id), task.file_path))
+    scan = ScanResult(
+        tasks=tuple(t for t in natural if not t.archived),
+        archived=tuple(t for t in natural if t.archived),
+        broken=(),
+    )
+    config = LoadedConfig(
+        file=None, settings=Settings(task_dir="/nonexistent"), values={}, sources={}
+    )
+    repo = Repository(config, scan)
+    graph = repo.graph
+    for task in repo.all_tasks:
+        detail = task_detail(repo, task)
+        unmet = graph.unmet_dependencies(task)
+        assert detail["dependents"] == graph.dependents.get(task.id, [])
+        assert [child["id"] for child in detail["children"]] == graph.children.get(task.id, [])
+        assert detail["children"] == [
+            {"id": c, "title": graph.by_id[c].title, "status": graph.by_id[c].status}
+            for c in graph.children.get(task.id, [])
+        ]
+        assert (detail["unmet_dependencies"], detail["blocked"]) == (unmet, bool(unmet))

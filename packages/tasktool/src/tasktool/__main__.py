@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from tasktool.cli.main import main
+from tasktool.cli.main import run
 
-main()
+run()

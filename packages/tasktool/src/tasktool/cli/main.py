@@ -18,6 +18,7 @@ import click
 from mtcommon import CodedError
 from mtcommon.cli import OneLineUsageGroup
 from tasktool import __version__
+from tasktool.cli import oneshot
 from tasktool.cli.commands import COMMANDS
 from tasktool.cli.commands.base import CliError, GlobalOptions
 from tasktool.cli.pager import PAGED, paging
@@ -119,6 +120,7 @@ def main(
     if ctx.invoked_subcommand is None:
         click.echo(ctx.get_help())
         ctx.exit(0)
+    oneshot.reading(ctx.invoked_subcommand)
     if ctx.invoked_subcommand in PAGED and not ctx.resilient_parsing:
         ctx.with_resource(paging(not no_pager))
     ctx.obj = GlobalOptions(
@@ -134,5 +136,17 @@ def main(
     )
 
 
+def run() -> None:
+    """The process's entry point (the ``tasktool`` script, ``python -m tasktool``): the
+    command line, in a process that ends with it (:mod:`tasktool.cli.oneshot`)."""
+    oneshot.enable()
+    try:
+        main()
+    except SystemExit as done:
+        if done.code is None or isinstance(done.code, int):
+            oneshot.end(done.code or 0)
+        raise
+
+
 if __name__ == "__main__":
-    main()
+    run()

@@ -12,12 +12,10 @@ dashboard's server) and platforms without ``fork`` parse in this process.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from typing import TypeVar
 
 import msgspec
@@ -42,6 +40,11 @@ def parse_rows(
         workers = default_workers(len(items))
     if workers < 2 or len(items) < 2:
         return parse(items)
+    # Imported only here: both register atexit handlers (multiprocessing's, and logging's
+    # through concurrent.futures), which a warm run must not carry (tasktool.cli.oneshot).
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     size = -(-len(items) // workers)
     shares = [items[start : start + size] for start in range(0, len(items), size)]
     context = multiprocessing.get_context("fork")

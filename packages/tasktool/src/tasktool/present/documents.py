@@ -22,7 +22,7 @@ from tasktool.config import LoadedConfig
 from tasktool.files.taskfile import is_safe_id
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.settings import Settings
-from tasktool.model.task import Task, natural_key
+from tasktool.model.task import Status, Task, natural_key
 from tasktool.model.views import task_view, task_views
 from tasktool.model.vocabulary import field_values
 from tasktool.planning.filters import apply_filters, sort_tasks
@@ -83,18 +83,39 @@ def _worklog(repo: Repository, task_id: str) -> dict[str, Any] | None:
     }
 
 
+def _links(repo: Repository, task_id: str) -> tuple[list[str], list[str]]:
+    """The ids of the active tasks that depend on ``task_id`` and of its children, in
+    natural id order, as the graph's ``dependents`` and ``children`` hold them (of an id
+    several active files hold, the first counts): one pass over the tasks, where the
+    graph would index every task's links to answer for one."""
+    by_id = repo.by_id
+    dependents: list[str] = []
+    children: list[str] = []
+    for other in repo.tasks:
+        if task_id in other.dependencies and by_id[other.id] is other:
+            dependents.append(other.id)
+        if other.parent == task_id and by_id[other.id] is other:
+            children.append(other.id)
+    return dependents, children
+
+
 def task_detail(repo: Repository, task: Task) -> dict[str, Any]:
     """``get``'s JSON: the task with its body, both directions of dependency, children,
     unmet dependencies and a worklog summary."""
-    graph = repo.graph
-    unmet = graph.unmet_dependencies(task)
-    by_id = graph.by_id
+    by_id = repo.by_id
+    dependents, children = _links(repo, task.id)
+    # Met: the task a dependency names (active, else archived) is completed (as the graph).
+    unmet = [
+        dep
+        for dep in task.dependencies
+        if (found := by_id.get(dep)) is None or found.status != Status.COMPLETED.value
+    ]
     detail = task_view(task, body=True)
     detail.update(
-        dependents=list(graph.dependents.get(task.id, ())),
+        dependents=dependents,
         children=[
             {"id": by_id[child].id, "title": by_id[child].title, "status": by_id[child].status}
-            for child in graph.children.get(task.id, ())
+            for child in children
         ],
         unmet_dependencies=unmet,
         blocked=bool(unmet),

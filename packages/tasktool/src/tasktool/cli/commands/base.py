@@ -25,6 +25,7 @@ import click
 
 from mtcommon import CodedError, render_line
 from mtcommon.cli import UsageLine
+from tasktool.cli import oneshot
 from tasktool.config import Overrides
 from tasktool.model.errors import TaskToolError, exit_status
 from tasktool.planning.repository import Repository, load_context
@@ -120,7 +121,7 @@ def load_repository(
 
     ``bodies=False`` for a command that shows no body: a warm run then never reads them.
     """
-    repo = load_context(options.overrides(), tolerant=tolerant, bodies=bodies)
+    repo = oneshot.load(lambda: load_context(options.overrides(), tolerant=tolerant, bodies=bodies))
     settings = repo.settings
     options.loud, options.silent = settings.verbose, settings.quiet
     options.info(

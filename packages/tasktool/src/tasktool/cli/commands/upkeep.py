@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from tasktool.cli import oneshot
 from tasktool.cli.commands.base import (
     GlobalOptions,
     data_format,
@@ -20,7 +21,7 @@ from tasktool.cli.commands.base import (
 from tasktool.cli.commands.shell import complete_ids
 from tasktool.config import CONFIG_NAME, load_config
 from tasktool.files.source_files import discover_files, read_source
-from tasktool.planning.repository import loader
+from tasktool.planning.repository import Repository, loader
 from tasktool.planning.worklog import add_entry, format_entry, read_worklog
 from tasktool.present.documents import validation_report
 from tasktool.present.render import emit_data, emit_text
@@ -98,7 +99,12 @@ def validate_command(
     parents, dependency and parent cycles (the cycle printed), unknown phases
     and scopes; plus broken task-like files and every config rule.
     """
-    report = validation_report(loader(options.overrides(), bodies=False))
+    plain = loader(options.overrides(), bodies=False)
+
+    def load(*, tolerant: bool = False) -> Repository:
+        return oneshot.load(lambda: plain(tolerant=tolerant))
+
+    report = validation_report(load)
     rows = [
         {"level": d.severity, "code": d.code, "task": d.task_id, "message": d.message}
         for d in (*report.errors, *report.warnings)

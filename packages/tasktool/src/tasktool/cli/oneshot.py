@@ -1,0 +1,98 @@
+"""What a ``tasktool`` process may skip because it runs one command and ends.
+
+At 100,000 tasks a read command spends a tenth of its time on memory work that buys
+nothing in a process about to end: cyclic collections that walk the loaded tasks (half a
+million tuples, none of them garbage) and, at exit, freeing them object by object. When
+``tasktool`` is its own process (:func:`tasktool.cli.main.run`, the console script and
+``python -m tasktool``), this module skips both:
+
+- :func:`load`: the collector is paused while the tasks load, then ``gc.freeze()`` moves
+  everything alive into its permanent generation and the loaded repository stays
+  referenced. Other commands get the collector back for what they allocate next; a read
+  command does not: what it allocates after the load is its answer, freed by reference
+  counting (peak memory at 100,000 tasks is the same either way);
+- :func:`end`, after a read command (:data:`READ_COMMANDS`) whose output is flushed: the
+  process ends with ``os._exit`` and the command's exit status, skipping the
+  interpreter's teardown. Only when that teardown has nothing else to do: no ``atexit``
+  handler registered (tasktool registers none; multiprocessing and logging do, imported
+  only by a cold read's parse workers and reader threads) and no other thread alive
+  (those pools are joined before any output); otherwise the process exits as usual.
+
+In-process callers (tests through click's ``CliRunner``, the web server, the MCP server,
+library users) never call :func:`enable`: for them nothing here does anything.
+"""
+
+from __future__ import annotations
+
+import atexit
+import gc
+import os
+import sys
+import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+#: Commands that only read and print: after them nothing is left to do but exit.
+READ_COMMANDS = frozenset(
+    {"list", "get", "next", "tracks", "board", "stats", "graph", "validate", "tags", "search"}
+)
+
+
+class _Process:
+    """This process's state: whether it runs one command (set by the entry point only),
+    whether that command only reads, and what it loaded."""
+
+    def __init__(self) -> None:
+        self.one_shot = False
+        self.reading = False
+        self.kept: list[object] = []
+
+
+_PROCESS = _Process()
+
+
+def enable() -> None:
+    """This process runs one command and ends (called by the entry point only)."""
+    _PROCESS.one_shot = True
+
+
+def reading(command: str | None) -> None:
+    """The command about to run (a read command lets :func:`end` end the process)."""
+    _PROCESS.reading = command in READ_COMMANDS
+
+
+def load(make: Callable[[], T]) -> T:
+    """``make()`` (a load). In a one-shot process the collector is paused while it runs,
+    then everything alive is frozen (out of the collector's sight) and the result kept
+    until the process ends; elsewhere just ``make()``."""
+    if not _PROCESS.one_shot:
+        return make()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        loaded = make()
+    finally:
+        gc.freeze()
+        if enabled and not _PROCESS.reading:
+            gc.enable()
+    _PROCESS.kept.append(loaded)
+    return loaded
+
+
+def end(status: int) -> None:
+    """After a read command: flush the output and end the process now with ``status``.
+    Returns (does nothing) in any other case, and whenever the interpreter's exit still
+    has work: an ``atexit`` handler registered (coverage measuring subprocesses, a
+    ``sitecustomize``) or a thread still running. The caller then exits as usual."""
+    if not (_PROCESS.one_shot and _PROCESS.reading):
+        return
+    if atexit._ncallbacks() or threading.active_count() > 1:
+        return
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except OSError:
+        return  # the usual exit path reports (or silences) a broken pipe
+    os._exit(status)
