@@ -32,8 +32,11 @@ def test_each_process_parses_a_contiguous_share_and_the_order_is_kept(workers: i
     rows = fanout.parse_rows(numbered_by_process, list(range(1000)), workers=workers)
     assert [row.slot for row in rows] == list(range(1000))
     made_by = [row.broken.file for row in rows if row.broken is not None]
-    assert set(made_by[: 1000 // workers]) == {str(os.getpid())}  # the first share: here
-    assert len(set(made_by)) == workers
+    first = -(-1000 // workers)
+    assert set(made_by[:first]) == {str(os.getpid())}  # the first share: here
+    # The others in forked workers (a pool may give one worker two shares).
+    assert str(os.getpid()) not in made_by[first:]
+    assert 2 <= len(set(made_by)) <= workers
 
 
 def cores_to_use() -> int:
