@@ -42,7 +42,7 @@ def _store(tmp_path: Path, folder: Path) -> Path:
 def _read(folder: Path, store: Path) -> tuple[SiblingIndex, dict[str, str], int]:
     """The index, its statuses, and the stored file's inode (a rebuild writes a new one)."""
     index = read_index(folder, (), store)
-    return index, dict(index.statuses), store.stat().st_ino
+    return index, dict(zip(index.ids, index.statuses, strict=True)), store.stat().st_ino
 
 
 def test_the_index_answers_while_nothing_changed_and_sees_every_change(tmp_path: Path) -> None:
@@ -52,7 +52,8 @@ def test_the_index_answers_while_nothing_changed_and_sees_every_change(tmp_path:
     # The first copy of an id wins (the active 2 over the archived one); 9 is taken though broken.
     assert statuses == {"1": "in-progress", "2": "blocked", "3": "completed"}
     assert index.taken == {"1", "2", "3", "9"}
-    assert (index.copy("3").archived, index.copy("3").file_path) == (
+    three = index.copy(index.ids.index("3"))
+    assert (three.archived, three.file_path) == (
         True,
         str(folder / "archive" / "3-c.md"),
     )
@@ -81,7 +82,8 @@ def test_the_index_answers_while_nothing_changed_and_sees_every_change(tmp_path:
     (folder / "1-a.md").rename(folder / "archive" / "1-a.md")
     _, statuses, _ = _read(folder, store)
     assert "4" not in statuses
-    assert read_index(folder, (), store).copy("1").archived is True
+    index = read_index(folder, (), store)
+    assert index.copy(index.ids.index("1")).archived is True
 
 
 def test_a_file_changed_a_moment_ago_is_looked_at_again(tmp_path: Path) -> None:

@@ -144,11 +144,7 @@ def phases(multi: Path, runs: int) -> dict[str, float]:
 
     def read_all(found: SiblingReader) -> list[SiblingTasks]:
         reads = [(w, found.read(w)) for w in found.worktrees.siblings]
-        return [
-            SiblingTasks(w.path, w.branch, r.source.statuses, r.source.copy, r.source.load)
-            for w, r in reads
-            if isinstance(r, SiblingRead)
-        ]
+        return [r.tasks(w) for w, r in reads if isinstance(r, SiblingRead)]
 
     for _ in range(runs):
         scan = timed("this worktree's scan (as in the baseline)", scan_tasks, root)

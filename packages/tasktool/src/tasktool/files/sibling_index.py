@@ -7,10 +7,10 @@ there. This module keeps exactly that per sibling task directory, in a file of t
 the sibling's files are never written), independent of the parse cache's format::
 
     index = read_index(sibling_task_dir, ignore, store=index_path(my_task_dir, ...))
-    index.statuses          # id -> status of its first copy (active before archived)
-    index.copy("42")        # that copy's stamps, archived flag and file
-    index.load("42")        # the whole task (kept in the index once asked for)
-    index.save()            # writes the index back if load() added a task to it
+    index.ids, index.statuses  # each id's first copy (active before archived) and its status
+    index.copy(row)            # that copy's stamps, archived flag and file
+    index.load(row)            # the whole task (kept in the index once asked for)
+    index.save()               # writes the index back if load() added a task to it
 
 The index answers only while it is current, checked on every read with one ``stat``
 per folder the scan enters and one per file (no directory listing, no parse):
@@ -27,12 +27,10 @@ are stored with a signature that never matches, so the next run looks again.
 
 from __future__ import annotations
 
-import functools
-import itertools
 import operator
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -43,7 +41,7 @@ try:  # where hashlib takes BLAKE2 from; importing hashlib also loads OpenSSL (~
 except ImportError:  # a Python built without its own BLAKE2
     from hashlib import blake2b
 
-from tasktool.files.cache import unpack_signature
+from tasktool.files.cache import no_collection, unpack_signature
 from tasktool.files.scan import RACY_NS, read_entry, scan_tasks, walk
 from tasktool.files.storage import STATE_DIR, atomic_write_bytes, ensure_state_dir
 from tasktool.model.diagnostics import Diagnostic
@@ -161,27 +159,26 @@ class SiblingIndex:
         self._wholes = dict(data.wholes)
 
     @property
-    def statuses(self) -> Iterator[tuple[str, str]]:
-        """``(id, status)`` of each task id's first copy (an active copy before an
-        archived one, an earlier file before a later one); each id once."""
-        count = self._data.tasks
-        return zip(self._data.ids[:count], self._data.statuses[:count], strict=True)
+    def ids(self) -> list[str]:
+        """Each task id's first copy (an active copy before an archived one, an earlier
+        file before a later one); each id once. Its row numbers are :attr:`statuses`'."""
+        return self._data.ids[: self._data.tasks]
 
-    @functools.cached_property
-    def _rows(self) -> dict[str, int]:
-        count = self._data.tasks
-        return dict(zip(self._data.ids[:count], range(count), strict=True))
+    @property
+    def statuses(self) -> list[str]:
+        """The status of each copy in :attr:`ids`."""
+        return self._data.statuses[: self._data.tasks]
 
     @property
     def taken(self) -> frozenset[str]:
         """Every id a file here holds or shows (broken files included)."""
         return frozenset(self._data.ids) - {""}
 
-    def copy(self, task_id: str) -> IndexedCopy:
-        """The first copy of a task id in :attr:`statuses`."""
-        row, data = self._rows[task_id], self._data
+    def copy(self, row: int) -> IndexedCopy:
+        """The copy in row ``row`` of :attr:`ids`."""
+        data = self._data
         return IndexedCopy(
-            id=task_id,
+            id=data.ids[row],
             status=data.statuses[row],
             completed_at=data.completed[row],
             cancelled_at=data.cancelled[row],
@@ -189,9 +186,9 @@ class SiblingIndex:
             file_path=os.path.join(self.root, data.paths[row]),
         )
 
-    def load(self, task_id: str) -> Task | None:
+    def load(self, row: int) -> Task | None:
         """The whole task of :meth:`copy`; ``None`` when its file no longer holds it."""
-        relative = self._data.paths[self._rows[task_id]]
+        task_id, relative = self._data.ids[row], self._data.paths[row]
         raw = self._wholes.get(relative)
         if raw is not None:
             try:
@@ -225,11 +222,14 @@ def _current(root: Path, data: _File) -> bool:
         fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
     except OSError:
         return False
+    stat = os.stat
     try:
-        stat = functools.partial(os.stat, dir_fd=fd)
-        folders = [folder or "." for folder in data.folders]
-        stamps = list(map(_stamp_of, map(stat, itertools.chain(folders, data.paths))))
-        return _digest(stamps) == data.digest
+        # The floor of a warm read: one ``stat`` per entry, each kept to a plain call (no
+        # ``partial``) and without the collections its 20,000 short-lived tuples set off.
+        with no_collection():
+            folders = [_stamp_of(stat(folder or ".", dir_fd=fd)) for folder in data.folders]
+            files = [_stamp_of(stat(path, dir_fd=fd)) for path in data.paths]
+        return _digest(folders + files) == data.digest
     except (OSError, OverflowError):
         return False
     finally:

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from bisect import insort
 from collections.abc import Callable, Iterable, Sequence
+from itertools import compress, count
+from operator import attrgetter, ne
 from typing import NamedTuple, Protocol
 
 import msgspec
@@ -35,6 +37,8 @@ from tasktool.model.task import STATUS_ORDER, Status, Task, natural_key
 
 _IN_PROGRESS = STATUS_ORDER[Status.IN_PROGRESS.value]
 _TERMINAL = frozenset({Status.COMPLETED.value, Status.CANCELLED.value})
+_ID: Callable[[Task], str] = attrgetter("id")
+_STATUS: Callable[[Task], str] = attrgetter("status")
 
 
 class Copy(Protocol):
@@ -56,31 +60,40 @@ class Copy(Protocol):
 
 
 class SiblingTasks(NamedTuple):
-    """What one sibling worktree's task directory holds: ``(id, status)`` of each id's
+    """What one sibling worktree's task directory holds: the id and status of each id's
     first copy (an active copy before an archived one, the first file before later ones;
-    each id once; iterated once), and on demand that copy and the whole task behind it
-    (for a task only this sibling has)."""
+    each id once), as two columns of the same length, and on demand the copy in a row
+    and the whole task behind it (for a task only this sibling has)."""
 
     worktree: str
     branch: str | None
-    statuses: Iterable[tuple[str, str]]
-    copy: Callable[[str], Copy]
-    #: The whole task behind an id's copy; ``None``: its file no longer holds it.
-    load: Callable[[str], Task | None]
+    ids: Sequence[str]
+    statuses: Sequence[str]
+    copy: Callable[[int], Copy]
+    #: The whole task behind a row's copy; ``None``: its file no longer holds it.
+    load: Callable[[int], Task | None]
 
     @classmethod
     def of_tasks(
         cls, worktree: str, branch: str | None, tasks: Iterable[Copy], archived: Iterable[Copy] = ()
     ) -> SiblingTasks:
         """From every task of the sibling (the full scan's result)."""
-        first = _first_copies((*tasks, *archived))
-        statuses = [(task_id, copy.status) for task_id, copy in first.items()]
+        first = list(_first_copies((*tasks, *archived)).values())
 
-        def load(task_id: str) -> Task | None:
-            whole = first[task_id]
+        def load(row: int) -> Task | None:
+            whole = first[row]
             return whole if isinstance(whole, Task) else None
 
-        return cls(worktree, branch, statuses, first.__getitem__, load)
+        ids = [copy.id for copy in first]
+        return cls(worktree, branch, ids, [copy.status for copy in first], first.__getitem__, load)
+
+
+class _Held(NamedTuple):
+    """A sibling's copy of a task, the sibling, and the copy's row there."""
+
+    copy: Copy
+    sibling: SiblingTasks
+    row: int
 
 
 class OverlayResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -98,30 +111,32 @@ def _rank(task: Copy) -> int:
     return STATUS_ORDER.get(task.status, -1)
 
 
+def _ended(held: _Held) -> bool:
+    return held.copy.status in _TERMINAL
+
+
 def _first_copies(copies: Iterable[Copy]) -> dict[str, Copy]:
     """One copy per id: the first (an active copy before an archived one, the first file
     before later ones). Built backwards so that earlier copies overwrite later ones."""
     return {copy.id: copy for copy in reversed(list(copies))}
 
 
-def _with_provenance(task: Task, source: Copy, sibling: SiblingTasks, *, only: bool) -> Task:
+def _with_provenance(task: Task, source: _Held, *, only: bool) -> Task:
     return msgspec.structs.replace(
         task,
-        status=source.status,
-        completed_at=source.completed_at,
-        cancelled_at=source.cancelled_at,
-        worktree=sibling.worktree,
-        branch=sibling.branch,
+        status=source.copy.status,
+        completed_at=source.copy.completed_at,
+        cancelled_at=source.copy.cancelled_at,
+        worktree=source.sibling.worktree,
+        branch=source.sibling.branch,
         sibling_only=only,
     )
 
 
-def _winner(
-    candidates: list[tuple[Copy, SiblingTasks]], mtime: Callable[[str], float]
-) -> tuple[Copy, SiblingTasks]:
+def _winner(candidates: list[_Held], mtime: Callable[[str], float]) -> _Held:
     if len(candidates) == 1:
         return candidates[0]
-    return max(candidates, key=lambda pair: mtime(pair[0].file_path))
+    return max(candidates, key=lambda held: mtime(held.copy.file_path))
 
 
 def _divergence(task_id: str, where: Iterable[tuple[str, str]]) -> Diagnostic:
@@ -146,40 +161,37 @@ def overlay(
 
     ``mtime(file_path)`` is asked only to break a tie between sibling copies.
     """
-    local_first: dict[str, Task] = {task.id: task for task in reversed((*tasks, *archived))}
+    everything = (*tasks, *archived)[::-1]  # backwards: earlier copies overwrite later ones
+    local_status = dict(zip(map(_ID, everything), map(_STATUS, everything), strict=True))
 
-    # Only copies whose status differs from this worktree's can change anything: collect
-    # them (one dict lookup and one string comparison per sibling task), then decide.
-    differing: dict[str, list[tuple[Copy, SiblingTasks]]] = {}
-    only_in_siblings: dict[str, list[tuple[Copy, SiblingTasks]]] = {}
+    # Only copies whose status differs from this worktree's can change anything: find their
+    # rows column-wise (C loops over ids and statuses, no Python code per sibling task),
+    # then decide. A sibling id unknown here differs too (``None`` is no status).
+    differing: dict[str, list[_Held]] = {}
+    only_in_siblings: dict[str, list[_Held]] = {}
     for sibling in siblings:
-        for task_id, status in sibling.statuses:
-            mine = local_first.get(task_id)
-            if mine is None:
-                only_in_siblings.setdefault(task_id, []).append((sibling.copy(task_id), sibling))
-            elif status != mine.status:
-                differing.setdefault(task_id, []).append((sibling.copy(task_id), sibling))
+        mine = list(map(local_status.get, sibling.ids))
+        for row in compress(count(), map(ne, mine, sibling.statuses)):
+            where = only_in_siblings if mine[row] is None else differing
+            where.setdefault(sibling.ids[row], []).append(_Held(sibling.copy(row), sibling, row))
 
-    winners: dict[str, tuple[Copy, SiblingTasks]] = {}  # id -> the sibling copy that wins
+    winners: dict[str, _Held] = {}  # id -> the sibling copy that wins
     divergent: list[Diagnostic] = []
     for task_id, others in differing.items():
-        mine = local_first[task_id]
-        terminal = [(here, mine.status)] if mine.status in _TERMINAL else []
-        terminal += [(s.worktree, c.status) for c, s in others if c.status in _TERMINAL]
+        status = local_status[task_id]
+        terminal = [(here, status)] if status in _TERMINAL else []
+        terminal += [(h.sibling.worktree, h.copy.status) for h in others if _ended(h)]
         if len({status for _, status in terminal}) > 1:
             divergent.append(_divergence(task_id, sorted(terminal)))
-        best = max(_rank(copy) for copy, _ in others)
-        if best > _rank(mine):
-            top = [(copy, sibling) for copy, sibling in others if _rank(copy) == best]
-            winners[task_id] = _winner(top, mtime)
+        best = max(_rank(held.copy) for held in others)
+        if best > STATUS_ORDER.get(status, -1):
+            winners[task_id] = _winner([h for h in others if _rank(h.copy) == best], mtime)
 
     def effective(local: Sequence[Task]) -> list[Task]:
-        if not winners:
-            return list(local)
-        return [
-            _with_provenance(task, *winners[task.id], only=False) if task.id in winners else task
-            for task in local
-        ]
+        shown = list(local)
+        for at in compress(count(), map(winners.__contains__, map(_ID, local))):
+            shown[at] = _with_provenance(shown[at], winners[shown[at].id], only=False)
+        return shown
 
     if not winners and not only_in_siblings:  # the common case: nothing to rebuild
         return OverlayResult(
@@ -188,15 +200,15 @@ def overlay(
     effective_tasks = effective(tasks)
     effective_archived = effective(archived)
     for task_id, holders in only_in_siblings.items():
-        best = max(_rank(copy) for copy, _ in holders)
-        winner, owner = _winner([h for h in holders if _rank(h[0]) == best], mtime)
-        whole = owner.load(task_id)
+        best = max(_rank(held.copy) for held in holders)
+        winner = _winner([h for h in holders if _rank(h.copy) == best], mtime)
+        whole = winner.sibling.load(winner.row)
         if whole is None:
             continue  # removed since it was scanned
-        shown = _with_provenance(whole, winner, owner, only=True)
+        shown = _with_provenance(whole, winner, only=True)
         # Both lists are in scan order: insert in place (few tasks; no re-sort of 10,000).
-        insort(effective_archived if winner.archived else effective_tasks, shown, key=_order)
-        ends = sorted((s.worktree, c.status) for c, s in holders if c.status in _TERMINAL)
+        insort(effective_archived if winner.copy.archived else effective_tasks, shown, key=_order)
+        ends = sorted((h.sibling.worktree, h.copy.status) for h in holders if _ended(h))
         if len({status for _, status in ends}) > 1:
             divergent.append(_divergence(task_id, ends))
     return OverlayResult(

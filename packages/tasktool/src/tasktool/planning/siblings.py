@@ -35,6 +35,13 @@ class SiblingRead(NamedTuple):
     ignore: tuple[str, ...]
     source: SiblingIndex
 
+    def tasks(self, worktree: Worktree) -> SiblingTasks:
+        """What the overlay reads of this sibling, ``worktree``."""
+        index = self.source
+        return SiblingTasks(
+            worktree.path, worktree.branch, index.ids, index.statuses, index.copy, index.load
+        )
+
 
 class Merged(NamedTuple):
     """The overlay's result, the worktrees it read, the siblings it left out, and what
@@ -169,10 +176,7 @@ class SiblingReader(NamedTuple):
                 reads.append((worktree, result))
             elif isinstance(result, Diagnostic):
                 problems.append(result)
-        siblings = [
-            SiblingTasks(w.path, w.branch, r.source.statuses, r.source.copy, r.source.load)
-            for w, r in reads
-        ]
+        siblings = [read.tasks(worktree) for worktree, read in reads]
         here = self.worktrees.current.path
         merged = overlay(scan.tasks, scan.archived, siblings, mtime=_mtime, here=here)
         for _, read in reads:
