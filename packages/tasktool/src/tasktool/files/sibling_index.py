@@ -32,7 +32,6 @@ import os
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import NamedTuple
 
 import msgspec
 
@@ -122,7 +121,7 @@ def prune_indexes(state_root: Path, keep: Iterable[Path | None]) -> None:
         return
 
 
-class _Row(NamedTuple):
+class _Row(msgspec.Struct, frozen=True):
     path: str
     stamp: Stamp
     id: str

@@ -25,10 +25,9 @@ Rules:
 from __future__ import annotations
 
 from bisect import insort
-from collections.abc import Callable, Iterable, Sequence
-from itertools import compress, count
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from operator import attrgetter, ne
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
 import msgspec
 
@@ -59,7 +58,7 @@ class Copy(Protocol):
     def file_path(self) -> str: ...
 
 
-class SiblingTasks(NamedTuple):
+class SiblingTasks(msgspec.Struct, frozen=True):
     """What one sibling worktree's task directory holds: the id and status of each id's
     first copy (an active copy before an archived one, the first file before later ones;
     each id once), as two columns of the same length, and on demand the copy in a row
@@ -88,7 +87,7 @@ class SiblingTasks(NamedTuple):
         return cls(worktree, branch, ids, [copy.status for copy in first], first.__getitem__, load)
 
 
-class _Held(NamedTuple):
+class _Held(msgspec.Struct, frozen=True):
     """A sibling's copy of a task, the sibling, and the copy's row there."""
 
     copy: Copy
@@ -109,6 +108,17 @@ def _order(task: Task) -> tuple[object, ...]:
 
 def _rank(task: Copy) -> int:
     return STATUS_ORDER.get(task.status, -1)
+
+
+def _marked(flags: list[bool]) -> Iterator[int]:
+    """The positions of the (few) true flags, each found by a C search of the list."""
+    at = -1
+    while True:
+        try:
+            at = flags.index(True, at + 1)
+        except ValueError:
+            return
+        yield at
 
 
 def _ended(held: _Held) -> bool:
@@ -161,8 +171,10 @@ def overlay(
 
     ``mtime(file_path)`` is asked only to break a tie between sibling copies.
     """
-    everything = (*tasks, *archived)[::-1]  # backwards: earlier copies overwrite later ones
-    local_status = dict(zip(map(_ID, everything), map(_STATUS, everything), strict=True))
+    local = (*tasks, *archived)
+    local_ids = list(map(_ID, local))
+    # Backwards, so that each id's first copy (an active one before an archived one) stands.
+    local_status = dict(zip(reversed(local_ids), map(_STATUS, reversed(local)), strict=True))
 
     # Only copies whose status differs from this worktree's can change anything: find their
     # rows column-wise (C loops over ids and statuses, no Python code per sibling task),
@@ -170,10 +182,10 @@ def overlay(
     differing: dict[str, list[_Held]] = {}
     only_in_siblings: dict[str, list[_Held]] = {}
     for sibling in siblings:
-        mine = list(map(local_status.get, sibling.ids))
-        for row in compress(count(), map(ne, mine, sibling.statuses)):
-            where = only_in_siblings if mine[row] is None else differing
-            where.setdefault(sibling.ids[row], []).append(_Held(sibling.copy(row), sibling, row))
+        ids = sibling.ids
+        for row in _marked(list(map(ne, map(local_status.get, ids), sibling.statuses))):
+            where = differing if ids[row] in local_status else only_in_siblings
+            where.setdefault(ids[row], []).append(_Held(sibling.copy(row), sibling, row))
 
     winners: dict[str, _Held] = {}  # id -> the sibling copy that wins
     divergent: list[Diagnostic] = []
@@ -187,18 +199,14 @@ def overlay(
         if best > STATUS_ORDER.get(status, -1):
             winners[task_id] = _winner([h for h in others if _rank(h.copy) == best], mtime)
 
-    def effective(local: Sequence[Task]) -> list[Task]:
-        shown = list(local)
-        for at in compress(count(), map(winners.__contains__, map(_ID, local))):
-            shown[at] = _with_provenance(shown[at], winners[shown[at].id], only=False)
-        return shown
-
     if not winners and not only_in_siblings:  # the common case: nothing to rebuild
         return OverlayResult(
             tasks=tuple(tasks), archived=tuple(archived), divergent=tuple(divergent)
         )
-    effective_tasks = effective(tasks)
-    effective_archived = effective(archived)
+    effective = list(local)
+    for at in _marked(list(map(winners.__contains__, local_ids))):
+        effective[at] = _with_provenance(effective[at], winners[local_ids[at]], only=False)
+    effective_tasks, effective_archived = effective[: len(tasks)], effective[len(tasks) :]
     for task_id, holders in only_in_siblings.items():
         best = max(_rank(held.copy) for held in holders)
         winner = _winner([h for h in holders if _rank(h.copy) == best], mtime)

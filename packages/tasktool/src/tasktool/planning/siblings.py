@@ -16,7 +16,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
+
+import msgspec
 
 from mtcommon import CodedError
 from tasktool.config import LoadedConfig, Overrides, find_config, load_config
@@ -28,7 +29,7 @@ from tasktool.model.errors import TaskToolError
 from tasktool.planning.overlay import OverlayResult, SiblingTasks, overlay
 
 
-class SiblingRead(NamedTuple):
+class SiblingRead(msgspec.Struct, frozen=True):
     """One sibling read: its task directory and ignore list, and its index."""
 
     task_dir: Path
@@ -43,7 +44,7 @@ class SiblingRead(NamedTuple):
         )
 
 
-class Merged(NamedTuple):
+class Merged(msgspec.Struct, frozen=True):
     """The overlay's result, the worktrees it read, the siblings it left out, and what
     was read of each of the others."""
 
@@ -88,7 +89,7 @@ def _mtime(path: str) -> float:
         return 0.0
 
 
-class SiblingReader(NamedTuple):
+class SiblingReader(msgspec.Struct, frozen=True):
     """The sibling worktrees found, and what reading each of them needs. Siblings are read
     one after the other: threads were tried and lose, since the scans' many short ``stat``
     calls each give up the GIL and then queue for it (a convoy)."""
