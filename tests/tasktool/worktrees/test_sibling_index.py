@@ -7,6 +7,8 @@ import os
 import time
 from pathlib import Path
 
+import msgspec
+
 from tasktool.files.sibling_index import SiblingIndex, index_path, read_index
 from tests.tasktool.conftest import task_text
 
@@ -122,3 +124,58 @@ def test_the_overlay_through_warm_sibling_indexes(repo: Repo, run: Run) -> None:
     git(repo.main, "worktree", "remove", "--force", str(a))
     run(repo.main, "list")
     assert len(list(indexes.iterdir())) == 1
+
+
+def _edit_in_place(path: Path, old: str, new: str) -> None:
+    """Rewrite ``path`` in place (same inode, same size, mtime put back): no folder changes."""
+    assert len(old) == len(new)
+    before = path.stat()
+    with path.open("r+", encoding="utf-8") as handle:
+        text = handle.read()
+        assert old in text
+        handle.seek(0)
+        handle.write(text.replace(old, new, 1))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (path.stat().st_ino, path.stat().st_size) == (before.st_ino, before.st_size)
+
+
+def _status(listed: list[dict[str, object]], task_id: str) -> tuple[object, object]:
+    task = next(task for task in listed if task["id"] == task_id)
+    return task["status"], task["branch"]
+
+
+def test_warm_indexes_see_edits_in_place_and_new_worktrees(repo: Repo, run: Run) -> None:
+    a = repo.worktree("wt-a", branch="feature-a")
+    _age(a / "tasks")
+    run(repo.main, "list")  # builds the index of wt-a
+    indexes = repo.main / "tasks" / ".tasktool" / "worktrees"
+    (stored,) = indexes.iterdir()
+    built = stored.stat().st_ino
+    assert _status(as_json(run(repo.main, "list", "--format", "json")), "003") == ("pending", None)
+    assert stored.stat().st_ino == built  # the warm path: read, not rebuilt
+
+    # An editor saving in place: no folder changes, only the file's own stat.
+    _edit_in_place(a / "tasks" / "003-task.md", "priority: medium", "status:  blocked")
+    listed = as_json(run(repo.main, "list", "--format", "json"))
+    assert _status(listed, "003") == ("blocked", "feature-a")
+
+    # A worktree added after the indexes were written is read at once.
+    b = repo.worktree("wt-b", branch="feature-b")
+    Repo.write(b, "009", "Only in B")
+    listed = as_json(run(repo.main, "list", "--format", "json"))
+    assert next(task for task in listed if task["id"] == "009")["sibling_only"] is True
+    assert _status(listed, "003") == ("blocked", "feature-a")
+    assert len(list(indexes.iterdir())) == 2
+
+
+def test_an_index_this_version_cannot_read_is_rebuilt(repo: Repo, run: Run) -> None:
+    a = repo.worktree("wt-a", branch="feature-a")
+    run(a, "set", "002", "--status", "in-review")
+    _age(a / "tasks")
+    expected = as_json(run(repo.main, "list", "--format", "json"))
+    assert _status(expected, "002") == ("in-review", "feature-a")
+    (stored,) = (repo.main / "tasks" / ".tasktool" / "worktrees").iterdir()
+    for foreign in (b"not msgpack", msgspec.msgpack.encode(["sibling-index-1", str(a)])):
+        stored.write_bytes(foreign)
+        assert as_json(run(repo.main, "list", "--format", "json")) == expected
+        assert stored.read_bytes() != foreign  # rewritten in this version's format
