@@ -68,6 +68,22 @@ def _quiet(client: Client) -> list[str]:
     return [e.get("type", "") for e in client.events]
 
 
+def _dropped_and_resumed(
+    mover: Client, peer: Client, session: str, at: MatchmakerProcess
+) -> Client:
+    """``mover`` drops; ``peer`` sees it away and sends it ``AWAY`` numbered messages;
+    ``mover`` resumes at ``at`` as the same client and gets them replayed in order."""
+    mover.drop()
+    _status(peer, session, mover, "away")
+    for n in range(AWAY):
+        peer.send(session, {"n": n})
+    back = Client(at, resume=mover)
+    assert back.welcome["data"]["resumed"], back.welcome
+    assert back.client_id == mover.client_id
+    assert _numbered(back, "n", AWAY) == list(range(AWAY))
+    return back
+
+
 @pytest.mark.parametrize("host", ["own", "other"])
 def test_a_dropped_client_is_away_wherever_its_session_is_and_resumes_on_its_process(
     tmp_path: Path, host: str
@@ -80,14 +96,7 @@ def test_a_dropped_client_is_away_wherever_its_session_is_and_resumes_on_its_pro
         table = pool_owned_by(a if host == "own" else b, [a, b], mover.project, "table")
         session = _paired(mover, peer, table)
         seen = mover.last_seq
-        mover.drop()
-        _status(peer, session, mover, "away")
-        for n in range(AWAY):
-            peer.send(session, {"n": n})
-        back = Client(a, resume=mover)
-        assert back.welcome["data"]["resumed"], back.welcome
-        assert back.client_id == mover.client_id
-        assert _numbered(back, "n", AWAY) == list(range(AWAY))
+        back = _dropped_and_resumed(mover, peer, session, at=a)
         assert back.last_seq == seen + AWAY
         _status(peer, session, mover, "back")
         for n in range(AFTER):
@@ -105,16 +114,9 @@ def test_resume_on_another_process_continues_the_client_there(tmp_path: Path) ->
         a, b, c = processes
         mover, peer = Client(a), Client(c)
         session = _paired(mover, peer, pool_owned_by(c, processes, mover.project, "table"))
-        mover.drop()
-        _status(peer, session, mover, "away")
-        for n in range(AWAY):
-            peer.send(session, {"n": n})
-        moved = Client(b, resume=mover)
-        assert moved.welcome["data"]["resumed"], moved.welcome
-        assert moved.client_id == mover.client_id
+        moved = _dropped_and_resumed(mover, peer, session, at=b)
         assert moved.resume_token.startswith(node(a) + ".")
         assert moved.resume_token != mover.resume_token
-        assert _numbered(moved, "n", AWAY) == list(range(AWAY))
         _status(peer, session, mover, "back")
 
         for n in range(AFTER):

@@ -163,6 +163,17 @@ def owned_pool(prefix: str, target: str, members: list[str]) -> str:
     return f"{prefix}{i}"
 
 
+async def relay_round_trip(first: Client, second: Client, session: str, n: int) -> float:
+    """Seconds for one message from ``first`` to ``second`` and one back, in ``session``."""
+    sent = time.perf_counter()
+    payload = {"type": "session.send", "data": {"session_id": session, "data": n}}
+    await first.ws.send(json.dumps(payload))
+    await second.event("session.message")
+    await second.ws.send(json.dumps(payload))
+    await first.event("session.message")
+    return time.perf_counter() - sent
+
+
 async def latency(cluster: Cluster, pairs: int) -> dict[str, float]:
     """``same``: both clients and the pool's owner on one process; ``cross``: the second
     entrant on the other process, so its enter, its match and the relay cross Redis."""
@@ -184,13 +195,7 @@ async def latency(cluster: Cluster, pairs: int) -> dict[str, float]:
             await first.event("session.created")
             session = created["session_id"]
             for n in range(5):
-                sent = time.perf_counter()
-                payload = {"type": "session.send", "data": {"session_id": session, "data": n}}
-                await first.ws.send(json.dumps(payload))
-                await second.event("session.message")
-                await second.ws.send(json.dumps(payload))
-                await first.event("session.message")
-                samples[kind]["relay"].append(time.perf_counter() - sent)
+                samples[kind]["relay"].append(await relay_round_trip(first, second, session, n))
             await first.ws.close()
             await second.ws.close()
     out: dict[str, float] = {}

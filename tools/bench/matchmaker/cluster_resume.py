@@ -20,7 +20,7 @@ import sys
 import time
 from typing import Any
 
-from cluster import Client, Cluster, enter, medians, owned_pool, pct
+from cluster import Client, Cluster, enter, medians, owned_pool, pct, relay_round_trip
 from run import Server
 from server import BENCH_PROJECT
 from websockets.asyncio.client import connect
@@ -57,13 +57,7 @@ async def one_pair(
     assert resumed["resumed"], resumed
     trips: list[float] = []
     for n in range(ROUND_TRIPS):
-        sent = time.perf_counter()
-        payload = {"type": "session.send", "data": {"session_id": session, "data": n}}
-        await back.ws.send(json.dumps(payload))
-        await second.event("session.message")
-        await second.ws.send(json.dumps(payload))
-        await back.event("session.message")
-        trips.append(time.perf_counter() - sent)
+        trips.append(await relay_round_trip(back, second, session, n))
     await back.ws.close()
     await second.ws.close()
     return took, trips
