@@ -84,6 +84,17 @@ def _dropped_and_resumed(
     return back
 
 
+def _away_and_back(dropping: Client, peer: Client, session: str, at: MatchmakerProcess) -> Client:
+    """``dropping`` drops, ``peer`` sees it away, it resumes at ``at``, ``peer`` sees it
+    back."""
+    dropping.drop()
+    _status(peer, session, dropping, "away")
+    back = Client(at, resume=dropping)
+    assert back.welcome["data"]["resumed"], back.welcome
+    _status(peer, session, dropping, "back")
+    return back
+
+
 @pytest.mark.parametrize("host", ["own", "other"])
 def test_a_dropped_client_is_away_wherever_its_session_is_and_resumes_on_its_process(
     tmp_path: Path, host: str
@@ -133,11 +144,7 @@ def test_resume_on_another_process_continues_the_client_there(tmp_path: Path) ->
         newcomer = Client(b)
         duel = _paired(moved, newcomer, pool_owned_by(b, processes, mover.project, "duel"))
 
-        moved.drop()
-        _status(newcomer, duel, mover, "away")
-        home = Client(a, resume=moved)
-        assert home.welcome["data"]["resumed"], home.welcome
-        _status(newcomer, duel, mover, "back")
+        home = _away_and_back(moved, newcomer, duel, at=a)
         newcomer.send(duel, {"n": 1})
         assert home.event("session.message")["data"] == {"n": 1}
 
@@ -220,11 +227,7 @@ def test_a_resume_whose_issuer_was_killed_is_expired(tmp_path: Path) -> None:
         a, b, c = processes
         mover, peer = Client(a), Client(c)
         session = _paired(mover, peer, pool_owned_by(c, processes, mover.project, "table"))
-        mover.drop()
-        _status(peer, session, mover, "away")
-        moved = Client(b, resume=mover)
-        assert moved.welcome["data"]["resumed"], moved.welcome
-        _status(peer, session, mover, "back")
+        moved = _away_and_back(mover, peer, session, at=b)
         a.process.send_signal(signal.SIGKILL)
         a.process.wait(5)
         left = peer.event("session.member_left", timeout=10)
