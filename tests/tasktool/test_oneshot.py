@@ -28,7 +28,8 @@ import atexit, os, sys, threading
 real_exit = os._exit
 def watched(status):
     alive = [thread.name for thread in threading.enumerate()]
-    sys.stderr.write(f"\\nended {atexit._ncallbacks()} {alive}\\n")
+    handlers = getattr(atexit, "_ncallbacks", lambda: "unknown")()
+    sys.stderr.write(f"\\nended {handlers} {alive}\\n")
     sys.stderr.flush()
     real_exit(status)
 os._exit = watched
@@ -127,6 +128,18 @@ def test_an_atexit_handler_keeps_the_usual_exit(tasks: Project) -> None:
     assert (done.returncode, done.stdout) == _in_process(tasks, "list", "--format", "json")
     assert "ended" not in done.stderr
     assert done.stderr.endswith("handler ran")
+
+
+def test_an_interpreter_that_cannot_count_atexit_handlers_keeps_the_usual_exit(
+    tasks: Project,
+) -> None:
+    """``atexit._ncallbacks`` is CPython's: without it the handlers are unknown, so the
+    process exits the usual way."""
+    done = _run(
+        tasks, "list", "--format", "json", prelude="import atexit\ndel atexit._ncallbacks\n"
+    )
+    assert (done.returncode, done.stdout) == _in_process(tasks, "list", "--format", "json")
+    assert "ended" not in done.stderr
 
 
 def test_the_script_and_python_m_run_the_process_entry_point() -> None:

@@ -88,7 +88,7 @@ def end(status: int) -> None:
     ``sitecustomize``) or a thread still running. The caller then exits as usual."""
     if not (_PROCESS.one_shot and _PROCESS.reading):
         return
-    if atexit._ncallbacks() or threading.active_count() > 1:
+    if _exit_handlers() != 0 or threading.active_count() > 1:
         return
     try:
         sys.stdout.flush()
@@ -96,3 +96,10 @@ def end(status: int) -> None:
     except OSError:
         return  # the usual exit path reports (or silences) a broken pipe
     os._exit(status)
+
+
+def _exit_handlers() -> int | None:
+    """How many ``atexit`` handlers are registered; ``None`` where the interpreter does not
+    say (``atexit._ncallbacks`` is CPython's), which counts as some."""
+    count: Callable[[], int] | None = getattr(atexit, "_ncallbacks", None)
+    return None if count is None else count()
