@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import msgspec
+import pytest
 
 from tasktool.files.cache import ParseCache
 from tasktool.files.scan import scan_tasks
@@ -192,3 +193,19 @@ def test_a_cache_from_another_version_is_ignored_and_removed(
     assert ids(project.root) == ["1"]
     assert not old.exists()
     assert ParseCache.open(project.root).entries
+
+
+def test_a_walk_by_path_finds_what_a_walk_by_descriptor_finds(
+    project: Project, write_task: TaskWriter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where folders cannot be listed through a descriptor (Windows), they are listed by
+    path, with the same names and signatures."""
+    from tasktool.files import scan
+
+    for number, where in enumerate(["", "backend", "backend/archive", "deep/er"], start=1):
+        write_task(str(number), where=where)
+    by_descriptor = scan.walk(project.root)
+    assert scan._LIST_BY_DESCRIPTOR  # this machine lists by descriptor
+    monkeypatch.setattr(scan, "_LIST_BY_DESCRIPTOR", False)
+    assert scan.walk(project.root) == by_descriptor
+    assert sum(len(folder) for folder, _relative in by_descriptor) == 4

@@ -47,6 +47,9 @@ SLOW_READ_NS = 100_000
 READERS = 4
 READ_CHUNK = 32
 READ_WINDOW = 8
+#: Whether a folder can be listed through a descriptor (POSIX; not Windows).
+_LIST_BY_DESCRIPTOR = os.scandir in os.supports_fd and hasattr(os, "O_DIRECTORY")
+_DIRECTORY_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
 #: The row of a file still to be parsed.
 _PENDING = Row()
 
@@ -98,11 +101,11 @@ def walk(root: Path, ignore: tuple[str, ...] = ()) -> list[tuple[Folder, str]]:
         try:
             # Listed through a descriptor: each stat is then an fstatat() of the bare name,
             # which spares the kernel walking the whole path again (a fifth of a warm scan).
-            fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+            fd = os.open(directory, _DIRECTORY_FLAGS) if _LIST_BY_DESCRIPTOR else None
         except (FileNotFoundError, NotADirectoryError, PermissionError):
             continue
         try:
-            with os.scandir(fd) as entries:
+            with os.scandir(directory if fd is None else fd) as entries:
                 for entry in entries:
                     name = entry.name
                     if entry.is_dir(follow_symlinks=False):
@@ -125,7 +128,8 @@ def walk(root: Path, ignore: tuple[str, ...] = ()) -> list[tuple[Folder, str]]:
         except (FileNotFoundError, NotADirectoryError, PermissionError):
             continue
         finally:
-            os.close(fd)
+            if fd is not None:
+                os.close(fd)
         found.append((Folder.of(directory, names, sigs), relative))
     return found
 
