@@ -23,7 +23,7 @@ import pytest
 #: Markers naming a component a test cannot run without.
 REQUIRED_MARKERS = ("postgres", "redis", "browser", "unprivileged")
 #: Fixtures that imply a marker, so a test cannot forget it.
-FIXTURE_MARKERS = {"postgres_url": "postgres", "browser": "browser"}
+FIXTURE_MARKERS = {"postgres_url": "postgres", "browser": "browser", "own_redis": "redis"}
 
 
 def in_ci() -> bool:
@@ -78,7 +78,10 @@ def browser() -> Iterator[Any]:
     with "Runner.run() cannot be called from a running event loop"."""
     executable = shutil.which("chromium")
     if executable is None:
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
+        pytest.skip(
+            "Debian's chromium is not installed (apt-get install chromium; .ci/run installs "
+            "it, and in CI this skip is a failure)"
+        )
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

@@ -16,7 +16,10 @@ def redis_server(port: int, directory: Path) -> subprocess.Popen[bytes]:
     """Start a redis-server on ``port`` (nothing saved) and wait until it answers."""
     binary = shutil.which("redis-server")
     if binary is None:
-        pytest.skip("redis-server is not installed")
+        pytest.skip(
+            "redis-server is not installed (apt-get install redis-server); in CI, where "
+            "every test marked redis must run, this skip is a failure"
+        )
     process = subprocess.Popen(
         [
             binary,
