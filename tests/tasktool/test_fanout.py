@@ -110,3 +110,18 @@ def test_one_item_or_one_worker_stays_in_this_process() -> None:
     assert rows[0].broken.file == str(os.getpid())
     rows = fanout.parse_rows(numbered_by_process, list(range(5)), workers=1)
     assert {row.broken.file for row in rows if row.broken} == {str(os.getpid())}
+
+
+def test_when_no_worker_can_be_forked_the_parse_runs_here(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A process limit or no memory for a fork is not an error of the scan: the rows are
+    the same, parsed in this process."""
+
+    def refuse() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", refuse)
+    rows = fanout.parse_rows(numbered_by_process, list(range(100)), workers=2)
+    assert [row.slot for row in rows] == list(range(100))
+    assert {row.broken.file for row in rows if row.broken} == {str(os.getpid())}

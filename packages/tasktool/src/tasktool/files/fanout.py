@@ -40,16 +40,29 @@ def parse_rows(
         workers = default_workers(len(items))
     if workers < 2 or len(items) < 2:
         return parse(items)
+    size = -(-len(items) // workers)
+    shares = [items[start : start + size] for start in range(0, len(items), size)]
     # Imported only here: both register atexit handlers (multiprocessing's, and logging's
     # through concurrent.futures), which a warm run must not carry (tasktool.cli.oneshot).
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        return _parse_forked(parse, shares)
+    except (OSError, BrokenProcessPool):
+        # No worker could be forked (a process limit, no memory) or one died (the OOM
+        # killer): the same parse, in this process.
+        return parse(items)
+
+
+def _parse_forked(
+    parse: Callable[[Sequence[Item]], list[Row]], shares: list[Sequence[Item]]
+) -> list[Row]:
+    """The rows of every share in order: the first parsed here, the others by workers."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    size = -(-len(items) // workers)
-    shares = [items[start : start + size] for start in range(0, len(items), size)]
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(len(shares) - 1, mp_context=context) as pool:
-        # This process parses the first share while the workers parse the others.
         others = [pool.submit(_parse_encoded, parse, share) for share in shares[1:]]
         rows = parse(shares[0])
         for other in others:
