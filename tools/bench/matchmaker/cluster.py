@@ -18,7 +18,9 @@ medians over ``--runs`` runs:
   the pool's owner (``same``) or the second on the other process (``cross``), interleaved;
 - ``baseline``: with ``--baseline-src`` (a checkout of main), the single process without
   ``--cluster`` run from that source and from this one alternately, so a cluster cost
-  paid by one process would show as a ratio below 1.
+  paid by one process would show as a ratio below 1; with ``--only latency`` (or no
+  ``--only``), ``latency_main`` is ``latency`` run from that source, alternating with
+  this one in every run.
 """
 
 from __future__ import annotations
@@ -257,13 +259,17 @@ def main() -> None:
                 finally:
                     cluster.stop()
         if args.only in (None, "latency"):
-            cluster = Cluster(2, args.redis, server=args.server)
-            try:
-                rows.setdefault("latency", []).append(
-                    asyncio.run(latency(cluster, args.latency_pairs))
-                )
-            finally:
-                cluster.stop()
+            sources = [("latency", None)]
+            if args.baseline_src is not None:
+                sources.append(("latency_main", baseline_env(args.baseline_src)))
+            for name, env in sources if run % 2 == 0 else sources[::-1]:
+                cluster = Cluster(2, args.redis, env, args.server)
+                try:
+                    rows.setdefault(name, []).append(
+                        asyncio.run(latency(cluster, args.latency_pairs))
+                    )
+                finally:
+                    cluster.stop()
         if args.baseline_src is not None and args.only in (None, "baseline"):
             pair = [("main", baseline_env(args.baseline_src)), ("this", None)]
             for name, env in pair if run % 2 == 0 else pair[::-1]:  # neither always goes first
