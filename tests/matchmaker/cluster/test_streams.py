@@ -1,5 +1,6 @@
 """The members' inboxes against the real Redis (db 13, or ``MATCHMAKER_TEST_REDIS_URL``):
-order, a reader that loses its connection, a failed append, both reply protocols."""
+order, a reader that loses its connection, a failed append, an append Redis never
+answers, both reply protocols."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import asyncio
 import os
 import uuid
 from collections.abc import AsyncIterator, Callable
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 import redis.asyncio as aioredis
@@ -176,3 +178,56 @@ async def _kill(admin: aioredis.Redis, name: str) -> None:
     found = [c for c in await admin.client_list() if c.get("name") == name]
     assert len(found) == 1, found
     await admin.client_kill_filter(_id=found[0]["id"])
+
+
+@pytest.fixture
+async def stalling_proxy() -> AsyncIterator[tuple[str, asyncio.Event]]:
+    """``(url, stalled)``: Redis behind a TCP proxy that, while ``stalled`` is set, drops
+    what clients write (a network that loses a connection's traffic without closing it)."""
+    upstream = urlsplit(REDIS_URL)
+    stalled = asyncio.Event()
+    pipes: set[asyncio.Task[None]] = set()
+
+    async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter, gated: bool) -> None:
+        try:
+            while data := await src.read(65536):
+                if not (gated and stalled.is_set()):
+                    dst.write(data)
+        finally:
+            dst.close()
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection(upstream.hostname, upstream.port)
+        for task in (pipe(reader, up_writer, True), pipe(up_reader, writer, False)):
+            pipes.add(asyncio.ensure_future(task))
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    yield urlunsplit(upstream._replace(netloc=f"127.0.0.1:{port}")), stalled
+    server.close()
+    for task in pipes:
+        task.cancel()
+    await asyncio.gather(*pipes, return_exceptions=True)
+
+
+async def test_an_append_redis_does_not_answer_times_out_and_the_next_connects_again(
+    prefix: str, stalling_proxy: tuple[str, asyncio.Event]
+) -> None:
+    url, stalled = stalling_proxy
+    stream = f"{prefix}:inbox"
+    outbound = Outbound(connection(url, 1.0), 0.2)
+    reader = Inbox(connection(REDIS_URL, 1.0), stream, block_ms=1000, count=100)
+    loop = asyncio.get_running_loop()
+    try:
+        await outbound.append([(stream, b"before")])
+        stalled.set()
+        started = loop.time()
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(outbound.append([(stream, b"lost in the stall")]), 5)
+        assert loop.time() - started < 1.0  # the append's own bound, not wait_for's
+        stalled.clear()
+        await asyncio.wait_for(outbound.append([(stream, b"after")]), 5)
+        assert await read_all(reader, 2) == [b"before", b"after"]
+    finally:
+        await outbound.close()
+        await reader.close()
