@@ -161,6 +161,7 @@ def build_graph(tasks: Sequence[Task], *, ordered: bool = False) -> TaskGraph:
     unique: list[Task] = []
     dependents: dict[str, list[str]] = {}
     children: dict[str, list[str]] = {}
+    add_active, add_unique = active.append, unique.append
     # Unordered tasks are sorted first; ordered ones are indexed in the same pass that
     # splits off the archived (one pass over 100,000 tasks instead of three).
     for task in tasks if ordered else sorted(tasks, key=lambda task: natural_key(task.id)):
@@ -170,17 +171,18 @@ def build_graph(tasks: Sequence[Task], *, ordered: bool = False) -> TaskGraph:
             if task_id not in archived:
                 archived[task_id] = task
             continue
-        active.append(task)
+        add_active(task)
         if task_id in by_id:
             continue
         by_id[task_id] = task
-        unique.append(task)
+        add_unique(task)
         deps = task.dependencies
-        for dep in dict.fromkeys(deps) if len(deps) > 1 else deps:
-            if dep in dependents:
-                dependents[dep].append(task_id)
-            else:
-                dependents[dep] = [task_id]
+        if deps:  # most tasks have none
+            for dep in dict.fromkeys(deps) if len(deps) > 1 else deps:
+                if dep in dependents:
+                    dependents[dep].append(task_id)
+                else:
+                    dependents[dep] = [task_id]
         if task.parent is not None:
             children.setdefault(task.parent, []).append(task_id)
     return TaskGraph(
