@@ -27,7 +27,7 @@ Every check is one pass over the tasks (cycles: a peel, then Tarjan on the rest)
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import msgspec
@@ -117,18 +117,24 @@ def _cycle_error(code: str, kind: str, cycle: list[str], first: Task) -> Diagnos
     return _error(code, f"{kind} cycle: {' -> '.join(cycle)}", first)
 
 
-def _clean(task: Task, allowed: dict[str, frozenset[str]]) -> bool:
-    """The common case in one expression: every field check would pass."""
-    return (
-        task.status in allowed["status"]
-        and (task.priority is None or task.priority in allowed["priority"])
-        and (task.type is None or task.type in allowed["type"])
-        and (task.created_at is None or is_date(task.created_at))
-        and (task.completed_at is None or is_date(task.completed_at))
-        and (task.cancelled_at is None or is_date(task.cancelled_at))
-        and bool(task.title.strip())
-        and bool(task.id.strip())
-    )
+def _clean_test(allowed: dict[str, tuple[str, ...]]) -> Callable[[Task], bool]:
+    """A test of one task: every field check would pass (the common case, in one
+    expression over local names: it runs for each of 100,000 tasks)."""
+    statuses, priorities, types = (frozenset(allowed[field]) for field in _CHECKED)
+
+    def clean(task: Task) -> bool:
+        return (
+            task.status in statuses
+            and (task.priority is None or task.priority in priorities)
+            and (task.type is None or task.type in types)
+            and (task.created_at is None or is_date(task.created_at))
+            and (task.completed_at is None or is_date(task.completed_at))
+            and (task.cancelled_at is None or is_date(task.cancelled_at))
+            and bool(task.title.strip())
+            and bool(task.id.strip())
+        )
+
+    return clean
 
 
 def _duplicates(tasks: Iterable[Task]) -> list[Diagnostic]:
@@ -155,13 +161,13 @@ def check_tasks(tasks: Sequence[Task] | TaskGraph, settings: Settings) -> list[D
     graph = tasks if isinstance(tasks, TaskGraph) else build_graph(tasks)
     every = graph.all_tasks
     allowed = {field: field_values(field, settings) or () for field in _CHECKED}
-    allowed_sets = {field: frozenset(values) for field, values in allowed.items()}
+    clean = _clean_test(allowed)
     by_id, archived = graph.by_id, graph.archived
     conforms = conforming(settings)
     nonconforming: list[Task] = []  # checked against the config after the rest, as before
     diagnostics: list[Diagnostic] = []
     for task in every:  # one pass: at 100,000 tasks each pass over them costs
-        if not _clean(task, allowed_sets):
+        if not clean(task):
             diagnostics.extend(_field_checks(task, allowed))
         if not conforms(task):
             nonconforming.append(task)

@@ -35,7 +35,7 @@ def conforming(settings: Settings) -> Callable[[Task], bool]:
     def conforms(task: Task) -> bool:
         return (
             (not phase_ids or task.phase is None or task.phase in phase_ids)
-            and (scopes is None or all(scope in scopes for scope in task.touches))
+            and (scopes is None or all(map(scopes.__contains__, task.touches)))
             and (task.effort is None or task.effort in effort)
         )
 
