@@ -129,14 +129,14 @@ def test_longest_chain_and_critical_path(make: TaskFactory) -> None:
         make("6", dependencies=["7"]),
         make("7", dependencies=["6"]),
     ]
-    chains = longest_chains(build_graph(tasks), lambda task: True)
+    chains = longest_chains(build_graph(tasks))
     assert chains.length == 3
     assert chains.longest == ["1", "2", "3"]
     assert [t.id for t in tasks if chains.on_longest(t.id)] == ["1", "2", "3"]
 
 
 def test_no_critical_path_without_a_chain(make: TaskFactory) -> None:
-    chains = longest_chains(build_graph([make("1"), make("2")]), lambda task: True)
+    chains = longest_chains(build_graph([make("1"), make("2")]))
     assert chains.length == 1
     assert not chains.on_longest("1")
 
@@ -187,7 +187,7 @@ def test_longest_chain_property(dependency_lists: list[list[int]]) -> None:
         Task(id=str(i), title="t", dependencies=tuple(str(d) for d in deps if d < i))
         for i, deps in enumerate(dependency_lists)
     ]
-    chains = longest_chains(build_graph(tasks), lambda task: True)
+    chains = longest_chains(build_graph(tasks))
     depth: dict[str, int] = {}
     for task in tasks:  # ids ascend, so dependencies come first
         depth[task.id] = 1 + max((depth[dep] for dep in task.dependencies), default=0)

@@ -18,12 +18,12 @@ from hypothesis import strategies as st
 from tasktool.config import LoadedConfig
 from tasktool.files.scan import ScanResult
 from tasktool.model.settings import Settings
-from tasktool.model.task import Task, natural_key
-from tasktool.planning.board import GROUP_FIELDS, build_board, count_columns
+from tasktool.model.task import RESOLVED_STATUSES, Task, natural_key
+from tasktool.planning.board import GROUP_FIELDS, build_board, count_columns, count_fields
 from tasktool.planning.checks import check_tasks
 from tasktool.planning.graph import TaskGraph, build_graph, longest_chains
 from tasktool.planning.repository import Repository
-from tasktool.planning.stats import compute_stats
+from tasktool.planning.stats import COUNTED_FIELDS, compute_stats
 from tasktool.present.documents import task_detail
 from tasktool.present.render import cell, plain_table
 
@@ -66,8 +66,16 @@ def test_fast_paths_agree_with_the_plain_ones(tasks: list[Task], seed: int) -> N
         assert build_board(active, config, field, ordered=True) == board
         columns = tuple((column.name, len(column.tasks)) for column in board.columns)
         assert count_columns(active, config, field) == columns
+    assert count_fields(active, config, COUNTED_FIELDS) == {
+        field: count_columns(active, config, field) for field in COUNTED_FIELDS
+    }
     graph = build_graph(natural, ordered=True)
-    assert compute_stats(graph, config) == compute_stats(shuffled, config)
+    stats = compute_stats(graph, config)
+    assert stats == compute_stats(shuffled, config)
+    unresolved = [task for task in graph.tasks if not task.resolved]
+    assert stats.blocked == sum(graph.is_blocked(task) for task in unresolved)
+    assert stats.actionable == sum(graph.is_actionable(task) for task in unresolved)
+    assert graph.actionable() == [task for task in graph.unique if graph.is_actionable(task)]
     assert check_tasks(graph, config) == check_tasks(natural, config)
 
 
@@ -143,10 +151,15 @@ def _reference_chains(graph: TaskGraph, include: Callable[[Task], bool]) -> tupl
 @settings(max_examples=200, deadline=None)
 def test_longest_chains_of_linked_tasks_only_agree_with_every_task(tasks: list[Task]) -> None:
     graph = build_graph(tasks)
-    for include in (lambda task: True, lambda task: not task.resolved):
-        chains = longest_chains(graph, include)
+    cases: list[tuple[frozenset[str], Callable[[Task], bool]]] = [
+        (frozenset(), lambda task: True),
+        (RESOLVED_STATUSES, lambda task: not task.resolved),
+        (frozenset({"pending", "weird"}), lambda task: task.status not in {"pending", "weird"}),
+    ]
+    for leave_out, reference in cases:
+        chains = longest_chains(graph, leave_out)
         on = sorted(task.id for task in graph.unique if chains.on_longest(task.id))
-        assert (chains.length, chains.longest, on) == _reference_chains(graph, include)
+        assert (chains.length, chains.longest, on) == _reference_chains(graph, reference)
 
 
 @st.composite

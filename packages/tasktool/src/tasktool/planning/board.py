@@ -30,6 +30,7 @@ __all__ = [
     "GroupField",
     "build_board",
     "count_columns",
+    "count_fields",
 ]
 
 GroupField = Literal["status", "priority", "effort", "type", "owner", "phase", "tag", "group"]
@@ -134,17 +135,37 @@ def count_columns(
     tasks: Iterable[Task], settings: Settings, group_by: str
 ) -> tuple[tuple[str, int], ...]:
     """``(column name, task count)`` of the board of ``tasks`` (all active), without building it."""
+    if group_by != "tag":
+        return count_fields(tasks, settings, (group_by,))[group_by]
     known = _known(group_by, settings)
-    counts: Counter[str | None]
-    if group_by == "tag":
-        counts = Counter()
-        for task in tasks:
-            tags = task.tags
-            for tag in (dict.fromkeys(tags) if len(tags) > 1 else tags) or (None,):
-                counts[tag] += 1
-    else:
-        value_of = attrgetter(group_by)
-        counts = Counter(value_of(task) or None for task in tasks)
+    counts: Counter[str | None] = Counter()
+    for task in tasks:
+        tags = task.tags
+        for tag in (dict.fromkeys(tags) if len(tags) > 1 else tags) or (None,):
+            counts[tag] += 1
+    return _counted(known, counts)
+
+
+def count_fields(
+    tasks: Iterable[Task], settings: Settings, fields: Sequence[str]
+) -> dict[str, tuple[tuple[str, int], ...]]:
+    """:func:`count_columns` of each single-valued field (not ``tag``), in one pass over
+    ``tasks``: the tasks are counted by their combination of values (a few hundred at most),
+    then each field's columns from those counts."""
+    knowns = [_known(field, settings) for field in fields]
+    values_of = map(attrgetter(*fields), tasks)  # a tuple per task for several fields
+    combinations = Counter(values_of if len(fields) > 1 else zip(values_of))
+    counts: list[Counter[str | None]] = [Counter() for _ in fields]
+    for values, number in combinations.items():
+        for count, value in zip(counts, values, strict=True):
+            count[value or None] += number
+    return {
+        field: _counted(known, count)
+        for field, known, count in zip(fields, knowns, counts, strict=True)
+    }
+
+
+def _counted(known: tuple[str, ...], counts: Counter[str | None]) -> tuple[tuple[str, int], ...]:
     return tuple(
         (NONE_COLUMN if value is None else value, counts.get(value, 0))
         for value in _column_order(known, counts)

@@ -27,7 +27,7 @@ Every check is one pass over the tasks (cycles: a peel, then Tarjan on the rest)
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import msgspec
@@ -36,7 +36,7 @@ from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.settings import Settings
 from tasktool.model.task import Task, natural_key
 from tasktool.model.vocabulary import DATE_FIELDS, INVALID_CODE, field_values, is_date
-from tasktool.planning.conformance import conformance_diagnostics
+from tasktool.planning.conformance import conformance_diagnostics, conforming
 from tasktool.planning.graph import TaskGraph, build_graph
 
 __all__ = ["ValidationReport", "build_report", "check_tasks"]
@@ -117,18 +117,24 @@ def _cycle_error(code: str, kind: str, cycle: list[str], first: Task) -> Diagnos
     return _error(code, f"{kind} cycle: {' -> '.join(cycle)}", first)
 
 
-def _clean(task: Task, allowed: dict[str, frozenset[str]]) -> bool:
-    """The common case in one expression: every field check would pass."""
-    return (
-        task.status in allowed["status"]
-        and (task.priority is None or task.priority in allowed["priority"])
-        and (task.type is None or task.type in allowed["type"])
-        and (task.created_at is None or is_date(task.created_at))
-        and (task.completed_at is None or is_date(task.completed_at))
-        and (task.cancelled_at is None or is_date(task.cancelled_at))
-        and bool(task.title.strip())
-        and bool(task.id.strip())
-    )
+def _clean_test(allowed: dict[str, tuple[str, ...]]) -> Callable[[Task], bool]:
+    """A test of one task: every field check would pass (the common case, in one
+    expression over local names: it runs for each of 100,000 tasks)."""
+    statuses, priorities, types = (frozenset(allowed[field]) for field in _CHECKED)
+
+    def clean(task: Task) -> bool:
+        return (
+            task.status in statuses
+            and (task.priority is None or task.priority in priorities)
+            and (task.type is None or task.type in types)
+            and (task.created_at is None or is_date(task.created_at))
+            and (task.completed_at is None or is_date(task.completed_at))
+            and (task.cancelled_at is None or is_date(task.cancelled_at))
+            and bool(task.title.strip())
+            and bool(task.id.strip())
+        )
+
+    return clean
 
 
 def _duplicates(tasks: Iterable[Task]) -> list[Diagnostic]:
@@ -155,25 +161,30 @@ def check_tasks(tasks: Sequence[Task] | TaskGraph, settings: Settings) -> list[D
     graph = tasks if isinstance(tasks, TaskGraph) else build_graph(tasks)
     every = graph.all_tasks
     allowed = {field: field_values(field, settings) or () for field in _CHECKED}
-    allowed_sets = {field: frozenset(values) for field, values in allowed.items()}
-    by_id = graph.by_id
-    exists = by_id.keys() | graph.archived.keys()
+    clean = _clean_test(allowed)
+    by_id, archived = graph.by_id, graph.archived
+    conforms = conforming(settings)
+    nonconforming: list[Task] = []  # checked against the config after the rest, as before
     diagnostics: list[Diagnostic] = []
-    for task in every:
-        if not _clean(task, allowed_sets):
+    for task in every:  # one pass: at 100,000 tasks each pass over them costs
+        if not clean(task):
             diagnostics.extend(_field_checks(task, allowed))
+        if not conforms(task):
+            nonconforming.append(task)
         if task.archived:
             continue
         for dep in task.dependencies:
-            if dep not in exists:
+            if dep not in by_id and dep not in archived:
                 message = f"task {task.id} depends on {dep}, which does not exist"
                 diagnostics.append(_error("task.missing_dependency", message, task))
-        if task.parent is not None and task.parent not in exists:
-            message = f"task {task.id} has parent {task.parent}, which does not exist"
+        parent = task.parent
+        if parent is not None and parent not in by_id and parent not in archived:
+            message = f"task {task.id} has parent {parent}, which does not exist"
             diagnostics.append(_error("task.missing_parent", message, task))
-    if len(exists) < len(every):  # some id is in several files
+    # Some id is in several files when fewer ids exist than files.
+    if len(by_id) + len(archived.keys() - by_id.keys()) < len(every):
         diagnostics.extend(_duplicates(every))
-    diagnostics.extend(conformance_diagnostics(every, settings))
+    diagnostics.extend(conformance_diagnostics(nonconforming, settings))
     diagnostics.sort(key=lambda d: natural_key(d.task_id or ""))
     for cycle in graph.dependency_cycles():
         diagnostics.append(

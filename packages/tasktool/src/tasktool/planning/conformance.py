@@ -10,7 +10,7 @@ diagnostics.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.settings import Settings
@@ -25,21 +25,31 @@ def _scope_list(settings: Settings) -> str:
     )
 
 
-def conformance_diagnostics(tasks: Iterable[Task], settings: Settings) -> list[Diagnostic]:
-    """Every task value that the configuration does not know, in task order."""
+def conforming(settings: Settings) -> Callable[[Task], bool]:
+    """A test of one task: the configuration knows every value it holds (nothing to
+    report). The common case, in one expression."""
     phase_ids = {phase.id for phase in settings.phases}
     scopes = settings.scopes
     effort = frozenset(settings.effort)
+
+    def conforms(task: Task) -> bool:
+        return (
+            (not phase_ids or task.phase is None or task.phase in phase_ids)
+            and (scopes is None or all(map(scopes.__contains__, task.touches)))
+            and (task.effort is None or task.effort in effort)
+        )
+
+    return conforms
+
+
+def conformance_diagnostics(tasks: Iterable[Task], settings: Settings) -> list[Diagnostic]:
+    """Every task value that the configuration does not know, in task order."""
+    phase_ids = {phase.id for phase in settings.phases}
+    conforms = conforming(settings)
     found: list[Diagnostic] = []
     for task in tasks:
-        # The common case first, in one expression: nothing to report.
-        if (
-            (not phase_ids or task.phase is None or task.phase in phase_ids)
-            and (scopes is None or all(scope in scopes for scope in task.touches))
-            and (task.effort is None or task.effort in effort)
-        ):
-            continue
-        found.extend(_task_diagnostics(task, settings, phase_ids))
+        if not conforms(task):
+            found.extend(_task_diagnostics(task, settings, phase_ids))
     return found
 
 

@@ -10,18 +10,20 @@ dependency chain runs over every active task (cycles left out).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import Any
 
 import msgspec
 
 from tasktool.model.settings import Settings
-from tasktool.model.task import Status, Task
-from tasktool.planning.board import count_columns
-from tasktool.planning.graph import TaskGraph, build_graph, longest_chains
+from tasktool.model.task import RESOLVED_STATUSES, Status, Task
+from tasktool.planning.board import count_fields
+from tasktool.planning.graph import ACTIONABLE_STATUSES, TaskGraph, build_graph, longest_chains
 
 __all__ = ["COUNTED_FIELDS", "Stats", "compute_stats"]
 
 COUNTED_FIELDS = ("status", "priority", "effort", "phase")
+_DEPENDENCIES = attrgetter("dependencies")
 
 
 class Stats(msgspec.Struct, frozen=True, kw_only=True):
@@ -57,17 +59,43 @@ def compute_stats(tasks: Sequence[Task] | TaskGraph, settings: Settings) -> Stat
     """
     graph = tasks if isinstance(tasks, TaskGraph) else build_graph(tasks)
     active = graph.tasks
-    counts = {field: count_columns(active, settings, field) for field in COUNTED_FIELDS}
+    counts = count_fields(active, settings, COUNTED_FIELDS)
     by_status = dict(counts["status"])
     completed = by_status.get(Status.COMPLETED.value, 0)
     countable = len(active) - by_status.get(Status.CANCELLED.value, 0)
-    unresolved = [task for task in active if not task.resolved]
+    blocked, actionable = _blocked_and_actionable(graph, by_status)
     return Stats(
         total=len(active),
         archived=graph.archived_count,
         counts=counts,
         completion_rate=round(completed / countable, 4) if countable else 0.0,
-        actionable=sum(graph.is_actionable(task) for task in unresolved),
-        blocked=sum(graph.is_blocked(task) for task in unresolved),
-        longest_chain=tuple(longest_chains(graph, lambda task: True).longest),
+        actionable=actionable,
+        blocked=blocked,
+        longest_chain=tuple(longest_chains(graph).longest),
     )
+
+
+def _blocked_and_actionable(graph: TaskGraph, by_status: dict[str, int]) -> tuple[int, int]:
+    """How many unresolved active tasks are blocked, and how many actionable.
+
+    Counted without a pass over every task: only a task with dependencies can be
+    blocked, and the actionable ones are the pending or in-progress tasks (counted
+    already) less those blocked or with an unresolved child.
+    """
+    blocked = blocked_startable = 0
+    for task in filter(_DEPENDENCIES, graph.tasks):
+        if task.status not in RESOLVED_STATUSES and graph.is_blocked(task):
+            blocked += 1
+            blocked_startable += task.status in ACTIONABLE_STATUSES
+    actionable = sum(by_status.get(status, 0) for status in ACTIONABLE_STATUSES)
+    actionable -= blocked_startable
+    if graph.children:  # less those that are not blocked but wait on a child
+        actionable -= sum(
+            1
+            for task in graph.tasks
+            if task.id in graph.children
+            and task.status in ACTIONABLE_STATUSES
+            and not graph.is_blocked(task)
+            and graph.unresolved_children(task)
+        )
+    return blocked, actionable
