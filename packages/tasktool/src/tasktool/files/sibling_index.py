@@ -46,7 +46,9 @@ from tasktool.files.storage import STATE_DIR, atomic_write_bytes, ensure_state_d
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task, natural_key
 
-_FORMAT = "sibling-index-2"  # 2: signatures as one bin (skipped in O(1) by a warm read)
+#: 2: signatures as one bin (skipped in O(1) by a warm read); 3: the columns a warm read
+#: does not check, as one part decoded only when the overlay reads them.
+_FORMAT = "sibling-index-3"
 INDEX_DIR = "worktrees"
 #: Beyond this many changed files a rebuild parses through the full scan (and its cache).
 _BULK = 100
@@ -69,10 +71,23 @@ class IndexedCopy(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     file_path: str
 
 
+class _Columns(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """What each row holds, one column per field (rows as in :class:`_File`)."""
+
+    ids: list[str]
+    statuses: list[str]  # "" for a row that is no task
+    completed: list[str | None]
+    cancelled: list[str | None]
+    archived: list[bool]
+    wholes: dict[str, msgspec.Raw]  # path -> encoded Task, for tasks load() was asked for
+
+
 class _File(msgspec.Struct, frozen=True, array_like=True, gc=False):
-    """The index on disk, one column per field. Rows: each task id's first copy in scan
-    order (active by natural id, then archived), then every other file (a second copy;
-    a broken file, with the id it shows or ``""``; a file that is no task: id ``""``)."""
+    """The index on disk. Rows: each task id's first copy in scan order (active by natural
+    id, then archived), then every other file (a second copy; a broken file, with the id it
+    shows or ``""``; a file that is no task: id ``""``). A warm read decodes only what it
+    checks: when the overlay's verdict is remembered (:mod:`tasktool.planning.overlay_memo`),
+    nothing else is read."""
 
     format: str
     root: str
@@ -84,15 +99,11 @@ class _File(msgspec.Struct, frozen=True, array_like=True, gc=False):
     digest: bytes
     signatures: bytes  # list[Stamp] encoded, files only; decoded only to rebuild
     tasks: int  # the first ``tasks`` rows are first copies of tasks
-    ids: list[str]
-    statuses: list[str]  # "" for a row that is no task
-    completed: list[str | None]
-    cancelled: list[str | None]
-    archived: list[bool]
-    wholes: dict[str, msgspec.Raw]  # path -> encoded Task, for tasks load() was asked for
+    columns: msgspec.Raw  # _Columns encoded
 
 
 _decoder = msgspec.msgpack.Decoder(_File)
+_columns_decoder = msgspec.msgpack.Decoder(_Columns)
 _stamps_decoder = msgspec.msgpack.Decoder(list[Stamp])
 _task_decoder = msgspec.msgpack.Decoder(Task)
 _encoder = msgspec.msgpack.Encoder()
@@ -149,46 +160,77 @@ class _Row(msgspec.Struct, frozen=True):
 class SiblingIndex:
     """A current index of one sibling task directory (see the module docstring)."""
 
-    def __init__(self, root: Path, data: _File, store: Path | None, *, dirty: bool) -> None:
+    def __init__(
+        self,
+        root: Path,
+        data: _File,
+        store: Path | None,
+        *,
+        dirty: bool,
+        columns: _Columns | None = None,
+        use_cache: bool = True,
+    ) -> None:
         self.root = root
         self._data = data
         #: The index file (``None``: not stored, e.g. a run without caches).
         self.store = store
         self._dirty = dirty
-        self._wholes = dict(data.wholes)
+        self._decoded = columns
+        self._use_cache = use_cache
+
+    @property
+    def _columns(self) -> _Columns:
+        """The rows' columns, decoded on first use; an index damaged inside them (its
+        checked part intact) is rebuilt from the files."""
+        if self._decoded is None:
+            self._decoded = _decode_columns(self._data)
+            if self._decoded is None:
+                ignore = self._data.ignore
+                self._data, self._decoded = _rebuild(self.root, ignore, None, self._use_cache)
+                self._dirty = True
+        return self._decoded
 
     @property
     def ids(self) -> list[str]:
         """Each task id's first copy (an active copy before an archived one, an earlier
         file before a later one); each id once. Its row numbers are :attr:`statuses`'."""
-        return self._data.ids[: self._data.tasks]
+        columns = self._columns
+        return columns.ids[: self._data.tasks]
 
     @property
     def statuses(self) -> list[str]:
         """The status of each copy in :attr:`ids`."""
-        return self._data.statuses[: self._data.tasks]
+        columns = self._columns
+        return columns.statuses[: self._data.tasks]
+
+    @property
+    def digest(self) -> bytes:
+        """The digest of every folder's and file's signature this index holds: while the
+        index is current (it is, once read), the same digest, the same content."""
+        return self._data.digest
 
     @property
     def taken(self) -> frozenset[str]:
         """Every id a file here holds or shows (broken files included)."""
-        return frozenset(self._data.ids) - {""}
+        return frozenset(self._columns.ids) - {""}
 
     def copy(self, row: int) -> IndexedCopy:
         """The copy in row ``row`` of :attr:`ids`."""
-        data = self._data
+        columns = self._columns
         return IndexedCopy(
-            id=data.ids[row],
-            status=data.statuses[row],
-            completed_at=data.completed[row],
-            cancelled_at=data.cancelled[row],
-            archived=data.archived[row],
-            file_path=os.path.join(self.root, data.paths[row]),
+            id=columns.ids[row],
+            status=columns.statuses[row],
+            completed_at=columns.completed[row],
+            cancelled_at=columns.cancelled[row],
+            archived=columns.archived[row],
+            file_path=os.path.join(self.root, self._data.paths[row]),
         )
 
     def load(self, row: int) -> Task | None:
         """The whole task of :meth:`copy`; ``None`` when its file no longer holds it."""
-        task_id, relative = self._data.ids[row], self._data.paths[row]
-        raw = self._wholes.get(relative)
+        columns = self._columns
+        task_id, relative = columns.ids[row], self._data.paths[row]
+        raw = columns.wholes.get(relative)
         if raw is not None:
             try:
                 return _task_decoder.decode(raw)
@@ -197,7 +239,7 @@ class SiblingIndex:
         whole = read_entry(str(self.root), os.path.join(self.root, relative))
         if not isinstance(whole, Task) or whole.id != task_id:
             return None
-        self._wholes[relative] = msgspec.Raw(_encoder.encode(whole))
+        columns.wholes[relative] = msgspec.Raw(_encoder.encode(whole))
         self._dirty = True
         return whole
 
@@ -205,7 +247,9 @@ class SiblingIndex:
         """Write the index if this run changed it (best effort, atomic)."""
         if not self._dirty or self.store is None:
             return
-        data = msgspec.structs.replace(self._data, wholes=self._wholes)
+        data = self._data
+        if self._decoded is not None:
+            data = msgspec.structs.replace(data, columns=_encoded(self._decoded))
         try:
             ensure_state_dir(self.store.parents[2])  # <task dir>/.tasktool/worktrees/<key>
             self.store.parent.mkdir(exist_ok=True)
@@ -213,6 +257,23 @@ class SiblingIndex:
         except (OSError, UnicodeEncodeError):
             return
         self._dirty = False
+
+
+def _encoded(columns: _Columns) -> msgspec.Raw:
+    return msgspec.Raw(_encoder.encode(columns))
+
+
+def _decode_columns(data: _File) -> _Columns | None:
+    """``data``'s columns; ``None`` when they do not decode or do not fit its rows."""
+    try:
+        columns = _columns_decoder.decode(data.columns)
+    except msgspec.DecodeError:
+        return None
+    rows = len(data.paths)
+    fields = (columns.ids, columns.statuses, columns.completed, columns.cancelled)
+    if any(len(field) != rows for field in (*fields, columns.archived)) or data.tasks > rows:
+        return None
+    return columns
 
 
 def _current(root: Path, data: _File) -> bool:
@@ -267,15 +328,20 @@ def _parse(
     return {path: found.get(os.path.join(base, path)) for path in changed}
 
 
-def _known(old: _File | None) -> dict[str, _Row]:
+def _known(old: _File | None, columns: _Columns | None) -> dict[str, _Row]:
     """The rows of the previous index, by path."""
-    if old is None:
+    if old is None or columns is None:
         return {}
-    stamps = _stamps_decoder.decode(old.signatures)
-    columns = (old.ids, old.statuses, old.completed, old.cancelled, old.archived)
+    try:
+        stamps = _stamps_decoder.decode(old.signatures)
+    except msgspec.DecodeError:
+        return {}
+    if len(stamps) != len(old.paths):
+        return {}
+    fields = (columns.ids, columns.statuses, columns.completed, columns.cancelled)
     return {
-        path: _Row(path, stamp, *fields)
-        for path, stamp, *fields in zip(old.paths, stamps, *columns, strict=True)
+        path: _Row(path, stamp, *row)
+        for path, stamp, *row in zip(old.paths, stamps, *fields, columns.archived, strict=True)
     }
 
 
@@ -295,10 +361,13 @@ def _ordered(rows: list[_Row]) -> tuple[list[_Row], int]:
     return first + rest, len(first)
 
 
-def _rebuild(root: Path, ignore: tuple[str, ...], old: _File | None, *, use_cache: bool) -> _File:
+def _rebuild(
+    root: Path, ignore: tuple[str, ...], old: _File | None, use_cache: bool
+) -> tuple[_File, _Columns]:
     """Walk the folders again; parse only the files whose signature changed."""
     racy_after = time.time_ns() - RACY_NS  # anything changed since the walk began is racy
-    known = _known(old)
+    old_columns = _decode_columns(old) if old is not None else None
+    known = _known(old, old_columns)
     folders: list[str] = []
     rows: list[_Row] = []
     changed: list[tuple[str, Stamp]] = []
@@ -324,8 +393,16 @@ def _rebuild(root: Path, ignore: tuple[str, ...], old: _File | None, *, use_cach
             folder_stamps.append(_NEVER)
     stamps = [row.stamp for row in rows]
     kept = {row.path for row in rows}.difference(path for path, _ in changed)
-    wholes = {path: raw for path, raw in (old.wholes if old else {}).items() if path in kept}
-    return _File(
+    old_wholes = old_columns.wholes if old_columns is not None else {}
+    columns = _Columns(
+        ids=[row.id for row in rows],
+        statuses=[row.status for row in rows],
+        completed=[row.completed for row in rows],
+        cancelled=[row.cancelled for row in rows],
+        archived=[row.archived for row in rows],
+        wholes={path: raw for path, raw in old_wholes.items() if path in kept},
+    )
+    data = _File(
         format=_FORMAT,
         root=str(root),
         ignore=ignore,
@@ -334,13 +411,9 @@ def _rebuild(root: Path, ignore: tuple[str, ...], old: _File | None, *, use_cach
         digest=_digest(folder_stamps + stamps),
         signatures=_encoder.encode(stamps),
         tasks=first,
-        ids=[row.id for row in rows],
-        statuses=[row.status for row in rows],
-        completed=[row.completed for row in rows],
-        cancelled=[row.cancelled for row in rows],
-        archived=[row.archived for row in rows],
-        wholes=wholes,
+        columns=_encoded(columns),
     )
+    return data, columns
 
 
 def read_index(
@@ -350,8 +423,9 @@ def read_index(
     signature still matches, else rebuilt (and written to ``store``, unless ``None``)."""
     old = _load(store, root, ignore) if store is not None and use_cache else None
     if old is not None and _current(root, old):
-        return SiblingIndex(root, old, store, dirty=False)
-    data = _rebuild(root, ignore, old, use_cache=use_cache)
-    index = SiblingIndex(root, data, store if use_cache else None, dirty=True)
+        return SiblingIndex(root, old, store, dirty=False, use_cache=use_cache)
+    data, columns = _rebuild(root, ignore, old, use_cache)
+    kept = store if use_cache else None
+    index = SiblingIndex(root, data, kept, dirty=True, columns=columns, use_cache=use_cache)
     index.save()
     return index

@@ -7,6 +7,11 @@ worktree's read commands show (docs/tasktool.md, "Git worktrees")::
     result.tasks, result.archived   # effective tasks (provenance on the winners)
     result.divergent                # completed in one copy, cancelled in another
 
+``overlay`` is :func:`apply` of a :func:`verdict`: the verdict (what the siblings change,
+plain data) depends only on this worktree's scan result and the siblings' files, so a
+run whose inputs are unchanged can take it from the previous run's memo
+(:mod:`tasktool.planning.overlay_memo`) and only apply it.
+
 Rules:
 
 - a task's effective status is the most advanced of its copies (pending < blocked <
@@ -101,6 +106,36 @@ class OverlayResult(msgspec.Struct, frozen=True, kw_only=True):
     divergent: tuple[Diagnostic, ...] = ()
 
 
+class Won(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """A task of this worktree whose status a sibling's copy gives: its position in
+    ``tasks + archived`` and what the winning copy brings."""
+
+    at: int
+    status: str
+    completed_at: str | None
+    cancelled_at: str | None
+    worktree: str
+    branch: str | None
+
+
+class Added(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """A task only siblings hold (provenance set) and whether it goes among the archived."""
+
+    archived: bool
+    task: Task
+
+
+class Verdict(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """What the siblings change in this worktree's scan result: the tasks whose status a
+    sibling gives, the tasks only siblings hold (provenance set, each put in order among
+    the active or the archived tasks) and the divergences. Plain data: it is what the
+    memo (:mod:`tasktool.planning.overlay_memo`) keeps between runs."""
+
+    won: tuple[Won, ...] = ()
+    added: tuple[Added, ...] = ()
+    divergent: tuple[Diagnostic, ...] = ()
+
+
 def _order(task: Task) -> tuple[object, ...]:
     """The scan's order: natural id, then file."""
     return (natural_key(task.id), task.file_path)
@@ -171,6 +206,18 @@ def overlay(
 
     ``mtime(file_path)`` is asked only to break a tie between sibling copies.
     """
+    return apply(tasks, archived, verdict(tasks, archived, siblings, mtime=mtime, here=here))
+
+
+def verdict(
+    tasks: Sequence[Task],
+    archived: Sequence[Task],
+    siblings: Sequence[SiblingTasks],
+    *,
+    mtime: Callable[[str], float],
+    here: str = "this worktree",
+) -> Verdict:
+    """What the siblings change in ``tasks``/``archived`` (:func:`apply` applies it)."""
     local = (*tasks, *archived)
     local_ids = list(map(_ID, local))
     # Backwards, so that each id's first copy (an active one before an archived one) stands.
@@ -199,14 +246,20 @@ def overlay(
         if best > STATUS_ORDER.get(status, -1):
             winners[task_id] = _winner([h for h in others if _rank(h.copy) == best], mtime)
 
-    if not winners and not only_in_siblings:  # the common case: nothing to rebuild
-        return OverlayResult(
-            tasks=tuple(tasks), archived=tuple(archived), divergent=tuple(divergent)
-        )
-    effective = list(local)
+    won: list[Won] = []
     for at in _marked(list(map(winners.__contains__, local_ids))):
-        effective[at] = _with_provenance(effective[at], winners[local_ids[at]], only=False)
-    effective_tasks, effective_archived = effective[: len(tasks)], effective[len(tasks) :]
+        copy, sibling = winners[local_ids[at]].copy, winners[local_ids[at]].sibling
+        won.append(
+            Won(
+                at,
+                copy.status,
+                copy.completed_at,
+                copy.cancelled_at,
+                sibling.worktree,
+                sibling.branch,
+            )
+        )
+    added: list[Added] = []
     for task_id, holders in only_in_siblings.items():
         best = max(_rank(held.copy) for held in holders)
         winner = _winner([h for h in holders if _rank(h.copy) == best], mtime)
@@ -214,15 +267,40 @@ def overlay(
         if whole is None:
             continue  # removed since it was scanned
         shown = _with_provenance(whole, winner, only=True)
-        # Both lists are in scan order: insert in place (few tasks; no re-sort of 10,000).
-        insort(effective_archived if winner.copy.archived else effective_tasks, shown, key=_order)
+        added.append(Added(winner.copy.archived, shown))
         ends = sorted((h.sibling.worktree, h.copy.status) for h in holders if _ended(h))
         if len({status for _, status in ends}) > 1:
             divergent.append(_divergence(task_id, ends))
+    return Verdict(tuple(won), tuple(added), tuple(divergent))
+
+
+def apply(tasks: Sequence[Task], archived: Sequence[Task], verdict: Verdict) -> OverlayResult:
+    """The effective tasks: ``tasks``/``archived`` (the scan result ``verdict`` was found
+    for) with each won status replaced and the tasks only siblings hold inserted."""
+    if not verdict.won and not verdict.added:  # the common case: nothing to rebuild
+        return OverlayResult(
+            tasks=tuple(tasks), archived=tuple(archived), divergent=verdict.divergent
+        )
+    effective = [*tasks, *archived]
+    replace = msgspec.structs.replace
+    for won in verdict.won:
+        effective[won.at] = replace(
+            effective[won.at],
+            status=won.status,
+            completed_at=won.completed_at,
+            cancelled_at=won.cancelled_at,
+            worktree=won.worktree,
+            branch=won.branch,
+            sibling_only=False,
+        )
+    effective_tasks, effective_archived = effective[: len(tasks)], effective[len(tasks) :]
+    for added in verdict.added:
+        # Both lists are in scan order: insert in place (few tasks; no re-sort of 10,000).
+        insort(effective_archived if added.archived else effective_tasks, added.task, key=_order)
     return OverlayResult(
         tasks=tuple(effective_tasks),
         archived=tuple(effective_archived),
-        divergent=tuple(divergent),
+        divergent=verdict.divergent,
     )
 
 
