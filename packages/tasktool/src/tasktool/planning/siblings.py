@@ -171,6 +171,12 @@ class SiblingReader(msgspec.Struct, frozen=True):
     def merge(self, scan: ScanResult, source: bytes | None = None) -> Merged:
         """Read every sibling and overlay them on this worktree's ``scan``; ``source`` is
         the identity of the parse-cache content that gave it, if any (the memo's key)."""
+        reads, problems = self.read_all()
+        merged = self.overlaid(scan, source, reads)
+        return Merged(self.worktrees, merged, problems, tuple(read for _, read in reads))
+
+    def read_all(self) -> tuple[list[tuple[Worktree, SiblingRead]], tuple[Diagnostic, ...]]:
+        """Each sibling read (with its worktree), and the warnings that left others out."""
         reads: list[tuple[Worktree, SiblingRead]] = []
         problems: list[Diagnostic] = []
         for worktree in self.worktrees.siblings:
@@ -179,6 +185,14 @@ class SiblingReader(msgspec.Struct, frozen=True):
                 reads.append((worktree, result))
             elif isinstance(result, Diagnostic):
                 problems.append(result)
+        return reads, tuple(problems)
+
+    def overlaid(
+        self, scan: ScanResult, source: bytes | None, reads: list[tuple[Worktree, SiblingRead]]
+    ) -> OverlayResult:
+        """The overlay of ``reads`` on ``scan``: the remembered verdict when ``source``
+        (see :meth:`merge`) and every sibling index are those it was found for, else
+        computed (and remembered)."""
         memo = memo_path(self.state_root)
         key = self._key(source, reads) if source is not None and self.use_cache else None
         size = len(scan.tasks) + len(scan.archived)
@@ -190,8 +204,7 @@ class SiblingReader(msgspec.Struct, frozen=True):
                 remember(memo, self._key(source, reads), found)
         if self.use_cache:
             prune_indexes(self.state_root, [read.source.store for _, read in reads])
-        merged = apply(scan.tasks, scan.archived, found)
-        return Merged(self.worktrees, merged, tuple(problems), tuple(r for _, r in reads))
+        return apply(scan.tasks, scan.archived, found)
 
     def _key(self, source: bytes, reads: list[tuple[Worktree, SiblingRead]]) -> bytes:
         """The memo's key of the overlay of this worktree's ``source`` and these reads."""
