@@ -188,9 +188,9 @@ def test_an_index_damaged_past_what_a_warm_read_checks_is_rebuilt(tmp_path: Path
     store = _store(tmp_path, folder)
     _, expected, _ = _read(folder, store)
     stored = msgspec.msgpack.decode(store.read_bytes())
-    ids, statuses, *rest = stored[-1]  # the columns, the last field
+    ids, statuses, *rest = msgspec.msgpack.decode(stored[-1])  # the columns, the last field
     for columns in ([ids[:1], statuses, *rest], ["not", "columns"]):
-        stored[-1] = columns
+        stored[-1] = msgspec.msgpack.encode(columns)
         store.write_bytes(msgspec.msgpack.encode(stored))
         index = read_index(folder, (), store)
         assert dict(zip(index.ids, index.statuses, strict=True)) == expected

@@ -47,7 +47,8 @@ from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task, natural_key
 
 #: 2: signatures as one bin (skipped in O(1) by a warm read); 3: the columns a warm read
-#: does not check, as one part decoded only when the overlay reads them.
+#: does not check as one bin too, decoded only when the overlay reads them; the folders'
+#: signatures with the files', compared as bytes (the digest is the memo's key only).
 _FORMAT = "sibling-index-3"
 INDEX_DIR = "worktrees"
 #: Beyond this many changed files a rebuild parses through the full scan (and its cache).
@@ -94,12 +95,13 @@ class _File(msgspec.Struct, frozen=True, array_like=True, gc=False):
     ignore: tuple[str, ...]
     folders: list[str]  # relative to root ("" is root itself)
     paths: list[str]  # relative to root
-    #: Of the folders' and the files' stat signatures, in that order: a warm read compares
-    #: this instead of decoding 10,000 signatures.
+    #: The folders' and the files' stat signatures (list[Stamp], in that order), encoded: a
+    #: warm read encodes the ones it finds and compares the bytes (no decoding, no hash).
+    signatures: bytes
+    #: A digest of ``signatures``, made with them: what identifies this content.
     digest: bytes
-    signatures: bytes  # list[Stamp] encoded, files only; decoded only to rebuild
     tasks: int  # the first ``tasks`` rows are first copies of tasks
-    columns: msgspec.Raw  # _Columns encoded
+    columns: bytes  # _Columns encoded (a bin: a warm read skips it in O(1))
 
 
 _decoder = msgspec.msgpack.Decoder(_File)
@@ -109,8 +111,8 @@ _task_decoder = msgspec.msgpack.Decoder(Task)
 _encoder = msgspec.msgpack.Encoder()
 
 
-def _digest(stamps: list[Stamp]) -> bytes:
-    return blake2b(_encoder.encode(stamps), digest_size=16).digest()
+def _digest(signatures: bytes) -> bytes:
+    return blake2b(signatures, digest_size=16).digest()
 
 
 def index_path(state_root: Path, task_dir: Path, ignore: tuple[str, ...]) -> Path:
@@ -259,8 +261,8 @@ class SiblingIndex:
         self._dirty = False
 
 
-def _encoded(columns: _Columns) -> msgspec.Raw:
-    return msgspec.Raw(_encoder.encode(columns))
+def _encoded(columns: _Columns) -> bytes:
+    return _encoder.encode(columns)
 
 
 def _decode_columns(data: _File) -> _Columns | None:
@@ -289,7 +291,7 @@ def _current(root: Path, data: _File) -> bool:
         with no_collection():
             folders = [_stamp_of(stat(folder or ".", dir_fd=fd)) for folder in data.folders]
             files = [_stamp_of(stat(path, dir_fd=fd)) for path in data.paths]
-        return _digest(folders + files) == data.digest
+        return _encoder.encode(folders + files) == data.signatures
     except (OSError, OverflowError):
         return False
     finally:
@@ -333,7 +335,7 @@ def _known(old: _File | None, columns: _Columns | None) -> dict[str, _Row]:
     if old is None or columns is None:
         return {}
     try:
-        stamps = _stamps_decoder.decode(old.signatures)
+        stamps = _stamps_decoder.decode(old.signatures)[len(old.folders) :]
     except msgspec.DecodeError:
         return {}
     if len(stamps) != len(old.paths):
@@ -391,7 +393,7 @@ def _rebuild(
             folder_stamps.append(_settled(_stamp_of(os.stat(root / folder)), racy_after))
         except OSError:
             folder_stamps.append(_NEVER)
-    stamps = [row.stamp for row in rows]
+    signatures = _encoder.encode(folder_stamps + [row.stamp for row in rows])
     kept = {row.path for row in rows}.difference(path for path, _ in changed)
     old_wholes = old_columns.wholes if old_columns is not None else {}
     columns = _Columns(
@@ -408,8 +410,8 @@ def _rebuild(
         ignore=ignore,
         folders=folders,
         paths=[row.path for row in rows],
-        digest=_digest(folder_stamps + stamps),
-        signatures=_encoder.encode(stamps),
+        signatures=signatures,
+        digest=_digest(signatures),
         tasks=first,
         columns=_encoded(columns),
     )
