@@ -206,7 +206,7 @@ def report(
         "(reading `.git`, `worktrees/*/gitdir` and `HEAD`, no `git` process), loading each",
         "sibling's config, and per sibling its index (`files/sibling_index.py`, in this",
         "worktree's `.tasktool/worktrees/`): reading it and decoding its paths, one `stat`",
-        "per folder and per file compared against one digest. Then the overlay's verdict",
+        "per folder and per file compared with the stored signatures. Then the verdict",
         "(the statuses siblings give, the 50 sibling-only tasks, the divergences) comes from",
         "the memo (`planning/overlay_memo.py`, `.tasktool/overlay.msgpack`), keyed by this",
         "worktree's parse-cache identity and each index's digest, and is applied: 200",

@@ -11,9 +11,13 @@ the sibling's files are never written), independent of the parse cache's format:
     index.copy(row)            # that copy's stamps, archived flag and file
     index.load(row)            # the whole task (kept in the index once asked for)
     index.save()               # writes the index back if load() added a task to it
+    index.digest               # identifies its content (the overlay memo's key)
 
 The index answers only while it is current, checked on every read with one ``stat``
-per folder the scan enters and one per file (no directory listing, no parse):
+per folder the scan enters and one per file (no directory listing, no parse), the
+signatures found encoded and compared with the stored bytes; the rest (ids, statuses,
+stamps, whole tasks) is decoded only when the overlay reads it, which a remembered
+verdict spares:
 
 - a file created, deleted or renamed in a folder changes that folder's signature;
 - an edit in place changes only the file's (size, mtime, ctime, inode), so the
