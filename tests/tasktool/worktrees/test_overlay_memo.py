@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task
-from tasktool.planning.overlay import Verdict, Won
+from tasktool.planning.overlay import Provenance, Verdict, Won
 from tasktool.planning.overlay_memo import memo_path
 from tasktool.planning.repository import Repository, load_context
 
@@ -87,7 +87,9 @@ def test_a_warm_run_applies_the_remembered_verdict(repo: Repo, three: tuple[Path
     assert (five.sibling_only, five.body.strip(), five.branch) == (True, "kept whole", "feature-a")
 
     # Proof that the memo answers: a poisoned verdict under the right key is what shows.
-    _poison(_memo(repo.main), Verdict(won=(Won(0, "blocked", None, None, "/x", "poison"),)))
+    _poison(
+        _memo(repo.main), Verdict(won=(Won(0, Provenance("blocked", None, None, "/x", "poison")),))
+    )
     poisoned = _load(repo.main, repo.home)
     assert (poisoned.tasks[0].status, poisoned.tasks[0].branch) == ("blocked", "poison")
     assert "005" not in poisoned.by_id
@@ -198,7 +200,10 @@ DAMAGE: dict[str, Callable[[bytes], bytes]] = {
         [*msgspec.msgpack.decode(data)[:2], {"won": 1}]
     ),
     "a row past the tasks": lambda data: msgspec.msgpack.encode(
-        [*msgspec.msgpack.decode(data)[:2], [[[10**6, "blocked", None, None, "/x", None]], [], []]]
+        [
+            *msgspec.msgpack.decode(data)[:2],
+            [[[10**6, ["blocked", None, None, "/x", None]]], [], []],
+        ]
     ),
 }
 

@@ -106,16 +106,42 @@ class OverlayResult(msgspec.Struct, frozen=True, kw_only=True):
     divergent: tuple[Diagnostic, ...] = ()
 
 
-class Won(msgspec.Struct, frozen=True, array_like=True, gc=False):
-    """A task of this worktree whose status a sibling's copy gives: its position in
-    ``tasks + archived`` and what the winning copy brings."""
+class Provenance(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """What a sibling's winning copy brings to the task shown: its status and stamps, and
+    the sibling's worktree and branch."""
 
-    at: int
     status: str
     completed_at: str | None
     cancelled_at: str | None
     worktree: str
     branch: str | None
+
+    @classmethod
+    def of(cls, held: _Held) -> Provenance:
+        copy, sibling = held.copy, held.sibling
+        return cls(
+            copy.status, copy.completed_at, copy.cancelled_at, sibling.worktree, sibling.branch
+        )
+
+    def on(self, task: Task, *, only: bool) -> Task:
+        """``task`` as shown with this provenance (``only``: no copy of it here)."""
+        return msgspec.structs.replace(
+            task,
+            status=self.status,
+            completed_at=self.completed_at,
+            cancelled_at=self.cancelled_at,
+            worktree=self.worktree,
+            branch=self.branch,
+            sibling_only=only,
+        )
+
+
+class Won(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """A task of this worktree whose status a sibling's copy gives: its position in
+    ``tasks + archived`` and what the winning copy brings."""
+
+    at: int
+    source: Provenance
 
 
 class Added(msgspec.Struct, frozen=True, array_like=True, gc=False):
@@ -164,18 +190,6 @@ def _first_copies(copies: Iterable[Copy]) -> dict[str, Copy]:
     """One copy per id: the first (an active copy before an archived one, the first file
     before later ones). Built backwards so that earlier copies overwrite later ones."""
     return {copy.id: copy for copy in reversed(list(copies))}
-
-
-def _with_provenance(task: Task, source: _Held, *, only: bool) -> Task:
-    return msgspec.structs.replace(
-        task,
-        status=source.copy.status,
-        completed_at=source.copy.completed_at,
-        cancelled_at=source.copy.cancelled_at,
-        worktree=source.sibling.worktree,
-        branch=source.sibling.branch,
-        sibling_only=only,
-    )
 
 
 def _winner(candidates: list[_Held], mtime: Callable[[str], float]) -> _Held:
@@ -246,19 +260,8 @@ def verdict(
         if best > STATUS_ORDER.get(status, -1):
             winners[task_id] = _winner([h for h in others if _rank(h.copy) == best], mtime)
 
-    won: list[Won] = []
-    for at in _marked(list(map(winners.__contains__, local_ids))):
-        copy, sibling = winners[local_ids[at]].copy, winners[local_ids[at]].sibling
-        won.append(
-            Won(
-                at,
-                copy.status,
-                copy.completed_at,
-                copy.cancelled_at,
-                sibling.worktree,
-                sibling.branch,
-            )
-        )
+    marked = _marked(list(map(winners.__contains__, local_ids)))
+    won = [Won(at, Provenance.of(winners[local_ids[at]])) for at in marked]
     added: list[Added] = []
     for task_id, holders in only_in_siblings.items():
         best = max(_rank(held.copy) for held in holders)
@@ -266,8 +269,7 @@ def verdict(
         whole = winner.sibling.load(winner.row)
         if whole is None:
             continue  # removed since it was scanned
-        shown = _with_provenance(whole, winner, only=True)
-        added.append(Added(winner.copy.archived, shown))
+        added.append(Added(winner.copy.archived, Provenance.of(winner).on(whole, only=True)))
         ends = sorted((h.sibling.worktree, h.copy.status) for h in holders if _ended(h))
         if len({status for _, status in ends}) > 1:
             divergent.append(_divergence(task_id, ends))
@@ -282,17 +284,8 @@ def apply(tasks: Sequence[Task], archived: Sequence[Task], verdict: Verdict) -> 
             tasks=tuple(tasks), archived=tuple(archived), divergent=verdict.divergent
         )
     effective = [*tasks, *archived]
-    replace = msgspec.structs.replace
     for won in verdict.won:
-        effective[won.at] = replace(
-            effective[won.at],
-            status=won.status,
-            completed_at=won.completed_at,
-            cancelled_at=won.cancelled_at,
-            worktree=won.worktree,
-            branch=won.branch,
-            sibling_only=False,
-        )
+        effective[won.at] = won.source.on(effective[won.at], only=False)
     effective_tasks, effective_archived = effective[: len(tasks)], effective[len(tasks) :]
     for added in verdict.added:
         # Both lists are in scan order: insert in place (few tasks; no re-sort of 10,000).

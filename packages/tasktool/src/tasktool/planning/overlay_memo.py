@@ -31,6 +31,8 @@ import msgspec
 from tasktool.files.storage import STATE_DIR, atomic_write_bytes, ensure_state_dir
 from tasktool.planning.overlay import Verdict
 
+#: Part of every key: change it with the overlay's rules or the verdict's shape, or a
+#: verdict found by the old ones would be recalled for the same inputs.
 _FORMAT = "overlay-memo-1"
 MEMO_FILE = "overlay.msgpack"
 
