@@ -200,7 +200,7 @@ class SiblingIndex:
     def ids(self) -> list[str]:
         """Each task id's first copy (an active copy before an archived one, an earlier
         file before a later one); each id once. Its row numbers are :attr:`statuses`'."""
-        columns = self._columns
+        columns = self._columns  # first: a damaged index is rebuilt, with new rows
         return columns.ids[: self._data.tasks]
 
     @property
@@ -255,7 +255,7 @@ class SiblingIndex:
             return
         data = self._data
         if self._decoded is not None:
-            data = msgspec.structs.replace(data, columns=_encoded(self._decoded))
+            data = msgspec.structs.replace(data, columns=_encoder.encode(self._decoded))
         try:
             ensure_state_dir(self.store.parents[2])  # <task dir>/.tasktool/worktrees/<key>
             self.store.parent.mkdir(exist_ok=True)
@@ -263,10 +263,6 @@ class SiblingIndex:
         except (OSError, UnicodeEncodeError):
             return
         self._dirty = False
-
-
-def _encoded(columns: _Columns) -> bytes:
-    return _encoder.encode(columns)
 
 
 def _decode_columns(data: _File) -> _Columns | None:
@@ -417,7 +413,7 @@ def _rebuild(
         signatures=signatures,
         digest=_digest(signatures),
         tasks=first,
-        columns=_encoded(columns),
+        columns=_encoder.encode(columns),
     )
     return data, columns
 
