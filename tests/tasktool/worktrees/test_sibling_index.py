@@ -179,3 +179,21 @@ def test_an_index_this_version_cannot_read_is_rebuilt(repo: Repo, run: Run) -> N
         stored.write_bytes(foreign)
         assert as_json(run(repo.main, "list", "--format", "json")) == expected
         assert stored.read_bytes() != foreign  # rewritten in this version's format
+
+
+def test_an_index_damaged_past_what_a_warm_read_checks_is_rebuilt(tmp_path: Path) -> None:
+    """A warm read checks the signatures and decodes the columns only when asked: columns
+    that do not decode, or do not fit the rows, are rebuilt from the files then."""
+    folder = _tasks(tmp_path / "tasks")
+    store = _store(tmp_path, folder)
+    _, expected, _ = _read(folder, store)
+    stored = msgspec.msgpack.decode(store.read_bytes())
+    ids, statuses, *rest = msgspec.msgpack.decode(stored[-1])  # the columns, the last field
+    for columns in ([ids[:1], statuses, *rest], ["not", "columns"]):
+        stored[-1] = msgspec.msgpack.encode(columns)
+        store.write_bytes(msgspec.msgpack.encode(stored))
+        index = read_index(folder, (), store)
+        assert dict(zip(index.ids, index.statuses, strict=True)) == expected
+        assert index.taken == {"1", "2", "3", "9"}
+        index.save()
+        assert _read(folder, store)[1] == expected  # and written back whole

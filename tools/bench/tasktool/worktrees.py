@@ -130,10 +130,10 @@ def phases(multi: Path, runs: int) -> dict[str, float]:
     """Where the unified run's time goes, in this process (warm, median of ``runs``):
     this worktree's scan (the baseline's work) and what the overlay adds to it."""
     from tasktool.config import Overrides, load_config
-    from tasktool.files.scan import scan_tasks
+    from tasktool.files.scan import scan_source
     from tasktool.files.worktrees import discover_worktrees
-    from tasktool.planning.overlay import SiblingTasks, overlay
-    from tasktool.planning.siblings import SiblingRead, SiblingReader
+    from tasktool.planning.overlay import overlay
+    from tasktool.planning.siblings import SiblingReader
 
     config = load_config(Overrides(config=str(multi / ".tasktool.yaml")), cwd=multi)
     root = Path(config.settings.task_dir)
@@ -145,18 +145,23 @@ def phases(multi: Path, runs: int) -> dict[str, float]:
         samples.setdefault(name, []).append(time.perf_counter() - start)
         return result
 
-    def read_all(found: SiblingReader) -> list[SiblingTasks]:
-        reads = [(w, found.read(w)) for w in found.worktrees.siblings]
-        return [r.tasks(w) for w, r in reads if isinstance(r, SiblingRead)]
-
     for _ in range(runs):
-        scan = timed("this worktree's scan (as in the baseline)", scan_tasks, root)
+        scan, source = timed("this worktree's scan (as in the baseline)", scan_source, root)
         worktrees = timed("finding the worktrees", discover_worktrees, root)
         assert worktrees is not None
         found = SiblingReader.of(worktrees, config, None, env=None, home=None, use_cache=True)
-        siblings = timed("the 2 siblings: config, index read and checked", read_all, found)
+        reads, _ = timed("the 2 siblings: config, index read and checked", found.read_all)
+        timed("the overlay (its verdict remembered)", found.overlaid, scan, source, reads)
+        siblings = [read.tasks(worktree) for worktree, read in reads]
         mtime = os.path.getmtime
-        timed("the overlay", overlay, scan.tasks, scan.archived, siblings, mtime=mtime)
+        timed(
+            "(the overlay computed, as when the memo is stale)",
+            overlay,
+            scan.tasks,
+            scan.archived,
+            siblings,
+            mtime=mtime,
+        )
     return {name: statistics.median(got) for name, got in samples.items()}
 
 
@@ -200,13 +205,16 @@ def report(
         "What the overlay adds (profile of the unified run): finding the worktrees",
         "(reading `.git`, `worktrees/*/gitdir` and `HEAD`, no `git` process), loading each",
         "sibling's config, and per sibling its index (`files/sibling_index.py`, in this",
-        "worktree's `.tasktool/worktrees/`): reading and decoding ids, statuses and paths,",
-        "one `stat` per folder and per file compared against one digest, then the overlay",
-        "itself (the siblings' statuses matched against this worktree's column-wise, in C",
-        "loops with no Python code per task; the 50 sibling-only tasks decoded whole from",
-        "the index and inserted in order; the output is 50 tasks longer). The `stat` per",
-        "sibling file is most of it and is the floor: a sibling cannot be trusted without",
-        "it, since an edit in place changes no folder.",
+        "worktree's `.tasktool/worktrees/`): reading it and decoding its paths, one `stat`",
+        "per folder and per file compared with the stored signatures. Then the verdict",
+        "(the statuses siblings give, the 50 sibling-only tasks, the divergences) comes from",
+        "the memo (`planning/overlay_memo.py`, `.tasktool/overlay.msgpack`), keyed by this",
+        "worktree's parse-cache identity and each index's digest, and is applied: 200",
+        "tasks replaced, 50 inserted in order; the output is 50 tasks longer. The `stat`",
+        "per sibling file is most of it and is the floor: a sibling cannot be trusted",
+        "without it, since an edit in place changes no folder. When the memo is stale",
+        "(any change here or in a sibling), the verdict is computed as in the last row:",
+        "the siblings' statuses matched column-wise against this worktree's.",
         "",
         "Earlier designs, same benchmark: whole-task scans of each sibling and a full",
         "re-sort, 1.94× wall; the same with one thread per sibling, 2.39× wall and 3.1×",

@@ -45,6 +45,7 @@ _LENGTH = struct.Struct("<Q")
 #: One file's signature: size, mtime_ns, ctime_ns, inode.
 _SIG = struct.Struct("<qqqQ")
 SIG_SIZE = _SIG.size
+_IDENTITY = struct.Struct("<Qqqq")
 pack_signature = _SIG.pack
 unpack_signature = _SIG.unpack
 #: A signature that matches no file: a racy file (changed a moment ago) is parsed every
@@ -145,6 +146,10 @@ class _BodyFile(msgspec.Struct, frozen=True, array_like=True):
     bodies: list[str]
 
 
+#: A cache file's identity as a read sees it: inode, size, mtime_ns, ctime_ns (an atomic
+#: rewrite makes a new inode; the same four fields the cache trusts for task files).
+Identity = tuple[int, int, int, int]
+
 _head_decoder = msgspec.msgpack.Decoder(Head)
 _rows_decoder = msgspec.msgpack.Decoder(list[Row])
 _body_decoder = msgspec.msgpack.Decoder(_BodyFile)
@@ -169,9 +174,13 @@ def cache_path(root: Path) -> Path:
     return root / STATE_DIR / "cache" / f"{_FORMAT}.msgpack"
 
 
-def read_head(root: Path) -> tuple[Head, int, tuple[int, int, int]] | None:
-    """The current head of ``root``'s cache, where its rows start and the file's identity
-    (inode, size, mtime), or ``None`` (missing, corrupt, another version's)."""
+def _identity(stat: os.stat_result) -> Identity:
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+
+
+def read_head(root: Path) -> tuple[Head, int, Identity] | None:
+    """The current head of ``root``'s cache, where its rows start and the file's identity,
+    or ``None`` (missing, corrupt, another version's)."""
     try:
         with open(cache_path(root), "rb") as handle:
             stat = os.fstat(handle.fileno())
@@ -190,11 +199,11 @@ def read_head(root: Path) -> tuple[Head, int, tuple[int, int, int]] | None:
         or start + sum(head.spans) != stat.st_size
     ):
         return None
-    return head, start, (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+    return head, start, _identity(stat)
 
 
 def read_rows(
-    root: Path, found: tuple[Head, int, tuple[int, int, int]], decoder: msgspec.msgpack.Decoder[Any]
+    root: Path, found: tuple[Head, int, Identity], decoder: msgspec.msgpack.Decoder[Any]
 ) -> list[Any] | None:
     """The rows after the head ``found`` (as ``decoder`` reads a folder's array), read and
     decoded a folder at a time, so only one folder's bytes are held at once; ``None``
@@ -204,7 +213,7 @@ def read_rows(
     try:
         with open(cache_path(root), "rb") as handle:
             stat = os.fstat(handle.fileno())
-            if (stat.st_ino, stat.st_size, stat.st_mtime_ns) != identity:
+            if _identity(stat) != identity:
                 return None
             handle.seek(start)
             with no_collection():
@@ -270,9 +279,7 @@ def updated_order(
 class ParseCache:
     """The previous run's head (``None``: no usable cache) and, on demand, its rows."""
 
-    def __init__(
-        self, root: Path | None, found: tuple[Head, int, tuple[int, int, int]] | None
-    ) -> None:
+    def __init__(self, root: Path | None, found: tuple[Head, int, Identity] | None) -> None:
         self.root = root
         self.path = cache_path(root) if root is not None else None
         self._found = found
@@ -286,6 +293,15 @@ class ParseCache:
     @classmethod
     def open(cls, root: Path) -> ParseCache:
         return cls(root, read_head(root))
+
+    @property
+    def identity(self) -> bytes | None:
+        """What identifies the cache's content (``None``: no cache): its head's token and
+        the file's identity. A scan answered from the cache alone returns the same result
+        for the same identity, which is what a memo of something derived from it keys on."""
+        if self._found is None:
+            return None
+        return self._found[0].token + _IDENTITY.pack(*self._found[2])
 
     @property
     def folders(self) -> list[Folder]:

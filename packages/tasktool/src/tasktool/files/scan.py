@@ -255,6 +255,15 @@ def scan_tasks(
     may be empty (the body file is not read): for commands that never show one;
     :func:`with_body` reads one task's body afterwards.
     """
+    return scan_source(root, ignore, use_cache=use_cache, bodies=bodies)[0]
+
+
+def scan_source(
+    root: Path, ignore: tuple[str, ...] = (), *, use_cache: bool = True, bodies: bool = True
+) -> tuple[ScanResult, bytes | None]:
+    """:func:`scan_tasks`, and the identity of the parse cache's content when it alone gave
+    the result (``None`` when a file was parsed): the same identity, the same result
+    (bodies aside), so a memo of what is derived from the result can key on it."""
     walked = walk(root, ignore)
     folders = [folder for folder, _relative in walked]
     cache = ParseCache.open(root) if use_cache else ParseCache.empty()
@@ -263,8 +272,8 @@ def scan_tasks(
         if rows is not None:
             assert cache.head is not None
             head = cache.head
-            return _result(rows, head.tasks, head.archived, head.broken)
-    return _rescan(root, walked, cache, bodies=bodies)
+            return _result(rows, head.tasks, head.archived, head.broken), cache.identity
+    return _rescan(root, walked, cache, bodies=bodies), None
 
 
 class _Merge:

@@ -11,9 +11,13 @@ the sibling's files are never written), independent of the parse cache's format:
     index.copy(row)            # that copy's stamps, archived flag and file
     index.load(row)            # the whole task (kept in the index once asked for)
     index.save()               # writes the index back if load() added a task to it
+    index.digest               # identifies its content (the overlay memo's key)
 
 The index answers only while it is current, checked on every read with one ``stat``
-per folder the scan enters and one per file (no directory listing, no parse):
+per folder the scan enters and one per file (no directory listing, no parse), the
+signatures found encoded and compared with the stored bytes; the rest (ids, statuses,
+stamps, whole tasks) is decoded only when the overlay reads it, which a remembered
+verdict spares:
 
 - a file created, deleted or renamed in a folder changes that folder's signature;
 - an edit in place changes only the file's (size, mtime, ctime, inode), so the
@@ -46,7 +50,10 @@ from tasktool.files.storage import STATE_DIR, atomic_write_bytes, ensure_state_d
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task, natural_key
 
-_FORMAT = "sibling-index-2"  # 2: signatures as one bin (skipped in O(1) by a warm read)
+#: 2: signatures as one bin (skipped in O(1) by a warm read); 3: the columns a warm read
+#: does not check as one bin too, decoded only when the overlay reads them; the folders'
+#: signatures with the files', compared as bytes (the digest is the memo's key only).
+_FORMAT = "sibling-index-3"
 INDEX_DIR = "worktrees"
 #: Beyond this many changed files a rebuild parses through the full scan (and its cache).
 _BULK = 100
@@ -69,21 +76,9 @@ class IndexedCopy(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     file_path: str
 
 
-class _File(msgspec.Struct, frozen=True, array_like=True, gc=False):
-    """The index on disk, one column per field. Rows: each task id's first copy in scan
-    order (active by natural id, then archived), then every other file (a second copy;
-    a broken file, with the id it shows or ``""``; a file that is no task: id ``""``)."""
+class _Columns(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """What each row holds, one column per field (rows as in :class:`_File`)."""
 
-    format: str
-    root: str
-    ignore: tuple[str, ...]
-    folders: list[str]  # relative to root ("" is root itself)
-    paths: list[str]  # relative to root
-    #: Of the folders' and the files' stat signatures, in that order: a warm read compares
-    #: this instead of decoding 10,000 signatures.
-    digest: bytes
-    signatures: bytes  # list[Stamp] encoded, files only; decoded only to rebuild
-    tasks: int  # the first ``tasks`` rows are first copies of tasks
     ids: list[str]
     statuses: list[str]  # "" for a row that is no task
     completed: list[str | None]
@@ -92,14 +87,36 @@ class _File(msgspec.Struct, frozen=True, array_like=True, gc=False):
     wholes: dict[str, msgspec.Raw]  # path -> encoded Task, for tasks load() was asked for
 
 
+class _File(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """The index on disk. Rows: each task id's first copy in scan order (active by natural
+    id, then archived), then every other file (a second copy; a broken file, with the id it
+    shows or ``""``; a file that is no task: id ``""``). A warm read decodes only what it
+    checks: when the overlay's verdict is remembered (:mod:`tasktool.planning.overlay_memo`),
+    nothing else is read."""
+
+    format: str
+    root: str
+    ignore: tuple[str, ...]
+    folders: list[str]  # relative to root ("" is root itself)
+    paths: list[str]  # relative to root
+    #: The folders' and the files' stat signatures (list[Stamp], in that order), encoded: a
+    #: warm read encodes the ones it finds and compares the bytes (no decoding, no hash).
+    signatures: bytes
+    #: A digest of ``signatures``, made with them: what identifies this content.
+    digest: bytes
+    tasks: int  # the first ``tasks`` rows are first copies of tasks
+    columns: bytes  # _Columns encoded (a bin: a warm read skips it in O(1))
+
+
 _decoder = msgspec.msgpack.Decoder(_File)
+_columns_decoder = msgspec.msgpack.Decoder(_Columns)
 _stamps_decoder = msgspec.msgpack.Decoder(list[Stamp])
 _task_decoder = msgspec.msgpack.Decoder(Task)
 _encoder = msgspec.msgpack.Encoder()
 
 
-def _digest(stamps: list[Stamp]) -> bytes:
-    return blake2b(_encoder.encode(stamps), digest_size=16).digest()
+def _digest(signatures: bytes) -> bytes:
+    return blake2b(signatures, digest_size=16).digest()
 
 
 def index_path(state_root: Path, task_dir: Path, ignore: tuple[str, ...]) -> Path:
@@ -149,46 +166,77 @@ class _Row(msgspec.Struct, frozen=True):
 class SiblingIndex:
     """A current index of one sibling task directory (see the module docstring)."""
 
-    def __init__(self, root: Path, data: _File, store: Path | None, *, dirty: bool) -> None:
+    def __init__(
+        self,
+        root: Path,
+        data: _File,
+        store: Path | None,
+        *,
+        dirty: bool,
+        columns: _Columns | None = None,
+        use_cache: bool = True,
+    ) -> None:
         self.root = root
         self._data = data
         #: The index file (``None``: not stored, e.g. a run without caches).
         self.store = store
         self._dirty = dirty
-        self._wholes = dict(data.wholes)
+        self._decoded = columns
+        self._use_cache = use_cache
+
+    @property
+    def _columns(self) -> _Columns:
+        """The rows' columns, decoded on first use; an index damaged inside them (its
+        checked part intact) is rebuilt from the files."""
+        if self._decoded is None:
+            self._decoded = _decode_columns(self._data)
+            if self._decoded is None:
+                ignore = self._data.ignore
+                self._data, self._decoded = _rebuild(self.root, ignore, None, self._use_cache)
+                self._dirty = True
+        return self._decoded
 
     @property
     def ids(self) -> list[str]:
         """Each task id's first copy (an active copy before an archived one, an earlier
         file before a later one); each id once. Its row numbers are :attr:`statuses`'."""
-        return self._data.ids[: self._data.tasks]
+        columns = self._columns  # first: a damaged index is rebuilt, with new rows
+        return columns.ids[: self._data.tasks]
 
     @property
     def statuses(self) -> list[str]:
         """The status of each copy in :attr:`ids`."""
-        return self._data.statuses[: self._data.tasks]
+        columns = self._columns
+        return columns.statuses[: self._data.tasks]
+
+    @property
+    def digest(self) -> bytes:
+        """The digest of every folder's and file's signature this index holds: while the
+        index is current (it is, once read), the same digest, the same content."""
+        return self._data.digest
 
     @property
     def taken(self) -> frozenset[str]:
         """Every id a file here holds or shows (broken files included)."""
-        return frozenset(self._data.ids) - {""}
+        return frozenset(self._columns.ids) - {""}
 
     def copy(self, row: int) -> IndexedCopy:
         """The copy in row ``row`` of :attr:`ids`."""
-        data = self._data
+        columns = self._columns
         return IndexedCopy(
-            id=data.ids[row],
-            status=data.statuses[row],
-            completed_at=data.completed[row],
-            cancelled_at=data.cancelled[row],
-            archived=data.archived[row],
-            file_path=os.path.join(self.root, data.paths[row]),
+            id=columns.ids[row],
+            status=columns.statuses[row],
+            completed_at=columns.completed[row],
+            cancelled_at=columns.cancelled[row],
+            archived=columns.archived[row],
+            file_path=os.path.join(self.root, self._data.paths[row]),
         )
 
     def load(self, row: int) -> Task | None:
         """The whole task of :meth:`copy`; ``None`` when its file no longer holds it."""
-        task_id, relative = self._data.ids[row], self._data.paths[row]
-        raw = self._wholes.get(relative)
+        columns = self._columns
+        task_id, relative = columns.ids[row], self._data.paths[row]
+        raw = columns.wholes.get(relative)
         if raw is not None:
             try:
                 return _task_decoder.decode(raw)
@@ -197,7 +245,7 @@ class SiblingIndex:
         whole = read_entry(str(self.root), os.path.join(self.root, relative))
         if not isinstance(whole, Task) or whole.id != task_id:
             return None
-        self._wholes[relative] = msgspec.Raw(_encoder.encode(whole))
+        columns.wholes[relative] = msgspec.Raw(_encoder.encode(whole))
         self._dirty = True
         return whole
 
@@ -205,7 +253,9 @@ class SiblingIndex:
         """Write the index if this run changed it (best effort, atomic)."""
         if not self._dirty or self.store is None:
             return
-        data = msgspec.structs.replace(self._data, wholes=self._wholes)
+        data = self._data
+        if self._decoded is not None:
+            data = msgspec.structs.replace(data, columns=_encoder.encode(self._decoded))
         try:
             ensure_state_dir(self.store.parents[2])  # <task dir>/.tasktool/worktrees/<key>
             self.store.parent.mkdir(exist_ok=True)
@@ -213,6 +263,19 @@ class SiblingIndex:
         except (OSError, UnicodeEncodeError):
             return
         self._dirty = False
+
+
+def _decode_columns(data: _File) -> _Columns | None:
+    """``data``'s columns; ``None`` when they do not decode or do not fit its rows."""
+    try:
+        columns = _columns_decoder.decode(data.columns)
+    except msgspec.DecodeError:
+        return None
+    rows = len(data.paths)
+    fields = (columns.ids, columns.statuses, columns.completed, columns.cancelled)
+    if any(len(field) != rows for field in (*fields, columns.archived)) or data.tasks > rows:
+        return None
+    return columns
 
 
 def _current(root: Path, data: _File) -> bool:
@@ -228,7 +291,7 @@ def _current(root: Path, data: _File) -> bool:
         with no_collection():
             folders = [_stamp_of(stat(folder or ".", dir_fd=fd)) for folder in data.folders]
             files = [_stamp_of(stat(path, dir_fd=fd)) for path in data.paths]
-        return _digest(folders + files) == data.digest
+        return _encoder.encode(folders + files) == data.signatures
     except (OSError, OverflowError):
         return False
     finally:
@@ -267,15 +330,20 @@ def _parse(
     return {path: found.get(os.path.join(base, path)) for path in changed}
 
 
-def _known(old: _File | None) -> dict[str, _Row]:
+def _known(old: _File | None, columns: _Columns | None) -> dict[str, _Row]:
     """The rows of the previous index, by path."""
-    if old is None:
+    if old is None or columns is None:
         return {}
-    stamps = _stamps_decoder.decode(old.signatures)
-    columns = (old.ids, old.statuses, old.completed, old.cancelled, old.archived)
+    try:
+        stamps = _stamps_decoder.decode(old.signatures)[len(old.folders) :]
+    except msgspec.DecodeError:
+        return {}
+    if len(stamps) != len(old.paths):
+        return {}
+    fields = (columns.ids, columns.statuses, columns.completed, columns.cancelled)
     return {
-        path: _Row(path, stamp, *fields)
-        for path, stamp, *fields in zip(old.paths, stamps, *columns, strict=True)
+        path: _Row(path, stamp, *row)
+        for path, stamp, *row in zip(old.paths, stamps, *fields, columns.archived, strict=True)
     }
 
 
@@ -295,10 +363,13 @@ def _ordered(rows: list[_Row]) -> tuple[list[_Row], int]:
     return first + rest, len(first)
 
 
-def _rebuild(root: Path, ignore: tuple[str, ...], old: _File | None, *, use_cache: bool) -> _File:
+def _rebuild(
+    root: Path, ignore: tuple[str, ...], old: _File | None, use_cache: bool
+) -> tuple[_File, _Columns]:
     """Walk the folders again; parse only the files whose signature changed."""
     racy_after = time.time_ns() - RACY_NS  # anything changed since the walk began is racy
-    known = _known(old)
+    old_columns = _decode_columns(old) if old is not None else None
+    known = _known(old, old_columns)
     folders: list[str] = []
     rows: list[_Row] = []
     changed: list[tuple[str, Stamp]] = []
@@ -322,25 +393,29 @@ def _rebuild(root: Path, ignore: tuple[str, ...], old: _File | None, *, use_cach
             folder_stamps.append(_settled(_stamp_of(os.stat(root / folder)), racy_after))
         except OSError:
             folder_stamps.append(_NEVER)
-    stamps = [row.stamp for row in rows]
+    signatures = _encoder.encode(folder_stamps + [row.stamp for row in rows])
     kept = {row.path for row in rows}.difference(path for path, _ in changed)
-    wholes = {path: raw for path, raw in (old.wholes if old else {}).items() if path in kept}
-    return _File(
-        format=_FORMAT,
-        root=str(root),
-        ignore=ignore,
-        folders=folders,
-        paths=[row.path for row in rows],
-        digest=_digest(folder_stamps + stamps),
-        signatures=_encoder.encode(stamps),
-        tasks=first,
+    old_wholes = old_columns.wholes if old_columns is not None else {}
+    columns = _Columns(
         ids=[row.id for row in rows],
         statuses=[row.status for row in rows],
         completed=[row.completed for row in rows],
         cancelled=[row.cancelled for row in rows],
         archived=[row.archived for row in rows],
-        wholes=wholes,
+        wholes={path: raw for path, raw in old_wholes.items() if path in kept},
     )
+    data = _File(
+        format=_FORMAT,
+        root=str(root),
+        ignore=ignore,
+        folders=folders,
+        paths=[row.path for row in rows],
+        signatures=signatures,
+        digest=_digest(signatures),
+        tasks=first,
+        columns=_encoder.encode(columns),
+    )
+    return data, columns
 
 
 def read_index(
@@ -350,8 +425,9 @@ def read_index(
     signature still matches, else rebuilt (and written to ``store``, unless ``None``)."""
     old = _load(store, root, ignore) if store is not None and use_cache else None
     if old is not None and _current(root, old):
-        return SiblingIndex(root, old, store, dirty=False)
-    data = _rebuild(root, ignore, old, use_cache=use_cache)
-    index = SiblingIndex(root, data, store if use_cache else None, dirty=True)
+        return SiblingIndex(root, old, store, dirty=False, use_cache=use_cache)
+    data, columns = _rebuild(root, ignore, old, use_cache)
+    kept = store if use_cache else None
+    index = SiblingIndex(root, data, kept, dirty=True, columns=columns, use_cache=use_cache)
     index.save()
     return index

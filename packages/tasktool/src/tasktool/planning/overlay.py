@@ -7,6 +7,11 @@ worktree's read commands show (docs/tasktool.md, "Git worktrees")::
     result.tasks, result.archived   # effective tasks (provenance on the winners)
     result.divergent                # completed in one copy, cancelled in another
 
+``overlay`` is :func:`apply` of a :func:`verdict`: the verdict (what the siblings change,
+plain data) depends only on this worktree's scan result and the siblings' files, so a
+run whose inputs are unchanged can take it from the previous run's memo
+(:mod:`tasktool.planning.overlay_memo`) and only apply it.
+
 Rules:
 
 - a task's effective status is the most advanced of its copies (pending < blocked <
@@ -101,6 +106,62 @@ class OverlayResult(msgspec.Struct, frozen=True, kw_only=True):
     divergent: tuple[Diagnostic, ...] = ()
 
 
+class Provenance(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """What a sibling's winning copy brings to the task shown: its status and stamps, and
+    the sibling's worktree and branch."""
+
+    status: str
+    completed_at: str | None
+    cancelled_at: str | None
+    worktree: str
+    branch: str | None
+
+    @classmethod
+    def of(cls, held: _Held) -> Provenance:
+        copy, sibling = held.copy, held.sibling
+        return cls(
+            copy.status, copy.completed_at, copy.cancelled_at, sibling.worktree, sibling.branch
+        )
+
+    def on(self, task: Task, *, only: bool) -> Task:
+        """``task`` as shown with this provenance (``only``: no copy of it here)."""
+        return msgspec.structs.replace(
+            task,
+            status=self.status,
+            completed_at=self.completed_at,
+            cancelled_at=self.cancelled_at,
+            worktree=self.worktree,
+            branch=self.branch,
+            sibling_only=only,
+        )
+
+
+class Won(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """A task of this worktree whose status a sibling's copy gives: its position in
+    ``tasks + archived`` and what the winning copy brings."""
+
+    at: int
+    source: Provenance
+
+
+class Added(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """A task only siblings hold (provenance set) and whether it goes among the archived."""
+
+    archived: bool
+    task: Task
+
+
+class Verdict(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """What the siblings change in this worktree's scan result: the tasks whose status a
+    sibling gives, the tasks only siblings hold (provenance set, each put in order among
+    the active or the archived tasks) and the divergences. Plain data: it is what the
+    memo (:mod:`tasktool.planning.overlay_memo`) keeps between runs."""
+
+    won: tuple[Won, ...] = ()
+    added: tuple[Added, ...] = ()
+    divergent: tuple[Diagnostic, ...] = ()
+
+
 def _order(task: Task) -> tuple[object, ...]:
     """The scan's order: natural id, then file."""
     return (natural_key(task.id), task.file_path)
@@ -131,18 +192,6 @@ def _first_copies(copies: Iterable[Copy]) -> dict[str, Copy]:
     return {copy.id: copy for copy in reversed(list(copies))}
 
 
-def _with_provenance(task: Task, source: _Held, *, only: bool) -> Task:
-    return msgspec.structs.replace(
-        task,
-        status=source.copy.status,
-        completed_at=source.copy.completed_at,
-        cancelled_at=source.copy.cancelled_at,
-        worktree=source.sibling.worktree,
-        branch=source.sibling.branch,
-        sibling_only=only,
-    )
-
-
 def _winner(candidates: list[_Held], mtime: Callable[[str], float]) -> _Held:
     if len(candidates) == 1:
         return candidates[0]
@@ -171,6 +220,18 @@ def overlay(
 
     ``mtime(file_path)`` is asked only to break a tie between sibling copies.
     """
+    return apply(tasks, archived, verdict(tasks, archived, siblings, mtime=mtime, here=here))
+
+
+def verdict(
+    tasks: Sequence[Task],
+    archived: Sequence[Task],
+    siblings: Sequence[SiblingTasks],
+    *,
+    mtime: Callable[[str], float],
+    here: str = "this worktree",
+) -> Verdict:
+    """What the siblings change in ``tasks``/``archived`` (:func:`apply` applies it)."""
     local = (*tasks, *archived)
     local_ids = list(map(_ID, local))
     # Backwards, so that each id's first copy (an active one before an archived one) stands.
@@ -199,30 +260,40 @@ def overlay(
         if best > STATUS_ORDER.get(status, -1):
             winners[task_id] = _winner([h for h in others if _rank(h.copy) == best], mtime)
 
-    if not winners and not only_in_siblings:  # the common case: nothing to rebuild
-        return OverlayResult(
-            tasks=tuple(tasks), archived=tuple(archived), divergent=tuple(divergent)
-        )
-    effective = list(local)
-    for at in _marked(list(map(winners.__contains__, local_ids))):
-        effective[at] = _with_provenance(effective[at], winners[local_ids[at]], only=False)
-    effective_tasks, effective_archived = effective[: len(tasks)], effective[len(tasks) :]
+    marked = _marked(list(map(winners.__contains__, local_ids)))
+    won = [Won(at, Provenance.of(winners[local_ids[at]])) for at in marked]
+    added: list[Added] = []
     for task_id, holders in only_in_siblings.items():
         best = max(_rank(held.copy) for held in holders)
         winner = _winner([h for h in holders if _rank(h.copy) == best], mtime)
         whole = winner.sibling.load(winner.row)
         if whole is None:
             continue  # removed since it was scanned
-        shown = _with_provenance(whole, winner, only=True)
-        # Both lists are in scan order: insert in place (few tasks; no re-sort of 10,000).
-        insort(effective_archived if winner.copy.archived else effective_tasks, shown, key=_order)
+        added.append(Added(winner.copy.archived, Provenance.of(winner).on(whole, only=True)))
         ends = sorted((h.sibling.worktree, h.copy.status) for h in holders if _ended(h))
         if len({status for _, status in ends}) > 1:
             divergent.append(_divergence(task_id, ends))
+    return Verdict(tuple(won), tuple(added), tuple(divergent))
+
+
+def apply(tasks: Sequence[Task], archived: Sequence[Task], verdict: Verdict) -> OverlayResult:
+    """The effective tasks: ``tasks``/``archived`` (the scan result ``verdict`` was found
+    for) with each won status replaced and the tasks only siblings hold inserted."""
+    if not verdict.won and not verdict.added:  # the common case: nothing to rebuild
+        return OverlayResult(
+            tasks=tuple(tasks), archived=tuple(archived), divergent=verdict.divergent
+        )
+    effective = [*tasks, *archived]
+    for won in verdict.won:
+        effective[won.at] = won.source.on(effective[won.at], only=False)
+    effective_tasks, effective_archived = effective[: len(tasks)], effective[len(tasks) :]
+    for added in verdict.added:
+        # Both lists are in scan order: insert in place (few tasks; no re-sort of 10,000).
+        insort(effective_archived if added.archived else effective_tasks, added.task, key=_order)
     return OverlayResult(
         tasks=tuple(effective_tasks),
         archived=tuple(effective_archived),
-        divergent=tuple(divergent),
+        divergent=verdict.divergent,
     )
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from tasktool.config import LoadedConfig, Overrides, load_config
-from tasktool.files.scan import ScanResult, scan_tasks
+from tasktool.files.scan import ScanResult, scan_source
 from tasktool.files.taskfile import is_safe_id
 from tasktool.files.worktrees import WorktreeSet, discover_worktrees
 from tasktool.model.diagnostics import Diagnostic
@@ -213,14 +213,14 @@ def load_context(
             code="task.dir_missing",
         )
     found = discover_worktrees(root) if config.settings.worktree_scope == "unified" else None
-    scan = scan_tasks(root, config.settings.ignore, use_cache=use_cache, bodies=bodies)
+    scan, source = scan_source(root, config.settings.ignore, use_cache=use_cache, bodies=bodies)
     if found is None or not found.siblings:
         return Repository(config, scan)
     # Imported only with siblings: a single worktree pays nothing for the overlay.
     from tasktool.planning.siblings import SiblingReader
 
     reader = SiblingReader.of(found, config, overrides, env=env, home=home, use_cache=use_cache)
-    return Repository(config, scan, merged=reader.merge(scan))
+    return Repository(config, scan, merged=reader.merge(scan, source))
 
 
 class Loader(Protocol):

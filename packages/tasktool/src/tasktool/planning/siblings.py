@@ -26,7 +26,8 @@ from tasktool.files.sibling_index import SiblingIndex, index_path, prune_indexes
 from tasktool.files.worktrees import Worktree, WorktreeSet
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.errors import TaskToolError
-from tasktool.planning.overlay import OverlayResult, SiblingTasks, overlay
+from tasktool.planning.overlay import OverlayResult, SiblingTasks, Verdict, apply, verdict
+from tasktool.planning.overlay_memo import memo_key, memo_path, recall, remember
 
 
 class SiblingRead(msgspec.Struct, frozen=True):
@@ -167,8 +168,15 @@ class SiblingReader(msgspec.Struct, frozen=True):
         """The current worktree's task directory, whose state directory holds the indexes."""
         return Path(self.config.settings.task_dir)
 
-    def merge(self, scan: ScanResult) -> Merged:
-        """Read every sibling and overlay them on this worktree's ``scan``."""
+    def merge(self, scan: ScanResult, source: bytes | None = None) -> Merged:
+        """Read every sibling and overlay them on this worktree's ``scan``; ``source`` is
+        the identity of the parse-cache content that gave it, if any (the memo's key)."""
+        reads, problems = self.read_all()
+        merged = self.overlaid(scan, source, reads)
+        return Merged(self.worktrees, merged, problems, tuple(read for _, read in reads))
+
+    def read_all(self) -> tuple[list[tuple[Worktree, SiblingRead]], tuple[Diagnostic, ...]]:
+        """Each sibling read (with its worktree), and the warnings that left others out."""
         reads: list[tuple[Worktree, SiblingRead]] = []
         problems: list[Diagnostic] = []
         for worktree in self.worktrees.siblings:
@@ -177,11 +185,40 @@ class SiblingReader(msgspec.Struct, frozen=True):
                 reads.append((worktree, result))
             elif isinstance(result, Diagnostic):
                 problems.append(result)
-        siblings = [read.tasks(worktree) for worktree, read in reads]
-        here = self.worktrees.current.path
-        merged = overlay(scan.tasks, scan.archived, siblings, mtime=_mtime, here=here)
-        for _, read in reads:
-            read.source.save()  # the whole tasks the overlay loaded, for the next run
+        return reads, tuple(problems)
+
+    def overlaid(
+        self, scan: ScanResult, source: bytes | None, reads: list[tuple[Worktree, SiblingRead]]
+    ) -> OverlayResult:
+        """The overlay of ``reads`` on ``scan``: the remembered verdict when ``source``
+        (see :meth:`merge`) and every sibling index are those it was found for, else
+        computed (and remembered)."""
+        memo = memo_path(self.state_root)
+        key = self._key(source, reads) if source is not None and self.use_cache else None
+        size = len(scan.tasks) + len(scan.archived)
+        found = recall(memo, key, size=size) if key is not None else None
+        if found is None:
+            found = self._verdict(scan, reads)
+            if source is not None and self.use_cache:
+                # Keyed again: reading a sibling's columns may have rebuilt its index.
+                remember(memo, self._key(source, reads), found)
         if self.use_cache:
             prune_indexes(self.state_root, [read.source.store for _, read in reads])
-        return Merged(self.worktrees, merged, tuple(problems), tuple(r for _, r in reads))
+        return apply(scan.tasks, scan.archived, found)
+
+    def _key(self, source: bytes, reads: list[tuple[Worktree, SiblingRead]]) -> bytes:
+        """The memo's key of the overlay of this worktree's ``source`` and these reads."""
+        siblings = (
+            (worktree.path, worktree.branch, str(read.task_dir), read.ignore, read.source.digest)
+            for worktree, read in reads
+        )
+        return memo_key(self.worktrees.current.path, source, siblings)
+
+    def _verdict(self, scan: ScanResult, reads: list[tuple[Worktree, SiblingRead]]) -> Verdict:
+        """The overlay's verdict, computed (the memo did not have it)."""
+        siblings = [read.tasks(worktree) for worktree, read in reads]
+        here = self.worktrees.current.path
+        found = verdict(scan.tasks, scan.archived, siblings, mtime=_mtime, here=here)
+        for _, read in reads:
+            read.source.save()  # the whole tasks the overlay loaded, for the next run
+        return found
