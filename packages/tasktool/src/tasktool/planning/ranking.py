@@ -34,7 +34,7 @@ from tasktool.model.views import task_summary
 from tasktool.planning.graph import TaskGraph, build_graph, longest_chains
 from tasktool.planning.overlay import claimed_elsewhere
 
-__all__ = ["DEFAULT_LIMIT", "Ranked", "Reason", "rank_next", "score_candidates"]
+__all__ = ["DEFAULT_LIMIT", "Placed", "Ranked", "Reason", "rank_next", "score_candidates"]
 
 DEFAULT_LIMIT = 5
 
@@ -75,6 +75,30 @@ class Ranked(msgspec.Struct, frozen=True, kw_only=True):
             "reasons": [msgspec.structs.asdict(reason) for reason in self.reasons],
             "file_path": self.task.file_path,
         }
+
+
+class Placed(msgspec.Struct, frozen=True, array_like=True):
+    """A :class:`Ranked` without its task: the task's place ``at`` in the tasks ranked and
+    its ``id`` (what a memo of the ranking keeps, the tasks being kept elsewhere)."""
+
+    at: int
+    id: str
+    score: int
+    reasons: tuple[Reason, ...]
+
+    @classmethod
+    def of(cls, ranked: Sequence[Ranked], tasks: Sequence[Task]) -> list[Placed]:
+        """``ranked`` (a ranking of ``tasks``), each by its task's place in ``tasks``."""
+        place = {id(task): at for at, task in enumerate(tasks)} if ranked else {}
+        return [cls(place[id(i.task)], i.task.id, i.score, i.reasons) for i in ranked]
+
+    def fits(self, tasks: Sequence[Task]) -> bool:
+        """Whether ``tasks`` has a task with this id at this place."""
+        return 0 <= self.at < len(tasks) and tasks[self.at].id == self.id
+
+    def ranked(self, rank: int, tasks: Sequence[Task]) -> Ranked:
+        """The :class:`Ranked` of rank ``rank`` this stands for among ``tasks``."""
+        return Ranked(rank=rank, task=tasks[self.at], score=self.score, reasons=self.reasons)
 
 
 def _times_quarters(points: int, quarters: int) -> int:

@@ -11,6 +11,7 @@
     repo.graph               # dependents, children, blocked/actionable (graph.TaskGraph)
     repo.worktrees           # the git worktrees merged in (None: no overlay active)
     repo.watched             # task directories whose changes change what is shown
+    repo.identity            # what identifies tasks/archived without reading them (or None)
 
 With ``worktree_scope: unified`` and sibling git worktrees, ``tasks`` and
 ``archived`` carry each task's effective status (:mod:`tasktool.planning.overlay`,
@@ -52,6 +53,7 @@ class Repository:
         config: LoadedConfig,
         scan: ScanResult,
         merged: Merged | None = None,
+        source: bytes | None = None,
     ) -> None:
         self.config = config
         self.settings: Settings = config.settings
@@ -62,6 +64,11 @@ class Repository:
         self.broken = scan.broken
         self._scan = scan
         self._merged = merged
+        #: What identifies ``tasks`` and ``archived`` (the same identity, the same tasks):
+        #: the parse cache's identity when it alone gave the scan (``source``), with the
+        #: overlay the overlay memo's key (which holds it); ``None`` when not known (a file
+        #: was just parsed, no cache). A memo of what is derived from them keys on it.
+        self.identity: bytes | None = source if merged is None else merged.key
         #: The repository's worktrees when the overlay is active, else ``None``.
         self.worktrees: WorktreeSet | None = merged.worktrees if merged is not None else None
         #: ``worktree.*`` findings: divergent terminal states, unreadable siblings.
@@ -215,7 +222,7 @@ def load_context(
     found = discover_worktrees(root) if config.settings.worktree_scope == "unified" else None
     scan, source = scan_source(root, config.settings.ignore, use_cache=use_cache, bodies=bodies)
     if found is None or not found.siblings:
-        return Repository(config, scan)
+        return Repository(config, scan, source=source)
     # Imported only with siblings: a single worktree pays nothing for the overlay.
     from tasktool.planning.siblings import SiblingReader
 

@@ -53,6 +53,8 @@ class Merged(msgspec.Struct, frozen=True):
     overlaid: OverlayResult
     problems: tuple[Diagnostic, ...]
     reads: tuple[SiblingRead, ...]
+    #: The overlay memo's key: what identifies ``overlaid`` (``None``: not known).
+    key: bytes | None = None
 
     @property
     def taken(self) -> frozenset[str]:
@@ -172,8 +174,8 @@ class SiblingReader(msgspec.Struct, frozen=True):
         """Read every sibling and overlay them on this worktree's ``scan``; ``source`` is
         the identity of the parse-cache content that gave it, if any (the memo's key)."""
         reads, problems = self.read_all()
-        merged = self.overlaid(scan, source, reads)
-        return Merged(self.worktrees, merged, problems, tuple(read for _, read in reads))
+        merged, key = self.overlaid(scan, source, reads)
+        return Merged(self.worktrees, merged, problems, tuple(read for _, read in reads), key)
 
     def read_all(self) -> tuple[list[tuple[Worktree, SiblingRead]], tuple[Diagnostic, ...]]:
         """Each sibling read (with its worktree), and the warnings that left others out."""
@@ -189,22 +191,23 @@ class SiblingReader(msgspec.Struct, frozen=True):
 
     def overlaid(
         self, scan: ScanResult, source: bytes | None, reads: list[tuple[Worktree, SiblingRead]]
-    ) -> OverlayResult:
+    ) -> tuple[OverlayResult, bytes | None]:
         """The overlay of ``reads`` on ``scan``: the remembered verdict when ``source``
         (see :meth:`merge`) and every sibling index are those it was found for, else
-        computed (and remembered)."""
+        computed (and remembered); and the memo's key (``None`` without ``source``)."""
         memo = memo_path(self.state_root)
         key = self._key(source, reads) if source is not None and self.use_cache else None
         size = len(scan.tasks) + len(scan.archived)
         found = recall(memo, key, size=size) if key is not None else None
         if found is None:
             found = self._verdict(scan, reads)
-            if source is not None and self.use_cache:
+            if key is not None and source is not None:
                 # Keyed again: reading a sibling's columns may have rebuilt its index.
-                remember(memo, self._key(source, reads), found)
+                key = self._key(source, reads)
+                remember(memo, key, found)
         if self.use_cache:
             prune_indexes(self.state_root, [read.source.store for _, read in reads])
-        return apply(scan.tasks, scan.archived, found)
+        return apply(scan.tasks, scan.archived, found), key
 
     def _key(self, source: bytes, reads: list[tuple[Worktree, SiblingRead]]) -> bytes:
         """The memo's key of the overlay of this worktree's ``source`` and these reads."""

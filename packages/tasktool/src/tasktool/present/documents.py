@@ -32,6 +32,7 @@ from tasktool.planning.repository import Loader, Repository
 if TYPE_CHECKING:
     from tasktool.planning.checks import ValidationReport
     from tasktool.planning.ranking import Ranked
+    from tasktool.planning.stats import Stats
 
 __all__ = [
     "board_document",
@@ -41,6 +42,7 @@ __all__ = [
     "next_document",
     "rank",
     "related_tasks",
+    "repository_stats",
     "stats_document",
     "task_detail",
     "tasks_document",
@@ -142,24 +144,45 @@ def rank(
 ) -> list[Ranked]:
     """``next``: the ranked actionable tasks. Refuses (``config.next.*``) when the config's
     ``next`` section is malformed, as every ``next`` surface must."""
-    from tasktool.planning.ranking import rank_next
+    from tasktool.planning.derived_memo import derived
+    from tasktool.planning.ranking import Placed, rank_next
 
     repo.config.require_next_config()
-    predicate = _filter_predicate(repo, filters) if filters else None
-    return rank_next(
-        repo.graph,
-        repo.settings,
-        strict_phases=strict_phases,
-        quick_wins=quick_wins,
-        limit=limit,
-        predicate=predicate,
-    )
+    tasks = repo.tasks
+
+    def compute() -> list[Placed]:
+        predicate = _filter_predicate(repo, filters) if filters else None
+        ranked = rank_next(
+            repo.graph,
+            repo.settings,
+            strict_phases=strict_phases,
+            quick_wins=quick_wins,
+            limit=limit,
+            predicate=predicate,
+        )
+        return Placed.of(ranked, tasks)
+
+    def valid(placed: list[Placed]) -> bool:
+        return all(item.fits(tasks) for item in placed)
+
+    options = (limit, quick_wins, strict_phases, tuple(filters))
+    placed = derived(repo, "next", options, list[Placed], compute, valid=valid)
+    return [item.ranked(rank, tasks) for rank, item in enumerate(placed, start=1)]
+
+
+def repository_stats(repo: Repository) -> Stats:
+    """``stats``: counts, completion rate, blocked, longest chain."""
+    from tasktool.planning.derived_memo import derived
+    from tasktool.planning.stats import Stats, compute_stats
+
+    return derived(repo, "stats", (), Stats, lambda: compute_stats(repo.graph, repo.settings))
 
 
 def validation_report(load: Loader) -> ValidationReport:
     """``validate``: config and task checks. An unreadable config or a missing task
     directory is one error in the report, not an exception."""
     from tasktool.planning.checks import build_report, check_tasks
+    from tasktool.planning.derived_memo import derived
 
     try:
         repo = load(tolerant=True)
@@ -169,7 +192,9 @@ def validation_report(load: Loader) -> ValidationReport:
             severity="error", code=exc.code, message=exc.message, file=str(file) if file else None
         )
         return build_report([problem])
-    checks = check_tasks(repo.graph, repo.settings)
+    checks = derived(
+        repo, "validate", (), list[Diagnostic], lambda: check_tasks(repo.graph, repo.settings)
+    )
     return build_report(repo.config_diagnostics, repo.broken, checks, repo.worktree_diagnostics)
 
 
@@ -262,9 +287,7 @@ def graph_document(
 
 def stats_document(repo: Repository) -> dict[str, Any]:
     """``stats``: counts, completion rate, blocked, longest chain."""
-    from tasktool.planning.stats import compute_stats
-
-    return compute_stats(repo.graph, repo.settings).to_json()
+    return repository_stats(repo).to_json()
 
 
 def tracks_document(repo: Repository, *, strict_phases: bool = True) -> dict[str, Any]:

@@ -26,9 +26,8 @@ from tasktool.cli.commands.base import (
 from tasktool.model.task import STATUS_ORDER
 from tasktool.planning.board import GROUP_FIELDS, build_board
 from tasktool.planning.ranking import DEFAULT_LIMIT, Ranked
-from tasktool.planning.stats import compute_stats
 from tasktool.planning.tracks import plan_tracks
-from tasktool.present.documents import rank
+from tasktool.present.documents import rank, repository_stats
 from tasktool.present.graph_render import GRAPH_FORMATS, render_graph, select_graph
 from tasktool.present.render import emit_data, emit_fields, emit_table, emit_text, is_terminal
 
@@ -224,8 +223,7 @@ def stats_command(options: GlobalOptions, /, *, fmt: str | None) -> None:
     The completion rate is completed tasks over tasks that are not cancelled.
     """
     every = [
-        (project, compute_stats(repo.graph, repo.settings))
-        for project, repo in repositories(options, bodies=False)
+        (project, repository_stats(repo)) for project, repo in repositories(options, bodies=False)
     ]
     structured = data_format(options, fmt)
     if structured:
