@@ -308,7 +308,7 @@ def test_a_memo_that_cannot_be_written_changes_nothing(root: Path, home: Path) -
         assert _answers(root, home) == cold
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+@pytest.mark.unprivileged  # root writes into read-only folders: nox -s unprivileged runs it
 def test_a_read_only_task_directory_still_answers(root: Path, home: Path) -> None:
     cold = _answers(root, home, use_cache=False)
     _settle(root, home)
