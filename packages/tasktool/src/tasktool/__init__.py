@@ -69,6 +69,7 @@ if TYPE_CHECKING:
     from tasktool.present.documents import list_tasks as list_tasks
     from tasktool.present.documents import next_document as next_document
     from tasktool.present.documents import rank as rank
+    from tasktool.present.documents import repository_stats as repository_stats
     from tasktool.present.documents import stats_document as stats_document
     from tasktool.present.documents import task_detail as task_detail
     from tasktool.present.documents import tasks_document as tasks_document
@@ -123,6 +124,7 @@ __all__ = [
     "read_worklog",
     "remove_task",
     "render_graph",
+    "repository_stats",
     "restore_task",
     "search_tasks",
     "select_graph",
@@ -185,6 +187,7 @@ __getattr__, __dir__ = lazy_exports(
         "rank": ".present.documents",
         "rank_next": ".planning.ranking",
         "remove_task": ".planning.writes",
+        "repository_stats": ".present.documents",
         "restore_task": ".planning.writes",
         "deduplicate": ".planning.deduplicate",
         "search_tasks": ".planning.search",
