@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from typing import Protocol
+from typing import Protocol, Self
 
 import msgspec
 
@@ -80,6 +80,28 @@ class ProjectStore(Protocol):
     async def close(self) -> None:
         """Release connections; the store is unusable afterwards."""
         ...
+
+    async def __aenter__(self) -> Self:
+        """``async with await open_store(url) as store:`` closes it however the block ends."""
+        ...
+
+    async def __aexit__(self, *exc_info: object) -> None: ...
+
+
+class _Closable(Protocol):
+    async def close(self) -> None: ...
+
+
+class ClosedOnExit:
+    """What every backend shares: ``async with store:`` closes the store on the way out,
+    an exception included. An SQLite store left open keeps its worker thread (aiosqlite's,
+    not a daemon) and with it the process alive after ``asyncio.run`` returns."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self: _Closable, *exc_info: object) -> None:
+        await self.close()
 
 
 def encode_project(project: Project) -> str:

@@ -7,6 +7,7 @@ import bisect
 from matchmaker.model import Project
 from matchmaker.store.base import (
     Change,
+    ClosedOnExit,
     Watcher,
     check_same_id,
     exists_error,
@@ -15,7 +16,7 @@ from matchmaker.store.base import (
 )
 
 
-class MemoryStore:
+class MemoryStore(ClosedOnExit):
     """A ``ProjectStore`` in process memory.
 
     Every method runs without awaiting between its reads and its writes, so on

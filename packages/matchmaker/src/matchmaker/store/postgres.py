@@ -21,6 +21,7 @@ from matchmaker.errors import MatchmakerError
 from matchmaker.model import Project
 from matchmaker.store.base import (
     Change,
+    ClosedOnExit,
     Watcher,
     check_same_id,
     decode_project,
@@ -68,7 +69,7 @@ def _driver() -> Any:
         ) from exc
 
 
-class PostgresStore:
+class PostgresStore(ClosedOnExit):
     """A ``ProjectStore`` in PostgreSQL tables ``matchmaker_projects`` and ``..._secrets``."""
 
     def __init__(self, url: str, pool: Any) -> None:

@@ -20,6 +20,7 @@ import aiosqlite
 from matchmaker.model import Project
 from matchmaker.store.base import (
     Change,
+    ClosedOnExit,
     Watcher,
     check_same_id,
     decode_project,
@@ -44,7 +45,7 @@ CREATE INDEX IF NOT EXISTS project_secrets_by_project ON project_secrets (projec
 """
 
 
-class SqliteStore:
+class SqliteStore(ClosedOnExit):
     """A ``ProjectStore`` in one SQLite file."""
 
     def __init__(self, path: Path, connection: aiosqlite.Connection) -> None:
