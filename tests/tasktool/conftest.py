@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -50,6 +51,21 @@ def task_text(task_id: str, title: str, **fields: object) -> str:
         lines.append(f"{key}: {text}")
     lines.append("---")
     return "\n".join(lines) + "\n" + str(fields.get("body", "")) + "\n"
+
+
+def edit_in_place(path: Path, old: str, new: str) -> None:
+    """An editor saving over the file: the same inode, the mtime put back, no folder
+    changed; only the ctime tells (and the size, unless ``old`` and ``new`` are as long)."""
+    before = path.stat()
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    with path.open("r+", encoding="utf-8") as handle:
+        handle.write(text.replace(old, new, 1))
+        handle.truncate()
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert after.st_ino == before.st_ino
+    assert len(old.encode()) != len(new.encode()) or after.st_size == before.st_size
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ from tasktool.planning.ranking import Placed
 from tasktool.planning.repository import Repository, load_context
 from tasktool.planning.stats import Stats
 from tasktool.present.documents import rank, repository_stats, validation_report
-from tests.tasktool.conftest import task_text
+from tests.tasktool.conftest import edit_in_place, task_text
 from tests.tasktool.worktrees.conftest import Repo
 
 PAST_NS = (time.time_ns() // 1_000_000_000 - 3600) * 1_000_000_000  # outside the racy window
@@ -159,20 +159,8 @@ def test_a_warm_run_recalls_what_a_cold_run_computes(root: Path, home: Path) -> 
     assert all(part != cold[at] for at, part in enumerate(poisoned))
 
 
-def _edit_in_place(path: Path, old: str, new: str) -> None:
-    """An editor saving over the file: same inode, the mtime put back (only ctime tells)."""
-    before = path.stat()
-    text = path.read_text(encoding="utf-8")
-    assert old in text
-    with path.open("r+", encoding="utf-8") as handle:
-        handle.write(text.replace(old, new, 1))
-        handle.truncate()
-    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
-    assert path.stat().st_ino == before.st_ino
-
-
 def _edited(root: Path) -> None:
-    _edit_in_place(root / "tasks" / "004-task.md", "priority: low", "priority: critical")
+    edit_in_place(root / "tasks" / "004-task.md", "priority: low", "priority: critical")
 
 
 def _added(root: Path) -> None:
@@ -254,7 +242,7 @@ def test_a_sibling_worktrees_change_is_seen_at_once(tmp_path: Path, home: Path) 
     _settle(repo.main, home)
     poisoned = _poison(repo.main, home)
     assert poisoned[1]["longest_chain"]["ids"] == ["poison"]  # the overlay's memo answers
-    _edit_in_place(sibling / "tasks" / "002-task.md", "title: Build", "title: B\nstatus: completed")
+    edit_in_place(sibling / "tasks" / "002-task.md", "title: Build", "title: B\nstatus: completed")
     cold = _answers(repo.main, home, use_cache=False)
     assert all(part != poisoned[at] for at, part in enumerate(cold))
     for _ in range(3):
@@ -370,7 +358,7 @@ def _step(root: Path, home: Path, sibling: Path | None, op: tuple[Any, ...]) -> 
         if kind == "racy":  # written just now: never trusted until it settles
             path.write_text(changed, encoding="utf-8")
         else:
-            _edit_in_place(path, text, changed)
+            edit_in_place(path, text, changed)
 
 
 def _always_cold(ops: list[tuple[Any, ...]], *, with_sibling: bool) -> None:

@@ -24,6 +24,7 @@ from tasktool.model.task import Task
 from tasktool.planning.overlay import Provenance, Verdict, Won
 from tasktool.planning.overlay_memo import memo_path
 from tasktool.planning.repository import Repository, load_context
+from tests.tasktool.conftest import edit_in_place
 
 from .conftest import Repo, Run, as_json, git
 
@@ -117,24 +118,12 @@ def test_the_cli_output_is_the_same_cold_and_warm(repo: Repo, run: Run, three: o
     }
 
 
-def _edit_in_place(path: Path, old: str, new: str) -> None:
-    """An editor saving over the file: same inode, the mtime put back; no folder changes."""
-    before = path.stat()
-    text = path.read_text(encoding="utf-8")
-    assert old in text
-    with path.open("r+", encoding="utf-8") as handle:
-        handle.write(text.replace(old, new, 1))
-        handle.truncate()
-    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
-    assert path.stat().st_ino == before.st_ino
-
-
 def _in_sibling(repo: Repo, a: Path, b: Path) -> None:
-    _edit_in_place(a / "tasks" / "001-task.md", "status: in-progress", "status: in-review")
+    edit_in_place(a / "tasks" / "001-task.md", "status: in-progress", "status: in-review")
 
 
 def _here(repo: Repo, a: Path, b: Path) -> None:
-    _edit_in_place(repo.main / "tasks" / "002-task.md", "title: Build", "title: Built")
+    edit_in_place(repo.main / "tasks" / "002-task.md", "title: Build", "title: Built")
 
 
 def _new_worktree(repo: Repo, a: Path, b: Path) -> None:
@@ -185,7 +174,7 @@ def test_a_scan_that_parsed_a_file_never_recalls_a_verdict(
     for _ in range(2):
         _load(repo.main, repo.home)
     _poison(_memo(repo.main), Verdict())
-    _edit_in_place(repo.main / "tasks" / "001-task.md", "title: Design", "title: Designed")
+    edit_in_place(repo.main / "tasks" / "001-task.md", "title: Design", "title: Designed")
     cold = _shown(_load(repo.main, repo.home, use_cache=False))
     assert any(task.worktree for task in cold[0])  # the poison would show
     assert _shown(_load(repo.main, repo.home)) == cold
@@ -264,7 +253,7 @@ def _step(repo: Repo, sibling: Path, op: tuple[object, ...]) -> None:
         if kind == "racy":  # written just now: never trusted until it settles
             path.write_text(changed, encoding="utf-8")
         else:
-            _edit_in_place(path, text, changed)
+            edit_in_place(path, text, changed)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -10,7 +10,7 @@ from pathlib import Path
 import msgspec
 
 from tasktool.files.sibling_index import SiblingIndex, index_path, read_index
-from tests.tasktool.conftest import task_text
+from tests.tasktool.conftest import edit_in_place, task_text
 
 from .conftest import Repo, Run, as_json, git
 
@@ -126,19 +126,6 @@ def test_the_overlay_through_warm_sibling_indexes(repo: Repo, run: Run) -> None:
     assert len(list(indexes.iterdir())) == 1
 
 
-def _edit_in_place(path: Path, old: str, new: str) -> None:
-    """Rewrite ``path`` in place (same inode, same size, mtime put back): no folder changes."""
-    assert len(old) == len(new)
-    before = path.stat()
-    with path.open("r+", encoding="utf-8") as handle:
-        text = handle.read()
-        assert old in text
-        handle.seek(0)
-        handle.write(text.replace(old, new, 1))
-    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
-    assert (path.stat().st_ino, path.stat().st_size) == (before.st_ino, before.st_size)
-
-
 def _status(listed: list[dict[str, object]], task_id: str) -> tuple[object, object]:
     task = next(task for task in listed if task["id"] == task_id)
     return task["status"], task["branch"]
@@ -155,7 +142,7 @@ def test_warm_indexes_see_edits_in_place_and_new_worktrees(repo: Repo, run: Run)
     assert stored.stat().st_ino == built  # the warm path: read, not rebuilt
 
     # An editor saving in place: no folder changes, only the file's own stat.
-    _edit_in_place(a / "tasks" / "003-task.md", "priority: medium", "status:  blocked")
+    edit_in_place(a / "tasks" / "003-task.md", "priority: medium", "status:  blocked")
     listed = as_json(run(repo.main, "list", "--format", "json"))
     assert _status(listed, "003") == ("blocked", "feature-a")
 
