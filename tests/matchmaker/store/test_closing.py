@@ -45,13 +45,15 @@ def test_a_sqlite_store_left_by_an_exception_lets_the_process_exit(tmp_path: Pat
 
 
 async def test_the_block_gets_the_store_and_its_worker_thread_ends(tmp_path: Path) -> None:
+    before = _sqlite_workers()  # other tests' stores may be open in this process
     store = await open_store(f"sqlite:///{tmp_path / 'projects.db'}")
-    assert _sqlite_workers()  # the thread the first test's process would wait for
+    own = _sqlite_workers() - before
+    assert own  # the thread the first test's process would wait for
     async with store as entered:
         assert entered is store
         await store.ping()
-    await eventually(lambda: not _sqlite_workers(), within_s=10, what="the worker thread ended")
+    await eventually(lambda: not own & _sqlite_workers(), within_s=10, what="its thread ended")
 
 
-def _sqlite_workers() -> list[threading.Thread]:
-    return [t for t in threading.enumerate() if "_connection_worker_thread" in t.name]
+def _sqlite_workers() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if "_connection_worker_thread" in t.name}
