@@ -310,14 +310,15 @@ def measure(args: argparse.Namespace, unix: str | None) -> dict[str, Any]:
         "1": (1, None),
         "1_cluster": (1, args.redis),
         "2": (2, args.redis),
-        "4": (4, args.redis),
     }
     if unix is not None:
-        setups["2_unix"] = (2, unix)
+        setups["2_unix"] = (2, unix)  # next to its TCP row: the two run at close times
+    setups["4"] = (4, args.redis)
     rows: dict[str, list[dict[str, float]]] = {}
     for run in range(args.runs):
         if args.only in (None, "throughput"):
-            for name, (count, redis) in setups.items():
+            order = list(setups.items())
+            for name, (count, redis) in order if run % 2 == 0 else order[::-1]:
                 cluster = Cluster(count, redis, server=args.server)
                 try:
                     rows.setdefault(name, []).append(throughput(cluster, args))
