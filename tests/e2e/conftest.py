@@ -2,23 +2,23 @@
 
 from __future__ import annotations
 
-import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from .matchmaker_process import free_port
-from .redis_server import redis_server
+from .redis_server import RedisServer
 
 
 @pytest.fixture
-def own_redis(tmp_path: Path) -> Iterator[tuple[int, list[subprocess.Popen[bytes]]]]:
-    """A redis-server of this test's own (it gets stopped and restarted)."""
-    port = free_port()
-    started = [redis_server(port, tmp_path)]
-    yield port, started
-    for process in started:
-        if process.poll() is None:
-            process.terminate()
-            process.wait(5)
+def own_redis(request: pytest.FixtureRequest) -> Iterator[RedisServer]:
+    """A redis-server of this test's own (it gets stopped and restarted): on TCP, or on a
+    unix socket when the test parametrizes it indirectly with ``"unix"``."""
+    # Not tmp_path: a unix socket's path must stay short.
+    with tempfile.TemporaryDirectory(prefix="redis-") as directory:
+        server = RedisServer(getattr(request, "param", "tcp"), Path(directory))
+        try:
+            yield server
+        finally:
+            server.stop()

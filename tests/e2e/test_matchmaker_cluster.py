@@ -2,8 +2,8 @@
 
 Real launcher processes on loopback, the shared Redis (db 13, or
 ``MATCHMAKER_TEST_REDIS_URL``) or, for the outage tests, a redis-server of the
-test's own on a free port; the delegated test also shares one PostgreSQL store (a fresh
-schema of ``MATCHMAKER_TEST_POSTGRES_URL``).
+test's own on a free port (or on a unix socket); the delegated test also shares one
+PostgreSQL store (a fresh schema of ``MATCHMAKER_TEST_POSTGRES_URL``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import json
 import signal
-import subprocess
 import threading
 import time
 import uuid
@@ -35,7 +34,7 @@ from .cluster_client import (
     wait_for_members,
 )
 from .matchmaker_process import MatchmakerProcess, postgres_schema
-from .redis_server import redis_server
+from .redis_server import RedisServer
 
 pytestmark = pytest.mark.redis
 
@@ -142,14 +141,12 @@ def test_kill_9_mid_session_and_mid_pool(tmp_path: Path) -> None:
 
 
 def test_redis_outage_is_a_coded_error_and_service_resumes(
-    tmp_path: Path, own_redis: tuple[int, list[subprocess.Popen[bytes]]]
+    tmp_path: Path, own_redis: RedisServer
 ) -> None:
-    port, started = own_redis
-    with cluster(tmp_path, 2, redis_url=f"redis://127.0.0.1:{port}/0") as (a, b):
+    with cluster(tmp_path, 2, redis_url=own_redis.url) as (a, b):
         first, second = Client(a), Client(a)
         name = pool_owned_by(b, [a, b], first.project, "outage")
-        started[-1].terminate()
-        started[-1].wait(5)
+        own_redis.stop()
         wait_until(lambda: not health(a)["cluster"]["available"], within_s=5, what="outage seen")
         asked = time.monotonic()
         refused = first.enter(name)
@@ -158,7 +155,7 @@ def test_redis_outage_is_a_coded_error_and_service_resumes(
         assert refused["error"]["code"] == "cluster.unavailable"
 
         # Redis comes back (empty): the members find each other again and work resumes.
-        started.append(redis_server(port, tmp_path))
+        own_redis.start()
         wait_for_members([a, b], 2, within_s=15)
         assert first.enter(name)["ok"]
         assert second.enter(name)["ok"]
@@ -200,14 +197,13 @@ def _round(a: MatchmakerProcess, b: MatchmakerProcess, name: str) -> str:
         right.close()
 
 
-def test_redis_restarted_under_load(
-    tmp_path: Path, own_redis: tuple[int, list[subprocess.Popen[bytes]]]
-) -> None:
+@pytest.mark.parametrize("own_redis", ["tcp", "unix"], indirect=True)
+def test_redis_restarted_under_load(tmp_path: Path, own_redis: RedisServer) -> None:
     """Pairs keep matching across two processes and relaying while Redis is killed and
     restarted: during the outage every forwarded request is refused with
-    ``cluster.unavailable`` within seconds (none hangs), and afterwards rounds succeed again."""
-    port, started = own_redis
-    with cluster(tmp_path, 2, redis_url=f"redis://127.0.0.1:{port}/0") as (a, b):
+    ``cluster.unavailable`` within seconds (none hangs), and afterwards rounds succeed again.
+    Over TCP, and over the unix socket that members on Redis's own machine use."""
+    with cluster(tmp_path, 2, redis_url=own_redis.url) as (a, b):
         probe = Client(a)
         project = probe.project
         probe.close()
@@ -233,11 +229,12 @@ def test_redis_restarted_under_load(
         worker.start()
         try:
             wait_until(lambda: count("ok") >= 3, within_s=20, what="rounds before the outage")
-            started[-1].kill()
-            started[-1].wait(5)
+            # The members' streams are on this server (over its transport), not on another.
+            assert own_redis.calls("XADD") >= 3
+            own_redis.stop(kill=True)
             down = len(outcomes)
             wait_until(lambda: count("unavailable", down) >= 3, within_s=15, what="refusals")
-            started.append(redis_server(port, tmp_path))
+            own_redis.start()
             up = len(outcomes)
             wait_until(lambda: count("ok", up) >= 3, within_s=30, what="rounds after Redis")
         finally:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import signal
-import subprocess
 import threading
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from matchmaker.cluster import ring
 
 from .cluster_client import Client, cluster, node, pool_owned_by, wait_for_members
 from .matchmaker_process import MatchmakerProcess
-from .redis_server import redis_server
+from .redis_server import RedisServer
 
 pytestmark = pytest.mark.redis
 
@@ -276,22 +275,20 @@ def test_one_token_resumed_at_three_processes_at_once_resumes_once(tmp_path: Pat
 
 
 def test_a_redis_outage_closes_relayed_connections_and_they_resume_after(
-    tmp_path: Path, own_redis: tuple[int, list[subprocess.Popen[bytes]]]
+    tmp_path: Path, own_redis: RedisServer
 ) -> None:
     """A frame through a relay could be lost while Redis is away, so the relayed connection
     closes unclean (1001) at once; the client is away at its issuer and resumes once Redis
     is back."""
-    port, started = own_redis
     grace = ["--resume-grace-ms", "60000"]
-    with cluster(tmp_path, 2, redis_url=f"redis://127.0.0.1:{port}/0", extra=grace) as (a, b):
+    with cluster(tmp_path, 2, redis_url=own_redis.url, extra=grace) as (a, b):
         mover = Client(a)
         mover.drop()
         moved = Client(b, resume=mover)
         assert moved.welcome["data"]["resumed"], moved.welcome
-        started[-1].kill()
-        started[-1].wait(5)
+        own_redis.stop(kill=True)
         assert moved.closed() == 1001
-        started.append(redis_server(port, tmp_path))
+        own_redis.start()
         wait_for_members([a, b], 2, within_s=15)
         back = Client(b, resume=moved)
         assert back.welcome["data"]["resumed"], back.welcome

@@ -1,7 +1,7 @@
 """Benchmark ``--cluster``: scaling over 1, 2 and 4 processes, and the cost of crossing one.
 
     python tools/bench/matchmaker/cluster.py [--redis redis://127.0.0.1:6379/13] [--runs 3]
-        [--baseline-src DIR] [--server hypercorn|granian] [--latency-pairs 100]
+        [--baseline-src DIR] [--server hypercorn|granian] [--latency-pairs 100] [--unix]
 
 Every server is ``server.py`` (the real launcher, the ``bench`` Project declared on each
 member, rate limits lifted), each member of a fresh cluster. Prints one JSON object of
@@ -20,25 +20,35 @@ medians over ``--runs`` runs:
   ``--cluster`` run from that source and from this one alternately, so a cluster cost
   paid by one process would show as a ratio below 1; with ``--only latency`` (or no
   ``--only``), ``latency_main`` is ``latency`` run from that source, alternating with
-  this one in every run.
+  this one in every run;
+- with ``--unix``: the bench starts a redis-server of its own, listening on a free port of
+  127.0.0.1 and on a unix socket; every cluster row goes to its TCP port, and ``2_unix``
+  (throughput) and ``latency_unix`` (alternating with ``latency`` in every run) to its
+  socket: one server, only the members' transport differs.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
+import shutil
+import socket
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from compare import client as load
-from run import Server
+from run import Server, free_port
 from server import BENCH_PROJECT
 from websockets.asyncio.client import ClientConnection, connect
 
@@ -212,6 +222,43 @@ async def latency(cluster: Cluster, pairs: int) -> dict[str, float]:
     return out
 
 
+@contextlib.contextmanager
+def own_redis() -> Iterator[tuple[str, str]]:
+    """A redis-server of the bench's own (nothing saved) on a free port of 127.0.0.1 and on
+    a unix socket: its ``redis://`` and ``unix://`` URLs."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise SystemExit("--unix needs redis-server on the PATH")
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix="bench-redis-") as directory:
+        path = str(Path(directory) / "redis.sock")
+        command = [binary, "--port", str(port), "--bind", "127.0.0.1"]
+        command += ["--unixsocket", path, "--unixsocketperm", "700"]
+        command += ["--save", "", "--appendonly", "no", "--dir", directory]
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 10
+            while not _answers(path):
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("the bench's redis-server did not start")
+                time.sleep(0.05)
+            yield f"redis://127.0.0.1:{port}/0", f"unix://{path}?db=0"
+        finally:
+            process.terminate()
+            process.wait(10)
+
+
+def _answers(path: str) -> bool:
+    try:
+        with socket.socket(socket.AF_UNIX) as sock:
+            sock.settimeout(0.5)
+            sock.connect(path)
+            sock.sendall(b"PING\r\n")
+            return sock.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
 def baseline_env(src: Path) -> dict[str, str]:
     """This environment with ``src``'s packages first on the path, before the editable installs."""
     paths = [str(p) for p in sorted(src.glob("packages/*/src"))]
@@ -242,28 +289,49 @@ def main() -> None:
         default="hypercorn",
         help="the data plane's server (granian runs on uvloop, as `matchmaker` does by default)",
     )
+    parser.add_argument(
+        "--unix",
+        action="store_true",
+        help="a redis-server of the bench's own, on TCP and on a unix socket: adds the "
+        "2_unix and latency_unix rows (--redis is then not used)",
+    )
     args = parser.parse_args()
+    with contextlib.ExitStack() as stack:
+        unix = None
+        if args.unix:
+            args.redis, unix = stack.enter_context(own_redis())
+        result = measure(args, unix)
+    print(json.dumps(result, indent=2))
+
+
+def measure(args: argparse.Namespace, unix: str | None) -> dict[str, Any]:
+    """The rows' medians over ``args.runs`` runs; ``unix``: the URL of the unix-socket rows."""
     setups: dict[str, tuple[int, str | None]] = {
         "1": (1, None),
         "1_cluster": (1, args.redis),
         "2": (2, args.redis),
-        "4": (4, args.redis),
     }
+    if unix is not None:
+        setups["2_unix"] = (2, unix)  # next to its TCP row: the two run at close times
+    setups["4"] = (4, args.redis)
     rows: dict[str, list[dict[str, float]]] = {}
     for run in range(args.runs):
         if args.only in (None, "throughput"):
-            for name, (count, redis) in setups.items():
+            order = list(setups.items())
+            for name, (count, redis) in order if run % 2 == 0 else order[::-1]:
                 cluster = Cluster(count, redis, server=args.server)
                 try:
                     rows.setdefault(name, []).append(throughput(cluster, args))
                 finally:
                     cluster.stop()
         if args.only in (None, "latency"):
-            sources = [("latency", None)]
+            sources: list[tuple[str, dict[str, str] | None, str]] = [("latency", None, args.redis)]
+            if unix is not None:
+                sources.append(("latency_unix", None, unix))
             if args.baseline_src is not None:
-                sources.append(("latency_main", baseline_env(args.baseline_src)))
-            for name, env in sources if run % 2 == 0 else sources[::-1]:
-                cluster = Cluster(2, args.redis, env, args.server)
+                sources.append(("latency_main", baseline_env(args.baseline_src), args.redis))
+            for name, env, redis in sources if run % 2 == 0 else sources[::-1]:
+                cluster = Cluster(2, redis, env, args.server)
                 try:
                     rows.setdefault(name, []).append(
                         asyncio.run(latency(cluster, args.latency_pairs))
@@ -281,7 +349,7 @@ def main() -> None:
         print(json.dumps({name: r[-1] for name, r in rows.items()}), file=sys.stderr)
     result: dict[str, Any] = {name: medians(r) for name, r in rows.items()}
     one = result.get("1")
-    for name in ("1_cluster", "2", "4"):
+    for name in ("1_cluster", "2", "4", "2_unix"):
         if one is None or name not in result:
             continue
         row = result[name]
@@ -303,7 +371,7 @@ def main() -> None:
                 "relay_msgs_per_cpu_s",
             )
         }
-    print(json.dumps(result, indent=2))
+    return result
 
 
 if __name__ == "__main__":

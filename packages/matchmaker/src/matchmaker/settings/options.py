@@ -311,8 +311,9 @@ def _server_options() -> list[Option]:
             _TEXT,
             None,
             process,
-            "Redis URL (redis://host:port/db) of a cluster to join: several processes serve "
-            "as one. Needs the 'cluster' extra. Without it nothing touches Redis.",
+            "Redis URL (redis://host:port/db, or unix:///path/redis.sock?db=N on Redis's "
+            "machine) of a cluster to join: several processes serve as one. Needs the "
+            "'cluster' extra. Without it nothing touches Redis.",
             env_name="MATCHMAKER_CLUSTER",
             secret=True,
         ),
