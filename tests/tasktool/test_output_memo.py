@@ -196,28 +196,35 @@ def _swap(root: Path) -> None:
         path.write_bytes(data)
 
 
-DAMAGE: dict[str, Callable[[Path], object]] = {
-    "garbage": lambda root: [path.write_bytes(b"\x93garbage") for path in _kept(root)],
-    "empty": lambda root: [path.write_bytes(b"") for path in _kept(root)],
-    "a key cut short": lambda root: [
-        path.write_bytes(path.read_bytes()[:20]) for path in _kept(root)
-    ],
-    "a huge key length": lambda root: [
-        path.write_bytes(b"\xff" * 8 + path.read_bytes()[8:]) for path in _kept(root)
-    ],
+def _rewrite(change: Callable[[bytes], bytes]) -> Callable[[Path], None]:
+    """Each kept file's bytes changed by ``change``."""
+
+    def damage(root: Path) -> None:
+        for path in _kept(root):
+            path.write_bytes(change(path.read_bytes()))
+
+    return damage
+
+
+def _folders_instead(root: Path) -> None:
+    for path in _kept(root):
+        path.unlink()
+        path.mkdir()
+
+
+DAMAGE: dict[str, Callable[[Path], None]] = {
+    "garbage": _rewrite(lambda data: b"\x93garbage"),
+    "empty": _rewrite(lambda data: b""),
+    "a key cut short": _rewrite(lambda data: data[:20]),
+    "a huge key length": _rewrite(lambda data: b"\xff" * 8 + data[8:]),
     "another key at its name": _swap,
-    "a folder at its name": lambda root: [_folder_instead(path) for path in _kept(root)],
+    "a folder at its name": _folders_instead,
 }
-
-
-def _folder_instead(path: Path) -> None:
-    path.unlink()
-    path.mkdir()
 
 
 @pytest.mark.parametrize("damage", DAMAGE.values(), ids=DAMAGE.keys())
 def test_a_damaged_memo_is_made_again_silently(
-    root: Path, home: Path, damage: Callable[[Path], object]
+    root: Path, home: Path, damage: Callable[[Path], None]
 ) -> None:
     cold = _cold(root, home)
     _settle(root, home)
