@@ -13,10 +13,10 @@ from tasktool.present import render
 from tasktool.present.render import (
     emit_data,
     emit_fields,
-    emit_json_array,
     emit_table,
     plain_table,
     to_yaml,
+    write_json_array,
 )
 
 
@@ -83,12 +83,12 @@ def test_streamed_rows_are_byte_for_byte_the_dict_json(
         )
         for n in range(count)
     ]
-    expected, streamed = io.StringIO(), io.StringIO()
+    expected, streamed = io.StringIO(), io.BytesIO()
     emit_data(task_views(tasks), "json", expected)
-    emit_json_array(TaskRows(tasks), streamed)
-    assert streamed.getvalue() == expected.getvalue()
-    picked = io.StringIO()
-    emit_json_array(TaskRows(tasks, ("tags", "id")), picked)
+    write_json_array(TaskRows(tasks), streamed.write)
+    assert streamed.getvalue().decode("utf-8") == expected.getvalue()
+    picked = io.BytesIO()
+    write_json_array(TaskRows(tasks, ("tags", "id")), picked.write)
     assert json.loads(picked.getvalue()) == [{"tags": list(t.tags), "id": t.id} for t in tasks]
     assert "body" not in TASK_KEYS
 

@@ -178,6 +178,11 @@ def _identity(stat: os.stat_result) -> Identity:
     return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
 
 
+def _identity_bytes(token: bytes, identity: Identity) -> bytes:
+    """:attr:`ParseCache.identity` of the head file with this token and identity."""
+    return token + _IDENTITY.pack(*identity)
+
+
 def read_head(root: Path) -> tuple[Head, int, Identity] | None:
     """The current head of ``root``'s cache, where its rows start and the file's identity,
     or ``None`` (missing, corrupt, another version's)."""
@@ -301,7 +306,7 @@ class ParseCache:
         for the same identity, which is what a memo of something derived from it keys on."""
         if self._found is None:
             return None
-        return self._found[0].token + _IDENTITY.pack(*self._found[2])
+        return _identity_bytes(self._found[0].token, self._found[2])
 
     @property
     def folders(self) -> list[Folder]:
@@ -377,16 +382,17 @@ class ParseCache:
 
     def write(
         self, folders: list[Folder], rows: list[Row], order: Order, *, bodies: bool = True
-    ) -> None:
+    ) -> bytes | None:
         """Write the cache: ``rows`` one per name of ``folders``, in order; ``order`` is
-        their :func:`result_order`.
+        their :func:`result_order`. Returns the :attr:`identity` of what was written
+        (``None`` when nothing was).
 
         With ``bodies`` every task carries its body and both files are written; without,
         only the head, its rows keeping their slots in the current body file.
         Best effort and atomic: a read-only task directory just stays uncached.
         """
         if self.path is None or (not bodies and self.head is None):
-            return
+            return None
         replace = msgspec.structs.replace
         try:
             ensure_state_dir(self.path.parent.parent.parent)
@@ -412,18 +418,19 @@ class ParseCache:
                 head = _encoder.encode(Head(_FORMAT, token, folders, spans, *order))
                 encoded = [_LENGTH.pack(len(head)), head, *blobs]
         except UnicodeEncodeError:
-            return  # a file or folder name that is not UTF-8: such a tree stays uncached
+            return None  # a file or folder name that is not UTF-8: such a tree stays uncached
         except OSError:
-            return
+            return None
         try:
             # Bodies first: a reader that sees the new head finds their bodies (or, if
             # another process wrote in between, a token that does not match).
             if bodies:
                 atomic_write_bytes(_body_path(self.path), encoded_bodies, sync=False)
-            atomic_write_bytes(self.path, encoded, sync=False)
+            written = atomic_write_bytes(self.path, encoded, sync=False)
         except OSError:
-            return
+            return None
         self._remove_other_versions()
+        return _identity_bytes(token, _identity(written))
 
     def _remove_other_versions(self) -> None:
         """Delete cache files an older or newer tasktool left (they are never read)."""

@@ -49,9 +49,11 @@ def ensure_state_dir(task_dir: Path) -> Path:
 
 def atomic_write_bytes(
     path: Path, data: bytes | Sequence[bytes], *, sync: bool = True, exclusive: bool = False
-) -> None:
+) -> os.stat_result:
     """Replace ``path`` with ``data`` (or its pieces, one after the other, never joined in
-    memory): temp file in the same directory, fsync, rename.
+    memory): temp file in the same directory, fsync, rename. Returns the stat of the file
+    written, taken through its still open descriptor after the rename: this file's, even
+    when another writer replaces ``path`` at once.
 
     A symlink is written through: its target gets the data and the link stays a link.
     ``exclusive`` creates the file only if it does not exist (``FileExistsError``
@@ -79,11 +81,12 @@ def atomic_write_bytes(
             handle.flush()
             if sync:
                 os.fsync(handle.fileno())
-        os.chmod(temp, mode)
-        if exclusive:
-            _link_new(temp, path)
-        else:
-            os.replace(temp, path)
+            os.chmod(temp, mode)
+            if exclusive:
+                _link_new(temp, path)
+            else:
+                os.replace(temp, path)
+            return os.fstat(handle.fileno())
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temp)

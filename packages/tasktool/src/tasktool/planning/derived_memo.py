@@ -7,13 +7,15 @@ tasks (as overlaid with sibling worktrees), the settings and the command's optio
 clock, no other file. The key names all three without reading the tasks again:
 
 - :attr:`Repository.identity <tasktool.planning.repository.Repository.identity>`, known
-  only when the parse cache alone gave the scan (and, with sibling worktrees, the overlay
-  memo's key, which holds it and each sibling index's digest): the same identity, the
-  same tasks. Without one (a file was just parsed, no cache) the result is computed and
-  nothing is recalled or stored;
+  when the parse cache holds every file as it is (read for it, or written by this run's
+  scan with every file settled; with sibling worktrees, the overlay memo's key, which
+  holds it and each sibling index's digest): the same identity, the same tasks. Without
+  one (a file changed a moment ago, no cache) the result is computed and nothing is
+  recalled or stored;
 - every effective setting (a setting that changes nothing derived costs a recompute the
   first time, never a wrong answer);
-- the command's own options (filters, limit...), as the caller passes them.
+- the command's own options (filters, limit...), as the caller passes them;
+- this tasktool's version (a release may derive another answer from the same tasks).
 
 The result is stored, not its rendering: formats, terminal width and colour stay live.
 Each file keeps the last ``KEPT`` results (newest first), so runs that alternate options
@@ -32,6 +34,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
+from tasktool import __version__
 from tasktool.files.storage import STATE_DIR, atomic_write_bytes, ensure_state_dir
 
 if TYPE_CHECKING:
@@ -72,6 +75,15 @@ def memo_path(repo: Repository, kind: str) -> Path:
     return repo.task_dir / STATE_DIR / f"derived-{kind}.msgpack"
 
 
+def memo_key(repo: Repository, kind: str, options: object) -> bytes | None:
+    """What names a result of ``kind`` derived from ``repo`` with ``options`` (plain values
+    msgspec encodes): the repository's identity, every setting, the options and this
+    tasktool's version; ``None`` when the repository's identity is not known."""
+    if repo.identity is None:
+        return None
+    return _encoder.encode((_FORMAT, __version__, kind, repo.identity, repo.settings, options))
+
+
 def derived(
     repo: Repository,
     kind: str,
@@ -84,10 +96,10 @@ def derived(
     """``compute()``, or the value stored for the same ``repo`` (its identity and
     settings), ``kind`` and ``options`` (plain values msgspec encodes) when there is one,
     decoded as ``result`` and accepted by ``valid`` (a check against the repository)."""
-    if repo.identity is None:
+    key = memo_key(repo, kind, options)
+    if key is None:
         return compute()
     path = memo_path(repo, kind)
-    key = _encoder.encode((_FORMAT, kind, repo.identity, repo.settings, options))
     entries = _entries(path)
     kept = next((entry.value for entry in entries if entry.key == key), None)
     found: T | None = _decoded(kept, result) if kept is not None else None

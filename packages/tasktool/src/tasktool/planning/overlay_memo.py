@@ -6,7 +6,7 @@ tasks only they hold, the divergences) depends only on this worktree's scan resu
 on what each sibling's files hold. Its key names both without reading them again:
 
 - this worktree's parse-cache identity (:func:`tasktool.files.scan.scan_source`), known
-  only when the cache alone gave the scan result (the same identity, the same result);
+  only when the cache holds every file as it is (the same identity, the same result);
 - per sibling read: its worktree and branch (the provenance shown), task directory and
   ignore list, and its index's digest (:attr:`SiblingIndex.digest`), which the index's
   ``stat`` check has just confirmed against every sibling folder and file;

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from tasktool.config import LoadedConfig, Overrides, load_config
-from tasktool.files.scan import ScanResult, scan_source
+from tasktool.files.scan import Scan, ScanResult, scan_source
 from tasktool.files.taskfile import is_safe_id
 from tasktool.files.worktrees import WorktreeSet, discover_worktrees
 from tasktool.model.diagnostics import Diagnostic
@@ -49,26 +49,19 @@ class Repository:
     """One run's view of the task directory (immutable once loaded)."""
 
     def __init__(
-        self,
-        config: LoadedConfig,
-        scan: ScanResult,
-        merged: Merged | None = None,
-        source: bytes | None = None,
+        self, config: LoadedConfig, scan: Scan | ScanResult, merged: Merged | None = None
     ) -> None:
         self.config = config
         self.settings: Settings = config.settings
         self.task_dir = Path(config.settings.task_dir)
-        overlaid = merged.overlaid if merged is not None else None
-        self.tasks = scan.tasks if overlaid is None else overlaid.tasks
-        self.archived = scan.archived if overlaid is None else overlaid.archived
-        self.broken = scan.broken
-        self._scan = scan
+        self._scan = scan if isinstance(scan, Scan) else Scan.of(scan)
         self._merged = merged
         #: What identifies ``tasks`` and ``archived`` (the same identity, the same tasks):
-        #: the parse cache's identity when it alone gave the scan (``source``), with the
-        #: overlay the overlay memo's key (which holds it); ``None`` when not known (a file
-        #: was just parsed, no cache). A memo of what is derived from them keys on it.
-        self.identity: bytes | None = source if merged is None else merged.key
+        #: the parse cache's identity when it holds every file as it is (with the overlay,
+        #: the overlay memo's key, which holds it); ``None`` when not known (a file changed
+        #: a moment ago, no cache). A memo of what is derived from them keys on it, and a
+        #: command that recalls one never has the tasks decoded.
+        self.identity: bytes | None = self._scan.identity if merged is None else merged.key
         #: The repository's worktrees when the overlay is active, else ``None``.
         self.worktrees: WorktreeSet | None = merged.worktrees if merged is not None else None
         #: ``worktree.*`` findings: divergent terminal states, unreadable siblings.
@@ -83,6 +76,25 @@ class Repository:
         )
 
     @cached_property
+    def tasks(self) -> tuple[Task, ...]:
+        """Active tasks, natural id order (with the overlay, as overlaid)."""
+        if self._merged is not None:
+            return self._merged.overlaid.tasks
+        return self._scan.result.tasks
+
+    @cached_property
+    def archived(self) -> tuple[Task, ...]:
+        """Archived tasks, natural id order (with the overlay, as overlaid)."""
+        if self._merged is not None:
+            return self._merged.overlaid.archived
+        return self._scan.result.archived
+
+    @property
+    def broken(self) -> tuple[Diagnostic, ...]:
+        """Task-like files that could not be read (error diagnostics)."""
+        return self._scan.broken
+
+    @cached_property
     def sibling_ids(self) -> frozenset[str]:
         """Every id a sibling worktree's files hold (with the overlay; else none)."""
         return self._merged.taken if self._merged is not None else frozenset()
@@ -92,7 +104,7 @@ class Repository:
         """Ids a new task must not take: this worktree's (broken files' included) and,
         with the overlay, its siblings' (a task made here would collide on merge). Only
         commands that create tasks ask, so it is not built for every read."""
-        return self._scan.taken_ids | self.sibling_ids
+        return self._scan.result.taken_ids | self.sibling_ids
 
     @property
     def config_diagnostics(self) -> tuple[Diagnostic, ...]:
@@ -220,14 +232,14 @@ def load_context(
             code="task.dir_missing",
         )
     found = discover_worktrees(root) if config.settings.worktree_scope == "unified" else None
-    scan, source = scan_source(root, config.settings.ignore, use_cache=use_cache, bodies=bodies)
+    scan = scan_source(root, config.settings.ignore, use_cache=use_cache, bodies=bodies)
     if found is None or not found.siblings:
-        return Repository(config, scan, source=source)
+        return Repository(config, scan)
     # Imported only with siblings: a single worktree pays nothing for the overlay.
     from tasktool.planning.siblings import SiblingReader
 
     reader = SiblingReader.of(found, config, overrides, env=env, home=home, use_cache=use_cache)
-    return Repository(config, scan, merged=reader.merge(scan, source))
+    return Repository(config, scan, merged=reader.merge(scan.result, scan.identity))
 
 
 class Loader(Protocol):

@@ -13,7 +13,7 @@ A table on a terminal is fitted to its width (:mod:`tasktool.present.terminal`).
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, Protocol, TextIO, get_args
 
 import msgspec
@@ -75,13 +75,13 @@ def emit_data(data: Any, fmt: str, out: TextIO | None = None) -> None:
     buffer.write(encoded)  # megabytes of UTF-8 already: skip decoding and re-encoding
 
 
-#: Items encoded per piece by :func:`emit_json_array`: small enough that the output never
+#: Items encoded per piece by :func:`write_json_array`: small enough that the output never
 #: exists as one 60 MB string, large enough that the per-piece overhead stays negligible.
 JSON_CHUNK = 2_000
 
 
 class JsonRows(Protocol):
-    """What :func:`emit_json_array` writes: a sequence that encodes a slice of itself as a
+    """What :func:`write_json_array` writes: a sequence that encodes a slice of itself as a
     compact JSON array (faster than encoding its items one by one, or it would not
     bother); ``UnicodeEncodeError`` when some text is not UTF-8."""
 
@@ -99,14 +99,10 @@ def _encode_rows(items: JsonRows, start: int, stop: int) -> bytes:
         return _encode(items[start:stop])
 
 
-def emit_json_array(items: JsonRows, out: TextIO | None = None) -> None:
-    """Write ``items`` as :func:`emit_data`'s indented JSON array, byte for byte, a chunk at a
-    time (encoded by the items themselves: no dict per item first)."""
-    out = out or sys.stdout
-    buffer = getattr(out, "buffer", None)
-    write = buffer.write if buffer is not None else (lambda data: out.write(data.decode("utf-8")))
-    if buffer is not None:
-        out.flush()  # keep order with text already written
+def write_json_array(items: JsonRows, write: Callable[[bytes], object]) -> None:
+    """Write ``items`` to ``write`` (which takes bytes) as :func:`emit_data`'s indented JSON
+    array, byte for byte, a chunk at a time (encoded by the items themselves: no dict per
+    item first)."""
     if not items:
         write(b"[]\n")
         return

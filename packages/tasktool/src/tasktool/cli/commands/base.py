@@ -124,10 +124,11 @@ def load_repository(
     repo = oneshot.load(lambda: load_context(options.overrides(), tolerant=tolerant, bodies=bodies))
     settings = repo.settings
     options.loud, options.silent = settings.verbose, settings.quiet
-    options.info(
-        f"config: {repo.config.file or '(none)'}; task dir: {repo.task_dir}; "
-        f"{len(repo.tasks)} tasks, {len(repo.archived)} archived"
-    )
+    if options.loud:  # only then: counting the tasks decodes them
+        options.info(
+            f"config: {repo.config.file or '(none)'}; task dir: {repo.task_dir}; "
+            f"{len(repo.tasks)} tasks, {len(repo.archived)} archived"
+        )
     if not tolerant:
         for problem in repo.broken:
             options.warn(f"{problem.message} [{problem.code}]")
