@@ -8,7 +8,9 @@ here, while the file is walked.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any, NamedTuple
+from typing import Any
+
+import msgspec
 
 from tasktool.config.discovery import HOME_CONFIG_ENV
 from tasktool.config.options import (
@@ -24,7 +26,7 @@ from tasktool.config.options import (
 from tasktool.model.diagnostics import Diagnostic
 
 
-class Raw(NamedTuple):
+class Raw(msgspec.Struct, frozen=True):
     """One key's value as a layer holds it, before conversion."""
 
     value: Any
