@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import shlex
 import sys
 from collections.abc import Iterator
 
@@ -45,6 +44,8 @@ class _Collector(io.StringIO):
 
 
 def _pager_command() -> list[str] | None:
+    import shlex  # on a terminal only, as in _show
+
     command = os.environ.get("PAGER", DEFAULT_PAGER).strip()
     if not command or command == "cat":
         return None

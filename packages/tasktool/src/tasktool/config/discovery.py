@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 CONFIG_NAME = ".tasktool.yaml"
+#: Where the global file is when set, instead of ``~/.tasktool.yaml`` (the project registry).
+HOME_CONFIG_ENV = "TASKTOOL_HOME_CONFIG"
 
 
 def find_config(cwd: Path, home: Path | None) -> Path | None:

@@ -8,8 +8,11 @@ here, while the file is walked.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
+import msgspec
+
+from tasktool.config.discovery import HOME_CONFIG_ENV
 from tasktool.config.options import (
     OPTIONS,
     OPTIONS_BY_KEY,
@@ -23,7 +26,7 @@ from tasktool.config.options import (
 from tasktool.model.diagnostics import Diagnostic
 
 
-class Raw(NamedTuple):
+class Raw(msgspec.Struct, frozen=True):
     """One key's value as a layer holds it, before conversion."""
 
     value: Any
@@ -135,8 +138,6 @@ def env_diagnostics(env: Mapping[str, str], file_keys: Mapping[str, Any]) -> lis
     """``TASKTOOL_*`` variables that had no effect: matching no key the environment can
     set, or a task directory variable the seed's rule ignores (``TASKTOOL_DIR`` needs a
     ``dir`` key in the file, ``TASKTOOL_TASK_DIR`` a ``task-dir`` key)."""
-    from tasktool.config.registry import HOME_CONFIG_ENV  # read by the project registry
-
     settable = {option.env_name: option.key for option in OPTIONS if option.scalar}
     settable[HOME_CONFIG_ENV] = "projects"
     needs = {TASK_DIR_ALIAS_ENV: TASK_DIR_ALIAS, settable.pop("TASKTOOL_DIR"): "dir"}

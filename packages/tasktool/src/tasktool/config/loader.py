@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -21,11 +21,12 @@ from tasktool.config.discovery import find_config
 from tasktool.config.document import read_config
 from tasktool.config.layers import Raw, env_diagnostics, env_layer, file_layer
 from tasktool.config.options import OPTIONS, Option, Source
-from tasktool.config.registry import read_registry
-from tasktool.config.sync import sync_diagnostics
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.errors import TaskToolError
 from tasktool.model.settings import Settings
+
+if TYPE_CHECKING:
+    from tasktool.config.registry import Registry
 
 #: Error codes that reject the whole config: no command runs under them but ``validate``.
 _REJECTING = ("config.type", "config.env.", "config.effort.")
@@ -100,6 +101,13 @@ def _convert(option: Option, raw: Raw, base_dir: str) -> tuple[Any, list[Diagnos
     return convert_phases(raw)
 
 
+def _registry(env: Mapping[str, str], home: Path) -> Registry:
+    # Imported here: a project with its own config file (the usual case) never reads it.
+    from tasktool.config.registry import read_registry
+
+    return read_registry(env, home)
+
+
 def _locate(
     overrides: Overrides, cwd: Path, env: Mapping[str, str], home: Path
 ) -> tuple[Path | None, Path]:
@@ -107,12 +115,12 @@ def _locate(
     ``--project``'s folder; else, when no project file is found from ``cwd`` and no
     ``--task-dir`` is given, the folder of the registry's ``default_project``."""
     if overrides.project is not None:
-        cwd = Path(read_registry(env, home).get(overrides.project).path)
+        cwd = Path(_registry(env, home).get(overrides.project).path)
     if overrides.config is not None:
         return (cwd / overrides.config).absolute(), cwd
     path = find_config(cwd, None)
     if path is None and overrides.task_dir is None and overrides.project is None:
-        registry = read_registry(env, home)
+        registry = _registry(env, home)
         if registry.default_project is not None:
             cwd = Path(registry.get(registry.default_project).path)
             path = find_config(cwd, None)
@@ -147,7 +155,10 @@ def load_config(
         data = document.data
         layers, found = file_layer(data, document.duplicates, str(path))
         diagnostics.extend(found)
-        diagnostics.extend(sync_diagnostics(data.get("sync"), str(path.parent), str(path)))
+        if "sync" in data:  # its checks (and their imports) only for a config that has one
+            from tasktool.config.sync import sync_diagnostics
+
+            diagnostics.extend(sync_diagnostics(data["sync"], str(path.parent), str(path)))
     layers.update(env_layer(env, data))
     diagnostics.extend(env_diagnostics(env, data))
     flags = {

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+from typing import Literal
+
+import msgspec
 
 Kind = Literal["path", "str", "bool", "int", "choice", "strlist", "effort", "scopes", "phases"]
 Source = Literal["default", "file", "env", "flag"]
 
 
-class Option(NamedTuple):
+class Option(msgspec.Struct, frozen=True):
     """One setting: its dotted ``key`` (as the seed writes it) and ``Settings`` field."""
 
     key: str

@@ -20,13 +20,11 @@ from typing import Any
 
 import msgspec
 
-from tasktool.config.discovery import CONFIG_NAME
+from tasktool.config.discovery import CONFIG_NAME, HOME_CONFIG_ENV
 from tasktool.config.document import read_config
 from tasktool.files.storage import atomic_write_text
 from tasktool.files.worktrees import discover_worktrees
 from tasktool.model.errors import TaskToolError
-
-HOME_CONFIG_ENV = "TASKTOOL_HOME_CONFIG"
 
 
 class Project(msgspec.Struct, frozen=True, kw_only=True):

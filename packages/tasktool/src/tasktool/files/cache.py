@@ -20,7 +20,6 @@ missing, never as a mix of two runs.
 
 from __future__ import annotations
 
-import bisect
 import gc
 import os
 import struct
@@ -270,6 +269,8 @@ def updated_order(
     """:func:`result_order` of ``rows`` from the previous order: its row numbers renumbered
     by ``moved`` (old number -> new, -1: gone), then the ``fresh`` rows inserted in place.
     The keys are total (files differ), so this is the order a full sort gives."""
+    import bisect  # only when files changed: a warm run with none does not load it
+
     tasks, archived, broken = ([moved[n] for n in part if moved[n] >= 0] for part in before)
     for number in fresh:
         row = rows[number]

@@ -29,7 +29,6 @@ from tasktool.files.cache import (
     signature_mtime,
     updated_order,
 )
-from tasktool.files.fanout import parse_rows
 from tasktool.files.taskfile import id_in_text, looks_like_task, parse_task
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task, natural_key
@@ -392,6 +391,8 @@ class _Merge:
 
     def parse(self, root: Path) -> None:
         """Parse the queued files (on every core when there are many)."""
+        from tasktool.files.fanout import parse_rows  # a scan with nothing changed never parses
+
         parsed = parse_rows(functools.partial(parse_files, str(root)), self.reading)
         for number, row in zip(self.fresh, parsed, strict=True):
             self.rows[number] = row

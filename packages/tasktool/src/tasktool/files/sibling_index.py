@@ -39,12 +39,8 @@ from pathlib import Path
 
 import msgspec
 
-try:  # where hashlib takes BLAKE2 from; importing hashlib also loads OpenSSL (~3 ms)
-    from _blake2 import blake2b
-except ImportError:  # a Python built without its own BLAKE2
-    from hashlib import blake2b
-
 from tasktool.files.cache import no_collection, unpack_signature
+from tasktool.files.digest import blake2b
 from tasktool.files.scan import RACY_NS, read_entry, scan_tasks, walk
 from tasktool.files.storage import STATE_DIR, atomic_write_bytes, ensure_state_dir
 from tasktool.model.diagnostics import Diagnostic

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import os
 import re
 import stat as stat_module
@@ -125,6 +124,8 @@ def atomic_write_text(path: Path, text: str, *, exclusive: bool = False) -> None
 @contextlib.contextmanager
 def locked(task_dir: Path, name: str) -> Iterator[None]:
     """Hold the exclusive lock ``.tasktool/locks/<name>.lock`` (blocks until free)."""
+    import fcntl  # writers only: the read commands never lock
+
     try:
         locks = ensure_state_dir(task_dir) / "locks"
         locks.mkdir(exist_ok=True)

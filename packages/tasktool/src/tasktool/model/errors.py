@@ -18,12 +18,14 @@ and skipped, ``validate`` lists the finding (and exits 1 if any finding is an er
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any
+
+import msgspec
 
 from mtcommon import CodedError
 
 
-class ErrorCode(NamedTuple):
+class ErrorCode(msgspec.Struct, frozen=True):
     """One catalogue entry."""
 
     code: str

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
+
+import msgspec
 
 from tasktool.files.taskfile import LIST_FIELDS, SCALAR_FIELDS
 from tasktool.model.errors import TaskToolError
@@ -30,7 +32,7 @@ ALIASES = {"tag": "tags", "dependency": "dependencies", "dep": "dependencies"}
 _EXPRESSION = re.compile(r"^\s*([a-z_]+)\s*(<=|>=|!=|=|<|>|~)(.*)$")
 
 
-class Filter(NamedTuple):
+class Filter(msgspec.Struct, frozen=True):
     """One parsed ``--filter`` expression."""
 
     field: str
@@ -97,7 +99,7 @@ def _compare(op: str, left: Any, right: Any) -> bool:
 
 
 def _predicate(flt: Filter, settings: Settings) -> Callable[[Task], bool]:
-    field, op, values = flt
+    field, op, values = flt.field, flt.op, flt.values
     if op in {"=", "!="}:
         wanted = {value for value in values if value}
         want_unset = "" in values

@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import io
 import os
-import shutil
 import struct
 import sys
 import time
@@ -32,6 +30,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from tasktool.files.digest import blake2b
 from tasktool.files.storage import STATE_DIR, ensure_state_dir
 from tasktool.planning.derived_memo import memo_key
 from tasktool.planning.repository import Repository
@@ -56,7 +55,7 @@ def _folder(repo: Repository) -> Path:
 
 
 def _path(repo: Repository, key: bytes) -> Path:
-    return _folder(repo) / hashlib.sha256(key).hexdigest()[:32]
+    return _folder(repo) / blake2b(key, digest_size=16).hexdigest()
 
 
 def _stdout() -> BinaryIO:
@@ -111,6 +110,8 @@ def _copy(source: BinaryIO, target: BinaryIO) -> None:
     except OSError as exc:
         if exc.errno not in _NO_SENDFILE:
             raise
+    import shutil  # the fallback only (pipes and files take sendfile); it loads bz2, lzma
+
     source.seek(offset)
     shutil.copyfileobj(source, target)
 

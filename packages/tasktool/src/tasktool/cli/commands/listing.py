@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import click
+import msgspec
 
 from tasktool.cli.commands.base import (
     GlobalOptions,
@@ -137,7 +138,7 @@ def list_command(
         )
 
 
-class _Query(NamedTuple):
+class _Query(msgspec.Struct, frozen=True, array_like=True):
     """What ``list`` shows (its JSON output is kept under these values)."""
 
     filters: tuple[str, ...]

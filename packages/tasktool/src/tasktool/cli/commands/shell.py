@@ -3,8 +3,12 @@ that take them."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
-from click.shell_completion import CompletionItem, get_completion_class
+
+if TYPE_CHECKING:
+    from click.shell_completion import CompletionItem
 
 SHELLS = ("bash", "zsh", "fish")
 
@@ -18,6 +22,9 @@ def complete_ids(
     ``--task-dir`` are read from the root context; any problem completes nothing.
     """
     del param
+    # Imported here: the commands taking ids import this module; only completion needs these.
+    from click.shell_completion import CompletionItem
+
     from tasktool.config import Overrides
     from tasktool.planning.repository import load_context
 
@@ -44,6 +51,8 @@ def completion_command(ctx: click.Context, /, shell: str) -> None:
     zsh:  eval "$(tasktool completion zsh)"    (in ~/.zshrc)
     fish: tasktool completion fish > ~/.config/fish/completions/tasktool.fish
     """
+    from click.shell_completion import get_completion_class
+
     complete = get_completion_class(shell)
     assert complete is not None
     root = ctx.find_root()

@@ -20,9 +20,7 @@ from tasktool.cli.commands.base import (
 )
 from tasktool.cli.commands.shell import complete_ids
 from tasktool.config import CONFIG_NAME, load_config
-from tasktool.files.source_files import discover_files, read_source
 from tasktool.planning.repository import Repository, loader
-from tasktool.planning.worklog import add_entry, format_entry, read_worklog
 from tasktool.present.documents import validation_report
 from tasktool.present.render import emit_data, emit_text
 
@@ -56,6 +54,9 @@ def todos_command(
     Scans PATH (default: the project root). Skips git-ignored and binary
     files, the built-in skip list, ignore, todos.exclude and --exclude.
     """
+    # Imported here, as scan_files below: they load subprocess, which validate does not need.
+    from tasktool.files.source_files import discover_files, read_source
+
     config = load_config(options.overrides())
     config.require_valid()
     settings = config.settings
@@ -136,6 +137,8 @@ def worklog_command(
     headings. Reading always works; --add writes only when the config says
     worklogs: true, and otherwise refuses and says why.
     """
+    from tasktool.planning.worklog import add_entry, format_entry, read_worklog  # not validate's
+
     repo = load_repository(options)
     # Appending writes here: a task only a sibling worktree holds is refused.
     task = repo.get(task_id) if text is None else repo.local(task_id)
