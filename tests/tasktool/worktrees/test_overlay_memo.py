@@ -16,7 +16,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tasktool.model.diagnostics import Diagnostic
@@ -180,6 +180,28 @@ def test_a_scan_that_parsed_a_file_never_recalls_a_verdict(
     assert _shown(_load(repo.main, repo.home)) == cold
 
 
+def test_a_siblings_racy_file_edited_again_in_place_is_seen(
+    repo: Repo, three: tuple[Path, Path]
+) -> None:
+    """A sibling's file written a moment ago (racy: its index stores a signature that
+    never matches) and then edited in place with its mtime kept: its index's signatures,
+    and so a digest made of them, are the same before and after, while the status
+    changed. Such an index has no digest and the overlay is not remembered."""
+    wt_a, _ = three
+    for _ in range(3):
+        _load(repo.main, repo.home)
+    path = wt_a / "tasks" / "001-task.md"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("status: in-progress", "status: pending"), encoding="utf-8")
+    assert _load(repo.main, repo.home).by_id["001"].status == "pending"
+    assert _load(repo.main, repo.home).identity is None  # no digest: nothing kept
+    edit_in_place(path, "status: pending", "status: in-review")
+    cold = _shown(_load(repo.main, repo.home, use_cache=False))
+    assert {task.id: task.status for task in cold[0]}["001"] == "in-review"
+    for _ in range(2):
+        assert _shown(_load(repo.main, repo.home)) == cold
+
+
 DAMAGE: dict[str, Callable[[bytes], bytes]] = {
     "garbage": lambda data: b"\x93garbage",
     "truncated": lambda data: data[: len(data) // 2],
@@ -258,6 +280,7 @@ def _step(repo: Repo, sibling: Path, op: tuple[object, ...]) -> None:
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(step, max_size=8))
+@example([("racy", True, 1, "pending"), ("edit", True, 1, "in-progress")])
 def test_warm_runs_always_equal_the_cold_overlay(ops: list[tuple[object, ...]]) -> None:
     with tempfile.TemporaryDirectory() as folder:
         (Path(folder) / "home").mkdir()

@@ -98,7 +98,8 @@ class _File(msgspec.Struct, frozen=True, array_like=True, gc=False):
     #: The folders' and the files' stat signatures (list[Stamp], in that order), encoded: a
     #: warm read encodes the ones it finds and compares the bytes (no decoding, no hash).
     signatures: bytes
-    #: A digest of ``signatures``, made with them: what identifies this content.
+    #: A digest of ``signatures``, made with them: what identifies this content; empty
+    #: when some entry is racy (see :attr:`SiblingIndex.digest`).
     digest: bytes
     tasks: int  # the first ``tasks`` rows are first copies of tasks
     columns: bytes  # _Columns encoded (a bin: a warm read skips it in O(1))
@@ -206,10 +207,13 @@ class SiblingIndex:
         return columns.statuses[: self._data.tasks]
 
     @property
-    def digest(self) -> bytes:
+    def digest(self) -> bytes | None:
         """The digest of every folder's and file's signature this index holds: while the
-        index is current (it is, once read), the same digest, the same content."""
-        return self._data.digest
+        index is current (it is, once read), the same digest, the same content. ``None``
+        while a file or folder changed a moment ago (racy): its signature is stored as one
+        that never matches, so it no longer tells the content, which may change again
+        (an edit in place within the same timestamp tick) under the same digest."""
+        return self._data.digest or None
 
     @property
     def taken(self) -> frozenset[str]:
@@ -389,7 +393,8 @@ def _rebuild(
             folder_stamps.append(_settled(_stamp_of(os.stat(root / folder)), racy_after))
         except OSError:
             folder_stamps.append(_NEVER)
-    signatures = _encoder.encode(folder_stamps + [row.stamp for row in rows])
+    stamps = folder_stamps + [row.stamp for row in rows]
+    signatures = _encoder.encode(stamps)
     kept = {row.path for row in rows}.difference(path for path, _ in changed)
     old_wholes = old_columns.wholes if old_columns is not None else {}
     columns = _Columns(
@@ -407,7 +412,7 @@ def _rebuild(
         folders=folders,
         paths=[row.path for row in rows],
         signatures=signatures,
-        digest=_digest(signatures),
+        digest=b"" if _NEVER in stamps else _digest(signatures),
         tasks=first,
         columns=_encoder.encode(columns),
     )

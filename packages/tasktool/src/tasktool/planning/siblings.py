@@ -204,17 +204,23 @@ class SiblingReader(msgspec.Struct, frozen=True):
             if key is not None and source is not None:
                 # Keyed again: reading a sibling's columns may have rebuilt its index.
                 key = self._key(source, reads)
-                remember(memo, key, found)
+                if key is not None:
+                    remember(memo, key, found)
         if self.use_cache:
             prune_indexes(self.state_root, [read.source.store for _, read in reads])
         return apply(scan.tasks, scan.archived, found), key
 
-    def _key(self, source: bytes, reads: list[tuple[Worktree, SiblingRead]]) -> bytes:
-        """The memo's key of the overlay of this worktree's ``source`` and these reads."""
-        siblings = (
-            (worktree.path, worktree.branch, str(read.task_dir), read.ignore, read.source.digest)
-            for worktree, read in reads
-        )
+    def _key(self, source: bytes, reads: list[tuple[Worktree, SiblingRead]]) -> bytes | None:
+        """The memo's key of the overlay of this worktree's ``source`` and these reads;
+        ``None`` while a sibling's index has no digest (a file there changed a moment ago)."""
+        digests = [read.source.digest for _, read in reads]
+        if None in digests:
+            return None
+        siblings = [
+            (worktree.path, worktree.branch, str(read.task_dir), read.ignore, digest)
+            for (worktree, read), digest in zip(reads, digests, strict=True)
+            if digest is not None
+        ]
         return memo_key(self.worktrees.current.path, source, siblings)
 
     def _verdict(self, scan: ScanResult, reads: list[tuple[Worktree, SiblingRead]]) -> Verdict:
