@@ -27,6 +27,11 @@ What granian does not do by itself, and how this module closes the gap:
   of a silent client would hang. ``_WebSocketCall`` cancels the pending receive
   first (granian then drops it and the lock) and hands the app
   ``websocket.disconnect`` once the close frame is out.
+- The Rust thread that stops a worker still needs the GIL after the worker's stop
+  callback: an interpreter exiting right after ``serve`` aborted the process about one
+  time in three ("panic in a function that cannot unwind", the embedded server's open
+  granian issue #693). ``serve`` returns only once the threads outside Python that
+  appeared while it ran have ended (``_ended``, at most 5 s).
 - Each WebSocket holds tungstenite's 128 KiB read buffer (``read_buffer_size``,
   zero-filled the first time the socket is polled for a frame, which is at once),
   which granian does not expose: ~130 KiB more per idle client than hypercorn
@@ -40,6 +45,7 @@ import contextlib
 import logging
 import os
 import resource
+import threading
 from collections.abc import Awaitable
 from typing import Any
 
@@ -171,6 +177,7 @@ async def serve(listener: Listener, shutdown: asyncio.Event) -> None:
         log_level=LogLevels.warning,
         log_dictconfig=_LOGGING,
     )
+    foreign = _foreign_threads()
     served = asyncio.create_task(server.serve())
     stopping = asyncio.create_task(shutdown.wait())
     try:
@@ -188,3 +195,30 @@ async def serve(listener: Listener, shutdown: asyncio.Event) -> None:
         if not served.done():
             server.begin_stop()
             await served
+        await _ended(foreign)
+
+
+def _foreign_threads() -> set[int]:
+    """The native ids of this process's threads that Python does not run (granian's Rust
+    threads among them), from Linux's ``/proc/self/task``; elsewhere none."""
+    try:
+        listed = os.listdir("/proc/self/task")
+    except OSError:
+        return set()
+    return {int(tid) for tid in listed} - {thread.native_id for thread in threading.enumerate()}
+
+
+async def _ended(before: set[int], within_s: float = 5.0) -> None:
+    """Wait (at most ``within_s``) until no thread outside Python is left but ``before``.
+
+    granian's thread that stops a worker calls its stop callback holding the GIL, and
+    still needs the GIL to finish (granian 2.8). Were the interpreter to exit in between
+    (``asyncio.run`` returning right after ``serve``), that thread would be ended inside
+    Rust code that cannot unwind and the process would abort ("panic in a function that
+    cannot unwind"): about one exit in three on a busy machine.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within_s
+    # No event to wait on: the thread is granian's. Sleeping releases the GIL it needs.
+    while _foreign_threads() - before and loop.time() < deadline:  # noqa: ASYNC110
+        await asyncio.sleep(0.001)
