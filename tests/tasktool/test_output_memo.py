@@ -31,6 +31,7 @@ from tasktool.planning.repository import load_context
 from tasktool.present import output_memo
 from tasktool.present.documents import list_tasks
 from tasktool.present.render import write_json_array
+from tests.tasktool.conftest import Project
 from tests.tasktool.planning.test_derived_memo import (
     CHANGES,
     _age,
@@ -107,16 +108,15 @@ def _settle(root: Path, home: Path, argv: tuple[str, ...] = ()) -> None:
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    (tmp_path / "home").mkdir()
-    return tmp_path / "home"
+def home(project: Project) -> Path:
+    return project.home
 
 
 @pytest.fixture
-def root(tmp_path: Path) -> Path:
-    (tmp_path / "repo" / ".git").mkdir(parents=True)
-    _project(tmp_path / "repo")
-    return tmp_path / "repo"
+def root(project: Project) -> Path:
+    """The derived memo's ten tasks (dependencies, priorities, phases), every file aged."""
+    _project(project.root)
+    return project.root
 
 
 def test_a_repeated_list_replays_what_the_first_run_printed(root: Path, home: Path) -> None:
