@@ -47,7 +47,9 @@ def test_two_processes_match_across_and_relay_in_order(tmp_path: Path) -> None:
         owners = set()
         for i in range(6):
             left, right = Client(a), Client(b)
-            name = f"duel{i}"
+            # Owned by a, then b, in turn (random node names would leave all six pools to
+            # one of them once in 32 runs).
+            name = pool_owned_by((a, b)[i % 2], [a, b], left.project, f"duel{i}-")
             owners.add(owner(pool_key(left.project, name), members))
             assert left.enter(name)["ok"]
             assert right.enter(name)["ok"]
