@@ -108,7 +108,10 @@ print("served")
 """
 
 
-@pytest.mark.skipif(importlib.util.find_spec("granian") is None, reason="granian not installed")
+@pytest.mark.skipif(
+    importlib.util.find_spec("granian") is None,
+    reason="granian is not installed (pip install './packages/matchmaker[fast]'; CI installs it)",
+)
 def test_the_embedded_granian_server_lets_the_interpreter_exit_cleanly(tmp_path: Path) -> None:
     """granian's thread that stops a worker still needs the GIL after its stop callback:
     an interpreter exiting right after ``serve`` would end it inside Rust and abort the
