@@ -52,6 +52,7 @@ QUERIES: dict[tuple[str, ...], dict[str, Any]] = {
     },
     ("--columns", "id,title"): {"keys": ("id", "title")},
 }
+COLUMNS = ("--columns", "id,title")
 
 
 def _cold(root: Path, home: Path, argv: tuple[str, ...] = ()) -> bytes:
@@ -189,8 +190,8 @@ def test_the_most_recently_used_outputs_are_kept(root: Path, home: Path) -> None
 
 def _swap(root: Path) -> None:
     """Each kept file's content moved to another's name (a key at the wrong digest)."""
-    _settle(root, home=root.parent / "home", argv=("--archived",))
     paths = _kept(root)
+    assert len(paths) == 2
     contents = [path.read_bytes() for path in paths]
     for path, data in zip(paths, [*contents[1:], contents[0]], strict=True):
         path.write_bytes(data)
@@ -226,12 +227,17 @@ DAMAGE: dict[str, Callable[[Path], None]] = {
 def test_a_damaged_memo_is_made_again_silently(
     root: Path, home: Path, damage: Callable[[Path], None]
 ) -> None:
-    cold = _cold(root, home)
-    _settle(root, home)
+    """Two outputs kept (the default query and two columns: other bytes), both damaged
+    alike."""
+    cold, picked = _cold(root, home), _cold(root, home, COLUMNS)
+    assert cold != picked
+    for argv in ((), COLUMNS):
+        _settle(root, home, argv)
     damage(root)
     out, err = _run(root, home)
     assert (out, err) == (cold, "")
     assert _run(root, home)[0] == cold
+    assert _run(root, home, COLUMNS)[0] == picked
 
 
 def test_a_broken_file_is_still_warned_about_when_replayed(root: Path, home: Path) -> None:
