@@ -261,11 +261,12 @@ class Scan:
     """A scan of a task directory: its :attr:`identity` now, its :attr:`result` (what
     :func:`scan_tasks` returns) on first use.
 
-    ``identity`` is the parse cache's identity when every file is as the cache holds it,
-    else ``None`` (a file changed, appeared or vanished; no cache): the same identity, the
-    same result (bodies aside). The result is then the cache's rows, decoded only when
-    asked for, so a command that recalls what it derived from them (a memo keyed on the
-    identity) never decodes them: at 100,000 tasks a quarter of a warm run.
+    ``identity`` is the parse cache's identity when every file is as the cache holds it
+    (the cache read, or the one this scan wrote with every file settled), else ``None``
+    (a file changed a moment ago, no cache): the same identity, the same result (bodies
+    aside). Read from the cache, the result is its rows, decoded only when asked for, so
+    a command that recalls what it derived from them (a memo keyed on the identity) never
+    decodes them: at 100,000 tasks a quarter of a warm run.
     """
 
     def __init__(
