@@ -205,7 +205,7 @@ def test_a_walk_by_path_finds_what_a_walk_by_descriptor_finds(
     for number, where in enumerate(["", "backend", "backend/archive", "deep/er"], start=1):
         write_task(str(number), where=where)
     by_descriptor = scan.walk(project.root)
-    assert scan._LIST_BY_DESCRIPTOR  # this machine lists by descriptor
-    monkeypatch.setattr(scan, "_LIST_BY_DESCRIPTOR", False)
+    assert scan._STAT_IN_FOLDER  # this machine stats by descriptor
+    monkeypatch.setattr(scan, "_STAT_IN_FOLDER", False)
     assert scan.walk(project.root) == by_descriptor
     assert sum(len(folder) for folder, _relative in by_descriptor) == 4

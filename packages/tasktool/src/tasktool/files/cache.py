@@ -38,7 +38,7 @@ from tasktool.files.storage import (
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task, natural_key
 
-_FORMAT = "tasks-5"  # 3: one entry per path; 4: folders, packed signatures; 5: rows by folder
+_FORMAT = "tasks-6"  # 4: folders, packed signatures; 5: rows by folder; 6: folder signatures
 #: The head's length in bytes, first in the file.
 _LENGTH = struct.Struct("<Q")
 #: One file's signature: size, mtime_ns, ctime_ns, inode.
@@ -60,15 +60,21 @@ def signature_mtime(sig: bytes) -> int:
 
 class Folder(msgspec.Struct, frozen=True, array_like=True, gc=False):
     """One scanned folder: its ``.md`` files' names in directory order (NUL-separated:
-    a name cannot hold one) and their packed signatures, ``SIG_SIZE`` bytes each.
+    a name cannot hold one) and their packed signatures, ``SIG_SIZE`` bytes each; the
+    folder's own signature when it was listed (``UNSETTLED`` when it had changed a
+    moment before) and the names of the subfolders the scan entered.
 
     Two strings per folder, not two per file: a head of 100,000 files decodes at once,
-    and an unchanged folder is recognised by two string comparisons.
+    and an unchanged folder is recognised by two string comparisons. Creating, deleting
+    or renaming an entry changes a folder's mtime and ctime, so a folder whose
+    signature is the same lists the same names: the next scan does not list it again.
     """
 
     path: str
     names: str
     sigs: bytes
+    stamp: bytes = UNSETTLED
+    subfolders: str = ""
 
     @classmethod
     def of(cls, path: str, names: list[str], sigs: list[bytes]) -> Folder:
@@ -77,6 +83,10 @@ class Folder(msgspec.Struct, frozen=True, array_like=True, gc=False):
     def listed(self) -> list[str]:
         """The file names."""
         return self.names.split("\0") if self.names else []
+
+    def entered(self) -> list[str]:
+        """The names of the subfolders the scan entered, in directory order."""
+        return self.subfolders.split("\0") if self.subfolders else []
 
     def signature(self, index: int) -> bytes:
         """The packed signature of the ``index``-th file."""
@@ -126,12 +136,14 @@ def _split(parsed: Task | Diagnostic | None) -> tuple[Task | None, Diagnostic | 
 
 
 class Head(msgspec.Struct, frozen=True, array_like=True, gc=False):
-    """The head: folders in walk order, the byte length of each folder's rows (they
-    follow the head in the file, one msgpack array per folder, one row per name), and
-    the result order (row numbers of the active tasks, archived tasks and broken files)."""
+    """The head: the ``ignore`` setting of the walk, its folders in walk order, the byte
+    length of each folder's rows (they follow the head in the file, one msgpack array per
+    folder, one row per name), and the result order (row numbers of the active tasks,
+    archived tasks and broken files)."""
 
     format: str
     token: bytes
+    ignore: list[str]
     folders: list[Folder]
     spans: list[int]
     tasks: list[int]
@@ -166,6 +178,11 @@ def no_collection() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def ignore_entries(ignore: Sequence[str]) -> list[str]:
+    """The ``ignore`` setting as a walk applies it: each entry without its slashes, once."""
+    return sorted({entry.strip("/") for entry in ignore})
 
 
 def cache_path(root: Path) -> Path:
@@ -381,12 +398,25 @@ class ParseCache:
         folders = [Folder.of(path, listed, sigs[path]) for path, listed in names.items()]
         self.write(folders, flat, result_order(flat))
 
+    def walked(self, ignore: Sequence[str]) -> list[Folder]:
+        """The folders of the walk the cache holds when it was made with this ``ignore``
+        setting (none otherwise: another setting enters other subfolders)."""
+        if self.head is None or self.head.ignore != ignore_entries(ignore):
+            return []
+        return self.head.folders
+
     def write(
-        self, folders: list[Folder], rows: list[Row], order: Order, *, bodies: bool = True
+        self,
+        folders: list[Folder],
+        rows: list[Row],
+        order: Order,
+        *,
+        ignore: Sequence[str] = (),
+        bodies: bool = True,
     ) -> bytes | None:
-        """Write the cache: ``rows`` one per name of ``folders``, in order; ``order`` is
-        their :func:`result_order`. Returns the :attr:`identity` of what was written
-        (``None`` when nothing was).
+        """Write the cache: ``rows`` one per name of ``folders``, in order, as a walk
+        with ``ignore`` found them; ``order`` is their :func:`result_order`. Returns the
+        :attr:`identity` of what was written (``None`` when nothing was).
 
         With ``bodies`` every task carries its body and both files are written; without,
         only the head, its rows keeping their slots in the current body file.
@@ -395,8 +425,16 @@ class ParseCache:
         if self.path is None or (not bodies and self.head is None):
             return None
         replace = msgspec.structs.replace
+        task_dir = self.path.parent.parent.parent
+        if not (task_dir / STATE_DIR).is_dir():
+            # Making the state directory changes the task directory after the walk
+            # recorded its signature: the next walk lists it again.
+            folders = [
+                replace(folder, stamp=UNSETTLED) if folder.path == str(task_dir) else folder
+                for folder in folders
+            ]
         try:
-            ensure_state_dir(self.path.parent.parent.parent)
+            ensure_state_dir(task_dir)
             self.path.parent.mkdir(exist_ok=True)
             with no_collection():
                 if bodies:
@@ -416,7 +454,9 @@ class ParseCache:
                     blobs.append(_encoder.encode(rows[start : start + len(folder)]))
                     start += len(folder)
                 spans = [len(blob) for blob in blobs]
-                head = _encoder.encode(Head(_FORMAT, token, folders, spans, *order))
+                head = _encoder.encode(
+                    Head(_FORMAT, token, ignore_entries(ignore), folders, spans, *order)
+                )
                 encoded = [_LENGTH.pack(len(head)), head, *blobs]
         except UnicodeEncodeError:
             return None  # a file or folder name that is not UTF-8: such a tree stays uncached

@@ -15,20 +15,24 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from stat import S_ISREG
 
 import msgspec
 
 from tasktool.files.cache import (
+    SIG_SIZE,
     UNSETTLED,
     Folder,
     ParseCache,
     Row,
+    ignore_entries,
     pack_signature,
     result_order,
     row_of,
     signature_mtime,
     updated_order,
 )
+from tasktool.files.forked import Child, usable_cores
 from tasktool.files.taskfile import id_in_text, looks_like_task, parse_task
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task, natural_key
@@ -46,9 +50,13 @@ SLOW_READ_NS = 100_000
 READERS = 4
 READ_CHUNK = 32
 READ_WINDOW = 8
-#: Whether a folder can be listed through a descriptor (POSIX; not Windows).
-_LIST_BY_DESCRIPTOR = os.scandir in os.supports_fd and hasattr(os, "O_DIRECTORY")
+#: Past this many files, a forked child makes half of a walk's ``stat`` calls.
+STAT_FORK_FROM = 20_000
+#: Whether a file can be stat-ed through its folder's descriptor (POSIX; not Windows).
+_STAT_IN_FOLDER = os.stat in os.supports_dir_fd and hasattr(os, "O_DIRECTORY")
 _DIRECTORY_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+#: The signature of a listed name that is no regular file (gone since, a symlink loop).
+NOT_A_FILE = pack_signature(-2, 0, 0, 0)
 #: The row of a file still to be parsed.
 _PENDING = Row()
 
@@ -75,62 +83,190 @@ def _skipped(name: str, relative: str, ignore: frozenset[str]) -> bool:
 def is_scanned_folder(relative: str, ignore: tuple[str, ...] = ()) -> bool:
     """Whether the scan enters the folder at ``relative`` (``/``-separated, below the task
     directory): no part of it is hidden, on the skip list or ignored."""
-    ignored = frozenset(entry.strip("/") for entry in ignore)
+    ignored = frozenset(ignore_entries(ignore))
     parts = relative.split("/")
     return not any(
         _skipped(name, "/".join(parts[: depth + 1]), ignored) for depth, name in enumerate(parts)
     )
 
 
-def walk(root: Path, ignore: tuple[str, ...] = ()) -> list[tuple[Folder, str]]:
+def walk(
+    root: Path, ignore: tuple[str, ...] = (), known: Sequence[Folder] = ()
+) -> list[tuple[Folder, str]]:
     """Every folder under ``root`` the scan enters (skipped directories left out), each
     with its ``.md`` files' names and signatures in directory order, and its path
     relative to ``root`` (``""`` at the top).
 
-    An ``ignore`` entry matches a directory name or its path relative to ``root``. One
-    ``scandir`` and one ``stat`` per file, in a tight loop: a warm scan is mostly this.
+    An ``ignore`` entry matches a directory name or its path relative to ``root``.
+    ``known`` are the folders of an earlier walk with the same ``ignore`` (the parse
+    cache's): a folder whose own signature is the one recorded there (and settled) is
+    not listed again. Then each file is ``stat``-ed: a warm scan is mostly those calls, so
+    past ``STAT_FORK_FROM`` files a forked child makes the second half of them.
     """
-    ignored = frozenset(entry.strip("/") for entry in ignore)
+    listed = _listed(root, ignore, {folder.path: folder for folder in known})
+    count = sum(len(listing.names) for listing in listed)
+    shares = [(listing.directory, listing.names) for listing in listed]
+    child = None
+    if count >= STAT_FORK_FROM and usable_cores() > 1:
+        mine, theirs = _halves(shares, count)
+        try:
+            child = Child(functools.partial(_signatures, theirs))
+        except OSError:
+            pass  # no process to spare: every file is stat-ed here
+        else:
+            shares = mine
+    packed = _signatures(shares)
+    if child is not None:
+        rest = child.result()
+        packed += rest if rest is not None else _signatures(theirs)
     found: list[tuple[Folder, str]] = []
+    start = 0
+    for listing in listed:
+        end = start + len(listing.names) * SIG_SIZE
+        found.append((listing.folder(packed[start:end]), listing.relative))
+        start = end
+    return found
+
+
+class _Listing(msgspec.Struct, frozen=True, gc=False):
+    """A folder as listed (or as known, unchanged): its path, relative path, own
+    signature, the names of its entries that may be task files (``.md``, no directory)
+    and the subfolders entered."""
+
+    directory: str
+    relative: str
+    stamp: bytes
+    names: list[str]
+    subfolders: list[str]
+
+    def folder(self, packed: bytes) -> Folder:
+        """The folder with its files' packed signatures. Entries that are no file are left
+        out, and the folder is then always listed again: such an entry (a dangling
+        symlink) can become a file without the folder changing."""
+        names, stamp = self.names, self.stamp
+        if NOT_A_FILE in packed:
+            kept = [
+                (name, sig)
+                for index, name in enumerate(names)
+                if (sig := packed[index * SIG_SIZE : (index + 1) * SIG_SIZE]) != NOT_A_FILE
+            ]
+            if len(kept) < len(names):
+                names, packed = [name for name, _ in kept], b"".join(sig for _, sig in kept)
+                stamp = UNSETTLED
+        return Folder(self.directory, "\0".join(names), packed, stamp, "\0".join(self.subfolders))
+
+
+def _listed(root: Path, ignore: tuple[str, ...], known: dict[str, Folder]) -> list[_Listing]:
+    """Every folder the scan enters, in walk order; a folder of ``known`` whose signature
+    is unchanged and settled is taken from there instead of listed."""
+    ignored = frozenset(ignore_entries(ignore))
+    racy_after = time.time_ns() - RACY_NS
+    found: list[_Listing] = []
     pending = [(str(root), "")]
     while pending:
         directory, relative = pending.pop()
-        names: list[str] = []
-        sigs: list[bytes] = []
         try:
-            # Listed through a descriptor: each stat is then an fstatat() of the bare name,
-            # which spares the kernel walking the whole path again (a fifth of a warm scan).
-            fd = os.open(directory, _DIRECTORY_FLAGS) if _LIST_BY_DESCRIPTOR else None
+            fd = os.open(directory, _DIRECTORY_FLAGS) if _STAT_IN_FOLDER else None
         except (FileNotFoundError, NotADirectoryError, PermissionError):
             continue
         try:
-            with os.scandir(directory if fd is None else fd) as entries:
-                for entry in entries:
-                    name = entry.name
-                    if entry.is_dir(follow_symlinks=False):
-                        child = f"{relative}/{name}" if relative else name
-                        if not _skipped(name, child, ignored):
-                            pending.append((os.path.join(directory, name), child))
-                    elif name.endswith(".md"):
-                        try:
-                            if not entry.is_file():
-                                continue
-                            stat = entry.stat()
-                        except OSError:  # gone since the listing, a symlink loop
-                            continue
-                        names.append(name)
-                        sigs.append(
-                            pack_signature(
-                                stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino
-                            )
-                        )
+            stamp = _stamp(os.stat(directory if fd is None else fd), racy_after)
+            old = known.get(directory)
+            if old is not None and stamp != UNSETTLED and old.stamp == stamp:
+                names, subfolders = old.listed(), old.entered()
+            else:
+                names, subfolders = _list(directory if fd is None else fd, relative, ignored)
         except (FileNotFoundError, NotADirectoryError, PermissionError):
             continue
         finally:
             if fd is not None:
                 os.close(fd)
-        found.append((Folder.of(directory, names, sigs), relative))
+        found.append(_Listing(directory, relative, stamp, names, subfolders))
+        for name in subfolders:
+            pending.append(
+                (os.path.join(directory, name), f"{relative}/{name}" if relative else name)
+            )
     return found
+
+
+def _stamp(stat: os.stat_result, racy_after: int) -> bytes:
+    """A folder's signature, ``UNSETTLED`` when it changed a moment ago: an entry made
+    within the same timestamp tick after the listing would leave it as it was. (An entry
+    made later sets its mtime to that later time, so a settled mtime is enough, as for
+    files.)"""
+    if stat.st_mtime_ns > racy_after:
+        return UNSETTLED
+    return pack_signature(stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
+
+
+def _list(folder: str | int, relative: str, ignored: frozenset[str]) -> tuple[list[str], list[str]]:
+    """The names of a folder's entries that may be task files, and its subfolders the
+    scan enters."""
+    names: list[str] = []
+    subfolders: list[str] = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            name = entry.name
+            if entry.is_dir(follow_symlinks=False):
+                if not _skipped(name, f"{relative}/{name}" if relative else name, ignored):
+                    subfolders.append(name)
+            elif name.endswith(".md"):
+                names.append(name)
+    return names, subfolders
+
+
+def _halves(
+    shares: list[tuple[str, list[str]]], count: int
+) -> tuple[list[tuple[str, list[str]]], list[tuple[str, list[str]]]]:
+    """``shares`` (folders and file names) cut into two with half the files each, in order."""
+    first: list[tuple[str, list[str]]] = []
+    second: list[tuple[str, list[str]]] = []
+    room = count // 2
+    for directory, names in shares:
+        taken = names[:room]
+        room -= len(taken)
+        if taken:
+            first.append((directory, taken))
+        if len(taken) < len(names):
+            second.append((directory, names[len(taken) :]))
+    return first, second
+
+
+def _signatures(shares: list[tuple[str, list[str]]]) -> bytes:
+    """The packed signature of every file named in ``shares`` (folders and names), in
+    order; ``NOT_A_FILE`` for one that is gone or not a regular file."""
+    stat = os.stat
+    packed: list[bytes] = []
+    for directory, names in shares:
+        try:
+            # Through a descriptor, each stat is an fstatat() of the bare name, which
+            # spares the kernel walking the whole path again (a fifth of a warm scan).
+            fd = os.open(directory, _DIRECTORY_FLAGS) if _STAT_IN_FOLDER else None
+        except OSError:
+            packed += [NOT_A_FILE] * len(names)
+            continue
+        try:
+            for name in names:
+                try:
+                    found = (
+                        stat(name, dir_fd=fd)
+                        if fd is not None
+                        else stat(os.path.join(directory, name))
+                    )
+                except OSError:  # gone since the listing, a symlink loop
+                    packed.append(NOT_A_FILE)
+                    continue
+                packed.append(
+                    pack_signature(
+                        found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino
+                    )
+                    if S_ISREG(found.st_mode)
+                    else NOT_A_FILE
+                )
+        finally:
+            if fd is not None:
+                os.close(fd)
+    return b"".join(packed)
 
 
 def _place(directory: str) -> tuple[str | None, bool]:
@@ -301,25 +437,31 @@ def scan_source(
 ) -> Scan:
     """The :class:`Scan` of ``root``: its files walked and compared with the parse cache now,
     the rows decoded (or the changed files parsed) when its result is first asked for."""
-    walked = walk(root, ignore)
     cache = ParseCache.open(root) if use_cache else ParseCache.empty()
-    if cache.identity is not None and cache.folders == [folder for folder, _ in walked]:
-        compute = functools.partial(_from_cache, root, walked, cache, bodies=bodies)
+    known = cache.walked(ignore)
+    walked = walk(root, ignore, known)
+    if cache.identity is not None and known == [folder for folder, _ in walked]:
+        compute = functools.partial(_from_cache, root, ignore, walked, cache, bodies=bodies)
         return Scan(
             cache.identity, compute, intact=cache.head is not None and not cache.head.broken
         )
-    result, written = _rescan(root, walked, cache, bodies=bodies)
+    result, written = _rescan(root, ignore, walked, cache, bodies=bodies)
     return Scan(written, lambda: result)
 
 
 def _from_cache(
-    root: Path, walked: list[tuple[Folder, str]], cache: ParseCache, *, bodies: bool
+    root: Path,
+    ignore: tuple[str, ...],
+    walked: list[tuple[Folder, str]],
+    cache: ParseCache,
+    *,
+    bodies: bool,
 ) -> ScanResult:
     """The result when every file is as cached: the cached rows in the cached order (or,
     should they not decode, a rescan, which rewrites the cache)."""
     rows = cache.rows(bodies=bodies)
     if rows is None or cache.head is None:
-        return _rescan(root, walked, cache, bodies=bodies)[0]
+        return _rescan(root, ignore, walked, cache, bodies=bodies)[0]
     head = cache.head
     return _result(rows, head.tasks, head.archived, head.broken)
 
@@ -355,12 +497,12 @@ class _Merge:
                 return True
         return False
 
-    def regrouped(self, cache: ParseCache) -> bool:
-        """Whether there is a cache and its folders are not the ones walked (an empty
-        folder made or removed changes no row, but left uncached it would make every run
-        a rescan)."""
-        walked = [folder.path for folder in self.folders]
-        return cache.head is not None and walked != [folder.path for folder in cache.folders]
+    def regrouped(self, cache: ParseCache, ignore: tuple[str, ...]) -> bool:
+        """Whether there is a cache and its folders are not the ones walked with
+        ``ignore`` (an empty folder made or removed, a folder's own signature changed,
+        another ``ignore`` setting: no row changes, but left uncached it would make
+        every run a rescan)."""
+        return cache.head is not None and self.folders != cache.walked(ignore)
 
     def add(self, folder: Folder, relative: str) -> None:
         old, first = self.before.get(folder.path, (None, 0))
@@ -388,7 +530,7 @@ class _Merge:
                 else:
                     self.settled += 1
             sigs.append(sig)
-        self.folders.append(Folder.of(folder.path, names, sigs))
+        self.folders.append(msgspec.structs.replace(folder, sigs=b"".join(sigs)))
 
     def parse(self, root: Path) -> None:
         """Parse the queued files (on every core when there are many)."""
@@ -400,7 +542,12 @@ class _Merge:
 
 
 def _rescan(
-    root: Path, walked: list[tuple[Folder, str]], cache: ParseCache, *, bodies: bool
+    root: Path,
+    ignore: tuple[str, ...],
+    walked: list[tuple[Folder, str]],
+    cache: ParseCache,
+    *,
+    bodies: bool,
 ) -> tuple[ScanResult, bytes | None]:
     """The scan when some file changed, appeared or vanished (or nothing is cached), and
     the identity of the cache it wrote when that cache holds every file settled (the
@@ -421,12 +568,12 @@ def _rescan(
     # Every file parsed now cached for good (none racy): the next run can read it all.
     settled = merge.settled == len(merge.fresh)
     if cache.path is not None and (
-        merge.settled or merge.vanished(walked) or (settled and merge.regrouped(cache))
+        merge.settled or merge.vanished(walked) or (settled and merge.regrouped(cache, ignore))
     ):
         # Rows taken from a cache read without bodies have none: unless every row was
         # parsed now, write the head only (they keep their slots in the body file).
         complete = bodies or all(row.slot < 0 for row in rows)
-        written = cache.write(merge.folders, rows, order, bodies=complete)
+        written = cache.write(merge.folders, rows, order, ignore=ignore, bodies=complete)
     return _result(rows, *order), written if settled else None
 
 
