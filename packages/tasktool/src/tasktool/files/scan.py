@@ -51,7 +51,7 @@ READERS = 4
 READ_CHUNK = 32
 READ_WINDOW = 8
 #: Past this many files, a forked child makes half of a walk's ``stat`` calls.
-STAT_FORK_FROM = 20_000
+STAT_FORK_FROM = 5_000
 #: Whether a file can be stat-ed through its folder's descriptor (POSIX; not Windows).
 _STAT_IN_FOLDER = os.stat in os.supports_dir_fd and hasattr(os, "O_DIRECTORY")
 _DIRECTORY_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
