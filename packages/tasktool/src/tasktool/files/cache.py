@@ -23,7 +23,7 @@ from __future__ import annotations
 import gc
 import os
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -224,11 +224,15 @@ def read_head(root: Path) -> tuple[Head, int, Identity] | None:
 
 
 def read_rows(
-    root: Path, found: tuple[Head, int, Identity], decoder: msgspec.msgpack.Decoder[Any]
+    root: Path,
+    found: tuple[Head, int, Identity],
+    decoder: msgspec.msgpack.Decoder[Any],
+    blobs: list[bytes] | None = None,
 ) -> list[Any] | None:
     """The rows after the head ``found`` (as ``decoder`` reads a folder's array), read and
-    decoded a folder at a time, so only one folder's bytes are held at once; ``None``
-    when the file was replaced since the head was read, or does not decode."""
+    decoded a folder at a time, so only one folder's bytes are held at once (unless each
+    folder's bytes are kept in ``blobs``); ``None`` when the file was replaced since the
+    head was read, or does not decode."""
     head, start, identity = found
     rows: list[Any] = []
     try:
@@ -239,10 +243,13 @@ def read_rows(
             handle.seek(start)
             with no_collection():
                 for folder, span in zip(head.folders, head.spans, strict=True):
-                    part = decoder.decode(handle.read(span))
+                    blob = handle.read(span)
+                    part = decoder.decode(blob)
                     if len(part) != len(folder):
                         return None
                     rows += part
+                    if blobs is not None:
+                        blobs.append(blob)
     except (OSError, msgspec.DecodeError):
         return None
     return rows
@@ -308,6 +315,9 @@ class ParseCache:
         self._found = found
         self.head = found[0] if found is not None else None
         self._rows: list[Row] | None = None
+        #: Each folder's rows as the file holds them, when :meth:`rows` was asked to keep
+        #: them: a write that changes a few folders copies the others' bytes.
+        self._blobs: list[bytes] | None = None
 
     @classmethod
     def empty(cls) -> ParseCache:
@@ -330,14 +340,17 @@ class ParseCache:
     def folders(self) -> list[Folder]:
         return self.head.folders if self.head is not None else []
 
-    def rows(self, *, bodies: bool) -> list[Row] | None:
+    def rows(self, *, bodies: bool, keep_blobs: bool = False) -> list[Row] | None:
         """The cached rows (folder by folder, name by name), with their tasks' bodies when
-        ``bodies``; ``None`` when they do not decode or the body file does not match."""
+        ``bodies``; ``None`` when they do not decode or the body file does not match.
+        With ``keep_blobs`` (read before a :meth:`write`), each folder's bytes are kept."""
         if self.root is None or self._found is None or self.path is None:
             return None
         head = self._found[0]
         if self._rows is None:
-            rows = read_rows(self.root, self._found, _rows_decoder)
+            blobs: list[bytes] | None = [] if keep_blobs else None
+            rows = read_rows(self.root, self._found, _rows_decoder, blobs)
+            self._blobs = blobs
             parts = (head.tasks, head.archived, head.broken)
             if rows is None or any(
                 part and (min(part) < 0 or max(part) >= len(rows)) for part in parts
@@ -413,10 +426,14 @@ class ParseCache:
         *,
         ignore: Sequence[str] = (),
         bodies: bool = True,
+        same: Mapping[int, int] | None = None,
     ) -> bytes | None:
         """Write the cache: ``rows`` one per name of ``folders``, in order, as a walk
         with ``ignore`` found them; ``order`` is their :func:`result_order`. Returns the
         :attr:`identity` of what was written (``None`` when nothing was).
+
+        ``same`` maps a folder's number to that of a cached folder with the same rows:
+        writing the head only, their bytes are copied, not encoded again.
 
         With ``bodies`` every task carries its body and both files are written; without,
         only the head, its rows keeping their slots in the current body file.
@@ -448,10 +465,15 @@ class ParseCache:
                 else:
                     assert self.head is not None
                     token = self.head.token
+                kept = self._blobs if not bodies and same else None
                 blobs = []
                 start = 0
-                for folder in folders:
-                    blobs.append(_encoder.encode(rows[start : start + len(folder)]))
+                for number, folder in enumerate(folders):
+                    was = same.get(number) if kept is not None and same is not None else None
+                    if kept is not None and was is not None:
+                        blobs.append(kept[was])
+                    else:
+                        blobs.append(_encoder.encode(rows[start : start + len(folder)]))
                     start += len(folder)
                 spans = [len(blob) for blob in blobs]
                 head = _encoder.encode(

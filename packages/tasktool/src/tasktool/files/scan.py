@@ -471,13 +471,15 @@ class _Merge:
     signature, the others queued for parsing."""
 
     def __init__(self, cache: ParseCache, *, bodies: bool) -> None:
-        self.before_rows = cache.rows(bodies=bodies) or []
-        self.before: dict[str, tuple[Folder, int]] = {}  # path -> folder, its first row
+        self.before_rows = cache.rows(bodies=bodies, keep_blobs=True) or []
+        # path -> folder, its first row, its number
+        self.before: dict[str, tuple[Folder, int, int]] = {}
         start = 0
         if self.before_rows:
-            for folder in cache.folders:
-                self.before[folder.path] = (folder, start)
+            for number, folder in enumerate(cache.folders):
+                self.before[folder.path] = (folder, start, number)
                 start += len(folder)
+        self.same: dict[int, int] = {}  # folder number -> number of the cached one, unchanged
         self.rows: list[Row] = []
         self.folders: list[Folder] = []
         self.moved = [-1] * len(self.before_rows)  # old row number -> new
@@ -491,7 +493,7 @@ class _Merge:
     def vanished(self, walked: list[tuple[Folder, str]]) -> bool:
         """Whether a cached file is gone (its folder or just its name)."""
         now = {folder.path: folder for folder, _relative in walked}
-        for path, (old, _first) in self.before.items():
+        for path, (old, _first, _number) in self.before.items():
             folder = now.get(path)
             if len(old) and (folder is None or not set(old.listed()) <= set(folder.listed())):
                 return True
@@ -505,9 +507,10 @@ class _Merge:
         return cache.head is not None and self.folders != cache.walked(ignore)
 
     def add(self, folder: Folder, relative: str) -> None:
-        old, first = self.before.get(folder.path, (None, 0))
+        old, first, number = self.before.get(folder.path, (None, 0, 0))
         rows = self.rows
-        if old == folder:
+        if old is not None and (old.names, old.sigs) == (folder.names, folder.sigs):
+            self.same[len(self.folders)] = number
             self.moved[first : first + len(folder)] = range(len(rows), len(rows) + len(folder))
             rows += self.before_rows[first : first + len(folder)]
             self.folders.append(folder)
@@ -573,7 +576,9 @@ def _rescan(
         # Rows taken from a cache read without bodies have none: unless every row was
         # parsed now, write the head only (they keep their slots in the body file).
         complete = bodies or all(row.slot < 0 for row in rows)
-        written = cache.write(merge.folders, rows, order, ignore=ignore, bodies=complete)
+        written = cache.write(
+            merge.folders, rows, order, ignore=ignore, bodies=complete, same=merge.same
+        )
     return _result(rows, *order), written if settled else None
 
 
