@@ -163,6 +163,8 @@ Identity = tuple[int, int, int, int]
 
 _head_decoder = msgspec.msgpack.Decoder(Head)
 _rows_decoder = msgspec.msgpack.Decoder(list[Row])
+_split_decoder = msgspec.msgpack.Decoder(list[msgspec.Raw])  # a folder's rows, each undecoded
+_row_decoder = msgspec.msgpack.Decoder(Row)
 _body_decoder = msgspec.msgpack.Decoder(_BodyFile)
 _encoder = msgspec.msgpack.Encoder()
 
@@ -253,6 +255,42 @@ def read_rows(
     except (OSError, msgspec.DecodeError):
         return None
     return rows
+
+
+def read_some_rows(
+    root: Path, found: tuple[Head, int, Identity], numbers: Sequence[int]
+) -> dict[int, Row] | None:
+    """The rows numbered ``numbers`` (counted folder by folder, name by name), each decoded
+    alone: only the folders that hold one are read, and their other rows are only split
+    apart. ``None`` when a number is out of range, or as for :func:`read_rows`."""
+    head, start, identity = found
+    wanted = sorted(set(numbers))
+    if wanted and wanted[0] < 0:
+        return None
+    rows: dict[int, Row] = {}
+    at = 0  # the next of ``wanted`` to find
+    try:
+        with open(cache_path(root), "rb") as handle:
+            if _identity(os.fstat(handle.fileno())) != identity:
+                return None
+            first, offset = 0, start  # the folder's first row number, where its rows start
+            for folder, span in zip(head.folders, head.spans, strict=True):
+                if at == len(wanted):
+                    break
+                count = len(folder)
+                if wanted[at] < first + count:
+                    handle.seek(offset)
+                    items = _split_decoder.decode(handle.read(span))
+                    if len(items) != count:
+                        return None
+                    while at < len(wanted) and wanted[at] < first + count:
+                        rows[wanted[at]] = _row_decoder.decode(items[wanted[at] - first])
+                        at += 1
+                first += count
+                offset += span
+    except (OSError, msgspec.DecodeError):
+        return None
+    return rows if at == len(wanted) else None
 
 
 #: Row numbers in result order: active tasks, archived tasks, broken files.
@@ -378,6 +416,20 @@ class ParseCache:
                 ]
         except IndexError:
             return None
+
+    def rows_at(self, numbers: Sequence[int]) -> list[Row] | None:
+        """The rows numbered ``numbers`` without their bodies, in that order: for a command
+        that needs a few of them, read alone (:func:`read_some_rows`) unless all are
+        decoded already; ``None`` as for :meth:`rows`."""
+        if self._rows is not None:
+            rows = self._rows
+            if any(not 0 <= number < len(rows) for number in numbers):
+                return None
+            return [rows[number] for number in numbers]
+        if self.root is None or self._found is None:
+            return None
+        found = read_some_rows(self.root, self._found, numbers)
+        return [found[number] for number in numbers] if found is not None else None
 
     @property
     def entries(self) -> dict[str, CacheEntry]:
