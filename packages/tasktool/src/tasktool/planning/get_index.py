@@ -1,0 +1,183 @@
+"""What ``get`` needs beside the task's own file, kept from one run to the next, so that a
+warm ``get`` decodes one task's row of the parse cache instead of every task's (at 100,000
+tasks, decoding them all and indexing them by id took half of a warm ``get``).
+
+The index (a :mod:`~tasktool.planning.derived_memo` of kind ``get-index``, keyed on the
+repository's identity and settings) holds, for every position of
+:attr:`Repository.all_tasks <tasktool.planning.repository.Repository.all_tasks>`, the
+task's id, dependencies and parent and two flags (the first copy of its id, completed),
+one column each. Each column is one string, its values joined by separators, so that
+the tasks holding an id (the copies of the task, its dependents, its children) are found
+by ``str.find`` at C speed, nothing decoded per task: building it costs a pass over the
+tasks the first ``get`` after a change decodes anyway, and reading it a few milliseconds.
+
+With the index, ``get`` reads the rows of the task and its children alone
+(:meth:`Repository.tasks_at <tasktool.planning.repository.Repository.tasks_at>`) and
+raises what :meth:`Repository.get <tasktool.planning.repository.Repository.get>` raises.
+There is none (the caller takes the full path) with sibling worktrees (the tasks are
+overlaid, not the cache's rows), when the identity is not known, for an id that is empty
+or holds a separator, or when the tasks' ids, dependencies or parents hold one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import struct
+from typing import TYPE_CHECKING, NamedTuple
+
+import msgspec
+
+from tasktool.model.task import Status, Task
+from tasktool.planning.derived_memo import derived
+from tasktool.planning.repository import ambiguous_id
+
+if TYPE_CHECKING:
+    from tasktool.planning.repository import Repository
+
+KIND = "get-index"
+#: Separators: between two values of a column (and the items of one task's
+#: dependencies), and before each task's dependencies.
+_ITEM, _TASK = "\0", "\1"
+#: Flags of a position: the first copy of its id (what ``get`` and the graph take), and
+#: completed (a dependency on that id is met).
+_FIRST, _COMPLETED = 1, 2
+_END = struct.Struct("<I")
+
+
+class GetIndex(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """Columns over the positions of ``all_tasks``: ``ids`` (``\\0a\\0b\\0``, and where each
+    id ends in it), ``dependencies`` (``\\1`` then ``\\0d1\\0d2\\0`` per task, ``\\1`` alone
+    for none), ``parents`` (as ``ids``, empty for none) and ``flags``; the first ``active``
+    positions are the active tasks."""
+
+    active: int
+    ids: str
+    ends: bytes
+    dependencies: str
+    parents: str
+    flags: bytes
+
+    @classmethod
+    def of(cls, repo: Repository) -> GetIndex | None:
+        """The index of ``repo``'s tasks (decoding them), ``None`` when a value holds a
+        separator."""
+        tasks, by_id = repo.all_tasks, repo.by_id
+        ids = [task.id for task in tasks]
+        parents = [task.parent or "" for task in tasks]
+        lists = [task.dependencies for task in tasks]
+        values = "".join((*ids, *parents, *itertools.chain.from_iterable(lists)))
+        if _ITEM in values or _TASK in values or not all(ids):
+            return None
+        completed = Status.COMPLETED.value
+        return cls(
+            active=len(repo.tasks),
+            ids=_column(ids),
+            ends=struct.pack(f"<{len(ids)}I", *itertools.accumulate(len(i) + 1 for i in ids)),
+            dependencies="".join(f"{_TASK}{_column(deps)}" if deps else _TASK for deps in lists),
+            parents=_column(parents),
+            flags=bytes(
+                (_FIRST | (_COMPLETED if task.status == completed else 0))
+                if by_id[task.id] is task
+                else 0
+                for task in tasks
+            ),
+        )
+
+    def fits(self) -> bool:
+        """The columns agree in length (a memo that decodes but does not is not used)."""
+        size = len(self.flags)
+        return 0 <= self.active <= size and len(self.ends) == _END.size * size
+
+    def holders(self, task_id: str) -> list[int]:
+        """The positions of the tasks with this id, in order."""
+        return _holders(self.ids, _ITEM, task_id)
+
+    def dependents(self, task_id: str) -> list[str]:
+        """The ids of the active tasks that depend on ``task_id`` (of an id several hold,
+        the first copy counts), in order: as the graph's ``dependents``."""
+        return [
+            self.id_at(position)
+            for position in _holders(self.dependencies, _TASK, task_id)
+            if position < self.active and self.flags[position] & _FIRST
+        ]
+
+    def children(self, task_id: str) -> list[int]:
+        """The positions of the active tasks whose parent is ``task_id`` (of an id several
+        hold, the first copy counts), in order: as the graph's ``children``."""
+        return [
+            position
+            for position in _holders(self.parents, _ITEM, task_id)
+            if position < self.active and self.flags[position] & _FIRST
+        ]
+
+    def met(self, task_id: str) -> bool:
+        """The task this id names (active, else archived) is completed (as the graph)."""
+        at = self.ids.find(f"{_ITEM}{task_id}{_ITEM}")
+        return at >= 0 and bool(self.flags[self.ids.count(_ITEM, 0, at)] & _COMPLETED)
+
+    def id_at(self, position: int) -> str:
+        """The id of the task at ``position``."""
+        start = _END.unpack_from(self.ends, _END.size * (position - 1))[0] + 1 if position else 1
+        return self.ids[start : _END.unpack_from(self.ends, _END.size * position)[0]]
+
+
+def _column(values: list[str] | tuple[str, ...]) -> str:
+    return f"{_ITEM}{_ITEM.join(values)}{_ITEM}"
+
+
+def _holders(column: str, separator: str, value: str) -> list[int]:
+    """The numbers of the values of ``column`` (each begins with ``separator``) that hold
+    ``value`` as an item, in order and once each."""
+    needle = f"{_ITEM}{value}{_ITEM}"
+    found: list[int] = []
+    seen = counted = 0  # separators before ``counted``
+    at = column.find(needle)
+    while at >= 0:
+        seen += column.count(separator, counted, at + 1)
+        counted = at + 1
+        if not found or found[-1] != seen - 1:
+            found.append(seen - 1)
+        at = column.find(needle, at + len(needle) - 1)
+    return found
+
+
+class Found(NamedTuple):
+    """What ``get`` shows of an id: its task (body perhaps empty), the ids of its
+    dependents, its children, and its unmet dependencies."""
+
+    task: Task
+    dependents: list[str]
+    children: list[Task]
+    unmet: list[str]
+
+
+def lookup(repo: Repository, task_id: str) -> Found | None:
+    """:meth:`Repository.get <tasktool.planning.repository.Repository.get>` of ``task_id``
+    (it raises the same errors) with what ``get`` shows beside the task, from the index;
+    ``None`` when there is none (or the cache no longer reads as the index says): the
+    caller takes the full path."""
+    if repo.worktrees is not None or repo.identity is None or not _indexable(task_id):
+        return None
+    index = derived(repo, KIND, (), GetIndex | None, lambda: GetIndex.of(repo), valid=_fits, kept=1)
+    if index is None:
+        return None
+    holders = index.holders(task_id)
+    if not holders:
+        raise repo.missing(task_id)
+    positions = [*holders, *index.children(task_id)]
+    found = repo.tasks_at(positions)
+    if found is None or [task.id for task in found] != [index.id_at(at) for at in positions]:
+        return None
+    if len(holders) > 1:
+        raise ambiguous_id(task_id, [task.file_path for task in found[: len(holders)]])
+    task = found[0]
+    unmet = [dep for dep in task.dependencies if not index.met(dep)]
+    return Found(task, index.dependents(task_id), found[1:], unmet)
+
+
+def _fits(index: GetIndex | None) -> bool:
+    return index is None or index.fits()
+
+
+def _indexable(task_id: str) -> bool:
+    return bool(task_id) and _ITEM not in task_id and _TASK not in task_id
