@@ -41,18 +41,18 @@ _ITEM, _TASK = "\0", "\1"
 #: Flags of a position: the first copy of its id (what ``get`` and the graph take), and
 #: completed (a dependency on that id is met).
 _FIRST, _COMPLETED = 1, 2
-_END = struct.Struct("<I")
+_LENGTH = struct.Struct("<I")
 
 
 class GetIndex(msgspec.Struct, frozen=True, array_like=True, gc=False):
-    """Columns over the positions of ``all_tasks``: ``ids`` (``\\0a\\0b\\0``, and where each
-    id ends in it), ``dependencies`` (``\\1`` then ``\\0d1\\0d2\\0`` per task, ``\\1`` alone
-    for none), ``parents`` (as ``ids``, empty for none) and ``flags``; the first ``active``
-    positions are the active tasks."""
+    """Columns over the positions of ``all_tasks``: ``ids`` (``\\0a\\0b\\0``, and the running
+    total of their ``lengths``, to slice one out), ``dependencies`` (``\\1`` then
+    ``\\0d1\\0d2\\0`` per task, ``\\1`` alone for none), ``parents`` (as ``ids``, empty for
+    none) and ``flags``; the first ``active`` positions are the active tasks."""
 
     active: int
     ids: str
-    ends: bytes
+    lengths: bytes
     dependencies: str
     parents: str
     flags: bytes
@@ -60,33 +60,46 @@ class GetIndex(msgspec.Struct, frozen=True, array_like=True, gc=False):
     @classmethod
     def of(cls, repo: Repository) -> GetIndex | None:
         """The index of ``repo``'s tasks (decoding them), ``None`` when a value holds a
-        separator."""
-        tasks, by_id = repo.all_tasks, repo.by_id
+        separator (or an id is empty)."""
+        tasks = repo.all_tasks
         ids = [task.id for task in tasks]
-        parents = [task.parent or "" for task in tasks]
         lists = [task.dependencies for task in tasks]
-        values = "".join((*ids, *parents, *itertools.chain.from_iterable(lists)))
-        if _ITEM in values or _TASK in values or not all(ids):
+        column, parents = _column(ids), _column([task.parent or "" for task in tasks])
+        dependencies = "".join([f"{_TASK}{_column(deps)}" if deps else _TASK for deps in lists])
+        size = len(ids)
+        # Each value holds no separator iff each column holds just the separators it was
+        # joined with: counted at C speed, not value by value.
+        if (
+            column.count(_ITEM) != size + 1
+            or parents.count(_ITEM) != size + 1
+            or dependencies.count(_TASK) != size
+            or dependencies.count(_ITEM) != sum(map(len, lists)) + size - lists.count(())
+            or _TASK in column
+            or _TASK in parents
+        ):
+            return None
+        # The first position of each id (the task ``by_id`` gives): built from the end, the
+        # earliest position of an id is written last.
+        first = dict(zip(reversed(ids), range(size - 1, -1, -1), strict=True))
+        if "" in first:
             return None
         completed = Status.COMPLETED.value
+        flags = bytearray([_COMPLETED if task.status == completed else 0 for task in tasks])
+        for position in first.values():
+            flags[position] |= _FIRST
         return cls(
             active=len(repo.tasks),
-            ids=_column(ids),
-            ends=struct.pack(f"<{len(ids)}I", *itertools.accumulate(len(i) + 1 for i in ids)),
-            dependencies="".join(f"{_TASK}{_column(deps)}" if deps else _TASK for deps in lists),
-            parents=_column(parents),
-            flags=bytes(
-                (_FIRST | (_COMPLETED if task.status == completed else 0))
-                if by_id[task.id] is task
-                else 0
-                for task in tasks
-            ),
+            ids=column,
+            lengths=struct.pack(f"<{size}I", *itertools.accumulate(map(len, ids))),
+            dependencies=dependencies,
+            parents=parents,
+            flags=bytes(flags),
         )
 
     def fits(self) -> bool:
         """The columns agree in length (a memo that decodes but does not is not used)."""
         size = len(self.flags)
-        return 0 <= self.active <= size and len(self.ends) == _END.size * size
+        return 0 <= self.active <= size and len(self.lengths) == _LENGTH.size * size
 
     def holders(self, task_id: str) -> list[int]:
         """The positions of the tasks with this id, in order."""
@@ -117,8 +130,12 @@ class GetIndex(msgspec.Struct, frozen=True, array_like=True, gc=False):
 
     def id_at(self, position: int) -> str:
         """The id of the task at ``position``."""
-        start = _END.unpack_from(self.ends, _END.size * (position - 1))[0] + 1 if position else 1
-        return self.ids[start : _END.unpack_from(self.ends, _END.size * position)[0]]
+        # ``lengths`` holds the running total of the ids' lengths, separators left out.
+        end = _LENGTH.unpack_from(self.lengths, _LENGTH.size * position)[0] + position + 1
+        before = (
+            _LENGTH.unpack_from(self.lengths, _LENGTH.size * (position - 1))[0] if position else 0
+        )
+        return self.ids[before + position + 1 : end]
 
 
 def _column(values: list[str] | tuple[str, ...]) -> str:
