@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 import struct
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -158,7 +158,7 @@ def _holders(column: str, separator: str, value: str) -> list[int]:
     return found
 
 
-class Found(NamedTuple):
+class Found(msgspec.Struct, frozen=True, gc=False):
     """What ``get`` shows of an id: its task (body perhaps empty), the ids of its
     dependents, its children, and its unmet dependencies."""
 

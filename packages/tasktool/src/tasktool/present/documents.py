@@ -77,13 +77,13 @@ def list_tasks(
 def _worklog(repo: Repository, task_id: str, holder: Task | None = None) -> dict[str, Any] | None:
     """``{path, entries, last}`` of the task's worklog, or ``None`` when it has none
     (``holder``: the task with this id, when the caller has it)."""
-    from tasktool.planning.worklog import read_worklog  # only get needs it, not list
-
     if not is_safe_id(task_id):
         return None
     path = repo.worklog_path(task_id, holder=holder)
     if not path.exists():
         return None
+    from tasktool.planning.worklog import read_worklog  # only for a task that has one
+
     entries = read_worklog(repo, task_id, holder=holder).entries
     return {
         "path": str(path),
