@@ -1,10 +1,13 @@
-"""A few rows of the parse cache, read alone (``ParseCache.rows_at``): the same rows as
-decoding them all, in the order asked, and nothing when the cache changed under the run."""
+"""A few rows of the parse cache read alone (``ParseCache.rows_at``), or every row with a
+few of its task's fields (``rows_as``): the same values as decoding every row whole, and
+nothing when the cache changed under the run."""
 
 from __future__ import annotations
 
 import random
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from tasktool.files.cache import ParseCache
 from tasktool.files.scan import scan_source, scan_tasks
@@ -14,11 +17,17 @@ if TYPE_CHECKING:
     from tests.tasktool.conftest import Project, TaskWriter
 
 
+class _Few(msgspec.Struct, frozen=True):
+    id: str
+    dependencies: tuple[str, ...] = ()
+
+
 def _cached(project: Project, write_task: TaskWriter) -> None:
     for number in range(1, 31):
         where = ("", "a", "b/archive", "c/d")[number % 4]
         write_task(str(number), where=where)
     (project.root / "a" / "bad-task.md").write_text("---\nid: '99'\ntitle: [x\n---\n")
+    write_task("31", where="a", dependencies=["'1'", "'2'"])
     age(project.root)
     scan_tasks(project.root)
 
@@ -65,3 +74,35 @@ def test_a_scan_reads_its_broken_files_and_tasks_alone(
     assert "result" not in vars(alone)  # none of it decoded every row
     assert alone.result == result
     assert alone.tasks_at(positions) == [everything[at] for at in positions]
+
+
+def test_rows_decoded_as_a_few_fields(project: Project, write_task: TaskWriter) -> None:
+    _cached(project, write_task)
+    every = ParseCache.open(project.root).rows(bodies=False)
+    few = ParseCache.open(project.root).rows_as(_Few)
+    assert every is not None
+    assert few is not None
+    assert [(row.task.id, row.task.dependencies) if row.task else None for row in few] == [
+        (row.task.id, row.task.dependencies) if row.task else None for row in every
+    ]
+    assert ("31", ("1", "2")) in [(row.task.id, row.task.dependencies) for row in few if row.task]
+
+
+def test_only_a_scan_read_from_the_cache_projects(project: Project, write_task: TaskWriter) -> None:
+    """A scan that parsed files has its result and nothing else; the next one reads the
+    cache, and its projection is its result's tasks, a few fields each."""
+    _cached(project, write_task)
+    write_task("32", where="a")
+    age(project.root)
+    parsed = scan_source(project.root, bodies=False)
+    assert not parsed.from_cache
+    assert parsed.project(_Few) is None
+    cached = scan_source(project.root, bodies=False)
+    assert cached.from_cache
+    projected = cached.project(_Few)
+    assert projected is not None
+    result = parsed.result
+    assert [[task.id for task in part] for part in projected] == [
+        [task.id for task in result.tasks],
+        [task.id for task in result.archived],
+    ]

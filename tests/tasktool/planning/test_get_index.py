@@ -157,7 +157,7 @@ def test_every_id_prints_what_the_full_path_prints(root: Path, fmt: str) -> None
     cold = outputs()
     assert not _memo(root).exists()
     state.unlink()
-    building = outputs()  # the first run writes the cache, the next the index...
+    building = outputs()  # the first run parses and writes the cache, the next the index...
     assert _memo(root).exists()
     stamp = _stamp(_memo(root))
     assert outputs() == building == cold  # ...which every later run reads
@@ -260,6 +260,7 @@ def test_no_index_with_sibling_worktrees(tmp_path: Path) -> None:
 
 
 def test_an_id_that_cannot_be_indexed_is_looked_up_in_full(root: Path) -> None:
+    _load(root)  # parses the files; the next run reads them from the cache
     repo = _load(root)
     assert repo.identity is not None
     assert lookup(repo, "002") is not None
@@ -366,7 +367,10 @@ def test_after_random_edits_warm_answers_equal_cold_ones(
         for op in ops:
             _apply(root / "tasks", op, counter)
             cold = _cold(root, asked)
-            assert _warm(root, asked) == cold  # the first run after the edit builds the index
+            before = _stamp(_memo(root)) if _memo(root).exists() else None
+            assert _warm(root, asked) == cold  # the run that parses the edit: the full path
+            assert (_stamp(_memo(root)) if _memo(root).exists() else None) == before
+            assert _warm(root, asked) == cold  # the next one builds the index from the rows
             stamp = _stamp(_memo(root))
-            assert _warm(root, asked) == cold  # the next one reads it
+            assert _warm(root, asked) == cold  # and the next reads it
             assert _stamp(_memo(root)) == stamp

@@ -62,6 +62,7 @@ NOT_A_FILE = pack_signature(-2, 0, 0, 0)
 #: The row of a file still to be parsed.
 _PENDING = Row()
 T = TypeVar("T")
+S = TypeVar("S", bound=msgspec.Struct)
 
 
 class ScanResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -443,6 +444,25 @@ class Scan:
         if rows is None or any(row.task is None for row in rows):
             return None
         return [row.task for row in rows]  # type: ignore[misc]
+
+    @property
+    def from_cache(self) -> bool:
+        """Whether the result is the cache's rows as read by this scan (it parsed none)."""
+        return self._cache is not None
+
+    def project(self, kind: type[S]) -> tuple[list[S], list[S]] | None:
+        """The result's active and archived tasks decoded as ``kind`` from the cache's rows
+        (see :meth:`ParseCache.rows_as`); ``None`` when this scan parsed files (its result
+        is all there is) or the rows no longer read."""
+        head = self._cache.head if self._cache is not None else None
+        rows = self._cache.rows_as(kind) if self._cache is not None else None
+        if head is None or rows is None:
+            return None
+        active = [rows[number].task for number in head.tasks]
+        archived = [rows[number].task for number in head.archived]
+        if None in active or None in archived:
+            return None
+        return active, archived
 
     def _undecoded(self) -> Head | None:
         """The cache's head while the result is still to be decoded from its rows."""

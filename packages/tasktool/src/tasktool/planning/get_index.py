@@ -8,15 +8,21 @@ repository's identity and settings) holds, for every position of
 task's id, dependencies and parent and two flags (the first copy of its id, completed),
 one column each. Each column is one string, its values joined by separators, so that
 the tasks holding an id (the copies of the task, its dependents, its children) are found
-by ``str.find`` at C speed, nothing decoded per task: building it costs a pass over the
-tasks the first ``get`` after a change decodes anyway, and reading it a few milliseconds.
+by ``str.find`` at C speed, nothing decoded per task: reading it takes a few
+milliseconds.
+
+It is built by a ``get`` whose tasks are the parse cache's rows as it read them, from
+those four fields alone (:meth:`Repository.project
+<tasktool.planning.repository.Repository.project>`: a third of the cost of decoding whole
+tasks, less than the full path). A ``get`` that parsed files (the first run after an
+edit: that identity may not outlive the next edit) takes the full path and builds none,
+as do a ``get`` with sibling worktrees overlaid (the tasks shown are not the rows), of an
+id that is empty or holds a separator, or of tasks whose ids, dependencies or parents
+hold one.
 
 With the index, ``get`` reads the rows of the task and its children alone
 (:meth:`Repository.tasks_at <tasktool.planning.repository.Repository.tasks_at>`) and
 raises what :meth:`Repository.get <tasktool.planning.repository.Repository.get>` raises.
-There is none (the caller takes the full path) with sibling worktrees (the tasks are
-overlaid, not the cache's rows), when the identity is not known, for an id that is empty
-or holds a separator, or when the tasks' ids, dependencies or parents hold one.
 """
 
 from __future__ import annotations
@@ -44,6 +50,15 @@ _FIRST, _COMPLETED = 1, 2
 _LENGTH = struct.Struct("<I")
 
 
+class _Fields(msgspec.Struct, frozen=True, gc=False):
+    """What the index takes of a task (decoded alone: the rest of each row is skipped)."""
+
+    id: str
+    status: str = Status.PENDING.value
+    dependencies: tuple[str, ...] = ()
+    parent: str | None = None
+
+
 class GetIndex(msgspec.Struct, frozen=True, array_like=True, gc=False):
     """Columns over the positions of ``all_tasks``: ``ids`` (``\\0a\\0b\\0``, and the running
     total of their ``lengths``, to slice one out), ``dependencies`` (``\\1`` then
@@ -59,9 +74,14 @@ class GetIndex(msgspec.Struct, frozen=True, array_like=True, gc=False):
 
     @classmethod
     def of(cls, repo: Repository) -> GetIndex | None:
-        """The index of ``repo``'s tasks (decoding them), ``None`` when a value holds a
+        """The index of ``repo``'s tasks, their fields decoded from the parse cache's rows
+        (:meth:`Repository.project`); ``None`` when they do not read, or a value holds a
         separator (or an id is empty)."""
-        tasks = repo.all_tasks
+        projected = repo.project(_Fields)
+        if projected is None:
+            return None
+        active, archived = projected
+        tasks = active + archived
         ids = [task.id for task in tasks]
         lists = [task.dependencies for task in tasks]
         column, parents = _column(ids), _column([task.parent or "" for task in tasks])
@@ -88,7 +108,7 @@ class GetIndex(msgspec.Struct, frozen=True, array_like=True, gc=False):
         for position in first.values():
             flags[position] |= _FIRST
         return cls(
-            active=len(repo.tasks),
+            active=len(active),
             ids=column,
             lengths=struct.pack(f"<{size}I", *itertools.accumulate(map(len, ids))),
             dependencies=dependencies,
@@ -170,10 +190,10 @@ class Found(msgspec.Struct, frozen=True, gc=False):
 
 def lookup(repo: Repository, task_id: str) -> Found | None:
     """:meth:`Repository.get <tasktool.planning.repository.Repository.get>` of ``task_id``
-    (it raises the same errors) with what ``get`` shows beside the task, from the index;
-    ``None`` when there is none (or the cache no longer reads as the index says): the
-    caller takes the full path."""
-    if repo.worktrees is not None or repo.identity is None or not _indexable(task_id):
+    (it raises the same errors) with what ``get`` shows beside the task, from the index
+    (built now when there is none yet); ``None`` when the index does not apply, or the
+    cache no longer reads as it says: the caller takes the full path."""
+    if not repo.from_cache or repo.identity is None or not _indexable(task_id):
         return None
     index = derived(repo, KIND, (), GetIndex | None, lambda: GetIndex.of(repo), valid=_fits, kept=1)
     if index is None:

@@ -27,7 +27,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+import msgspec
 
 from tasktool.config import LoadedConfig, Overrides, load_config
 from tasktool.files.scan import Scan, ScanResult, scan_source
@@ -43,6 +45,7 @@ if TYPE_CHECKING:
     from tasktool.planning.siblings import Merged
 
 WORKLOG_DIR = ".worklogs"
+S = TypeVar("S", bound=msgspec.Struct)
 
 
 class Repository:
@@ -160,6 +163,20 @@ class Repository:
                     code="task.broken",
                 )
         return task_not_found(task_id)
+
+    @property
+    def from_cache(self) -> bool:
+        """Whether ``tasks`` and ``archived`` are the parse cache's rows as this run read
+        them (it parsed no file, and no sibling worktree is overlaid): :meth:`project`
+        answers."""
+        return self._merged is None and self._scan.from_cache
+
+    def project(self, kind: type[S]) -> tuple[list[S], list[S]] | None:
+        """``tasks`` and ``archived`` decoded as ``kind``, a struct with some of
+        :class:`Task`'s fields (the others skipped: at 100,000 tasks a third of the cost
+        of decoding them), from the parse cache's rows; ``None`` unless
+        :attr:`from_cache` (or the rows no longer read)."""
+        return self._scan.project(kind) if self.from_cache else None
 
     def tasks_at(self, positions: Sequence[int]) -> list[Task] | None:
         """``all_tasks`` at these positions (their bodies perhaps empty); while the tasks are
