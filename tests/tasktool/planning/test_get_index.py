@@ -374,3 +374,22 @@ def test_after_random_edits_warm_answers_equal_cold_ones(
             stamp = _stamp(_memo(root))
             assert _warm(root, asked) == cold  # and the next reads it
             assert _stamp(_memo(root)) == stamp
+
+
+def test_a_task_directory_without_a_task_has_an_index_too(root: Path) -> None:
+    """Only files that cannot be read: ``get`` names them (``task.broken``), from an
+    index of no task."""
+    for path in _files(root / "tasks"):
+        if str(path.relative_to(root / "tasks")) not in BROKEN:
+            path.unlink()
+    _age(root)
+    _load(root)
+    for _ in range(2):
+        with pytest.raises(TaskToolError, match="no task with id '001'"):
+            lookup(_load(root), "001")
+        assert _memo(root).exists()
+    stamp = _stamp(_memo(root))
+    asked = ("001", "014", "017")
+    assert _warm(root, asked) == _cold(root, asked)
+    assert _warm(root, asked)["014"][0] == "task.broken"
+    assert _stamp(_memo(root)) == stamp

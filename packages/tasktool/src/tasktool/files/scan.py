@@ -10,6 +10,7 @@ taskmd's ``<task dir>/cli/archive/``) are archived tasks.
 from __future__ import annotations
 
 import functools
+import operator
 import os
 import time
 from collections import deque
@@ -62,6 +63,7 @@ NOT_A_FILE = pack_signature(-2, 0, 0, 0)
 #: The row of a file still to be parsed.
 _PENDING = Row()
 T = TypeVar("T")
+_task_of = operator.attrgetter("task")
 S = TypeVar("S", bound=msgspec.Struct)
 
 
@@ -458,8 +460,8 @@ class Scan:
         rows = self._cache.rows_as(kind) if self._cache is not None else None
         if head is None or rows is None:
             return None
-        active = [rows[number].task for number in head.tasks]
-        archived = [rows[number].task for number in head.archived]
+        active = list(map(_task_of, map(rows.__getitem__, head.tasks)))
+        archived = list(map(_task_of, map(rows.__getitem__, head.archived)))
         if None in active or None in archived:
             return None
         return active, archived
