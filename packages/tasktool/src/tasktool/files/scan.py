@@ -63,8 +63,8 @@ NOT_A_FILE = pack_signature(-2, 0, 0, 0)
 #: The row of a file still to be parsed.
 _PENDING = Row()
 T = TypeVar("T")
-_task_of = operator.attrgetter("task")
 S = TypeVar("S", bound=msgspec.Struct)
+_task_of = operator.attrgetter("task")
 
 
 class ScanResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -456,9 +456,11 @@ class Scan:
         """The result's active and archived tasks decoded as ``kind`` from the cache's rows
         (see :meth:`ParseCache.rows_as`); ``None`` when this scan parsed files (its result
         is all there is) or the rows no longer read."""
-        head = self._cache.head if self._cache is not None else None
-        rows = self._cache.rows_as(kind) if self._cache is not None else None
-        if head is None or rows is None:
+        if self._cache is None or self._cache.head is None:
+            return None
+        head = self._cache.head
+        rows = self._cache.rows_as(kind)
+        if rows is None:
             return None
         active = list(map(_task_of, map(rows.__getitem__, head.tasks)))
         archived = list(map(_task_of, map(rows.__getitem__, head.archived)))
