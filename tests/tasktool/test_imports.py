@@ -89,7 +89,10 @@ READ_PATHS: dict[tuple[str, ...], tuple[set[str], set[str]]] = {
         {"tasktool.cli.commands.listing"},
     ),
     ("list",): ({"bisect", "tasktool.planning.worklog"}, {"tasktool.cli.commands.listing"}),
-    ("get", "1"): ({"bisect", "tasktool.planning.graph"}, {"tasktool.planning.worklog"}),
+    ("get", "1"): (
+        {"bisect", "tasktool.planning.graph", "tasktool.planning.worklog"},  # 1 has no worklog
+        {"tasktool.planning.get_index"},
+    ),
     ("next",): (
         {"tasktool.planning.board", "tasktool.planning.tracks", "tasktool.present.graph_render"},
         {"tasktool.cli.commands.planning", "tasktool.planning.ranking", "bisect"},  # overlay's

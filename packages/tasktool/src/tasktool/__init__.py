@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from tasktool.planning.writes import update_task as update_task
     from tasktool.present.documents import board_document as board_document
     from tasktool.present.documents import config_document as config_document
+    from tasktool.present.documents import get_document as get_document
     from tasktool.present.documents import graph_document as graph_document
     from tasktool.present.documents import list_tasks as list_tasks
     from tasktool.present.documents import next_document as next_document
@@ -110,6 +111,7 @@ __all__ = [
     "create_task",
     "create_tasks",
     "deduplicate",
+    "get_document",
     "graph_document",
     "group_tasks",
     "list_tasks",
@@ -176,6 +178,7 @@ __getattr__, __dir__ = lazy_exports(
         "compute_stats": ".planning.stats",
         "create_task": ".planning.writes",
         "create_tasks": ".planning.writes",
+        "get_document": ".present.documents",
         "graph_document": ".present.documents",
         "list_tasks": ".present.documents",
         "load_config": ".config.loader",

@@ -163,6 +163,17 @@ Identity = tuple[int, int, int, int]
 
 _head_decoder = msgspec.msgpack.Decoder(Head)
 _rows_decoder = msgspec.msgpack.Decoder(list[Row])
+_split_decoder = msgspec.msgpack.Decoder(list[msgspec.Raw])  # a folder's rows, each undecoded
+_row_decoder = msgspec.msgpack.Decoder(Row)
+
+
+def _projected(kind: type[Any]) -> msgspec.msgpack.Decoder[list[Any]]:
+    """A decoder of a folder's rows (as :class:`Row`) whose tasks decode as ``kind``."""
+    fields = [("task", kind | None), ("broken", msgspec.Raw), ("slot", int)]  # Raw: skipped
+    row = msgspec.defstruct("Projected", fields, array_like=True, frozen=True, gc=False)
+    return msgspec.msgpack.Decoder(list[row])  # type: ignore[valid-type]
+
+
 _body_decoder = msgspec.msgpack.Decoder(_BodyFile)
 _encoder = msgspec.msgpack.Encoder()
 
@@ -255,6 +266,42 @@ def read_rows(
     return rows
 
 
+def read_some_rows(
+    root: Path, found: tuple[Head, int, Identity], numbers: Sequence[int]
+) -> dict[int, Row] | None:
+    """The rows numbered ``numbers`` (counted folder by folder, name by name), each decoded
+    alone: only the folders that hold one are read, and their other rows are only split
+    apart. ``None`` when a number is out of range, or as for :func:`read_rows`."""
+    head, start, identity = found
+    wanted = sorted(set(numbers))
+    if wanted and wanted[0] < 0:
+        return None
+    rows: dict[int, Row] = {}
+    at = 0  # the next of ``wanted`` to find
+    try:
+        with open(cache_path(root), "rb") as handle:
+            if _identity(os.fstat(handle.fileno())) != identity:
+                return None
+            first, offset = 0, start  # the folder's first row number, where its rows start
+            for folder, span in zip(head.folders, head.spans, strict=True):
+                if at == len(wanted):
+                    break
+                count = len(folder)
+                if wanted[at] < first + count:
+                    handle.seek(offset)
+                    items = _split_decoder.decode(handle.read(span))
+                    if len(items) != count:
+                        return None
+                    while at < len(wanted) and wanted[at] < first + count:
+                        rows[wanted[at]] = _row_decoder.decode(items[wanted[at] - first])
+                        at += 1
+                first += count
+                offset += span
+    except (OSError, msgspec.DecodeError):
+        return None
+    return rows if at == len(wanted) else None
+
+
 #: Row numbers in result order: active tasks, archived tasks, broken files.
 Order = tuple[list[int], list[int], list[int]]
 
@@ -344,17 +391,14 @@ class ParseCache:
         """The cached rows (folder by folder, name by name), with their tasks' bodies when
         ``bodies``; ``None`` when they do not decode or the body file does not match.
         With ``keep_blobs`` (read before a :meth:`write`), each folder's bytes are kept."""
-        if self.root is None or self._found is None or self.path is None:
+        if self._found is None or self.path is None:
             return None
         head = self._found[0]
         if self._rows is None:
             blobs: list[bytes] | None = [] if keep_blobs else None
-            rows = read_rows(self.root, self._found, _rows_decoder, blobs)
+            rows = self._read(_rows_decoder, blobs)
             self._blobs = blobs
-            parts = (head.tasks, head.archived, head.broken)
-            if rows is None or any(
-                part and (min(part) < 0 or max(part) >= len(rows)) for part in parts
-            ):
+            if rows is None:
                 return None
             self._rows = rows
         if not bodies:
@@ -378,6 +422,44 @@ class ParseCache:
                 ]
         except IndexError:
             return None
+
+    def rows_as(self, kind: type[Any]) -> list[Any] | None:
+        """The cached rows (folder by folder, name by name) with their tasks decoded as
+        ``kind``, a struct with some of :class:`Task`'s fields (the others are skipped, not
+        decoded: a fraction of the cost for a command that needs a few of them);
+        ``None`` as for :meth:`rows`."""
+        return self._read(_projected(kind))
+
+    def _read(
+        self, decoder: msgspec.msgpack.Decoder[list[Any]], blobs: list[bytes] | None = None
+    ) -> list[Any] | None:
+        """Every row as ``decoder`` reads a folder's (each folder's bytes kept in
+        ``blobs``), ``None`` when they do not decode or the result order names a row that
+        is not there."""
+        if self.root is None or self._found is None:
+            return None
+        head = self._found[0]
+        rows = read_rows(self.root, self._found, decoder, blobs)
+        parts = (head.tasks, head.archived, head.broken)
+        if rows is None or any(
+            part and (min(part) < 0 or max(part) >= len(rows)) for part in parts
+        ):
+            return None
+        return rows
+
+    def rows_at(self, numbers: Sequence[int]) -> list[Row] | None:
+        """The rows numbered ``numbers`` without their bodies, in that order: for a command
+        that needs a few of them, read alone (:func:`read_some_rows`) unless all are
+        decoded already; ``None`` as for :meth:`rows`."""
+        if self._rows is not None:
+            rows = self._rows
+            if any(not 0 <= number < len(rows) for number in numbers):
+                return None
+            return [rows[number] for number in numbers]
+        if self.root is None or self._found is None:
+            return None
+        found = read_some_rows(self.root, self._found, numbers)
+        return [found[number] for number in numbers] if found is not None else None
 
     @property
     def entries(self) -> dict[str, CacheEntry]:

@@ -10,12 +10,14 @@ taskmd's ``<task dir>/cli/archive/``) are archived tasks.
 from __future__ import annotations
 
 import functools
+import operator
 import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from stat import S_ISREG
+from typing import TypeVar
 
 import msgspec
 
@@ -23,6 +25,7 @@ from tasktool.files.cache import (
     SIG_SIZE,
     UNSETTLED,
     Folder,
+    Head,
     ParseCache,
     Row,
     ignore_entries,
@@ -59,6 +62,9 @@ _DIRECTORY_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
 NOT_A_FILE = pack_signature(-2, 0, 0, 0)
 #: The row of a file still to be parsed.
 _PENDING = Row()
+T = TypeVar("T")
+S = TypeVar("S", bound=msgspec.Struct)
+_task_of = operator.attrgetter("task")
 
 
 class ScanResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -402,7 +408,8 @@ class Scan:
     (a file changed a moment ago, no cache): the same identity, the same result (bodies
     aside). Read from the cache, the result is its rows, decoded only when asked for, so
     a command that recalls what it derived from them (a memo keyed on the identity) never
-    decodes them: at 100,000 tasks a quarter of a warm run.
+    decodes them: at 100,000 tasks a quarter of a warm run. Until then :attr:`broken` and
+    :meth:`tasks_at` read the few rows they need alone.
     """
 
     def __init__(
@@ -410,17 +417,66 @@ class Scan:
         identity: bytes | None,
         compute: Callable[[], ScanResult],
         *,
-        intact: bool = False,
+        cache: ParseCache | None = None,
     ) -> None:
         self.identity = identity
         self._compute = compute
-        self._intact = intact
+        self._cache = cache  # the cache read for the identity (its rows are the result)
 
     @property
     def broken(self) -> tuple[Diagnostic, ...]:
-        """The result's broken files: none, without decoding anything, when the cache
-        (read for the identity) says that every file parsed."""
-        return () if self._intact else self.result.broken
+        """The result's broken files: read alone from the cache (none to read when it says
+        that every file parsed) while the result is not decoded."""
+        head = self._undecoded()
+        if head is not None:
+            rows = self._rows_at(head.broken)
+            if rows is not None and all(row.broken is not None for row in rows):
+                return tuple([row.broken for row in rows])  # type: ignore[misc]
+        return self.result.broken
+
+    def tasks_at(self, positions: Sequence[int]) -> list[Task] | None:
+        """The tasks at these positions of the result's active then archived tasks (their
+        bodies perhaps empty), read alone from the cache while the result is not decoded;
+        ``None`` when a position is out of range or the cache no longer reads as it did."""
+        head = self._undecoded()
+        if head is None:
+            return _pick(self.result.tasks, self.result.archived, positions)
+        numbers = _pick(head.tasks, head.archived, positions)
+        rows = self._rows_at(numbers) if numbers is not None else None
+        if rows is None or any(row.task is None for row in rows):
+            return None
+        return [row.task for row in rows]  # type: ignore[misc]
+
+    @property
+    def from_cache(self) -> bool:
+        """Whether the result is the cache's rows as read by this scan (it parsed none)."""
+        return self._cache is not None
+
+    def project(self, kind: type[S]) -> tuple[list[S], list[S]] | None:
+        """The result's active and archived tasks decoded as ``kind`` from the cache's rows
+        (see :meth:`ParseCache.rows_as`); ``None`` when this scan parsed files (its result
+        is all there is) or the rows no longer read."""
+        if self._cache is None or self._cache.head is None:
+            return None
+        head = self._cache.head
+        rows = self._cache.rows_as(kind)
+        if rows is None:
+            return None
+        active = list(map(_task_of, map(rows.__getitem__, head.tasks)))
+        archived = list(map(_task_of, map(rows.__getitem__, head.archived)))
+        if None in active or None in archived:
+            return None
+        return active, archived
+
+    def _undecoded(self) -> Head | None:
+        """The cache's head while the result is still to be decoded from its rows."""
+        if self._cache is None or "result" in self.__dict__:
+            return None
+        return self._cache.head
+
+    def _rows_at(self, numbers: Sequence[int]) -> list[Row] | None:
+        assert self._cache is not None
+        return self._cache.rows_at(numbers) if numbers else []
 
     @classmethod
     def of(cls, result: ScanResult) -> Scan:
@@ -430,6 +486,14 @@ class Scan:
     @functools.cached_property
     def result(self) -> ScanResult:
         return self._compute()
+
+
+def _pick(first: Sequence[T], then: Sequence[T], positions: Sequence[int]) -> list[T] | None:
+    """``first + then`` at these positions, without joining them (``None``: out of range)."""
+    size = len(first)
+    if any(not 0 <= position < size + len(then) for position in positions):
+        return None
+    return [first[position] if position < size else then[position - size] for position in positions]
 
 
 def scan_source(
@@ -442,9 +506,7 @@ def scan_source(
     walked = walk(root, ignore, known)
     if cache.identity is not None and known == [folder for folder, _ in walked]:
         compute = functools.partial(_from_cache, root, ignore, walked, cache, bodies=bodies)
-        return Scan(
-            cache.identity, compute, intact=cache.head is not None and not cache.head.broken
-        )
+        return Scan(cache.identity, compute, cache=cache)
     result, written = _rescan(root, ignore, walked, cache, bodies=bodies)
     return Scan(written, lambda: result)
 

@@ -1,6 +1,6 @@
 """What a command derives from the repository's tasks, kept from one run to the next in
 ``<task dir>/.tasktool/derived-<kind>.msgpack`` (one file per kind: ``next``, ``stats``,
-``validate``).
+``validate``, and ``get-index``: :mod:`tasktool.planning.get_index`).
 
 ``next``'s ranking, ``stats`` and ``validate``'s task checks are pure functions of the
 tasks (as overlaid with sibling worktrees), the settings and the command's options: no
@@ -18,10 +18,10 @@ clock, no other file. The key names all three without reading the tasks again:
 - this tasktool's version (a release may derive another answer from the same tasks).
 
 The result is stored, not its rendering: formats, terminal width and colour stay live.
-Each file keeps the last ``KEPT`` results (newest first), so runs that alternate options
-(``next`` and ``next --limit 0``) each recall theirs. A missing, foreign, corrupt or
-stale memo is computed again and rewritten (best effort, atomic; a read-only task
-directory keeps none)::
+Each file keeps the last ``KEPT`` results (newest first; a kind may ask for fewer), so
+runs that alternate options (``next`` and ``next --limit 0``) each recall theirs. A
+missing, foreign, corrupt or stale memo is computed again and rewritten (best effort,
+atomic; a read-only task directory keeps none)::
 
     stats = derived(repo, "stats", (), Stats, lambda: compute_stats(repo.graph, settings))
 """
@@ -92,21 +92,23 @@ def derived(
     compute: Callable[[], T],
     *,
     valid: Callable[[T], bool] | None = None,
+    kept: int = KEPT,
 ) -> T:
     """``compute()``, or the value stored for the same ``repo`` (its identity and
     settings), ``kind`` and ``options`` (plain values msgspec encodes) when there is one,
-    decoded as ``result`` and accepted by ``valid`` (a check against the repository)."""
+    decoded as ``result`` and accepted by ``valid`` (a check against the repository).
+    The memo keeps the ``kept`` newest values."""
     key = memo_key(repo, kind, options)
     if key is None:
         return compute()
     path = memo_path(repo, kind)
     entries = _entries(path)
-    kept = next((entry.value for entry in entries if entry.key == key), None)
-    found: T | None = _decoded(kept, result) if kept is not None else None
+    stored = next((entry.value for entry in entries if entry.key == key), None)
+    found: T | None = _decoded(stored, result) if stored is not None else None
     if found is not None and (valid is None or valid(found)):
         return found
     value = compute()
-    _remember(path, key, value, [entry for entry in entries if entry.key != key])
+    _remember(path, key, value, [entry for entry in entries if entry.key != key][: kept - 1])
     return value
 
 
@@ -129,7 +131,7 @@ def _decoded(raw: msgspec.Raw, result: Any) -> Any:
 def _remember(path: Path, key: bytes, value: object, others: list[_Entry]) -> None:
     try:
         entry = _Entry(key, msgspec.Raw(_encoder.encode(value)))
-        data = _encoder.encode(_Memo(_FORMAT, [entry, *others[: KEPT - 1]]))
+        data = _encoder.encode(_Memo(_FORMAT, [entry, *others]))
         ensure_state_dir(path.parent.parent)
         atomic_write_bytes(path, data, sync=False)
     except (OSError, UnicodeEncodeError):

@@ -24,10 +24,12 @@ The planning commands (next, tracks, board, stats, graph, validate) take
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+import msgspec
 
 from tasktool.config import LoadedConfig, Overrides, load_config
 from tasktool.files.scan import Scan, ScanResult, scan_source
@@ -43,6 +45,7 @@ if TYPE_CHECKING:
     from tasktool.planning.siblings import Merged
 
 WORKLOG_DIR = ".worklogs"
+S = TypeVar("S", bound=msgspec.Struct)
 
 
 class Repository:
@@ -146,19 +149,45 @@ class Repository:
             unique = len(self.by_id) == len(self.tasks) + len(self.archived)
             paths = None if unique else self.copies.get(task_id)
             if paths:
-                raise TaskToolError(
-                    f"task {task_id} is in {len(paths)} files: {', '.join(paths)}; "
-                    "run 'tasktool deduplicate' to renumber the copies",
-                    code="task.ambiguous_id",
-                )
+                raise ambiguous_id(task_id, paths)
             return task
+        raise self.missing(task_id)
+
+    def missing(self, task_id: str) -> TaskToolError:
+        """What :meth:`get` raises for an id that no task holds: ``task.broken`` when a file
+        that cannot be read names it, else ``task.not_found``."""
         for problem in self.broken:
             if problem.task_id == task_id:
-                raise TaskToolError(
+                return TaskToolError(
                     f"task {task_id} is in a file that cannot be read: {problem.message}",
                     code="task.broken",
                 )
-        raise task_not_found(task_id)
+        return task_not_found(task_id)
+
+    @property
+    def from_cache(self) -> bool:
+        """Whether ``tasks`` and ``archived`` are the parse cache's rows as this run read
+        them (it parsed no file, and no sibling worktree is overlaid): :meth:`project`
+        answers."""
+        return self._merged is None and self._scan.from_cache
+
+    def project(self, kind: type[S]) -> tuple[list[S], list[S]] | None:
+        """``tasks`` and ``archived`` decoded as ``kind``, a struct with some of
+        :class:`Task`'s fields (the others skipped: at 100,000 tasks a third of the cost
+        of decoding them), from the parse cache's rows; ``None`` unless
+        :attr:`from_cache` (or the rows no longer read)."""
+        return self._scan.project(kind) if self.from_cache else None
+
+    def tasks_at(self, positions: Sequence[int]) -> list[Task] | None:
+        """``all_tasks`` at these positions (their bodies perhaps empty); while the tasks are
+        not decoded, read alone from the parse cache. ``None`` when a position is out of
+        range or the cache changed since this run read it."""
+        if self._merged is not None:
+            everything = self.all_tasks
+            if any(not 0 <= position < len(everything) for position in positions):
+                return None
+            return [everything[position] for position in positions]
+        return self._scan.tasks_at(positions)
 
     def local(self, task_id: str) -> Task:
         """:meth:`get` for a writer: ``worktree.sibling_only`` when the task has no file in
@@ -181,9 +210,10 @@ class Repository:
 
         return build_graph(self.all_tasks, ordered=True)
 
-    def worklog_path(self, task_id: str) -> Path:
+    def worklog_path(self, task_id: str, *, holder: Task | None = None) -> Path:
         """Where the task's worklog is (it may not exist yet); ``task.invalid_id`` for an id
-        that cannot name a file safely.
+        that cannot name a file safely. ``holder``: the task :meth:`get` returns for this
+        id, when the caller has it (found without decoding every task).
 
         taskmd keeps a ``.worklogs/`` folder next to the task files of each group folder;
         this tool's default is ``<task dir>/.worklogs/``. An existing file wins (the
@@ -195,13 +225,22 @@ class Repository:
                 f"id {task_id!r} cannot name a worklog file", code="task.invalid_id"
             )
         root = self.task_dir / WORKLOG_DIR / f"{task_id}.md"
-        task = self.by_id.get(task_id)
+        task = holder or self.by_id.get(task_id)
         if task is None:
             return root
         local = Path(task.file_path).parent / WORKLOG_DIR / f"{task_id}.md"
         if local == root or local.exists() or (local.parent.is_dir() and not root.exists()):
             return local
         return root
+
+
+def ambiguous_id(task_id: str, paths: Sequence[str]) -> TaskToolError:
+    """What :meth:`Repository.get` raises for an id that the files at ``paths`` all hold."""
+    return TaskToolError(
+        f"task {task_id} is in {len(paths)} files: {', '.join(paths)}; "
+        "run 'tasktool deduplicate' to renumber the copies",
+        code="task.ambiguous_id",
+    )
 
 
 def load_context(

@@ -18,6 +18,7 @@ import msgspec
 
 from tasktool.files.storage import atomic_write_text, locked, read_regular
 from tasktool.model.errors import TaskToolError
+from tasktool.model.task import Task
 from tasktool.planning.repository import Repository
 
 __all__ = [
@@ -89,9 +90,10 @@ def _read(path: Path) -> str:
         ) from None
 
 
-def read_worklog(repo: Repository, task_id: str) -> Worklog:
-    """A task's entries; a task with no worklog file has none."""
-    text = _read(repo.worklog_path(task_id))
+def read_worklog(repo: Repository, task_id: str, *, holder: Task | None = None) -> Worklog:
+    """A task's entries; a task with no worklog file has none. ``holder``: the task with
+    this id, when the caller has it (see :meth:`Repository.worklog_path`)."""
+    text = _read(repo.worklog_path(task_id, holder=holder))
     return Worklog(task_id=task_id, entries=tuple(parse_worklog(text)))
 
 

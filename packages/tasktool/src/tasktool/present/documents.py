@@ -6,7 +6,8 @@ a ranking or a validation means one thing everywhere::
 
     repo = load_context(overrides)
     list_tasks(repo, filters=["status=pending"])   # list / GET /api/tasks / MCP list
-    task_detail(repo, repo.get("007"))             # get / GET /api/tasks/007 / MCP get
+    task_detail(repo, repo.get("007"))             # GET /api/tasks/007 / MCP get
+    get_document(repo, "007")                      # get (the same, its body read again)
     rank(repo, limit=5)                            # next / GET /api/next / MCP next
 
 Pure over the repository: no printing, no HTTP, no process state.
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from mtcommon import CodedError
 from tasktool.config import LoadedConfig
+from tasktool.files.scan import with_body
 from tasktool.files.taskfile import is_safe_id
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.settings import Settings
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
 __all__ = [
     "board_document",
     "config_document",
+    "get_document",
     "graph_document",
     "list_tasks",
     "next_document",
@@ -71,15 +74,19 @@ def list_tasks(
     return tasks[:limit] if limit else tasks
 
 
-def _worklog(repo: Repository, task_id: str) -> dict[str, Any] | None:
-    """``{path, entries, last}`` of the task's worklog, or ``None`` when it has none."""
-    from tasktool.planning.worklog import read_worklog  # only get needs it, not list
-
-    if not is_safe_id(task_id) or not repo.worklog_path(task_id).exists():
+def _worklog(repo: Repository, task_id: str, holder: Task | None = None) -> dict[str, Any] | None:
+    """``{path, entries, last}`` of the task's worklog, or ``None`` when it has none
+    (``holder``: the task with this id, when the caller has it)."""
+    if not is_safe_id(task_id):
         return None
-    entries = read_worklog(repo, task_id).entries
+    path = repo.worklog_path(task_id, holder=holder)
+    if not path.exists():
+        return None
+    from tasktool.planning.worklog import read_worklog  # only for a task that has one
+
+    entries = read_worklog(repo, task_id, holder=holder).entries
     return {
-        "path": str(repo.worklog_path(task_id)),
+        "path": str(path),
         "entries": len(entries),
         "last": entries[-1].timestamp if entries else None,
     }
@@ -112,17 +119,43 @@ def task_detail(repo: Repository, task: Task) -> dict[str, Any]:
         for dep in task.dependencies
         if (found := by_id.get(dep)) is None or found.status != Status.COMPLETED.value
     ]
+    children_tasks = [by_id[child] for child in children]
+    return _detail(task, dependents, children_tasks, unmet, _worklog(repo, task.id))
+
+
+def get_document(repo: Repository, task_id: str) -> dict[str, Any]:
+    """``get``: :func:`task_detail` of ``repo.get(task_id)`` (its errors included), the
+    task's body read from its file again. When the parse cache holds every file as it is
+    (no sibling worktree overlaid), answered from the kept index of ids
+    (:mod:`tasktool.planning.get_index`): only the task's row and its children's are
+    decoded, not every task's."""
+    from tasktool.planning.get_index import lookup  # list and the planning commands never look up
+
+    found = lookup(repo, task_id)
+    if found is None:
+        return task_detail(repo, with_body(repo.task_dir, repo.get(task_id)))
+    task = with_body(repo.task_dir, found.task)
+    worklog = _worklog(repo, task.id, found.task)
+    return _detail(task, found.dependents, found.children, found.unmet, worklog)
+
+
+def _detail(
+    task: Task,
+    dependents: list[str],
+    children: list[Task],
+    unmet: list[str],
+    worklog: dict[str, Any] | None,
+) -> dict[str, Any]:
     detail = task_view(task, body=True)
     detail.update(
         dependents=dependents,
         children=[
-            {"id": by_id[child].id, "title": by_id[child].title, "status": by_id[child].status}
-            for child in children
+            {"id": child.id, "title": child.title, "status": child.status} for child in children
         ],
         unmet_dependencies=unmet,
         blocked=bool(unmet),
         resolved=task.resolved,
-        worklog=_worklog(repo, task.id),
+        worklog=worklog,
     )
     return detail
 

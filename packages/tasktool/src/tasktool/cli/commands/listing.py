@@ -19,12 +19,11 @@ from tasktool.cli.commands.base import (
     usage_errors,
 )
 from tasktool.cli.commands.shell import complete_ids
-from tasktool.files.scan import with_body
 from tasktool.model.task import Task
 from tasktool.model.views import TASK_KEYS, TaskRows, task_views
 from tasktool.planning.filters import check_field, group_tasks, sort_tasks
 from tasktool.planning.repository import Repository
-from tasktool.present.documents import list_tasks, task_detail
+from tasktool.present.documents import get_document, list_tasks
 from tasktool.present.output_memo import recording, replay
 from tasktool.present.render import (
     emit_data,
@@ -186,8 +185,7 @@ def _provenance(task: Task) -> str:
 @click.pass_obj
 def get_command(options: GlobalOptions, /, *, task_id: str, fmt: str | None) -> None:
     """Show one task: fields, body, dependencies both ways, children and worklog summary."""
-    repo = load_repository(options, bodies=False)
-    detail = task_detail(repo, with_body(repo.task_dir, repo.get(task_id)))
+    detail = get_document(load_repository(options, bodies=False), task_id)
     chosen = output_format(options, fmt)
     if chosen != "table":
         emit_data(detail, chosen)

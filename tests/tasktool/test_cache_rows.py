@@ -1,0 +1,108 @@
+"""A few rows of the parse cache read alone (``ParseCache.rows_at``), or every row with a
+few of its task's fields (``rows_as``): the same values as decoding every row whole, and
+nothing when the cache changed under the run."""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from tasktool.files.cache import ParseCache
+from tasktool.files.scan import scan_source, scan_tasks
+from tests.tasktool.test_scan import age, cache_path
+
+if TYPE_CHECKING:
+    from tests.tasktool.conftest import Project, TaskWriter
+
+
+class _Few(msgspec.Struct, frozen=True):
+    id: str
+    dependencies: tuple[str, ...] = ()
+
+
+def _cached(project: Project, write_task: TaskWriter) -> None:
+    for number in range(1, 31):
+        where = ("", "a", "b/archive", "c/d")[number % 4]
+        write_task(str(number), where=where)
+    (project.root / "a" / "bad-task.md").write_text("---\nid: '99'\ntitle: [x\n---\n")
+    write_task("31", where="a", dependencies=["'1'", "'2'"])
+    age(project.root)
+    scan_tasks(project.root)
+
+
+def test_rows_read_alone_are_the_rows(project: Project, write_task: TaskWriter) -> None:
+    _cached(project, write_task)
+    every = ParseCache.open(project.root).rows(bodies=False)
+    assert every is not None
+    rng = random.Random(7)
+    for size in (0, 1, 2, 5, len(every)):
+        numbers = rng.sample(range(len(every)), size)
+        numbers += numbers[:1]  # asked twice
+        assert ParseCache.open(project.root).rows_at(numbers) == [every[n] for n in numbers]
+
+
+def test_rows_out_of_range_or_of_a_replaced_cache_are_none(
+    project: Project, write_task: TaskWriter
+) -> None:
+    _cached(project, write_task)
+    cache = ParseCache.open(project.root)
+    total = sum(len(folder) for folder in cache.folders)
+    assert cache.rows_at([total]) is None
+    assert cache.rows_at([-1]) is None
+    assert cache.rows_at([total - 1]) is not None
+    path = cache_path(project.root)
+    path.write_bytes(path.read_bytes())  # the same bytes, another file identity
+    assert cache.rows_at([0]) is None
+
+
+def test_a_scan_reads_its_broken_files_and_tasks_alone(
+    project: Project, write_task: TaskWriter
+) -> None:
+    """Before its result is decoded, a scan answers ``broken`` and ``tasks_at`` from rows
+    read alone; after, from the result: the same answers."""
+    _cached(project, write_task)
+    result = scan_tasks(project.root, bodies=False)
+    everything = result.tasks + result.archived
+    positions = [0, len(everything) - 1, len(result.tasks), 3]
+    alone = scan_source(project.root, bodies=False)
+    assert alone.broken == result.broken
+    assert len(alone.broken) == 1
+    assert alone.tasks_at(positions) == [everything[at] for at in positions]
+    assert alone.tasks_at([len(everything)]) is None
+    assert "result" not in vars(alone)  # none of it decoded every row
+    assert alone.result == result
+    assert alone.tasks_at(positions) == [everything[at] for at in positions]
+
+
+def test_rows_decoded_as_a_few_fields(project: Project, write_task: TaskWriter) -> None:
+    _cached(project, write_task)
+    every = ParseCache.open(project.root).rows(bodies=False)
+    few = ParseCache.open(project.root).rows_as(_Few)
+    assert every is not None
+    assert few is not None
+    assert [(row.task.id, row.task.dependencies) if row.task else None for row in few] == [
+        (row.task.id, row.task.dependencies) if row.task else None for row in every
+    ]
+    assert ("31", ("1", "2")) in [(row.task.id, row.task.dependencies) for row in few if row.task]
+
+
+def test_only_a_scan_read_from_the_cache_projects(project: Project, write_task: TaskWriter) -> None:
+    """A scan that parsed files has its result and nothing else; the next one reads the
+    cache, and its projection is its result's tasks, a few fields each."""
+    _cached(project, write_task)
+    write_task("32", where="a")
+    age(project.root)
+    parsed = scan_source(project.root, bodies=False)
+    assert not parsed.from_cache
+    assert parsed.project(_Few) is None
+    cached = scan_source(project.root, bodies=False)
+    assert cached.from_cache
+    projected = cached.project(_Few)
+    assert projected is not None
+    result = parsed.result
+    assert [[task.id for task in part] for part in projected] == [
+        [task.id for task in result.tasks],
+        [task.id for task in result.archived],
+    ]
