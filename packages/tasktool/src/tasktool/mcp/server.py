@@ -27,9 +27,9 @@ from tasktool.planning.ranking import DEFAULT_LIMIT
 from tasktool.planning.repository import Loader
 from tasktool.planning.writes import create_task, update_task
 from tasktool.present.documents import (
+    get_document,
     graph_document,
     next_document,
-    task_detail,
     tasks_document,
     tracks_document,
     validation_report,
@@ -107,7 +107,7 @@ def create_server(load: Loader) -> MCPServer:
         dependents, children, unmet dependencies, worklog summary."""
         with tool_errors():
             repo = load()
-            return task_detail(repo, repo.get(id))
+            return get_document(repo, id)
 
     @server.tool(name="next", annotations=READ)
     def next_tool(

@@ -41,6 +41,7 @@ from tasktool.planning.writes import today, update_task
 from tasktool.present.documents import (
     board_document,
     config_document,
+    get_document,
     graph_document,
     next_document,
     stats_document,
@@ -133,9 +134,7 @@ async def list_endpoint(request: Request) -> Response:
 
 async def get_endpoint(request: Request) -> Response:
     task_id = request.path_params["task_id"]
-    return json_response(
-        await with_repo(request, lambda repo: task_detail(repo, repo.get(task_id)))
-    )
+    return json_response(await with_repo(request, lambda repo: get_document(repo, task_id)))
 
 
 def apply_edit(repo: Repository, task_id: str, payload: object) -> dict[str, Any]:
