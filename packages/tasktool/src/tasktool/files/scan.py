@@ -121,9 +121,11 @@ def walk(
             pass  # no process to spare: every file is stat-ed here
         else:
             shares = mine
-    packed = _signatures(shares)
+    try:
+        packed = _signatures(shares)
+    finally:  # the child is waited for even when this share raised (an interrupt)
+        rest = child.result() if child is not None else None
     if child is not None:
-        rest = child.result()
         packed += rest if rest is not None else _signatures(theirs)
     found: list[tuple[Folder, str]] = []
     start = 0
