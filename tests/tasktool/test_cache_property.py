@@ -59,14 +59,11 @@ def damage_cache(root: Path, how: str) -> None:
             # Well-formed, but another run's: its token does not match the head's.
             other = [found.name.removeprefix("bodies-").removesuffix(".msgpack")]
             found.write_bytes(msgspec.msgpack.encode([*other, os.urandom(16), ["x"] * 9]))
-        elif how == "order" and not bodies:
+        elif how == "order" and found.name.startswith("tasks-"):
             # Well-formed, but the result order names rows that do not exist.
-            data = found.read_bytes()
-            length = int.from_bytes(data[:8], "little")
-            head = msgspec.msgpack.decode(data[8 : 8 + length])
-            head[5] = [*head[5], 10**6]  # format, token, ignore, folders, spans, tasks...
-            encoded = msgspec.msgpack.encode(head)
-            found.write_bytes(len(encoded).to_bytes(8, "little") + encoded + data[8 + length :])
+            head = msgspec.msgpack.decode(found.read_bytes())
+            head[5] = [*head[5], 10**6]  # format, token, ignore, folders, files, tasks...
+            found.write_bytes(msgspec.msgpack.encode(head))
         elif how == "corrupt" or (how == "bodies" and bodies):
             found.write_bytes(b"\x93garbage")
         elif how == "truncate":

@@ -4,7 +4,9 @@ nothing when the cache changed under the run."""
 
 from __future__ import annotations
 
+import os
 import random
+import time
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -52,8 +54,8 @@ def test_rows_out_of_range_or_of_a_replaced_cache_are_none(
     assert cache.rows_at([total]) is None
     assert cache.rows_at([-1]) is None
     assert cache.rows_at([total - 1]) is not None
-    path = cache_path(project.root)
-    path.write_bytes(path.read_bytes())  # the same bytes, another file identity
+    for rows_file in cache_path(project.root).parent.glob("rows-*"):
+        rows_file.unlink()  # as a later writer deletes them
     assert cache.rows_at([0]) is None
 
 
@@ -106,3 +108,76 @@ def test_only_a_scan_read_from_the_cache_projects(project: Project, write_task: 
         [task.id for task in result.tasks],
         [task.id for task in result.archived],
     ]
+
+
+def _rows_files(project: Project) -> dict[str, int]:
+    """Each rows file of the cache and its inode."""
+    folder = cache_path(project.root).parent
+    return {path.name: path.stat().st_ino for path in folder.glob("rows-*")}
+
+
+def test_one_changed_file_rewrites_its_folder_rows_alone(
+    project: Project, write_task: TaskWriter
+) -> None:
+    _cached(project, write_task)
+    before = ParseCache.open(project.root)
+    assert before.head is not None
+    files_before = dict(zip((f.path for f in before.folders), before.head.files, strict=True))
+    changed = project.root / "a" / "1-task.md"
+    changed.write_text(changed.read_text().replace("A task", "Changed"))
+    os.utime(changed, (time.time() - 60, time.time() - 60))
+    assert [t.title for t in scan_tasks(project.root, bodies=False).tasks if t.id == "1"] == [
+        "Changed"
+    ]
+    after = ParseCache.open(project.root)
+    assert after.head is not None
+    files_after = dict(zip((f.path for f in after.folders), after.head.files, strict=True))
+    renamed = {path for path in files_after if files_after[path] != files_before[path]}
+    assert renamed == {str(project.root / "a")}
+    assert scan_tasks(project.root) == scan_tasks(project.root, use_cache=False)
+
+
+def test_rows_files_no_head_names_go_once_old(project: Project, write_task: TaskWriter) -> None:
+    """A writer keeps the files the head before it named (a run may be reading them) and
+    young ones (another writer's, its head not yet written); it deletes the rest."""
+    _cached(project, write_task)
+    folder = cache_path(project.root).parent
+    young, old = folder / f"rows-{'1' * 16}.msgpack", folder / f"rows-{'2' * 16}.msgpack"
+    young.write_bytes(b"\x90")
+    old.write_bytes(b"\x90")
+    os.utime(old, ns=(0, 0))
+    for number in (1, 2):  # two writes, each after one file changed in folder a
+        changed = project.root / "a" / f"{4 * number + 1}-task.md"
+        changed.write_text(changed.read_text() + f"\nedit {number}\n")
+        os.utime(changed, (time.time() - 60, time.time() - 60))
+        scan_tasks(project.root, bodies=False)
+    left = set(_rows_files(project))
+    assert young.name in left
+    assert old.name not in left
+    head = ParseCache.open(project.root).head
+    assert head is not None
+    named = {name for name in head.files if name}
+    assert named <= left
+    # Everything old now: the next write keeps what its head and the one before name.
+    for name in left:
+        os.utime(folder / name, ns=(0, 0))
+    changed = project.root / "a" / "13-task.md"
+    changed.write_text(changed.read_text() + "\nedit 3\n")
+    os.utime(changed, (time.time() - 60, time.time() - 60))
+    scan_tasks(project.root, bodies=False)
+    newest = ParseCache.open(project.root).head
+    assert newest is not None
+    assert set(_rows_files(project)) == named | {name for name in newest.files if name}
+    assert scan_tasks(project.root) == scan_tasks(project.root, use_cache=False)
+
+
+def test_a_head_naming_a_file_outside_the_cache_is_no_cache(
+    project: Project, write_task: TaskWriter
+) -> None:
+    _cached(project, write_task)
+    path = cache_path(project.root)
+    head = msgspec.msgpack.decode(path.read_bytes())
+    head[4] = ["../../" + "x" * 21 if name else name for name in head[4]]
+    path.write_bytes(msgspec.msgpack.encode(head))
+    assert ParseCache.open(project.root).head is None
+    assert scan_tasks(project.root) == scan_tasks(project.root, use_cache=False)

@@ -1,28 +1,35 @@
-"""The parse cache: two msgpack files under ``<task dir>/.tasktool/cache/``.
+"""The parse cache: msgpack files under ``<task dir>/.tasktool/cache/``.
 
-The head file holds, per scanned folder, its ``.md`` file names and their stat
-signatures (size, mtime, ctime, inode: an atomic rename gives a new inode even when
-size and mtime tick stay equal) packed into two strings, then what each file parsed
-to (a task, a broken file or nothing) as one msgpack array decoded only when a scan
-needs it, and the result order. A warm scan compares each folder's names and
-signatures with two string comparisons and, when nothing changed, decodes the rows
-and is done (no sorting, no per-file lookups). A missing, stale or corrupt cache is rebuilt
-silently; a read-only task directory just runs uncached.
+The head file holds, per scanned folder, its own signature, the subfolders the walk
+entered, its ``.md`` file names and their stat signatures (size, mtime, ctime, inode: an
+atomic rename gives a new inode even when size and mtime tick stay equal) packed into two
+strings, and the name of the folder's rows file: what each file parsed to (a task, a
+broken file or nothing) as one msgpack array, decoded only when a scan needs it. Then the
+result order. A warm scan compares each folder's names and signatures with two string
+comparisons and, when nothing changed, decodes the rows and is done (no sorting, no
+per-file lookups). A missing, stale or corrupt cache is rebuilt silently; a read-only
+task directory just runs uncached.
+
+A rows file is written once, under a new random name, and never changed: a write after
+one file changed writes that folder's rows and the head, and names the other folders'
+files again (at 100,000 tasks ~12 MB instead of ~50). The head is replaced atomically
+last, so a reader holds one head and the files it names; files that neither the new
+head nor the one before it names are deleted once a minute old.
 
 The tasks' bodies are half of the bytes and most commands never show them, so they
-live in a second file (``bodies-N``) read only when asked for. Each row names its
+live in another file (``bodies-N``) read only when asked for. Each row names its
 body's slot in that file; a scan without bodies that re-parsed a few files rewrites
-only the head, those rows carrying their bodies inline (slot -1). The head carries
-the body file's random token: a body file left by another run (two processes writing
-at once, a crash between the two renames) does not match and the cache counts as
+only the head and those rows, which carry their bodies inline (slot -1). The head
+carries the body file's random token: a body file left by another run (two processes
+writing at once, a crash between two renames) does not match and the cache counts as
 missing, never as a mix of two runs.
 """
-
 from __future__ import annotations
 
 import gc
 import os
 import struct
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,9 +45,13 @@ from tasktool.files.storage import (
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task, natural_key
 
-_FORMAT = "tasks-6"  # 4: folders, packed signatures; 5: rows by folder; 6: folder signatures
-#: The head's length in bytes, first in the file.
-_LENGTH = struct.Struct("<Q")
+_FORMAT = "tasks-7"  # 5: rows by folder; 6: folder signatures; 7: a rows file per folder
+#: A folder's rows file: this prefix, 16 hex digits, ``.msgpack`` (never rewritten).
+_ROWS_PREFIX = "rows-"
+_ROWS_NAME_LENGTH = len(_ROWS_PREFIX) + 16 + len(".msgpack")
+#: A rows file no head names is deleted once this old: until then a run that read the
+#: head before, or a writer whose head is not written yet, may still need it.
+ORPHAN_AGE_NS = 60 * 1_000_000_000
 #: One file's signature: size, mtime_ns, ctime_ns, inode.
 _SIG = struct.Struct("<qqqQ")
 SIG_SIZE = _SIG.size
@@ -136,16 +147,16 @@ def _split(parsed: Task | Diagnostic | None) -> tuple[Task | None, Diagnostic | 
 
 
 class Head(msgspec.Struct, frozen=True, array_like=True, gc=False):
-    """The head: the ``ignore`` setting of the walk, its folders in walk order, the byte
-    length of each folder's rows (they follow the head in the file, one msgpack array per
-    folder, one row per name), and the result order (row numbers of the active tasks,
-    archived tasks and broken files)."""
+    """The head: the ``ignore`` setting of the walk, its folders in walk order, the name
+    of each folder's rows file (one msgpack array, one row per name; ``""`` for a folder
+    without files), and the result order (row numbers of the active tasks, archived tasks
+    and broken files)."""
 
     format: str
     token: bytes
     ignore: list[str]
     folders: list[Folder]
-    spans: list[int]
+    files: list[str]
     tasks: list[int]
     archived: list[int]
     broken: list[int]
@@ -210,93 +221,85 @@ def _identity_bytes(token: bytes, identity: Identity) -> bytes:
     return token + _IDENTITY.pack(*identity)
 
 
-def read_head(root: Path) -> tuple[Head, int, Identity] | None:
-    """The current head of ``root``'s cache, where its rows start and the file's identity,
-    or ``None`` (missing, corrupt, another version's)."""
+def read_head(root: Path) -> tuple[Head, Identity] | None:
+    """The current head of ``root``'s cache and the file's identity, or ``None`` (missing,
+    corrupt, another version's)."""
     try:
         with open(cache_path(root), "rb") as handle:
             stat = os.fstat(handle.fileno())
-            (length,) = _LENGTH.unpack(handle.read(_LENGTH.size))
-            if length > stat.st_size - _LENGTH.size:
-                return None  # not a head's length: a corrupt or foreign file
             with no_collection():
-                head = _head_decoder.decode(handle.read(length))
-    except (OSError, struct.error, msgspec.DecodeError):
+                head = _head_decoder.decode(handle.read())
+    except (OSError, msgspec.DecodeError):
         return None
-    start = _LENGTH.size + length
     if (
         head.format != _FORMAT
-        or len(head.spans) != len(head.folders)
-        or min(head.spans, default=0) < 0
-        or start + sum(head.spans) != stat.st_size
+        or len(head.files) != len(head.folders)
+        or not all(map(_names_rows, head.folders, head.files))
     ):
         return None
-    return head, start, _identity(stat)
+    return head, _identity(stat)
 
 
-def read_rows(
-    root: Path,
-    found: tuple[Head, int, Identity],
-    decoder: msgspec.msgpack.Decoder[Any],
-    blobs: list[bytes] | None = None,
-) -> list[Any] | None:
-    """The rows after the head ``found`` (as ``decoder`` reads a folder's array), read and
-    decoded a folder at a time, so only one folder's bytes are held at once (unless each
-    folder's bytes are kept in ``blobs``); ``None`` when the file was replaced since the
-    head was read, or does not decode."""
-    head, start, identity = found
+def _names_rows(folder: Folder, name: str) -> bool:
+    """Whether ``name`` can be the rows file of ``folder`` (a corrupt head could name any
+    path): ``""`` when it has no file, else a rows file's name."""
+    if not len(folder):
+        return name == ""
+    return (
+        len(name) == _ROWS_NAME_LENGTH
+        and name.startswith(_ROWS_PREFIX)
+        and name.endswith(".msgpack")
+        and "/" not in name
+        and os.sep not in name
+    )
+
+
+def _rows_bytes(root: Path, name: str) -> bytes:
+    with open(os.path.join(root, STATE_DIR, "cache", name), "rb") as handle:
+        return handle.read()
+
+
+def read_rows(root: Path, head: Head, decoder: msgspec.msgpack.Decoder[Any]) -> list[Any] | None:
+    """Every folder's rows (as ``decoder`` reads a folder's array), read and decoded a
+    folder at a time; ``None`` when a rows file is gone (deleted by a later writer) or
+    does not decode."""
     rows: list[Any] = []
     try:
-        with open(cache_path(root), "rb") as handle:
-            stat = os.fstat(handle.fileno())
-            if _identity(stat) != identity:
-                return None
-            handle.seek(start)
-            with no_collection():
-                for folder, span in zip(head.folders, head.spans, strict=True):
-                    blob = handle.read(span)
-                    part = decoder.decode(blob)
+        with no_collection():
+            for folder, name in zip(head.folders, head.files, strict=True):
+                if name:
+                    part = decoder.decode(_rows_bytes(root, name))
                     if len(part) != len(folder):
                         return None
                     rows += part
-                    if blobs is not None:
-                        blobs.append(blob)
     except (OSError, msgspec.DecodeError):
         return None
     return rows
 
 
-def read_some_rows(
-    root: Path, found: tuple[Head, int, Identity], numbers: Sequence[int]
-) -> dict[int, Row] | None:
+def read_some_rows(root: Path, head: Head, numbers: Sequence[int]) -> dict[int, Row] | None:
     """The rows numbered ``numbers`` (counted folder by folder, name by name), each decoded
     alone: only the folders that hold one are read, and their other rows are only split
     apart. ``None`` when a number is out of range, or as for :func:`read_rows`."""
-    head, start, identity = found
     wanted = sorted(set(numbers))
     if wanted and wanted[0] < 0:
         return None
     rows: dict[int, Row] = {}
     at = 0  # the next of ``wanted`` to find
+    first = 0  # the folder's first row number
     try:
-        with open(cache_path(root), "rb") as handle:
-            if _identity(os.fstat(handle.fileno())) != identity:
-                return None
-            first, offset = 0, start  # the folder's first row number, where its rows start
-            for folder, span in zip(head.folders, head.spans, strict=True):
-                if at == len(wanted):
-                    break
-                count = len(folder)
-                if wanted[at] < first + count:
-                    handle.seek(offset)
-                    items = _split_decoder.decode(handle.read(span))
-                    if len(items) != count:
-                        return None
-                    while at < len(wanted) and wanted[at] < first + count:
-                        rows[wanted[at]] = _row_decoder.decode(items[wanted[at] - first])
-                        at += 1
-                first += count
-                offset += span
+        for folder, name in zip(head.folders, head.files, strict=True):
+            if at == len(wanted):
+                break
+            count = len(folder)
+            if wanted[at] < first + count:
+                items = _split_decoder.decode(_rows_bytes(root, name))
+                if len(items) != count:
+                    return None
+                while at < len(wanted) and wanted[at] < first + count:
+                    rows[wanted[at]] = _row_decoder.decode(items[wanted[at] - first])
+                    at += 1
+            first += count
     except (OSError, msgspec.DecodeError):
         return None
     return rows if at == len(wanted) else None
@@ -356,15 +359,12 @@ def updated_order(
 class ParseCache:
     """The previous run's head (``None``: no usable cache) and, on demand, its rows."""
 
-    def __init__(self, root: Path | None, found: tuple[Head, int, Identity] | None) -> None:
+    def __init__(self, root: Path | None, found: tuple[Head, Identity] | None) -> None:
         self.root = root
         self.path = cache_path(root) if root is not None else None
         self._found = found
         self.head = found[0] if found is not None else None
         self._rows: list[Row] | None = None
-        #: Each folder's rows as the file holds them, when :meth:`rows` was asked to keep
-        #: them: a write that changes a few folders copies the others' bytes.
-        self._blobs: list[bytes] | None = None
 
     @classmethod
     def empty(cls) -> ParseCache:
@@ -381,23 +381,20 @@ class ParseCache:
         for the same identity, which is what a memo of something derived from it keys on."""
         if self._found is None:
             return None
-        return _identity_bytes(self._found[0].token, self._found[2])
+        return _identity_bytes(self._found[0].token, self._found[1])
 
     @property
     def folders(self) -> list[Folder]:
         return self.head.folders if self.head is not None else []
 
-    def rows(self, *, bodies: bool, keep_blobs: bool = False) -> list[Row] | None:
+    def rows(self, *, bodies: bool) -> list[Row] | None:
         """The cached rows (folder by folder, name by name), with their tasks' bodies when
-        ``bodies``; ``None`` when they do not decode or the body file does not match.
-        With ``keep_blobs`` (read before a :meth:`write`), each folder's bytes are kept."""
+        ``bodies``; ``None`` when they do not decode or the body file does not match."""
         if self._found is None or self.path is None:
             return None
         head = self._found[0]
         if self._rows is None:
-            blobs: list[bytes] | None = [] if keep_blobs else None
-            rows = self._read(_rows_decoder, blobs)
-            self._blobs = blobs
+            rows = self._read(_rows_decoder)
             if rows is None:
                 return None
             self._rows = rows
@@ -430,16 +427,13 @@ class ParseCache:
         ``None`` as for :meth:`rows`."""
         return self._read(_projected(kind))
 
-    def _read(
-        self, decoder: msgspec.msgpack.Decoder[list[Any]], blobs: list[bytes] | None = None
-    ) -> list[Any] | None:
-        """Every row as ``decoder`` reads a folder's (each folder's bytes kept in
-        ``blobs``), ``None`` when they do not decode or the result order names a row that
-        is not there."""
-        if self.root is None or self._found is None:
+    def _read(self, decoder: msgspec.msgpack.Decoder[list[Any]]) -> list[Any] | None:
+        """Every row as ``decoder`` reads a folder's, ``None`` when they do not decode or
+        the result order names a row that is not there."""
+        if self.root is None or self.head is None:
             return None
-        head = self._found[0]
-        rows = read_rows(self.root, self._found, decoder, blobs)
+        head = self.head
+        rows = read_rows(self.root, head, decoder)
         parts = (head.tasks, head.archived, head.broken)
         if rows is None or any(
             part and (min(part) < 0 or max(part) >= len(rows)) for part in parts
@@ -456,9 +450,9 @@ class ParseCache:
             if any(not 0 <= number < len(rows) for number in numbers):
                 return None
             return [rows[number] for number in numbers]
-        if self.root is None or self._found is None:
+        if self.root is None or self.head is None:
             return None
-        found = read_some_rows(self.root, self._found, numbers)
+        found = read_some_rows(self.root, self.head, numbers)
         return [found[number] for number in numbers] if found is not None else None
 
     @property
@@ -515,11 +509,13 @@ class ParseCache:
         :attr:`identity` of what was written (``None`` when nothing was).
 
         ``same`` maps a folder's number to that of a cached folder with the same rows:
-        writing the head only, their bytes are copied, not encoded again.
+        writing the head only, its rows file is named again, not written.
 
-        With ``bodies`` every task carries its body and both files are written; without,
-        only the head, its rows keeping their slots in the current body file.
-        Best effort and atomic: a read-only task directory just stays uncached.
+        With ``bodies`` every task carries its body and every file is written; without,
+        the head and the rows files of the folders not in ``same``, the rows keeping their
+        slots in the current body file. Each rows file is written once under a new name
+        and the head replaced atomically last, so a reader sees one whole cache or the
+        other. Best effort: a read-only task directory just stays uncached.
         """
         if self.path is None or (not bodies and self.head is None):
             return None
@@ -532,6 +528,8 @@ class ParseCache:
                 replace(folder, stamp=UNSETTLED) if folder.path == str(task_dir) else folder
                 for folder in folders
             ]
+        before = self.head.files if self.head is not None else []
+        reused = same if same is not None and not bodies else {}
         try:
             ensure_state_dir(task_dir)
             self.path.parent.mkdir(exist_ok=True)
@@ -547,43 +545,54 @@ class ParseCache:
                 else:
                     assert self.head is not None
                     token = self.head.token
-                kept = self._blobs if not bodies and same else None
-                blobs = []
+                files: list[str] = []
+                written: list[tuple[str, bytes]] = []
                 start = 0
                 for number, folder in enumerate(folders):
-                    was = same.get(number) if kept is not None and same is not None else None
-                    if kept is not None and was is not None:
-                        blobs.append(kept[was])
+                    was = reused.get(number)
+                    if not len(folder):
+                        files.append("")
+                    elif was is not None and was < len(before) and before[was]:
+                        files.append(before[was])
                     else:
-                        blobs.append(_encoder.encode(rows[start : start + len(folder)]))
+                        files.append(f"{_ROWS_PREFIX}{os.urandom(8).hex()}.msgpack")
+                        written.append(
+                            (files[-1], _encoder.encode(rows[start : start + len(folder)]))
+                        )
                     start += len(folder)
-                spans = [len(blob) for blob in blobs]
                 head = _encoder.encode(
-                    Head(_FORMAT, token, ignore_entries(ignore), folders, spans, *order)
+                    Head(_FORMAT, token, ignore_entries(ignore), folders, files, *order)
                 )
-                encoded = [_LENGTH.pack(len(head)), head, *blobs]
         except UnicodeEncodeError:
             return None  # a file or folder name that is not UTF-8: such a tree stays uncached
         except OSError:
             return None
         try:
-            # Bodies first: a reader that sees the new head finds their bodies (or, if
-            # another process wrote in between, a token that does not match).
+            # Bodies and rows first: a reader that sees the new head finds them (or, if
+            # another process wrote in between, a body token that does not match).
             if bodies:
                 atomic_write_bytes(_body_path(self.path), encoded_bodies, sync=False)
-            written = atomic_write_bytes(self.path, encoded, sync=False)
+            for name, blob in written:
+                atomic_write_bytes(self.path.with_name(name), blob, sync=False)
+            stat = atomic_write_bytes(self.path, head, sync=False)
         except OSError:
             return None
-        self._remove_other_versions()
-        return _identity_bytes(token, _identity(written))
+        self._remove_unused({*files, *before})
+        return _identity_bytes(token, _identity(stat))
 
-    def _remove_other_versions(self) -> None:
-        """Delete cache files an older or newer tasktool left (they are never read)."""
+    def _remove_unused(self, named: set[str]) -> None:
+        """Delete the cache files an older or newer tasktool left (never read), and the
+        rows files that neither this head nor the one before names, once old enough that
+        no run still reads them (:data:`ORPHAN_AGE_NS`)."""
         assert self.path is not None
         ours = {self.path.name, _body_path(self.path).name}
+        old_enough = time.time_ns() - ORPHAN_AGE_NS
         try:
             for stale in self.path.parent.glob("*.msgpack"):
-                if stale.name not in ours:
+                name = stale.name
+                if name in ours or name in named:
+                    continue
+                if not name.startswith(_ROWS_PREFIX) or stale.stat().st_mtime_ns < old_enough:
                     stale.unlink(missing_ok=True)
         except OSError:
             return

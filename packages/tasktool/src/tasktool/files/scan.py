@@ -535,7 +535,7 @@ class _Merge:
     signature, the others queued for parsing."""
 
     def __init__(self, cache: ParseCache, *, bodies: bool) -> None:
-        self.before_rows = cache.rows(bodies=bodies, keep_blobs=True) or []
+        self.before_rows = cache.rows(bodies=bodies) or []
         # path -> folder, its first row, its number
         self.before: dict[str, tuple[Folder, int, int]] = {}
         start = 0
