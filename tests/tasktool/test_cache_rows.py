@@ -181,3 +181,22 @@ def test_a_head_naming_a_file_outside_the_cache_is_no_cache(
     path.write_bytes(msgspec.msgpack.encode(head))
     assert ParseCache.open(project.root).head is None
     assert scan_tasks(project.root) == scan_tasks(project.root, use_cache=False)
+
+
+def test_a_write_removes_other_versions_files_and_no_others(
+    project: Project, write_task: TaskWriter
+) -> None:
+    """Another version's head and bodies go; the config file's cache (the config sits in
+    the task directory here) and unknown files stay."""
+    _cached(project, write_task)
+    folder = cache_path(project.root).parent
+    others = ["tasks-6.msgpack", "bodies-tasks-6.msgpack"]
+    kept = ["config-.tasktool.yaml.msgpack", "notes.msgpack"]
+    for name in others + kept:
+        (folder / name).write_bytes(b"\x90")
+    changed = project.root / "a" / "1-task.md"
+    changed.write_text(changed.read_text() + "\nedit\n")
+    os.utime(changed, (time.time() - 60, time.time() - 60))
+    scan_tasks(project.root)
+    assert not any((folder / name).exists() for name in others)
+    assert all((folder / name).exists() for name in kept)

@@ -581,9 +581,10 @@ class ParseCache:
         return _identity_bytes(token, _identity(stat))
 
     def _remove_unused(self, named: set[str]) -> None:
-        """Delete the cache files an older or newer tasktool left (never read), and the
-        rows files that neither this head nor the one before names, once old enough that
-        no run still reads them (:data:`ORPHAN_AGE_NS`)."""
+        """Delete the parse cache files an older or newer tasktool left (never read), and
+        the rows files that neither this head nor the one before names, once old enough
+        that no run still reads them (:data:`ORPHAN_AGE_NS`). Other files (the config
+        file's cache, when the config sits in the task directory) are left alone."""
         assert self.path is not None
         ours = {self.path.name, _body_path(self.path).name}
         old_enough = time.time_ns() - ORPHAN_AGE_NS
@@ -592,7 +593,10 @@ class ParseCache:
                 name = stale.name
                 if name in ours or name in named:
                     continue
-                if not name.startswith(_ROWS_PREFIX) or stale.stat().st_mtime_ns < old_enough:
+                if name.startswith(_ROWS_PREFIX):
+                    if stale.stat().st_mtime_ns < old_enough:
+                        stale.unlink(missing_ok=True)
+                elif name.startswith(("tasks-", "bodies-tasks-")):
                     stale.unlink(missing_ok=True)
         except OSError:
             return
