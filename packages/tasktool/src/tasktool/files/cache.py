@@ -24,6 +24,7 @@ carries the body file's random token: a body file left by another run (two proce
 writing at once, a crash between two renames) does not match and the cache counts as
 missing, never as a mix of two runs.
 """
+
 from __future__ import annotations
 
 import gc
