@@ -235,10 +235,7 @@ def test_the_memo_keeps_the_last_few_answers(root: Path, home: Path) -> None:
 def test_a_sibling_worktrees_change_is_seen_at_once(tmp_path: Path, home: Path) -> None:
     (tmp_path / "repos").mkdir()
     repo = Repo(tmp_path / "repos", home)
-    sibling = repo.worktree("wt-a", branch="feature-a")
-    Repo.write(sibling, "001", "Design", status="completed")
-    for worktree in (repo.main, sibling):
-        _age(worktree / "tasks")
+    sibling = repo.completed_sibling("wt-a", "feature-a", _age)
     _settle(repo.main, home)
     poisoned = _poison(repo.main, home)
     assert poisoned[1]["longest_chain"]["ids"] == ["poison"]  # the overlay's memo answers

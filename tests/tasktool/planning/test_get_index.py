@@ -247,10 +247,7 @@ def test_no_index_with_sibling_worktrees(tmp_path: Path) -> None:
     home.mkdir()
     (tmp_path / "repos").mkdir()
     repo = Repo(tmp_path / "repos", home)
-    sibling = repo.worktree("wt", branch="feature")
-    Repo.write(sibling, "001", "Design", status="completed")
-    for worktree in (repo.main, sibling):
-        _age(worktree / "tasks")
+    repo.completed_sibling("wt", "feature", _age)
     for _ in range(2):
         loaded = load_context(cwd=repo.main, env={}, home=home)
         assert loaded.worktrees is not None

@@ -54,6 +54,15 @@ class Repo:
         git(self.main, "worktree", "add", "-q", "-b", branch or name, str(path))
         return path
 
+    def completed_sibling(self, name: str, branch: str, age: Callable[[Path], None]) -> Path:
+        """A linked worktree where 001 is completed, both worktrees' task directories then
+        dated back by ``age`` (settled: a scan of them has an identity)."""
+        sibling = self.worktree(name, branch=branch)
+        self.write(sibling, "001", "Design", status="completed")
+        for worktree in (self.main, sibling):
+            age(worktree / "tasks")
+        return sibling
+
     @staticmethod
     def write(worktree: Path, task_id: str, title: str, **fields: object) -> Path:
         path = worktree / "tasks" / f"{task_id}-task.md"
