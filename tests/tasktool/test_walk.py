@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tasktool.files import forked, scan
-from tasktool.files.cache import ParseCache
+from tasktool.files.cache import SIG_SIZE, ParseCache
 from tasktool.files.scan import scan_tasks, walk
 
 if TYPE_CHECKING:
@@ -136,18 +136,23 @@ def test_two_processes_stat_what_one_does(
     many_files: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     alone = walk(many_files)
-    children: list[forked.Child] = []
-    make = forked.Child
+    delivered: list[bytes | None] = []
 
-    def counted(work: object) -> forked.Child:
-        children.append(make(work))  # type: ignore[arg-type]
-        return children[-1]
+    class Recorded(forked.Child):
+        """A child whose bytes are recorded: a child that failed would leave its share to
+        this process and the walk would still be right."""
 
-    monkeypatch.setattr(scan, "Child", counted)
+        def result(self) -> bytes | None:
+            delivered.append(super().result())
+            return delivered[-1]
+
+    monkeypatch.setattr(scan, "Child", Recorded)
     monkeypatch.setattr(scan, "STAT_FORK_FROM", 10)
     monkeypatch.setattr(scan, "usable_cores", lambda: 2)
     assert walk(many_files) == alone
-    assert len(children) == 1
+    assert len(delivered) == 1
+    assert delivered[0] is not None
+    assert len(delivered[0]) == 31 * SIG_SIZE  # the second half of 61 names (the fifo too)
     assert sum(len(folder) for folder, _ in alone) == 60
 
 

@@ -15,6 +15,7 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from stat import S_ISREG
 from typing import TypeVar
@@ -139,13 +140,14 @@ def walk(
 class _Listing(msgspec.Struct, frozen=True, gc=False):
     """A folder as listed (or as known, unchanged): its path, relative path, own
     signature, the names of its entries that may be task files (``.md``, no directory)
-    and the subfolders entered."""
+    and the subfolders entered; ``known``: the cached folder it was taken from."""
 
     directory: str
     relative: str
     stamp: bytes
     names: list[str]
     subfolders: list[str]
+    known: Folder | None = None
 
     def folder(self, packed: bytes) -> Folder:
         """The folder with its files' packed signatures. Entries that are no file are left
@@ -161,6 +163,9 @@ class _Listing(msgspec.Struct, frozen=True, gc=False):
             if len(kept) < len(names):
                 names, packed = [name for name, _ in kept], b"".join(sig for _, sig in kept)
                 stamp = UNSETTLED
+        if self.known is not None and names is self.names:
+            # Its strings as cached, not joined again: the scan compares them at once.
+            return Folder(self.directory, self.known.names, packed, stamp, self.known.subfolders)
         return Folder(self.directory, "\0".join(names), packed, stamp, "\0".join(self.subfolders))
 
 
@@ -174,27 +179,38 @@ def _listed(root: Path, ignore: tuple[str, ...], known: dict[str, Folder]) -> li
     while pending:
         directory, relative = pending.pop()
         try:
-            fd = os.open(directory, _DIRECTORY_FLAGS) if _STAT_IN_FOLDER else None
+            with _opened(directory) as folder:
+                stamp = _stamp(os.stat(folder), racy_after)
+                old = known.get(directory)
+                if old is not None and stamp != UNSETTLED and old.stamp == stamp:
+                    listing = _Listing(directory, relative, stamp, old.listed(), old.entered(), old)
+                else:
+                    listing = _Listing(
+                        directory, relative, stamp, *_list(folder, relative, ignored)
+                    )
         except (FileNotFoundError, NotADirectoryError, PermissionError):
             continue
-        try:
-            stamp = _stamp(os.stat(directory if fd is None else fd), racy_after)
-            old = known.get(directory)
-            if old is not None and stamp != UNSETTLED and old.stamp == stamp:
-                names, subfolders = old.listed(), old.entered()
-            else:
-                names, subfolders = _list(directory if fd is None else fd, relative, ignored)
-        except (FileNotFoundError, NotADirectoryError, PermissionError):
-            continue
-        finally:
-            if fd is not None:
-                os.close(fd)
-        found.append(_Listing(directory, relative, stamp, names, subfolders))
-        for name in subfolders:
+        found.append(listing)
+        for name in listing.subfolders:
             pending.append(
                 (os.path.join(directory, name), f"{relative}/{name}" if relative else name)
             )
     return found
+
+
+@contextmanager
+def _opened(directory: str) -> Iterator[str | int]:
+    """The folder to list and stat its files through: a descriptor, closed after (each
+    stat is then an fstatat() of the bare name, which spares the kernel walking the whole
+    path again: a fifth of a warm scan), or its path where that is not possible."""
+    if not _STAT_IN_FOLDER:
+        yield directory
+        return
+    fd = os.open(directory, _DIRECTORY_FLAGS)
+    try:
+        yield fd
+    finally:
+        os.close(fd)
 
 
 def _stamp(stat: os.stat_result, racy_after: int) -> bytes:
@@ -246,34 +262,26 @@ def _signatures(shares: list[tuple[str, list[str]]]) -> bytes:
     stat = os.stat
     packed: list[bytes] = []
     for directory, names in shares:
+        start = len(packed)
         try:
-            # Through a descriptor, each stat is an fstatat() of the bare name, which
-            # spares the kernel walking the whole path again (a fifth of a warm scan).
-            fd = os.open(directory, _DIRECTORY_FLAGS) if _STAT_IN_FOLDER else None
-        except OSError:
-            packed += [NOT_A_FILE] * len(names)
-            continue
-        try:
-            for name in names:
-                try:
-                    found = (
-                        stat(name, dir_fd=fd)
-                        if fd is not None
-                        else stat(os.path.join(directory, name))
+            with _opened(directory) as folder:
+                fd = folder if isinstance(folder, int) else None
+                for name in names:
+                    path = name if fd is not None else os.path.join(directory, name)
+                    try:
+                        found = stat(path, dir_fd=fd)
+                    except OSError:  # gone since the listing, a symlink loop
+                        packed.append(NOT_A_FILE)
+                        continue
+                    packed.append(
+                        pack_signature(
+                            found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino
+                        )
+                        if S_ISREG(found.st_mode)
+                        else NOT_A_FILE
                     )
-                except OSError:  # gone since the listing, a symlink loop
-                    packed.append(NOT_A_FILE)
-                    continue
-                packed.append(
-                    pack_signature(
-                        found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino
-                    )
-                    if S_ISREG(found.st_mode)
-                    else NOT_A_FILE
-                )
-        finally:
-            if fd is not None:
-                os.close(fd)
+        except OSError:  # the folder itself is gone
+            packed[start:] = [NOT_A_FILE] * len(names)
     return b"".join(packed)
 
 
@@ -442,8 +450,8 @@ class Scan:
         ``None`` when a position is out of range or the cache no longer reads as it did."""
         head = self._undecoded()
         if head is None:
-            return _pick(self.result.tasks, self.result.archived, positions)
-        numbers = _pick(head.tasks, head.archived, positions)
+            return at_positions(self.result.tasks, self.result.archived, positions)
+        numbers = at_positions(head.tasks, head.archived, positions)
         rows = self._rows_at(numbers) if numbers is not None else None
         if rows is None or any(row.task is None for row in rows):
             return None
@@ -490,7 +498,7 @@ class Scan:
         return self._compute()
 
 
-def _pick(first: Sequence[T], then: Sequence[T], positions: Sequence[int]) -> list[T] | None:
+def at_positions(first: Sequence[T], then: Sequence[T], positions: Sequence[int]) -> list[T] | None:
     """``first + then`` at these positions, without joining them (``None``: out of range)."""
     size = len(first)
     if any(not 0 <= position < size + len(then) for position in positions):

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 import msgspec
 
 from tasktool.config import LoadedConfig, Overrides, load_config
-from tasktool.files.scan import Scan, ScanResult, scan_source
+from tasktool.files.scan import Scan, ScanResult, at_positions, scan_source
 from tasktool.files.taskfile import is_safe_id
 from tasktool.files.worktrees import WorktreeSet, discover_worktrees
 from tasktool.model.diagnostics import Diagnostic
@@ -183,10 +183,7 @@ class Repository:
         not decoded, read alone from the parse cache. ``None`` when a position is out of
         range or the cache changed since this run read it."""
         if self._merged is not None:
-            everything = self.all_tasks
-            if any(not 0 <= position < len(everything) for position in positions):
-                return None
-            return [everything[position] for position in positions]
+            return at_positions(self.tasks, self.archived, positions)
         return self._scan.tasks_at(positions)
 
     def local(self, task_id: str) -> Task:
