@@ -90,8 +90,8 @@ READ_PATHS: dict[tuple[str, ...], tuple[set[str], set[str]]] = {
     ),
     ("list",): ({"bisect", "tasktool.planning.worklog"}, {"tasktool.cli.commands.listing"}),
     ("get", "1"): (
-        {"bisect", "tasktool.planning.graph", "tasktool.planning.worklog"},  # 1 has no worklog
-        {"tasktool.planning.get_index"},
+        {"tasktool.planning.graph", "tasktool.planning.worklog"},  # 1 has no worklog
+        {"tasktool.planning.get_index", "bisect"},  # the folder of a row of the index
     ),
     ("next",): (
         {"tasktool.planning.board", "tasktool.planning.tracks", "tasktool.present.graph_render"},

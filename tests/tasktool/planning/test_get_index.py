@@ -3,7 +3,7 @@ needs, and prints exactly what the full path (every task decoded) prints, for ev
 and format, errors included, after any edit.
 
 The full path is what ``get`` takes when the parse cache cannot name the tasks: here the
-task directory's ``.tasktool`` is a file, so no cache (and no memo) is ever written.
+task directory's ``.tasktool`` is a file, so no cache (and no index) is ever written.
 """
 
 from __future__ import annotations
@@ -24,8 +24,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tasktool.files import cache
+from tasktool.files.cache import ParseCache
 from tasktool.model.errors import TaskToolError
-from tasktool.planning.get_index import KIND, GetIndex, lookup
+from tasktool.planning.get_index import KIND, FolderIndex, lookup
 from tasktool.planning.repository import Repository, load_context
 from tasktool.present.documents import get_document
 from tests.tasktool.conftest import edit_in_place, task_text
@@ -108,7 +109,11 @@ def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _load(root: Path, *, use_cache: bool = True) -> Repository:
-    return load_context(cwd=root, env={}, home=root.parent / "home", use_cache=use_cache)
+    """The repository as ``get`` loads it: without bodies (a scan with bodies that parsed a
+    file writes every rows file anew, so every folder's columns are built again)."""
+    return load_context(
+        cwd=root, env={}, home=root.parent / "home", use_cache=use_cache, bodies=False
+    )
 
 
 def _answer(repo: Repository, task_id: str) -> Any:
@@ -132,13 +137,20 @@ def _warm(root: Path, ids: tuple[str, ...]) -> dict[str, Any]:
     return {task_id: _answer(repo, task_id) for task_id in ids}
 
 
-def _memo(root: Path) -> Path:
-    return root / "tasks" / ".tasktool" / f"derived-{KIND}.msgpack"
+def _kept(root: Path) -> dict[str, tuple[int, int]]:
+    """Each folder's columns kept beside its rows file, and the file's inode and mtime."""
+    folder = root / "tasks" / ".tasktool" / "cache"
+    return {
+        path.name: (path.stat().st_ino, path.stat().st_mtime_ns)
+        for path in folder.glob(f"rows-*.{KIND}.msgpack")
+    }
 
 
-def _stamp(path: Path) -> tuple[int, int]:
-    stat = path.stat()
-    return stat.st_ino, stat.st_mtime_ns
+def _named(root: Path) -> set[str]:
+    """The names of the columns of each rows file the cache's head names."""
+    head = ParseCache.open(root / "tasks").head
+    assert head is not None
+    return {name.replace(".msgpack", f".{KIND}.msgpack") for name in head.files if name}
 
 
 @pytest.mark.parametrize("fmt", ["json", "yaml", "table"])
@@ -155,13 +167,12 @@ def test_every_id_prints_what_the_full_path_prints(root: Path, fmt: str) -> None
     state = root / "tasks" / ".tasktool"
     state.write_text("not a directory: nothing is cached\n", encoding="utf-8")
     cold = outputs()
-    assert not _memo(root).exists()
     state.unlink()
     building = outputs()  # the first run parses and writes the cache, the next the index...
-    assert _memo(root).exists()
-    stamp = _stamp(_memo(root))
+    kept = _kept(root)
+    assert set(kept) == _named(root)
     assert outputs() == building == cold  # ...which every later run reads
-    assert _stamp(_memo(root)) == stamp
+    assert _kept(root) == kept
     codes = {task_id: cold[task_id][0] for task_id in ASKED}
     assert {task_id for task_id, code in codes.items() if code == 0} == {*IDS, "017"} - {
         "005",
@@ -220,24 +231,34 @@ def test_a_warm_get_decodes_no_row_but_its_own(root: Path, monkeypatch: pytest.M
     assert {task_id: _answer(repo, task_id) for task_id in asked} == expected
 
 
-def test_the_index_is_trusted_under_its_key_and_rebuilt_after_a_change(root: Path) -> None:
-    """A wrong index under the right key shows (the index does answer); any change to a
-    file gives the full path's answer again."""
+def _folder_index(root: Path, folder: str) -> Path:
+    """The columns kept for the task directory's subfolder ``folder``."""
+    cache = ParseCache.open(root / "tasks")
+    assert cache.head is not None
+    paths = [Path(f.path) for f in cache.head.folders]
+    name = cache.head.files[paths.index(root / "tasks" / folder)]
+    return root / "tasks" / ".tasktool" / "cache" / name.replace(".msgpack", f".{KIND}.msgpack")
+
+
+def test_a_folders_columns_are_trusted_until_its_rows_change(root: Path) -> None:
+    """Wrong columns beside a rows file show (the columns do answer); a change to a file
+    of that folder writes a new rows file, whose columns are built again, and a change
+    elsewhere leaves them be."""
     _warm(root, ())
     _warm(root, ("002",))
-    path = _memo(root)
-    fmt, entries = msgspec.msgpack.decode(path.read_bytes())
-    key, value = entries[0]
-    index = msgspec.convert(value, GetIndex)
+    path = _folder_index(root, "g")
+    index = msgspec.msgpack.decode(path.read_bytes(), type=FolderIndex)
     parents = "\0".join("" if parent == "002" else parent for parent in index.parents.split("\0"))
-    poisoned = msgspec.structs.replace(index, parents=parents)
-    path.write_bytes(msgspec.msgpack.encode([fmt, [[key, poisoned]]]))
-    assert [child["id"] for child in _warm(root, ("002",))["002"]["children"]] == []
+    path.write_bytes(msgspec.msgpack.encode(msgspec.structs.replace(index, parents=parents)))
+    poisoned = [child["id"] for child in _warm(root, ("002",))["002"]["children"]]
+    assert poisoned == ["004"]  # 003, in g, is not found: the poisoned columns answered
     edit_in_place(root / "tasks" / "h" / "T-10-a.md", "status: blocked", "status: pending")
+    _warm(root, ())
+    assert [child["id"] for child in _warm(root, ("002",))["002"]["children"]] == poisoned
+    edit_in_place(root / "tasks" / "g" / "003-a.md", "status: in-progress", "status: pending")
     assert _warm(root, ASKED) == _cold(root, ASKED)
     assert _warm(root, ASKED) == _cold(root, ASKED)
-    assert msgspec.msgpack.decode(path.read_bytes())[1][0][0] != key
-    assert len(msgspec.msgpack.decode(path.read_bytes())[1]) == 1  # the stale one is gone
+    assert [child["id"] for child in _warm(root, ("002",))["002"]["children"]] == ["003", "004"]
 
 
 def test_no_index_with_sibling_worktrees(tmp_path: Path) -> None:
@@ -253,7 +274,7 @@ def test_no_index_with_sibling_worktrees(tmp_path: Path) -> None:
         assert loaded.worktrees is not None
         assert lookup(loaded, "001") is None
         assert get_document(loaded, "001")["status"] == "completed"
-    assert not (repo.main / "tasks" / ".tasktool" / f"derived-{KIND}.msgpack").exists()
+    assert not list((repo.main / "tasks" / ".tasktool" / "cache").glob(f"*.{KIND}.msgpack"))
 
 
 def test_an_id_that_cannot_be_indexed_is_looked_up_in_full(root: Path) -> None:
@@ -364,13 +385,16 @@ def test_after_random_edits_warm_answers_equal_cold_ones(
         for op in ops:
             _apply(root / "tasks", op, counter)
             cold = _cold(root, asked)
-            before = _stamp(_memo(root)) if _memo(root).exists() else None
+            before = _kept(root)
             assert _warm(root, asked) == cold  # the run that parses the edit: the full path
-            assert (_stamp(_memo(root)) if _memo(root).exists() else None) == before
-            assert _warm(root, asked) == cold  # the next one builds the index from the rows
-            stamp = _stamp(_memo(root))
-            assert _warm(root, asked) == cold  # and the next reads it
-            assert _stamp(_memo(root)) == stamp
+            parsed = _kept(root)  # builds none (old ones beside rows files named no more go)
+            assert parsed.items() <= before.items()
+            assert _warm(root, asked) == cold  # the next builds the new rows' columns...
+            kept = _kept(root)
+            assert set(kept) >= _named(root)
+            assert {name: kept[name] for name in parsed} == parsed
+            assert _warm(root, asked) == cold  # ...and the next reads them
+            assert _kept(root) == kept
 
 
 def test_a_task_directory_without_a_task_has_an_index_too(root: Path) -> None:
@@ -384,9 +408,9 @@ def test_a_task_directory_without_a_task_has_an_index_too(root: Path) -> None:
     for _ in range(2):
         with pytest.raises(TaskToolError, match="no task with id '001'"):
             lookup(_load(root), "001")
-        assert _memo(root).exists()
-    stamp = _stamp(_memo(root))
+        assert set(_kept(root)) == _named(root) != set()
+    kept = _kept(root)
     asked = ("001", "014", "017")
     assert _warm(root, asked) == _cold(root, asked)
     assert _warm(root, asked)["014"][0] == "task.broken"
-    assert _stamp(_memo(root)) == stamp
+    assert _kept(root) == kept

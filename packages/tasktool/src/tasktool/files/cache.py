@@ -14,7 +14,9 @@ A rows file is written once, under a new random name, and never changed: a write
 one file changed writes that folder's rows and the head, and names the other folders'
 files again (at 100,000 tasks ~12 MB instead of ~50). The head is replaced atomically
 last, so a reader holds one head and the files it names; files that neither the new
-head nor the one before it names are deleted once a minute old.
+head nor the one before it names are deleted once a minute old. What a command derives
+from one folder's rows alone (``get``'s columns of ids) is kept beside its rows file and
+goes with it (:meth:`ParseCache.per_folder`).
 
 The tasks' bodies are half of the bytes and most commands never show them, so they
 live in another file (``bodies-N``) read only when asked for. Each row names its
@@ -31,10 +33,10 @@ import gc
 import os
 import struct
 import time
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -45,6 +47,8 @@ from tasktool.files.storage import (
 )
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task, natural_key
+
+P = TypeVar("P")
 
 _FORMAT = "tasks-7"  # 5: rows by folder; 6: folder signatures; 7: a rows file per folder
 #: A folder's rows file: this prefix, 16 hex digits, ``.msgpack`` (never rewritten).
@@ -421,12 +425,56 @@ class ParseCache:
         except IndexError:
             return None
 
-    def rows_as(self, kind: type[Any]) -> list[Any] | None:
-        """The cached rows (folder by folder, name by name) with their tasks decoded as
-        ``kind``, a struct with some of :class:`Task`'s fields (the others are skipped, not
-        decoded: a fraction of the cost for a command that needs a few of them);
-        ``None`` as for :meth:`rows`."""
-        return self._read(_projected(kind))
+    def per_folder(
+        self,
+        kind: str,
+        part: type[P],
+        fields: type[Any],
+        build: Callable[[list[Any]], P],
+        fits: Callable[[P, int], bool],
+    ) -> list[P] | None:
+        """A value derived from each folder's rows alone, in the head's order: ``build`` of
+        the folder's tasks decoded as ``fields`` (a struct with some of :class:`Task`'s
+        fields, the others skipped; ``None`` for a row without a task).
+
+        A rows file never changes, so what is derived from it holds as long as it is
+        named: each value is kept beside it as ``<rows file>.<kind>.msgpack`` and used
+        when it decodes as ``part`` and ``fits`` the folder's number of rows; else it is
+        built and kept (best effort). After one edit, one folder's value is built again.
+        ``None`` when a rows file no longer reads (a later writer deleted it)."""
+        if self.root is None or self.head is None:
+            return None
+        assert kind.isidentifier(), kind
+        folder_path = os.path.join(self.root, STATE_DIR, "cache")
+        kept = msgspec.msgpack.Decoder(part)
+        projected: msgspec.msgpack.Decoder[list[Any]] | None = None
+        values: list[P] = []
+        for folder, name in zip(self.head.folders, self.head.files, strict=True):
+            if not name:
+                values.append(build([]))
+                continue
+            beside = os.path.join(folder_path, _beside(name, kind))
+            try:
+                with open(beside, "rb") as handle:
+                    value = kept.decode(handle.read())
+                if fits(value, len(folder)):
+                    values.append(value)
+                    continue
+            except (OSError, msgspec.DecodeError):
+                pass
+            projected = projected or _projected(fields)
+            try:
+                with no_collection():
+                    rows = projected.decode(_rows_bytes(self.root, name))
+            except (OSError, msgspec.DecodeError):
+                return None
+            if len(rows) != len(folder):
+                return None
+            value = build([row.task for row in rows])
+            with suppress(OSError):
+                atomic_write_bytes(Path(beside), _encoder.encode(value), sync=False)
+            values.append(value)
+        return values
 
     def _read(self, decoder: msgspec.msgpack.Decoder[list[Any]]) -> list[Any] | None:
         """Every row as ``decoder`` reads a folder's, ``None`` when they do not decode or
@@ -583,8 +631,9 @@ class ParseCache:
 
     def _remove_unused(self, named: set[str]) -> None:
         """Delete the parse cache files an older or newer tasktool left (never read), and
-        the rows files that neither this head nor the one before names, once old enough
-        that no run still reads them (:data:`ORPHAN_AGE_NS`). Other files (the config
+        the rows files that neither this head nor the one before names (with the values
+        kept beside them: :meth:`per_folder`), once old enough that no run still reads
+        them (:data:`ORPHAN_AGE_NS`). Other files (the config
         file's cache, when the config sits in the task directory) are left alone."""
         assert self.path is not None
         ours = {self.path.name, _body_path(self.path).name}
@@ -595,12 +644,25 @@ class ParseCache:
                 if name in ours or name in named:
                     continue
                 if name.startswith(_ROWS_PREFIX):
+                    if _rows_name(name) in named:
+                        continue  # a value derived from a named rows file
                     if stale.stat().st_mtime_ns < old_enough:
                         stale.unlink(missing_ok=True)
                 elif name.startswith(("tasks-", "bodies-tasks-")):
                     stale.unlink(missing_ok=True)
         except OSError:
             return
+
+
+def _beside(rows_name: str, kind: str) -> str:
+    """The name of the file that keeps a value of ``kind`` derived from a rows file."""
+    return f"{rows_name.removesuffix('.msgpack')}.{kind}.msgpack"
+
+
+def _rows_name(name: str) -> str:
+    """The rows file a cache file named ``name`` (a rows file, or one kept beside one)
+    belongs to."""
+    return f"{name[: _ROWS_NAME_LENGTH - len('.msgpack')]}.msgpack"
 
 
 def _body_path(path: Path) -> Path:

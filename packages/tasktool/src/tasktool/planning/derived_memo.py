@@ -1,6 +1,7 @@
 """What a command derives from the repository's tasks, kept from one run to the next in
-``<task dir>/.tasktool/derived-<kind>.msgpack`` (one file per kind: ``next``, ``stats``,
-``validate``, and ``get-index``: :mod:`tasktool.planning.get_index`).
+``<task dir>/.tasktool/derived-<kind>.msgpack`` (one file per kind: ``next``, ``stats``
+and ``validate``; ``get``'s index is kept per folder instead, beside the parse cache's
+rows: :mod:`tasktool.planning.get_index`).
 
 ``next``'s ranking, ``stats`` and ``validate``'s task checks are pure functions of the
 tasks (as overlaid with sibling worktrees), the settings and the command's options: no
@@ -18,10 +19,10 @@ clock, no other file. The key names all three without reading the tasks again:
 - this tasktool's version (a release may derive another answer from the same tasks).
 
 The result is stored, not its rendering: formats, terminal width and colour stay live.
-Each file keeps the last ``KEPT`` results (newest first; a kind may ask for fewer), so
-runs that alternate options (``next`` and ``next --limit 0``) each recall theirs. A
-missing, foreign, corrupt or stale memo is computed again and rewritten (best effort,
-atomic; a read-only task directory keeps none)::
+Each file keeps the last ``KEPT`` results (newest first), so runs that alternate options
+(``next`` and ``next --limit 0``) each recall theirs. A missing, foreign, corrupt or
+stale memo is computed again and rewritten (best effort, atomic; a read-only task
+directory keeps none)::
 
     stats = derived(repo, "stats", (), Stats, lambda: compute_stats(repo.graph, settings))
 """
@@ -92,12 +93,11 @@ def derived(
     compute: Callable[[], T],
     *,
     valid: Callable[[T], bool] | None = None,
-    kept: int = KEPT,
 ) -> T:
     """``compute()``, or the value stored for the same ``repo`` (its identity and
     settings), ``kind`` and ``options`` (plain values msgspec encodes) when there is one,
     decoded as ``result`` and accepted by ``valid`` (a check against the repository).
-    The memo keeps the ``kept`` newest values."""
+    The memo keeps the ``KEPT`` newest values."""
     key = memo_key(repo, kind, options)
     if key is None:
         return compute()
@@ -108,7 +108,7 @@ def derived(
     if found is not None and (valid is None or valid(found)):
         return found
     value = compute()
-    _remember(path, key, value, [entry for entry in entries if entry.key != key][: kept - 1])
+    _remember(path, key, value, [entry for entry in entries if entry.key != key][: KEPT - 1])
     return value
 
 

@@ -2,23 +2,22 @@
 warm ``get`` decodes one task's row of the parse cache instead of every task's (at 100,000
 tasks, decoding them all and indexing them by id took half of a warm ``get``).
 
-The index (a :mod:`~tasktool.planning.derived_memo` of kind ``get-index``, keyed on the
-repository's identity and settings) holds, for every position of
-:attr:`Repository.all_tasks <tasktool.planning.repository.Repository.all_tasks>`, the
-task's id, dependencies and parent and two flags (the first copy of its id, completed),
-one column each. Each column is one string, its values joined by separators, so that
-the tasks holding an id (the copies of the task, its dependents, its children) are found
-by ``str.find`` at C speed, nothing decoded per task: reading it takes a few
-milliseconds.
+The index is one :class:`FolderIndex` per folder of the parse cache, derived from that
+folder's rows alone and kept beside its rows file (:meth:`Repository.per_folder
+<tasktool.planning.repository.Repository.per_folder>`). A rows file is written once
+and never changed, so after an edit one folder's columns are built again (at 100,000
+tasks ~20 ms), not every task's (~250 ms, which the first ``get`` after any edit paid
+when the index was one whole). The columns hold each row's id, dependencies and parent
+and whether it is a completed or archived task; each column is one string, its values
+joined by separators, so that the rows holding an id (the copies of the task, its
+dependents, its children) are found by ``str.find`` at C speed, nothing decoded per
+task. Which copy of an id is the first (what ``get`` and the graph take), and the order
+of the answers, are the result's order, which the cache's head holds.
 
-It is built by a ``get`` whose tasks are the parse cache's rows as it read them, from
-those four fields alone (:meth:`Repository.project
-<tasktool.planning.repository.Repository.project>`: a third of the cost of decoding whole
-tasks, less than the full path). A ``get`` that parsed files (the first run after an
-edit: that identity may not outlive the next edit) takes the full path and builds none,
-as do a ``get`` with sibling worktrees overlaid (the tasks shown are not the rows), of an
-id that is empty or holds a separator, or of tasks whose ids, dependencies or parents
-hold one.
+A ``get`` that parsed files (the first run after an edit) takes the full path, as does a
+``get`` with sibling worktrees overlaid (the tasks shown are not the rows), of an id that
+is empty or holds a separator, or when a folder's ids, dependencies or parents hold one
+(or a task's id is empty).
 
 With the index, ``get`` reads the rows of the task and its children alone
 (:meth:`Repository.tasks_at <tasktool.planning.repository.Repository.tasks_at>`) and
@@ -35,22 +34,21 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from tasktool.model.task import Status, Task
-from tasktool.planning.derived_memo import derived
 from tasktool.planning.repository import ambiguous_id
 
 if TYPE_CHECKING:
+    from tasktool.files.scan import PerFolder
     from tasktool.planning.repository import Repository
 
-KIND = "get-index"
+#: The name the columns are kept under, beside each rows file.
+KIND = "get_index"
 #: Separators: between two values of a column (and the items of one task's
 #: dependencies), and before each task's dependencies.
 _ITEM, _TASK = "\0", "\1"
-#: Flags of a position: completed (a dependency on that id is met), and the first copy
-#: of its id (what ``get`` and the graph take).
-_COMPLETED, _FIRST = 1, 2
-_ALL_FIRST = bytes.maketrans(bytes([0, _COMPLETED]), bytes([_FIRST, _FIRST | _COMPLETED]))
-_ID, _STATUS = operator.attrgetter("id"), operator.attrgetter("status")
-_DEPENDENCIES, _PARENT = operator.attrgetter("dependencies"), operator.attrgetter("parent")
+#: Flags of a row: a completed task (a dependency on its id is met), an archived one.
+_COMPLETED, _ARCHIVED = 1, 2
+_ID, _DEPENDENCIES = operator.attrgetter("id"), operator.attrgetter("dependencies")
+_PARENT = operator.attrgetter("parent")
 _LENGTH = struct.Struct("<I")
 
 
@@ -61,15 +59,20 @@ class _Fields(msgspec.Struct, frozen=True, gc=False):
     status: str = Status.PENDING.value
     dependencies: tuple[str, ...] = ()
     parent: str | None = None
+    archived: bool = False
 
 
-class GetIndex(msgspec.Struct, frozen=True, array_like=True, gc=False):
-    """Columns over the positions of ``all_tasks``: ``ids`` (``\\0a\\0b\\0``, and the running
-    total of their ``lengths``, to slice one out), ``dependencies`` (``\\1\\0d1\\0d2\\0`` per
-    task, ``\\1\\0\\0`` for none), ``parents`` (as ``ids``, empty for
-    none) and ``flags``; the first ``active`` positions are the active tasks."""
+_NO_TASK = _Fields(id="")  # a row without a task: its id matches none asked for
 
-    active: int
+
+class FolderIndex(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """Columns over one folder's rows, in order: ``ids`` (``\\0a\\0b\\0``, empty for a row
+    without a task, and the running total of their ``lengths``, to slice one out),
+    ``dependencies`` (``\\1\\0d1\\0d2\\0`` per row, ``\\1\\0\\0`` for none), ``parents``
+    (as ``ids``, empty for none) and ``flags``. ``clean``: no value holds a separator and
+    no task's id is empty (else the columns cannot answer)."""
+
+    clean: bool
     ids: str
     lengths: bytes
     dependencies: str
@@ -77,101 +80,128 @@ class GetIndex(msgspec.Struct, frozen=True, array_like=True, gc=False):
     flags: bytes
 
     @classmethod
-    def of(cls, repo: Repository) -> GetIndex | None:
-        """The index of ``repo``'s tasks, their fields decoded from the parse cache's rows
-        (:meth:`Repository.project`); ``None`` when they do not read, or a value holds a
-        separator (or an id is empty)."""
-        projected = repo.project(_Fields)
-        if projected is None:
-            return None
-        active, archived = projected
-        tasks = active + archived
-        if not tasks:
-            return cls(active=0, ids="", lengths=b"", dependencies="", parents="", flags=b"")
-        # Built by joins and maps over the tasks (C loops): at 100,000 tasks every Python
-        # loop over them costs milliseconds.
+    def of(cls, rows: list[_Fields | None]) -> FolderIndex:
+        """The columns of a folder's rows (``None``: a row without a task)."""
+        if not rows:  # joined, no values and one empty value would read the same
+            return cls(True, _ITEM, b"", "", _ITEM, b"")
+        tasks = [_NO_TASK if task is None else task for task in rows]
+        # Built by joins and maps over the rows (C loops): a Python loop per row costs.
         ids = list(map(_ID, tasks))
         lists = list(map(_DEPENDENCIES, tasks))
         column = _column(ids)
         parents = _column([parent or "" for parent in map(_PARENT, tasks)])
-        # Each task's dependencies as ``\1\0d1\0d2\0`` (``\1\0\0`` for none).
         between = f"{_ITEM}{_TASK}{_ITEM}"
         dependencies = f"{_TASK}{_ITEM}{between.join(map(_ITEM.join, lists))}{_ITEM}"
-        size = len(ids)
+        size = len(tasks)
         # Each value holds no separator iff each column holds just the separators it was
         # joined with: counted at C speed, not value by value.
-        if (
-            column.count(_ITEM) != size + 1
-            or parents.count(_ITEM) != size + 1
-            or dependencies.count(_TASK) != size
-            or dependencies.count(_ITEM) != sum(map(len, lists)) + size + lists.count(())
-            or _TASK in column
-            or _TASK in parents
-        ):
-            return None
-        # The first position of each id (the task ``by_id`` gives): built from the end, the
-        # earliest position of an id is written last.
-        first = dict(zip(reversed(ids), range(size - 1, -1, -1), strict=True))
-        if "" in first:
-            return None
-        flags = bytearray(map(Status.COMPLETED.value.__eq__, map(_STATUS, tasks)))
-        if len(first) == size:  # no id held twice: every position is its id's first
-            flags = flags.translate(_ALL_FIRST)
-        else:
-            for position in first.values():
-                flags[position] |= _FIRST
+        clean = (
+            column.count(_ITEM) == size + 1
+            and parents.count(_ITEM) == size + 1
+            and dependencies.count(_TASK) == size
+            and dependencies.count(_ITEM) == sum(map(len, lists)) + size + lists.count(())
+            and _TASK not in column
+            and _TASK not in parents
+            and ids.count("") == rows.count(None)
+        )
+        completed = Status.COMPLETED.value
+        flags = bytes(
+            (task.status == completed) * _COMPLETED | task.archived * _ARCHIVED for task in tasks
+        )
         return cls(
-            active=len(active),
+            clean=clean,
             ids=column,
             lengths=struct.pack(f"<{size}I", *itertools.accumulate(map(len, ids))),
             dependencies=dependencies,
             parents=parents,
-            flags=bytes(flags),
+            flags=flags,
         )
 
-    def fits(self) -> bool:
-        """The columns agree in length (a memo that decodes but does not is not used)."""
-        size = len(self.flags)
-        return 0 <= self.active <= size and len(self.lengths) == _LENGTH.size * size
+    def fits(self, size: int) -> bool:
+        """The columns hold ``size`` rows (kept ones that do not are built again)."""
+        return len(self.flags) == size and len(self.lengths) == _LENGTH.size * size
+
+    def id_at(self, row: int) -> str:
+        """The id of the task in row ``row`` of the folder."""
+        # ``lengths`` holds the running total of the ids' lengths, separators left out.
+        end = _LENGTH.unpack_from(self.lengths, _LENGTH.size * row)[0] + row + 1
+        before = _LENGTH.unpack_from(self.lengths, _LENGTH.size * (row - 1))[0] if row else 0
+        return self.ids[before + row + 1 : end]
+
+
+class _Index:
+    """The folders' columns together, answering in the result's positions."""
+
+    def __init__(self, table: PerFolder[FolderIndex]) -> None:
+        self._table = table
+        self._first: dict[str, int | None] = {}
 
     def holders(self, task_id: str) -> list[int]:
         """The positions of the tasks with this id, in order."""
-        return _holders(self.ids, _ITEM, task_id)
+        return self._positions(self._rows("ids", _ITEM, task_id))
+
+    def first(self, task_id: str) -> int | None:
+        """The position of the first task with this id (the one ``by_id`` gives)."""
+        if task_id not in self._first:
+            holders = self.holders(task_id)
+            self._first[task_id] = holders[0] if holders else None
+        return self._first[task_id]
 
     def dependents(self, task_id: str) -> list[str]:
         """The ids of the active tasks that depend on ``task_id`` (of an id several hold,
         the first copy counts), in order: as the graph's ``dependents``."""
-        return [
-            self.id_at(position)
-            for position in _holders(self.dependencies, _TASK, task_id)
-            if position < self.active and self.flags[position] & _FIRST
-        ]
+        return [self.id_at(at) for at in self._counted(self._rows("dependencies", _TASK, task_id))]
 
     def children(self, task_id: str) -> list[int]:
         """The positions of the active tasks whose parent is ``task_id`` (of an id several
         hold, the first copy counts), in order: as the graph's ``children``."""
-        return [
-            position
-            for position in _holders(self.parents, _ITEM, task_id)
-            if position < self.active and self.flags[position] & _FIRST
-        ]
+        return self._counted(self._rows("parents", _ITEM, task_id))
 
     def met(self, task_id: str) -> bool:
         """The task this id names (active, else archived) is completed (as the graph)."""
-        at = self.ids.find(f"{_ITEM}{task_id}{_ITEM}")
-        return at >= 0 and bool(self.flags[self.ids.count(_ITEM, 0, at)] & _COMPLETED)
+        at = self.first(task_id)
+        return at is not None and bool(self._flags(self._row(at)) & _COMPLETED)
 
     def id_at(self, position: int) -> str:
-        """The id of the task at ``position``."""
-        # ``lengths`` holds the running total of the ids' lengths, separators left out.
-        end = _LENGTH.unpack_from(self.lengths, _LENGTH.size * position)[0] + position + 1
-        before = (
-            _LENGTH.unpack_from(self.lengths, _LENGTH.size * (position - 1))[0] if position else 0
-        )
-        return self.ids[before + position + 1 : end]
+        folder, row = self._table.split(self._row(position))
+        return self._table.values[folder].id_at(row)
+
+    def _rows(self, column: str, separator: str, value: str) -> list[int]:
+        """The rows (numbered folder by folder) whose ``column`` holds ``value``."""
+        found: list[int] = []
+        for part, start in zip(self._table.values, self._table.starts, strict=True):
+            found += [start + row for row in _holders(getattr(part, column), separator, value)]
+        return found
+
+    def _counted(self, rows: list[int]) -> list[int]:
+        """The positions of those rows' tasks that are active and the first copy of their
+        id, in order."""
+        active = [row for row in rows if not self._flags(row) & _ARCHIVED]
+        positions = self._positions(active)
+        return [at for at in positions if self.first(self.id_at(at)) == at]
+
+    def _positions(self, rows: list[int]) -> list[int]:
+        positions: list[int] = []
+        for row in rows:
+            position = self._table.position(row)
+            if position is None:
+                raise _Stale
+            positions.append(position)
+        return sorted(positions)
+
+    def _row(self, position: int) -> int:
+        return self._table.row(position)
+
+    def _flags(self, row: int) -> int:
+        folder, at = self._table.split(row)
+        return self._table.values[folder].flags[at]
 
 
-def _column(values: list[str] | tuple[str, ...]) -> str:
+class _Stale(Exception):
+    """The columns name a row that holds no task: they do not describe these rows."""
+
+
+def _column(values: list[str]) -> str:
     return f"{_ITEM}{_ITEM.join(values)}{_ITEM}"
 
 
@@ -204,29 +234,29 @@ class Found(msgspec.Struct, frozen=True, gc=False):
 def lookup(repo: Repository, task_id: str) -> Found | None:
     """:meth:`Repository.get <tasktool.planning.repository.Repository.get>` of ``task_id``
     (it raises the same errors) with what ``get`` shows beside the task, from the index
-    (built now when there is none yet); ``None`` when the index does not apply, or the
-    cache no longer reads as it says: the caller takes the full path."""
-    if not repo.from_cache or repo.identity is None or not _indexable(task_id):
+    (the folders' columns built now where none is kept); ``None`` when the index does
+    not apply, or the cache no longer reads as it says: the caller takes the full path."""
+    if not _indexable(task_id):
         return None
-    index = derived(repo, KIND, (), GetIndex | None, lambda: GetIndex.of(repo), valid=_fits, kept=1)
-    if index is None:
+    table = repo.per_folder(KIND, FolderIndex, _Fields, FolderIndex.of, FolderIndex.fits)
+    if table is None or not all(part.clean for part in table.values):
         return None
-    holders = index.holders(task_id)
-    if not holders:
-        raise repo.missing(task_id)
-    positions = [*holders, *index.children(task_id)]
-    found = repo.tasks_at(positions)
-    if found is None or [task.id for task in found] != [index.id_at(at) for at in positions]:
+    index = _Index(table)
+    try:
+        holders = index.holders(task_id)
+        if not holders:
+            raise repo.missing(task_id)
+        positions = [*holders, *index.children(task_id)]
+        found = repo.tasks_at(positions)
+        if found is None or [task.id for task in found] != list(map(index.id_at, positions)):
+            return None
+        if len(holders) > 1:
+            raise ambiguous_id(task_id, [task.file_path for task in found[: len(holders)]])
+        task = found[0]
+        unmet = [dep for dep in task.dependencies if not index.met(dep)]
+        return Found(task, index.dependents(task_id), found[1:], unmet)
+    except _Stale:
         return None
-    if len(holders) > 1:
-        raise ambiguous_id(task_id, [task.file_path for task in found[: len(holders)]])
-    task = found[0]
-    unmet = [dep for dep in task.dependencies if not index.met(dep)]
-    return Found(task, index.dependents(task_id), found[1:], unmet)
-
-
-def _fits(index: GetIndex | None) -> bool:
-    return index is None or index.fits()
 
 
 def _indexable(task_id: str) -> bool:

@@ -27,12 +27,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TypeVar
-
-import msgspec
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from tasktool.config import LoadedConfig, Overrides, load_config
-from tasktool.files.scan import Scan, ScanResult, at_positions, scan_source
+from tasktool.files.scan import PerFolder, Scan, ScanResult, at_positions, scan_source
 from tasktool.files.taskfile import is_safe_id
 from tasktool.files.worktrees import WorktreeSet, discover_worktrees
 from tasktool.model.diagnostics import Diagnostic
@@ -45,7 +43,7 @@ if TYPE_CHECKING:
     from tasktool.planning.siblings import Merged
 
 WORKLOG_DIR = ".worklogs"
-S = TypeVar("S", bound=msgspec.Struct)
+P = TypeVar("P")
 
 
 class Repository:
@@ -167,16 +165,23 @@ class Repository:
     @property
     def from_cache(self) -> bool:
         """Whether ``tasks`` and ``archived`` are the parse cache's rows as this run read
-        them (it parsed no file, and no sibling worktree is overlaid): :meth:`project`
+        them (it parsed no file, and no sibling worktree is overlaid): :meth:`per_folder`
         answers."""
         return self._merged is None and self._scan.from_cache
 
-    def project(self, kind: type[S]) -> tuple[list[S], list[S]] | None:
-        """``tasks`` and ``archived`` decoded as ``kind``, a struct with some of
-        :class:`Task`'s fields (the others skipped: at 100,000 tasks a third of the cost
-        of decoding them), from the parse cache's rows; ``None`` unless
+    def per_folder(
+        self,
+        kind: str,
+        part: type[P],
+        fields: type[Any],
+        build: Callable[[list[Any]], P],
+        fits: Callable[[P, int], bool],
+    ) -> PerFolder[P] | None:
+        """What ``build`` derives from each folder of the parse cache's rows, their tasks
+        decoded as ``fields`` (see :meth:`ParseCache.per_folder
+        <tasktool.files.cache.ParseCache.per_folder>`); ``None`` unless
         :attr:`from_cache` (or the rows no longer read)."""
-        return self._scan.project(kind) if self.from_cache else None
+        return self._scan.per_folder(kind, part, fields, build, fits) if self.from_cache else None
 
     def tasks_at(self, positions: Sequence[int]) -> list[Task] | None:
         """``all_tasks`` at these positions (their bodies perhaps empty); while the tasks are
