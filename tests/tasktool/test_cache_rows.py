@@ -1,23 +1,24 @@
-"""A few rows of the parse cache read alone (``ParseCache.rows_at``), or what is derived
-from each folder's rows with a few of its tasks' fields (``per_folder``): the same values
-as decoding every row whole, and nothing when the cache changed under the run; and the
-rows files' lifetime."""
+"""A few rows of the parse cache read alone (``ParseCache.rows_at``), and each folder's
+columns of ids (``id_columns``): the same values as decoding every row whole, and nothing
+when the cache changed under the run; and the lifetime of the rows files."""
 
 from __future__ import annotations
 
-import itertools
 import os
 import random
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from tasktool.files.cache import ParseCache
-from tasktool.files.scan import Scan, scan_source, scan_tasks
+from tasktool.files.id_columns import IdColumns
+from tasktool.files.scan import scan_source, scan_tasks
 from tests.tasktool.test_scan import age, cache_path
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from tests.tasktool.conftest import Project, TaskWriter
 
 
@@ -80,110 +81,100 @@ def test_a_scan_reads_its_broken_files_and_tasks_alone(
     assert alone.tasks_at(positions) == [everything[at] for at in positions]
 
 
-class _Pairs(msgspec.Struct, frozen=True, array_like=True):
-    """What the tests derive from a folder: each row's id and dependencies (or nothing)."""
-
-    pairs: list[tuple[str, tuple[str, ...]] | None]
-
-
-class _Deriving:
-    """``per_folder``'s arguments, counting the folders it builds a value for (of a folder
-    without files, whose value of no rows is built each time and kept nowhere, aside)."""
-
-    def __init__(self) -> None:
-        self.built: list[int] = []
-
-    def __call__(self, cache: ParseCache | Scan) -> Any:
-        return cache.per_folder("pairs", _Pairs, _Few, self._build, self._fits)
-
-    def _build(self, tasks: list[_Few | None]) -> _Pairs:
-        if tasks:
-            self.built.append(len(tasks))
-        return _Pairs([None if task is None else (task.id, task.dependencies) for task in tasks])
-
-    @staticmethod
-    def _fits(value: _Pairs, size: int) -> bool:
-        return len(value.pairs) == size
-
-
-def _kept(project: Project) -> dict[str, tuple[int, int]]:
-    """Each value kept beside a rows file, and its inode and mtime."""
+def _columns(project: Project) -> dict[str, tuple[int, int]]:
+    """Each rows file's columns of ids, and the file's inode and mtime."""
     folder = cache_path(project.root).parent
     return {
         path.name: (path.stat().st_ino, path.stat().st_mtime_ns)
-        for path in folder.glob("rows-*.pairs.msgpack")
+        for path in folder.glob("rows-*.ids.msgpack")
     }
 
 
-def test_values_derived_per_folder_are_kept_beside_its_rows(
+def _columns_of(names: Iterable[str]) -> set[str]:
+    return {name.replace(".msgpack", ".ids.msgpack") for name in names if name}
+
+
+def test_each_rows_file_has_its_columns_of_ids_beside_it(
     project: Project, write_task: TaskWriter
 ) -> None:
-    """Each folder's value is built from its rows (a few fields of each task decoded: the
-    same values as decoding the rows whole), kept beside its rows file and read from
-    there next time; a kept value that does not decode or fit is built again."""
+    """The write puts each rows file's columns beside it: what decoding the rows whole
+    gives, read as they are; columns that are missing, do not decode or do not fit are
+    built from the rows again and kept."""
     _cached(project, write_task)
-    every = ParseCache.open(project.root).rows(bodies=False)
+    cache = ParseCache.open(project.root)
+    every = cache.rows(bodies=False)
     assert every is not None
-    head = ParseCache.open(project.root).head
-    assert head is not None
-    derive = _Deriving()
-    values = derive(ParseCache.open(project.root))
-    assert values is not None
-    assert [pair for value in values for pair in value.pairs] == [
-        (row.task.id, row.task.dependencies) if row.task else None for row in every
-    ]
-    assert ("31", ("1", "2")) in [pair for value in values for pair in value.pairs]
-    assert derive.built == [len(folder) for folder in head.folders if len(folder)]
-    named = sorted(name for name in head.files if name)
-    kept = _kept(project)
-    assert sorted(kept) == [name.replace(".msgpack", ".pairs.msgpack") for name in named]
-    assert derive(ParseCache.open(project.root)) == values
-    assert len(derive.built) == len(named)  # nothing built again
-    assert _kept(project) == kept
-    first, second = (cache_path(project.root).parent / name for name in sorted(kept)[:2])
+    assert cache.head is not None
+    kept = _columns(project)
+    assert set(kept) == _columns_of(cache.head.files)
+    columns = cache.id_columns()
+    assert columns is not None
+    start = 0
+    for folder, part in zip(cache.folders, columns, strict=True):
+        rows = every[start : start + len(folder)]
+        assert part == IdColumns.of([row.task for row in rows])
+        assert [part.id_at(at) for at in range(len(rows))] == [
+            row.task.id if row.task else "" for row in rows
+        ]
+        start += len(folder)
+    assert any("31" in part.ids and "\x001\x002\x00" in part.dependencies for part in columns)
+    assert _columns(project) == kept  # read, not built
+    first, second, third = (cache_path(project.root).parent / name for name in sorted(kept)[:3])
     first.write_bytes(b"\xc1")  # does not decode
-    second.write_bytes(msgspec.msgpack.encode(_Pairs([])))  # decodes, does not fit
-    assert derive(ParseCache.open(project.root)) == values
-    assert len(derive.built) == len(named) + 2
+    second.write_bytes(msgspec.msgpack.encode(IdColumns.of([])))  # decodes, does not fit
+    third.unlink()
+    assert ParseCache.open(project.root).id_columns() == columns
+    again = _columns(project)
+    assert set(again) == set(kept)
+    assert {name for name in kept if again[name] != kept[name]} == {
+        first.name,
+        second.name,
+        third.name,
+    }
 
 
-def test_only_a_scan_read_from_the_cache_derives_per_folder(
+def test_only_a_scan_read_from_the_cache_has_the_id_table(
     project: Project, write_task: TaskWriter
 ) -> None:
-    """A scan that parsed files has its result and nothing else; the next one reads the
-    cache, builds the value of the folder that changed alone and places each row in its
-    result."""
+    """A scan that parsed files has its result and nothing else (its write put the new
+    rows file's columns beside it, and no other's); the next one reads the cache, and
+    its table places each row in the result."""
     _cached(project, write_task)
-    derive = _Deriving()
-    assert derive(scan_source(project.root, bodies=False)) is not None
-    folders = len(derive.built)
+    kept = _columns(project)
     added = write_task("32", where="a")
     os.utime(added, (time.time() - 60, time.time() - 60))
     parsed = scan_source(project.root, bodies=False)
     assert not parsed.from_cache
-    assert derive(parsed) is None
+    assert parsed.id_table() is None
+    now = _columns(project)
+    assert {name: now[name] for name in kept if name in now} == {
+        name: kept[name] for name in kept if name in now
+    }
+    assert len(set(now) - set(kept)) == 1  # folder a's
     cached = scan_source(project.root, bodies=False)
     assert cached.from_cache
-    table = derive(cached)
+    table = cached.id_table()
     assert table is not None
-    assert len(derive.built) == folders + 1  # folder a's rows file is new: built again
+    assert table.clean
     result = parsed.result
     everything = result.tasks + result.archived
-    rows = [pair for value in table.values for pair in value.pairs]
-    sizes = [len(value.pairs) for value in table.values]
-    assert table.starts == list(itertools.accumulate(sizes, initial=0))[:-1]
-    for row, pair in enumerate(rows):
-        position = table.position(row)
-        folder, at = table.split(row)
-        assert table.values[folder].pairs[at] == pair
-        if pair is None:
-            assert position is None
-        else:
-            assert position is not None
-            assert everything[position].id == pair[0]
-            assert table.row(position) == row
-    placed = [table.position(row) for row in range(len(rows))]
+    count = sum(len(folder) for folder in ParseCache.open(project.root).folders)
+    placed = [table.position(row) for row in range(count)]
     assert sorted(at for at in placed if at is not None) == list(range(len(everything)))
+    for row, position in enumerate(placed):
+        if position is None:
+            assert table.id_at(row) == ""
+        else:
+            assert everything[position].id == table.id_at(row)
+            assert table.row(position) == row
+            assert table.rows("ids", "\0", table.id_at(row)) == [row]
+    depending = [
+        row
+        for row, at in enumerate(placed)
+        if at is not None and "1" in everything[at].dependencies
+    ]
+    assert table.rows("dependencies", "\1", "1") == depending
+    assert [table.id_at(row) for row in depending] == ["31"]
 
 
 def _rows_files(project: Project) -> dict[str, int]:
@@ -224,10 +215,9 @@ def test_rows_files_no_head_names_go_once_old(project: Project, write_task: Task
     young, old = folder / f"rows-{'1' * 16}.msgpack", folder / f"rows-{'2' * 16}.msgpack"
     young.write_bytes(b"\x90")
     old.write_bytes(b"\x90")
-    beside_old = folder / f"rows-{'2' * 16}.pairs.msgpack"  # a value kept beside each
+    beside_old = folder / f"rows-{'2' * 16}.ids.msgpack"  # its columns
     beside_old.write_bytes(b"\x90")
-    _Deriving()(ParseCache.open(project.root))
-    for path in (old, beside_old, *folder.glob("*.pairs.msgpack")):
+    for path in (old, beside_old, *folder.glob("*.ids.msgpack")):
         os.utime(path, ns=(0, 0))
     for number in (1, 2):  # two writes, each after one file changed in folder a
         changed = project.root / "a" / f"{4 * number + 1}-task.md"
@@ -252,11 +242,9 @@ def test_rows_files_no_head_names_go_once_old(project: Project, write_task: Task
     newest = ParseCache.open(project.root).head
     assert newest is not None
     named_now = named | {name for name in newest.files if name}
-    assert set(_rows_files(project)) == named_now | set(_kept(project))
-    # The values kept beside a named rows file stay, however old; the others went with it.
-    assert {name.replace(".pairs", "") for name in _kept(project)} == named_now & {
-        name for name in named_before if name
-    }
+    # The columns of a named rows file stay, however old; the others went with theirs.
+    assert set(_rows_files(project)) == named_now | _columns_of(named_now)
+    assert _columns_of(named_before) - _columns_of(named_now)  # some went
     assert scan_tasks(project.root) == scan_tasks(project.root, use_cache=False)
 
 

@@ -25,8 +25,9 @@ from hypothesis import strategies as st
 
 from tasktool.files import cache
 from tasktool.files.cache import ParseCache
+from tasktool.files.id_columns import IdColumns
 from tasktool.model.errors import TaskToolError
-from tasktool.planning.get_index import KIND, FolderIndex, lookup
+from tasktool.planning.get_index import lookup
 from tasktool.planning.repository import Repository, load_context
 from tasktool.present.documents import get_document
 from tests.tasktool.conftest import edit_in_place, task_text
@@ -110,7 +111,7 @@ def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _load(root: Path, *, use_cache: bool = True) -> Repository:
     """The repository as ``get`` loads it: without bodies (a scan with bodies that parsed a
-    file writes every rows file anew, so every folder's columns are built again)."""
+    file writes every rows file anew, and every folder's columns with them)."""
     return load_context(
         cwd=root, env={}, home=root.parent / "home", use_cache=use_cache, bodies=False
     )
@@ -138,11 +139,11 @@ def _warm(root: Path, ids: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _kept(root: Path) -> dict[str, tuple[int, int]]:
-    """Each folder's columns kept beside its rows file, and the file's inode and mtime."""
+    """Each rows file's columns of ids, and the file's inode and mtime."""
     folder = root / "tasks" / ".tasktool" / "cache"
     return {
         path.name: (path.stat().st_ino, path.stat().st_mtime_ns)
-        for path in folder.glob(f"rows-*.{KIND}.msgpack")
+        for path in folder.glob("rows-*.ids.msgpack")
     }
 
 
@@ -150,7 +151,7 @@ def _named(root: Path) -> set[str]:
     """The names of the columns of each rows file the cache's head names."""
     head = ParseCache.open(root / "tasks").head
     assert head is not None
-    return {name.replace(".msgpack", f".{KIND}.msgpack") for name in head.files if name}
+    return {name.replace(".msgpack", ".ids.msgpack") for name in head.files if name}
 
 
 @pytest.mark.parametrize("fmt", ["json", "yaml", "table"])
@@ -168,10 +169,10 @@ def test_every_id_prints_what_the_full_path_prints(root: Path, fmt: str) -> None
     state.write_text("not a directory: nothing is cached\n", encoding="utf-8")
     cold = outputs()
     state.unlink()
-    building = outputs()  # the first run parses and writes the cache, the next the index...
+    first = outputs()  # the first run parses and writes the cache with its columns...
     kept = _kept(root)
     assert set(kept) == _named(root)
-    assert outputs() == building == cold  # ...which every later run reads
+    assert outputs() == first == cold  # ...which every later run reads
     assert _kept(root) == kept
     codes = {task_id: cold[task_id][0] for task_id in ASKED}
     assert {task_id for task_id, code in codes.items() if code == 0} == {*IDS, "017"} - {
@@ -237,17 +238,17 @@ def _folder_index(root: Path, folder: str) -> Path:
     assert cache.head is not None
     paths = [Path(f.path) for f in cache.head.folders]
     name = cache.head.files[paths.index(root / "tasks" / folder)]
-    return root / "tasks" / ".tasktool" / "cache" / name.replace(".msgpack", f".{KIND}.msgpack")
+    return root / "tasks" / ".tasktool" / "cache" / name.replace(".msgpack", ".ids.msgpack")
 
 
 def test_a_folders_columns_are_trusted_until_its_rows_change(root: Path) -> None:
     """Wrong columns beside a rows file show (the columns do answer); a change to a file
-    of that folder writes a new rows file, whose columns are built again, and a change
-    elsewhere leaves them be."""
+    of that folder writes a new rows file with new columns, and a change elsewhere leaves
+    them be."""
     _warm(root, ())
     _warm(root, ("002",))
     path = _folder_index(root, "g")
-    index = msgspec.msgpack.decode(path.read_bytes(), type=FolderIndex)
+    index = msgspec.msgpack.decode(path.read_bytes(), type=IdColumns)
     parents = "\0".join("" if parent == "002" else parent for parent in index.parents.split("\0"))
     path.write_bytes(msgspec.msgpack.encode(msgspec.structs.replace(index, parents=parents)))
     poisoned = [child["id"] for child in _warm(root, ("002",))["002"]["children"]]
@@ -274,7 +275,6 @@ def test_no_index_with_sibling_worktrees(tmp_path: Path) -> None:
         assert loaded.worktrees is not None
         assert lookup(loaded, "001") is None
         assert get_document(loaded, "001")["status"] == "completed"
-    assert not list((repo.main / "tasks" / ".tasktool" / "cache").glob(f"*.{KIND}.msgpack"))
 
 
 def test_an_id_that_cannot_be_indexed_is_looked_up_in_full(root: Path) -> None:
@@ -387,13 +387,10 @@ def test_after_random_edits_warm_answers_equal_cold_ones(
             cold = _cold(root, asked)
             before = _kept(root)
             assert _warm(root, asked) == cold  # the run that parses the edit: the full path
-            parsed = _kept(root)  # builds none (old ones beside rows files named no more go)
-            assert parsed.items() <= before.items()
-            assert _warm(root, asked) == cold  # the next builds the new rows' columns...
-            kept = _kept(root)
+            kept = _kept(root)  # it wrote the new rows files' columns, and no others
             assert set(kept) >= _named(root)
-            assert {name: kept[name] for name in parsed} == parsed
-            assert _warm(root, asked) == cold  # ...and the next reads them
+            assert {name: kept[name] for name in before if name in kept}.items() <= before.items()
+            assert _warm(root, asked) == cold  # the next reads them
             assert _kept(root) == kept
 
 
@@ -414,3 +411,22 @@ def test_a_task_directory_without_a_task_has_an_index_too(root: Path) -> None:
     assert _warm(root, asked) == _cold(root, asked)
     assert _warm(root, asked)["014"][0] == "task.broken"
     assert _kept(root) == kept
+
+
+def test_a_value_holding_a_separator_is_looked_up_in_full(root: Path) -> None:
+    """A dependency that holds a separator (YAML escapes can write one) leaves its folder's
+    columns unable to answer: ``get`` takes the full path, with the same answers."""
+    (root / "tasks" / "h" / "018-a.md").write_text(
+        '---\nid: "018"\ntitle: Task 018\ndependencies: ["0\\x010", "0\\x000"]\n---\n',
+        encoding="utf-8",
+    )
+    _age(root)
+    _load(root)
+    repo = _load(root)
+    assert repo.from_cache
+    table = repo.id_table()
+    assert table is not None
+    assert not table.clean
+    assert lookup(repo, "018") is None
+    assert _warm(root, ASKED) == _cold(root, ASKED)
+    assert _warm(root, ("018",))["018"]["dependencies"] == ("0\x010", "0\x000")

@@ -14,9 +14,9 @@ A rows file is written once, under a new random name, and never changed: a write
 one file changed writes that folder's rows and the head, and names the other folders'
 files again (at 100,000 tasks ~12 MB instead of ~50). The head is replaced atomically
 last, so a reader holds one head and the files it names; files that neither the new
-head nor the one before it names are deleted once a minute old. What a command derives
-from one folder's rows alone (``get``'s columns of ids) is kept beside its rows file and
-goes with it (:meth:`ParseCache.per_folder`).
+head nor the one before it names are deleted once a minute old. Each rows file has its
+columns of ids beside it (``rows-N.ids.msgpack``, :mod:`tasktool.files.id_columns`),
+written with it and deleted with it: what ``get`` looks an id up in.
 
 The tasks' bodies are half of the bytes and most commands never show them, so they
 live in another file (``bodies-N``) read only when asked for. Each row names its
@@ -33,10 +33,10 @@ import gc
 import os
 import struct
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -48,7 +48,8 @@ from tasktool.files.storage import (
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task, natural_key
 
-P = TypeVar("P")
+if TYPE_CHECKING:
+    from tasktool.files.id_columns import IdColumns
 
 _FORMAT = "tasks-7"  # 5: rows by folder; 6: folder signatures; 7: a rows file per folder
 #: A folder's rows file: this prefix, 16 hex digits, ``.msgpack`` (never rewritten).
@@ -425,56 +426,40 @@ class ParseCache:
         except IndexError:
             return None
 
-    def per_folder(
-        self,
-        kind: str,
-        part: type[P],
-        fields: type[Any],
-        build: Callable[[list[Any]], P],
-        fits: Callable[[P, int], bool],
-    ) -> list[P] | None:
-        """A value derived from each folder's rows alone, in the head's order: ``build`` of
-        the folder's tasks decoded as ``fields`` (a struct with some of :class:`Task`'s
-        fields, the others skipped; ``None`` for a row without a task).
+    def id_columns(self) -> list[IdColumns] | None:
+        """Each folder's columns of ids (:mod:`tasktool.files.id_columns`), in the head's
+        order: read from beside its rows file, where :meth:`write` puts them; built from
+        its rows and kept again when missing or damaged (best effort). ``None`` when a
+        rows file no longer reads (a later writer deleted it)."""
+        from tasktool.files.id_columns import Fields, IdColumns  # get alone reads them
 
-        A rows file never changes, so what is derived from it holds as long as it is
-        named: each value is kept beside it as ``<rows file>.<kind>.msgpack`` and used
-        when it decodes as ``part`` and ``fits`` the folder's number of rows; else it is
-        built and kept (best effort). After one edit, one folder's value is built again.
-        ``None`` when a rows file no longer reads (a later writer deleted it)."""
         if self.root is None or self.head is None:
             return None
-        assert kind.isidentifier(), kind
-        folder_path = os.path.join(self.root, STATE_DIR, "cache")
-        kept = msgspec.msgpack.Decoder(part)
-        projected: msgspec.msgpack.Decoder[list[Any]] | None = None
-        values: list[P] = []
+        cache = os.path.join(self.root, STATE_DIR, "cache")
+        kept = msgspec.msgpack.Decoder(IdColumns)
+        columns: list[IdColumns] = []
         for folder, name in zip(self.head.folders, self.head.files, strict=True):
             if not name:
-                values.append(build([]))
+                columns.append(IdColumns.of([]))
                 continue
-            beside = os.path.join(folder_path, _beside(name, kind))
-            try:
-                with open(beside, "rb") as handle:
-                    value = kept.decode(handle.read())
-                if fits(value, len(folder)):
-                    values.append(value)
+            beside = os.path.join(cache, _columns_name(name))
+            with suppress(OSError, msgspec.DecodeError), open(beside, "rb") as handle:
+                found = kept.decode(handle.read())
+                if found.fits(len(folder)):
+                    columns.append(found)
                     continue
-            except (OSError, msgspec.DecodeError):
-                pass
-            projected = projected or _projected(fields)
             try:
                 with no_collection():
-                    rows = projected.decode(_rows_bytes(self.root, name))
+                    rows = _projected(Fields).decode(_rows_bytes(self.root, name))
             except (OSError, msgspec.DecodeError):
                 return None
             if len(rows) != len(folder):
                 return None
-            value = build([row.task for row in rows])
+            built = IdColumns.of([row.task for row in rows])
             with suppress(OSError):
-                atomic_write_bytes(Path(beside), _encoder.encode(value), sync=False)
-            values.append(value)
-        return values
+                atomic_write_bytes(Path(beside), _encoder.encode(built), sync=False)
+            columns.append(built)
+        return columns
 
     def _read(self, decoder: msgspec.msgpack.Decoder[list[Any]]) -> list[Any] | None:
         """Every row as ``decoder`` reads a folder's, ``None`` when they do not decode or
@@ -568,6 +553,8 @@ class ParseCache:
         """
         if self.path is None or (not bodies and self.head is None):
             return None
+        from tasktool.files.id_columns import IdColumns  # a warm run writes nothing
+
         replace = msgspec.structs.replace
         task_dir = self.path.parent.parent.parent
         if not (task_dir / STATE_DIR).is_dir():
@@ -604,10 +591,12 @@ class ParseCache:
                     elif was is not None and was < len(before) and before[was]:
                         files.append(before[was])
                     else:
-                        files.append(f"{_ROWS_PREFIX}{os.urandom(8).hex()}.msgpack")
-                        written.append(
-                            (files[-1], _encoder.encode(rows[start : start + len(folder)]))
-                        )
+                        name = f"{_ROWS_PREFIX}{os.urandom(8).hex()}.msgpack"
+                        part = rows[start : start + len(folder)]
+                        columns = IdColumns.of([row.task for row in part])
+                        files.append(name)
+                        written.append((name, _encoder.encode(part)))
+                        written.append((_columns_name(name), _encoder.encode(columns)))
                     start += len(folder)
                 head = _encoder.encode(
                     Head(_FORMAT, token, ignore_entries(ignore), folders, files, *order)
@@ -631,8 +620,8 @@ class ParseCache:
 
     def _remove_unused(self, named: set[str]) -> None:
         """Delete the parse cache files an older or newer tasktool left (never read), and
-        the rows files that neither this head nor the one before names (with the values
-        kept beside them: :meth:`per_folder`), once old enough that no run still reads
+        the rows files that neither this head nor the one before names (with their
+        columns of ids), once old enough that no run still reads
         them (:data:`ORPHAN_AGE_NS`). Other files (the config
         file's cache, when the config sits in the task directory) are left alone."""
         assert self.path is not None
@@ -645,7 +634,7 @@ class ParseCache:
                     continue
                 if name.startswith(_ROWS_PREFIX):
                     if _rows_name(name) in named:
-                        continue  # a value derived from a named rows file
+                        continue  # the columns of a named rows file
                     if stale.stat().st_mtime_ns < old_enough:
                         stale.unlink(missing_ok=True)
                 elif name.startswith(("tasks-", "bodies-tasks-")):
@@ -654,9 +643,9 @@ class ParseCache:
             return
 
 
-def _beside(rows_name: str, kind: str) -> str:
-    """The name of the file that keeps a value of ``kind`` derived from a rows file."""
-    return f"{rows_name.removesuffix('.msgpack')}.{kind}.msgpack"
+def _columns_name(rows_name: str) -> str:
+    """The name of the file that keeps a rows file's columns of ids."""
+    return f"{rows_name.removesuffix('.msgpack')}.ids.msgpack"
 
 
 def _rows_name(name: str) -> str:

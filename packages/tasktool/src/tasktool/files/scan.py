@@ -10,15 +10,14 @@ taskmd's ``<task dir>/cli/archive/``) are archived tasks.
 from __future__ import annotations
 
 import functools
-import itertools
 import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 from stat import S_ISREG
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import msgspec
 
@@ -40,6 +39,9 @@ from tasktool.files.forked import Child, usable_cores
 from tasktool.files.taskfile import id_in_text, looks_like_task, parse_task
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task, natural_key
+
+if TYPE_CHECKING:
+    from tasktool.files.id_columns import IdTable
 
 RACY_NS = 2_000_000_000
 SKIPPED_DIRS = frozenset(
@@ -64,7 +66,6 @@ NOT_A_FILE = pack_signature(-2, 0, 0, 0)
 #: The row of a file still to be parsed.
 _PENDING = Row()
 T = TypeVar("T")
-P = TypeVar("P")
 
 
 class ScanResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -461,25 +462,19 @@ class Scan:
         """Whether the result is the cache's rows as read by this scan (it parsed none)."""
         return self._cache is not None
 
-    def per_folder(
-        self,
-        kind: str,
-        part: type[P],
-        fields: type[Any],
-        build: Callable[[list[Any]], P],
-        fits: Callable[[P, int], bool],
-    ) -> PerFolder[P] | None:
-        """What ``build`` derives from each folder's rows, kept beside them (see
-        :meth:`ParseCache.per_folder`), with where the rows stand in the result; ``None``
-        when this scan parsed files (its result is all there is) or the rows no longer
-        read."""
+    def id_table(self) -> IdTable | None:
+        """The cache's columns of ids, placed in the result (see
+        :meth:`ParseCache.id_columns`); ``None`` when this scan parsed files (its result
+        is all there is) or the rows no longer read."""
         if self._cache is None or self._cache.head is None:
             return None
+        from tasktool.files.id_columns import IdTable  # get alone looks ids up
+
         head = self._cache.head
-        values = self._cache.per_folder(kind, part, fields, build, fits)
-        if values is None:
+        columns = self._cache.id_columns()
+        if columns is None:
             return None
-        return PerFolder(values, list(map(len, head.folders)), head.tasks, head.archived)
+        return IdTable(columns, list(map(len, head.folders)), head.tasks, head.archived)
 
     def _undecoded(self) -> Head | None:
         """The cache's head while the result is still to be decoded from its rows."""
@@ -499,41 +494,6 @@ class Scan:
     @functools.cached_property
     def result(self) -> ScanResult:
         return self._compute()
-
-
-class PerFolder(Generic[P]):
-    """What :meth:`Scan.per_folder` derived from each folder's rows (``values``, in the
-    head's order) and where a row stands in the result's active then archived tasks. Rows
-    are numbered folder by folder, as the head counts them."""
-
-    def __init__(
-        self, values: list[P], sizes: list[int], active: list[int], archived: list[int]
-    ) -> None:
-        self.values = values
-        self.starts = list(itertools.accumulate(sizes, initial=0))[:-1]
-        self._active = active
-        self._archived = archived
-
-    def position(self, row: int) -> int | None:
-        """The position of the task in row ``row`` (``None``: the row holds no task)."""
-        # A search at C speed (~0.5 ms at 100,000 tasks): a lookup asks for a few rows.
-        with suppress(ValueError):
-            return self._active.index(row)
-        with suppress(ValueError):
-            return len(self._active) + self._archived.index(row)
-        return None
-
-    def row(self, position: int) -> int:
-        """The row of the task at ``position``."""
-        size = len(self._active)
-        return self._active[position] if position < size else self._archived[position - size]
-
-    def split(self, row: int) -> tuple[int, int]:
-        """The number of the folder holding ``row`` and its number there."""
-        import bisect  # only get's index asks: no other command loads it
-
-        folder = bisect.bisect_right(self.starts, row) - 1
-        return folder, row - self.starts[folder]
 
 
 def at_positions(first: Sequence[T], then: Sequence[T], positions: Sequence[int]) -> list[T] | None:

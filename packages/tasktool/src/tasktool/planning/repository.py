@@ -27,10 +27,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol
 
 from tasktool.config import LoadedConfig, Overrides, load_config
-from tasktool.files.scan import PerFolder, Scan, ScanResult, at_positions, scan_source
+from tasktool.files.scan import Scan, ScanResult, at_positions, scan_source
 from tasktool.files.taskfile import is_safe_id
 from tasktool.files.worktrees import WorktreeSet, discover_worktrees
 from tasktool.model.diagnostics import Diagnostic
@@ -39,11 +39,11 @@ from tasktool.model.settings import Settings
 from tasktool.model.task import Task
 
 if TYPE_CHECKING:
+    from tasktool.files.id_columns import IdTable
     from tasktool.planning.graph import TaskGraph
     from tasktool.planning.siblings import Merged
 
 WORKLOG_DIR = ".worklogs"
-P = TypeVar("P")
 
 
 class Repository:
@@ -165,23 +165,15 @@ class Repository:
     @property
     def from_cache(self) -> bool:
         """Whether ``tasks`` and ``archived`` are the parse cache's rows as this run read
-        them (it parsed no file, and no sibling worktree is overlaid): :meth:`per_folder`
+        them (it parsed no file, and no sibling worktree is overlaid): :meth:`id_table`
         answers."""
         return self._merged is None and self._scan.from_cache
 
-    def per_folder(
-        self,
-        kind: str,
-        part: type[P],
-        fields: type[Any],
-        build: Callable[[list[Any]], P],
-        fits: Callable[[P, int], bool],
-    ) -> PerFolder[P] | None:
-        """What ``build`` derives from each folder of the parse cache's rows, their tasks
-        decoded as ``fields`` (see :meth:`ParseCache.per_folder
-        <tasktool.files.cache.ParseCache.per_folder>`); ``None`` unless
+    def id_table(self) -> IdTable | None:
+        """The parse cache's columns of ids, placed in ``all_tasks`` (see
+        :meth:`Scan.id_table <tasktool.files.scan.Scan.id_table>`); ``None`` unless
         :attr:`from_cache` (or the rows no longer read)."""
-        return self._scan.per_folder(kind, part, fields, build, fits) if self.from_cache else None
+        return self._scan.id_table() if self.from_cache else None
 
     def tasks_at(self, positions: Sequence[int]) -> list[Task] | None:
         """``all_tasks`` at these positions (their bodies perhaps empty); while the tasks are
