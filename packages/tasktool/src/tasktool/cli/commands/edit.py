@@ -106,7 +106,7 @@ def add_command(
     created_at is today unless given; --status completed/cancelled stamps
     completed_at/cancelled_at as set does. Values are checked as set checks them.
     """
-    repo = load_repository(options)
+    repo = load_repository(options, bodies=False)
     fields = new_task_fields(
         title,
         {field: values.get(field) for field in (*(f for f, _, _ in SCALARS), *DATES)},
@@ -161,7 +161,7 @@ def set_command(
     Completing stamps completed_at, cancelling stamps cancelled_at, reopening
     clears both. Effort, status, priority and type are checked.
     """
-    repo = load_repository(options)
+    repo = load_repository(options, bodies=False)
     if done:
         # With workflow: pr-review, done means "ready for review"; --status completed
         # still completes.
@@ -218,7 +218,7 @@ def edit_command(options: GlobalOptions, /, *, task_id: str, fmt: str | None) ->
     from tasktool.model.task import Task
     from tasktool.planning.changes import check_value
 
-    repo = load_repository(options)
+    repo = load_repository(options, bodies=False)
     path = repo.get(task_id).file_path
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     try:

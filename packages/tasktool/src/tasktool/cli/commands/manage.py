@@ -29,7 +29,7 @@ from tasktool.planning.writes import archive_task, remove_task, restore_task
 @click.pass_obj
 def rm_command(options: GlobalOptions, /, *, task_id: str, force: bool) -> None:
     """Delete a task file and its worklog; refuses while other tasks reference it."""
-    repo = load_repository(options)
+    repo = load_repository(options, bodies=False)
     for path in remove_task(repo, task_id, force=force):
         options.info(f"removed {path}")
     if not options.silent:
@@ -81,7 +81,7 @@ def archive_command(
     selecting = all_resolved or statuses or tags or older_than is not None
     if not task_ids and not selecting:
         raise click.UsageError("give task ids, --all, --status, --tag or --older-than")
-    repo = load_repository(options)
+    repo = load_repository(options, bodies=False)
     if task_ids:
         chosen = [repo.local(task_id) for task_id in task_ids]
     else:
@@ -127,7 +127,7 @@ def restore_command(
 
     Refuses when an active task has the id or the file it would take exists.
     """
-    repo = load_repository(options)
+    repo = load_repository(options, bodies=False)
     rows = [{"id": task_id, "to": str(restore_task(repo, task_id))} for task_id in task_ids]
     if data_format(options, fmt):
         output(options, fmt, {"restored": rows})
@@ -141,7 +141,7 @@ def restore_command(
 @click.pass_obj
 def next_id_command(options: GlobalOptions, /, *, fmt: str | None) -> None:
     """Print the id the next ``add`` would use (id.strategy)."""
-    repo = load_repository(options)
+    repo = load_repository(options, bodies=False)
     value = next_id(repo.settings, repo.taken_ids)
     data = {"id": value, "strategy": repo.settings.id_strategy}
     if output_format(options, fmt) == "table":
@@ -160,7 +160,7 @@ def deduplicate_command(options: GlobalOptions, /, *, dry_run: bool, fmt: str | 
     Renumbered tasks get new ids from id.strategy and their files are renamed;
     their references to other renumbered ids follow them.
     """
-    repo = load_repository(options)
+    repo = load_repository(options, bodies=False)
     rows = deduplicate(repo, dry_run=dry_run)
     if not rows and output_format(options, fmt) == "table":
         click.echo("no duplicate ids")

@@ -139,7 +139,7 @@ def worklog_command(
     """
     from tasktool.planning.worklog import add_entry, format_entry, read_worklog  # not validate's
 
-    repo = load_repository(options)
+    repo = load_repository(options, bodies=False)
     # Appending writes here: a task only a sibling worktree holds is refused.
     task = repo.get(task_id) if text is None else repo.local(task_id)
     if text is not None:
