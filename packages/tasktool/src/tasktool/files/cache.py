@@ -621,9 +621,9 @@ class ParseCache:
     def _remove_unused(self, named: set[str]) -> None:
         """Delete the parse cache files an older or newer tasktool left (never read), and
         the rows files that neither this head nor the one before names (with their
-        columns of ids), once old enough that no run still reads
-        them (:data:`ORPHAN_AGE_NS`). Other files (the config
-        file's cache, when the config sits in the task directory) are left alone."""
+        columns of ids), once old enough that no run still reads them
+        (:data:`ORPHAN_AGE_NS`). Other files (the config file's cache, when the config
+        sits in the task directory) are left alone."""
         assert self.path is not None
         ours = {self.path.name, _body_path(self.path).name}
         old_enough = time.time_ns() - ORPHAN_AGE_NS

@@ -99,7 +99,7 @@ class IdColumns(msgspec.Struct, frozen=True, array_like=True, gc=False):
             and dependencies.count(ITEM) == sum(map(len, lists)) + size + lists.count(())
             and TASK not in column
             and TASK not in parents
-            and ids.count("") == list(rows).count(None)
+            and ids.count("") == rows.count(None)
         )
         completed = Status.COMPLETED.value
         flags = bytes(
