@@ -4,7 +4,7 @@ and indexing them by id took half of a warm ``get``).
 
 Each folder's columns (:mod:`tasktool.files.id_columns`) are written with its rows file,
 so no run builds them but the one that writes the rows (at 100,000 tasks, building them
-all takes ~0.1 s: a cold scan's cost, not a ``get``'s). They find the rows holding an id
+all takes ~0.07 s: a cold scan's cost, not a ``get``'s). They find the rows holding an id
 (the copies of the task, its dependents, its children) by ``str.find``; which copy of an
 id is the first (what ``get`` and the graph take), and the order of the answers, are the
 result's, which the cache's head holds.
