@@ -14,11 +14,9 @@ import msgspec
 from tasktool.files.cache import ParseCache
 from tasktool.files.id_columns import IdColumns
 from tasktool.files.scan import scan_source, scan_tasks
-from tests.tasktool.test_scan import age, cache_path
+from tests.tasktool.test_scan import age, cache_path, columns_kept, columns_named
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
-
     from tests.tasktool.conftest import Project, TaskWriter
 
 
@@ -81,19 +79,6 @@ def test_a_scan_reads_its_broken_files_and_tasks_alone(
     assert alone.tasks_at(positions) == [everything[at] for at in positions]
 
 
-def _columns(project: Project) -> dict[str, tuple[int, int]]:
-    """Each rows file's columns of ids, and the file's inode and mtime."""
-    folder = cache_path(project.root).parent
-    return {
-        path.name: (path.stat().st_ino, path.stat().st_mtime_ns)
-        for path in folder.glob("rows-*.ids.msgpack")
-    }
-
-
-def _columns_of(names: Iterable[str]) -> set[str]:
-    return {name.replace(".msgpack", ".ids.msgpack") for name in names if name}
-
-
 def test_each_rows_file_has_its_columns_of_ids_beside_it(
     project: Project, write_task: TaskWriter
 ) -> None:
@@ -105,8 +90,8 @@ def test_each_rows_file_has_its_columns_of_ids_beside_it(
     every = cache.rows(bodies=False)
     assert every is not None
     assert cache.head is not None
-    kept = _columns(project)
-    assert set(kept) == _columns_of(cache.head.files)
+    kept = columns_kept(project.root)
+    assert set(kept) == columns_named(cache.head.files)
     columns = cache.id_columns()
     assert columns is not None
     start = 0
@@ -118,13 +103,13 @@ def test_each_rows_file_has_its_columns_of_ids_beside_it(
         ]
         start += len(folder)
     assert any("31" in part.ids and "\x001\x002\x00" in part.dependencies for part in columns)
-    assert _columns(project) == kept  # read, not built
+    assert columns_kept(project.root) == kept  # read, not built
     first, second, third = (cache_path(project.root).parent / name for name in sorted(kept)[:3])
     first.write_bytes(b"\xc1")  # does not decode
     second.write_bytes(msgspec.msgpack.encode(IdColumns.of([])))  # decodes, does not fit
     third.unlink()
     assert ParseCache.open(project.root).id_columns() == columns
-    again = _columns(project)
+    again = columns_kept(project.root)
     assert set(again) == set(kept)
     assert {name for name in kept if again[name] != kept[name]} == {
         first.name,
@@ -140,13 +125,13 @@ def test_only_a_scan_read_from_the_cache_has_the_id_table(
     rows file's columns beside it, and no other's); the next one reads the cache, and
     its table places each row in the result."""
     _cached(project, write_task)
-    kept = _columns(project)
+    kept = columns_kept(project.root)
     added = write_task("32", where="a")
     os.utime(added, (time.time() - 60, time.time() - 60))
     parsed = scan_source(project.root, bodies=False)
     assert not parsed.from_cache
     assert parsed.id_table() is None
-    now = _columns(project)
+    now = columns_kept(project.root)
     assert {name: now[name] for name in kept if name in now} == {
         name: kept[name] for name in kept if name in now
     }
@@ -243,8 +228,8 @@ def test_rows_files_no_head_names_go_once_old(project: Project, write_task: Task
     assert newest is not None
     named_now = named | {name for name in newest.files if name}
     # The columns of a named rows file stay, however old; the others went with theirs.
-    assert set(_rows_files(project)) == named_now | _columns_of(named_now)
-    assert _columns_of(named_before) - _columns_of(named_now)  # some went
+    assert set(_rows_files(project)) == named_now | columns_named(named_now)
+    assert columns_named(named_before) - columns_named(named_now)  # some went
     assert scan_tasks(project.root) == scan_tasks(project.root, use_cache=False)
 
 

@@ -14,6 +14,8 @@ from tasktool.files.cache import ParseCache
 from tasktool.files.scan import scan_tasks
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from tests.tasktool.conftest import Project, TaskWriter
 
 
@@ -28,6 +30,19 @@ def cache_path(root: Path) -> Path:
     path = ParseCache.open(root).path
     assert path is not None
     return path
+
+
+def columns_kept(root: Path) -> dict[str, tuple[int, int]]:
+    """Each rows file's columns of ids in ``root``'s cache, and the file's inode and mtime."""
+    return {
+        path.name: (path.stat().st_ino, path.stat().st_mtime_ns)
+        for path in cache_path(root).parent.glob("rows-*.ids.msgpack")
+    }
+
+
+def columns_named(names: Iterable[str]) -> set[str]:
+    """The names of the columns of these rows files (``""``: a folder without one)."""
+    return {name.replace(".msgpack", ".ids.msgpack") for name in names if name}
 
 
 def ids(root: Path, ignore: tuple[str, ...] = (), **kw: bool) -> list[str]:

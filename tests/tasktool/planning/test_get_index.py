@@ -32,6 +32,7 @@ from tasktool.planning.repository import Repository, load_context
 from tasktool.present.documents import get_document
 from tests.tasktool.conftest import edit_in_place, task_text
 from tests.tasktool.test_cli import tasktool_group
+from tests.tasktool.test_scan import columns_kept, columns_named
 from tests.tasktool.worktrees.conftest import Repo
 
 PAST_NS = (time.time_ns() // 1_000_000_000 - 3600) * 1_000_000_000  # outside the racy window
@@ -138,20 +139,11 @@ def _warm(root: Path, ids: tuple[str, ...]) -> dict[str, Any]:
     return {task_id: _answer(repo, task_id) for task_id in ids}
 
 
-def _kept(root: Path) -> dict[str, tuple[int, int]]:
-    """Each rows file's columns of ids, and the file's inode and mtime."""
-    folder = root / "tasks" / ".tasktool" / "cache"
-    return {
-        path.name: (path.stat().st_ino, path.stat().st_mtime_ns)
-        for path in folder.glob("rows-*.ids.msgpack")
-    }
-
-
 def _named(root: Path) -> set[str]:
     """The names of the columns of each rows file the cache's head names."""
     head = ParseCache.open(root / "tasks").head
     assert head is not None
-    return {name.replace(".msgpack", ".ids.msgpack") for name in head.files if name}
+    return columns_named(head.files)
 
 
 @pytest.mark.parametrize("fmt", ["json", "yaml", "table"])
@@ -170,10 +162,10 @@ def test_every_id_prints_what_the_full_path_prints(root: Path, fmt: str) -> None
     cold = outputs()
     state.unlink()
     first = outputs()  # the first run parses and writes the cache with its columns...
-    kept = _kept(root)
+    kept = columns_kept(root / "tasks")
     assert set(kept) == _named(root)
     assert outputs() == first == cold  # ...which every later run reads
-    assert _kept(root) == kept
+    assert columns_kept(root / "tasks") == kept
     codes = {task_id: cold[task_id][0] for task_id in ASKED}
     assert {task_id for task_id, code in codes.items() if code == 0} == {*IDS, "017"} - {
         "005",
@@ -238,7 +230,7 @@ def _folder_index(root: Path, folder: str) -> Path:
     assert cache.head is not None
     paths = [Path(f.path) for f in cache.head.folders]
     name = cache.head.files[paths.index(root / "tasks" / folder)]
-    return root / "tasks" / ".tasktool" / "cache" / name.replace(".msgpack", ".ids.msgpack")
+    return root / "tasks" / ".tasktool" / "cache" / columns_named([name]).pop()
 
 
 def test_a_folders_columns_are_trusted_until_its_rows_change(root: Path) -> None:
@@ -385,13 +377,14 @@ def test_after_random_edits_warm_answers_equal_cold_ones(
         for op in ops:
             _apply(root / "tasks", op, counter)
             cold = _cold(root, asked)
-            before = _kept(root)
+            before = columns_kept(root / "tasks")
             assert _warm(root, asked) == cold  # the run that parses the edit: the full path
-            kept = _kept(root)  # it wrote the new rows files' columns, and no others
+            # It wrote the new rows files' columns, and no others.
+            kept = columns_kept(root / "tasks")
             assert set(kept) >= _named(root)
             assert {name: kept[name] for name in before if name in kept}.items() <= before.items()
             assert _warm(root, asked) == cold  # the next reads them
-            assert _kept(root) == kept
+            assert columns_kept(root / "tasks") == kept
 
 
 def test_a_task_directory_without_a_task_has_an_index_too(root: Path) -> None:
@@ -405,12 +398,12 @@ def test_a_task_directory_without_a_task_has_an_index_too(root: Path) -> None:
     for _ in range(2):
         with pytest.raises(TaskToolError, match="no task with id '001'"):
             lookup(_load(root), "001")
-        assert set(_kept(root)) == _named(root) != set()
-    kept = _kept(root)
+        assert set(columns_kept(root / "tasks")) == _named(root) != set()
+    kept = columns_kept(root / "tasks")
     asked = ("001", "014", "017")
     assert _warm(root, asked) == _cold(root, asked)
     assert _warm(root, asked)["014"][0] == "task.broken"
-    assert _kept(root) == kept
+    assert columns_kept(root / "tasks") == kept
 
 
 def test_a_value_holding_a_separator_is_looked_up_in_full(root: Path) -> None:

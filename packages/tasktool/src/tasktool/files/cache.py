@@ -29,6 +29,7 @@ missing, never as a mix of two runs.
 
 from __future__ import annotations
 
+import functools
 import gc
 import os
 import struct
@@ -184,6 +185,7 @@ _split_decoder = msgspec.msgpack.Decoder(list[msgspec.Raw])  # a folder's rows, 
 _row_decoder = msgspec.msgpack.Decoder(Row)
 
 
+@functools.cache
 def _projected(kind: type[Any]) -> msgspec.msgpack.Decoder[list[Any]]:
     """A decoder of a folder's rows (as :class:`Row`) whose tasks decode as ``kind``."""
     fields = [("task", kind | None), ("broken", msgspec.Raw), ("slot", int)]  # Raw: skipped
@@ -265,16 +267,15 @@ def _rows_bytes(root: Path, name: str) -> bytes:
         return handle.read()
 
 
-def read_rows(root: Path, head: Head, decoder: msgspec.msgpack.Decoder[Any]) -> list[Any] | None:
-    """Every folder's rows (as ``decoder`` reads a folder's array), read and decoded a
-    folder at a time; ``None`` when a rows file is gone (deleted by a later writer) or
-    does not decode."""
-    rows: list[Any] = []
+def read_rows(root: Path, head: Head) -> list[Row] | None:
+    """Every folder's rows, read and decoded a folder at a time; ``None`` when a rows file
+    is gone (deleted by a later writer) or does not decode."""
+    rows: list[Row] = []
     try:
         with no_collection():
             for folder, name in zip(head.folders, head.files, strict=True):
                 if name:
-                    part = decoder.decode(_rows_bytes(root, name))
+                    part = _rows_decoder.decode(_rows_bytes(root, name))
                     if len(part) != len(folder):
                         return None
                     rows += part
@@ -400,9 +401,12 @@ class ParseCache:
             return None
         head = self._found[0]
         if self._rows is None:
-            rows = self._read(_rows_decoder)
-            if rows is None:
-                return None
+            rows = read_rows(self.root, head) if self.root is not None else None
+            parts = (head.tasks, head.archived, head.broken)
+            if rows is None or any(
+                part and (min(part) < 0 or max(part) >= len(rows)) for part in parts
+            ):
+                return None  # gone, damaged, or an order naming a row not there
             self._rows = rows
         if not bodies:
             return self._rows
@@ -460,20 +464,6 @@ class ParseCache:
                 atomic_write_bytes(Path(beside), _encoder.encode(built), sync=False)
             columns.append(built)
         return columns
-
-    def _read(self, decoder: msgspec.msgpack.Decoder[list[Any]]) -> list[Any] | None:
-        """Every row as ``decoder`` reads a folder's, ``None`` when they do not decode or
-        the result order names a row that is not there."""
-        if self.root is None or self.head is None:
-            return None
-        head = self.head
-        rows = read_rows(self.root, head, decoder)
-        parts = (head.tasks, head.archived, head.broken)
-        if rows is None or any(
-            part and (min(part) < 0 or max(part) >= len(rows)) for part in parts
-        ):
-            return None
-        return rows
 
     def rows_at(self, numbers: Sequence[int]) -> list[Row] | None:
         """The rows numbered ``numbers`` without their bodies, in that order: for a command

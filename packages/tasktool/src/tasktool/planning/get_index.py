@@ -40,13 +40,14 @@ class _Index:
 
     def holders(self, task_id: str) -> list[int]:
         """The positions of the tasks with this id, in order."""
-        return self._positions(self._table.rows("ids", ITEM, task_id))
+        holders = self._positions(self._table.rows("ids", ITEM, task_id))
+        self._first[task_id] = holders[0] if holders else None
+        return holders
 
     def first(self, task_id: str) -> int | None:
         """The position of the first task with this id (the one ``by_id`` gives)."""
         if task_id not in self._first:
-            holders = self.holders(task_id)
-            self._first[task_id] = holders[0] if holders else None
+            self.holders(task_id)
         return self._first[task_id]
 
     def dependents(self, task_id: str) -> list[str]:

@@ -6,8 +6,8 @@ a ranking or a validation means one thing everywhere::
 
     repo = load_context(overrides)
     list_tasks(repo, filters=["status=pending"])   # list / GET /api/tasks / MCP list
-    task_detail(repo, repo.get("007"))             # GET /api/tasks/007 / MCP get
-    get_document(repo, "007")                      # get (the same, its body read again)
+    task_detail(repo, repo.get("007"))             # the dashboard's task page, export
+    get_document(repo, "007")                      # get / GET /api/tasks/007 / MCP get
     rank(repo, limit=5)                            # next / GET /api/next / MCP next
 
 Pure over the repository: no printing, no HTTP, no process state.
@@ -126,7 +126,7 @@ def task_detail(repo: Repository, task: Task) -> dict[str, Any]:
 def get_document(repo: Repository, task_id: str) -> dict[str, Any]:
     """``get``: :func:`task_detail` of ``repo.get(task_id)`` (its errors included), the
     task's body read from its file again. When the parse cache holds every file as it is
-    (no sibling worktree overlaid), answered from the kept index of ids
+    (no sibling worktree overlaid), answered from its columns of ids
     (:mod:`tasktool.planning.get_index`): only the task's row and its children's are
     decoded, not every task's."""
     from tasktool.planning.get_index import lookup  # list and the planning commands never look up
