@@ -30,7 +30,7 @@ from tasktool.planning.changes import (
     plan_create,
     plan_update,
 )
-from tasktool.planning.repository import WORKLOG_DIR, Repository
+from tasktool.planning.repository import WORKLOG_DIR, Repository, active_place
 
 
 def today() -> str:
@@ -272,16 +272,6 @@ def archive_task(repo: Repository, task_id: str) -> Path:
     return target
 
 
-def _restore_target(repo: Repository, source: Path) -> Path:
-    """The active place of an archived file: its path without the innermost ``archive``
-    folder (``tasks/archive/cli/7.md`` and ``tasks/cli/archive/7.md`` both go to
-    ``tasks/cli/7.md``)."""
-    parts = list(source.relative_to(repo.task_dir).parts)
-    index = len(parts) - 1 - parts[::-1].index(ARCHIVE_DIR)
-    del parts[index]
-    return repo.task_dir.joinpath(*parts)
-
-
 def restore_task(repo: Repository, task_id: str) -> Path:
     """Move an archived task back among the active ones (the inverse of
     :func:`archive_task`), and a worklog kept next to it; refuses when an active task
@@ -297,7 +287,7 @@ def restore_task(repo: Repository, task_id: str) -> Path:
         )
     task = repo.local(task_id)  # several archived copies: task.ambiguous_id
     source = Path(task.file_path)
-    target = _restore_target(repo, source)
+    target = active_place(repo.task_dir, source)
     _move_task(repo, task_id, source, target)
     return target
 
