@@ -30,7 +30,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from tasktool.config import LoadedConfig, Overrides, load_config
+from tasktool.config import LoadedConfig, Overrides, load_config, taskmd_notice
 from tasktool.files.scan import ARCHIVE_DIR, Scan, ScanResult, at_positions, scan_source, walk
 from tasktool.files.taskfile import is_safe_id
 from tasktool.files.worktrees import WorktreeSet, discover_worktrees
@@ -351,11 +351,15 @@ def serving_loader(
     overrides: Overrides | None, warn: Callable[[str], None]
 ) -> tuple[Loader, Repository]:
     """For a front end that serves the tasks (web, export, MCP): its :class:`Loader` and a
-    first load, which warns about broken task files and refuses (``config.next.*``) when
-    the config's ``next`` section is malformed, since ``next`` is among what it serves."""
+    first load, which says when the config is taskmd's, warns about broken task files
+    and refuses (``config.next.*``) when the config's ``next`` section is malformed,
+    since ``next`` is among what it serves."""
     load = loader(overrides)
     repo = load()
     repo.config.require_next_config()
+    notice = taskmd_notice(repo.config.file)
+    if notice is not None:
+        warn(notice)
     for problem in repo.broken:
         warn(f"{problem.message} [{problem.code}]")
     return load, repo
