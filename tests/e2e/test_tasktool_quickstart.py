@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from .tasktool_process import git_repository, tasktool_env
+from .tasktool_process import git_repository, serving, tasktool_env
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -47,19 +47,15 @@ def shell_env(home: Path) -> dict[str, str]:
     return env
 
 
-def sh(line: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def sh(line: str, cwd: Path, env: dict[str, str], given: str = "") -> str:
+    """Run ``line`` with ``bash``, ``given`` as its input; its output (it must succeed)."""
     done = subprocess.run(
-        ["bash", "-c", line],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+        ["bash", "-c", line], cwd=cwd, env=env, input=given, capture_output=True, text=True,
+        timeout=120, check=False,
+    )  # fmt: skip
     assert done.returncode == 0, f"{line!r} exited {done.returncode}: {done.stderr}"
     assert "Traceback" not in done.stderr
-    return done
+    return done.stdout
 
 
 @pytest.fixture(params=["empty home", "populated home"])
@@ -82,28 +78,13 @@ def home(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
 
 def web_start(line: str, cwd: Path, env: dict[str, str]) -> None:
     """``web start`` serves the tasks just added, and stops on Ctrl+C."""
-    process = subprocess.Popen(
-        ["bash", "-c", f"exec {line}"],
-        cwd=cwd,
-        env={**env, "TASKTOOL_WEB_PORT": "0"},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stderr is not None
-        said = process.stderr.readline()  # blocks until the server says where it listens
-        found = re.search(r"(http://127\.0\.0\.1:\d+/)", said)
-        assert found, said
-        assert httpx.get(found[1], timeout=10).status_code == 200
-        tasks = httpx.get(found[1] + "api/tasks", timeout=10).json()
+    argv = ["bash", "-c", f"exec {line}"]
+    with serving(argv, cwd=cwd, env={**env, "TASKTOOL_WEB_PORT": "0"}) as (process, url):
+        assert httpx.get(url, timeout=10).status_code == 200
+        tasks = httpx.get(url + "api/tasks", timeout=10).json()
         assert [task["id"] for task in tasks] == ["001", "002"]
         process.send_signal(signal.SIGINT)
         assert process.wait(15) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(10)
 
 
 def mcp(line: str, cwd: Path, env: dict[str, str]) -> None:
@@ -122,18 +103,9 @@ def mcp(line: str, cwd: Path, env: dict[str, str]) -> None:
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
     ]
-    done = subprocess.run(
-        ["bash", "-c", line],
-        cwd=cwd,
-        env=env,
-        input="".join(json.dumps(request) + "\n" for request in requests),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    answers = {answer["id"]: answer for answer in map(json.loads, done.stdout.splitlines())}
+    given = "".join(json.dumps(request) + "\n" for request in requests)
+    replies = sh(line, cwd, env, given)
+    answers = {answer["id"]: answer for answer in map(json.loads, replies.splitlines())}
     assert answers[1]["result"]["serverInfo"]
     assert "next" in {tool["name"] for tool in answers[2]["result"]["tools"]}
 
@@ -156,7 +128,7 @@ def test_the_readme_quick_start_runs_verbatim(tmp_path: Path, home: Path) -> Non
         "002-write-the-docs.md",
     ]
     assert (repo / "site" / "index.html").is_file()
-    registered = sh("tasktool projects --format json", repo, env).stdout
+    registered = sh("tasktool projects --format json", repo, env)
     assert str(repo.resolve()) in [project["path"] for project in json.loads(registered)]
     # Nothing was written to the home directory but the home file (and its parsed copy).
     assert not_home_file(home) == []
@@ -193,6 +165,6 @@ def test_the_one_line_install_runs_in_any_folder(
     env = shell_env(home)
     add, following = first_lines()
     sh(add, folder, env)
-    assert "First task" in sh(following, folder, env).stdout
+    assert "First task" in sh(following, folder, env)
     assert [path.name for path in folder.rglob("*.md")] == ["001-first-task.md"]
     assert not_home_file(home) == []
