@@ -74,3 +74,9 @@ def test_tasktool_yaml_wins_in_the_same_folder(taskmd_repo: Project) -> None:
 
 def test_a_taskmd_repository_can_be_registered(taskmd_repo: Project) -> None:
     assert "registered" in run("projects", "register").stdout
+
+
+def test_the_dashboard_export_says_it_once_too(taskmd_repo: Project) -> None:
+    result = run("web", "export", "-o", str(taskmd_repo.root / "site"))
+    assert result.stderr.count("no .tasktool.yaml found: reading taskmd's config") == 1
+    assert (taskmd_repo.root / "site" / "index.html").is_file()
