@@ -1,6 +1,6 @@
 // The data plane's wire types, generated from the msgspec Structs of
 // matchmaker.data.protocol (and the core's mode events and answers) by
-// tools/js_protocol.py: do not edit. tests/matchmaker/data/test_js_protocol.py
+// tests/matchmaker/data/js_protocol.py: do not edit. tests/matchmaker/data/test_js_protocol.py
 // fails when this file is not what the Structs render.
 
 export interface Resume {

@@ -3,9 +3,9 @@
 The Python Structs of ``matchmaker.data.protocol`` (and the core's mode events and
 answers, whose fields are the wire's) are the one source of truth: this renders
 every request with its data and reply, and every event with its data, as
-TypeScript. ``tests/matchmaker/data/test_js_protocol.py`` fails while the
+TypeScript. ``test_js_protocol.py`` beside this file fails while the
 committed file differs from a fresh rendering, so a struct change that the
-client does not follow fails CI (regenerate with ``python -m tools.js_protocol``,
+client does not follow fails CI (regenerate with ``python -m tests.matchmaker.data.js_protocol``,
 then rebuild the client: ``npm run sync`` in clients/js).
 """
 
@@ -22,12 +22,12 @@ import msgspec.inspect as mi
 from matchmaker.core import claim, delegated, events, mutual, propose
 from matchmaker.data import protocol, webrtc
 
-TARGET = Path(__file__).parents[1] / "clients" / "js" / "src" / "protocol.ts"
+TARGET = Path(__file__).parents[3] / "clients" / "js" / "src" / "protocol.ts"
 
 HEADER = """\
 // The data plane's wire types, generated from the msgspec Structs of
 // matchmaker.data.protocol (and the core's mode events and answers) by
-// tools/js_protocol.py: do not edit. tests/matchmaker/data/test_js_protocol.py
+// tests/matchmaker/data/js_protocol.py: do not edit. tests/matchmaker/data/test_js_protocol.py
 // fails when this file is not what the Structs render.
 """
 
@@ -65,7 +65,7 @@ class _Renderer:
         self.named: dict[str, str] = {}
         self.owner: dict[str, type] = {}
 
-    def type(self, info: mi.Type) -> str:
+    def spell(self, info: mi.Type) -> str:
         """The TypeScript spelling of one msgspec type."""
         simple = {
             mi.StrType: "string",
@@ -80,26 +80,26 @@ class _Renderer:
             return simple[type(info)]
         match info:
             case mi.ListType() | mi.VarTupleType():
-                item = self.type(info.item_type)
+                item = self.spell(info.item_type)
                 return f"({item})[]" if "|" in item else f"{item}[]"
             case mi.DictType():
-                return f"{{ [key: string]: {self.type(info.value_type)} }}"
+                return f"{{ [key: string]: {self.spell(info.value_type)} }}"
             case mi.LiteralType():
                 return " | ".join(_literal(value) for value in info.values)
             case mi.UnionType():
-                members = dict.fromkeys(self.type(member) for member in info.types)
+                members = dict.fromkeys(self.spell(member) for member in info.types)
                 return " | ".join(members)
             case mi.StructType() | mi.DataclassType():
-                return self.object(info)
+                return self.interface(info)
         raise TypeError(f"no TypeScript rendering for {info!r}")
 
-    def object(self, info: mi.StructType | mi.DataclassType) -> str:
+    def interface(self, info: mi.StructType | mi.DataclassType) -> str:
         """Render a Struct or dataclass as a named interface (once) and return its name."""
         name = self._name(info.cls)
         lines = [f"export interface {name} {{"]
         for field in info.fields:
             optional = "?" if not field.required and _omits_defaults(info) else ""
-            lines.append(f"  {field.encode_name}{optional}: {self.type(field.type)};")
+            lines.append(f"  {field.encode_name}{optional}: {self.spell(field.type)};")
         self.named[name] = "\n".join([*lines, "}"])
         return name
 
@@ -116,7 +116,7 @@ class _Renderer:
         """The TypeScript type of a reply or data class (``None``: no data)."""
         if cls is None:
             return "null"
-        return self.type(mi.type_info(cls))
+        return self.spell(mi.type_info(cls))
 
 
 def _literal(value: Any) -> str:
@@ -147,12 +147,16 @@ def render() -> str:
         hints = typing.get_type_hints(cls)
         data_type = renderer.of(hints["data"]) if "data" in hints else "undefined"
         if tag not in REPLIES:
-            raise KeyError(f"the request {tag!r} has no reply type in tools/js_protocol.py")
+            raise KeyError(
+                f"the request {tag!r} has no reply type in tests/matchmaker/data/js_protocol.py"
+            )
         reply = renderer.of(REPLIES[tag])
         requests.append(f'  "{tag}": {{ data: {data_type}; reply: {reply} }};')
     unknown = set(REPLIES) - set(tags)
     if unknown:
-        raise KeyError(f"tools/js_protocol.py names requests the protocol lacks: {unknown}")
+        raise KeyError(
+            f"tests/matchmaker/data/js_protocol.py names requests the protocol lacks: {unknown}"
+        )
     pushed: list[str] = []
     for cls in protocol.Event.__subclasses__():
         hints = typing.get_type_hints(cls)
