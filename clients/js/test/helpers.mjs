@@ -27,16 +27,24 @@ export async function waitFor(check, { withinMs = 10_000, what = "the condition"
  * line each plane writes. With `management: true` the control plane is served too
  * (port 0, an in-memory store) so tests can declare Projects.
  */
-export async function startMatchmaker(args = [], { management = false } = {}) {
+export function startMatchmaker(args = [], { management = false } = {}) {
+  const extra = management
+    ? ["--management-key", KEY, "--management-port", "0", "--store", "memory://"]
+    : [];
+  return runMatchmaker(["--host", "127.0.0.1", "--port", "0", ...extra, ...args], {
+    planes: management ? 2 : 1,
+  });
+}
+
+/** Run `matchmaker ...argv` in `cwd` with `env` added, once its `planes` listen. */
+export async function runMatchmaker(argv, { planes = 1, cwd = undefined, env: extraEnv = {} } = {}) {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith("MATCHMAKER_")),
   );
   delete env.REALTIME_MGMT_KEY;
-  const extra = management
-    ? ["--management-key", KEY, "--management-port", "0", "--store", "memory://"]
-    : [];
-  const child = spawn(MATCHMAKER_BIN, ["--host", "127.0.0.1", "--port", "0", ...extra, ...args], {
-    env,
+  const child = spawn(MATCHMAKER_BIN, argv, {
+    cwd,
+    env: { ...env, ...extraEnv },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let log = "";
@@ -49,7 +57,7 @@ export async function startMatchmaker(args = [], { management = false } = {}) {
     () => {
       if (exited !== null) throw new Error(`matchmaker exited (${exited}):\n${log}`);
       const found = Object.fromEntries([...log.matchAll(LISTENING)].map((m) => [m[1], Number(m[2])]));
-      return Object.keys(found).length === (management ? 2 : 1) ? found : null;
+      return Object.keys(found).length === planes ? found : null;
     },
     { withinMs: 30_000, what: `matchmaker's listening ports (${MATCHMAKER_BIN})` },
   );
@@ -65,6 +73,7 @@ export async function startMatchmaker(args = [], { management = false } = {}) {
         child.kill("SIGTERM");
         await done;
       }
+      return exited;
     },
   };
 }
