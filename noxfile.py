@@ -137,6 +137,7 @@ def js(session: nox.Session) -> None:
     with session.chdir(client):
         session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
         session.run("npx", "--no-install", "tsc", "-p", "tsconfig.json", external=True)
+        session.run("npx", "--no-install", "tsc", "-p", "tsconfig.types.json", external=True)
         session.run(
             *("node", "--test", "--test-concurrency=1", *reporters, *tests),
             env={"MATCHMAKER_BIN": str(Path(session.bin) / "matchmaker")},

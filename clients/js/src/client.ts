@@ -61,7 +61,8 @@ export type MatchmakerEvent<K extends EventType = EventType> = {
 export type RequestType = keyof Requests;
 export type Reply<K extends RequestType> = Requests[K]["reply"];
 
-type State = "connecting" | "open" | "away" | "closing" | "closed";
+/** `open` while connected, `away` while resuming, `closed` for good. */
+export type ClientState = "connecting" | "open" | "away" | "closing" | "closed";
 type Listener = (event: MatchmakerEvent) => void;
 interface Pending {
   resolve: (data: never) => void;
@@ -83,7 +84,7 @@ export class Client {
   /** The close code of the last connection, once closed. */
   closeCode: number | null = null;
 
-  #state: State = "connecting";
+  #state: ClientState = "connecting";
   #socket: WebSocketLike | null = null;
   #nextId = 1;
   #pending = new Map<string, Pending>();
@@ -109,7 +110,7 @@ export class Client {
   }
 
   /** `open` while connected, `away` while resuming, `closed` for good. */
-  get state(): State {
+  get state(): ClientState {
     return this.#state;
   }
 
@@ -149,7 +150,10 @@ export class Client {
   }
 
   /** `session.join` an ad-hoc room (`create: true` opens it). */
-  join(session: string, options: { create?: boolean; public?: { [key: string]: unknown } } = {}) {
+  join(
+    session: string,
+    options: { create?: boolean; public?: { [key: string]: unknown } } = {},
+  ): Promise<Reply<"session.join">> {
     return this.request("session.join", { session, ...options });
   }
 
@@ -197,7 +201,11 @@ export class Client {
   }
 
   /** propose mode, `proposal.create`: propose a group with `members` (the others). */
-  propose(pool: string, members: string[], options: { ttl_ms?: number } = {}) {
+  propose(
+    pool: string,
+    members: string[],
+    options: { ttl_ms?: number } = {},
+  ): Promise<Reply<"proposal.create">> {
     return this.request("proposal.create", { pool, members, ...options });
   }
 

@@ -16,6 +16,7 @@ export { Client } from "./client.js";
 export type {
   AllEvents,
   Attributes,
+  ClientState,
   ConnectOptions,
   ConnectionEvents,
   EventType,
