@@ -11,7 +11,8 @@
  */
 
 import { MatchmakerError, fromWire } from "./errors.js";
-import type { ErrorBody, Events, HelloData, HelloReply, Requests } from "./protocol.js";
+import { EventBuffer, type EventType, type MatchmakerEvent } from "./events.js";
+import type { ErrorBody, HelloData, HelloReply, Requests } from "./protocol.js";
 import { openSocket, type WebSocketClass, type WebSocketLike } from "./socket.js";
 
 export type Attributes = { [key: string]: string | number | boolean };
@@ -40,30 +41,11 @@ export interface ConnectOptions {
   maxBufferedEvents?: number;
 }
 
-/** Events the client adds about its own connection (never sent by the server). */
-export interface ConnectionEvents {
-  /** The connection dropped uncleanly; the client is resuming it within `grace_ms`. */
-  "connection.away": { code: number; reason: string; grace_ms: number };
-  /** Resumed: same client id, sessions and entries; missed events follow. */
-  "connection.back": { client_id: string; attempts: number };
-  /** The client is closed for good (`error`: why, e.g. `resume.expired`; `null` after `close()`). */
-  "connection.closed": { code: number | null; error: { code: string; message: string } | null };
-  /** A fire-and-forget request (`send`) failed. */
-  error: ErrorBody;
-}
-
-export type AllEvents = Events & ConnectionEvents;
-export type EventType = keyof AllEvents;
-/** An event: `seq` is the server's per-client number (`null` for the client's own events). */
-export type MatchmakerEvent<K extends EventType = EventType> = {
-  [T in K]: { type: T; data: AllEvents[T]; seq: number | null };
-}[K];
 export type RequestType = keyof Requests;
 export type Reply<K extends RequestType> = Requests[K]["reply"];
 
 /** `open` while connected, `away` while resuming, `closed` for good. */
 export type ClientState = "connecting" | "open" | "away" | "closing" | "closed";
-type Listener = (event: MatchmakerEvent) => void;
 interface Pending {
   resolve: (data: never) => void;
   reject: (error: MatchmakerError) => void;
@@ -88,9 +70,7 @@ export class Client {
   #socket: WebSocketLike | null = null;
   #nextId = 1;
   #pending = new Map<string, Pending>();
-  #queue: MatchmakerEvent[] = [];
-  #wake: (() => void)[] = [];
-  #listeners = new Map<string, Set<Listener>>();
+  readonly #events: EventBuffer;
   #heartbeat: ReturnType<typeof setInterval> | null = null;
   #lastHeard = 0;
   #pinged = false;
@@ -106,6 +86,7 @@ export class Client {
     this.#url = url;
     this.#Socket = Socket;
     this.#options = options;
+    this.#events = new EventBuffer(options.maxBufferedEvents ?? 1024);
     this.#closed = new Promise((resolve) => (this.#markClosed = resolve));
   }
 
@@ -139,7 +120,10 @@ export class Client {
     return this.#exchange(type, data, deadline - Date.now());
   }
 
-  /** `pool.enter`: a policy (`{policy}`), an ad-hoc pool (`{pool, create, mode, groupSize}`) or the default policy (`{}`). */
+  /**
+   * `pool.enter`: a policy (`{policy}`), an ad-hoc pool (`{pool, create, mode, groupSize}`)
+   * or the Project's default policy (`{}`).
+   */
   enter(data: Requests["pool.enter"]["data"] = {}): Promise<Reply<"pool.enter">> {
     return this.request("pool.enter", data);
   }
@@ -167,7 +151,10 @@ export class Client {
     this.#ensureOpen();
     const message: Requests["session.send"]["data"] = { session_id: sessionId, data, ...options };
     if (this.#state === "open") this.#write({ type: "session.send", data: message });
-    else void this.#whenOpen(Infinity).then(() => this.#write({ type: "session.send", data: message }), () => undefined);
+    else {
+      const later = () => this.#write({ type: "session.send", data: message });
+      this.#whenOpen(Infinity).then(later, () => undefined);
+    }
   }
 
   /** `rtc.signal`: relay a WebRTC signal to one other member of a session. */
@@ -236,10 +223,7 @@ export class Client {
 
   /** Call `listener` with each event of `type` (`"*"`: every event); returns the unsubscribe. */
   on<K extends EventType>(type: K | "*", listener: (event: MatchmakerEvent<K>) => void): () => void {
-    const set = this.#listeners.get(type) ?? new Set<Listener>();
-    set.add(listener as Listener);
-    this.#listeners.set(type, set);
-    return () => set.delete(listener as Listener);
+    return this.#events.on(type, listener);
   }
 
   /** The next buffered or arriving event (of `type` if given, dropping others before it). */
@@ -250,13 +234,13 @@ export class Client {
     const timeoutMs = options.timeoutMs ?? this.#timeoutMs();
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const event = this.#queue.shift();
+      const event = this.#events.take();
       if (event !== undefined) {
         if (type === undefined || event.type === type) return event as MatchmakerEvent<K>;
         continue;
       }
       if (this.#state === "closed") throw this.#closedError();
-      if (!(await this.#changed(deadline))) {
+      if (!(await this.#events.changed(deadline))) {
         throw new MatchmakerError("client.timeout", `no ${type ?? "event"} within ${timeoutMs} ms`, {
           timeout_ms: timeoutMs,
         });
@@ -267,10 +251,10 @@ export class Client {
   /** Every event until the client is closed (the last is `connection.closed`). */
   async *events(): AsyncGenerator<MatchmakerEvent, void, undefined> {
     for (;;) {
-      const event = this.#queue.shift();
+      const event = this.#events.take();
       if (event !== undefined) yield event;
       else if (this.#state === "closed") return;
-      else await this.#changed(Infinity);
+      else await this.#events.changed(Infinity);
     }
   }
 
@@ -320,7 +304,7 @@ export class Client {
     this.#pinged = false;
     const every = Math.max(10, Math.floor(reply.heartbeat.interval_ms / 4));
     this.#heartbeat = setInterval(() => this.#beat(), every);
-    this.#notify();
+    this.#events.notify();
   }
 
   /**
@@ -367,7 +351,8 @@ export class Client {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#pending.delete(id);
-        reject(new MatchmakerError("client.timeout", `no reply to ${type} within ${timeoutMs} ms`, { timeout_ms: timeoutMs }));
+        const why = `no reply to ${type} within ${timeoutMs} ms`;
+        reject(new MatchmakerError("client.timeout", why, { timeout_ms: timeoutMs }));
       }, Math.max(0, timeoutMs));
       this.#pending.set(id, { resolve: resolve as (data: never) => void, reject, timer });
       this.#write(data === undefined ? { id, type } : { id, type, data });
@@ -392,7 +377,7 @@ export class Client {
         if (frame.type === "pong" || frame.ok === true) pending.resolve((frame.data ?? null) as never);
         else pending.reject(fromWire(frame.error));
       } else if (frame.type === "reply" && frame.ok === false && frame.id == null) {
-        this.#deliver({ type: "error", data: frame.error as ErrorBody, seq: null });
+        this.#events.deliver({ type: "error", data: frame.error as ErrorBody, seq: null });
       }
     } else if (frame.type === "ping") {
       this.#write({ type: "pong" });
@@ -402,51 +387,15 @@ export class Client {
         if (seq <= this.lastSeq) return; // already delivered before a resume
         this.lastSeq = seq;
       }
-      this.#deliver({ type: frame.type, data: frame.data, seq } as MatchmakerEvent);
+      this.#events.deliver({ type: frame.type, data: frame.data, seq } as MatchmakerEvent);
     }
-  }
-
-  #deliver(event: MatchmakerEvent): void {
-    this.#queue.push(event);
-    const most = this.#options.maxBufferedEvents ?? 1024;
-    if (this.#queue.length > most) this.#queue.splice(0, this.#queue.length - most);
-    this.#notify();
-    for (const key of [event.type, "*"]) {
-      for (const listener of this.#listeners.get(key) ?? []) {
-        try {
-          listener(event);
-        } catch (error) {
-          queueMicrotask(() => {
-            throw error;
-          });
-        }
-      }
-    }
-  }
-
-  #notify(): void {
-    const wake = this.#wake;
-    this.#wake = [];
-    for (const resolve of wake) resolve();
-  }
-
-  /** Resolves `true` at the next event or state change, `false` at `deadline`. */
-  #changed(deadline: number): Promise<boolean> {
-    return new Promise((resolve) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      if (deadline !== Infinity) timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
-      this.#wake.push(() => {
-        clearTimeout(timer);
-        resolve(true);
-      });
-    });
   }
 
   async #whenOpen(deadline: number): Promise<void> {
     for (;;) {
       this.#ensureOpen();
       if (this.#state === "open") return;
-      if (!(await this.#changed(deadline))) {
+      if (!(await this.#events.changed(deadline))) {
         throw new MatchmakerError("client.timeout", "the connection did not come back in time", {
           timeout_ms: deadline - Date.now(),
         });
@@ -472,7 +421,8 @@ export class Client {
     this.#socket = null;
     this.closeCode = code;
     this.#stopHeartbeat();
-    this.#failPending(new MatchmakerError("client.interrupted", `the connection dropped (${code}) before the reply`, { close_code: code }));
+    const why = `the connection dropped (${code}) before the reply`;
+    this.#failPending(new MatchmakerError("client.interrupted", why, { close_code: code }));
     if (this.#state === "away") return; // a resume attempt failed: the loop tries again
     const reconnect = this.#options.reconnect ?? true;
     if (this.#state !== "open" || reconnect === false || FINAL_CLOSE_CODES.has(code)) {
@@ -481,8 +431,8 @@ export class Client {
     }
     const grace = this.helloReply.limits.resume_grace_ms;
     this.#state = "away";
-    this.#notify();
-    this.#deliver({ type: "connection.away", data: { code, reason, grace_ms: grace }, seq: null });
+    this.#events.notify();
+    this.#events.deliver({ type: "connection.away", data: { code, reason, grace_ms: grace }, seq: null });
     void this.#resume(Date.now() + grace, reconnect === true ? {} : reconnect);
   }
 
@@ -510,7 +460,8 @@ export class Client {
         const resume = { token: this.helloReply.resume_token, last_seq: this.lastSeq };
         const reply = await this.#exchange("hello", this.#helloData(resume), Math.max(1, until - Date.now()));
         this.#welcome(reply);
-        this.#deliver({ type: "connection.back", data: { client_id: reply.client_id, attempts: attempt }, seq: null });
+        const back = { client_id: reply.client_id, attempts: attempt };
+        this.#events.deliver({ type: "connection.back", data: back, seq: null });
         return;
       } catch (error) {
         const failure = error as MatchmakerError;
@@ -525,7 +476,8 @@ export class Client {
       }
     }
     if (this.#state === "away") {
-      this.#finish(this.closeCode, new MatchmakerError("resume.expired", "could not resume within the server's grace"));
+      const why = "could not resume within the server's grace";
+      this.#finish(this.closeCode, new MatchmakerError("resume.expired", why));
     }
   }
 
@@ -555,7 +507,8 @@ export class Client {
     this.#failPending(this.#closedError());
     socket?.close();
     const why = error && { code: error.code, message: error.message };
-    this.#deliver({ type: "connection.closed", data: { code: this.closeCode, error: why }, seq: null });
+    const data = { code: this.closeCode, error: why };
+    this.#events.deliver({ type: "connection.closed", data, seq: null });
     this.#markClosed();
   }
 }
@@ -563,5 +516,6 @@ export class Client {
 /** Why the server closed for good, as a coded error (`null` for a clean bye). */
 function closeReason(code: number): MatchmakerError | null {
   if (code === 4000 || code === 1000) return null;
-  return new MatchmakerError("client.closed", `the server closed the connection (${code})`, { close_code: code });
+  const why = `the server closed the connection (${code})`;
+  return new MatchmakerError("client.closed", why, { close_code: code });
 }

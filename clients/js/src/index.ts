@@ -14,17 +14,14 @@ import { platformWebSocket } from "./socket.js";
 
 export { Client } from "./client.js";
 export type {
-  AllEvents,
   Attributes,
   ClientState,
   ConnectOptions,
-  ConnectionEvents,
-  EventType,
-  MatchmakerEvent,
   ReconnectOptions,
   Reply,
   RequestType,
 } from "./client.js";
+export type { AllEvents, ConnectionEvents, EventType, MatchmakerEvent } from "./events.js";
 export { MatchmakerError } from "./errors.js";
 export type { WebSocketClass, WebSocketLike } from "./socket.js";
 export type * from "./protocol.js";

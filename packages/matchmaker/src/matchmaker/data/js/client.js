@@ -10,6 +10,7 @@
  * (or the grace running out) closes the client with `connection.closed`.
  */
 import { MatchmakerError, fromWire } from "./errors.js";
+import { EventBuffer } from "./events.js";
 import { openSocket } from "./socket.js";
 // Close codes after which there is nothing to resume (docs/protocol.md, "Close codes").
 const FINAL_CLOSE_CODES = new Set([1000, 1001, 1009, 3009, 4000, 4001, 4003, 4004]);
@@ -27,9 +28,7 @@ export class Client {
     #socket = null;
     #nextId = 1;
     #pending = new Map();
-    #queue = [];
-    #wake = [];
-    #listeners = new Map();
+    #events;
     #heartbeat = null;
     #lastHeard = 0;
     #pinged = false;
@@ -44,6 +43,7 @@ export class Client {
         this.#url = url;
         this.#Socket = Socket;
         this.#options = options;
+        this.#events = new EventBuffer(options.maxBufferedEvents ?? 1024);
         this.#closed = new Promise((resolve) => (this.#markClosed = resolve));
     }
     /** `open` while connected, `away` while resuming, `closed` for good. */
@@ -70,7 +70,10 @@ export class Client {
         await this.#whenOpen(deadline);
         return this.#exchange(type, data, deadline - Date.now());
     }
-    /** `pool.enter`: a policy (`{policy}`), an ad-hoc pool (`{pool, create, mode, groupSize}`) or the default policy (`{}`). */
+    /**
+     * `pool.enter`: a policy (`{policy}`), an ad-hoc pool (`{pool, create, mode, groupSize}`)
+     * or the Project's default policy (`{}`).
+     */
     enter(data = {}) {
         return this.request("pool.enter", data);
     }
@@ -92,8 +95,10 @@ export class Client {
         const message = { session_id: sessionId, data, ...options };
         if (this.#state === "open")
             this.#write({ type: "session.send", data: message });
-        else
-            void this.#whenOpen(Infinity).then(() => this.#write({ type: "session.send", data: message }), () => undefined);
+        else {
+            const later = () => this.#write({ type: "session.send", data: message });
+            this.#whenOpen(Infinity).then(later, () => undefined);
+        }
     }
     /** `rtc.signal`: relay a WebRTC signal to one other member of a session. */
     signal(sessionId, to, signal) {
@@ -145,17 +150,14 @@ export class Client {
     }
     /** Call `listener` with each event of `type` (`"*"`: every event); returns the unsubscribe. */
     on(type, listener) {
-        const set = this.#listeners.get(type) ?? new Set();
-        set.add(listener);
-        this.#listeners.set(type, set);
-        return () => set.delete(listener);
+        return this.#events.on(type, listener);
     }
     /** The next buffered or arriving event (of `type` if given, dropping others before it). */
     async nextEvent(type, options = {}) {
         const timeoutMs = options.timeoutMs ?? this.#timeoutMs();
         const deadline = Date.now() + timeoutMs;
         for (;;) {
-            const event = this.#queue.shift();
+            const event = this.#events.take();
             if (event !== undefined) {
                 if (type === undefined || event.type === type)
                     return event;
@@ -163,7 +165,7 @@ export class Client {
             }
             if (this.#state === "closed")
                 throw this.#closedError();
-            if (!(await this.#changed(deadline))) {
+            if (!(await this.#events.changed(deadline))) {
                 throw new MatchmakerError("client.timeout", `no ${type ?? "event"} within ${timeoutMs} ms`, {
                     timeout_ms: timeoutMs,
                 });
@@ -173,13 +175,13 @@ export class Client {
     /** Every event until the client is closed (the last is `connection.closed`). */
     async *events() {
         for (;;) {
-            const event = this.#queue.shift();
+            const event = this.#events.take();
             if (event !== undefined)
                 yield event;
             else if (this.#state === "closed")
                 return;
             else
-                await this.#changed(Infinity);
+                await this.#events.changed(Infinity);
         }
     }
     /** Resolves once the client is closed for good. */
@@ -225,7 +227,7 @@ export class Client {
         this.#pinged = false;
         const every = Math.max(10, Math.floor(reply.heartbeat.interval_ms / 4));
         this.#heartbeat = setInterval(() => this.#beat(), every);
-        this.#notify();
+        this.#events.notify();
     }
     /**
      * The client's side of heartbeats: after `interval_ms` without a frame from the server it
@@ -272,7 +274,8 @@ export class Client {
         return new Promise((resolve, reject) => {
             const timer = setTimeout(() => {
                 this.#pending.delete(id);
-                reject(new MatchmakerError("client.timeout", `no reply to ${type} within ${timeoutMs} ms`, { timeout_ms: timeoutMs }));
+                const why = `no reply to ${type} within ${timeoutMs} ms`;
+                reject(new MatchmakerError("client.timeout", why, { timeout_ms: timeoutMs }));
             }, Math.max(0, timeoutMs));
             this.#pending.set(id, { resolve: resolve, reject, timer });
             this.#write(data === undefined ? { id, type } : { id, type, data });
@@ -300,7 +303,7 @@ export class Client {
                     pending.reject(fromWire(frame.error));
             }
             else if (frame.type === "reply" && frame.ok === false && frame.id == null) {
-                this.#deliver({ type: "error", data: frame.error, seq: null });
+                this.#events.deliver({ type: "error", data: frame.error, seq: null });
             }
         }
         else if (frame.type === "ping") {
@@ -313,52 +316,15 @@ export class Client {
                     return; // already delivered before a resume
                 this.lastSeq = seq;
             }
-            this.#deliver({ type: frame.type, data: frame.data, seq });
+            this.#events.deliver({ type: frame.type, data: frame.data, seq });
         }
-    }
-    #deliver(event) {
-        this.#queue.push(event);
-        const most = this.#options.maxBufferedEvents ?? 1024;
-        if (this.#queue.length > most)
-            this.#queue.splice(0, this.#queue.length - most);
-        this.#notify();
-        for (const key of [event.type, "*"]) {
-            for (const listener of this.#listeners.get(key) ?? []) {
-                try {
-                    listener(event);
-                }
-                catch (error) {
-                    queueMicrotask(() => {
-                        throw error;
-                    });
-                }
-            }
-        }
-    }
-    #notify() {
-        const wake = this.#wake;
-        this.#wake = [];
-        for (const resolve of wake)
-            resolve();
-    }
-    /** Resolves `true` at the next event or state change, `false` at `deadline`. */
-    #changed(deadline) {
-        return new Promise((resolve) => {
-            let timer;
-            if (deadline !== Infinity)
-                timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
-            this.#wake.push(() => {
-                clearTimeout(timer);
-                resolve(true);
-            });
-        });
     }
     async #whenOpen(deadline) {
         for (;;) {
             this.#ensureOpen();
             if (this.#state === "open")
                 return;
-            if (!(await this.#changed(deadline))) {
+            if (!(await this.#events.changed(deadline))) {
                 throw new MatchmakerError("client.timeout", "the connection did not come back in time", {
                     timeout_ms: deadline - Date.now(),
                 });
@@ -378,7 +344,8 @@ export class Client {
         this.#socket = null;
         this.closeCode = code;
         this.#stopHeartbeat();
-        this.#failPending(new MatchmakerError("client.interrupted", `the connection dropped (${code}) before the reply`, { close_code: code }));
+        const why = `the connection dropped (${code}) before the reply`;
+        this.#failPending(new MatchmakerError("client.interrupted", why, { close_code: code }));
         if (this.#state === "away")
             return; // a resume attempt failed: the loop tries again
         const reconnect = this.#options.reconnect ?? true;
@@ -388,8 +355,8 @@ export class Client {
         }
         const grace = this.helloReply.limits.resume_grace_ms;
         this.#state = "away";
-        this.#notify();
-        this.#deliver({ type: "connection.away", data: { code, reason, grace_ms: grace }, seq: null });
+        this.#events.notify();
+        this.#events.deliver({ type: "connection.away", data: { code, reason, grace_ms: grace }, seq: null });
         void this.#resume(Date.now() + grace, reconnect === true ? {} : reconnect);
     }
     async #resume(until, options) {
@@ -419,7 +386,8 @@ export class Client {
                 const resume = { token: this.helloReply.resume_token, last_seq: this.lastSeq };
                 const reply = await this.#exchange("hello", this.#helloData(resume), Math.max(1, until - Date.now()));
                 this.#welcome(reply);
-                this.#deliver({ type: "connection.back", data: { client_id: reply.client_id, attempts: attempt }, seq: null });
+                const back = { client_id: reply.client_id, attempts: attempt };
+                this.#events.deliver({ type: "connection.back", data: back, seq: null });
                 return;
             }
             catch (error) {
@@ -435,7 +403,8 @@ export class Client {
             }
         }
         if (this.#state === "away") {
-            this.#finish(this.closeCode, new MatchmakerError("resume.expired", "could not resume within the server's grace"));
+            const why = "could not resume within the server's grace";
+            this.#finish(this.closeCode, new MatchmakerError("resume.expired", why));
         }
     }
     #failPending(error) {
@@ -464,7 +433,8 @@ export class Client {
         this.#failPending(this.#closedError());
         socket?.close();
         const why = error && { code: error.code, message: error.message };
-        this.#deliver({ type: "connection.closed", data: { code: this.closeCode, error: why }, seq: null });
+        const data = { code: this.closeCode, error: why };
+        this.#events.deliver({ type: "connection.closed", data, seq: null });
         this.#markClosed();
     }
 }
@@ -472,5 +442,6 @@ export class Client {
 function closeReason(code) {
     if (code === 4000 || code === 1000)
         return null;
-    return new MatchmakerError("client.closed", `the server closed the connection (${code})`, { close_code: code });
+    const why = `the server closed the connection (${code})`;
+    return new MatchmakerError("client.closed", why, { close_code: code });
 }
