@@ -17,6 +17,7 @@ import msgspec
 
 from tasktool.files.taskfile import LIST_FIELDS, SCALAR_FIELDS
 from tasktool.model.errors import TaskToolError
+from tasktool.model.limits import check_body_size, check_list_size, check_value_size
 from tasktool.model.settings import Settings
 from tasktool.model.task import Task
 from tasktool.model.vocabulary import (
@@ -114,11 +115,15 @@ def plan_update(
                 raise TaskToolError(f"{field} cannot be cleared", code=INVALID_CODE[field])
             updates[field] = REMOVE
             continue
+        check_value_size(field, value)
         check_value(field, value, settings)
         updates[field] = value
+    if change.body is not None:
+        check_body_size(change.body)
     if updates.get("parent"):
         check_references(task.id, "parent", [updates["parent"]], known_ids)
     for field, values in _list_updates(task, change).items():
+        check_list_size(field, values)
         updates[field] = values
     if "dependencies" in updates:
         added = set(updates["dependencies"]) - set(task.dependencies)

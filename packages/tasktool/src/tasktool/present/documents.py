@@ -228,7 +228,32 @@ def validation_report(load: Loader) -> ValidationReport:
     checks = derived(
         repo, "validate", (), list[Diagnostic], lambda: check_tasks(repo.graph, repo.settings)
     )
-    return build_report(repo.config_diagnostics, repo.broken, checks, repo.worktree_diagnostics)
+    return build_report(
+        repo.config_diagnostics, repo.broken, checks, repo.worktree_diagnostics, stale_temps(repo)
+    )
+
+
+def stale_temps(repo: Repository) -> list[Diagnostic]:
+    """``task.stale_temp`` warnings: temporary files a killed writer left in the task
+    directory or a folder holding tasks (the next write there removes them)."""
+    from pathlib import Path
+
+    from tasktool.files import storage
+
+    root = repo.task_dir
+    folders = {root} | {Path(task.file_path).parent for task in repo.all_tasks}
+    return [
+        Diagnostic(
+            severity="warning",
+            code="task.stale_temp",
+            message=f"{path.name}: a temporary file left by an interrupted write; the next "
+            "write in its folder removes it (or delete it)",
+            file=str(path),
+        )
+        for folder in sorted(folders)
+        if folder == root or folder.is_relative_to(root)
+        for path in storage.stale_temps(folder)
+    ]
 
 
 def config_document(loaded: LoadedConfig) -> dict[str, Any]:

@@ -34,6 +34,7 @@ from starlette.routing import Route
 
 from mtcommon import CodedError, render_json
 from tasktool.model.errors import TaskToolError
+from tasktool.model.limits import REQUEST_MAX
 from tasktool.planning.changes import change_from_json
 from tasktool.planning.ranking import DEFAULT_LIMIT
 from tasktool.planning.repository import Repository
@@ -68,7 +69,12 @@ def json_response(data: Any, status: int = 200) -> Response:
 
 
 def error_response(error: CodedError, status: int) -> Response:
-    return json_response(render_json(error), status)
+    response = json_response(render_json(error), status)
+    if error.code == "web.too_large":
+        # The rest of the request body is never read: close rather than leave it where
+        # the client's next request would follow it.
+        response.headers["Connection"] = "close"
+    return response
 
 
 def _bad_parameter(name: str, expected: str) -> TaskToolError:
@@ -137,6 +143,35 @@ async def get_endpoint(request: Request) -> Response:
     return json_response(await with_repo(request, lambda repo: get_document(repo, task_id)))
 
 
+def _request_too_large() -> TaskToolError:
+    return TaskToolError(
+        f"the request body is larger than {REQUEST_MAX >> 20} MiB; nothing was written",
+        code="web.too_large",
+    )
+
+
+async def read_json(request: Request) -> object:
+    """The request's JSON, read a chunk at a time and refused (413) as soon as it passes
+    :data:`~tasktool.model.limits.REQUEST_MAX`, so the server never holds more; JSON nested
+    too deep for the parser is ``web.invalid_json`` like any other bad JSON."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > REQUEST_MAX:
+        raise _request_too_large()
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > REQUEST_MAX:
+            raise _request_too_large()
+        chunks.append(chunk)
+    try:
+        return json.loads(b"".join(chunks))
+    except RecursionError:
+        raise TaskToolError("the body is JSON nested too deep", code="web.invalid_json") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise TaskToolError(f"the body is not JSON: {exc}", code="web.invalid_json") from None
+
+
 def apply_edit(repo: Repository, task_id: str, payload: object) -> dict[str, Any]:
     """Check a JSON edit against the task and write it through the CLI's write path (the
     task's lock, re-read under it, atomic replace, status bookkeeping)."""
@@ -154,10 +189,7 @@ async def put_endpoint(request: Request) -> Response:
             "the dashboard is read-only (web.readonly / --readonly); nothing was written",
             code="web.read_only",
         )
-    try:
-        payload = json.loads(await request.body())
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise TaskToolError(f"the body is not JSON: {exc}", code="web.invalid_json") from None
+    payload = await read_json(request)
     task_id = request.path_params["task_id"]
     return json_response(await with_repo(request, lambda repo: apply_edit(repo, task_id, payload)))
 
