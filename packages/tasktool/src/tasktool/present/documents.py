@@ -46,6 +46,8 @@ __all__ = [
     "rank",
     "related_tasks",
     "repository_stats",
+    "search_document",
+    "stale_temps",
     "stats_document",
     "task_detail",
     "tasks_document",
@@ -288,6 +290,25 @@ def tasks_document(
 ) -> list[dict[str, Any]]:
     """``GET /api/tasks``: the ``list`` JSON."""
     return task_views(list_tasks(repo, filters=filters, sort=sort, limit=limit, archived=archived))
+
+
+def search_document(
+    repo: Repository,
+    text: str,
+    *,
+    filters: Sequence[str] = (),
+    limit: int = 0,
+    archived: bool = False,
+) -> list[dict[str, Any]]:
+    """``search``'s JSON (the CLI's and ``GET /api/tasks?q=``): the ``list`` items whose
+    title or body hold every word of ``text``, each with its ``score``, best first."""
+    from tasktool.planning.search import search_tasks
+
+    hits = search_tasks(list_tasks(repo, filters=filters, archived=archived), text)
+    if limit:
+        hits = hits[:limit]
+    views = task_views([hit.task for hit in hits])
+    return [{"score": hit.score, **view} for hit, view in zip(hits, views, strict=True)]
 
 
 def related_tasks(repo: Repository, detail: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

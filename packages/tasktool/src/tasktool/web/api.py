@@ -2,7 +2,8 @@
 
 =========================  ===================================================
 ``GET /api/tasks``         ``list``: ``filter`` (repeatable), ``sort``,
-                           ``limit``, ``archived``
+                           ``limit``, ``archived``; with ``q``, ``search``
+``POST /api/tasks``        a new task (JSON object), as ``add``; 403 when read-only
 ``GET /api/tasks/{id}``    ``get``: body, dependencies both ways, children,
                            worklog
 ``PUT /api/tasks/{id}``    partial edit (JSON object); 403 when read-only
@@ -36,15 +37,17 @@ from mtcommon import CodedError, render_json
 from tasktool.model.errors import TaskToolError
 from tasktool.model.limits import REQUEST_MAX
 from tasktool.planning.changes import change_from_json
+from tasktool.planning.new_tasks import new_task_from_json
 from tasktool.planning.ranking import DEFAULT_LIMIT
 from tasktool.planning.repository import Repository
-from tasktool.planning.writes import today, update_task
+from tasktool.planning.writes import create_task, today, update_task
 from tasktool.present.documents import (
     board_document,
     config_document,
     get_document,
     graph_document,
     next_document,
+    search_document,
     stats_document,
     task_detail,
     tasks_document,
@@ -128,6 +131,16 @@ async def list_endpoint(request: Request) -> Response:
     sort = request.query_params.get("sort") or None
     limit = query_int(request, "limit", 0)
     archived = query_bool(request, "archived", False)
+    text = request.query_params.get("q", "")
+    if text.strip():
+        return json_response(
+            await with_repo(
+                request,
+                lambda repo: search_document(
+                    repo, text, filters=filters, limit=limit, archived=archived
+                ),
+            )
+        )
     return json_response(
         await with_repo(
             request,
@@ -182,13 +195,33 @@ def apply_edit(repo: Repository, task_id: str, payload: object) -> dict[str, Any
     return task_detail(repo, task)
 
 
-async def put_endpoint(request: Request) -> Response:
-    config = request.app.state.config
-    if config.readonly:
+def _refuse_when_read_only(request: Request) -> None:
+    if request.app.state.config.readonly:
         raise TaskToolError(
             "the dashboard is read-only (web.readonly / --readonly); nothing was written",
             code="web.read_only",
         )
+
+
+def apply_create(repo: Repository, payload: object) -> dict[str, Any]:
+    """Check a new task as JSON and write it as ``add`` does (``create_task``: the id
+    strategy under the repository lock, the same checks and file name)."""
+    request = new_task_from_json(payload, repo.settings)
+    task = create_task(
+        repo, request.fields, body=request.body, group=request.group, task_id=request.task_id
+    )
+    return task_detail(repo, task)
+
+
+async def create_endpoint(request: Request) -> Response:
+    _refuse_when_read_only(request)
+    payload = await read_json(request)
+    created = await with_repo(request, lambda repo: apply_create(repo, payload))
+    return json_response(created, 201)
+
+
+async def put_endpoint(request: Request) -> Response:
+    _refuse_when_read_only(request)
     payload = await read_json(request)
     task_id = request.path_params["task_id"]
     return json_response(await with_repo(request, lambda repo: apply_edit(repo, task_id, payload)))
@@ -306,6 +339,7 @@ async def events_endpoint(request: Request) -> Response:
 
 ROUTES = [
     Route("/api/tasks", list_endpoint, methods=["GET"]),
+    Route("/api/tasks", create_endpoint, methods=["POST"]),
     Route("/api/tasks/{task_id:path}", get_endpoint, methods=["GET"]),
     Route("/api/tasks/{task_id:path}", put_endpoint, methods=["PUT"]),
     Route("/api/next", next_endpoint, methods=["GET"]),

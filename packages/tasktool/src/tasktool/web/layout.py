@@ -168,6 +168,7 @@ def layout(
 <dt><kbd>j</kbd> <kbd>k</kbd></dt><dd>Next / previous row</dd>
 <dt><kbd>Enter</kbd></dt><dd>Open the selected task</dd>
 <dt><kbd>e</kbd></dt><dd>Edit the task (task page)</dd>
+<dt><kbd>c</kbd></dt><dd>Create a task (task table)</dd>
 <dt><kbd>Ctrl</kbd>+<kbd>Enter</kbd></dt><dd>Save the edit form</dd>
 <dt><kbd>Esc</kbd></dt><dd>Leave a field, close this help</dd>
 </dl>
