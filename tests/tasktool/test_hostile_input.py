@@ -147,7 +147,7 @@ def test_get_and_list_escape_control_characters_on_a_terminal(tmp_path: Path) ->
     (root / ".git").mkdir(parents=True)
     (root / ".tasktool.yaml").write_text("dir: tasks\n")
     (root / "tasks").mkdir()
-    (root / "tasks" / "001-x.md").write_text(
+    (root / "tasks" / "001-\x1b[2Jx.md").write_text(
         '---\nid: "001"\ntitle: "Evil\\e]0;pwned\\a title"\nowner: "\\0\\e[31m"\n'
         'tags: ["a\\u202eb"]\n---\nBody \\x1b[2J and \x1b[31mred\n',
         encoding="utf-8",
@@ -166,3 +166,23 @@ def test_get_and_list_escape_control_characters_on_a_terminal(tmp_path: Path) ->
     raw = on_terminal(["get", "001", "--format", "json"], root, env)
     assert "\x1b" not in raw
     assert "\\u001b" in raw
+
+
+def test_warnings_and_messages_escape_control_characters_on_a_terminal(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / ".tasktool.yaml").write_text("dir: tasks\n")
+    (root / "tasks").mkdir()
+    (root / "tasks" / "\x1b[31mbroken.md").write_text("---\nid: '7'\ntitle: [unclosed\n---\n")
+    (root / "tasks" / "001-\x1b[2Jx.md").write_text(
+        '---\nid: "001"\ntitle: "Done\\e[2J"\nstatus: completed\n---\n'
+    )
+    env = environment(tmp_path, NO_COLOR="1")
+    listed = on_terminal(["list"], root, env, columns=200)
+    assert "warning:" in listed
+    assert "\\x1b[31mbroken.md" in listed
+    planned = on_terminal(["archive", "--all", "--dry-run"], root, env, columns=200)
+    assert "would archive 001" in planned
+    assert "001-\\x1b[2Jx.md" in planned
+    for shown in (listed, planned):
+        assert "\x1b" not in shown

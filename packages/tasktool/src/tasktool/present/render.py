@@ -200,13 +200,22 @@ def emit_fields(
         out.write(f"{label} {shown(cell(value))}".rstrip() + "\n")
 
 
-def emit_text(text: str, *, out: TextIO | None = None, escaped: bool = False) -> None:
-    """Free text (a task body): as is, but with its control characters made visible on a
-    terminal (:func:`tasktool.present.terminal.printable`) unless the caller ``escaped``
-    it already (text holding its own colour sequences)."""
-    out = out or sys.stdout
-    if not escaped and is_terminal(out):
-        from tasktool.present.terminal import printable
+def for_terminal(text: str, out: TextIO) -> str:
+    """``text`` with its control characters made visible when ``out`` is a terminal
+    (:func:`tasktool.present.terminal.printable`): task fields, file names and remote data
+    never drive the user's terminal. Unchanged otherwise."""
+    if not is_terminal(out):
+        return text
+    from tasktool.present.terminal import printable
 
-        text = printable(text)
+    return printable(text)
+
+
+def emit_text(text: str, *, out: TextIO | None = None, escaped: bool = False) -> None:
+    """Free text (a task body, a message naming a task) as is, through
+    :func:`for_terminal` unless the caller ``escaped`` it already (text holding its own
+    colour sequences)."""
+    out = out or sys.stdout
+    if not escaped:
+        text = for_terminal(text, out)
     out.write(text if text.endswith("\n") or not text else text + "\n")
