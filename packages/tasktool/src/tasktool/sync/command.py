@@ -16,7 +16,7 @@ from typing import Protocol
 import click
 
 from tasktool.planning.repository import Repository
-from tasktool.present.render import FORMATS, emit_data, emit_text
+from tasktool.present.render import FORMATS, emit_data, emit_text, for_terminal
 from tasktool.sync import CONFLICT_MODES, SyncReport, configured_sources, run_sync
 from tasktool.sync.engine import Progress
 
@@ -86,7 +86,8 @@ def _print_report(options: CliOptions, report: SyncReport) -> None:
                 "(deleted, moved or filtered out); its task is kept"
             )
         if source.error:
-            emit_text(f"error: {source.error} [{source.error_code}]", out=sys.stderr)
+            line = f"error: {source.error} [{source.error_code}]"
+            click.echo(for_terminal(line, sys.stderr), err=True)
     prefix = "dry run (nothing written): " if report.dry_run else ""
     click.echo(prefix + report.summary())
 
