@@ -19,6 +19,12 @@
   // CLI's `search` finds them); the row's own text (id, title, owner, tags) matches too.
   let found = new Set();
   let asked = "";
+  let typingPause;
+
+  function searchSoon() { // one search per pause in typing, not one per key
+    clearTimeout(typingPause);
+    typingPause = setTimeout(searchBodies, 150);
+  }
 
   function visibleRows() {
     return table ? Array.from(table.tBodies[0].rows).filter((row) => !row.hidden && row.dataset.id) : [];
@@ -118,7 +124,7 @@
     });
     const sort = params.get("sort");
     if (sort) sortBy(sort.replace(/^-/, ""), sort.startsWith("-") ? "descending" : "ascending");
-    filters.addEventListener("input", () => { applyFilters(); searchBodies(); });
+    filters.addEventListener("input", () => { applyFilters(); searchSoon(); });
     filters.addEventListener("submit", (event) => event.preventDefault());
     filters.addEventListener("reset", () => setTimeout(() => { applyFilters(); searchBodies(); }));
     table.querySelectorAll("[data-sort]").forEach((button) => {
