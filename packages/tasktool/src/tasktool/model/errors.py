@@ -112,7 +112,11 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     # The project registry (docs/tasktool.md, "Projects").
     ("projects.not_found", "--project, unregister or default_project naming no project", _MISSING),
     ("projects.exists", "projects register --id with an id already taken", _CONFLICT),
-    ("projects.no_config", "projects register on a folder without .tasktool.yaml", _FAILED),
+    (
+        "projects.no_config",
+        "projects register on a folder without .tasktool.yaml or .taskmd.yaml",
+        _FAILED,
+    ),
     (
         "projects.invalid",
         "projects or default_project of the wrong shape in the global file",

@@ -15,6 +15,7 @@ from typing import Any
 
 import msgspec
 
+from tasktool.files.house_style import HouseStyle, learn_style
 from tasktool.files.roundtrip import apply_frontmatter, new_task_text
 from tasktool.files.scan import ARCHIVE_DIR, is_scanned_folder, parse_entry, read_entry, scan_tasks
 from tasktool.files.storage import (
@@ -36,7 +37,7 @@ from tasktool.planning.changes import (
     plan_create,
     plan_update,
 )
-from tasktool.planning.repository import WORKLOG_DIR, Repository
+from tasktool.planning.repository import WORKLOG_DIR, Repository, active_place
 
 
 def today() -> str:
@@ -161,11 +162,18 @@ def _check_fields(fields: dict[str, Any], body: str, settings: Settings) -> None
 
 
 def _write_new(
-    repo: Repository, existing: set[str], task: NewTask, task_id: str | None, swept: set[Path]
+    repo: Repository,
+    existing: set[str],
+    task: NewTask,
+    task_id: str | None,
+    *,
+    style: HouseStyle,
+    swept: set[Path],
 ) -> Task:
-    """Write one new task file; the caller holds the repository lock and ``existing`` holds
-    every id taken (this one is added). The folder's stale temporary files are removed
-    once per batch (``swept`` holds the folders done)."""
+    """Write one new task file in the repository's ``style``; the caller holds the
+    repository lock and ``existing`` holds every id taken (this one is added). The
+    folder's stale temporary files are removed once per batch (``swept`` holds the folders
+    done)."""
     fields = task.fields
     if task_id is None:
         task_id = next_id(repo.settings, existing)
@@ -185,7 +193,7 @@ def _write_new(
     folder.mkdir(parents=True, exist_ok=True)
     data = {"id": task_id, **plan_create(fields, today())}
     try:
-        atomic_write_text(path, new_task_text(data, task.body), exclusive=True)
+        atomic_write_text(path, new_task_text(data, task.body, style), exclusive=True)
     except FileExistsError:
         raise TaskToolError(f"{path} already exists", code="task.exists") from None
     existing.add(task_id)
@@ -195,10 +203,13 @@ def _write_new(
     return _parsed(repo, path, task_id)
 
 
-def _taken(repo: Repository) -> set[str]:
+def _taken(repo: Repository) -> tuple[set[str], HouseStyle]:
     """Every id taken now: this worktree's files re-scanned (call inside the lock: another
-    process may have taken an id meanwhile), and the sibling worktrees' ids."""
-    return set(scan_tasks(repo.task_dir, repo.settings.ignore).taken_ids) | repo.sibling_ids
+    process may have taken an id meanwhile), and the sibling worktrees' ids; and the
+    style of those files, which new ones follow."""
+    found = scan_tasks(repo.task_dir, repo.settings.ignore)
+    style = learn_style([task.file_path for task in found.tasks + found.archived])
+    return set(found.taken_ids) | repo.sibling_ids, style
 
 
 def create_task(
@@ -213,9 +224,9 @@ def create_task(
     configured strategy unless given. Fields are checked like ``set`` checks them."""
     _check_fields(fields, body, repo.settings)
     with repository_lock(repo.task_dir):
-        existing = _taken(repo)
+        existing, style = _taken(repo)
         new = NewTask(fields=fields, body=body, group=group)
-        return _write_new(repo, existing, new, task_id, set())
+        return _write_new(repo, existing, new, task_id, style=style, swept=set())
 
 
 def create_tasks(repo: Repository, batch: Sequence[NewTask]) -> list[Task | TaskToolError]:
@@ -225,11 +236,11 @@ def create_tasks(repo: Repository, batch: Sequence[NewTask]) -> list[Task | Task
     results: list[Task | TaskToolError] = []
     swept: set[Path] = set()
     with repository_lock(repo.task_dir):
-        existing = _taken(repo)
+        existing, style = _taken(repo)
         for task in batch:
             try:
                 _check_fields(task.fields, task.body, repo.settings)
-                results.append(_write_new(repo, existing, task, None, swept))
+                results.append(_write_new(repo, existing, task, None, style=style, swept=swept))
             except TaskToolError as exc:
                 results.append(exc)
             except OSError as exc:
@@ -303,16 +314,6 @@ def archive_task(repo: Repository, task_id: str) -> Path:
     return target
 
 
-def _restore_target(repo: Repository, source: Path) -> Path:
-    """The active place of an archived file: its path without the innermost ``archive``
-    folder (``tasks/archive/cli/7.md`` and ``tasks/cli/archive/7.md`` both go to
-    ``tasks/cli/7.md``)."""
-    parts = list(source.relative_to(repo.task_dir).parts)
-    index = len(parts) - 1 - parts[::-1].index(ARCHIVE_DIR)
-    del parts[index]
-    return repo.task_dir.joinpath(*parts)
-
-
 def restore_task(repo: Repository, task_id: str) -> Path:
     """Move an archived task back among the active ones (the inverse of
     :func:`archive_task`), and a worklog kept next to it; refuses when an active task
@@ -328,7 +329,7 @@ def restore_task(repo: Repository, task_id: str) -> Path:
         )
     task = repo.local(task_id)  # several archived copies: task.ambiguous_id
     source = Path(task.file_path)
-    target = _restore_target(repo, source)
+    target = active_place(repo.task_dir, source)
     _move_task(repo, task_id, source, target)
     return target
 

@@ -15,6 +15,8 @@ from typing import Protocol
 
 import click
 
+from tasktool.config.sync import SourceConfig
+from tasktool.model.errors import TaskToolError
 from tasktool.planning.repository import Repository
 from tasktool.present.render import FORMATS, emit_data, emit_text, for_terminal
 from tasktool.sync import CONFLICT_MODES, SyncReport, configured_sources, run_sync
@@ -92,6 +94,21 @@ def _print_report(options: CliOptions, report: SyncReport) -> None:
     click.echo(prefix + report.summary())
 
 
+def _sources(
+    options: CliOptions, repo: Repository, only: str | None, *, dry_run: bool
+) -> tuple[SourceConfig, ...]:
+    """The sources to sync. A dry run without any configured answers that nothing would
+    change (with a note on stderr), so a first look on a fresh repository does not fail;
+    a real run refuses (``sync.no_sources``)."""
+    try:
+        return configured_sources(repo, only)
+    except TaskToolError as exc:
+        if not dry_run or exc.code != "sync.no_sources":
+            raise
+        options.warn(f"{exc.message}: nothing to sync [{exc.code}]")
+        return ()
+
+
 @click.command("sync")
 @click.option("--source", "source_name", metavar="NAME", help="Sync only this source.")
 @click.option("--dry-run", is_flag=True, help="Report what would change; write nothing.")
@@ -128,7 +145,7 @@ def sync_command(
     were errors.
     """
     repo = options.repository()
-    sources = configured_sources(repo, source_name)
+    sources = _sources(options, repo, source_name, dry_run=dry_run)
     chosen = fmt or options.format or "table"
     with _progress(chosen == "table" and sys.stderr.isatty() and not options.silent) as progress:
         report = run_sync(

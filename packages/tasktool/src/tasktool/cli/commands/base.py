@@ -26,7 +26,7 @@ import msgspec
 from mtcommon import CodedError, render_line
 from mtcommon.cli import UsageLine
 from tasktool.cli import oneshot
-from tasktool.config import Overrides
+from tasktool.config import Overrides, taskmd_notice
 from tasktool.model.errors import TaskToolError, exit_status
 from tasktool.planning.repository import Repository, load_context
 from tasktool.present.render import FORMATS, emit_data, emit_table, for_terminal
@@ -70,6 +70,8 @@ class GlobalOptions(msgspec.Struct, kw_only=True):
     #: Effective verbosity once the config is loaded (flags > env > file).
     loud: bool = False
     silent: bool = False
+    #: Whether :meth:`note_config` has spoken in this invocation.
+    noted: bool = False
 
     def overrides(self) -> Overrides:
         return Overrides(
@@ -85,6 +87,15 @@ class GlobalOptions(msgspec.Struct, kw_only=True):
         """A warning on stderr unless quiet."""
         if not self.silent:
             click.echo(for_terminal(f"warning: {message}", sys.stderr), err=True)
+
+    def note_config(self, file: str | None) -> None:
+        """Say on stderr, once per invocation and unless quiet, that the config loaded is
+        taskmd's ``.taskmd.yaml``: a user who meant to write a ``.tasktool.yaml`` learns
+        which file counts."""
+        notice = taskmd_notice(file)
+        if notice is not None and not self.noted and not self.silent:
+            self.noted = True
+            click.echo(f"note: {notice}", err=True)
 
     def info(self, message: str) -> None:
         """A detail on stderr when verbose."""
@@ -128,6 +139,7 @@ def load_repository(
     repo = oneshot.load(lambda: load_context(options.overrides(), tolerant=tolerant, bodies=bodies))
     settings = repo.settings
     options.loud, options.silent = settings.verbose, settings.quiet
+    options.note_config(repo.config.file)
     if options.loud:  # only then: counting the tasks decodes them
         options.info(
             f"config: {repo.config.file or '(none)'}; task dir: {repo.task_dir}; "
