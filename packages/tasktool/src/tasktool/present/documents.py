@@ -248,8 +248,8 @@ def stale_temps(repo: Repository) -> list[Diagnostic]:
         Diagnostic(
             severity="warning",
             code="task.stale_temp",
-            message=f"{path.name}: a temporary file left by an interrupted write; the next "
-            "write in its folder removes it (or delete it)",
+            message=f"{path.relative_to(root)}: a temporary file left by an interrupted "
+            "write; the next write in its folder removes it (or delete it)",
             file=str(path),
         )
         for folder in sorted(folders)
