@@ -39,9 +39,9 @@ def _field_input(
     )
 
 
-def _body_and_actions(prefix: str, body: str, action: str) -> str:
+def _body_and_actions(prefix: str, body: str, action: str, rows: int) -> str:
     return f"""<div class="field wide"><label for="{prefix}-body">Body (Markdown)</label>
-<textarea name="body" id="{prefix}-body" rows="12">{h(body)}</textarea>
+<textarea name="body" id="{prefix}-body" rows="{rows}">{h(body)}</textarea>
 <p class="field-error" data-error-for="body" role="alert"></p></div>
 <div class="actions"><button type="submit" class="primary">{action} <kbd>Ctrl+Enter</kbd></button>
 <p class="form-status" data-form-status role="status"></p></div>"""
@@ -59,7 +59,7 @@ def edit_form(
 <h2 id="edit-heading">Edit</h2>
 <form data-edit-form data-action="{h(links.api("tasks") + "/" + detail["id"])}" novalidate>
 <div class="grid">{fields}</div>
-{_body_and_actions("edit", detail["body"], "Save")}
+{_body_and_actions("edit", detail["body"], "Save", 12)}
 </form>
 </section>"""
 
@@ -77,7 +77,7 @@ def create_form(vocabulary: Mapping[str, Sequence[str]], links: Links) -> str:
 <form data-create-form data-action="{h(links.api("tasks"))}"
  data-task-base="{h(links.task(""))}" novalidate>
 <div class="grid">{fields}</div>
-{_body_and_actions("new", "", "Create")}
+{_body_and_actions("new", "", "Create", 5)}
 </form>
 </section>
 </details>"""
