@@ -18,7 +18,7 @@ import click
 from tasktool.config.sync import SourceConfig
 from tasktool.model.errors import TaskToolError
 from tasktool.planning.repository import Repository
-from tasktool.present.render import FORMATS, emit_data
+from tasktool.present.render import FORMATS, emit_data, emit_text, for_terminal
 from tasktool.sync import CONFLICT_MODES, SyncReport, configured_sources, run_sync
 from tasktool.sync.engine import Progress
 
@@ -79,16 +79,17 @@ def _print_report(options: CliOptions, report: SyncReport) -> None:
                 task = f" (task {outcome.task_id})" if outcome.task_id else ""
                 code = f" [{outcome.code}]" if outcome.code else ""
                 note = f": {outcome.note}" if outcome.note else ""
-                click.echo(
+                emit_text(
                     f"{source.name}: {outcome.action} {outcome.external_id}{task}{note}{code}"
                 )
         for external_id in source.removed_remotely:
-            click.echo(
+            emit_text(
                 f"{source.name}: {external_id} is no longer returned by the source "
                 "(deleted, moved or filtered out); its task is kept"
             )
         if source.error:
-            click.echo(f"error: {source.error} [{source.error_code}]", err=True)
+            line = f"error: {source.error} [{source.error_code}]"
+            click.echo(for_terminal(line, sys.stderr), err=True)
     prefix = "dry run (nothing written): " if report.dry_run else ""
     click.echo(prefix + report.summary())
 

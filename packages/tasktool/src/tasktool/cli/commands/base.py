@@ -29,7 +29,7 @@ from tasktool.cli import oneshot
 from tasktool.config import Overrides, taskmd_notice
 from tasktool.model.errors import TaskToolError, exit_status
 from tasktool.planning.repository import Repository, load_context
-from tasktool.present.render import FORMATS, emit_data, emit_table
+from tasktool.present.render import FORMATS, emit_data, emit_table, for_terminal
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -47,7 +47,8 @@ class CliError(click.ClickException):
         return exit_status(self.error.code)
 
     def show(self, file: Any = None) -> None:
-        click.echo(render_line(self.error), file=file or sys.stderr)
+        out = file or sys.stderr
+        click.echo(for_terminal(render_line(self.error), out), file=out)
 
 
 class GlobalOptions(msgspec.Struct, kw_only=True):
@@ -85,7 +86,7 @@ class GlobalOptions(msgspec.Struct, kw_only=True):
     def warn(self, message: str) -> None:
         """A warning on stderr unless quiet."""
         if not self.silent:
-            click.echo(f"warning: {message}", err=True)
+            click.echo(for_terminal(f"warning: {message}", sys.stderr), err=True)
 
     def note_config(self, file: str | None) -> None:
         """Say on stderr, once per invocation and unless quiet, that the config loaded is
@@ -99,7 +100,7 @@ class GlobalOptions(msgspec.Struct, kw_only=True):
     def info(self, message: str) -> None:
         """A detail on stderr when verbose."""
         if self.loud and not self.silent:
-            click.echo(message, err=True)
+            click.echo(for_terminal(message, sys.stderr), err=True)
 
     def repository(self) -> Repository:
         """:func:`load_repository` for a front end's command, which gets these options as
