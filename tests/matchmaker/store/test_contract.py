@@ -8,28 +8,10 @@ import msgspec
 import pytest
 
 from matchmaker.errors import MatchmakerError
-from matchmaker.model import MatchmakingPolicy, Project, ProjectKey
+from matchmaker.model import MatchmakingPolicy, Project
 from matchmaker.store import ProjectStore
 
-from .conftest import Opener
-
-
-def project(project_id: str, *secrets: str, lockdown: bool = False) -> Project:
-    return Project(
-        id=project_id,
-        display_name=f"Project {project_id}",
-        lockdown=lockdown,
-        keys=tuple(ProjectKey(type="shared-secret", secret=s) for s in secrets),
-        policies=(
-            MatchmakingPolicy(name="duel", mode="auto", group_size=2, filter={"r": "@self"}),
-        ),
-    )
-
-
-async def code_of(awaitable: object) -> str:
-    with pytest.raises(MatchmakerError) as caught:
-        await awaitable  # type: ignore[misc]
-    return caught.value.code
+from .conftest import Opener, code_of, project
 
 
 async def test_an_open_store_answers_ping(store: ProjectStore) -> None:

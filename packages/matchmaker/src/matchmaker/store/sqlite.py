@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sqlite3
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
@@ -62,7 +63,7 @@ class SqliteStore(ClosedOnExit):
             # outlive the event loop and print a traceback at exit.
             await asyncio.to_thread(_probe, path)
             db = await aiosqlite.connect(path, isolation_level=None)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
             raise unavailable_error(exc) from exc
         try:
             await db.execute("PRAGMA busy_timeout = 5000")
@@ -127,18 +128,8 @@ class SqliteStore(ClosedOnExit):
             return cursor.rowcount > 0
 
     async def ping(self) -> None:
-        """The file must still be the one opened, and answer a query.
-
-        An open connection keeps reading and writing a file that was deleted or
-        replaced, so writes would land where no restart finds them: such a
-        store is reported unavailable.
-        """
-        try:
-            same = _identity(self._path) == self._identity
-        except OSError as exc:
-            raise unavailable_error(exc) from exc
-        if not same:
-            raise unavailable_error(FileNotFoundError(f"{self._path} was replaced"))
+        """The file must still be the one opened and writable, and answer a query."""
+        self._check_file()
         async with self._transaction(write=False) as db:
             await db.execute_fetchall("SELECT 1 FROM projects LIMIT 1")
 
@@ -149,16 +140,35 @@ class SqliteStore(ClosedOnExit):
         async with self._lock:
             await self._db.close()
 
+    def _check_file(self) -> None:
+        """Raise ``store.unavailable`` unless a write would reach the file a restart opens.
+
+        An open connection keeps reading and writing a file that was deleted or
+        replaced (or made read-only), so such writes would land where no
+        restart finds them: they are refused instead of acknowledged.
+        """
+        try:
+            same = _identity(self._path) == self._identity
+        except OSError as exc:
+            raise unavailable_error(exc) from exc
+        if not same:
+            raise unavailable_error(FileNotFoundError(f"{self._path} was replaced"))
+        if not os.access(self._path, os.W_OK):
+            raise unavailable_error(PermissionError(f"{self._path} is not writable"))
+
     @asynccontextmanager
     async def _transaction(self, *, write: bool = True) -> AsyncIterator[aiosqlite.Connection]:
         """One transaction that no other call of this process interleaves with.
 
         A read is one ``SELECT``, atomic by itself in autocommit mode, so it
-        skips ``BEGIN``/``COMMIT`` (two round trips to the worker thread).
+        skips ``BEGIN``/``COMMIT`` (two round trips to the worker thread). A
+        write checks the file before it begins and again after it commits: a
+        write is acknowledged only if it reached the file a restart opens.
         """
         async with self._lock:
             try:
                 if write:
+                    self._check_file()
                     await self._db.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
                 raise unavailable_error(exc) from exc
@@ -176,6 +186,8 @@ class SqliteStore(ClosedOnExit):
             except sqlite3.Error as exc:
                 await _rollback(self._db, write)
                 raise unavailable_error(exc) from exc
+            if write:
+                self._check_file()
 
 
 def _identity(path: Path) -> tuple[int, int]:
@@ -184,6 +196,13 @@ def _identity(path: Path) -> tuple[int, int]:
 
 
 def _probe(path: Path) -> None:
+    """Create the file owner-only (0600) if it is new, then open it once.
+
+    SQLite gives the ``-wal`` and ``-shm`` files the mode of the database file,
+    so they are owner-only too; an existing file keeps the mode it has.
+    """
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
     sqlite3.connect(path).close()
 
 
