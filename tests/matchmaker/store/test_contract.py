@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 
 import msgspec
-import pytest
 
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import MatchmakingPolicy, Project
