@@ -152,3 +152,28 @@ async def test_everything_survives_reopening(reopen: Opener, store_url: str) -> 
     assert kept.lockdown
     assert await code_of(second.create(project("x", "s1"))) == "project.secret_in_use"
     await second.create(project("gone", "s2"))  # its secret was released with it
+
+
+async def test_every_write_gives_a_new_revision_and_read_returns_it(store: ProjectStore) -> None:
+    created = await store.create(project("p", "s"))
+    assert await store.read("p") == created
+    updated = await store.update("p", lambda p: p)
+    assert updated.revision != created.revision
+    assert [s.revision for s in await store.page(limit=10)] == [updated.revision]
+    await store.delete("p")
+    recreated = await store.create(project("p", "s"))
+    assert recreated.revision not in (created.revision, updated.revision)  # no ABA
+
+
+async def test_a_stale_if_match_is_a_conflict_and_changes_nothing(store: ProjectStore) -> None:
+    first = await store.create(project("p", "s"))
+    second = await store.update("p", lambda p: msgspec.structs.replace(p, lockdown=True))
+    stale = {first.revision}
+    unlock = store.update("p", lambda p: msgspec.structs.replace(p, lockdown=False), if_match=stale)
+    assert await code_of(unlock) == "project.conflict"
+    assert await code_of(store.delete("p", if_match=stale)) == "project.conflict"
+    assert await store.read("p") == second
+    await store.create(project("q", "s2"))  # the failed writes left the store usable
+    third = await store.update("p", lambda p: p, if_match={first.revision, second.revision})
+    assert await store.delete("p", if_match={third.revision})
+    assert await store.read("p") is None
