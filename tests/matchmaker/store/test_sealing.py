@@ -88,13 +88,19 @@ async def test_a_store_written_with_a_key_holds_no_secret_in_clear(
         assert await reopened.get("b") == project("b", SECRETS[1])
 
 
+async def sealed_store(url: str, tmp_path: Path) -> StoreKey:
+    """A store holding Project ``a`` sealed under a new key; that key."""
+    key = StoreKey.from_file(key_file(tmp_path, "store.key"))
+    async with await open_store(url, key) as store:
+        await store.create(project("a", SECRETS[0]))
+    return key
+
+
 async def test_a_store_sealed_under_another_key_or_none_is_refused_and_left_alone(
     at_rest_url: str, raw: RawText, tmp_path: Path
 ) -> None:
-    key = StoreKey.from_file(key_file(tmp_path, "store.key"))
+    await sealed_store(at_rest_url, tmp_path)
     other = StoreKey.from_file(key_file(tmp_path, "other.key"))
-    async with await open_store(at_rest_url, key) as store:
-        await store.create(project("a", SECRETS[0]))
     before = await raw()
     for wrong in (other, None):
         assert await code_of(open_store(at_rest_url, wrong)) == "store.key_mismatch"
@@ -135,9 +141,7 @@ async def test_rotation_seals_a_clear_store_then_moves_it_to_a_new_key(
 async def test_rotation_without_the_old_key_changes_nothing(
     at_rest_url: str, raw: RawText, tmp_path: Path
 ) -> None:
-    key = StoreKey.from_file(key_file(tmp_path, "store.key"))
-    async with await open_store(at_rest_url, key) as store:
-        await store.create(project("a", SECRETS[0]))
+    key = await sealed_store(at_rest_url, tmp_path)
     before = await raw()
     new = StoreKey.from_file(key_file(tmp_path, "new.key"))
     assert await code_of(rotate(at_rest_url, [None], new)) == "store.key_mismatch"
