@@ -4,7 +4,8 @@ Each write is one transaction: an update locks the row (``SELECT ... FOR
 UPDATE``) so concurrent PATCHes of a Project apply one after the other, and the
 two primary keys (id, secret digest) decide concurrent creates and secret
 conflicts. Ids use the ``C`` collation so the order matches the other stores.
-Bodies are ``text`` (not ``jsonb``, which refuses ``\\u0000``).
+Bodies are ``text`` (not ``jsonb``, which refuses ``\\u0000``), encoded by
+:mod:`matchmaker.store.rows` (secrets sealed under the store key, a revision each).
 """
 
 from __future__ import annotations

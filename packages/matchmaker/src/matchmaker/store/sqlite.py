@@ -3,7 +3,10 @@
 One connection serves the process; an ``asyncio.Lock`` makes each call one
 transaction that no other call of this process interleaves with, and
 ``BEGIN IMMEDIATE`` plus a busy timeout serialise writers of other processes
-sharing the file. ``synchronous=FULL`` makes a committed write survive a crash.
+sharing the file. ``synchronous=FULL`` makes a committed write survive a crash,
+and a write is acknowledged only while the file is still the one a restart
+opens. A new file is created owner-only (0600). Rows are encoded by
+:mod:`matchmaker.store.rows` (secrets sealed under the store key, a revision each).
 """
 
 from __future__ import annotations
