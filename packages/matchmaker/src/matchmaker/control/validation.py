@@ -18,7 +18,7 @@ from msgspec import UNSET
 from matchmaker.config import ControlLimits, Limits
 from matchmaker.control.wire import ProjectPatch
 from matchmaker.errors import MatchmakerError
-from matchmaker.filters import filter_problem
+from matchmaker.filters import filter_problem, group_problem
 from matchmaker.model import RESERVED_PROJECT_ID, Project
 
 T = TypeVar("T")
@@ -91,10 +91,11 @@ def check_project(project: Project, limits: Limits, control: ControlLimits) -> N
             )
         problem = filter_problem(policy.filter or {}, policy.mode, limits)
         if problem is not None:
-            field = f"$.policies[{i}].filter"
-            raise invalid(
-                field if problem.attribute is None else f"{field}.{problem.attribute}", problem.rule
-            )
+            raise invalid(problem.path(f"$.policies[{i}].filter"), problem.rule)
+        sizes = (policy.min_group_size, policy.fill_timeout_ms)
+        problem = group_problem(policy.mode, policy.group_size, *sizes)
+        if problem is not None:
+            raise invalid(problem.path(f"$.policies[{i}]"), problem.rule)
     secrets: dict[str, int] = {}
     for i, key in enumerate(project.keys):
         if key.secret in secrets:
