@@ -6,8 +6,9 @@ longer than any attribute value may be, or a filter on a mode whose groups
 are not formed by the server. A range rule (``{"within": ..., "widen": ...}``)
 is one per filter, because the pool keeps one ordered index per bucket and one
 rule is what makes an enter cost O(log n); its ``widen.max`` is at least its
-``within``. The group-size fields (:func:`group_problem`) follow the same split. Each plane turns the :class:`FilterProblem` into
-its own error code; the rule itself lives only here.
+``within``. The group-size fields (:func:`group_problem`) are checked the same way.
+Each plane turns the :class:`FilterProblem` into its own error code; the rule
+itself lives only here.
 """
 
 from __future__ import annotations

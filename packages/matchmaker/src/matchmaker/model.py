@@ -41,12 +41,14 @@ GroupSize = Annotated[
 
 MAX_WINDOW = 1_000_000_000
 """The largest rating distance a range rule may name (any finite scale fits below it)."""
-Distance = Annotated[int, msgspec.Meta(ge=0, le=MAX_WINDOW)] | Annotated[
-    float, msgspec.Meta(ge=0, le=MAX_WINDOW)
-]
-Step = Annotated[int, msgspec.Meta(gt=0, le=MAX_WINDOW)] | Annotated[
-    float, msgspec.Meta(gt=0, le=MAX_WINDOW)
-]
+Distance = (
+    Annotated[int, msgspec.Meta(ge=0, le=MAX_WINDOW)]
+    | Annotated[float, msgspec.Meta(ge=0, le=MAX_WINDOW)]
+)
+Step = (
+    Annotated[int, msgspec.Meta(gt=0, le=MAX_WINDOW)]
+    | Annotated[float, msgspec.Meta(gt=0, le=MAX_WINDOW)]
+)
 FillTimeout = Annotated[
     int,
     msgspec.Meta(

@@ -173,4 +173,3 @@ def _pairwise(run: list[_Candidate]) -> bool:
     farthest partner is an end of the run, so one look per member suffices."""
     low, high = run[0].value, run[-1].value
     return all(max(c.value - low, high - c.value) <= c.window for c in run)
-
