@@ -141,11 +141,15 @@ def test_range_rules_combine_with_literals_and_self() -> None:
 )
 def test_a_range_needs_a_number(attributes: dict[str, Any], code: str) -> None:
     core = new_core()
-    client = core.connect("p", None, attributes).client_id  # type: ignore[arg-type]
+    client = core.connect("p", None, attributes).client_id
     with pytest.raises(MatchmakerError) as caught:
         enter(core, client, "duel")
     assert caught.value.code == code
-    assert caught.value.details["expected"] == "number"
+    assert caught.value.details == {
+        "attribute": "rating",
+        "expected": "number",
+        "actual": attributes["rating"],
+    }
 
 
 def test_a_range_attribute_must_be_declared() -> None:
@@ -237,7 +241,7 @@ def test_an_ad_hoc_pool_takes_group_sizes_and_ranges() -> None:
     with pytest.raises(MatchmakerError) as caught:
         core.enter(b, PROJECT, EnterPool(pool="mine", min_group_size=3), 0)
     assert caught.value.code == "pool.conflict"
-    assert caught.value.details["minGroupSize"] == 2
+    assert (caught.value.details or {})["minGroupSize"] == 2
     assert core.enter(b, PROJECT, EnterPool(pool="mine"), 100)[1] == []
     assert groups(core.expire(500)) == [{a, b}]
 
