@@ -49,15 +49,8 @@ Step = (
     Annotated[int, msgspec.Meta(gt=0, le=MAX_WINDOW)]
     | Annotated[float, msgspec.Meta(gt=0, le=MAX_WINDOW)]
 )
-FillTimeout = Annotated[
-    int,
-    msgspec.Meta(
-        ge=0,
-        le=86_400_000,
-        description="Milliseconds after the oldest member entered before a group of at least "
-        "minGroupSize forms.",
-    ),
-]
+# Milliseconds after the oldest member entered before a group of at least minGroupSize forms.
+FillTimeout = Annotated[int, msgspec.Meta(ge=0, le=86_400_000)]
 
 
 class Widen(msgspec.Struct, forbid_unknown_fields=True, frozen=True, rename="camel"):
