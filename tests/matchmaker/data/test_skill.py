@@ -57,17 +57,11 @@ async def test_an_ad_hoc_pool_takes_the_same_fields(start_server: Any) -> None:
     server = await start_server()
     a = await server.connect(attributes={"rating": 5})
     b = await server.connect(attributes={"rating": 12})
-    fields: dict[str, Any] = {
-        "pool": "mine",
-        "create": True,
-        "mode": "auto",
-        "group_size": 3,
-        "min_group_size": 2,
-        "fill_timeout_ms": 200,
-        "filter": {"rating": RANGE},
-    }
-    await a.enter(**fields)
-    await b.enter(**fields)
+    for client in (a, b):
+        await client.enter(
+            pool="mine", create=True, mode="auto", group_size=3, filter={"rating": RANGE},
+            min_group_size=2, fill_timeout_ms=200,
+        )  # fmt: skip
     created = await b.next_event("session.created")
     assert {m["client_id"] for m in created.data["members"]} == {a.client_id, b.client_id}
 
