@@ -20,7 +20,7 @@ from typing import TypeVar
 
 import msgspec
 
-from tasktool.files.cache import Row, no_collection
+from tasktool.files.cache_files import Row, no_collection
 
 #: Fewer files than this parse faster in this process than a fork and a transfer cost.
 PARALLEL_FROM = 16_000

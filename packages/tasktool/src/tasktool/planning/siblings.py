@@ -213,7 +213,7 @@ class SiblingReader(msgspec.Struct, frozen=True):
     def _key(self, source: bytes, reads: list[tuple[Worktree, SiblingRead]]) -> bytes | None:
         """The memo's key of the overlay of this worktree's ``source`` and these reads;
         ``None`` while a sibling's index has no digest (a file there changed a moment ago)."""
-        digests = [read.source.digest for _, read in reads]
+        digests = [read.source.identity for _, read in reads]
         if None in digests:
             return None
         siblings = [
