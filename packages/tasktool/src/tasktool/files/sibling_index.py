@@ -42,9 +42,10 @@ import msgspec
 from tasktool.files import signature
 from tasktool.files.cache_files import no_collection
 from tasktool.files.digest import blake2b
+from tasktool.files.memo import commit
 from tasktool.files.read import read_entry
 from tasktool.files.scan import scan_tasks
-from tasktool.files.storage import STATE_DIR, atomic_write_bytes, ensure_state_dir
+from tasktool.files.storage import STATE_DIR
 from tasktool.files.walk import walk
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task, natural_key
@@ -255,12 +256,11 @@ class SiblingIndex:
         if self._decoded is not None:
             data = msgspec.structs.replace(data, columns=_encoder.encode(self._decoded))
         try:
-            ensure_state_dir(self.store.parents[2])  # <task dir>/.tasktool/worktrees/<key>
-            self.store.parent.mkdir(exist_ok=True)
-            atomic_write_bytes(self.store, _encoder.encode(data), sync=False)
-        except (OSError, UnicodeEncodeError):
+            encoded = _encoder.encode(data)
+        except UnicodeEncodeError:  # a path that is not UTF-8: such a tree stays unkept
             return
-        self._dirty = False
+        if commit(self.store, encoded):
+            self._dirty = False
 
 
 def _decode_columns(data: _File) -> _Columns | None:
