@@ -24,6 +24,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from tools.bench.tasktool.compare import REPO, _pythonpath, _source
@@ -48,22 +49,18 @@ _INDEXED_GET = (
 )
 
 
+@dataclass(frozen=True)
 class Case:
     """One command, run in ``where``, with ``blocked`` (paths relative to its task
     directory's state folder, globs allowed) blocked in both variants and ``cache`` blocked
     in the second; or, with ``without``, another command for the second variant."""
 
-    def __init__(
-        self,
-        name: str,
-        where: str,
-        argv: list[str],
-        cache: list[str],
-        blocked: tuple[str, ...] = (),
-        without: list[str] | None = None,
-    ) -> None:
-        self.name, self.where, self.argv = name, where, argv
-        self.cache, self.blocked, self.without = cache, blocked, without
+    name: str
+    where: str
+    argv: list[str]
+    cache: list[str]
+    blocked: tuple[str, ...] = ()
+    without: list[str] | None = None
 
 
 CASES = [
