@@ -194,7 +194,7 @@ def test_a_siblings_racy_file_edited_again_in_place_is_seen(
     text = path.read_text(encoding="utf-8")
     path.write_text(text.replace("status: in-progress", "status: pending"), encoding="utf-8")
     assert _load(repo.main, repo.home).by_id["001"].status == "pending"
-    assert _load(repo.main, repo.home).identity is None  # no digest: nothing kept
+    assert _load(repo.main, repo.home).cache.identity is None  # none: nothing kept
     edit_in_place(path, "status: pending", "status: in-review")
     cold = _shown(_load(repo.main, repo.home, use_cache=False))
     assert {task.id: task.status for task in cold[0]}["001"] == "in-review"

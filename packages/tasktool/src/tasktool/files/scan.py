@@ -123,11 +123,6 @@ class Scan:
             return None
         return [row.task for row in rows]  # type: ignore[misc]
 
-    @property
-    def from_cache(self) -> bool:
-        """Whether the result is the cache's rows as read by this scan (it parsed none)."""
-        return self._cache is not None
-
     def id_table(self) -> IdTable | None:
         """The cache's columns of ids, placed in the result (see
         :meth:`ParseCache.id_columns`); ``None`` when this scan parsed files (its result

@@ -7,7 +7,7 @@ rows: :mod:`tasktool.planning.get_index`).
 tasks (as overlaid with sibling worktrees), the settings and the command's options: no
 clock, no other file. The key names all three without reading the tasks again:
 
-- :attr:`Repository.identity <tasktool.planning.repository.Repository.identity>`, known
+- :attr:`CacheView.identity <tasktool.planning.repository.CacheView.identity>`, known
   when the parse cache holds every file as it is (read for it, or written by this run's
   scan with every file settled; with sibling worktrees, the overlay memo's key, which
   holds it and each sibling index's digest): the same identity, the same tasks. Without
@@ -69,9 +69,10 @@ def memo_key(repo: Repository, kind: str, options: object) -> bytes | None:
     """What names a result of ``kind`` derived from ``repo`` with ``options`` (plain values
     msgspec encodes): the repository's identity, every setting, the options and this
     tasktool's version; ``None`` when the repository's identity is not known."""
-    if repo.identity is None:
+    identity = repo.cache.identity
+    if identity is None:
         return None
-    return _encoder.encode((_FORMAT, __version__, kind, repo.identity, repo.settings, options))
+    return _encoder.encode((_FORMAT, __version__, kind, identity, repo.settings, options))
 
 
 def derived(

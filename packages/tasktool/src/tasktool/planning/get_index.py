@@ -13,7 +13,7 @@ A ``get`` that parsed files (the first run after an edit) takes the full path, a
 ``get`` with sibling worktrees overlaid (the tasks shown are not the rows), of an id that
 is empty or holds a separator, or when a folder's ids, dependencies or parents hold one
 (or a task's id is empty). With the columns, ``get`` reads the rows it shows alone
-(:meth:`Repository.tasks_at <tasktool.planning.repository.Repository.tasks_at>`) and
+(:meth:`CacheView.tasks_at <tasktool.planning.repository.CacheView.tasks_at>`) and
 raises what :meth:`Repository.get <tasktool.planning.repository.Repository.get>` raises.
 """
 
@@ -106,7 +106,7 @@ def lookup(repo: Repository, task_id: str) -> Found | None:
     says: the caller takes the full path."""
     if not task_id or ITEM in task_id or TASK in task_id:
         return None
-    table = repo.id_table()
+    table = repo.cache.id_table()
     if table is None or not table.clean:
         return None
     index = _Index(table)
@@ -115,7 +115,7 @@ def lookup(repo: Repository, task_id: str) -> Found | None:
         if not holders:
             raise repo.missing(task_id)
         positions = [*holders, *index.children(task_id)]
-        found = repo.tasks_at(positions)
+        found = repo.cache.tasks_at(positions)
         if found is None or [task.id for task in found] != list(map(index.id_at, positions)):
             return None
         if len(holders) > 1:
