@@ -18,17 +18,14 @@ import argparse
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.bench.tasktool.compare import REPO, _pythonpath, _source
-from tools.bench.tasktool.planning import _cpu
+from tools.bench.tasktool.compare import REPO, _once, _pythonpath, _source
 from tools.bench.tasktool.process import ENV
 from tools.bench.tasktool.worktrees import build
 
@@ -113,15 +110,6 @@ def _blocking(state: Path, patterns: list[str] | tuple[str, ...]) -> Iterator[No
                     path.unlink()
         for path, aside in moved:
             aside.rename(path)
-
-
-def _once(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
-    cpu, start = _cpu(), time.perf_counter()
-    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, check=False)
-    wall = time.perf_counter() - start
-    if done.returncode not in (0, 1):  # validate exits 1 on the generated cycles/warnings
-        raise SystemExit(f"{argv} failed: {done.stderr.decode()[-500:]}")
-    return wall, _cpu() - cpu
 
 
 def _run(case: Case, cwd: Path, env: dict[str, str], *, cached: bool) -> tuple[float, float]:
