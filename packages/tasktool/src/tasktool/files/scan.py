@@ -84,7 +84,7 @@ class Scan:
     (a file changed a moment ago, no cache): the same identity, the same result (bodies
     aside). Read from the cache, the result is its rows, decoded only when asked for, so
     a command that recalls what it derived from them (a memo keyed on the identity) never
-    decodes them (a quarter of a warm run at 100,000 tasks). Until then :attr:`broken` and
+    decodes them (a good share of a warm run). Until then :attr:`broken` and
     :meth:`tasks_at` read the few rows they need alone.
     """
 

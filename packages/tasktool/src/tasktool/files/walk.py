@@ -154,7 +154,7 @@ def _listed(root: Path, ignore: tuple[str, ...], known: dict[str, Folder]) -> li
 def _opened(directory: str) -> Iterator[str | int]:
     """The folder to list and stat its files through: a descriptor, closed after (each
     stat is then an fstatat() of the bare name, which spares the kernel walking the whole
-    path again: a fifth of a warm scan), or its path where that is not possible."""
+    path again, a good share of a warm scan), or its path where that is not possible."""
     if not _STAT_IN_FOLDER:
         yield directory
         return

@@ -1,13 +1,12 @@
 """``get`` from the parse cache's columns of ids: a warm ``get`` decodes the rows of the
-task and its children alone instead of every task's (at 100,000 tasks, decoding them all
-and indexing them by id took half of a warm ``get``).
+task and its children alone instead of every task's (decoding them all and indexing them
+by id was half of a warm ``get``: docs/architecture.md, "Caches").
 
 Each folder's columns (:mod:`tasktool.files.id_columns`) are written with its rows file,
-so no run builds them but the one that writes the rows (at 100,000 tasks, building them
-all takes ~0.07 s: a cold scan's cost, not a ``get``'s). They find the rows holding an id
-(the copies of the task, its dependents, its children) by ``str.find``; which copy of an
-id is the first (what ``get`` and the graph take), and the order of the answers, are the
-result's, which the cache's head holds.
+so no run builds them but the one that writes the rows (a cold scan's cost, not a
+``get``'s). They find the rows holding an id (the copies of the task, its dependents, its
+children) by ``str.find``; which copy of an id is the first (what ``get`` and the graph
+take), and the order of the answers, are the result's, which the cache's head holds.
 
 A ``get`` that parsed files (the first run after an edit) takes the full path, as does a
 ``get`` with sibling worktrees overlaid (the tasks shown are not the rows), of an id that
