@@ -20,7 +20,6 @@ import msgspec
 
 from tasktool.files.cache import ParseCache
 from tasktool.files.cache_files import Folder, Head, Row
-from tasktool.files.merge import rescan
 from tasktool.files.read import ARCHIVE_DIR, parse_entry, read_entry, with_body
 from tasktool.files.walk import SKIPPED_DIRS, is_scanned_folder, walk
 from tasktool.model.diagnostics import Diagnostic
@@ -176,6 +175,8 @@ def scan_source(
     if cache.identity is not None and known == [folder for folder, _ in walked]:
         compute = functools.partial(_from_cache, root, ignore, walked, cache, bodies=bodies)
         return Scan(cache.identity, compute, cache=cache)
+    from tasktool.files.merge import rescan  # a run with nothing changed never merges
+
     rows, order, written = rescan(root, ignore, walked, cache, bodies=bodies)
     result = _result(rows, *order)
     return Scan(written, lambda: result)
@@ -193,6 +194,8 @@ def _from_cache(
     should they not decode, a rescan, which rewrites the cache)."""
     rows = cache.rows(bodies=bodies)
     if rows is None or cache.head is None:
+        from tasktool.files.merge import rescan
+
         rows, order, _written = rescan(root, ignore, walked, cache, bodies=bodies)
         return _result(rows, *order)
     head = cache.head

@@ -10,7 +10,7 @@ clock, no other file. The key names all three without reading the tasks again:
 - :attr:`CacheView.identity <tasktool.planning.repository.CacheView.identity>`, known
   when the parse cache holds every file as it is (read for it, or written by this run's
   scan with every file settled; with sibling worktrees, the overlay memo's key, which
-  holds it and each sibling index's digest): the same identity, the same tasks. Without
+  holds it and each sibling index's identity): the same identity, the same tasks. Without
   one (a file changed a moment ago, no cache) the result is computed and nothing is
   recalled or stored;
 - every effective setting (a setting that changes nothing derived costs a recompute the
