@@ -201,7 +201,7 @@ def _halves(
 def _signatures(shares: list[tuple[str, list[str]]]) -> bytes:
     """The packed signature of every file named in ``shares`` (folders and names), in
     order; ``NOT_A_FILE`` for one that is gone or not a regular file."""
-    stat = os.stat
+    stat, signature_of = os.stat, signature.of
     packed: list[bytes] = []
     for directory, names in shares:
         start = len(packed)
@@ -215,7 +215,7 @@ def _signatures(shares: list[tuple[str, list[str]]]) -> bytes:
                     except OSError:  # gone since the listing, a symlink loop
                         packed.append(NOT_A_FILE)
                         continue
-                    packed.append(signature.of(found) if S_ISREG(found.st_mode) else NOT_A_FILE)
+                    packed.append(signature_of(found) if S_ISREG(found.st_mode) else NOT_A_FILE)
         except OSError:  # the folder itself is gone
             packed[start:] = [NOT_A_FILE] * len(names)
     return b"".join(packed)
