@@ -19,6 +19,7 @@ from starlette.types import Receive, Scope, Send
 from matchmaker.config import ControlLimits, Limits
 from matchmaker.control.audit import Audit
 from matchmaker.control.auth import BearerAuth
+from matchmaker.control.dryrun import check_create, check_secrets_free, current, dry_run_requested
 from matchmaker.control.http import CloseUnreadBodies, read_json_body
 from matchmaker.control.live import LiveEndpoints, Observers
 from matchmaker.control.openapi import openapi_document
@@ -57,13 +58,18 @@ class ControlPlane:
         self._writing = asyncio.Lock()
 
     async def create(self, request: Request) -> Response:
-        """``POST /admin/projects``: declare a Project; 201 with the normalised config."""
+        """``POST /admin/projects[?dryRun=true]``: declare a Project; 201 with the normalised
+        config (with ``dryRun=true``: every check, nothing stored)."""
+        dry_run = dry_run_requested(request)
         body = await read_json_body(request, self._control)
         project = decode_project(body, self._limits, self._control)
         self._refuse_management_key(project)
         async with self._writing:
-            await self._store.create(project)
-            self._directory.put(project)
+            if dry_run:
+                await check_create(self._store, self._directory, project)
+            else:
+                await self._store.create(project)
+                self._directory.put(project)
         headers = {"Location": f"/admin/projects/{urllib.parse.quote(project.id, safe='')}"}
         return json_response(project, 201, headers)
 
@@ -87,8 +93,10 @@ class ControlPlane:
         return json_response(project)
 
     async def patch(self, request: Request) -> Response:
-        """``PATCH /admin/projects/{id}``: merge-patch the updatable fields; 200 with the result."""
+        """``PATCH /admin/projects/{id}[?dryRun=true]``: merge-patch the updatable fields; 200
+        with the result (with ``dryRun=true``: what would be stored, nothing is)."""
         project_id = _path_id(request)
+        dry_run = dry_run_requested(request)
         body = await read_json_body(request, self._control, (JSON, MERGE_PATCH))
         patch = decode_patch(body, project_id)
 
@@ -98,14 +106,23 @@ class ControlPlane:
             return updated
 
         async with self._writing:
-            project = await self._store.update(project_id, change)
-            self._directory.put(project)
+            if dry_run:
+                project = change(await current(self._store, project_id))
+                check_secrets_free(self._directory, project)
+            else:
+                project = await self._store.update(project_id, change)
+                self._directory.put(project)
         return json_response(project)
 
     async def delete(self, request: Request) -> Response:
-        """``DELETE /admin/projects/{id}``: forget the config (live sessions drain); 204."""
+        """``DELETE /admin/projects/{id}[?dryRun=true]``: forget the config (live sessions
+        drain); 204 (with ``dryRun=true``: 204 if it exists, nothing deleted)."""
         project_id = _path_id(request)
+        dry_run = dry_run_requested(request)
         async with self._writing:
+            if dry_run:
+                await current(self._store, project_id)
+                return Response(status_code=204)
             if not await self._store.delete(project_id):
                 raise not_found_error(project_id)
             self._directory.remove(project_id)
