@@ -55,16 +55,23 @@ class AdminClient:
         result: dict[str, Any] = self._call("GET", _path(project_id))
         return result
 
-    def create(self, project: dict[str, Any]) -> dict[str, Any]:
-        result: dict[str, Any] = self._call("POST", "/admin/projects", json=project)
+    def create(self, project: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
+        """``POST``; with ``dry_run`` the server checks everything and stores nothing."""
+        result: dict[str, Any] = self._call(
+            "POST", "/admin/projects", json=project, params=_dry(dry_run)
+        )
         return result
 
-    def patch(self, project_id: str, patch: dict[str, Any]) -> dict[str, Any]:
-        result: dict[str, Any] = self._call("PATCH", _path(project_id), json=patch)
+    def patch(
+        self, project_id: str, patch: dict[str, Any], *, dry_run: bool = False
+    ) -> dict[str, Any]:
+        result: dict[str, Any] = self._call(
+            "PATCH", _path(project_id), json=patch, params=_dry(dry_run)
+        )
         return result
 
-    def delete(self, project_id: str) -> None:
-        self._call("DELETE", _path(project_id))
+    def delete(self, project_id: str, *, dry_run: bool = False) -> None:
+        self._call("DELETE", _path(project_id), params=_dry(dry_run))
 
     def _call(self, method: str, path: str, **kwargs: Any) -> Any:
         try:
@@ -94,6 +101,10 @@ class AdminClient:
             code=str(error["code"]),
             details={"status": response.status_code, **(error.get("details") or {})},
         )
+
+
+def _dry(dry_run: bool) -> dict[str, str]:
+    return {"dryRun": "true"} if dry_run else {}
 
 
 def _path(project_id: str) -> str:
