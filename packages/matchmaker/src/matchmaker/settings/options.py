@@ -238,8 +238,8 @@ def _server_options() -> list[Option]:
             _TEXT,
             None,
             network,
-            "Address of the control plane.",
-            default_text="the data plane's --host",
+            "Address of the control plane and the metrics port (never --host by default).",
+            default_text="127.0.0.1 (loopback)",
         ),
         Option(
             "management_port",
