@@ -17,6 +17,7 @@ from pathlib import Path
 
 import aiosqlite
 
+from matchmaker.errors import MatchmakerError
 from matchmaker.model import Project
 from matchmaker.store.base import (
     Change,
@@ -63,7 +64,7 @@ class SqliteStore(ClosedOnExit):
             await asyncio.to_thread(_probe, path)
             db = await aiosqlite.connect(path, isolation_level=None)
         except sqlite3.Error as exc:
-            raise unavailable_error(exc) from exc
+            raise _cannot_open(path, exc) from exc
         try:
             await db.execute("PRAGMA busy_timeout = 5000")
             await db.execute("PRAGMA journal_mode = WAL")
@@ -176,6 +177,17 @@ class SqliteStore(ClosedOnExit):
             except sqlite3.Error as exc:
                 await _rollback(self._db, write)
                 raise unavailable_error(exc) from exc
+
+
+def _cannot_open(path: Path, exc: sqlite3.Error) -> MatchmakerError:
+    """``store.unavailable`` naming the file, which SQLite's own message never does."""
+    where = path.resolve()
+    hint = "" if where.parent.is_dir() else f" (the folder {where.parent} does not exist)"
+    return MatchmakerError(
+        f"cannot open the SQLite store {where}: {exc}{hint}",
+        code="store.unavailable",
+        details={"path": str(where)},
+    )
 
 
 def _identity(path: Path) -> tuple[int, int]:
