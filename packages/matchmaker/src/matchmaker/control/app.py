@@ -20,7 +20,7 @@ from matchmaker.config import ControlLimits, Limits
 from matchmaker.control.audit import Audit
 from matchmaker.control.auth import BearerAuth
 from matchmaker.control.dryrun import check_create, check_secrets_free, current, dry_run_requested
-from matchmaker.control.http import CloseUnreadBodies, read_json_body
+from matchmaker.control.http import AnswerWhenCutOff, CloseUnreadBodies, read_json_body
 from matchmaker.control.live import LiveEndpoints, Observers
 from matchmaker.control.openapi import openapi_document
 from matchmaker.control.paging import decode_cursor, encode_cursor, page_limit
@@ -197,6 +197,7 @@ def create_control_app(
     return Starlette(
         routes=routes,
         middleware=[
+            Middleware(AnswerWhenCutOff),
             Middleware(Audit, on_request=observers.on_request),
             Middleware(CloseUnreadBodies),
             Middleware(BearerAuth, key=management_key),
