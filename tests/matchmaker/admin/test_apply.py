@@ -18,10 +18,10 @@ import pytest
 from click.testing import CliRunner, Result
 
 from matchmaker.cli import main
-from matchmaker.config import ServerConfig
 from matchmaker.model import Project, ProjectKey
 from matchmaker.store import open_store
-from tests.matchmaker.control.conftest import KEY, ServerThread
+from tests.matchmaker.admin.conftest import serving
+from tests.matchmaker.control.conftest import KEY
 
 FILE = """\
 projects:
@@ -37,13 +37,7 @@ projects:
 @pytest.fixture
 def admin_url(store_url: str) -> Iterator[str]:
     """A fresh server on each store backend (memory, SQLite, PostgreSQL)."""
-    config = ServerConfig(port=0, management_port=0, management_key=KEY, store_url=store_url)
-    server = ServerThread(config)
-    bound = server.start()
-    assert bound.management is not None
-    host, port = bound.management
-    yield f"http://{host}:{port}"
-    server.stop()
+    yield from serving(store_url)
 
 
 def apply(env: dict[str, str], path: Path, *flags: str) -> Result:
