@@ -160,7 +160,10 @@ def test_defaults_are_the_documented_ones() -> None:
     }
 
 
-def test_a_request_cut_off_by_the_shutdown_grace_gets_the_error_body() -> None:
+def test_a_request_cut_off_by_the_shutdown_grace_gets_the_error_body(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="matchmaker.control")
     control = ControlLimits(body_timeout_s=60)
     config = ServerConfig(
         port=0,
@@ -193,3 +196,4 @@ def test_a_request_cut_off_by_the_shutdown_grace_gets_the_error_body() -> None:
     head_bytes, _, body = answer.partition(b"\r\n\r\n")
     assert head_bytes.startswith(b"HTTP/1.1 503"), answer
     assert json.loads(body)["error"]["code"] == "server.shutting_down"
+    assert "control POST /admin/projects -> 503" in caplog.messages

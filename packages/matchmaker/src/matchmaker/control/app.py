@@ -197,8 +197,8 @@ def create_control_app(
     return Starlette(
         routes=routes,
         middleware=[
-            Middleware(AnswerWhenCutOff),
             Middleware(Audit, on_request=observers.on_request),
+            Middleware(AnswerWhenCutOff),  # inside Audit, which then logs the 503 it sent
             Middleware(CloseUnreadBodies),
             Middleware(BearerAuth, key=management_key),
         ],
