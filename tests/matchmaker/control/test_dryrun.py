@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import httpx
@@ -9,6 +10,7 @@ import pytest
 
 from matchmaker.config import ServerConfig
 from matchmaker.directory import ProjectDirectory
+from tests.matchmaker.polling import wait_until
 
 from .conftest import KEY
 
@@ -97,9 +99,15 @@ def test_a_dry_run_patch_answers_what_the_patch_answers(
     assert answer(dry) == answer(admin.patch(f"/admin/projects/{path}", json=body))
 
 
-def test_a_dry_run_delete_deletes_nothing(admin: httpx.Client) -> None:
+def test_a_dry_run_delete_deletes_nothing(
+    admin: httpx.Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="matchmaker.control")
     assert admin.post("/admin/projects", json={"id": "a"}).is_success
     assert admin.delete("/admin/projects/a", params=DRY).status_code == 204
+    # The audit line (written once the answer is sent) must not read as a deletion.
+    line = "control DELETE /admin/projects/a -> 204 (dry run, nothing changed)"
+    wait_until(lambda: line in caplog.messages, within_s=10, what="the audit line")
     assert [p["id"] for p in projects(admin)] == ["a"]
     assert answer(admin.delete("/admin/projects/b", params=DRY)) == answer(
         admin.delete("/admin/projects/b")
