@@ -18,7 +18,6 @@ FilterValue = str | int | float | bool
 SELF = "@self"
 RESERVED_PROJECT_ID = "default"
 MAX_NAME_CHARS = 128
-MAX_PROJECT_ID_CHARS = MAX_NAME_CHARS
 MAX_SECRET_CHARS = 1024
 
 # Constraints msgspec checks while decoding (and publishes in the JSON Schema).
@@ -42,7 +41,7 @@ Secret = Annotated[
     msgspec.Meta(
         min_length=1,
         max_length=MAX_SECRET_CHARS,
-        description="A client credential: 1 to 1024 characters.",
+        description=f"A client credential: 1 to {MAX_SECRET_CHARS} characters.",
     ),
 ]
 GroupSize = Annotated[

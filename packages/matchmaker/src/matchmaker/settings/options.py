@@ -66,6 +66,7 @@ class Kind:
         typed = _YAML_TYPES.get(self.name)
         if typed is not None and isinstance(raw, str):
             raise ValueError(f"{self.describe()}, written without quotes")
+        # bool is an int in Python: refuse true for a number, and 1 for a boolean.
         if typed is not None and (isinstance(raw, bool) is not (bool in typed)):
             raise ValueError(self.describe())
         return self.parse(raw)
