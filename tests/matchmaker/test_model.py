@@ -8,8 +8,11 @@ from typing import Any
 import msgspec
 import pytest
 
+from matchmaker.config import ControlLimits, Limits
+from matchmaker.control.validation import decode_project
 from matchmaker.data.protocol import REQUEST_DECODER
-from matchmaker.model import MAX_NAME_CHARS, MAX_SECRET_CHARS, Project
+from matchmaker.errors import MatchmakerError
+from matchmaker.model import MAX_NAME_CHARS, MAX_SECRET_CHARS
 
 NAMES = [
     ("x", True),
@@ -28,14 +31,19 @@ NAMES = [
 def _accepted(decode: Any, value: Any) -> bool:
     try:
         decode(msgspec.json.encode(value))
-    except msgspec.ValidationError:
+    except (msgspec.ValidationError, MatchmakerError):
         return False
     return True
 
 
+def _admitted(body: dict[str, Any]) -> bool:
+    """Whether ``/admin`` would store ``body`` (its whole validation)."""
+    return _accepted(lambda raw: decode_project(raw, Limits(), ControlLimits()), body)
+
+
 def _control(project_id: str = "p", policy: str = "p") -> bool:
     body = {"id": project_id, "policies": [{"name": policy, "mode": "auto", "groupSize": 2}]}
-    return _accepted(msgspec.json.Decoder(Project).decode, body)
+    return _admitted(body)
 
 
 def _data(kind: str, data: dict[str, Any]) -> bool:
@@ -54,8 +62,7 @@ def test_both_planes_apply_one_name_rule(name: str, valid: bool) -> None:
 
 def test_secrets_are_capped() -> None:
     def key(secret: str) -> bool:
-        body = {"id": "p", "keys": [{"type": "shared-secret", "secret": secret}]}
-        return _accepted(msgspec.json.Decoder(Project).decode, body)
+        return _admitted({"id": "p", "keys": [{"type": "shared-secret", "secret": secret}]})
 
     assert key("s" * MAX_SECRET_CHARS)
     assert not key("s" * (MAX_SECRET_CHARS + 1))

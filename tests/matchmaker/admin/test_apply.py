@@ -200,7 +200,7 @@ def test_a_file_with_one_bad_project_changes_nothing(
         ("{id: default}", "project.reserved_id"),
         (
             "{id: c, keys: [{type: shared-secret, secret: " + "x" * 1025 + "}]}",
-            "admin.invalid_file",
+            "request.invalid",
         ),
     ],
 )

@@ -24,7 +24,9 @@ MAX_SECRET_CHARS = 1024
 # One rule for every name, on both planes: a Project id, a policy, pool or
 # session name is 1 to 128 characters without control characters, because names
 # are keys in SQL stores, appear in URLs and logs, and a name one plane accepts
-# must be usable on the other (the data plane decodes its names with this type).
+# must be usable on the other. The data plane decodes its names with ``Name``;
+# the control plane checks policy names with :func:`name_problem` (the same
+# type), so Projects stored before the rule still load and can be fixed.
 _NAME_META = msgspec.Meta(min_length=1, max_length=MAX_NAME_CHARS, pattern=r"^[^\x00-\x1f\x7f]+$")
 Name = Annotated[str, _NAME_META]
 """A Project id, policy, pool or session name, as both planes accept it."""
@@ -36,12 +38,18 @@ ProjectId = Annotated[
         "`default` is reserved.",
     ),
 ]
-Secret = Annotated[
+PolicyName = Annotated[
     str,
     msgspec.Meta(
         min_length=1,
-        max_length=MAX_SECRET_CHARS,
-        description=f"A client credential: 1 to {MAX_SECRET_CHARS} characters.",
+        description=f"1 to {MAX_NAME_CHARS} characters without control characters "
+        "(the name rule of both planes); unique in the Project.",
+    ),
+]
+Secret = Annotated[
+    str,
+    msgspec.Meta(
+        min_length=1, description=f"A client credential: 1 to {MAX_SECRET_CHARS} characters."
     ),
 ]
 GroupSize = Annotated[
@@ -71,7 +79,7 @@ class MatchmakingPolicy(
 ):
     """A pre-declared pool that clients reference by ``name``."""
 
-    name: Name
+    name: PolicyName
     mode: PoolMode
     group_size: GroupSize
     default: bool = False
@@ -96,3 +104,12 @@ class Project(
     def default_policy(self) -> MatchmakingPolicy | None:
         """The policy marked ``default: true``, if any."""
         return next((p for p in self.policies if p.default), None)
+
+
+def name_problem(value: str) -> str | None:
+    """Why ``value`` breaks the name rule (``Name``), or ``None`` when it keeps it."""
+    try:
+        msgspec.convert(value, Name)
+    except msgspec.ValidationError as exc:
+        return str(exc)
+    return None
