@@ -121,3 +121,19 @@ def test_dry_run_is_true_or_false(admin: httpx.Client, value: str) -> None:
     assert response.json()["error"]["details"]["field"] == "dryRun"
     assert projects(admin) == []
     assert admin.post("/admin/projects", json={"id": "a"}, params={"dryRun": "false"}).is_success
+
+
+def test_a_dry_run_honours_if_match(admin: httpx.Client) -> None:
+    created = admin.post("/admin/projects", json={"id": "a"})
+    assert "etag" not in admin.post("/admin/projects", json={"id": "b"}, params=DRY).headers
+    stale = created.headers["etag"]
+    assert admin.patch("/admin/projects/a", json={"lockdown": True}).is_success
+    for method, body in (("PATCH", {"displayName": "A"}), ("DELETE", None)):
+        headers = {"If-Match": stale}
+        dry = admin.request(method, "/admin/projects/a", json=body, headers=headers, params=DRY)
+        real = admin.request(method, "/admin/projects/a", json=body, headers=headers)
+        assert answer(dry)[0] == answer(real)[0] == 412
+        assert dry.json()["error"]["code"] == "project.conflict"
+    dry = admin.patch("/admin/projects/a", json={"displayName": "A"}, params=DRY)
+    assert dry.status_code == 200
+    assert "etag" not in dry.headers  # nothing was written, so there is no new revision

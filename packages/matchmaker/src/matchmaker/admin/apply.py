@@ -63,14 +63,17 @@ def carry_out(client: AdminClient, plan: Plan, where: Mapping[str, str]) -> Outc
 def _send(
     client: AdminClient, change: Change, stand_ins: Mapping[str, str], *, dry_run: bool
 ) -> None:
+    # If-Match: the ETag the plan was made from (or the last write's), so a Project
+    # someone else changed meanwhile is not overwritten (project.conflict).
+    etag = client.etags.get(change.project_id)
     if change.action == "delete":
-        client.delete(change.project_id, dry_run=dry_run)
+        client.delete(change.project_id, if_match=etag, dry_run=dry_run)
     elif change.body is not None:
         body = _standing_in(change.body, stand_ins)
         if change.action == "create":
             client.create(body, dry_run=dry_run)
         else:
-            client.patch(change.project_id, body, dry_run=dry_run)
+            client.patch(change.project_id, body, if_match=etag, dry_run=dry_run)
 
 
 def _standing_in(body: dict[str, Any], stand_ins: Mapping[str, str]) -> dict[str, Any]:

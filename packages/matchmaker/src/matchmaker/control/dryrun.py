@@ -16,8 +16,13 @@ from starlette.requests import Request
 from matchmaker.control.validation import invalid
 from matchmaker.directory import ProjectDirectory
 from matchmaker.model import Project
-from matchmaker.store import ProjectStore
-from matchmaker.store.base import exists_error, not_found_error, secret_in_use_error
+from matchmaker.store import ProjectStore, Revisions
+from matchmaker.store.base import (
+    check_revision,
+    exists_error,
+    not_found_error,
+    secret_in_use_error,
+)
 
 PARAMETER = "dryRun"
 
@@ -37,12 +42,14 @@ async def check_create(store: ProjectStore, directory: ProjectDirectory, project
     check_secrets_free(directory, project)
 
 
-async def current(store: ProjectStore, project_id: str) -> Project:
-    """The stored Project a dry-run PATCH or DELETE applies to; ``project.not_found`` if none."""
-    project = await store.get(project_id)
-    if project is None:
+async def current(store: ProjectStore, project_id: str, revisions: Revisions) -> Project:
+    """The stored Project a dry-run PATCH or DELETE applies to: ``project.not_found`` if
+    none, ``project.conflict`` if ``If-Match`` does not hold its revision."""
+    stored = await store.read(project_id)
+    if stored is None:
         raise not_found_error(project_id)
-    return project
+    check_revision(project_id, stored.revision, revisions)
+    return stored.project
 
 
 def check_secrets_free(directory: ProjectDirectory, project: Project) -> None:

@@ -61,20 +61,35 @@ _PAGE = [
         "schema": {"type": "string"},
     },
 ]
-_DRY_RUN = [
-    {
-        "name": "dryRun",
-        "in": "query",
-        "description": "`true`: run every check the write runs, the store's conflicts "
-        "included, answer what the write would answer, and change nothing.",
-        "schema": {"type": "boolean", "default": False},
-    }
-]
+_DRY_RUN = {
+    "name": "dryRun",
+    "in": "query",
+    "description": "`true`: run every check the write runs, the store's conflicts "
+    "included, answer what the write would answer, and change nothing.",
+    "schema": {"type": "boolean", "default": False},
+}
 _NOT_FOUND = {"404": _error("No Project with that id (`project.not_found`)")}
 _CONFLICT = _error(
     "The id exists (`project.exists`) or a secret is bound to another Project "
     "(`project.secret_in_use`)"
 )
+_ETAG = {
+    "ETag": {
+        "description": "The Project's revision: send it back as `If-Match` to write only if "
+        "it has not changed since.",
+        "schema": {"type": "string"},
+    }
+}
+_IF_MATCH = {
+    "name": "If-Match",
+    "in": "header",
+    "description": "ETags (from a read) the Project must still have, or `*`; without it the "
+    "write is unconditional.",
+    "schema": {"type": "string"},
+}
+_PRECONDITION = {
+    "412": _error("The Project changed since the If-Match ETag was read (`project.conflict`)")
+}
 _ID = {
     "name": "id",
     "in": "path",
@@ -91,7 +106,11 @@ def openapi_document() -> dict[str, Any]:
         [Project, ProjectPatch, ProjectList, LivePage, ProjectLivePage, ErrorBody, Health],
         ref_template=_REF,
     )
-    project = {"description": "The stored Project", "content": _json(_ref("Project"))}
+    project = {
+        "description": "The stored Project",
+        "headers": _ETAG,
+        "content": _json(_ref("Project")),
+    }
     document = {
         "openapi": "3.1.0",
         "info": {
@@ -116,7 +135,7 @@ def openapi_document() -> dict[str, Any]:
                 "post": {
                     "operationId": "createProject",
                     "summary": "Declare a Project",
-                    "parameters": _DRY_RUN,
+                    "parameters": [_DRY_RUN],
                     "requestBody": {"required": True, "content": _json(_ref("Project"))},
                     "responses": {
                         "201": {**project, "description": "Created, with defaults filled in"},
@@ -135,8 +154,8 @@ def openapi_document() -> dict[str, Any]:
                 },
                 "patch": {
                     "operationId": "patchProject",
+                    "parameters": [_IF_MATCH, _DRY_RUN],
                     "summary": "Merge-patch the updatable fields (arrays replaced whole)",
-                    "parameters": _DRY_RUN,
                     "requestBody": {
                         "required": True,
                         "content": {
@@ -149,14 +168,20 @@ def openapi_document() -> dict[str, Any]:
                         **_BODY_ERRORS,
                         **_NOT_FOUND,
                         "409": _CONFLICT,
+                        **_PRECONDITION,
                         **_ERRORS,
                     },
                 },
                 "delete": {
                     "operationId": "deleteProject",
                     "summary": "Forget a Project's config (its live sessions drain)",
-                    "parameters": _DRY_RUN,
-                    "responses": {"204": {"description": "Deleted"}, **_NOT_FOUND, **_ERRORS},
+                    "parameters": [_IF_MATCH, _DRY_RUN],
+                    "responses": {
+                        "204": {"description": "Deleted"},
+                        **_NOT_FOUND,
+                        **_PRECONDITION,
+                        **_ERRORS,
+                    },
                 },
             },
             "/admin/live": {
