@@ -95,6 +95,8 @@ async def test_requests_before_hello_are_not_ready(server: Any) -> None:
         ({"v": 1, "attributes": {"bad key": 1}}, "attributes"),
         ({"v": 1, "attributes": {"k": [1]}}, "attributes"),
         ({"v": 1, "extra": True}, "extra"),
+        ({"v": 1, "project": "a\nb"}, "$.data.project"),
+        ({"v": 1, "project": "x" * 129}, "$.data.project"),
     ],
 )
 async def test_bad_hello_is_a_bad_request(server: Any, data: dict[str, Any], fragment: str) -> None:

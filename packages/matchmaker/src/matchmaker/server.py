@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from matchmaker.config import ServerConfig
+from matchmaker.config import LOOPBACK, ServerConfig
 from matchmaker.control import Observers, create_control_app, create_metrics_app
 from matchmaker.data.app import create_data_app, websocket_max_message_size
 from matchmaker.data.live import live_snapshot
@@ -108,7 +108,7 @@ async def run(
         data = _address(data_sock)
         management = None
         if store is not None and config.management_key is not None:
-            mgmt_sock = _listen(config.management_host or config.host, config.management_port)
+            mgmt_sock = _listen(management_host(config), config.management_port)
             sockets.append(mgmt_sock)
             control_app = create_control_app(
                 config.limits,
@@ -127,7 +127,7 @@ async def run(
             management = _address(mgmt_sock)
         metrics_address = None
         if config.metrics_port is not None:
-            metrics_sock = _listen(config.management_host or config.host, config.metrics_port)
+            metrics_sock = _listen(management_host(config), config.metrics_port)
             sockets.append(metrics_sock)
             metrics_app = create_metrics_app(metrics.exposition)
             listeners.append(
@@ -139,7 +139,7 @@ async def run(
             log.info("garbage collector tuned for many connections (startup objects frozen)")
         # The "listening" lines come last: whoever waits for them finds the rest logged.
         bound = Bound(data=data, management=management, metrics=metrics_address)
-        _log_listening(server_name, bound, store, len(directory))
+        _log_listening(config, server_name, bound, store, len(directory))
         if ready is not None:
             ready(bound)
         await asyncio.gather(*(_serve(serve, listener, shutdown) for serve, listener in listeners))
@@ -172,8 +172,15 @@ async def _open_store(config: ServerConfig) -> ProjectStore | None:
     return None
 
 
+def management_host(config: ServerConfig) -> str:
+    """Where the control plane (and the metrics port) listen: ``--management-host``, else
+    loopback, never ``--host``: ``--host 0.0.0.0`` opens the data plane to every
+    interface, and must not open ``/admin`` with it."""
+    return config.management_host or LOOPBACK
+
+
 def _log_listening(
-    server_name: str, bound: Bound, store: ProjectStore | None, projects: int
+    config: ServerConfig, server_name: str, bound: Bound, store: ProjectStore | None, projects: int
 ) -> None:
     """One line per plane: its URL, whether the control plane is on, the store."""
     data, management, metrics = bound.data, bound.management, bound.metrics
@@ -194,10 +201,11 @@ def _log_listening(
             store.description,
         )
         log.info(
-            "control plane listening on %s/admin, store %s, %d Projects",
+            "control plane listening on %s/admin, store %s, %d Projects%s",
             url("http", *management),
             store.description,
             projects,
+            "" if config.management_host else " (loopback by default: --management-host to change)",
         )
     if metrics is not None:
         log.info("metrics listening on %s/metrics (no key)", url("http", *metrics))

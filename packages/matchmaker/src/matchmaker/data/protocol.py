@@ -17,7 +17,7 @@ from msgspec import Meta, Raw, Struct
 
 from matchmaker.config import Limits
 from matchmaker.filters import ATTRIBUTE_NAME
-from matchmaker.model import FilterValue, PoolMode
+from matchmaker.model import FilterValue, Name, PoolMode
 
 __all__ = [
     "MODE_REQUESTS",
@@ -89,7 +89,6 @@ __all__ = [
 ]
 
 RequestId = Annotated[str, Meta(max_length=64)]
-Name = Annotated[str, Meta(min_length=1, max_length=128)]
 AttributeKey = Annotated[str, Meta(pattern=ATTRIBUTE_NAME)]
 AttributeValue = str | int | float | bool
 Attributes = dict[AttributeKey, AttributeValue]
