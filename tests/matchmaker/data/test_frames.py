@@ -77,6 +77,18 @@ async def test_error_reply_echoes_the_request_id(server: Any) -> None:
         }
 
 
+async def test_an_id_over_64_characters_is_echoed_cut_to_64(server: Any) -> None:
+    """The error used to carry ``"id": null``: the client could not tell which request
+    it answered."""
+    long_id = "r" + "x" * 99
+    async with connect(server.url) as websocket:
+        await websocket.send(json.dumps({"id": long_id, "type": "ping"}))
+        reply = json.loads(await websocket.recv())
+    assert reply["id"] == long_id[:64]
+    assert reply["error"]["code"] == "protocol.bad_request"
+    assert "$.id" in reply["error"]["message"]
+
+
 async def test_oversized_frame_is_refused(start_server: Any) -> None:
     server = await start_server(max_frame_bytes=1024)
     client = await server.connect()
