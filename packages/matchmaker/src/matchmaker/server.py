@@ -24,6 +24,7 @@ whatever they hold.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import socket
@@ -73,7 +74,10 @@ async def run(
     ``directory`` (empty, filled from the store here) lets an embedding program
     or a test see what the data plane sees. ``tune_runtime`` calls
     :func:`~matchmaker.data.runtime.tune_gc` once everything is built, just before
-    serving; only a process that is nothing but this server should ask for it.
+    serving; only a process that is nothing but this server should ask for it. Such a
+    process also keeps its ports answering for the whole shutdown grace once a stop
+    began (``/readyz`` 503, new WebSockets 1001), so a load balancer's probes see it
+    leave; embedded, the ports close as soon as the data port has drained.
     """
     directory = ProjectDirectory() if directory is None else directory
     server_name = resolve_server(config.server)
@@ -142,7 +146,9 @@ async def run(
         _log_listening(server_name, bound, store, len(directory))
         if ready is not None:
             ready(bound)
-        await asyncio.gather(*(_serve(serve, listener, shutdown) for serve, listener in listeners))
+        # A dedicated process lingers for the whole grace: an event that is never set.
+        drained = asyncio.Event() if tune_runtime else data_app.idle
+        await _serve_all(listeners, shutdown, drained, grace)
     finally:
         await _release(sockets, cluster, refresher, store)
     log.info("stopped")
@@ -229,11 +235,47 @@ def configure_logging(config: ServerConfig) -> None:
     observe_logs.configure_logging(config.log_level, config.log_format)
 
 
-async def _serve(serve: Serve, listener: Listener, shutdown: asyncio.Event) -> None:
+async def _serve_all(
+    listeners: list[tuple[Serve, Listener]],
+    shutdown: asyncio.Event,
+    idle: asyncio.Event,
+    grace_s: float,
+) -> None:
+    """Serve every listener until ``shutdown``, then the drain (:func:`_drain`)."""
+    stop = asyncio.Event()
+    draining = asyncio.create_task(_drain(shutdown, stop, idle, grace_s))
     try:
-        await serve(listener, shutdown)
+        await asyncio.gather(*(_serve(serve, lst, shutdown, stop) for serve, lst in listeners))
     finally:
-        shutdown.set()  # one server stopping (or failing) stops the other
+        draining.cancel()
+
+
+async def _serve(
+    serve: Serve, listener: Listener, shutdown: asyncio.Event, stop: asyncio.Event
+) -> None:
+    try:
+        await serve(listener, stop)
+    finally:
+        # One server stopping (or failing) stops the others, without a drain.
+        shutdown.set()
+        stop.set()
+
+
+async def _drain(
+    shutdown: asyncio.Event, stop: asyncio.Event, idle: asyncio.Event, grace_s: float
+) -> None:
+    """Once a stop begins, keep every port listening until ``idle`` (the data port has
+    nothing left to serve) or ``grace_s`` ran out, then stop the servers.
+
+    Meanwhile WebSockets are closed with 1001 and ``/readyz`` answers 503
+    ``server.shutting_down``: a load balancer probing it while clients drain gets an
+    answer, not a refused connection (hypercorn stops accepting as soon as it is told).
+    """
+    await shutdown.wait()
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(grace_s):
+            await idle.wait()
+    stop.set()
 
 
 def _listen(host: str, port: int) -> socket.socket:

@@ -44,12 +44,27 @@ class DataApp:
     def __init__(self, plane: DataPlane, http: Starlette) -> None:
         self.plane = plane
         self.http = http
+        self.active = 0
+        self.idle = asyncio.Event()
+        """Set while no request or WebSocket is being served (the lifespan aside): the
+        launcher keeps listening after a stop began until then (``matchmaker.server``)."""
+        self.idle.set()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "websocket" and scope["path"] == "/ws":
-            await self.plane(scope, receive, send)
-        else:
+        if scope["type"] == "lifespan":
             await self.http(scope, receive, send)
+            return
+        self.active += 1
+        self.idle.clear()
+        try:
+            if scope["type"] == "websocket" and scope["path"] == "/ws":
+                await self.plane(scope, receive, send)
+            else:
+                await self.http(scope, receive, send)
+        finally:
+            self.active -= 1
+            if not self.active:
+                self.idle.set()
 
 
 def create_data_app(
@@ -64,7 +79,8 @@ def create_data_app(
     """The app served on ``config.port``.
 
     ``shutdown`` is set when the process begins a graceful stop: the data plane
-    then closes every WebSocket with code 1001 so hypercorn can finish. The
+    then closes every WebSocket with code 1001 so the server can finish, and
+    ``/readyz`` answers 503 ``server.shutting_down`` until the server stops listening. The
     lifespan (run by hypercorn) starts and stops the plane's timers.
     ``store_probe`` (the store's ``ping``) makes ``GET /readyz`` answer 503
     while the Project store cannot answer; it also does during shutdown.
@@ -101,7 +117,11 @@ def create_data_app(
             Route("/healthz", healthz, methods=["GET"]),
             Route(
                 "/readyz",
-                Readiness(store_probe, stopping=shutdown.is_set).respond,
+                Readiness(
+                    store_probe,
+                    stopping=shutdown.is_set,
+                    cluster_available=None if cluster is None else lambda: cluster.available,
+                ).respond,
                 methods=["GET"],
             ),
         ],

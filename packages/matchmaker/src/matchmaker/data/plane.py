@@ -47,6 +47,8 @@ class ClusterHooks(Protocol):
     """
 
     node: str
+    available: bool
+    """Whether the cluster's Redis answers (``/readyz`` is 503 while it does not)."""
 
     def bind(self, plane: Any) -> None: ...
 
