@@ -133,11 +133,12 @@ def test_readyz_answers_503_while_the_process_stops(tmp_path: Path, server: str)
         assert http.get("/readyz").status_code == 200
         mm.process.send_signal(signal.SIGTERM)
         began = time.monotonic()
-        answer = wait_until(
-            lambda: (r := http.get("/readyz")).status_code == 503 and r,
-            within_s=grace,
-            what="/readyz 503",
-        )
+
+        def stopping() -> httpx.Response | None:
+            response = http.get("/readyz")
+            return response if response.status_code == 503 else None
+
+        answer = wait_until(stopping, within_s=grace, what="/readyz 503")
         assert answer.json()["error"]["code"] == "server.shutting_down"
         # Probed (as a load balancer would, a few times a second) until the grace is
         # nearly over: every probe is answered, none refused.
