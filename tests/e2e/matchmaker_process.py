@@ -63,7 +63,7 @@ class MatchmakerProcess:
         clean_env = {k: v for k, v in os.environ.items() if not k.startswith("MATCHMAKER_")}
         clean_env.pop("REALTIME_MGMT_KEY", None)
         if "--shutdown-grace" not in args:
-            args = [*args, "--shutdown-grace", "1"]
+            args = ["--shutdown-grace", "1", *args]
         self.process = subprocess.Popen(
             [executable(), "--host", "127.0.0.1", *args],
             cwd=cwd,

@@ -24,7 +24,6 @@ whatever they hold.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import logging
 import socket
@@ -77,7 +76,7 @@ async def run(
     serving; only a process that is nothing but this server should ask for it. Such a
     process also keeps its ports answering for the whole shutdown grace once a stop
     began (``/readyz`` 503, new WebSockets 1001), so a load balancer's probes see it
-    leave; embedded, the ports close as soon as the data port has drained.
+    leave; embedded, the servers are told to stop at once.
     """
     directory = ProjectDirectory() if directory is None else directory
     server_name = resolve_server(config.server)
@@ -146,9 +145,7 @@ async def run(
         _log_listening(server_name, bound, store, len(directory))
         if ready is not None:
             ready(bound)
-        # A dedicated process lingers for the whole grace: an event that is never set.
-        drained = asyncio.Event() if tune_runtime else data_app.idle
-        await _serve_all(listeners, shutdown, drained, grace)
+        await _serve_all(listeners, shutdown, grace if tune_runtime else 0.0)
     finally:
         await _release(sockets, cluster, refresher, store)
     log.info("stopped")
@@ -236,18 +233,15 @@ def configure_logging(config: ServerConfig) -> None:
 
 
 async def _serve_all(
-    listeners: list[tuple[Serve, Listener]],
-    shutdown: asyncio.Event,
-    idle: asyncio.Event,
-    grace_s: float,
+    listeners: list[tuple[Serve, Listener]], shutdown: asyncio.Event, linger_s: float
 ) -> None:
-    """Serve every listener until ``shutdown``, then the drain (:func:`_drain`)."""
+    """Serve every listener until ``shutdown``, and ``linger_s`` longer (:func:`_linger`)."""
     stop = asyncio.Event()
-    draining = asyncio.create_task(_drain(shutdown, stop, idle, grace_s))
+    lingering = asyncio.create_task(_linger(shutdown, stop, linger_s))
     try:
         await asyncio.gather(*(_serve(serve, lst, shutdown, stop) for serve, lst in listeners))
     finally:
-        draining.cancel()
+        lingering.cancel()
 
 
 async def _serve(
@@ -256,25 +250,21 @@ async def _serve(
     try:
         await serve(listener, stop)
     finally:
-        # One server stopping (or failing) stops the others, without a drain.
+        # One server stopping (or failing) stops the others at once.
         shutdown.set()
         stop.set()
 
 
-async def _drain(
-    shutdown: asyncio.Event, stop: asyncio.Event, idle: asyncio.Event, grace_s: float
-) -> None:
-    """Once a stop begins, keep every port listening until ``idle`` (the data port has
-    nothing left to serve) or ``grace_s`` ran out, then stop the servers.
+async def _linger(shutdown: asyncio.Event, stop: asyncio.Event, linger_s: float) -> None:
+    """Once a stop begins, keep every port listening ``linger_s`` more, then stop the servers.
 
-    Meanwhile WebSockets are closed with 1001 and ``/readyz`` answers 503
-    ``server.shutting_down``: a load balancer probing it while clients drain gets an
-    answer, not a refused connection (hypercorn stops accepting as soon as it is told).
+    Meanwhile WebSockets are closed with 1001 (new ones at once) and ``/readyz`` answers
+    503 ``server.shutting_down``: a load balancer probing it sees the node leave instead
+    of a refused connection (hypercorn stops accepting as soon as it is told to stop).
     """
     await shutdown.wait()
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(grace_s):
-            await idle.wait()
+    if linger_s > 0:
+        await asyncio.sleep(linger_s)
     stop.set()
 
 

@@ -44,27 +44,12 @@ class DataApp:
     def __init__(self, plane: DataPlane, http: Starlette) -> None:
         self.plane = plane
         self.http = http
-        self.active = 0
-        self.idle = asyncio.Event()
-        """Set while no request or WebSocket is being served (the lifespan aside): the
-        launcher keeps listening after a stop began until then (``matchmaker.server``)."""
-        self.idle.set()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan":
+        if scope["type"] == "websocket" and scope["path"] == "/ws":
+            await self.plane(scope, receive, send)
+        else:
             await self.http(scope, receive, send)
-            return
-        self.active += 1
-        self.idle.clear()
-        try:
-            if scope["type"] == "websocket" and scope["path"] == "/ws":
-                await self.plane(scope, receive, send)
-            else:
-                await self.http(scope, receive, send)
-        finally:
-            self.active -= 1
-            if not self.active:
-                self.idle.set()
 
 
 def create_data_app(
