@@ -11,6 +11,7 @@ import contextlib
 import json
 import logging
 import resource
+import zlib
 from typing import Any
 
 import httpx
@@ -38,16 +39,30 @@ def _rss() -> int:
         return int(statm.read().split()[1]) * resource.getpagesize()
 
 
+def _deflated_zeros(size: int) -> bytes:
+    """A permessage-deflate payload (raw DEFLATE, RFC 7692) that inflates to ``size``
+    zero bytes, made a MiB at a time."""
+    deflate = zlib.compressobj(wbits=-15)
+    chunk = bytes(MiB)
+    parts = [deflate.compress(chunk) for _ in range(size // MiB)]
+    parts.append(deflate.flush(zlib.Z_SYNC_FLUSH))
+    return b"".join(parts).removesuffix(b"\x00\x00\xff\xff")
+
+
 async def test_no_compression_is_negotiated_and_a_compressed_frame_is_refused(
     server: Any,
 ) -> None:
-    """hypercorn accepted permessage-deflate: a 407 KB frame inflated to 400 MiB."""
+    """hypercorn accepted permessage-deflate and inflated a frame whole before the cap: a
+    407 KB frame became 400 MiB. Here 64 KB that inflate to 64 MiB are refused unread."""
     offer = "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n"
     raw = await open_raw(server.base, extra=offer)
     assert raw.status == 101
     assert "sec-websocket-extensions" not in raw.headers
-    await raw.send(frame(TEXT, b"\xf2H\xcd\xc9\xc9\x07\x00", compressed=True))
+    bomb = _deflated_zeros(64 * MiB)
+    before = _rss()
+    await raw.send(frame(TEXT, bomb, compressed=True))
     assert await raw.close_code() in (1002, 1005)
+    assert _rss() - before < 16 * MiB
     await raw.aclose()
 
 
