@@ -123,19 +123,31 @@ async def test_an_unfinished_message_over_the_hard_cap_closes_1009_and_is_not_he
         await raw.aclose()
 
 
-@pytest.mark.parametrize(
-    ("method", "key", "extra"),
-    [
-        ("GET", "not-a-key", ""),
-        ("GET", "c2hvcnQ=", ""),
-        ("POST", None, "Content-Length: 2\r\n"),
-    ],
-    ids=["key-not-base64", "key-not-16-bytes", "post-with-a-body"],
-)
+# (method, Sec-WebSocket-Key or None for a valid one, more header lines)
+UPGRADES = {
+    "key-not-base64": ("GET", "not-a-key", ""),
+    "key-not-16-bytes": ("GET", "c2hvcnQ=", ""),
+    "post-with-a-body": ("POST", None, "Content-Length: 2\r\n"),
+    "post-without-a-body": ("POST", None, ""),
+}
+
+
+@pytest.mark.parametrize("upgrade", UPGRADES.values(), ids=UPGRADES.keys())
 async def test_a_malformed_upgrade_is_answered_4xx_not_101(
-    server: Any, method: str, key: str | None, extra: str
+    server: Any,
+    server_name: str,
+    request: pytest.FixtureRequest,
+    upgrade: tuple[str, str | None, str],
 ) -> None:
     """granian switched protocols for ``POST /ws`` and any ``Sec-WebSocket-Key``."""
+    method, key, extra = upgrade
+    if server_name == "granian" and method == "POST" and not extra:
+        request.node.add_marker(
+            pytest.mark.xfail(
+                strict=True,
+                reason="granian upgrades any method and its WebSocket scope has no method",
+            )
+        )
     raw = await open_raw(server.base, method=method, key=key, extra=extra)
     assert 400 <= raw.status < 500
     if raw.status == 400:
