@@ -62,6 +62,7 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("task.invalid_id", "An id that is not letters, digits, '.', '_', '-'", _FAILED),
     ("task.invalid_group", "An add --group folder the scan would not read", _FAILED),
     ("task.invalid_text", "An argument that is not valid UTF-8", _FAILED),
+    ("task.too_large", "A title, value, list or body past its size limit", (1, 413)),
     ("task.exists", "An id or file that already exists", _CONFLICT),
     ("task.referenced", "rm of a task others depend on (use --force)", _CONFLICT),
     ("task.unresolved", "archive of an unfinished task (use --force)", _CONFLICT),
@@ -87,6 +88,7 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
         _UNREADABLE,
     ),
     # validate findings over the loaded tasks.
+    ("task.stale_temp", "A temporary file an interrupted write left (warning)", _FINDING),
     ("task.duplicate_id", "One id in several files", _FINDING),
     (
         "task.ambiguous_id",
@@ -110,7 +112,11 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     # The project registry (docs/tasktool.md, "Projects").
     ("projects.not_found", "--project, unregister or default_project naming no project", _MISSING),
     ("projects.exists", "projects register --id with an id already taken", _CONFLICT),
-    ("projects.no_config", "projects register on a folder without .tasktool.yaml", _FAILED),
+    (
+        "projects.no_config",
+        "projects register on a folder without .tasktool.yaml or .taskmd.yaml",
+        _FAILED,
+    ),
     (
         "projects.invalid",
         "projects or default_project of the wrong shape in the global file",
@@ -207,6 +213,7 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("web.unsupported_media_type", "A dashboard write that is not application/json", (1, 415)),
     ("web.read_only", "A dashboard write in read-only mode; nothing written", (1, 403)),
     ("web.invalid_json", "A dashboard write whose body is not JSON", _FAILED),
+    ("web.too_large", "A dashboard write whose request body is past 4 MiB", (1, 413)),
     ("web.invalid_parameter", "A dashboard query parameter of the wrong form", _FAILED),
     ("web.not_found", "No dashboard page at that path", _MISSING),
     ("web.bind_failed", "web start cannot listen on the address (in use, not local)", _BROKEN),

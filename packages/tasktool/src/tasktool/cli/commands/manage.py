@@ -21,6 +21,7 @@ from tasktool.model.ids import next_id
 from tasktool.model.task import RESOLVED_STATUSES, Task
 from tasktool.planning.deduplicate import deduplicate
 from tasktool.planning.writes import archive_task, remove_task, restore_task
+from tasktool.present.render import emit_text
 
 
 @click.command("rm")
@@ -33,7 +34,7 @@ def rm_command(options: GlobalOptions, /, *, task_id: str, force: bool) -> None:
     for path in remove_task(repo, task_id, force=force):
         options.info(f"removed {path}")
     if not options.silent:
-        click.echo(f"removed {task_id}")
+        emit_text(f"removed {task_id}")
 
 
 def _older_than(task: Task, days: int, today: dt.date) -> bool:
@@ -111,7 +112,7 @@ def archive_command(
         output(options, fmt, {"dry_run": dry_run, "archived": rows})
         return
     for row in rows if dry_run else ():
-        click.echo(f"would archive {row['id']}: {row['from']}")
+        emit_text(f"would archive {row['id']}: {row['from']}")
     if not dry_run and not options.silent:
         click.echo(f"archived {len(chosen)} task(s)")
 
@@ -133,7 +134,7 @@ def restore_command(
         output(options, fmt, {"restored": rows})
     elif not options.silent:
         for row in rows:
-            click.echo(f"restored {row['id']}: {row['to']}")
+            emit_text(f"restored {row['id']}: {row['to']}")
 
 
 @click.command("next-id")

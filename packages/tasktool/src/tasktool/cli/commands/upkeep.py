@@ -59,6 +59,8 @@ def todos_command(
 
     config = load_config(options.overrides())
     config.require_valid()
+    options.silent = config.settings.quiet
+    options.note_config(config.file)
     settings = config.settings
     root = Path(path) if path else _project_root(config.file)
     files = discover_files(
@@ -103,7 +105,10 @@ def validate_command(
     plain = loader(options.overrides(), bodies=False)
 
     def load(*, tolerant: bool = False) -> Repository:
-        return oneshot.load(lambda: plain(tolerant=tolerant))
+        repo = oneshot.load(lambda: plain(tolerant=tolerant))
+        options.silent = repo.settings.quiet
+        options.note_config(repo.config.file)
+        return repo
 
     report = validation_report(load)
     rows = [
