@@ -73,7 +73,10 @@ async def run(
     ``directory`` (empty, filled from the store here) lets an embedding program
     or a test see what the data plane sees. ``tune_runtime`` calls
     :func:`~matchmaker.data.runtime.tune_gc` once everything is built, just before
-    serving; only a process that is nothing but this server should ask for it.
+    serving; only a process that is nothing but this server should ask for it. Such a
+    process also keeps its ports answering for the whole shutdown grace once a stop
+    began (``/readyz`` 503, new WebSockets 1001), so a load balancer's probes see it
+    leave; embedded, the servers are told to stop at once.
     """
     directory = ProjectDirectory() if directory is None else directory
     server_name = resolve_server(config.server)
@@ -142,7 +145,7 @@ async def run(
         _log_listening(config, server_name, bound, store, len(directory))
         if ready is not None:
             ready(bound)
-        await asyncio.gather(*(_serve(serve, listener, shutdown) for serve, listener in listeners))
+        await _serve_all(listeners, shutdown, grace if tune_runtime else 0.0)
     finally:
         await _release(sockets, cluster, refresher, store)
     log.info("stopped")
@@ -247,11 +250,40 @@ def configure_logging(config: ServerConfig) -> None:
     observe_logs.configure_logging(config.log_level, config.log_format)
 
 
-async def _serve(serve: Serve, listener: Listener, shutdown: asyncio.Event) -> None:
+async def _serve_all(
+    listeners: list[tuple[Serve, Listener]], shutdown: asyncio.Event, linger_s: float
+) -> None:
+    """Serve every listener until ``shutdown``, and ``linger_s`` longer (:func:`_linger`)."""
+    stop = asyncio.Event()
+    lingering = asyncio.create_task(_linger(shutdown, stop, linger_s))
     try:
-        await serve(listener, shutdown)
+        await asyncio.gather(*(_serve(serve, lst, shutdown, stop) for serve, lst in listeners))
     finally:
-        shutdown.set()  # one server stopping (or failing) stops the other
+        lingering.cancel()
+
+
+async def _serve(
+    serve: Serve, listener: Listener, shutdown: asyncio.Event, stop: asyncio.Event
+) -> None:
+    try:
+        await serve(listener, stop)
+    finally:
+        # One server stopping (or failing) stops the others at once.
+        shutdown.set()
+        stop.set()
+
+
+async def _linger(shutdown: asyncio.Event, stop: asyncio.Event, linger_s: float) -> None:
+    """Once a stop begins, keep every port listening ``linger_s`` more, then stop the servers.
+
+    Meanwhile WebSockets are closed with 1001 (new ones at once) and ``/readyz`` answers
+    503 ``server.shutting_down``: a load balancer probing it sees the node leave instead
+    of a refused connection (hypercorn stops accepting as soon as it is told to stop).
+    """
+    await shutdown.wait()
+    if linger_s > 0:
+        await asyncio.sleep(linger_s)
+    stop.set()
 
 
 def _listen(host: str, port: int) -> socket.socket:
