@@ -213,7 +213,7 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("web.export", "web export into a path that is a file", _FAILED),
     (
         "tasktool.missing_extra",
-        "web or mcp without its extra (the message says what to install)",
+        "A command whose extra or dependency is missing (the message says what to install)",
         _BROKEN,
     ),
     # Shared and last-resort codes.
@@ -247,15 +247,6 @@ class TaskToolError(CodedError):
         self, message: str, *, code: str, details: Mapping[str, Any] | None = None
     ) -> None:
         super().__init__(message, code=code, details=details)
-
-
-def missing_extra(extra: str, error: ImportError) -> TaskToolError:
-    """A front end whose optional dependencies are not installed (``tasktool[web]``, ...)."""
-    return TaskToolError(
-        f"this command needs the {extra!r} extra ({error.name or error} is not installed): "
-        f"pip install 'tasktool[{extra}]'",
-        code="tasktool.missing_extra",
-    )
 
 
 def task_not_found(task_id: str) -> TaskToolError:

@@ -15,6 +15,7 @@ from typing import Protocol
 
 import click
 
+from tasktool.model.extras import require
 from tasktool.planning.repository import Repository
 from tasktool.present.render import FORMATS, emit_data
 from tasktool.sync import CONFLICT_MODES, SyncReport, configured_sources, run_sync
@@ -126,6 +127,7 @@ def sync_command(
     'created N, updated N, unchanged N, conflicts N, errors N'; exits 1 when there
     were errors.
     """
+    require("sync")  # httpx, imported only once a source is fetched
     repo = options.repository()
     sources = configured_sources(repo, source_name)
     chosen = fmt or options.format or "table"

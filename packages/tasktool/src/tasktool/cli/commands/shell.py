@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from tasktool.model.extras import require
+
 if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
@@ -51,6 +53,7 @@ def completion_command(ctx: click.Context, /, shell: str) -> None:
     zsh:  eval "$(tasktool completion zsh)"    (in ~/.zshrc)
     fish: tasktool completion fish > ~/.config/fish/completions/tasktool.fish
     """
+    require("completion")
     from click.shell_completion import get_completion_class
 
     complete = get_completion_class(shell)
