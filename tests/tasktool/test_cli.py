@@ -95,6 +95,10 @@ def test_every_command_has_help(tasktool: Invoke, command: str) -> None:
         (("list", "--no-such-option"), "--no-such-option", "usage"),
         (("--worktree-scope", "shared", "list"), "--worktree-scope", "usage"),
         (("add",), "Missing argument", "usage"),
+        # --all-projects on a command that does not aggregate: refused, not ignored
+        (("--all-projects", "add", "X"), "--all-projects works with", "usage"),
+        (("--all-projects", "validate"), "not validate", "usage"),
+        (("--all-projects", "tags"), "not tags", "usage"),
     ],
 )
 def test_usage_errors_exit_2_with_one_coded_line(

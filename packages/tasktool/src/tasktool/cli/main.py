@@ -16,10 +16,10 @@ from typing import Any
 import click
 
 from mtcommon import CodedError
-from mtcommon.cli import OneLineUsageGroup
+from mtcommon.cli import OneLineUsageGroup, UsageLine
 from tasktool import __version__
 from tasktool.cli import oneshot
-from tasktool.cli.commands import COMMANDS
+from tasktool.cli.commands import ALL_PROJECTS, COMMANDS
 from tasktool.cli.commands.base import CliError, GlobalOptions
 from tasktool.cli.pager import PAGED, paging
 from tasktool.model.errors import TaskToolError
@@ -98,7 +98,7 @@ class TaskToolGroup(OneLineUsageGroup):
 @click.option(
     "--all-projects",
     is_flag=True,
-    help="list, next, board, stats over every registered project.",
+    help="list, next, board, stats over every registered project (others refuse it).",
 )
 @click.pass_context
 def main(
@@ -120,6 +120,12 @@ def main(
     if ctx.invoked_subcommand is None:
         click.echo(ctx.get_help())
         ctx.exit(0)
+    if all_projects and ctx.invoked_subcommand not in ALL_PROJECTS and not ctx.resilient_parsing:
+        raise UsageLine(
+            f"--all-projects works with {', '.join(sorted(ALL_PROJECTS))}, "
+            f"not {ctx.invoked_subcommand}",
+            ctx,
+        )
     oneshot.reading(ctx.invoked_subcommand)
     if ctx.invoked_subcommand in PAGED and not ctx.resilient_parsing:
         ctx.with_resource(paging(not no_pager))
