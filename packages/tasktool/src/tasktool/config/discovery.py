@@ -9,20 +9,33 @@ CONFIG_NAME = ".tasktool.yaml"
 HOME_CONFIG_ENV = "TASKTOOL_HOME_CONFIG"
 
 
-def find_config(cwd: Path, home: Path | None) -> Path | None:
+def find_config(cwd: Path, home: Path | None, *, fallback: bool = True) -> Path | None:
     """The first ``.tasktool.yaml`` from ``cwd`` upwards, stopping at the first ``.git``.
 
-    When no project file is found, ``home/.tasktool.yaml`` is the fallback. The
-    first file found wins: files are never merged.
+    When no project file is found, ``home/.tasktool.yaml`` is the fallback (unless
+    ``fallback`` is false: a project file or nothing). The
+    first file found wins: files are never merged. The home file is only ever the
+    fallback, even when the search passes through the home folder (a folder under
+    ``~`` outside any repository): see :func:`is_home_file`.
     """
+    home_file = home / CONFIG_NAME if home is not None else None
     for directory in (cwd, *cwd.parents):
         candidate = directory / CONFIG_NAME
-        if candidate.is_file():
+        if candidate.is_file() and not is_home_file(candidate, home):
             return candidate
         if (directory / ".git").exists():
             break
-    if home is not None:
-        fallback = home / CONFIG_NAME
-        if fallback.is_file():
-            return fallback
+    if fallback and home_file is not None and home_file.is_file():
+        return home_file
     return None
+
+
+def is_home_file(path: Path, home: Path | None) -> bool:
+    """Whether ``path`` is ``~/.tasktool.yaml``: a fallback of *settings*, whose relative
+    ``dir`` (and default ``.``) means the current folder, never the home folder."""
+    if home is None:
+        return False
+    try:
+        return path.samefile(home / CONFIG_NAME)
+    except OSError:
+        return False

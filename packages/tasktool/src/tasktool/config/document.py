@@ -139,12 +139,13 @@ def _read_regular(path: Path) -> tuple[os.stat_result, str]:
     return stat, raw.decode("utf-8")
 
 
-def read_config(path: Path) -> ConfigDocument:
+def read_config(path: Path, *, cache: bool = True) -> ConfigDocument:
     """Read and parse a config file through a cache beside it.
 
     The cache (``.tasktool/cache/config-<name>.msgpack`` next to the file, keyed by
     size, mtime, ctime and inode) saves importing PyYAML on warm runs; an
-    unwritable directory just means no cache.
+    unwritable directory just means no cache. ``cache=False`` for the home file: no
+    state folder is ever made in the home folder.
     """
     try:
         stat, text = _read_regular(path)
@@ -154,9 +155,11 @@ def read_config(path: Path) -> ConfigDocument:
             code="config.unreadable",
             details={"file": str(path)},
         ) from None
-    cache = path.parent / ".tasktool" / "cache" / f"config-{path.name}.msgpack"
+    if not cache:
+        return parse_config(text, source=str(path))
+    memo = path.parent / ".tasktool" / "cache" / f"config-{path.name}.msgpack"
     try:
-        cached = _cache_decoder.decode(cache.read_bytes())
+        cached = _cache_decoder.decode(memo.read_bytes())
         if cached.signature == _signature(stat):
             return cached.document
     except (OSError, msgspec.DecodeError):
@@ -166,9 +169,9 @@ def read_config(path: Path) -> ConfigDocument:
 
     try:
         ensure_state_dir(path.parent)
-        cache.parent.mkdir(exist_ok=True)
+        memo.parent.mkdir(exist_ok=True)
         encoded = msgspec.msgpack.encode(_Cached(_signature(stat), document))
-        atomic_write_bytes(cache, encoded, sync=False)
+        atomic_write_bytes(memo, encoded, sync=False)
     except OSError:
         pass
     return document

@@ -109,6 +109,7 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("worktree.sibling_unreadable", "A sibling worktree left out of the overlay", _FINDING),
     # The project registry (docs/tasktool.md, "Projects").
     ("projects.not_found", "--project, unregister or default_project naming no project", _MISSING),
+    ("projects.folder_missing", "A registered project whose folder no longer exists", _MISSING),
     ("projects.exists", "projects register --id with an id already taken", _CONFLICT),
     ("projects.no_config", "projects register on a folder without .tasktool.yaml", _FAILED),
     (
