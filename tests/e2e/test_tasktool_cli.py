@@ -335,7 +335,7 @@ def test_errors_are_one_line(repo: Path, tt: Run) -> None:
         (["get", "9"], "task.not_found"),
         (["set", "1", "--effort", "huge"], "task.invalid_effort"),
         (["set", "1", "--status", "done"], "task.invalid_status"),
-        (["-d", "missing", "list"], "task.dir_missing"),
+        (["-d", "1-t.md", "list"], "task.dir_missing"),
     ):
         failed = tt(*args, check=False)
         assert failed.returncode == 1, args

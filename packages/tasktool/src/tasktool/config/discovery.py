@@ -16,12 +16,13 @@ def find_config(cwd: Path, home: Path | None, *, fallback: bool = True) -> Path 
     ``fallback`` is false: a project file or nothing). The
     first file found wins: files are never merged. The home file is only ever the
     fallback, even when the search passes through the home folder (a folder under
-    ``~`` outside any repository): see :func:`is_home_file`.
+    ``~`` outside any repository): see :func:`is_home_file`. Run in the home folder
+    itself, it is the current directory's file (the same folder either way).
     """
     home_file = home / CONFIG_NAME if home is not None else None
     for directory in (cwd, *cwd.parents):
         candidate = directory / CONFIG_NAME
-        if candidate.is_file() and not is_home_file(candidate, home):
+        if candidate.is_file() and (directory == cwd or not is_home_file(candidate, home)):
             return candidate
         if (directory / ".git").exists():
             break

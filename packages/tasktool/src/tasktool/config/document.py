@@ -139,13 +139,21 @@ def _read_regular(path: Path) -> tuple[os.stat_result, str]:
     return stat, raw.decode("utf-8")
 
 
+def _task_dir_exists(path: Path, data: dict[str, Any]) -> bool:
+    """Whether the task directory the file names exists (the environment and the flags
+    aside: this only decides whether to keep a cache)."""
+    named = data.get("task-dir", data.get("dir"))
+    return (path.parent / named).is_dir() if isinstance(named, str) else True
+
+
 def read_config(path: Path, *, cache: bool = True) -> ConfigDocument:
     """Read and parse a config file through a cache beside it.
 
     The cache (``.tasktool/cache/config-<name>.msgpack`` next to the file, keyed by
     size, mtime, ctime and inode) saves importing PyYAML on warm runs; an
     unwritable directory just means no cache. ``cache=False`` for the home file: no
-    state folder is ever made in the home folder.
+    state folder is ever made in the home folder; nor beside a file whose task
+    directory does not exist yet.
     """
     try:
         stat, text = _read_regular(path)
@@ -165,6 +173,8 @@ def read_config(path: Path, *, cache: bool = True) -> ConfigDocument:
     except (OSError, msgspec.DecodeError):
         pass
     document = parse_config(text, source=str(path))
+    if not _task_dir_exists(path, document.data):
+        return document  # a fresh clone: a run there leaves no state folder behind
     from tasktool.files.storage import atomic_write_bytes, ensure_state_dir
 
     try:

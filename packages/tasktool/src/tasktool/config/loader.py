@@ -148,7 +148,12 @@ def load_config(
     path, cwd = _locate(overrides, cwd, env, home)
     # The home file is a fallback of settings: its relative paths (and the default task
     # directory) mean the folder the command runs for, never the home folder.
-    fallback = path is not None and overrides.config is None and is_home_file(path, home)
+    fallback = (
+        path is not None
+        and overrides.config is None
+        and path.parent != cwd
+        and is_home_file(path, home)
+    )
     file_dir = str(path.parent) if path is not None and not fallback else str(cwd)
 
     data: dict[str, Any] = {}

@@ -68,7 +68,12 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("task.archived", "archive of a task already archived", _CONFLICT),
     ("task.conflict", "The file changed while being edited; nothing written; retry", _CONFLICT),
     ("task.lock", "The lock directory under .tasktool/ cannot be created", _BROKEN),
-    ("task.dir_missing", "The task directory does not exist", _BROKEN),
+    ("task.dir_missing", "The task directory path is not a directory", _BROKEN),
+    (
+        "task.dir_absent",
+        "The task directory does not exist yet (no tasks; add creates it)",
+        _FINDING,
+    ),
     ("id.exhausted", "No free random id found; raise id.length", _CONFLICT),
     # Task files that cannot be read: warned about and skipped by the scan, errors in
     # validate; an edit of such a file (set, rm, archive) stops with the code.

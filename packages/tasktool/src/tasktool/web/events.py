@@ -36,6 +36,14 @@ def is_task_change(task_dir: Path, path: str, ignore: tuple[str, ...] = ()) -> b
     return folder in {".", WORKLOG_DIR} or is_scanned_folder(folder, ignore)
 
 
+def _existing(folder: Path) -> Path:
+    """``folder``, or its nearest existing parent: a task directory a fresh clone does not
+    have yet is watched from there, so its first task file still reloads the pages."""
+    while not folder.is_dir() and folder.parent != folder:
+        folder = folder.parent
+    return folder
+
+
 class ChangeFeed:
     """A version number that moves when task files change on disk: those of ``task_dir``
     and of each ``(task directory, ignore list)`` in ``siblings``."""
@@ -73,7 +81,7 @@ class ChangeFeed:
             except ImportError as exc:
                 raise missing_extra("web", exc) from None
             watcher = awatch(
-                *(folder for folder, _ in self.watched),
+                *{_existing(folder) for folder, _ in self.watched},
                 watch_filter=wanted,
                 debounce=DEBOUNCE_MS,
                 step=50,

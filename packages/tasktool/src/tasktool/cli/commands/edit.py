@@ -105,8 +105,9 @@ def add_command(
 
     created_at is today unless given; --status completed/cancelled stamps
     completed_at/cancelled_at as set does. Values are checked as set checks them.
+    A task directory that does not exist yet (a fresh clone) is created.
     """
-    repo = load_repository(options, bodies=False)
+    repo = load_repository(options, bodies=False, creating=True)
     fields = new_task_fields(
         title,
         {field: values.get(field) for field in (*(f for f, _, _ in SCALARS), *DATES)},
