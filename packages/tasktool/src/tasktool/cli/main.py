@@ -26,6 +26,12 @@ from tasktool.model.errors import TaskToolError
 from tasktool.present.render import FORMATS
 
 
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null: what is still buffered for a closed pipe goes nowhere."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
 class TaskToolGroup(OneLineUsageGroup):
     """Commands loaded on first use (:data:`tasktool.cli.commands.COMMANDS`); coded and OS
     errors become :class:`CliError`; a reader that closes the pipe early ends it quietly."""
@@ -37,8 +43,7 @@ class TaskToolGroup(OneLineUsageGroup):
             try:
                 sys.stdout.flush()
             except BrokenPipeError:  # `tasktool stats | head -1`: no error at exit
-                devnull = os.open(os.devnull, os.O_WRONLY)
-                os.dup2(devnull, sys.stdout.fileno())
+                _discard_stdout()
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *COMMANDS})
@@ -58,7 +63,10 @@ class TaskToolGroup(OneLineUsageGroup):
         except CodedError as exc:
             raise CliError(exc) from None
         except BrokenPipeError:
-            raise  # the reader went away (`| head`): Click ends quietly
+            # The reader went away (`| head -1`): quietly, and exit 0 as documented, not
+            # Click's 1, which came or not depending on who was faster.
+            _discard_stdout()
+            raise click.exceptions.Exit(0) from None
         except OSError as exc:
             where = f" {exc.filename}" if exc.filename else ""
             error = TaskToolError(f"{exc.strerror or exc}:{where}", code="os.error")

@@ -322,12 +322,14 @@ def serving_loader(
     overrides: Overrides | None, warn: Callable[[str], None]
 ) -> tuple[Loader, Repository]:
     """For a front end that serves the tasks (web, export, MCP): its :class:`Loader` and a
-    first load, which warns about broken task files and refuses (``config.next.*``) when
-    the config's ``next`` section is malformed, since ``next`` is among what it serves."""
+    first load, which warns about broken task files (unless quiet: ``-q``, ``quiet``) and
+    refuses (``config.next.*``) when the config's ``next`` section is malformed, since
+    ``next`` is among what it serves."""
     load = loader(overrides)
     repo = load()
     repo.config.require_next_config()
     note = repo.absent_note()
-    for problem in (*repo.broken, *([note] if note else [])):
+    problems = () if repo.settings.quiet else (*repo.broken, *([note] if note else []))
+    for problem in problems:
         warn(f"{problem.message} [{problem.code}]")
     return load, repo
