@@ -199,3 +199,26 @@ def test_a_taken_port_is_a_coded_error(seeded: Project) -> None:
         )
     assert done.returncode == 1
     assert "[web.bind_failed]" in done.stderr
+
+
+def test_quiet_silences_the_warnings_of_web_start_and_export(seeded: Project) -> None:
+    seeded.write("tasks/009-broken.md", "---\nid: '009'\nstatus: [pending\n---\n")
+    loud = run_tasktool(("web", "export", "-o", "site"), cwd=seeded.root, env=_env(seeded))
+    assert "[task.yaml]" in loud.stderr
+    quiet = run_tasktool(("-q", "web", "export", "-o", "site"), cwd=seeded.root, env=_env(seeded))
+    assert quiet.returncode == 0
+    assert "warning" not in quiet.stderr
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tasktool", "-q", "web", "start", "--port", "0"],
+        cwd=seeded.root,
+        env=_env(seeded),
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        assert process.stderr.readline().startswith("tasktool dashboard on http://127.0.0.1:")
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(15)
