@@ -119,6 +119,9 @@ def test_usage_errors_exit_2_with_one_coded_line(
         (("rm", "999"), "task.not_found"),
         (("add", "X", "--priority", "bogus"), "task.invalid_priority"),
         (("add", ""), "task.invalid_title"),
+        (("add", "bad\x1b[31m"), "task.invalid_text"),
+        (("add", "X", "--owner", "a\x00b"), "task.invalid_text"),
+        (("add", "X", "--tag", "t\x07"), "task.invalid_text"),
         (("init",), "config.exists"),
     ],
 )

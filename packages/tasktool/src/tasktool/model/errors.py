@@ -61,7 +61,11 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("task.self_reference", "A task that names itself as dependency or parent", _FAILED),
     ("task.invalid_id", "An id that is not letters, digits, '.', '_', '-'", _FAILED),
     ("task.invalid_group", "An add --group folder the scan would not read", _FAILED),
-    ("task.invalid_text", "An argument that is not valid UTF-8", _FAILED),
+    (
+        "task.invalid_text",
+        "An argument that is not valid UTF-8, or a field with a control character",
+        _FAILED,
+    ),
     ("task.exists", "An id or file that already exists", _CONFLICT),
     ("task.referenced", "rm of a task others depend on (use --force)", _CONFLICT),
     ("task.unresolved", "archive of an unfinished task (use --force)", _CONFLICT),

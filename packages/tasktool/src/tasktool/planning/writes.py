@@ -26,6 +26,7 @@ from tasktool.model.task import Task
 from tasktool.planning.changes import (
     TaskChange,
     check_references,
+    check_text,
     check_value,
     plan_create,
     plan_update,
@@ -135,6 +136,9 @@ def _check_fields(fields: dict[str, Any], settings: Settings) -> None:
     for field, value in fields.items():
         if isinstance(value, str):
             check_value(field, value, settings)
+        else:
+            for item in value or ():
+                check_text(field, str(item))
 
 
 def _write_new(repo: Repository, existing: set[str], task: NewTask, task_id: str | None) -> Task:
