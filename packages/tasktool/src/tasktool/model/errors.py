@@ -219,6 +219,7 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("web.invalid_json", "A dashboard write whose body is not JSON", _FAILED),
     ("web.invalid_parameter", "A dashboard query parameter of the wrong form", _FAILED),
     ("web.not_found", "No dashboard page at that path", _MISSING),
+    ("web.method_not_allowed", "A method the dashboard path does not take", (1, 405)),
     ("web.bind_failed", "web start cannot listen on the address (in use, not local)", _BROKEN),
     ("web.export", "web export into a path that is a file", _FAILED),
     (
