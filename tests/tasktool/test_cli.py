@@ -153,3 +153,48 @@ def test_global_task_dir_option(tasktool: Invoke, project: Project) -> None:
     tasktool("--task-dir", "elsewhere", "add", "Placed")
     assert [p.name for p in (project.root / "elsewhere").glob("*.md")] == ["001-placed.md"]
     assert not list(Path(project.root / "tasks").glob("*.md"))
+
+
+def test_taskmd_option_names(tasktool: Invoke, project: Project) -> None:
+    """--tags beside --tag on add, --tag beside --tags on set, --depends-on as taskmd
+    spells it, and list's --status/--priority/--tag shortcuts for its filters."""
+    tasktool("add", "First", "--priority", "high")
+    tasktool("add", "Second", "--tags", "a,b", "--depends-on", "001", "--status", "in-progress")
+    (path,) = (project.root / "tasks").glob("002-*.md")
+    text = path.read_text()
+    assert re.search(r"tags: \[a, b\]", text), text
+    assert re.search(r"dependencies: \['?001'?\]", text), text
+    tasktool("set", "002", "--tag", "c")
+    assert re.search(r"tags: \[c\]", path.read_text())
+
+    def ids(*args: str) -> list[str]:
+        return re.findall(r'"id": "(\d+)"', tasktool("list", "--format", "json", *args).stdout)
+
+    assert ids("--status", "in-progress") == ["002"]
+    assert ids("--status", "pending", "--status", "in-progress") == ["001", "002"]
+    assert ids("--priority", "high,low") == ["001"]
+    assert ids("--tag", "c") == ids("--filter", "tags=c") == ["002"]
+    assert ids("--status", "pending", "--priority", "medium") == []
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        ("tasktool list --status in", ["in-progress", "in-review"]),
+        ("tasktool list --status pending,c", ["pending,cancelled", "pending,completed"]),
+        ("tasktool add X --priority h", ["high"]),
+        ("tasktool set 1 --status bl", ["blocked"]),
+        ("tasktool list --priority ", ["low", "medium", "high", "critical"]),
+    ],
+)
+def test_status_and_priority_values_complete(
+    tasktool: Invoke, words: str, expected: list[str]
+) -> None:
+    env = {
+        "_TASKTOOL_COMPLETE": "bash_complete",
+        "COMP_WORDS": words,
+        "COMP_CWORD": str(len(words.split(" ")) - 1),
+    }
+    done = CliRunner().invoke(tasktool_group(), [], prog_name="tasktool", env=env)
+    assert done.exit_code == 0, done.output
+    assert [line.split(",", 1)[1] for line in done.stdout.splitlines()] == expected

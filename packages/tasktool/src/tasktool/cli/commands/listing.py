@@ -18,8 +18,8 @@ from tasktool.cli.commands.base import (
     tagged,
     usage_errors,
 )
-from tasktool.cli.commands.shell import complete_ids
-from tasktool.model.task import Task
+from tasktool.cli.commands.shell import complete_choices, complete_ids
+from tasktool.model.task import Priority, Status, Task
 from tasktool.model.views import TASK_KEYS, TaskRows, task_views
 from tasktool.planning.filters import check_field, group_tasks, sort_tasks
 from tasktool.planning.repository import Repository
@@ -57,6 +57,29 @@ def _columns(spec: str | None) -> tuple[str, ...]:
     metavar="EXPR",
     help="field=value, field!=value, field~text, priority>=high ... (repeatable, AND).",
 )
+@click.option(
+    "--status",
+    "statuses",
+    multiple=True,
+    metavar="S",
+    shell_complete=complete_choices(tuple(Status)),
+    help="Shortcut for --filter status=S (repeat or comma-separate: any of them).",
+)
+@click.option(
+    "--priority",
+    "priorities",
+    multiple=True,
+    metavar="P",
+    shell_complete=complete_choices(tuple(Priority)),
+    help="Shortcut for --filter priority=P (repeat or comma-separate: any of them).",
+)
+@click.option(
+    "--tag",
+    "tags",
+    multiple=True,
+    metavar="T",
+    help="Shortcut for --filter tags=T (repeat or comma-separate: any of them).",
+)
 @click.option("--sort", "sort", metavar="FIELDS", help="Sort by fields (-field: descending).")
 @click.option("--group-by", "group_by", metavar="FIELD", help="Group by a field's values.")
 @click.option("--limit", type=click.IntRange(min=0), default=0, help="At most N tasks (0: all).")
@@ -69,6 +92,9 @@ def list_command(
     /,
     *,
     filters: tuple[str, ...],
+    statuses: tuple[str, ...],
+    priorities: tuple[str, ...],
+    tags: tuple[str, ...],
     sort: str | None,
     group_by: str | None,
     limit: int,
@@ -80,7 +106,12 @@ def list_command(
 
     Filters combine with AND; a value list (status=pending,in-progress) matches
     any. priority, effort and status compare by their order (effort>=medium).
+    --status, --priority and --tag are shortcuts for the filters of those fields.
     """
+    shortcuts = (("status", statuses), ("priority", priorities), ("tags", tags))
+    filters += tuple(
+        f"{field}={','.join(split_values(values))}" for field, values in shortcuts if values
+    )
     shown = _columns(columns)
     if group_by:
         with usage_errors("--group-by"):

@@ -3,7 +3,8 @@ that take them."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -40,6 +41,23 @@ def complete_ids(
         for task in repo.all_tasks
         if task.id.startswith(incomplete)
     ]
+
+
+def complete_choices(
+    values: tuple[str, ...],
+) -> Callable[[click.Context, click.Parameter, str], list[CompletionItem]]:
+    """Completion of an option's values (``--status``, ``--priority``): those starting
+    with what is typed, after the last comma of a list (``pending,in-``)."""
+
+    def complete(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+        del ctx, param
+        from click.shell_completion import CompletionItem
+
+        head, _, tail = incomplete.rpartition(",")
+        prefix = f"{head}," if head else ""
+        return [CompletionItem(prefix + value) for value in values if value.startswith(tail)]
+
+    return complete
 
 
 @click.command("completion")
