@@ -198,3 +198,13 @@ def test_status_and_priority_values_complete(
     done = CliRunner().invoke(tasktool_group(), [], prog_name="tasktool", env=env)
     assert done.exit_code == 0, done.output
     assert [line.split(",", 1)[1] for line in done.stdout.splitlines()] == expected
+
+
+def test_get_finds_a_padded_id_when_exactly_one_matches(tasktool: Invoke, project: Project) -> None:
+    tasktool("add", "First")
+    assert '"id": "001"' in tasktool("get", "1", "--format", "json").stdout
+    assert '"id": "001"' in tasktool("get", "0001", "--format", "json").stdout
+    project.write("tasks/01-other.md", "---\nid: '01'\ntitle: Other\n---\n")
+    failed = tasktool("get", "1", code=1)  # 001 or 01: a guess, so not found
+    assert failed.stderr.endswith("[task.not_found]\n")
+    assert '"id": "01"' in tasktool("get", "01", "--format", "json").stdout

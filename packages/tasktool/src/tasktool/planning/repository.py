@@ -166,6 +166,15 @@ class Repository:
             return task
         raise self.missing(task_id)
 
+    def same_number(self, task_id: str) -> str | None:
+        """The one id that is ``task_id`` but for leading zeros (``1`` for ``001``, as
+        taskmd's ``get 1`` finds it), or ``None`` (not a number, no such id, several)."""
+        if not task_id.isdigit():
+            return None
+        number = int(task_id)
+        found = {other for other in self.by_id if other.isdigit() and int(other) == number}
+        return found.pop() if len(found) == 1 else None
+
     def missing(self, task_id: str) -> TaskToolError:
         """What :meth:`get` raises for an id that no task holds: ``task.broken`` when a file
         that cannot be read names it, else ``task.not_found``."""

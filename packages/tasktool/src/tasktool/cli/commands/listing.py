@@ -19,6 +19,7 @@ from tasktool.cli.commands.base import (
     usage_errors,
 )
 from tasktool.cli.commands.shell import complete_choices, complete_ids
+from tasktool.model.errors import TaskToolError
 from tasktool.model.task import Priority, Status, Task
 from tasktool.model.views import TASK_KEYS, TaskRows, task_views
 from tasktool.planning.filters import check_field, group_tasks, sort_tasks
@@ -215,8 +216,19 @@ def _provenance(task: Task) -> str:
 @format_option
 @click.pass_obj
 def get_command(options: GlobalOptions, /, *, task_id: str, fmt: str | None) -> None:
-    """Show one task: fields, body, dependencies both ways, children and worklog summary."""
-    detail = get_document(load_repository(options, bodies=False), task_id)
+    """Show one task: fields, body, dependencies both ways, children and worklog summary.
+
+    A number finds the task whose id it is but for leading zeros (1 finds 001) when
+    exactly one is.
+    """
+    repo = load_repository(options, bodies=False)
+    try:
+        detail = get_document(repo, task_id)
+    except TaskToolError as exc:
+        padded = repo.same_number(task_id) if exc.code == "task.not_found" else None
+        if padded is None:
+            raise
+        detail = get_document(repo, padded)
     chosen = output_format(options, fmt)
     if chosen != "table":
         emit_data(detail, chosen)
