@@ -234,7 +234,7 @@ def remove_task(repo: Repository, task_id: str, *, force: bool = False) -> list[
     return removed
 
 
-def _archive_target(repo: Repository, source: Path) -> Path:
+def archive_target(repo: Repository, source: Path) -> Path:
     """Where archiving puts a file: the ``archive/`` folder of its own group folder when
     that exists (taskmd's layout, ``tasks/cli/archive/``), else ``<task dir>/archive/``
     keeping its group folder."""
@@ -265,13 +265,13 @@ def _move_task(repo: Repository, task_id: str, source: Path, target: Path) -> No
 
 
 def archive_task(repo: Repository, task_id: str) -> Path:
-    """Move the task file to its archive folder (see :func:`_archive_target`), and a
+    """Move the task file to its archive folder (see :func:`archive_target`), and a
     worklog kept next to it along with it."""
     task = repo.local(task_id)
     if task.archived:
         raise TaskToolError(f"task {task_id} is already archived", code="task.archived")
     source = Path(task.file_path)
-    target = _archive_target(repo, source)
+    target = archive_target(repo, source)
     _move_task(repo, task_id, source, target)
     return target
 
