@@ -20,8 +20,8 @@ from tasktool.cli.commands.shell import complete_ids
 from tasktool.model.errors import TaskToolError
 from tasktool.model.ids import next_id
 from tasktool.model.task import RESOLVED_STATUSES, Task
-from tasktool.planning.repository import Repository
 from tasktool.planning.deduplicate import deduplicate
+from tasktool.planning.repository import Repository
 from tasktool.planning.writes import archive_target, archive_task, remove_task, restore_task
 
 
