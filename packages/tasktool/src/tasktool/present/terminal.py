@@ -3,7 +3,8 @@
 rich laid out 10,000 rows in seconds (20x the plain text); this lays them out in one pass.
 At a narrow terminal a long title is cut first, down to :data:`MIN_TITLE` characters; then
 the least useful columns go (:data:`DROP_ORDER`), then the widest text column is cut with
-an ellipsis, never a title below :data:`MIN_TITLE` characters, so titles stay readable. Headers are bold unless colour is off (``--no-color``, ``NO_COLOR``).
+an ellipsis, never a title below :data:`MIN_TITLE` characters, so titles stay readable.
+Headers are bold unless colour is off (``--no-color``, ``NO_COLOR``).
 """
 
 from __future__ import annotations
