@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tasktool.config import Overrides, load_config
+from tasktool.config import LoadedConfig, Overrides, load_config
 from tasktool.model.errors import TaskToolError
 from tests.tasktool.conftest import Project
 from tests.tasktool.test_cli import tasktool_group
 
 
-def load(where: Project, cwd: Path, **flags: str):  # type: ignore[no-untyped-def]
-    return load_config(Overrides(**flags), cwd=cwd, env=where.env, home=where.home)
+def load(where: Project, cwd: Path, project: str | None = None) -> LoadedConfig:
+    return load_config(Overrides(project=project), cwd=cwd, env=where.env, home=where.home)
 
 
 @pytest.fixture
@@ -67,9 +67,9 @@ def test_a_registered_project_whose_folder_is_gone_is_an_error(
     )
     nowhere = tmp_path / "nowhere"
     nowhere.mkdir()
-    for flags in ({"project": "g"}, {}):
+    for flag in ("g", None):
         with pytest.raises(TaskToolError) as caught:
-            load(project, nowhere, **flags)
+            load(project, nowhere, flag)
         assert caught.value.code == "projects.folder_missing"
         assert str(gone) in caught.value.message
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 import msgspec
@@ -34,6 +35,8 @@ from tasktool.present.render import (
     write_json_array,
 )
 
+FC = TypeVar("FC", bound=Callable[..., Any])
+
 DEFAULT_COLUMNS = ("id", "status", "priority", "effort", "phase", "title")
 
 
@@ -49,6 +52,20 @@ def _columns(spec: str | None) -> tuple[str, ...]:
     return names
 
 
+def _shortcut(
+    flag: str, name: str, field: str, choices: tuple[str, ...] = ()
+) -> Callable[[FC], FC]:
+    """A list option that stands for ``--filter field=V`` (values as taskmd spells it)."""
+    return click.option(
+        flag,
+        name,
+        multiple=True,
+        metavar=field[0].upper(),
+        shell_complete=complete_choices(choices) if choices else None,
+        help=f"Shortcut for --filter {field}=VALUE (repeat or comma-separate: any of them).",
+    )
+
+
 @click.command("list")
 @click.option(
     "--filter",
@@ -58,29 +75,9 @@ def _columns(spec: str | None) -> tuple[str, ...]:
     metavar="EXPR",
     help="field=value, field!=value, field~text, priority>=high ... (repeatable, AND).",
 )
-@click.option(
-    "--status",
-    "statuses",
-    multiple=True,
-    metavar="S",
-    shell_complete=complete_choices(tuple(Status)),
-    help="Shortcut for --filter status=S (repeat or comma-separate: any of them).",
-)
-@click.option(
-    "--priority",
-    "priorities",
-    multiple=True,
-    metavar="P",
-    shell_complete=complete_choices(tuple(Priority)),
-    help="Shortcut for --filter priority=P (repeat or comma-separate: any of them).",
-)
-@click.option(
-    "--tag",
-    "tags",
-    multiple=True,
-    metavar="T",
-    help="Shortcut for --filter tags=T (repeat or comma-separate: any of them).",
-)
+@_shortcut("--status", "statuses", "status", tuple(Status))
+@_shortcut("--priority", "priorities", "priority", tuple(Priority))
+@_shortcut("--tag", "tags", "tags")
 @click.option("--sort", "sort", metavar="FIELDS", help="Sort by fields (-field: descending).")
 @click.option("--group-by", "group_by", metavar="FIELD", help="Group by a field's values.")
 @click.option("--limit", type=click.IntRange(min=0), default=0, help="At most N tasks (0: all).")
