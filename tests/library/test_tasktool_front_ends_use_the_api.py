@@ -28,6 +28,7 @@ FRONT_END_ONLY = {
     "GROUP_FIELDS": "the choices of the board's --group-by option",
     "Invocation": "what a front end's command needs of the CLI's global options",
     "WORKLOG_DIR": "what the dashboard's change feed watches",
+    "archive_target": "where `archive --dry-run` shows a task would go",
     "check_field": "the check of a --sort or --group-by field name",
     "check_value": "the check of one `set` option's value before the edit is built",
     "format_entry": "the worklog command's text rendering of an entry",
