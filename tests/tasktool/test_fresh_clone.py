@@ -43,7 +43,17 @@ def contents(project: Project) -> list[str]:
 
 @pytest.mark.parametrize(
     "argv",
-    [["list"], ["next"], ["board"], ["stats"], ["tags"], ["search", "x"], ["graph"], ["next-id"]],
+    [
+        ["list"],
+        ["next"],
+        ["board"],
+        ["stats"],
+        ["tags"],
+        ["search", "x"],
+        ["graph"],
+        ["next-id"],
+        ["validate"],
+    ],
 )
 def test_reads_show_no_tasks_with_one_note_and_make_nothing(
     clone: Project, argv: list[str]

@@ -103,7 +103,11 @@ def validate_command(
     plain = loader(options.overrides(), bodies=False)
 
     def load(*, tolerant: bool = False) -> Repository:
-        return oneshot.load(lambda: plain(tolerant=tolerant))
+        repo = oneshot.load(lambda: plain(tolerant=tolerant))
+        note = repo.absent_note()  # valid, with no tasks: said once, as every read says it
+        if note is not None and not repo.settings.quiet:
+            click.echo(f"warning: {note.message} [{note.code}]", err=True)
+        return repo
 
     report = validation_report(load)
     rows = [
