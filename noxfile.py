@@ -1,13 +1,16 @@
-"""The one entry point for checks: ``nox`` runs lint, imports, typecheck, tests and unprivileged.
+"""The one entry point for checks: ``nox`` runs lint, imports, typecheck, tests, js and
+unprivileged.
 
 Each session builds its own environment (uv when available, else virtualenv),
 installs the three packages from ``packages/`` and every tool at the version
 pinned in ``.ci/constraints.txt``. Tests run on every interpreter found among
 3.11 (the oldest supported) and the newest installed; none found is an error.
-When ``CI_REPORTS`` names a directory, each pytest run writes its JUnit XML
-there, for ``.ci/skips.py`` to count the skips. matchmaker comes with its ``fast`` extra
+When ``CI_REPORTS`` names a directory, each pytest run (and ``js``) writes its
+JUnit XML there, for ``.ci/skips.py`` to count the skips. matchmaker comes with its ``fast`` extra
 (granian, uvloop), so the tests run the data plane on both servers (hypercorn is always
-installed); tasktool with its ``web`` and ``mcp`` extras.
+installed); tasktool with its ``web`` and ``mcp`` extras. ``js`` runs the JavaScript
+client's tests (clients/js: ``npm ci`` from its lock file, tsc, ``node --test``)
+against that session's ``matchmaker``; it needs Node 20 or later and npm on PATH.
 """
 
 from __future__ import annotations
@@ -68,7 +71,7 @@ def _world_executable(version: str) -> str:
 PYTHONS = _interpreters()
 
 nox.options.default_venv_backend = "uv|virtualenv"
-nox.options.sessions = ["lint", "imports", "typecheck", "tests", "unprivileged"]
+nox.options.sessions = ["lint", "imports", "typecheck", "tests", "js", "unprivileged"]
 nox.options.reuse_existing_virtualenvs = not os.environ.get("CI")
 nox.options.error_on_missing_interpreters = True
 nox.options.download_python = "never"  # test what is installed, never a fetched stand-in
@@ -117,6 +120,29 @@ def tests(session: nox.Session) -> None:
     """The full test suite against the installed packages."""
     _install(session, *PACKAGES, *_group("test"))
     session.run("pytest", *_junit(session), *session.posargs)
+
+
+@nox.session(python=PYTHONS[0])
+def js(session: nox.Session) -> None:
+    """The JavaScript client (clients/js): npm ci, tsc, then node's test runner against the
+    ``matchmaker`` installed here (every mode, resume, the playground in Chromium, the
+    README's JS example). The summary is node's; a failure fails the session."""
+    _install(session, *PACKAGES)
+    client = ROOT / "clients" / "js"
+    tests = sorted(str(path.relative_to(client)) for path in client.glob("test/*.test.mjs"))
+    reporters = ["--test-reporter=spec", "--test-reporter-destination=stdout"]
+    reports = os.environ.get("CI_REPORTS")
+    if reports:  # for .ci/skips.py, as pytest's JUnit files
+        reporters += ["--test-reporter=junit", f"--test-reporter-destination={reports}/js.xml"]
+    with session.chdir(client):
+        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+        session.run("npx", "--no-install", "tsc", "-p", "tsconfig.json", external=True)
+        session.run("npx", "--no-install", "tsc", "-p", "tsconfig.types.json", external=True)
+        session.run(
+            *("node", "--test", "--test-concurrency=1", *reporters, *tests),
+            env={"MATCHMAKER_BIN": str(Path(session.bin) / "matchmaker")},
+            external=True,
+        )
 
 
 @nox.session(python=_world_executable(PYTHONS[0]))

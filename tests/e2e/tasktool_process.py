@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -38,3 +41,24 @@ def run_tasktool(
         timeout=60,
         check=False,
     )
+
+
+@contextmanager
+def serving(
+    argv: Sequence[str], *, cwd: Path, env: dict[str, str]
+) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """A ``web start`` process and the URL it says it listens on (its first stderr line);
+    killed on the way out if it is still running."""
+    process = subprocess.Popen(
+        list(argv), cwd=cwd, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True
+    )
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()  # blocks until the server says where it listens
+        match = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
+        assert match, line
+        yield process, match.group(1)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait(10)

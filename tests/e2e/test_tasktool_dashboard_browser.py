@@ -118,8 +118,47 @@ def test_static_export_loads_from_file_url(page: Any, site: Dashboard, tmp_path:
     expect(rows(page)).to_have_count(1)
     page.click("text=Document it")
     expect(page.locator("h1")).to_contain_text("Document it")
-    expect(page.locator("pre.body")).to_contain_text("Every endpoint.")
+    expect(page.locator("div.markdown h3")).to_have_text("Docs")  # rendered, offline too
+    expect(page.locator("div.markdown p")).to_contain_text("Every endpoint.")
     page.keyboard.press("g")
     expect(page.locator("svg.graph")).to_be_visible()
     page.keyboard.press("n")
     expect(page.locator("table.tasks")).to_contain_text("Design the API")
+
+
+def test_create_form_writes_a_task_and_opens_it(page: Any, site: Dashboard) -> None:
+    page.goto(site.url + "/")
+    page.locator("main h1").click()
+    page.keyboard.press("c")
+    create = page.locator("[data-create-form]")
+    expect(create.locator("#new-title")).to_be_focused()
+    create.locator("button[type=submit]").click()
+    expect(create.locator('[data-error-for="title"]')).to_contain_text("cannot be empty")
+    expect(create.locator("[data-form-status]")).to_contain_text("Not saved")
+    page.fill("#new-title", "Ship the <b>release</b>")
+    page.select_option("#new-priority", "high")
+    page.fill("#new-tags", "release, ops")
+    page.fill("#new-dependencies", "001")
+    page.fill("#new-body", "Steps:\n\n1. **tag** it\n2. <script>alert(1)</script>\n")
+    page.locator("#new-body").press("Control+Enter")
+    page.wait_for_url("**/tasks/006")
+    expect(page.locator("h1")).to_contain_text("Ship the <b>release</b>")
+    expect(page.locator("div.markdown ol li strong")).to_have_text("tag")
+    expect(page.locator("div.markdown")).to_contain_text("<script>alert(1)</script>")
+    text = (site.tasks / "006-ship-the-b-release-b.md").read_text()
+    assert "priority: high" in text
+    assert "created_at:" in text
+
+
+def test_search_box_finds_words_in_descriptions(page: Any, site: Dashboard) -> None:
+    page.goto(site.url + "/")
+    expect(rows(page)).to_have_count(5)
+    page.keyboard.press("/")
+    page.keyboard.type("endpoint")  # only in 003's description ("Every endpoint.")
+    expect(rows(page)).to_have_count(1)
+    expect(rows(page).first).to_contain_text("Document it")
+    assert "q=endpoint" in page.url
+    page.keyboard.press("Escape")
+    expect(rows(page)).to_have_count(5)
+    page.goto(site.url + "/?q=every+endpoint")  # a shared link searches again
+    expect(rows(page)).to_have_count(1)

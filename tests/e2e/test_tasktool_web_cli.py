@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.e2e.tasktool_process import git_repository, run_tasktool, tasktool_env
+from tests.e2e.tasktool_process import git_repository, run_tasktool, serving, tasktool_env
 from tests.tasktool.conftest import Project
 from tests.tasktool.web.conftest import seed_tasks
 
@@ -34,24 +34,9 @@ def _env(project: Project, **extra: str) -> dict[str, str]:
 
 @pytest.fixture
 def started(seeded: Project) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tasktool", "web", "start"],
-        cwd=seeded.root,
-        env=_env(seeded, TASKTOOL_WEB_PORT="0"),
-        stderr=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        assert process.stderr is not None
-        line = process.stderr.readline()  # blocks until the server says where it listens
-        match = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
-        assert match, line
-        yield process, match.group(1)
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait(10)
+    argv = [sys.executable, "-m", "tasktool", "web", "start"]
+    with serving(argv, cwd=seeded.root, env=_env(seeded, TASKTOOL_WEB_PORT="0")) as started:
+        yield started
 
 
 def test_web_start_serves_on_loopback_and_stops_on_sigint(

@@ -192,12 +192,13 @@ def test_list_is_ordered_by_id_and_paged(admin: httpx.Client) -> None:
 
 
 def test_list_entries_are_full_configs(admin: httpx.Client) -> None:
-    admin.post("/admin/projects", json={"id": "a", "lockdown": True})
+    etag = admin.post("/admin/projects", json={"id": "a", "lockdown": True}).headers["ETag"]
     assert admin.get("/admin/projects").json() == {
         "projects": [
             {"id": "a", "displayName": None, "lockdown": True, "keys": [], "policies": []}
         ],
         "next_cursor": None,
+        "etags": {"a": etag},
     }
 
 

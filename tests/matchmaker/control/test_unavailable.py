@@ -37,3 +37,30 @@ def test_a_locked_database_is_503_and_the_directory_is_untouched(
         other.close()
     assert admin.post("/admin/projects", json={"id": "blocked"}).status_code == 201
     assert admin.get("/admin/projects/kept").status_code == 200
+
+
+def test_a_deleted_database_file_refuses_writes_instead_of_losing_them(
+    admin: httpx.Client, directory: ProjectDirectory, tmp_path: Path
+) -> None:
+    assert admin.post("/admin/projects", json={"id": "kept"}).status_code == 201
+    for suffix in ("", "-wal", "-shm"):
+        (tmp_path / f"locked.db{suffix}").unlink(missing_ok=True)
+    for response in (
+        admin.post("/admin/projects", json={"id": "lost"}),
+        admin.patch("/admin/projects/kept", json={"lockdown": True}),
+        admin.delete("/admin/projects/kept"),
+    ):
+        assert response.status_code == 503
+        assert response.json()["error"]["code"] == "store.unavailable"
+    assert directory.get("lost") is None
+    assert directory.get("kept") is not None
+    assert not directory.get("kept").lockdown  # type: ignore[union-attr]
+
+
+@pytest.mark.unprivileged
+def test_a_read_only_database_file_refuses_writes(admin: httpx.Client, tmp_path: Path) -> None:
+    assert admin.post("/admin/projects", json={"id": "kept"}).status_code == 201
+    (tmp_path / "locked.db").chmod(0o400)
+    response = admin.post("/admin/projects", json={"id": "lost"})
+    assert response.status_code == 503
+    assert response.json()["error"]["code"] == "store.unavailable"

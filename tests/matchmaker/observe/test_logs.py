@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import logging
 import os
@@ -11,6 +12,7 @@ import signal
 import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import httpx
 import pytest
@@ -23,6 +25,7 @@ KEY = "mgmt-key-that-must-never-be-logged-7f3a"
 SECRET = "client-secret-that-must-never-be-logged-91c2"
 WRONG_KEY = "a-wrong-management-key-also-unlogged-55d0"
 WRONG_SECRET = "a-wrong-credential-also-unlogged-0b7e"
+APPLIED_SECRET = "applied-client-secret-never-logged-3e8d"
 URL = re.compile(r"http://[\d.]+:\d+")
 
 
@@ -52,15 +55,56 @@ class Process:
         return self.lines
 
 
+# Each store on each server; half of them with a store key (sealed bodies never pass
+# through a logger in clear), half without (where a chatty library would show them).
+STORES_AND_SERVERS = [
+    pytest.param(store, server, sealed, marks=[pytest.mark.postgres] * (store == "postgresql"))
+    for store, server, sealed in [
+        ("sqlite", "hypercorn", False),
+        ("sqlite", "granian", True),
+        ("postgresql", "hypercorn", True),
+        ("postgresql", "granian", False),
+    ]
+]
+
+
+@dataclass
+class Deployment:
+    """Where a process under test keeps its Projects, and the key that seals them."""
+
+    store_url: str
+    key_file: Path | None
+    env: dict[str, str]
+
+
 @pytest.fixture
-async def process() -> AsyncIterator[Process]:
+def deployment(
+    request: pytest.FixtureRequest, tmp_path: Path, store: str, sealed: bool
+) -> Deployment:
+    if store == "sqlite":
+        url = f"sqlite:///{tmp_path / 'projects.db'}"
+    else:
+        url = request.getfixturevalue("postgres_url")
     env = {**os.environ, "REALTIME_MGMT_KEY": KEY}
+    if not sealed:
+        return Deployment(url, None, env)
+    key_file = new_key_file(tmp_path / "store.key")
+    return Deployment(url, key_file, {**env, "MATCHMAKER_STORE_KEY_FILE": str(key_file)})
+
+
+def new_key_file(path: Path) -> Path:
+    path.write_text(base64.b64encode(os.urandom(32)).decode())
+    return path
+
+
+@pytest.fixture
+async def process(deployment: Deployment, server: str) -> AsyncIterator[Process]:
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         *("-m", "matchmaker", "--host", "127.0.0.1", "--port", "0"),
-        *("--management-port", "0", "--store", "memory://", "--server", "hypercorn"),
+        *("--management-port", "0", "--store", deployment.store_url, "--server", server),
         *("--log-format", "json", "--log-level", "debug"),
-        env=env,
+        env=deployment.env,
         stderr=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.DEVNULL,
     )
@@ -73,13 +117,23 @@ async def process() -> AsyncIterator[Process]:
             await proc.wait()
 
 
-async def test_json_lines_with_lifecycle_and_writes_and_no_secret(process: Process) -> None:
-    data_line = await process.line_containing("data plane listening")
-    control_line = await process.line_containing("control plane listening")
-    data_url = URL.findall(json.loads(data_line)["message"])[0]
-    admin_url = URL.findall(json.loads(control_line)["message"])[0]
-    ws = data_url.replace("http", "ws") + "/ws"
+async def admin_command(env: dict[str, str], *args: str) -> str:
+    """Run ``matchmaker admin ...``; everything it printed (it must succeed)."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *("-m", "matchmaker", "admin", *args),
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    async with asyncio.timeout(60):
+        out, _ = await proc.communicate()
+    assert proc.returncode == 0, out.decode()
+    return out.decode()
 
+
+async def every_admin_operation(admin_url: str, deployment: Deployment, tmp_path: Path) -> str:
+    """Create, read, list, patch, apply and delete (the wrong key too); what the CLI printed."""
     async with httpx.AsyncClient(base_url=admin_url) as http:
         auth = {"Authorization": f"Bearer {KEY}"}
         project = {
@@ -90,9 +144,39 @@ async def test_json_lines_with_lifecycle_and_writes_and_no_secret(process: Proce
         assert (await http.post("/admin/projects", json=project, headers=auth)).status_code == 201
         wrong = {"Authorization": f"Bearer {WRONG_KEY}"}
         assert (await http.get("/admin/projects", headers=wrong)).status_code == 401
+        read = await http.get("/admin/projects/vault", headers=auth)
+        assert read.json()["keys"][0]["secret"] == SECRET
+        assert (await http.get("/admin/projects", headers=auth)).status_code == 200
         patch = {"keys": [{"type": "shared-secret", "secret": SECRET}], "lockdown": True}
-        response = await http.patch("/admin/projects/vault", json=patch, headers=auth)
+        response = await http.patch(
+            "/admin/projects/vault", json=patch, headers={**auth, "If-Match": read.headers["ETag"]}
+        )
         assert response.status_code == 200
+        response = await http.patch("/admin/projects/vault", json={"lockdown": False}, headers=auth)
+        assert response.status_code == 200
+        plan = tmp_path / "apply.yaml"
+        plan.write_text(
+            "projects:\n"
+            f"  - {{id: applied, keys: [{{type: shared-secret, secret: {APPLIED_SECRET}}}]}}\n"
+            f"  - {json.dumps(project)}\n"
+        )
+        env = {**deployment.env, "MATCHMAKER_ADMIN_URL": admin_url}
+        printed = await admin_command(env, "apply", "-f", str(plan))
+        assert (await http.delete("/admin/projects/applied", headers=auth)).status_code == 204
+    return printed
+
+
+@pytest.mark.parametrize(("store", "server", "sealed"), STORES_AND_SERVERS)
+async def test_json_lines_with_lifecycle_and_writes_and_no_secret(
+    process: Process, deployment: Deployment, tmp_path: Path
+) -> None:
+    data_line = await process.line_containing("data plane listening")
+    control_line = await process.line_containing("control plane listening")
+    data_url = URL.findall(json.loads(data_line)["message"])[0]
+    admin_url = URL.findall(json.loads(control_line)["message"])[0]
+    ws = data_url.replace("http", "ws") + "/ws"
+
+    printed = await every_admin_operation(admin_url, deployment, tmp_path)
 
     async with (
         await Client.connect(ws, credential=SECRET, attributes={"tier": "gold"}) as alice,
@@ -109,10 +193,16 @@ async def test_json_lines_with_lifecycle_and_writes_and_no_secret(process: Proce
     await process.line_containing('"code":4003')  # the refused connection's close is logged
 
     lines = await process.stop()
+    old_key = [] if deployment.key_file is None else ["--old-key-file", str(deployment.key_file)]
+    printed += await admin_command(
+        deployment.env,
+        *("rotate-store-key", "--store", deployment.store_url, *old_key),
+        *("--new-key-file", str(new_key_file(tmp_path / "new.key"))),
+    )
     records = [json.loads(line) for line in lines if line.strip()]  # every line is JSON
     assert all({"time", "level", "logger", "message"} <= record.keys() for record in records)
-    text = "".join(lines)
-    for secret in (KEY, SECRET, WRONG_KEY, WRONG_SECRET):
+    text = "".join(lines) + printed
+    for secret in (KEY, SECRET, WRONG_KEY, WRONG_SECRET, APPLIED_SECRET):
         assert secret not in text
     events = [record.get("event") for record in records]
     assert events.count("hello") == 2
@@ -121,9 +211,14 @@ async def test_json_lines_with_lifecycle_and_writes_and_no_secret(process: Proce
     assert hello["project"] == "vault"
     assert hello["client"].startswith("c")
     writes = [(r["method"], r["path"], r["status"]) for r in records if r.get("event") == "control"]
-    assert ("POST", "/admin/projects", 201) in writes
-    assert ("PATCH", "/admin/projects/vault", 200) in writes
-    assert ("GET", "/admin/projects", 401) in writes  # refusals are logged too
+    for write in [
+        ("POST", "/admin/projects", 201),
+        ("PATCH", "/admin/projects/vault", 200),
+        ("POST", "/admin/projects", 201),  # by apply
+        ("DELETE", "/admin/projects/applied", 204),
+        ("GET", "/admin/projects", 401),  # refusals are logged too
+    ]:
+        assert write in writes
     assert any(record["level"] == "debug" for record in records)
 
 

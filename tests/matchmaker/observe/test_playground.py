@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import httpx
@@ -47,14 +48,37 @@ def test_the_page_is_self_contained(running: Bound) -> None:
     policy = response.headers["content-security-policy"]
     assert "default-src 'none'" in policy
     assert "connect-src 'self'" in policy
+    assert "script-src 'self' 'unsafe-inline';" in policy
     assert "src=" not in response.text  # no script, image or frame from anywhere
     assert "<link" not in response.text
+    assert 'import { connect } from "/js/index.js";' in response.text
+
+
+def test_the_page_runs_the_javascript_client_served_here(running: Bound) -> None:
+    """The client module and every module it imports come from this port, as JavaScript."""
+    wanted, served = ["index.js"], set()
+    while wanted:
+        name = wanted.pop()
+        served.add(name)
+        response = httpx.get(page_url(running) + f"js/{name}")
+        assert response.status_code == 200, name
+        assert response.headers["content-type"].startswith("text/javascript")
+        assert response.headers["x-content-type-options"] == "nosniff"
+        imports = re.findall(r'from "\./([\w.]+)"', response.text)
+        wanted += [module for module in imports if module not in served]
+    assert {"index.js", "client.js", "errors.js", "socket.js"} <= served
+    for missing in ("nothing.js", ".hidden.js", "index.d.ts", "__init__.py"):
+        response = httpx.get(page_url(running) + f"js/{missing}")
+        assert response.status_code == 404, missing
+        assert response.json()["error"]["code"] == "route.not_found"
 
 
 def test_no_playground_turns_it_off(serve: Serve) -> None:
-    response = httpx.get(page_url(serve(management_key=None, no_playground=True)))
-    assert response.status_code == 404
-    assert response.json()["error"]["code"] == "route.not_found"
+    bound = serve(management_key=None, no_playground=True)
+    for path in ("", "js/index.js"):
+        response = httpx.get(page_url(bound) + path)
+        assert response.status_code == 404
+        assert response.json()["error"]["code"] == "route.not_found"
 
 
 def shot_dir(tmp_path: Path) -> Path:

@@ -5,31 +5,12 @@ from __future__ import annotations
 import asyncio
 
 import msgspec
-import pytest
 
 from matchmaker.errors import MatchmakerError
-from matchmaker.model import MatchmakingPolicy, Project, ProjectKey
+from matchmaker.model import MatchmakingPolicy, Project
 from matchmaker.store import ProjectStore
 
-from .conftest import Opener
-
-
-def project(project_id: str, *secrets: str, lockdown: bool = False) -> Project:
-    return Project(
-        id=project_id,
-        display_name=f"Project {project_id}",
-        lockdown=lockdown,
-        keys=tuple(ProjectKey(type="shared-secret", secret=s) for s in secrets),
-        policies=(
-            MatchmakingPolicy(name="duel", mode="auto", group_size=2, filter={"r": "@self"}),
-        ),
-    )
-
-
-async def code_of(awaitable: object) -> str:
-    with pytest.raises(MatchmakerError) as caught:
-        await awaitable  # type: ignore[misc]
-    return caught.value.code
+from .conftest import Opener, code_of, project
 
 
 async def test_an_open_store_answers_ping(store: ProjectStore) -> None:
@@ -84,13 +65,13 @@ async def test_page_orders_by_id_and_resumes_after(store: ProjectStore) -> None:
     for i in ids:
         await store.create(project(i))
     expected = sorted(ids)  # code point order, the same in every backend
-    assert [p.id for p in await store.page(limit=100)] == expected
+    assert [s.project.id for s in await store.page(limit=100)] == expected
     seen: list[str] = []
     after = None
     while batch := await store.page(limit=3, after=after):
         assert len(batch) <= 3
-        seen += [p.id for p in batch]
-        after = batch[-1].id
+        seen += [s.project.id for s in batch]
+        after = batch[-1].project.id
     assert seen == expected
     assert await store.page(limit=5, after=expected[-1]) == []
 
@@ -98,8 +79,8 @@ async def test_page_orders_by_id_and_resumes_after(store: ProjectStore) -> None:
 async def test_update_replaces_and_returns_the_result(store: ProjectStore) -> None:
     await store.create(project("p", "s1"))
     updated = await store.update("p", lambda p: msgspec.structs.replace(p, lockdown=True))
-    assert updated.lockdown
-    assert await store.get("p") == updated
+    assert updated.project.lockdown
+    assert await store.read("p") == updated
 
 
 async def test_update_unknown_is_not_found(store: ProjectStore) -> None:
@@ -129,8 +110,9 @@ async def test_concurrent_creates_of_one_id_make_exactly_one(store: ProjectStore
     results = await asyncio.gather(
         *(store.create(project("race", f"s{i}")) for i in range(8)), return_exceptions=True
     )
-    assert sum(r is None for r in results) == 1
-    assert all(isinstance(r, MatchmakerError) and r.code == "project.exists" for r in results if r)
+    errors = [r for r in results if isinstance(r, BaseException)]
+    assert len(errors) == 7
+    assert all(isinstance(r, MatchmakerError) and r.code == "project.exists" for r in errors)
     assert len(await store.page(limit=10)) == 1
 
 
@@ -164,9 +146,34 @@ async def test_everything_survives_reopening(reopen: Opener, store_url: str) -> 
         assert await second.page(limit=10) == []  # memory is not durable, by design
         return
     second = await reopen()
-    assert [p.id for p in await second.page(limit=10)] == ["kept"]
+    assert [s.project.id for s in await second.page(limit=10)] == ["kept"]
     kept = await second.get("kept")
     assert kept is not None
     assert kept.lockdown
     assert await code_of(second.create(project("x", "s1"))) == "project.secret_in_use"
     await second.create(project("gone", "s2"))  # its secret was released with it
+
+
+async def test_every_write_gives_a_new_revision_and_read_returns_it(store: ProjectStore) -> None:
+    created = await store.create(project("p", "s"))
+    assert await store.read("p") == created
+    updated = await store.update("p", lambda p: p)
+    assert updated.revision != created.revision
+    assert [s.revision for s in await store.page(limit=10)] == [updated.revision]
+    await store.delete("p")
+    recreated = await store.create(project("p", "s"))
+    assert recreated.revision not in (created.revision, updated.revision)  # no ABA
+
+
+async def test_a_stale_if_match_is_a_conflict_and_changes_nothing(store: ProjectStore) -> None:
+    first = await store.create(project("p", "s"))
+    second = await store.update("p", lambda p: msgspec.structs.replace(p, lockdown=True))
+    stale = {first.revision}
+    unlock = store.update("p", lambda p: msgspec.structs.replace(p, lockdown=False), if_match=stale)
+    assert await code_of(unlock) == "project.conflict"
+    assert await code_of(store.delete("p", if_match=stale)) == "project.conflict"
+    assert await store.read("p") == second
+    await store.create(project("q", "s2"))  # the failed writes left the store usable
+    third = await store.update("p", lambda p: p, if_match={first.revision, second.revision})
+    assert await store.delete("p", if_match={third.revision})
+    assert await store.read("p") is None

@@ -113,7 +113,7 @@ def test_put_unknown_task_is_404_and_bad_json_400(dashboard: Dashboard) -> None:
 
 @pytest.mark.parametrize(
     ("method", "path"),
-    [("POST", "/api/tasks"), ("DELETE", "/api/tasks/001"), ("PATCH", "/api/tasks/001"),
+    [("DELETE", "/api/tasks"), ("DELETE", "/api/tasks/001"), ("PATCH", "/api/tasks/001"),
      ("POST", "/api/next"), ("PUT", "/api/stats")],
 )  # fmt: skip
 def test_a_method_a_path_does_not_take_is_a_coded_405(

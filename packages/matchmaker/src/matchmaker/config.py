@@ -62,7 +62,9 @@ class ServerConfig:
     ``management_key`` ``None`` means zero-config: no control plane, no
     management port, every Project implicit. ``store_url`` ``None`` means the
     default store: ``sqlite:///matchmaker.db`` in the working directory when a
-    key is given, else nothing is stored. ``server`` names the data plane's
+    key is given, else nothing is stored. ``store_key_file`` names the file of
+    the key that seals client secrets at rest (``None``: stored in clear, with a
+    warning at startup). ``server`` names the data plane's
     server: ``auto`` (granian when installed, else hypercorn), ``hypercorn``
     or ``granian`` (:mod:`matchmaker.servers`). ``metrics_port`` ``None``
     serves ``/metrics`` only on the management port, behind the key; a port
@@ -76,6 +78,7 @@ class ServerConfig:
     management_port: int = 8081
     management_key: str | None = field(default=None, repr=False)
     store_url: str | None = None
+    store_key_file: str | None = None
     require_declared_projects: bool = False
     limits: Limits = field(default_factory=Limits)
     control: ControlLimits = field(default_factory=ControlLimits)

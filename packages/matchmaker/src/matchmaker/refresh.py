@@ -27,10 +27,10 @@ async def load_directory(store: ProjectStore, directory: ProjectDirectory) -> No
     stored: set[str] = set()
     after: str | None = None
     while page := await store.page(limit=_PAGE, after=after):
-        for project in page:
-            directory.put(project)
-            stored.add(project.id)
-        after = page[-1].id
+        for row in page:
+            directory.put(row.project)
+            stored.add(row.project.id)
+        after = page[-1].project.id
     for project_id in directory.ids() - stored:
         directory.remove(project_id)
 

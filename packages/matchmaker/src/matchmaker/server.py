@@ -42,7 +42,7 @@ from matchmaker.observe import logs as observe_logs
 from matchmaker.observe.metrics import Metrics
 from matchmaker.refresh import DirectoryRefresher
 from matchmaker.servers import Listener, Serve, resolve_server, serve_function
-from matchmaker.store import DEFAULT_STORE_URL, ProjectStore, open_store
+from matchmaker.store import DEFAULT_STORE_URL, ProjectStore, StoreKey, open_store
 
 if TYPE_CHECKING:
     from matchmaker.cluster import ClusterNode
@@ -151,9 +151,19 @@ async def run(
 async def _open_store(config: ServerConfig) -> ProjectStore | None:
     """The Project store when there is a control plane; warn about settings it makes moot."""
     if config.management_key is not None:
-        return await open_store(config.store_url or DEFAULT_STORE_URL)
+        key = None if config.store_key_file is None else StoreKey.from_file(config.store_key_file)
+        store = await open_store(config.store_url or DEFAULT_STORE_URL, key)
+        if store.sealed is False:
+            log.warning(
+                "no --store-key-file: client secrets are stored in clear in %s; anyone with "
+                "a copy of it (a backup) holds every credential",
+                store.description,
+            )
+        return store
     if config.store_url is not None:
         log.warning("--store is ignored: without a management key there is no control plane")
+    if config.store_key_file is not None:
+        log.warning("--store-key-file is ignored: without a management key nothing is stored")
     if config.require_declared_projects:
         log.warning(
             "--require-declared-projects without a management key: no Project can be "

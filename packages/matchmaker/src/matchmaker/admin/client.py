@@ -25,6 +25,9 @@ class AdminClient:
 
     def __init__(self, url: str, key: str, *, timeout_s: float = 10.0) -> None:
         self.url = url.rstrip("/")
+        self.etags: dict[str, str] = {}
+        """The ``ETag`` of every Project this client has read or written, by id: what
+        ``patch`` and ``delete`` send as ``If-Match`` to change only what was read."""
         self._http = httpx.Client(
             base_url=self.url,
             headers={"Authorization": f"Bearer {key}"},
@@ -47,28 +50,47 @@ class AdminClient:
                 params["cursor"] = cursor
             page = self._call("GET", "/admin/projects", params=params)
             projects.extend(page["projects"])
+            self.etags.update(page.get("etags") or {})
             cursor = page["next_cursor"]
             if cursor is None:
                 return projects
 
     def get(self, project_id: str) -> dict[str, Any]:
-        result: dict[str, Any] = self._call("GET", _path(project_id))
+        result: dict[str, Any] = self._call("GET", _path(project_id), project_id=project_id)
         return result
 
     def create(self, project: dict[str, Any]) -> dict[str, Any]:
-        result: dict[str, Any] = self._call("POST", "/admin/projects", json=project)
+        result: dict[str, Any] = self._call(
+            "POST", "/admin/projects", json=project, project_id=project.get("id")
+        )
         return result
 
-    def patch(self, project_id: str, patch: dict[str, Any]) -> dict[str, Any]:
-        result: dict[str, Any] = self._call("PATCH", _path(project_id), json=patch)
+    def patch(
+        self, project_id: str, patch: dict[str, Any], *, if_match: str | None = None
+    ) -> dict[str, Any]:
+        """Merge-patch; with ``if_match`` (an ETag) only if the Project is still at it."""
+        result: dict[str, Any] = self._call(
+            "PATCH", _path(project_id), json=patch, project_id=project_id, if_match=if_match
+        )
         return result
 
-    def delete(self, project_id: str) -> None:
-        self._call("DELETE", _path(project_id))
+    def delete(self, project_id: str, *, if_match: str | None = None) -> None:
+        """Delete; with ``if_match`` (an ETag) only if the Project is still at it."""
+        self._call("DELETE", _path(project_id), if_match=if_match)
+        self.etags.pop(project_id, None)
 
-    def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+    def _call(
+        self,
+        method: str,
+        path: str,
+        *,
+        project_id: object = None,
+        if_match: str | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        headers = {} if if_match is None else {"If-Match": if_match}
         try:
-            response = self._http.request(method, path, **kwargs)
+            response = self._http.request(method, path, headers=headers, **kwargs)
         except httpx.HTTPError as exc:
             raise AdminError(
                 f"cannot reach the management port at {self.url}: {exc or type(exc).__name__}",
@@ -81,6 +103,8 @@ class AdminClient:
         except ValueError:
             body = None
         if response.is_success and body is not None:
+            if isinstance(project_id, str) and "etag" in response.headers:
+                self.etags[project_id] = response.headers["etag"]
             return body
         error = body.get("error") if isinstance(body, dict) else None
         if not isinstance(error, dict) or "code" not in error:

@@ -28,6 +28,7 @@ __all__ = ["HINTS", "admin"]
 
 _URL = ADMIN_OPTIONS[0]
 _KEY = next(option for option in OPTIONS if option.field == "management_key")
+_STORE = next(option for option in OPTIONS if option.field == "store_url")
 
 HINTS = {
     "admin.unreachable": "is the server running with a management key, and is --url right?",
@@ -43,12 +44,14 @@ HINTS = {
     "project.reserved_id": "the id 'default' cannot be declared",
     "project.exists": "use 'projects patch' or 'apply' to change an existing Project",
     "project.secret_in_use": "each key secret may be bound to one Project only",
+    "project.conflict": "the Project changed since it was read; read it again and retry",
     "project.not_found": "'projects list' shows the ids that exist",
     "project.limit": "the server's per-Project limits refused it",
     "route.not_found": "--url must be the management port's base URL",
     "method.not_allowed": "the server does not support this call (version mismatch?)",
     "store.corrupt": "a stored Project no longer decodes; the server log names it",
     "store.unavailable": "the server's Project store is down; retry when /readyz is 200",
+    "store.key_mismatch": "the store was sealed under another store key (--store-key-file)",
     "server.internal": "the server failed; its log has the details",
     "server.shutting_down": "the server is stopping; retry against another node",
 }
@@ -141,7 +144,7 @@ def get(project_id: str, url: str, key: str, output: str) -> None:
         return
     from matchmaker.admin.present import print_project
 
-    print_project(project)
+    print_project(project, client.etags.get(project_id))
 
 
 @projects.command()
@@ -155,25 +158,37 @@ def create(path: str, url: str, key: str, output: str) -> None:
     _done(f"created {project['id']}", project, output)
 
 
+_IF_MATCH = click.option(
+    "--if-match",
+    metavar="ETAG",
+    help="Change the Project only if it is still at this ETag ('projects get' shows it); "
+    "else it fails with project.conflict.",
+)
+
+
 @projects.command()
 @click.argument("project_id", metavar="ID")
 @click.option("-f", "--file", "path", required=True, help="YAML or JSON merge patch ('-': stdin).")
+@_IF_MATCH
 @_connection_options
-def patch(project_id: str, path: str, url: str, key: str, output: str) -> None:
+def patch(
+    project_id: str, path: str, *, if_match: str | None, url: str, key: str, output: str
+) -> None:
     """Merge-patch a Project (displayName, lockdown, keys, policies) from a file."""
     body = _read_mapping(path)
     with _client(url, key) as client:
-        project = client.patch(project_id, body)
+        project = client.patch(project_id, body, if_match=if_match)
     _done(f"patched {project_id}", project, output)
 
 
 @projects.command()
 @click.argument("project_id", metavar="ID")
+@_IF_MATCH
 @_connection_options
-def delete(project_id: str, url: str, key: str, output: str) -> None:
+def delete(project_id: str, if_match: str | None, url: str, key: str, output: str) -> None:
     """Delete a Project's config (its live sessions and pools drain)."""
     with _client(url, key) as client:
-        client.delete(project_id)
+        client.delete(project_id, if_match=if_match)
     _done(f"deleted {project_id}", {"deleted": project_id}, output)
 
 
@@ -187,7 +202,9 @@ def apply(*, path: str, prune: bool, dry_run: bool, url: str, key: str, output: 
 
     Idempotent: applying the same file again changes nothing. Each line of the
     report is '+' created, '~' patched (with the fields), '-' deleted or
-    '=' unchanged; key secrets are never printed.
+    '=' unchanged; key secrets are never printed. Patches and deletes carry the
+    ETag each Project had when the plan was made (If-Match): a Project changed by
+    someone else in the meantime stops the run with project.conflict.
     """
     from matchmaker.admin.plan import desired_projects, plan
 
@@ -203,9 +220,10 @@ def apply(*, path: str, prune: bool, dry_run: bool, url: str, key: str, output: 
                 if change.action == "create" and change.body is not None:
                     client.create(change.body)
                 elif change.action == "patch" and change.body is not None:
-                    client.patch(change.project_id, change.body)
+                    etag = client.etags.get(change.project_id)
+                    client.patch(change.project_id, change.body, if_match=etag)
                 elif change.action == "delete":
-                    client.delete(change.project_id)
+                    client.delete(change.project_id, if_match=client.etags.get(change.project_id))
     before = {project["id"]: project for project in current}
     if output == "json":
         _print_json(
@@ -224,6 +242,47 @@ def apply(*, path: str, prune: bool, dry_run: bool, url: str, key: str, output: 
     counts = {action: sum(c.action == action for c in changes) for action in _ACTIONS}
     summary = ", ".join(f"{n} {_ACTIONS[a]}" for a, n in counts.items())
     click.echo(("dry run, nothing changed: " if dry_run else "") + summary)
+
+
+@admin.command("rotate-store-key")
+@click.option(
+    "--store",
+    "store_url",
+    envvar=_STORE.env,
+    show_envvar=True,
+    required=True,
+    help="The store whose secrets to re-seal: sqlite:///path.db or postgresql://...",
+)
+@click.option(
+    "--old-key-file",
+    "old_key_files",
+    multiple=True,
+    help="A store key the secrets are sealed under now (repeatable); none for a store "
+    "run without --store-key-file (secrets in clear).",
+)
+@click.option(
+    "--new-key-file",
+    required=True,
+    help="The store key to seal them under (32 random bytes in base64: openssl rand -base64 32).",
+)
+def rotate_store_key(store_url: str, old_key_files: tuple[str, ...], new_key_file: str) -> None:
+    """Re-seal every client secret of a store under a new store key, in one transaction.
+
+    Works on the store directly (not through a server): stop the servers first,
+    then start them with --store-key-file naming the new key. Each Project is
+    opened with the old key its row names (rows in clear need none), sealed
+    under the new key, and the secret index is rebuilt. If a row was sealed
+    under a key not given, nothing is changed (store.key_mismatch).
+    """
+    import asyncio
+
+    from matchmaker.admin.rekey import rotate
+
+    try:
+        count, key_id = asyncio.run(rotate(store_url, old_key_files, new_key_file))
+    except CodedError as exc:
+        raise AdminFailure(exc) from None
+    click.echo(f"re-sealed the secrets of {count} Project(s) under store key {key_id}")
 
 
 _ACTIONS = {"create": "created", "patch": "patched", "delete": "deleted", "unchanged": "unchanged"}

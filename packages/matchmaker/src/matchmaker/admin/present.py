@@ -25,11 +25,13 @@ def print_projects(projects: Sequence[Mapping[str, Any]]) -> None:
     Console(soft_wrap=True).print(table)
 
 
-def print_project(project: Mapping[str, Any]) -> None:
-    """A Project's fields, then one row per policy; key secrets are not shown."""
+def print_project(project: Mapping[str, Any], etag: str | None = None) -> None:
+    """A Project's fields (and its ETag), then one row per policy; key secrets are not shown."""
     console = Console(soft_wrap=True)
     fields = Table("field", "value", show_header=False)
     fields.add_row("id", str(project["id"]))
+    if etag is not None:
+        fields.add_row("etag", etag)
     fields.add_row("displayName", str(project.get("displayName") or ""))
     fields.add_row("lockdown", "yes" if project.get("lockdown") else "no")
     fields.add_row("keys", f"{len(project.get('keys') or ())} (secrets not shown)")

@@ -19,6 +19,7 @@ from starlette.types import Receive, Scope, Send
 from matchmaker.config import ControlLimits, Limits
 from matchmaker.control.audit import Audit
 from matchmaker.control.auth import BearerAuth
+from matchmaker.control.conditional import if_match
 from matchmaker.control.http import CloseUnreadBodies, read_json_body
 from matchmaker.control.live import LiveEndpoints, Observers
 from matchmaker.control.openapi import openapi_document
@@ -62,33 +63,47 @@ class ControlPlane:
         project = decode_project(body, self._limits, self._control)
         self._refuse_management_key(project)
         async with self._writing:
-            await self._store.create(project)
+            stored = await self._store.create(project)
             self._directory.put(project)
-        headers = {"Location": f"/admin/projects/{urllib.parse.quote(project.id, safe='')}"}
+        headers = {
+            "Location": f"/admin/projects/{urllib.parse.quote(project.id, safe='')}",
+            "ETag": stored.etag,
+        }
         return json_response(project, 201, headers)
 
     async def list_projects(self, request: Request) -> Response:
-        """``GET /admin/projects?limit=&cursor=``: one page of Projects ordered by id."""
+        """``GET /admin/projects?limit=&cursor=``: one page of Projects ordered by id,
+        with the ``ETag`` of each (``etags``, by id) for conditional writes."""
         limit = page_limit(request.query_params.get("limit"))
         cursor = request.query_params.get("cursor")
         after = None if cursor is None else decode_cursor(cursor)
-        projects = await self._store.page(limit=limit + 1, after=after)
-        more = len(projects) > limit
-        projects = projects[:limit]
-        next_cursor = encode_cursor(projects[-1].id) if more else None
-        return json_response(ProjectList(projects=projects, next_cursor=next_cursor))
+        rows = await self._store.page(limit=limit + 1, after=after)
+        more = len(rows) > limit
+        rows = rows[:limit]
+        next_cursor = encode_cursor(rows[-1].project.id) if more else None
+        return json_response(
+            ProjectList(
+                projects=[row.project for row in rows],
+                next_cursor=next_cursor,
+                etags={row.project.id: row.etag for row in rows},
+            )
+        )
 
     async def read(self, request: Request) -> Response:
-        """``GET /admin/projects/{id}``: one Project."""
+        """``GET /admin/projects/{id}``: one Project; its ``ETag`` is what ``If-Match`` takes."""
         project_id = _path_id(request)
-        project = await self._store.get(project_id)
-        if project is None:
+        stored = await self._store.read(project_id)
+        if stored is None:
             raise not_found_error(project_id)
-        return json_response(project)
+        return json_response(stored.project, headers={"ETag": stored.etag})
 
     async def patch(self, request: Request) -> Response:
-        """``PATCH /admin/projects/{id}``: merge-patch the updatable fields; 200 with the result."""
+        """``PATCH /admin/projects/{id}``: merge-patch the updatable fields; 200 with the result.
+
+        With ``If-Match``, 412 ``project.conflict`` unless the Project is still at that ETag.
+        """
         project_id = _path_id(request)
+        revisions = if_match(request)
         body = await read_json_body(request, self._control, (JSON, MERGE_PATCH))
         patch = decode_patch(body, project_id)
 
@@ -98,15 +113,19 @@ class ControlPlane:
             return updated
 
         async with self._writing:
-            project = await self._store.update(project_id, change)
-            self._directory.put(project)
-        return json_response(project)
+            stored = await self._store.update(project_id, change, if_match=revisions)
+            self._directory.put(stored.project)
+        return json_response(stored.project, headers={"ETag": stored.etag})
 
     async def delete(self, request: Request) -> Response:
-        """``DELETE /admin/projects/{id}``: forget the config (live sessions drain); 204."""
+        """``DELETE /admin/projects/{id}``: forget the config (live sessions drain); 204.
+
+        With ``If-Match``, 412 ``project.conflict`` unless the Project is still at that ETag.
+        """
         project_id = _path_id(request)
+        revisions = if_match(request)
         async with self._writing:
-            if not await self._store.delete(project_id):
+            if not await self._store.delete(project_id, if_match=revisions):
                 raise not_found_error(project_id)
             self._directory.remove(project_id)
         return Response(status_code=204)

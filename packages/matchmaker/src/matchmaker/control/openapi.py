@@ -66,6 +66,23 @@ _CONFLICT = _error(
     "The id exists (`project.exists`) or a secret is bound to another Project "
     "(`project.secret_in_use`)"
 )
+_ETAG = {
+    "ETag": {
+        "description": "The Project's revision: send it back as `If-Match` to write only if "
+        "it has not changed since.",
+        "schema": {"type": "string"},
+    }
+}
+_IF_MATCH = {
+    "name": "If-Match",
+    "in": "header",
+    "description": "ETags (from a read) the Project must still have, or `*`; without it the "
+    "write is unconditional.",
+    "schema": {"type": "string"},
+}
+_PRECONDITION = {
+    "412": _error("The Project changed since the If-Match ETag was read (`project.conflict`)")
+}
 _ID = {
     "name": "id",
     "in": "path",
@@ -82,7 +99,11 @@ def openapi_document() -> dict[str, Any]:
         [Project, ProjectPatch, ProjectList, LivePage, ProjectLivePage, ErrorBody, Health],
         ref_template=_REF,
     )
-    project = {"description": "The stored Project", "content": _json(_ref("Project"))}
+    project = {
+        "description": "The stored Project",
+        "headers": _ETAG,
+        "content": _json(_ref("Project")),
+    }
     document = {
         "openapi": "3.1.0",
         "info": {
@@ -125,6 +146,7 @@ def openapi_document() -> dict[str, Any]:
                 },
                 "patch": {
                     "operationId": "patchProject",
+                    "parameters": [_IF_MATCH],
                     "summary": "Merge-patch the updatable fields (arrays replaced whole)",
                     "requestBody": {
                         "required": True,
@@ -138,13 +160,20 @@ def openapi_document() -> dict[str, Any]:
                         **_BODY_ERRORS,
                         **_NOT_FOUND,
                         "409": _CONFLICT,
+                        **_PRECONDITION,
                         **_ERRORS,
                     },
                 },
                 "delete": {
                     "operationId": "deleteProject",
                     "summary": "Forget a Project's config (its live sessions drain)",
-                    "responses": {"204": {"description": "Deleted"}, **_NOT_FOUND, **_ERRORS},
+                    "parameters": [_IF_MATCH],
+                    "responses": {
+                        "204": {"description": "Deleted"},
+                        **_NOT_FOUND,
+                        **_PRECONDITION,
+                        **_ERRORS,
+                    },
                 },
             },
             "/admin/live": {

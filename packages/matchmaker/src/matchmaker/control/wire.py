@@ -26,10 +26,15 @@ class ProjectPatch(msgspec.Struct, forbid_unknown_fields=True, frozen=True, rena
 
 
 class ProjectList(msgspec.Struct, frozen=True):
-    """One page of ``GET /admin/projects``: ordered by id; ``next_cursor`` null on the last."""
+    """One page of ``GET /admin/projects``: ordered by id; ``next_cursor`` null on the last.
+
+    ``etags`` holds the ``ETag`` of each listed Project by id: what ``If-Match``
+    takes to patch or delete it only if it has not changed since this page.
+    """
 
     projects: list[Project]
     next_cursor: str | None
+    etags: dict[str, str] = {}
 
 
 class ErrorDetail(msgspec.Struct, frozen=True, omit_defaults=True):

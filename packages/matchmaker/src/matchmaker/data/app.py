@@ -1,5 +1,5 @@
 """The data-plane ASGI app: ``GET /ws`` (the WebSocket protocol), ``/healthz``, ``/readyz``
-and the browser playground at ``GET /``."""
+and the browser playground at ``GET /`` with the JavaScript client it runs (``/js/``)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from contextlib import asynccontextmanager
 from importlib import resources
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from matchmaker.config import ServerConfig
@@ -69,7 +70,8 @@ def create_data_app(
     ``store_probe`` (the store's ``ping``) makes ``GET /readyz`` answer 503
     while the Project store cannot answer; it also does during shutdown.
     ``metrics`` receives the data plane's counters (a private set without it).
-    ``GET /`` is the playground unless ``config.no_playground``.
+    ``GET /`` is the playground, and ``GET /js/<file>.js`` the JavaScript client it
+    imports (clients/js, built), unless ``config.no_playground``.
     """
     plane = DataPlane(config, directory, shutdown, metrics, cluster)
 
@@ -94,10 +96,13 @@ def create_data_app(
             await plane.stop()
 
     # Any other path (``/admin`` included: it is never served here) is a coded JSON 404.
-    playground = [] if config.no_playground else [Route("/", _playground, methods=["GET"])]
+    playground = [
+        Route("/", _playground, methods=["GET"]),
+        Route("/js/{name}", _client_script, methods=["GET"]),
+    ]
     http = Starlette(
         routes=[
-            *playground,
+            *([] if config.no_playground else playground),
             Route("/healthz", healthz, methods=["GET"]),
             Route(
                 "/readyz",
@@ -111,11 +116,12 @@ def create_data_app(
     return DataApp(plane, http)
 
 
-# The page loads nothing from elsewhere: scripts and styles are inline, the only connection
-# is its own WebSocket (``connect-src 'self'``).
+# The page loads nothing from elsewhere: styles are inline, scripts inline or the client
+# module this port serves (``script-src 'self'``), the only connection is its own WebSocket
+# (``connect-src 'self'``).
 _PLAYGROUND_HEADERS = {
     "Content-Security-Policy": (
-        "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+        "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'; "
         "connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; "
         "frame-ancestors 'none'"
     ),
@@ -129,3 +135,17 @@ async def _playground(request: Request) -> HTMLResponse:
     """``GET /``: the one-page playground (``--no-playground`` turns it off)."""
     page = resources.files("matchmaker.data").joinpath("playground.html").read_text("utf-8")
     return HTMLResponse(page, headers=_PLAYGROUND_HEADERS)
+
+
+# The built JavaScript client, copied into the package by ``npm run sync`` in clients/js.
+_CLIENT_FILES = resources.files("matchmaker.data").joinpath("js")
+
+
+async def _client_script(request: Request) -> Response:
+    """``GET /js/<name>.js``: a module of the JavaScript client the playground imports."""
+    name = str(request.path_params["name"])
+    script = _CLIENT_FILES.joinpath(name)
+    if not name.endswith(".js") or name.startswith(".") or not script.is_file():
+        raise HTTPException(404)
+    headers = {"X-Content-Type-Options": "nosniff", "Cache-Control": "no-cache"}
+    return Response(script.read_bytes(), media_type="text/javascript", headers=headers)

@@ -15,6 +15,8 @@ from typing import Any
 
 import msgspec
 
+from matchmaker.observe.quiet import quiet_third_party_loggers
+
 __all__ = ["JsonFormatter", "TextFormatter", "configure_logging", "fields"]
 
 _ENCODER = msgspec.json.Encoder()
@@ -63,7 +65,10 @@ def configure_logging(level: str, log_format: str) -> None:
 
     Like :func:`logging.basicConfig`, this does nothing when the root logger already has
     handlers: a program embedding the server (or a test runner) keeps its own logging.
+    Libraries that log payloads are held at warning whatever ``level`` says
+    (:mod:`matchmaker.observe.quiet`): no secret reaches a line through them.
     """
+    quiet_third_party_loggers()
     if log_format == "auto":
         log_format = "text" if sys.stderr.isatty() else "json"
     handler = logging.StreamHandler()

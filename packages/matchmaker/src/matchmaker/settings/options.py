@@ -289,6 +289,17 @@ def _server_options() -> list[Option]:
             default_text="sqlite:///matchmaker.db when a key is given",
         ),
         Option(
+            "store_key_file",
+            "--store-key-file",
+            _TEXT,
+            None,
+            store,
+            "File holding the store key (32 random bytes in base64: openssl rand -base64 32). "
+            "Client secrets are sealed with it (AES-GCM) in the SQLite file or PostgreSQL "
+            "table; a store sealed under another key is refused.",
+            default_text="none (secrets stored in clear, with a warning)",
+        ),
+        Option(
             "require_declared_projects",
             "--require-declared-projects",
             Kind("boolean"),

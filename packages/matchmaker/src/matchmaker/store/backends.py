@@ -6,6 +6,7 @@ from pathlib import Path
 
 from matchmaker.errors import MatchmakerError
 from matchmaker.store.base import ProjectStore
+from matchmaker.store.sealing import StoreKey
 from matchmaker.store.url import redact_url
 
 __all__ = ["DEFAULT_STORE_URL", "open_store"]
@@ -13,13 +14,19 @@ __all__ = ["DEFAULT_STORE_URL", "open_store"]
 DEFAULT_STORE_URL = "sqlite:///matchmaker.db"
 
 
-async def open_store(url: str) -> ProjectStore:
-    """Open the store named by ``url``.
+async def open_store(
+    url: str, key: StoreKey | None = None, *, verify_key: bool = True
+) -> ProjectStore:
+    """Open the store named by ``url``, its secrets sealed under ``key`` when given.
 
     ``memory://``, ``sqlite:///relative/file.db`` or ``sqlite:////absolute/file.db``,
     ``postgresql://user@host:port/database`` (also ``postgres://``; needs the
     ``matchmaker[postgres]`` extra; extra query parameters are PostgreSQL
-    settings such as ``search_path``).
+    settings such as ``search_path``). A store whose secrets were written
+    under another key (or in clear, when ``key`` is given) is refused with
+    ``store.key_mismatch`` and nothing in it is changed; ``memory://`` keeps
+    nothing at rest and ignores ``key``. ``verify_key=False`` skips that check:
+    only :meth:`ProjectStore.rekey` may then be relied on.
     """
     scheme = url.partition("://")[0].lower() if "://" in url else ""
     if scheme == "memory":
@@ -32,11 +39,11 @@ async def open_store(url: str) -> ProjectStore:
         path = url[len("sqlite:///") :] if url.lower().startswith("sqlite:///") else ""
         if not path:
             raise _bad_url(url, "expected sqlite:///path/to/file.db")
-        return await SqliteStore.open(Path(path))
+        return await SqliteStore.open(Path(path), key, verify_key=verify_key)
     if scheme in ("postgresql", "postgres"):
         from matchmaker.store.postgres import PostgresStore
 
-        return await PostgresStore.open(url)
+        return await PostgresStore.open(url, key, verify_key=verify_key)
     raise _bad_url(url, "expected memory://, sqlite:///path or postgresql://")
 
 

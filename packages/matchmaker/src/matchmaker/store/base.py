@@ -8,14 +8,13 @@ Project. Every write is one transaction; a failed write changes nothing.
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from typing import Protocol, Self
-
-import msgspec
 
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import Project
+from matchmaker.store.rows import Stored, etag
+from matchmaker.store.sealing import StoreKey
 
 Change = Callable[[Project], Project]
 """A pure function from the stored Project to its replacement; it may raise to abort."""
@@ -23,18 +22,29 @@ Change = Callable[[Project], Project]
 Watcher = Callable[[str | None], None]
 """Told the id of a Project that was written, or ``None`` when anything may have changed."""
 
-_DECODER = msgspec.json.Decoder(Project)
+Revisions = Collection[str] | None
+"""The revisions a conditional write accepts (from ``If-Match``); ``None``: unconditional."""
 
 
 class ProjectStore(Protocol):
-    """Durable (or, for ``memory://``, process-lifetime) Project records, ordered by id."""
+    """Durable (or, for ``memory://``, process-lifetime) Project records, ordered by id.
+
+    Every write gives the Project a new revision (:class:`Stored`, its ``ETag``);
+    ``update`` and ``delete`` take the revisions the caller read (``If-Match``)
+    and refuse with ``project.conflict`` when the Project has changed since.
+    """
 
     @property
     def description(self) -> str:
         """Which store this is, safe to log (no password)."""
         ...
 
-    async def create(self, project: Project) -> None:
+    @property
+    def sealed(self) -> bool | None:
+        """Whether secrets at rest are sealed under a store key; ``None``: nothing is at rest."""
+        ...
+
+    async def create(self, project: Project) -> Stored:
         """Insert a new Project.
 
         Raises ``project.exists`` if the id is taken and ``project.secret_in_use``
@@ -42,26 +52,45 @@ class ProjectStore(Protocol):
         """
         ...
 
+    async def read(self, project_id: str) -> Stored | None:
+        """The Project with this id and its revision, or ``None``."""
+        ...
+
     async def get(self, project_id: str) -> Project | None:
         """The Project with this id, or ``None``."""
         ...
 
-    async def page(self, *, limit: int, after: str | None = None) -> list[Project]:
+    async def page(self, *, limit: int, after: str | None = None) -> list[Stored]:
         """At most ``limit`` Projects with ids greater than ``after``, ordered by id."""
         ...
 
-    async def update(self, project_id: str, change: Change) -> Project:
+    async def update(
+        self, project_id: str, change: Change, *, if_match: Revisions = None
+    ) -> Stored:
         """Replace a Project by ``change(current)`` atomically and return the result.
 
         No concurrent write to the same Project is lost: ``change`` always sees
         the latest committed version. If ``change`` raises, nothing is written
-        and the exception propagates. Raises ``project.not_found`` and
-        ``project.secret_in_use``. ``change`` must keep the id.
+        and the exception propagates. Raises ``project.not_found``,
+        ``project.secret_in_use`` and, when ``if_match`` is given and does not
+        hold the current revision, ``project.conflict``. ``change`` must keep the id.
         """
         ...
 
-    async def delete(self, project_id: str) -> bool:
-        """Remove a Project and its secret bindings; ``False`` if there was none."""
+    async def delete(self, project_id: str, *, if_match: Revisions = None) -> bool:
+        """Remove a Project and its secret bindings; ``False`` if there was none.
+
+        ``if_match`` as for :meth:`update`.
+        """
+        ...
+
+    async def rekey(self, old_keys: Sequence[StoreKey | None], new_key: StoreKey | None) -> int:
+        """Re-seal every stored secret under ``new_key`` in one transaction; how many Projects.
+
+        Each row is opened with the old key its key id names (``None``: in clear).
+        A row under a key not given fails the whole call (``store.key_mismatch``)
+        and nothing is written.
+        """
         ...
 
     async def watch(self, changed: Watcher) -> None:
@@ -88,38 +117,38 @@ class ProjectStore(Protocol):
     async def __aexit__(self, *exc_info: object) -> None: ...
 
 
-class _Closable(Protocol):
+class _Readable(Protocol):
+    async def read(self, project_id: str) -> Stored | None: ...
+
     async def close(self) -> None: ...
 
 
 class ClosedOnExit:
-    """What every backend shares: ``async with store:`` closes the store on the way out,
-    an exception included. An SQLite store left open keeps its worker thread (aiosqlite's,
-    not a daemon) and with it the process alive after ``asyncio.run`` returns."""
+    """What every backend shares: ``get`` is ``read`` without the revision, and
+    ``async with store:`` closes the store on the way out, an exception included.
+    An SQLite store left open keeps its worker thread (aiosqlite's, not a daemon)
+    and with it the process alive after ``asyncio.run`` returns."""
+
+    async def get(self: _Readable, project_id: str) -> Project | None:
+        stored = await self.read(project_id)
+        return None if stored is None else stored.project
 
     async def __aenter__(self) -> Self:
         return self
 
-    async def __aexit__(self: _Closable, *exc_info: object) -> None:
+    async def __aexit__(self: _Readable, *exc_info: object) -> None:
         await self.close()
 
 
-def encode_project(project: Project) -> str:
-    """The stored text form of a Project (its wire JSON)."""
-    return msgspec.json.encode(project).decode()
-
-
-def decode_project(body: str | bytes) -> Project:
-    """A Project back from its stored text; corrupt rows are a coded error."""
-    try:
-        return _DECODER.decode(body)
-    except msgspec.DecodeError as exc:
-        raise MatchmakerError(f"a stored Project is corrupt: {exc}", code="store.corrupt") from exc
-
-
-def secret_digests(project: Project) -> list[bytes]:
-    """SHA-256 digests of a Project's secrets: the unique index stores these, not secrets."""
-    return [hashlib.sha256(key.secret.encode()).digest() for key in project.keys]
+def check_revision(project_id: str, current: str, if_match: Revisions) -> None:
+    """Refuse a conditional write whose ``If-Match`` does not hold the current revision."""
+    if if_match is not None and current not in if_match:
+        raise MatchmakerError(
+            f"Project {project_id!r} changed since it was read (If-Match does not hold its "
+            "current ETag): read it again and retry",
+            code="project.conflict",
+            details={"etag": etag(current)},
+        )
 
 
 def exists_error(project_id: str) -> MatchmakerError:

@@ -20,7 +20,12 @@ from typing import Any
 
 import msgspec
 
-from tasktool.config.discovery import CONFIG_NAME, HOME_CONFIG_ENV
+from tasktool.config.discovery import (
+    CONFIG_NAME,
+    HOME_CONFIG_ENV,
+    TASKMD_CONFIG_NAME,
+    project_config,
+)
 from tasktool.config.document import read_config
 from tasktool.files.storage import atomic_write_text
 from tasktool.files.worktrees import discover_worktrees
@@ -152,10 +157,11 @@ def register(
 ) -> tuple[Project, bool]:
     """Add the project at ``path``; ``(project, False)`` when that folder (or its main
     worktree's copy) is registered already. Refuses a folder without ``.tasktool.yaml``
-    (``projects.no_config``) and an id that is taken (``projects.exists``)."""
-    if not (path / CONFIG_NAME).is_file():
+    or ``.taskmd.yaml`` (``projects.no_config``) and an id that is taken (``projects.exists``)."""
+    if project_config(path) is None:
         raise TaskToolError(
-            f"{path} has no {CONFIG_NAME}; run 'tasktool init' there first",
+            f"{path} has no {CONFIG_NAME} (nor taskmd's {TASKMD_CONFIG_NAME}); "
+            "run 'tasktool init' there first",
             code="projects.no_config",
         )
     folder = project_home(path)

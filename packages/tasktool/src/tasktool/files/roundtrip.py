@@ -21,6 +21,7 @@ from typing import Any
 
 from mtcommon import YamlError
 from tasktool.files.frontmatter import read_frontmatter, repeated_keys
+from tasktool.files.house_style import HouseStyle
 from tasktool.files.taskfile import split_frontmatter
 from tasktool.files.yamltext import quote_style, render_scalar, token_end
 from tasktool.model.errors import TaskToolError
@@ -46,6 +47,8 @@ FIELD_ORDER = (
     "pr",
     "external_id",
 )
+#: Keys placed as another key of :data:`FIELD_ORDER` (an alias).
+_ORDERED_AS = {"created": "created_at"}
 _KEY_LINE = re.compile(
     r"""^(?:"([^"\\]*)"|'([^']*)'|([A-Za-z_][A-Za-z0-9_-]*))[ \t]*:(?=[ \t]|$)"""
 )
@@ -144,9 +147,11 @@ def _value_start(line: str) -> int:
 
 
 class _Editor:
-    """The frontmatter's lines with the edits applied one key at a time."""
+    """The frontmatter's lines with the edits applied one key at a time; ``quotes``: per
+    key, the quote a new key's value (or flow items) opens with (see :class:`HouseStyle`)."""
 
-    def __init__(self, frontmatter: str) -> None:
+    def __init__(self, frontmatter: str, quotes: Mapping[str, str] | None = None) -> None:
+        self.quotes = quotes or {}
         self.lines = _lines(frontmatter)
         self.newline = "\r\n" if any(line.end == "\r\n" for line in self.lines) else "\n"
         if self.lines and not self.lines[-1].end:
@@ -166,7 +171,8 @@ class _Editor:
     def set_scalar(self, key: str, value: str) -> None:
         span = _entries(self.lines).get(key)
         if span is None:
-            self._insert(key, [self._new(f"{key}: {render_scalar(value)}")])
+            style = self.quotes.get(key, "")
+            self._insert(key, [self._new(f"{key}: {render_scalar(value, style=style)}")])
             return
         start, end = span
         line = self.lines[start].text
@@ -242,7 +248,8 @@ class _Editor:
     def _fresh_list(self, key: str, values: Sequence[str]) -> list[_Line]:
         block = self._block_lead()
         if block is None:
-            items = ", ".join(render_scalar(value, in_flow=True) for value in values)
+            style = self.quotes.get(key, "")
+            items = ", ".join(render_scalar(value, style=style, in_flow=True) for value in values)
             return [self._new(f"{key}: [{items}]")]
         return [self._new(f"{key}:")] + [
             self._new(block + render_scalar(value)) for value in values
@@ -257,7 +264,9 @@ class _Editor:
         return None
 
     def _insert(self, key: str, new: list[_Line]) -> None:
-        spans = _entries(self.lines)
+        # ``created`` (taskmd's spelling) holds ``created_at``'s place in the order.
+        spans = {_ORDERED_AS.get(name, name): span for name, span in _entries(self.lines).items()}
+        key = _ORDERED_AS.get(key, key)
         order = FIELD_ORDER.index(key) if key in FIELD_ORDER else len(FIELD_ORDER)
         before = [spans[name][1] for name in FIELD_ORDER[:order] if name in spans]
         position = max(before) if before else _last_end(spans, len(self.lines))
@@ -453,12 +462,20 @@ def apply_frontmatter(
     return f"{text[:opening_end]}{edited}{closing}{new_body}"
 
 
-def new_task_text(fields: Mapping[str, Any], body: str = "") -> str:
+def new_task_text(
+    fields: Mapping[str, Any], body: str = "", style: HouseStyle | None = None
+) -> str:
     """A new task file: keys in :data:`FIELD_ORDER`, lists in flow style, dates plain
-    (``created_at: 2026-02-19``); no body section when there is no body."""
+    (``created_at: 2026-02-19``); no body section when there is no body. ``style``: the
+    repository's (:func:`~tasktool.files.house_style.learn_style`): its date key and the
+    quoting of each key."""
     _check_text("body", body)
-    editor = _Editor("")
+    style = style or HouseStyle()
+    editor = _Editor("", style.quotes)
     ordered = sorted(fields, key=lambda k: FIELD_ORDER.index(k) if k in FIELD_ORDER else 99)
-    _apply(editor, {key: fields[key] for key in ordered if fields[key] is not None}, {})
+    values = {key: fields[key] for key in ordered if fields[key] is not None}
+    if "created_at" in values and "created" not in values and style.date_key == "created":
+        values = {("created" if key == "created_at" else key): v for key, v in values.items()}
+    _apply(editor, values, {})
     text = body if not body or body.endswith("\n") else body + "\n"
     return f"---\n{editor.text()}---\n{text}"

@@ -428,10 +428,14 @@ class Scan:
         compute: Callable[[], ScanResult],
         *,
         cache: ParseCache | None = None,
+        folders: Sequence[str] | None = None,
     ) -> None:
         self.identity = identity
         self._compute = compute
         self._cache = cache  # the cache read for the identity (its rows are the result)
+        #: Every folder the walk entered (absolute paths), ``None`` for a scan made
+        #: elsewhere: where a worklog lookup looks for ``.worklogs/`` folders.
+        self.folders = folders
 
     @property
     def broken(self) -> tuple[Diagnostic, ...]:
@@ -512,11 +516,12 @@ def scan_source(
     cache = ParseCache.open(root) if use_cache else ParseCache.empty()
     known = cache.walked(ignore)
     walked = walk(root, ignore, known)
+    folders = [folder.path for folder, _ in walked]
     if cache.identity is not None and known == [folder for folder, _ in walked]:
         compute = functools.partial(_from_cache, root, ignore, walked, cache, bodies=bodies)
-        return Scan(cache.identity, compute, cache=cache)
+        return Scan(cache.identity, compute, cache=cache, folders=folders)
     result, written = _rescan(root, ignore, walked, cache, bodies=bodies)
-    return Scan(written, lambda: result)
+    return Scan(written, lambda: result, folders=folders)
 
 
 def _from_cache(

@@ -36,6 +36,39 @@ def read_regular(path: Path, max_bytes: int | None = None) -> tuple[os.stat_resu
         return stat, handle.read(max_bytes + 1)
 
 
+#: A temporary file of :func:`atomic_write_bytes` untouched this long (seconds) was left by
+#: a writer that died (kill -9, power loss): a live writer fills and renames its file in
+#: well under a second, so a concurrent writer's file is never taken for stale.
+STALE_TEMP_S = 15 * 60
+#: The temporary name of a Markdown file: ``.<name>.md.<mkstemp's 8 characters>.tmp``.
+_MD_TEMP = re.compile(r"\..+\.md\.[a-z0-9_]{8}\.tmp")
+
+
+def stale_temps(folder: Path, *, now: float | None = None) -> list[Path]:
+    """This tool's temporary Markdown files in ``folder`` older than :data:`STALE_TEMP_S`."""
+    import time  # writers and validate only
+
+    limit = (time.time() if now is None else now) - STALE_TEMP_S
+    found: list[Path] = []
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name.endswith(".tmp") and _MD_TEMP.fullmatch(entry.name):
+                    with contextlib.suppress(OSError):
+                        if entry.stat(follow_symlinks=False).st_mtime < limit:
+                            found.append(Path(entry.path))
+    except OSError:
+        return []
+    return sorted(found)
+
+
+def remove_stale_temps(folder: Path) -> None:
+    """Delete :func:`stale_temps` of ``folder`` (best effort: a write never fails for it)."""
+    for path in stale_temps(folder):
+        with contextlib.suppress(OSError):
+            path.unlink()
+
+
 def ensure_state_dir(task_dir: Path) -> Path:
     """``<task dir>/.tasktool`` with a ``.gitignore`` that keeps it out of version control."""
     state = task_dir / STATE_DIR

@@ -66,6 +66,7 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
         "An argument that is not valid UTF-8, or a field with a control character",
         _FAILED,
     ),
+    ("task.too_large", "A title, value, list or body past its size limit", (1, 413)),
     ("task.exists", "An id or file that already exists", _CONFLICT),
     ("task.referenced", "rm of a task others depend on (use --force)", _CONFLICT),
     ("task.unresolved", "archive of an unfinished task (use --force)", _CONFLICT),
@@ -96,6 +97,7 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
         _UNREADABLE,
     ),
     # validate findings over the loaded tasks.
+    ("task.stale_temp", "A temporary file an interrupted write left (warning)", _FINDING),
     ("task.duplicate_id", "One id in several files", _FINDING),
     (
         "task.ambiguous_id",
@@ -120,7 +122,11 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("projects.not_found", "--project, unregister or default_project naming no project", _MISSING),
     ("projects.folder_missing", "A registered project whose folder no longer exists", _MISSING),
     ("projects.exists", "projects register --id with an id already taken", _CONFLICT),
-    ("projects.no_config", "projects register on a folder without .tasktool.yaml", _FAILED),
+    (
+        "projects.no_config",
+        "projects register on a folder without .tasktool.yaml or .taskmd.yaml",
+        _FAILED,
+    ),
     (
         "projects.invalid",
         "projects or default_project of the wrong shape in the global file",
@@ -217,6 +223,7 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("web.unsupported_media_type", "A dashboard write that is not application/json", (1, 415)),
     ("web.read_only", "A dashboard write in read-only mode; nothing written", (1, 403)),
     ("web.invalid_json", "A dashboard write whose body is not JSON", _FAILED),
+    ("web.too_large", "A dashboard write whose request body is past 4 MiB", (1, 413)),
     ("web.invalid_parameter", "A dashboard query parameter of the wrong form", _FAILED),
     ("web.not_found", "No dashboard page at that path", _MISSING),
     ("web.method_not_allowed", "A method the dashboard path does not take", (1, 405)),

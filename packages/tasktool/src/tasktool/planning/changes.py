@@ -18,6 +18,7 @@ import msgspec
 
 from tasktool.files.taskfile import LIST_FIELDS, SCALAR_FIELDS
 from tasktool.model.errors import TaskToolError
+from tasktool.model.limits import check_body_size, check_list_size, check_value_size
 from tasktool.model.settings import Settings
 from tasktool.model.task import Task
 from tasktool.model.vocabulary import (
@@ -132,11 +133,15 @@ def plan_update(
                 raise TaskToolError(f"{field} cannot be cleared", code=INVALID_CODE[field])
             updates[field] = REMOVE
             continue
+        check_value_size(field, value)
         check_value(field, value, settings)
         updates[field] = value
+    if change.body is not None:
+        check_body_size(change.body)
     if updates.get("parent"):
         check_references(task.id, "parent", [updates["parent"]], known_ids)
     for field, values in _list_updates(task, change).items():
+        check_list_size(field, values)
         updates[field] = values
     if "dependencies" in updates:
         added = set(updates["dependencies"]) - set(task.dependencies)
@@ -177,8 +182,29 @@ EDITABLE_SCALARS: tuple[str, ...] = (
 EDITABLE_LISTS: tuple[str, ...] = ("tags", "dependencies")
 
 
-def _field_error(code: str, message: str) -> dict[str, str]:
+def field_error(code: str, message: str) -> dict[str, str]:
+    """One entry of ``task.invalid_fields``' ``details["fields"]``."""
     return {"code": code, "message": message}
+
+
+def json_type_error(field: str, value: object, *, is_list: bool) -> dict[str, str] | None:
+    """The ``task.invalid_value`` of a JSON field of the wrong type (a scalar: a string or
+    ``null``; a list: strings), or ``None``."""
+    if is_list:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            return field_error("task.invalid_value", f"{field} must be a list of strings")
+    elif value is not None and not isinstance(value, str):
+        return field_error("task.invalid_value", f"{field} must be a string")
+    return None
+
+
+def invalid_fields(errors: Mapping[str, dict[str, str]]) -> TaskToolError:
+    """One error naming every bad field, each with its own code in ``details["fields"]``."""
+    return TaskToolError(
+        f"invalid fields: {', '.join(errors)}",
+        code="task.invalid_fields",
+        details={"fields": dict(errors)},
+    )
 
 
 def change_from_json(
@@ -200,40 +226,31 @@ def change_from_json(
     errors: dict[str, dict[str, str]] = {}
     single: dict[str, TaskChange] = {}
     for field, value in payload.items():
-        if field in EDITABLE_SCALARS:
-            if value is not None and not isinstance(value, str):
-                errors[field] = _field_error("task.invalid_value", f"{field} must be a string")
-                continue
-            single[field] = TaskChange(set={field: value})
-        elif field in EDITABLE_LISTS:
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                errors[field] = _field_error(
-                    "task.invalid_value", f"{field} must be a list of strings"
-                )
-                continue
-            items = tuple(item.strip() for item in value if item.strip())
-            single[field] = TaskChange(replace={field: items})
-        elif field == "body":
-            if not isinstance(value, str):
-                errors[field] = _field_error("task.invalid_value", "body must be a string")
-                continue
-            single[field] = TaskChange(body=value)
-        else:
+        if field not in (*EDITABLE_SCALARS, *EDITABLE_LISTS, "body"):
             known = ", ".join((*EDITABLE_SCALARS, *EDITABLE_LISTS, "body"))
-            errors[field] = _field_error(
+            errors[field] = field_error(
                 "task.unknown_field", f"{field!r} cannot be edited; editable: {known}"
             )
+            continue
+        wrong = json_type_error(field, value, is_list=field in EDITABLE_LISTS)
+        if field == "body" and value is None:
+            wrong = field_error("task.invalid_value", "body must be a string")
+        if wrong is not None:
+            errors[field] = wrong
+        elif field in EDITABLE_SCALARS:
+            single[field] = TaskChange(set={field: value})
+        elif field in EDITABLE_LISTS:
+            items = tuple(item.strip() for item in value if item.strip())
+            single[field] = TaskChange(replace={field: items})
+        else:
+            single[field] = TaskChange(body=value)
     for field, change in single.items():
         try:
             plan_update(task, change, settings, known_ids, today)
         except TaskToolError as exc:
-            errors[field] = _field_error(exc.code, exc.message)
+            errors[field] = field_error(exc.code, exc.message)
     if errors:
-        raise TaskToolError(
-            f"invalid fields: {', '.join(errors)}",
-            code="task.invalid_fields",
-            details={"fields": errors},
-        )
+        raise invalid_fields(errors)
     return TaskChange(
         set={f: c.set[f] for f, c in single.items() if f in EDITABLE_SCALARS},
         replace={f: c.replace[f] for f, c in single.items() if f in EDITABLE_LISTS},

@@ -24,13 +24,14 @@ The planning commands (next, tracks, board, stats, graph, validate) take
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from tasktool.config import LoadedConfig, Overrides, load_config
-from tasktool.files.scan import Scan, ScanResult, at_positions, scan_source
+from tasktool.config import LoadedConfig, Overrides, load_config, taskmd_notice
+from tasktool.files.scan import ARCHIVE_DIR, Scan, ScanResult, at_positions, scan_source, walk
 from tasktool.files.taskfile import is_safe_id
 from tasktool.files.worktrees import WorktreeSet, discover_worktrees
 from tasktool.model.diagnostics import Diagnostic
@@ -233,23 +234,65 @@ class Repository:
         that cannot name a file safely. ``holder``: the task :meth:`get` returns for this
         id, when the caller has it (found without decoding every task).
 
-        taskmd keeps a ``.worklogs/`` folder next to the task files of each group folder;
-        this tool's default is ``<task dir>/.worklogs/``. An existing file wins (the
-        task's own folder first, then the root); a new one goes next to the task when its
+        taskmd keeps a ``.worklogs/`` folder next to the task files of each group folder
+        and leaves it there when it archives a task; this tool's default is
+        ``<task dir>/.worklogs/``. An existing file wins: the task's own folder's, then
+        the folder an archived task was archived from, then the root's, then the one
+        ``.worklogs/<id>.md`` anywhere in the tree when exactly one exists (a worklog
+        written beside another group's tasks). A new one goes next to the task when its
         folder already has a ``.worklogs/`` folder, else to the root.
         """
         if not is_safe_id(task_id):
             raise TaskToolError(
                 f"id {task_id!r} cannot name a worklog file", code="task.invalid_id"
             )
-        root = self.task_dir / WORKLOG_DIR / f"{task_id}.md"
+        name = f"{task_id}.md"
+        root = self.task_dir / WORKLOG_DIR / name
         task = holder or self.by_id.get(task_id)
         if task is None:
             return root
-        local = Path(task.file_path).parent / WORKLOG_DIR / f"{task_id}.md"
-        if local == root or local.exists() or (local.parent.is_dir() and not root.exists()):
-            return local
-        return root
+        folder = Path(task.file_path).parent
+        local = folder / WORKLOG_DIR / name
+        places = [local, root]
+        below = folder.is_relative_to(self.task_dir)
+        if task.archived and below and ARCHIVE_DIR in folder.relative_to(self.task_dir).parts:
+            places.insert(1, active_place(self.task_dir, folder) / WORKLOG_DIR / name)
+        for place in places:
+            if place.exists():
+                return place
+        elsewhere = self.worklog_files.get(name, ())
+        if len(elsewhere) == 1:
+            return elsewhere[0]
+        return local if local.parent.is_dir() else root
+
+    @cached_property
+    def worklog_files(self) -> Mapping[str, tuple[Path, ...]]:
+        """Every ``.worklogs/<name>.md`` file in the folders the scan entered, by name:
+        one listing per folder, made once per run and only when a worklog is not where a
+        task's own folders keep it (a lookup per task would walk the tree each time)."""
+        folders = self._scan.folders
+        if folders is None:
+            folders = [folder.path for folder, _ in walk(self.task_dir, self.settings.ignore)]
+        found: dict[str, list[Path]] = {}
+        for folder in folders:
+            logs = os.path.join(folder, WORKLOG_DIR)
+            try:
+                with os.scandir(logs) as entries:
+                    names = [e.name for e in entries if e.name.endswith(".md") and e.is_file()]
+            except OSError:  # no such folder (the usual case), or not readable
+                continue
+            for entry in names:
+                found.setdefault(entry, []).append(Path(logs, entry))
+        return {entry: tuple(paths) for entry, paths in found.items()}
+
+
+def active_place(task_dir: Path, path: Path) -> Path:
+    """Where an archived file or folder belongs among the active ones: its path without
+    the innermost ``archive`` folder (``tasks/archive/cli/7.md`` and
+    ``tasks/cli/archive/7.md`` both give ``tasks/cli/7.md``)."""
+    parts = list(path.relative_to(task_dir).parts)
+    del parts[len(parts) - 1 - parts[::-1].index(ARCHIVE_DIR)]
+    return task_dir.joinpath(*parts)
 
 
 def ambiguous_id(task_id: str, paths: Sequence[str]) -> TaskToolError:
@@ -331,14 +374,19 @@ def serving_loader(
     overrides: Overrides | None, warn: Callable[[str], None]
 ) -> tuple[Loader, Repository]:
     """For a front end that serves the tasks (web, export, MCP): its :class:`Loader` and a
-    first load, which warns about broken task files (unless quiet: ``-q``, ``quiet``) and
+    first load, which says when the config is taskmd's, warns about broken task files
+    and a task directory not made yet (none of it when quiet: ``-q``, ``quiet``), and
     refuses (``config.next.*``) when the config's ``next`` section is malformed, since
     ``next`` is among what it serves."""
     load = loader(overrides)
     repo = load()
     repo.config.require_next_config()
+    if repo.settings.quiet:
+        return load, repo
+    notice = taskmd_notice(repo.config.file)
+    if notice is not None:
+        warn(notice)
     note = repo.absent_note()
-    problems = () if repo.settings.quiet else (*repo.broken, *([note] if note else []))
-    for problem in problems:
+    for problem in (*repo.broken, *([note] if note else [])):
         warn(f"{problem.message} [{problem.code}]")
     return load, repo

@@ -1,7 +1,7 @@
 """Worklogs: dated notes per task in ``<task dir>/.worklogs/<id>.md``.
 
-Each entry is a ``## <UTC timestamp>`` heading (``2026-01-31T09:15:00Z``)
-followed by its text. Reading always works; writing is allowed only with
+Each entry is a ``## <UTC timestamp>`` heading (``2026-01-31T09:15:00Z``, or a date alone,
+``2026-01-31``) followed by its text. Reading always works; writing is allowed only with
 ``worklogs: true`` in the config, and a refusal says so. An append rewrites
 the file atomically (temporary file, fsync, rename) under the task's worklog
 lock in ``.tasktool/locks/``, so concurrent writers never lose entries.
@@ -31,9 +31,10 @@ __all__ = [
 ]
 
 #: ``## <UTC timestamp>``, optionally followed by a title (``## 2026-02-19T00:00:00Z —
-#: Completed``, as taskmd writes them).
+#: Completed``, as taskmd writes them); a date alone (``## 2026-02-25``, as people write
+#: them by hand) is an entry too.
 _HEADING = re.compile(
-    r"^## (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z)"
+    r"^## (\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z)?)"
     r"(?:(?:[ \t]*[-\u2013\u2014:]|[ \t])[ \t]*(\S[^\r\n]*?))?[ \t]*\r?$",
     re.MULTILINE,
 )

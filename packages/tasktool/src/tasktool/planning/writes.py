@@ -15,12 +15,19 @@ from typing import Any
 
 import msgspec
 
+from tasktool.files.house_style import HouseStyle, learn_style
 from tasktool.files.roundtrip import apply_frontmatter, new_task_text
 from tasktool.files.scan import ARCHIVE_DIR, is_scanned_folder, parse_entry, read_entry, scan_tasks
-from tasktool.files.storage import atomic_write_text, repository_lock, task_lock
+from tasktool.files.storage import (
+    atomic_write_text,
+    remove_stale_temps,
+    repository_lock,
+    task_lock,
+)
 from tasktool.files.taskfile import is_safe_id, task_filename
 from tasktool.model.errors import TaskToolError
 from tasktool.model.ids import next_id
+from tasktool.model.limits import check_fields_size
 from tasktool.model.settings import Settings
 from tasktool.model.task import Task
 from tasktool.planning.changes import (
@@ -31,7 +38,7 @@ from tasktool.planning.changes import (
     plan_create,
     plan_update,
 )
-from tasktool.planning.repository import WORKLOG_DIR, Repository
+from tasktool.planning.repository import WORKLOG_DIR, Repository, active_place
 
 
 def today() -> str:
@@ -102,26 +109,42 @@ def update_task(repo: Repository, task_id: str, change: TaskChange) -> Task:
         updates = plan_update(current, change, repo.settings, repo.ids, today())
         edited = apply_frontmatter(text, updates, source=str(path), body=change.body)
         _replace(path, edited, seen, task_id)
+        remove_stale_temps(path.parent)  # a killed writer's leftovers (see stale_temps)
         return _parsed(repo, path, task_id)
 
 
 def _group_folder(repo: Repository, group: str) -> Path:
     """``<task dir>/<group>``, refused when a task written there would not be listed: a
     path outside the task directory, or a hidden, skipped or ignored folder (its id would
-    then be handed out again)."""
+    then be handed out again). Symlinks are resolved first, since the scan does not follow
+    them: a linked folder leading out of the task directory (or into a hidden one) is
+    refused, and one leading to another folder of it gives that folder."""
     relative = group.rstrip("/")
     parts = relative.split("/")
+    resolved = _resolved_group(repo, relative)
     if (
         os.path.isabs(group)
         or any(part in {"", ".", ".."} for part in parts)
         or not is_scanned_folder(relative, repo.settings.ignore)
+        or resolved is None
+        or not is_scanned_folder(resolved, repo.settings.ignore)
     ):
         raise TaskToolError(
             f"invalid group {group!r}: name a folder below the task directory that is not "
-            "hidden, skipped or ignored (no '..', no absolute path)",
+            "hidden, skipped or ignored (no '..', no absolute path, no link leading out)",
             code="task.invalid_group",
         )
-    return repo.task_dir / relative
+    return repo.task_dir / resolved
+
+
+def _resolved_group(repo: Repository, relative: str) -> str | None:
+    """``relative`` with links resolved, relative to the (resolved) task directory;
+    ``None`` when it leads out of it."""
+    root = Path(os.path.realpath(repo.task_dir))
+    target = Path(os.path.realpath(repo.task_dir / relative))
+    if target == root or not target.is_relative_to(root):
+        return None
+    return target.relative_to(root).as_posix()
 
 
 class NewTask(msgspec.Struct, frozen=True, kw_only=True):
@@ -132,7 +155,8 @@ class NewTask(msgspec.Struct, frozen=True, kw_only=True):
     group: str | None = None
 
 
-def _check_fields(fields: dict[str, Any], settings: Settings) -> None:
+def _check_fields(fields: dict[str, Any], body: str, settings: Settings) -> None:
+    check_fields_size(fields, body)
     for field, value in fields.items():
         if isinstance(value, str):
             check_value(field, value, settings)
@@ -141,9 +165,19 @@ def _check_fields(fields: dict[str, Any], settings: Settings) -> None:
                 check_text(field, str(item))
 
 
-def _write_new(repo: Repository, existing: set[str], task: NewTask, task_id: str | None) -> Task:
-    """Write one new task file; the caller holds the repository lock and ``existing`` holds
-    every id taken (this one is added)."""
+def _write_new(
+    repo: Repository,
+    existing: set[str],
+    task: NewTask,
+    task_id: str | None,
+    *,
+    style: HouseStyle,
+    swept: set[Path],
+) -> Task:
+    """Write one new task file in the repository's ``style``; the caller holds the
+    repository lock and ``existing`` holds every id taken (this one is added). The
+    folder's stale temporary files are removed once per batch (``swept`` holds the folders
+    done)."""
     fields = task.fields
     if task_id is None:
         task_id = next_id(repo.settings, existing)
@@ -163,17 +197,23 @@ def _write_new(repo: Repository, existing: set[str], task: NewTask, task_id: str
     folder.mkdir(parents=True, exist_ok=True)
     data = {"id": task_id, **plan_create(fields, today())}
     try:
-        atomic_write_text(path, new_task_text(data, task.body), exclusive=True)
+        atomic_write_text(path, new_task_text(data, task.body, style), exclusive=True)
     except FileExistsError:
         raise TaskToolError(f"{path} already exists", code="task.exists") from None
     existing.add(task_id)
+    if folder not in swept:
+        swept.add(folder)
+        remove_stale_temps(folder)
     return _parsed(repo, path, task_id)
 
 
-def _taken(repo: Repository) -> set[str]:
+def _taken(repo: Repository) -> tuple[set[str], HouseStyle]:
     """Every id taken now: this worktree's files re-scanned (call inside the lock: another
-    process may have taken an id meanwhile), and the sibling worktrees' ids."""
-    return set(scan_tasks(repo.task_dir, repo.settings.ignore).taken_ids) | repo.sibling_ids
+    process may have taken an id meanwhile), and the sibling worktrees' ids; and the
+    style of those files, which new ones follow."""
+    found = scan_tasks(repo.task_dir, repo.settings.ignore)
+    style = learn_style([task.file_path for task in found.tasks + found.archived])
+    return set(found.taken_ids) | repo.sibling_ids, style
 
 
 def create_task(
@@ -186,10 +226,11 @@ def create_task(
 ) -> Task:
     """Write a new task file ``<task dir>/[<group>/]<id>-<slug>.md``; the id comes from the
     configured strategy unless given. Fields are checked like ``set`` checks them."""
-    _check_fields(fields, repo.settings)
+    _check_fields(fields, body, repo.settings)
     with repository_lock(repo.task_dir):
-        existing = _taken(repo)
-        return _write_new(repo, existing, NewTask(fields=fields, body=body, group=group), task_id)
+        existing, style = _taken(repo)
+        new = NewTask(fields=fields, body=body, group=group)
+        return _write_new(repo, existing, new, task_id, style=style, swept=set())
 
 
 def create_tasks(repo: Repository, batch: Sequence[NewTask]) -> list[Task | TaskToolError]:
@@ -197,12 +238,13 @@ def create_tasks(repo: Repository, batch: Sequence[NewTask]) -> list[Task | Task
     an import of hundreds quadratic). Ids come from the configured strategy; a task that
     cannot be written has its error in its place, and the others are still written."""
     results: list[Task | TaskToolError] = []
+    swept: set[Path] = set()
     with repository_lock(repo.task_dir):
-        existing = _taken(repo)
+        existing, style = _taken(repo)
         for task in batch:
             try:
-                _check_fields(task.fields, repo.settings)
-                results.append(_write_new(repo, existing, task, None))
+                _check_fields(task.fields, task.body, repo.settings)
+                results.append(_write_new(repo, existing, task, None, style=style, swept=swept))
             except TaskToolError as exc:
                 results.append(exc)
             except OSError as exc:
@@ -276,16 +318,6 @@ def archive_task(repo: Repository, task_id: str) -> Path:
     return target
 
 
-def _restore_target(repo: Repository, source: Path) -> Path:
-    """The active place of an archived file: its path without the innermost ``archive``
-    folder (``tasks/archive/cli/7.md`` and ``tasks/cli/archive/7.md`` both go to
-    ``tasks/cli/7.md``)."""
-    parts = list(source.relative_to(repo.task_dir).parts)
-    index = len(parts) - 1 - parts[::-1].index(ARCHIVE_DIR)
-    del parts[index]
-    return repo.task_dir.joinpath(*parts)
-
-
 def restore_task(repo: Repository, task_id: str) -> Path:
     """Move an archived task back among the active ones (the inverse of
     :func:`archive_task`), and a worklog kept next to it; refuses when an active task
@@ -301,7 +333,7 @@ def restore_task(repo: Repository, task_id: str) -> Path:
         )
     task = repo.local(task_id)  # several archived copies: task.ambiguous_id
     source = Path(task.file_path)
-    target = _restore_target(repo, source)
+    target = active_place(repo.task_dir, source)
     _move_task(repo, task_id, source, target)
     return target
 

@@ -46,6 +46,8 @@ __all__ = [
     "rank",
     "related_tasks",
     "repository_stats",
+    "search_document",
+    "stale_temps",
     "stats_document",
     "task_detail",
     "tasks_document",
@@ -228,7 +230,32 @@ def validation_report(load: Loader) -> ValidationReport:
     checks = derived(
         repo, "validate", (), list[Diagnostic], lambda: check_tasks(repo.graph, repo.settings)
     )
-    return build_report(repo.config_diagnostics, repo.broken, checks, repo.worktree_diagnostics)
+    return build_report(
+        repo.config_diagnostics, repo.broken, checks, repo.worktree_diagnostics, stale_temps(repo)
+    )
+
+
+def stale_temps(repo: Repository) -> list[Diagnostic]:
+    """``task.stale_temp`` warnings: temporary files a killed writer left in the task
+    directory or a folder holding tasks (the next write there removes them)."""
+    from pathlib import Path
+
+    from tasktool.files import storage
+
+    root = repo.task_dir
+    folders = {root} | {Path(task.file_path).parent for task in repo.all_tasks}
+    return [
+        Diagnostic(
+            severity="warning",
+            code="task.stale_temp",
+            message=f"{path.relative_to(root)}: a temporary file left by an interrupted "
+            "write; the next write in its folder removes it (or delete it)",
+            file=str(path),
+        )
+        for folder in sorted(folders)
+        if folder == root or folder.is_relative_to(root)
+        for path in storage.stale_temps(folder)
+    ]
 
 
 def config_document(loaded: LoadedConfig) -> dict[str, Any]:
@@ -263,6 +290,25 @@ def tasks_document(
 ) -> list[dict[str, Any]]:
     """``GET /api/tasks``: the ``list`` JSON."""
     return task_views(list_tasks(repo, filters=filters, sort=sort, limit=limit, archived=archived))
+
+
+def search_document(
+    repo: Repository,
+    text: str,
+    *,
+    filters: Sequence[str] = (),
+    limit: int = 0,
+    archived: bool = False,
+) -> list[dict[str, Any]]:
+    """``search``'s JSON (the CLI's and ``GET /api/tasks?q=``): the ``list`` items whose
+    title or body hold every word of ``text``, each with its ``score``, best first."""
+    from tasktool.planning.search import search_tasks
+
+    hits = search_tasks(list_tasks(repo, filters=filters, archived=archived), text)
+    if limit:
+        hits = hits[:limit]
+    views = task_views([hit.task for hit in hits])
+    return [{"score": hit.score, **view} for hit, view in zip(hits, views, strict=True)]
 
 
 def related_tasks(repo: Repository, detail: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

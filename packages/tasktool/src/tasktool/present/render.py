@@ -171,10 +171,11 @@ def emit_table(
             out.write(f"{title}\n")
         out.write(plain_table(rows, columns))
         return
-    from tasktool.present.terminal import colour_off, fitted_table, terminal_width
+    from tasktool.present.terminal import colour_off, fitted_table, printable, terminal_width
 
     bold = not colour_off(no_color)
     if title:
+        title = printable(title)
         out.write(f"\x1b[1m{title}\x1b[0m\n" if bold else f"{title}\n")
     out.write(fitted_table(rows, columns, width=terminal_width(), bold=bold, cell=cell))
 
@@ -186,17 +187,35 @@ def emit_fields(
     out = out or sys.stdout
     width = max((len(key) for key, _ in pairs), default=0)
     bold = False
+    shown: Callable[[str], str] = str
     if is_terminal(out):
-        from tasktool.present.terminal import colour_off
+        from tasktool.present.terminal import colour_off, printable
 
         bold = not colour_off(no_color)
+        shown = printable
     for key, value in pairs:
         label = f"{key + ':':<{width + 1}}"
         if bold:
             label = f"\x1b[1m{label}\x1b[0m"
-        out.write(f"{label} {cell(value)}".rstrip() + "\n")
+        out.write(f"{label} {shown(cell(value))}".rstrip() + "\n")
 
 
-def emit_text(text: str, *, out: TextIO | None = None) -> None:
-    """Free text (a task body), as is."""
-    (out or sys.stdout).write(text if text.endswith("\n") or not text else text + "\n")
+def for_terminal(text: str, out: TextIO) -> str:
+    """``text`` with its control characters made visible when ``out`` is a terminal
+    (:func:`tasktool.present.terminal.printable`): task fields, file names and remote data
+    never drive the user's terminal. Unchanged otherwise."""
+    if not is_terminal(out):
+        return text
+    from tasktool.present.terminal import printable
+
+    return printable(text)
+
+
+def emit_text(text: str, *, out: TextIO | None = None, escaped: bool = False) -> None:
+    """Free text (a task body, a message naming a task) as is, through
+    :func:`for_terminal` unless the caller ``escaped`` it already (text holding its own
+    colour sequences)."""
+    out = out or sys.stdout
+    if not escaped:
+        text = for_terminal(text, out)
+    out.write(text if text.endswith("\n") or not text else text + "\n")

@@ -10,6 +10,7 @@ Headers are bold unless colour is off (``--no-color``, ``NO_COLOR``).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -34,6 +35,26 @@ DROP_ORDER = (
 MIN_TITLE = 24
 GAP = "  "
 ELLIPSIS = "\u2026"
+
+
+#: Characters a terminal acts on instead of showing: C0 controls but tab and line feed
+#: (ESC starts colour, title and clipboard sequences; CR and BS overwrite), DEL, C1 controls
+#: (U+009B is a CSI of its own) and the bidirectional overrides that reorder a line.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """``text`` safe to write to a terminal: every control character as a visible escape
+    (NUL as ``\\x00``, ESC as ``\\x1b``), so task fields cannot move the cursor, recolour
+    or retitle the terminal. Tabs and line breaks stay."""
+    if text.isprintable() or not _CONTROL.search(text):
+        return text
+    return _CONTROL.sub(_escaped, text)
 
 
 def terminal_width() -> int:
@@ -125,7 +146,9 @@ def fitted_table(
     cell: Any,
 ) -> str:
     """The table as text fitted to ``width`` columns; ``cell`` turns a value into text."""
-    texts = [[cell(row.get(column)).replace("\n", " ") for column in columns] for row in rows]
+    texts = [
+        [printable(cell(row.get(column)).replace("\n", " ")) for column in columns] for row in rows
+    ]
     widths = {
         column: max([width_of(column), *(width_of(line[i]) for line in texts)])
         for i, column in enumerate(columns)
@@ -161,10 +184,12 @@ def side_by_side(
         return None
     height = max(len(cards) for _, cards in columns)
     lines: list[str] = []
-    heads = [clip(name, size) for name, _ in columns]
+    heads = [clip(printable(name), size) for name, _ in columns]
     head = GAP.join(text + " " * (size - width_of(text)) for text in heads).rstrip()
     lines.append(f"\x1b[1m{head}\x1b[0m" if bold else head)
     for row in range(height):
-        cells = [clip(cards[row], size) if row < len(cards) else "" for _, cards in columns]
+        cells = [
+            clip(printable(cards[row]), size) if row < len(cards) else "" for _, cards in columns
+        ]
         lines.append(GAP.join(text + " " * (size - width_of(text)) for text in cells).rstrip())
     return "\n".join(lines) + "\n"

@@ -15,9 +15,11 @@ from typing import Protocol
 
 import click
 
+from tasktool.config.sync import SourceConfig
+from tasktool.model.errors import TaskToolError
 from tasktool.model.extras import require
 from tasktool.planning.repository import Repository
-from tasktool.present.render import FORMATS, emit_data
+from tasktool.present.render import FORMATS, emit_data, emit_text, for_terminal
 from tasktool.sync import CONFLICT_MODES, SyncReport, configured_sources, run_sync
 from tasktool.sync.engine import Progress
 
@@ -78,18 +80,34 @@ def _print_report(options: CliOptions, report: SyncReport) -> None:
                 task = f" (task {outcome.task_id})" if outcome.task_id else ""
                 code = f" [{outcome.code}]" if outcome.code else ""
                 note = f": {outcome.note}" if outcome.note else ""
-                click.echo(
+                emit_text(
                     f"{source.name}: {outcome.action} {outcome.external_id}{task}{note}{code}"
                 )
         for external_id in source.removed_remotely:
-            click.echo(
+            emit_text(
                 f"{source.name}: {external_id} is no longer returned by the source "
                 "(deleted, moved or filtered out); its task is kept"
             )
         if source.error:
-            click.echo(f"error: {source.error} [{source.error_code}]", err=True)
+            line = f"error: {source.error} [{source.error_code}]"
+            click.echo(for_terminal(line, sys.stderr), err=True)
     prefix = "dry run (nothing written): " if report.dry_run else ""
     click.echo(prefix + report.summary())
+
+
+def _sources(
+    options: CliOptions, repo: Repository, only: str | None, *, dry_run: bool
+) -> tuple[SourceConfig, ...]:
+    """The sources to sync. A dry run without any configured answers that nothing would
+    change (with a note on stderr), so a first look on a fresh repository does not fail;
+    a real run refuses (``sync.no_sources``)."""
+    try:
+        return configured_sources(repo, only)
+    except TaskToolError as exc:
+        if not dry_run or exc.code != "sync.no_sources":
+            raise
+        options.warn(f"{exc.message}: nothing to sync [{exc.code}]")
+        return ()
 
 
 @click.command("sync")
@@ -129,7 +147,7 @@ def sync_command(
     """
     require("sync")  # httpx, imported only once a source is fetched
     repo = options.repository()
-    sources = configured_sources(repo, source_name)
+    sources = _sources(options, repo, source_name, dry_run=dry_run)
     chosen = fmt or options.format or "table"
     with _progress(chosen == "table" and sys.stderr.isatty() and not options.silent) as progress:
         report = run_sync(

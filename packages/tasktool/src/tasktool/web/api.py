@@ -2,7 +2,8 @@
 
 =========================  ===================================================
 ``GET /api/tasks``         ``list``: ``filter`` (repeatable), ``sort``,
-                           ``limit``, ``archived``
+                           ``limit``, ``archived``; with ``q``, ``search``
+``POST /api/tasks``        a new task (JSON object), as ``add``; 403 when read-only
 ``GET /api/tasks/{id}``    ``get``: body, dependencies both ways, children,
                            worklog
 ``PUT /api/tasks/{id}``    partial edit (JSON object); 403 when read-only
@@ -34,16 +35,19 @@ from starlette.routing import Route
 
 from mtcommon import CodedError, render_json
 from tasktool.model.errors import TaskToolError
+from tasktool.model.limits import REQUEST_MAX
 from tasktool.planning.changes import change_from_json
+from tasktool.planning.new_tasks import new_task_from_json
 from tasktool.planning.ranking import DEFAULT_LIMIT
 from tasktool.planning.repository import Repository
-from tasktool.planning.writes import today, update_task
+from tasktool.planning.writes import create_task, today, update_task
 from tasktool.present.documents import (
     board_document,
     config_document,
     get_document,
     graph_document,
     next_document,
+    search_document,
     stats_document,
     task_detail,
     tasks_document,
@@ -68,7 +72,12 @@ def json_response(data: Any, status: int = 200) -> Response:
 
 
 def error_response(error: CodedError, status: int) -> Response:
-    return json_response(render_json(error), status)
+    response = json_response(render_json(error), status)
+    if error.code == "web.too_large":
+        # The rest of the request body is never read: close rather than leave it where
+        # the client's next request would follow it.
+        response.headers["Connection"] = "close"
+    return response
 
 
 def _bad_parameter(name: str, expected: str) -> TaskToolError:
@@ -122,6 +131,16 @@ async def list_endpoint(request: Request) -> Response:
     sort = request.query_params.get("sort") or None
     limit = query_int(request, "limit", 0)
     archived = query_bool(request, "archived", False)
+    text = request.query_params.get("q", "")
+    if text.strip():
+        return json_response(
+            await with_repo(
+                request,
+                lambda repo: search_document(
+                    repo, text, filters=filters, limit=limit, archived=archived
+                ),
+            )
+        )
     return json_response(
         await with_repo(
             request,
@@ -137,6 +156,35 @@ async def get_endpoint(request: Request) -> Response:
     return json_response(await with_repo(request, lambda repo: get_document(repo, task_id)))
 
 
+def _request_too_large() -> TaskToolError:
+    return TaskToolError(
+        f"the request body is larger than {REQUEST_MAX >> 20} MiB; nothing was written",
+        code="web.too_large",
+    )
+
+
+async def read_json(request: Request) -> object:
+    """The request's JSON, read a chunk at a time and refused (413) as soon as it passes
+    :data:`~tasktool.model.limits.REQUEST_MAX`, so the server never holds more; JSON nested
+    too deep for the parser is ``web.invalid_json`` like any other bad JSON."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > REQUEST_MAX:
+        raise _request_too_large()
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > REQUEST_MAX:
+            raise _request_too_large()
+        chunks.append(chunk)
+    try:
+        return json.loads(b"".join(chunks))
+    except RecursionError:
+        raise TaskToolError("the body is JSON nested too deep", code="web.invalid_json") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise TaskToolError(f"the body is not JSON: {exc}", code="web.invalid_json") from None
+
+
 def apply_edit(repo: Repository, task_id: str, payload: object) -> dict[str, Any]:
     """Check a JSON edit against the task and write it through the CLI's write path (the
     task's lock, re-read under it, atomic replace, status bookkeeping)."""
@@ -147,17 +195,34 @@ def apply_edit(repo: Repository, task_id: str, payload: object) -> dict[str, Any
     return task_detail(repo, task)
 
 
-async def put_endpoint(request: Request) -> Response:
-    config = request.app.state.config
-    if config.readonly:
+def _refuse_when_read_only(request: Request) -> None:
+    if request.app.state.config.readonly:
         raise TaskToolError(
             "the dashboard is read-only (web.readonly / --readonly); nothing was written",
             code="web.read_only",
         )
-    try:
-        payload = json.loads(await request.body())
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise TaskToolError(f"the body is not JSON: {exc}", code="web.invalid_json") from None
+
+
+def apply_create(repo: Repository, payload: object) -> dict[str, Any]:
+    """Check a new task as JSON and write it as ``add`` does (``create_task``: the id
+    strategy under the repository lock, the same checks and file name)."""
+    request = new_task_from_json(payload, repo.settings)
+    task = create_task(
+        repo, request.fields, body=request.body, group=request.group, task_id=request.task_id
+    )
+    return task_detail(repo, task)
+
+
+async def create_endpoint(request: Request) -> Response:
+    _refuse_when_read_only(request)
+    payload = await read_json(request)
+    created = await with_repo(request, lambda repo: apply_create(repo, payload))
+    return json_response(created, 201)
+
+
+async def put_endpoint(request: Request) -> Response:
+    _refuse_when_read_only(request)
+    payload = await read_json(request)
     task_id = request.path_params["task_id"]
     return json_response(await with_repo(request, lambda repo: apply_edit(repo, task_id, payload)))
 
@@ -274,6 +339,7 @@ async def events_endpoint(request: Request) -> Response:
 
 ROUTES = [
     Route("/api/tasks", list_endpoint, methods=["GET"]),
+    Route("/api/tasks", create_endpoint, methods=["POST"]),
     Route("/api/tasks/{task_id:path}", get_endpoint, methods=["GET"]),
     Route("/api/tasks/{task_id:path}", put_endpoint, methods=["PUT"]),
     Route("/api/next", next_endpoint, methods=["GET"]),

@@ -19,6 +19,7 @@ from urllib.parse import quote, urlencode
 
 from tasktool import __version__
 from tasktool.files.taskfile import is_safe_id
+from tasktool.web.security import PAGE_POLICY
 
 NAV: tuple[tuple[str, str, str], ...] = (
     ("tasks", "Tasks", "t"),
@@ -129,11 +130,17 @@ def layout(
         "live</span>",
     }[mode]
     extra = "".join(f' data-{h(key)}="{h(value)}"' for key, value in (attributes or {}).items())
+    # A static host sends no headers of ours: an exported page carries the policy itself.
+    policy = (
+        f'<meta http-equiv="Content-Security-Policy" content="{h(PAGE_POLICY)}">\n'
+        if links.static
+        else ""
+    )
     return f"""<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
+{policy}<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{h(title)} · tasktool</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="{h(links.asset("app.css"))}">
@@ -161,6 +168,7 @@ def layout(
 <dt><kbd>j</kbd> <kbd>k</kbd></dt><dd>Next / previous row</dd>
 <dt><kbd>Enter</kbd></dt><dd>Open the selected task</dd>
 <dt><kbd>e</kbd></dt><dd>Edit the task (task page)</dd>
+<dt><kbd>c</kbd></dt><dd>Create a task (task table)</dd>
 <dt><kbd>Ctrl</kbd>+<kbd>Enter</kbd></dt><dd>Save the edit form</dd>
 <dt><kbd>Esc</kbd></dt><dd>Leave a field, close this help</dd>
 </dl>

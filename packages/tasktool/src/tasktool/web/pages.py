@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from tasktool.planning.board import GROUP_FIELDS
-from tasktool.planning.changes import EDITABLE_LISTS, EDITABLE_SCALARS
 from tasktool.planning.ranking import DEFAULT_LIMIT
+from tasktool.web.forms import create_form, edit_form
 from tasktool.web.graphsvg import graph_svg
 from tasktool.web.layout import Links, chips, data_attributes, h, layout, pill, task_link
+from tasktool.web.markdown import markdown_html
 
 
 @dataclass(frozen=True)
@@ -112,10 +113,14 @@ def tasks_page(
         rows.append(
             f'<tr{attributes}{resolved} data-href="{h(links.task(task["id"]))}">{cells}</tr>'
         )
+    # Live, the words are also looked for in the bodies, by the API (as `search` does).
+    search_api = "" if links.static else f' data-search-api="{h(links.api("tasks"))}"'
+    searched = "id, title, owner, tag" + ("" if links.static else ", description")
     body = f"""<h1>Tasks</h1>
-<form class="filters" role="search" data-table-filters>
+{create_form(vocabulary, links) if links.editable else ""}
+<form class="filters" role="search" data-table-filters{search_api}>
 <label class="search">Search <input type="search" data-search
- placeholder="id, title, owner, tag  ( / )" autocomplete="off"></label>
+ placeholder="{searched}  ( / )" autocomplete="off"></label>
 {selects}
 <button type="reset">Clear</button>
 </form>
@@ -145,49 +150,6 @@ def _task_list(
             f"{marker}</li>"
         )
     return f'<ul class="links">{"".join(entries)}</ul>'
-
-
-def _field_input(field: str, value: Any, vocabulary: Mapping[str, Sequence[str]]) -> str:
-    label = field.replace("_", " ").capitalize()
-    known = vocabulary.get(field)
-    name = f'name="{field}" id="edit-{field}"'
-    if field in EDITABLE_LISTS:
-        text = ", ".join(value or ())
-        control = f'<input {name} value="{h(text)}" data-list placeholder="comma separated">'
-    elif known:
-        blank = "" if field in {"status"} else '<option value="">(none)</option>'
-        options = "".join(
-            f'<option value="{h(v)}"' + (" selected" if v == value else "") + f">{h(v)}</option>"
-            for v in ([*known] if value in (None, *known) else [*known, value])
-        )
-        control = f"<select {name}>{blank}{options}</select>"
-    else:
-        required = " required" if field == "title" else ""
-        control = f'<input {name} value="{h(value)}"{required}>'
-    return (
-        f'<div class="field"><label for="edit-{field}">{label}</label>{control}'
-        f'<p class="field-error" data-error-for="{field}" role="alert"></p></div>'
-    )
-
-
-def _edit_form(
-    detail: Mapping[str, Any], vocabulary: Mapping[str, Sequence[str]], links: Links
-) -> str:
-    fields = "".join(
-        _field_input(field, detail[field], vocabulary)
-        for field in (*EDITABLE_SCALARS, *EDITABLE_LISTS)
-    )
-    return f"""<section class="edit" aria-labelledby="edit-heading">
-<h2 id="edit-heading">Edit</h2>
-<form data-edit-form data-action="{h(links.api("tasks") + "/" + detail["id"])}" novalidate>
-<div class="grid">{fields}</div>
-<div class="field wide"><label for="edit-body">Body (Markdown)</label>
-<textarea name="body" id="edit-body" rows="12">{h(detail["body"])}</textarea>
-<p class="field-error" data-error-for="body" role="alert"></p></div>
-<div class="actions"><button type="submit" class="primary">Save <kbd>Ctrl+Enter</kbd></button>
-<p class="form-status" data-form-status role="status"></p></div>
-</form>
-</section>"""
 
 
 _DETAIL_FIELDS = (
@@ -246,9 +208,9 @@ def task_page(
 </section>
 </div>
 <section aria-labelledby="body-heading"><h2 id="body-heading">Description</h2>
-{f'<pre class="body">{h(body_text)}</pre>' if body_text else '<p class="muted">No description.</p>'}
+{markdown_html(body_text) if body_text else '<p class="muted">No description.</p>'}
 </section>
-{_edit_form(detail, vocabulary, links) if links.editable else ""}"""
+{edit_form(detail, vocabulary, links) if links.editable else ""}"""
     return layout(
         links, title=f"{detail['id']} {detail['title']}", active="tasks", body=body,
         attributes={"task": detail["id"]},

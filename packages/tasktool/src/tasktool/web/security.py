@@ -33,13 +33,12 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 SAFE_METHODS = frozenset({"GET", "HEAD"})
+#: The policy an exported page carries in a ``<meta>`` element (which cannot say
+#: ``frame-ancestors``): only the site's own script and style run.
+PAGE_POLICY = "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'"
 #: Sent with every response: only our own script and style run, no framing, no sniffing.
 SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
-    (
-        b"content-security-policy",
-        b"default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; "
-        b"frame-ancestors 'none'",
-    ),
+    (b"content-security-policy", f"{PAGE_POLICY}; frame-ancestors 'none'".encode()),
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
     (b"x-frame-options", b"DENY"),

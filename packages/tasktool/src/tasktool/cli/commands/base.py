@@ -26,10 +26,10 @@ import msgspec
 from mtcommon import CodedError, render_line
 from mtcommon.cli import UsageLine
 from tasktool.cli import oneshot
-from tasktool.config import Overrides
+from tasktool.config import Overrides, taskmd_notice
 from tasktool.model.errors import TaskToolError, exit_status
 from tasktool.planning.repository import Repository, load_context
-from tasktool.present.render import FORMATS, emit_data, emit_table
+from tasktool.present.render import FORMATS, emit_data, emit_table, for_terminal
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -47,7 +47,8 @@ class CliError(click.ClickException):
         return exit_status(self.error.code)
 
     def show(self, file: Any = None) -> None:
-        click.echo(render_line(self.error), file=file or sys.stderr)
+        out = file or sys.stderr
+        click.echo(for_terminal(render_line(self.error), out), file=out)
 
 
 class GlobalOptions(msgspec.Struct, kw_only=True):
@@ -69,6 +70,8 @@ class GlobalOptions(msgspec.Struct, kw_only=True):
     #: Effective verbosity once the config is loaded (flags > env > file).
     loud: bool = False
     silent: bool = False
+    #: Whether :meth:`note_config` has spoken in this invocation.
+    noted: bool = False
 
     def overrides(self) -> Overrides:
         return Overrides(
@@ -83,12 +86,21 @@ class GlobalOptions(msgspec.Struct, kw_only=True):
     def warn(self, message: str) -> None:
         """A warning on stderr unless quiet."""
         if not self.silent:
-            click.echo(f"warning: {message}", err=True)
+            click.echo(for_terminal(f"warning: {message}", sys.stderr), err=True)
+
+    def note_config(self, file: str | None) -> None:
+        """Say on stderr, once per invocation and unless quiet, that the config loaded is
+        taskmd's ``.taskmd.yaml``: a user who meant to write a ``.tasktool.yaml`` learns
+        which file counts."""
+        notice = taskmd_notice(file)
+        if notice is not None and not self.noted and not self.silent:
+            self.noted = True
+            click.echo(f"note: {notice}", err=True)
 
     def info(self, message: str) -> None:
         """A detail on stderr when verbose."""
         if self.loud and not self.silent:
-            click.echo(message, err=True)
+            click.echo(for_terminal(message, sys.stderr), err=True)
 
     def repository(self) -> Repository:
         """:func:`load_repository` for a front end's command, which gets these options as
@@ -128,6 +140,7 @@ def load_repository(
     repo = oneshot.load(lambda: load_context(options.overrides(), tolerant=tolerant, bodies=bodies))
     settings = repo.settings
     options.loud, options.silent = settings.verbose, settings.quiet
+    options.note_config(repo.config.file)
     if options.loud:  # only then: counting the tasks decodes them
         options.info(
             f"config: {repo.config.file or '(none)'}; task dir: {repo.task_dir}; "

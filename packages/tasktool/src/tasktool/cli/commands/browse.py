@@ -11,9 +11,8 @@ from tasktool.cli.commands.base import (
     output,
     usage_errors,
 )
-from tasktool.model.views import task_views
-from tasktool.planning.search import search_tasks, tag_counts
-from tasktool.present.documents import list_tasks
+from tasktool.planning.search import tag_counts
+from tasktool.present.documents import search_document
 
 
 @click.command("search")
@@ -41,14 +40,7 @@ def search_command(
     """
     repo = load_repository(options)
     with usage_errors("--filter"):
-        pool = list_tasks(repo, filters=filters, archived=archived)
-    hits = search_tasks(pool, text)
-    if limit:
-        hits = hits[:limit]
-    rows = [
-        {"score": hit.score, **view}
-        for hit, view in zip(hits, task_views([hit.task for hit in hits]), strict=True)
-    ]
+        rows = search_document(repo, text, filters=filters, limit=limit, archived=archived)
     output(options, fmt, rows, columns=("id", "score", "status", "title"))
 
 

@@ -31,6 +31,7 @@ def show_command(options: GlobalOptions, /, *, fmt: str | None) -> None:
     """
     loaded = load_config(options.overrides())
     options.loud, options.silent = loaded.settings.verbose, loaded.settings.quiet
+    options.note_config(loaded.file)
     data = config_document(loaded)
     # A rejected environment value is an error (validate reports the file's problems).
     rejected = tuple(d for d in loaded.rejections if d.code.startswith("config.env."))

@@ -19,7 +19,7 @@ from tasktool.model.task import TASK_TYPES, Priority, Status
 from tasktool.model.views import task_view
 from tasktool.planning.changes import TaskChange, new_task_fields
 from tasktool.planning.writes import create_task, update_task
-from tasktool.present.render import emit_data
+from tasktool.present.render import emit_data, emit_text
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -78,7 +78,7 @@ def _date_options(function: F) -> F:
 def _echo_task(options: GlobalOptions, fmt: str | None, view: dict[str, Any], verb: str) -> None:
     chosen = output_format(options, fmt)
     if chosen == "table":
-        click.echo(f"{verb} {view['id']}: {view['title']} ({view['file_path']})")
+        emit_text(f"{verb} {view['id']}: {view['title']} ({view['file_path']})")
     else:
         emit_data(view, chosen)
 

@@ -23,6 +23,7 @@ from tasktool.model.task import RESOLVED_STATUSES, Task
 from tasktool.planning.deduplicate import deduplicate
 from tasktool.planning.repository import Repository
 from tasktool.planning.writes import archive_target, archive_task, remove_task, restore_task
+from tasktool.present.render import emit_text
 
 
 @click.command("rm")
@@ -35,7 +36,7 @@ def rm_command(options: GlobalOptions, /, *, task_id: str, force: bool) -> None:
     for path in remove_task(repo, task_id, force=force):
         options.info(f"removed {path}")
     if not options.silent:
-        click.echo(f"removed {task_id}")
+        emit_text(f"removed {task_id}")
 
 
 def _older_than(task: Task, days: int, today: dt.date) -> bool:
@@ -64,7 +65,7 @@ def _show_plan(
         rows[-1]["needs_force"] = needs_force
         if not data_format(options, fmt):
             note = f" (status {task.status}: needs --force)" if needs_force else ""
-            click.echo(f"would archive {task.id}: {task.file_path} -> {target}{note}")
+            emit_text(f"would archive {task.id}: {task.file_path} -> {target}{note}")
     if data_format(options, fmt):
         output(options, fmt, {"dry_run": True, "archived": rows})
 
@@ -157,7 +158,7 @@ def restore_command(
         output(options, fmt, {"restored": rows})
     elif not options.silent:
         for row in rows:
-            click.echo(f"restored {row['id']}: {row['to']}")
+            emit_text(f"restored {row['id']}: {row['to']}")
 
 
 @click.command("next-id")

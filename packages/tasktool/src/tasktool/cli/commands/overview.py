@@ -54,7 +54,12 @@ def board_command(options: GlobalOptions, /, *, group_by: str, fmt: str | None) 
     for project, board in boards:
         where = f"project:{project} " if project is not None else ""
         if is_terminal(sys.stdout):
-            from tasktool.present.terminal import colour_off, side_by_side, terminal_width
+            from tasktool.present.terminal import (
+                colour_off,
+                printable,
+                side_by_side,
+                terminal_width,
+            )
 
             filled = [column for column in board.columns if column.tasks]
             text = side_by_side(
@@ -70,7 +75,8 @@ def board_command(options: GlobalOptions, /, *, group_by: str, fmt: str | None) 
             )
             if text is not None:
                 empty = [column.name for column in board.columns if not column.tasks]
-                emit_text(text + (f"\nempty: {', '.join(empty)}\n" if empty else ""))
+                empty_line = f"\nempty: {printable(', '.join(empty))}\n" if empty else ""
+                emit_text(text + empty_line, escaped=True)  # side_by_side escapes its cards
                 continue
         for column in board.columns:
             rows = [

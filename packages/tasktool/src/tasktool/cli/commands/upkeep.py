@@ -59,6 +59,8 @@ def todos_command(
 
     config = load_config(options.overrides())
     config.require_valid()
+    options.silent = config.settings.quiet
+    options.note_config(config.file)
     settings = config.settings
     root = Path(path) if path else _project_root(config.file)
     files = discover_files(
@@ -104,9 +106,11 @@ def validate_command(
 
     def load(*, tolerant: bool = False) -> Repository:
         repo = oneshot.load(lambda: plain(tolerant=tolerant))
+        options.silent = repo.settings.quiet
+        options.note_config(repo.config.file)
         note = repo.absent_note()  # valid, with no tasks: said once, as every read says it
-        if note is not None and not repo.settings.quiet:
-            click.echo(f"warning: {note.message} [{note.code}]", err=True)
+        if note is not None:
+            options.warn(f"{note.message} [{note.code}]")
         return repo
 
     report = validation_report(load)

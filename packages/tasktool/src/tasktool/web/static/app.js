@@ -15,6 +15,16 @@
   const table = document.querySelector("[data-task-table]");
   const filters = document.querySelector("[data-table-filters]");
   let selected = -1;
+  // Ids whose title or body hold every word of the search (the live API's search, as the
+  // CLI's `search` finds them); the row's own text (id, title, owner, tags) matches too.
+  let found = new Set();
+  let asked = "";
+  let typingPause;
+
+  function searchSoon() { // one search per pause in typing, not one per key
+    clearTimeout(typingPause);
+    typingPause = setTimeout(searchBodies, 150);
+  }
 
   function visibleRows() {
     return table ? Array.from(table.tBodies[0].rows).filter((row) => !row.hidden && row.dataset.id) : [];
@@ -41,7 +51,7 @@
       if (!row.dataset.id) continue;
       total += 1;
       const words = query ? query.split(/\s+/) : [];
-      const matches = words.every((word) => row.dataset.search.includes(word)) &&
+      const matches = (words.every((word) => row.dataset.search.includes(word)) || found.has(row.dataset.id)) &&
         chosen.every(([field, value]) =>
           field === "tags" ? row.dataset.tags.split(" ").includes(value) : row.dataset[field] === value);
       row.hidden = !matches;
@@ -57,6 +67,23 @@
     const search = params.toString();
     history.replaceState(null, "", search ? `?${search}` : location.pathname);
     select(-1);
+  }
+
+  async function searchBodies() {
+    const api = filters && filters.dataset.searchApi;
+    const query = api ? filters.querySelector("[data-search]").value.trim() : "";
+    if (query === asked) return;
+    asked = query;
+    if (!query) { found = new Set(); applyFilters(); return; }
+    try {
+      const response = await fetch(`${api}?q=${encodeURIComponent(query)}`, { headers: { Accept: "application/json" } });
+      const hits = response.ok ? await response.json() : [];
+      if (asked !== query) return; // a newer search is under way
+      found = new Set(hits.map((task) => task.id));
+    } catch (error) {
+      found = new Set();
+    }
+    applyFilters();
   }
 
   const ORDERS = {
@@ -97,9 +124,9 @@
     });
     const sort = params.get("sort");
     if (sort) sortBy(sort.replace(/^-/, ""), sort.startsWith("-") ? "descending" : "ascending");
-    filters.addEventListener("input", applyFilters);
+    filters.addEventListener("input", () => { applyFilters(); searchSoon(); });
     filters.addEventListener("submit", (event) => event.preventDefault());
-    filters.addEventListener("reset", () => setTimeout(applyFilters));
+    filters.addEventListener("reset", () => setTimeout(() => { applyFilters(); searchBodies(); }));
     table.querySelectorAll("[data-sort]").forEach((button) => {
       button.addEventListener("click", () => {
         const field = button.dataset.sort;
@@ -113,15 +140,19 @@
       if (row && !event.target.closest("a")) location.href = row.dataset.href;
     });
     applyFilters();
+    searchBodies();
   }
 
-  // ---- edit form: PUT only the fields that changed, as JSON; show field errors ----
+  // ---- edit and create forms: sent as JSON; each field's error shown next to it ----
+  // The edit form PUTs only the fields that changed; the create form POSTs those filled
+  // in and opens the new task's page.
   const form = document.querySelector("[data-edit-form]");
+  const createForm = document.querySelector("[data-create-form]");
   let dirty = false;
 
-  function formValues() {
+  function formValues(target) {
     const values = {};
-    for (const el of form.elements) {
+    for (const el of target.elements) {
       if (!el.name) continue;
       values[el.name] = "list" in el.dataset
         ? el.value.split(",").map((item) => item.trim()).filter(Boolean)
@@ -130,55 +161,72 @@
     return values;
   }
 
-  if (form) {
-    const initial = formValues();
-    const status = form.querySelector("[data-form-status]");
-    form.addEventListener("input", () => { dirty = true; });
-    form.addEventListener("submit", async (event) => {
-      event.preventDefault();
-      const current = formValues();
-      const changes = {};
-      for (const [name, value] of Object.entries(current)) {
-        if (JSON.stringify(value) !== JSON.stringify(initial[name])) changes[name] = value;
+  function showErrors(target, error) {
+    const fields = (error.details && error.details.fields) || {};
+    for (const [name, problem] of Object.entries(fields)) {
+      const slot = target.querySelector(`[data-error-for="${name}"]`);
+      if (slot) {
+        slot.textContent = problem.message;
+        slot.parentElement.classList.add("invalid");
       }
-      form.querySelectorAll("[data-error-for]").forEach((el) => {
+    }
+    const status = target.querySelector("[data-form-status]");
+    status.classList.add("bad");
+    status.textContent = `Not saved: ${error.message || "error"}`;
+    const first = Object.keys(fields)[0];
+    if (first && target.elements[first]) target.elements[first].focus();
+  }
+
+  function wireForm(target, method, payload, saved) {
+    const status = target.querySelector("[data-form-status]");
+    target.addEventListener("input", () => { dirty = true; });
+    target.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      target.querySelectorAll("[data-error-for]").forEach((el) => {
         el.textContent = "";
         el.parentElement.classList.remove("invalid");
       });
       status.classList.remove("bad");
-      if (!Object.keys(changes).length) { status.textContent = "Nothing changed."; return; }
+      const data = payload();
+      if (!Object.keys(data).length) { status.textContent = "Nothing changed."; return; }
       status.textContent = "Saving…";
       let answer;
       try {
-        const response = await fetch(form.dataset.action, {
-          method: "PUT",
+        const response = await fetch(target.dataset.action, {
+          method,
           headers: { "Content-Type": "application/json", Accept: "application/json" },
-          body: JSON.stringify(changes),
+          body: JSON.stringify(data),
         });
         answer = { ok: response.ok, data: await response.json() };
       } catch (error) {
         answer = { ok: false, data: { error: { message: String(error) } } };
       }
-      if (answer.ok) {
-        dirty = false;
-        status.textContent = "Saved.";
-        location.reload();
-        return;
-      }
-      const error = answer.data.error || {};
-      const fields = (error.details && error.details.fields) || {};
-      for (const [name, problem] of Object.entries(fields)) {
-        const slot = form.querySelector(`[data-error-for="${name}"]`);
-        if (slot) {
-          slot.textContent = problem.message;
-          slot.parentElement.classList.add("invalid");
-        }
-      }
-      status.classList.add("bad");
-      status.textContent = `Not saved: ${error.message || "error"}`;
-      const first = Object.keys(fields)[0];
-      if (first && form.elements[first]) form.elements[first].focus();
+      if (!answer.ok) { showErrors(target, answer.data.error || {}); return; }
+      dirty = false;
+      status.textContent = "Saved.";
+      saved(answer.data);
     });
+  }
+
+  if (form) {
+    const initial = formValues(form);
+    wireForm(form, "PUT", () => {
+      const changes = {};
+      for (const [name, value] of Object.entries(formValues(form))) {
+        if (JSON.stringify(value) !== JSON.stringify(initial[name])) changes[name] = value;
+      }
+      return changes;
+    }, () => location.reload());
+  }
+
+  if (createForm) {
+    wireForm(createForm, "POST", () => {
+      const values = {};
+      for (const [name, value] of Object.entries(formValues(createForm))) {
+        if (value.length) values[name] = value;
+      }
+      return values;
+    }, (task) => { location.href = createForm.dataset.taskBase + encodeURIComponent(task.id); });
   }
 
   // ---- live reload: the server says when task files change on disk ----
@@ -210,9 +258,10 @@
   const help = document.getElementById("help");
   document.querySelector("[data-help]")?.addEventListener("click", () => help.showModal());
   document.addEventListener("keydown", (event) => {
-    if (form && event.key === "Enter" && (event.ctrlKey || event.metaKey) && form.contains(event.target)) {
+    const owner = [form, createForm].find((target) => target && target.contains(event.target));
+    if (owner && event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
       event.preventDefault();
-      form.requestSubmit();
+      owner.requestSubmit();
       return;
     }
     if (event.key === "Escape" && typing(event.target)) {
@@ -232,6 +281,12 @@
     if (table && event.key === "Enter" && selected >= 0) {
       const row = visibleRows()[selected];
       if (row) location.href = row.dataset.href;
+      return;
+    }
+    if (createForm && event.key === "c") {
+      event.preventDefault();
+      createForm.closest("details").open = true;
+      createForm.elements.title.focus();
       return;
     }
     if (form && event.key === "e") { event.preventDefault(); form.querySelector("[name=status]").focus(); form.scrollIntoView(); return; }

@@ -1,0 +1,108 @@
+// The playground (GET / on the data port) in Chromium: it runs this client's build, served by
+// the data port, under the page's CSP. Debian's chromium, never a downloaded browser.
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { after, before, test } from "node:test";
+
+import { chromium } from "playwright-core";
+
+import { startMatchmaker, startProxy } from "./helpers.mjs";
+
+const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+let server;
+let browser;
+const scripts = new Set(); // every script a page loaded
+before(async () => {
+  assert.ok(existsSync(CHROMIUM), `no browser at ${CHROMIUM} (apt-get install chromium)`);
+  server = await startMatchmaker();
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu"],
+  });
+});
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/** A page of the playground at `base`, connected to `project` with a public name. */
+async function player(base, name, problems) {
+  const page = await browser.newPage();
+  page.on("pageerror", (error) => problems.push(`${name}: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(`${name}: ${message.text()}`);
+  });
+  page.on("request", (request) => {
+    if (!request.url().startsWith(`${base}/`)) problems.push(`${name}: loaded ${request.url()}`);
+  });
+  page.on("response", (response) => {
+    if (response.url().endsWith(".js")) scripts.add(response.url());
+  });
+  await page.goto(`${base}/`);
+  await page.fill("#project", "js-playground");
+  await page.fill("#name", name);
+  await page.click("#connect");
+  await page.locator("#status", { hasText: "Connected as" }).waitFor();
+  return page;
+}
+
+async function matched(pages) {
+  for (const page of pages) await page.click("#enter-adhoc");
+  for (const page of pages) await page.locator("#session", { hasText: "2 members" }).waitFor();
+}
+
+async function say(from, to, text) {
+  await from.fill("#message", text);
+  await from.press("#message", "Enter");
+  await to.locator("#messages .msg", { hasText: text }).waitFor();
+}
+
+test("two pages are matched and talk through the client the data port serves", async () => {
+  const problems = [];
+  const alice = await player(server.http, "alice", problems);
+  const bob = await player(server.http, "bob", problems);
+  try {
+    await matched([alice, bob]);
+    await say(alice, bob, "good luck, have fun");
+    await say(bob, alice, "you too");
+    await alice.locator("#messages .msg.mine", { hasText: "good luck, have fun" }).waitFor();
+    await bob.click("#leave-session");
+    await alice.locator("#messages", { hasText: "left" }).waitFor();
+    await bob.click("#disconnect");
+    await bob.locator("#status", { hasText: "Disconnected (4000)" }).waitFor();
+    assert.deepEqual(problems, []);
+    assert.ok(scripts.has(`${server.http}/js/client.js`), [...scripts].join(", "));
+  } finally {
+    await alice.close();
+    await bob.close();
+  }
+});
+
+test("a page whose connection drops resumes and misses nothing", async () => {
+  const proxy = await startProxy(server.port);
+  const problems = [];
+  const alice = await player(`http://127.0.0.1:${proxy.port}`, "alice", problems);
+  const bob = await player(server.http, "bob", problems);
+  try {
+    await matched([alice, bob]);
+    proxy.refuse();
+    proxy.cut();
+    await alice.locator("#status", { hasText: "resuming" }).waitFor();
+    await bob.locator("#messages", { hasText: "is away" }).waitFor();
+    await bob.fill("#message", "sent while you were away");
+    await bob.press("#message", "Enter");
+    await bob.locator("#messages .msg.mine", { hasText: "sent while you were away" }).waitFor();
+    await proxy.accept();
+    await alice.locator("#messages", { hasText: "Reconnected" }).waitFor();
+    await alice.locator("#messages .msg", { hasText: "sent while you were away" }).waitFor();
+    assert.equal(await alice.locator("#messages .msg", { hasText: "sent while you were away" }).count(), 1);
+    await bob.locator("#messages", { hasText: "is back" }).waitFor();
+    await say(alice, bob, "back again");
+    // A dropped connection logs a failed socket in the console; nothing else may go wrong.
+    assert.deepEqual(problems.filter((line) => !line.includes("WebSocket")), []);
+  } finally {
+    await alice.close();
+    await bob.close();
+    await proxy.stop();
+  }
+});

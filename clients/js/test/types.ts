@@ -1,0 +1,29 @@
+// Compiled by `tsc -p tsconfig.types.json` (npm test, nox -s js), never run: the public API
+// is typed from the protocol's Structs, so misuse fails to compile.
+import { connect, MatchmakerError, type MatchmakerEvent } from "../src/index.js";
+
+export async function typed(): Promise<void> {
+  const client = await connect("ws://127.0.0.1:8080/ws", { project: "demo", attributes: { level: 3 } });
+  const entered = await client.enter({ pool: "duel", create: true, mode: "auto", groupSize: 2 });
+  const expires: number = entered.expires_at;
+  const created = await client.nextEvent("session.created");
+  const members: string[] = created.data.members.map((member) => member.client_id);
+  const message: MatchmakerEvent<"session.message"> = await client.nextEvent("session.message");
+  const from: string = message.data.from;
+  const page = await client.list("lobby", { limit: 10 });
+  const cursor: string | null = page.cursor;
+  const formed = await client.form("draft", [["e1", "e2"]]);
+  const ok: boolean = formed.results[0].ok;
+  client.on("connection.away", (event) => event.data.grace_ms satisfies number);
+  client.on("pool.delta", (event) => event.data.removed satisfies string[]);
+  // @ts-expect-error: `mode` is one of the five pool modes
+  await client.enter({ pool: "duel", create: true, mode: "fastest", groupSize: 2 });
+  // @ts-expect-error: pool.leave needs its pool
+  await client.request("pool.leave", {});
+  // @ts-expect-error: no such request
+  await client.request("pool.teleport", {});
+  // @ts-expect-error: no such field on session.created
+  void created.data.session;
+  const error = new MatchmakerError("client.timeout", "late");
+  void [expires, members, from, cursor, ok, error.code satisfies string];
+}

@@ -1,0 +1,447 @@
+/**
+ * One client of the data plane (docs/protocol.md), over one WebSocket at a time.
+ *
+ * Requests are correlated with their replies by `id` and time out; an error reply
+ * rejects with a {@link MatchmakerError} carrying the server's code. Events are read
+ * with `nextEvent`, `for await (const event of client.events())`, or callbacks (`on`).
+ * An unclean drop is resumed within the server's grace: backoff with jitter, `hello`
+ * with the resume token and the last `seq` seen, replayed events deduplicated by
+ * `seq`, and `connection.away` / `connection.back` events around it; `resume.expired`
+ * (or the grace running out) closes the client with `connection.closed`.
+ */
+import { MatchmakerError, fromWire } from "./errors.js";
+import { EventBuffer } from "./events.js";
+import { openSocket } from "./socket.js";
+// Close codes after which there is nothing to resume (docs/protocol.md, "Close codes").
+const FINAL_CLOSE_CODES = new Set([1000, 1001, 1009, 3009, 4000, 4001, 4003, 4004]);
+const BYE_WAIT_MS = 2000;
+export class Client {
+    /** This client's id (kept across resumes). */
+    clientId = "";
+    /** The last `hello` reply: Project, policies, limits, heartbeat. */
+    helloReply;
+    /** The `seq` of the last event received: where a resume starts after. */
+    lastSeq = 0;
+    /** The close code of the last connection, once closed. */
+    closeCode = null;
+    #state = "connecting";
+    #socket = null;
+    #nextId = 1;
+    #pending = new Map();
+    #events;
+    #heartbeat = null;
+    #lastHeard = 0;
+    #pinged = false;
+    #closeError = null;
+    #closed;
+    #markClosed;
+    #url;
+    #Socket;
+    #options;
+    /** Use {@link connect}: this only holds the settings. */
+    constructor(url, Socket, options) {
+        this.#url = url;
+        this.#Socket = Socket;
+        this.#options = options;
+        this.#events = new EventBuffer(options.maxBufferedEvents ?? 1024);
+        this.#closed = new Promise((resolve) => (this.#markClosed = resolve));
+    }
+    /** `open` while connected, `away` while resuming, `closed` for good. */
+    get state() {
+        return this.#state;
+    }
+    /** Open the socket and send `hello`; rejects with the server's code if it is refused. */
+    async start() {
+        const socket = await openSocket(this.#Socket, this.#url, this.#options.openTimeoutMs ?? 10_000);
+        this.#attach(socket);
+        try {
+            const reply = await this.#exchange("hello", this.#helloData(null), this.#timeoutMs());
+            this.#welcome(reply);
+            return reply;
+        }
+        catch (error) {
+            this.#finish(null, error);
+            throw error;
+        }
+    }
+    /** Send a request and resolve with its reply's data (while away: once resumed). */
+    async request(type, data, options = {}) {
+        const deadline = Date.now() + (options.timeoutMs ?? this.#timeoutMs());
+        await this.#whenOpen(deadline);
+        return this.#exchange(type, data, deadline - Date.now());
+    }
+    /**
+     * `pool.enter`: a policy (`{policy}`), an ad-hoc pool (`{pool, create, mode, groupSize}`)
+     * or the Project's default policy (`{}`).
+     */
+    enter(data = {}) {
+        return this.request("pool.enter", data);
+    }
+    /** `pool.leave`: withdraw this client's entry from `pool`. */
+    leave(pool) {
+        return this.request("pool.leave", { pool });
+    }
+    /** `session.join` an ad-hoc room (`create: true` opens it). */
+    join(session, options = {}) {
+        return this.request("session.join", { session, ...options });
+    }
+    /** `session.leave`. */
+    leaveSession(sessionId) {
+        return this.request("session.leave", { session_id: sessionId });
+    }
+    /** `session.send`, fire and forget: a failure arrives as an `error` event. */
+    send(sessionId, data, options = {}) {
+        this.#ensureOpen();
+        const message = { session_id: sessionId, data, ...options };
+        if (this.#state === "open")
+            this.#write({ type: "session.send", data: message });
+        else {
+            const later = () => this.#write({ type: "session.send", data: message });
+            this.#whenOpen(Infinity).then(later, () => undefined);
+        }
+    }
+    /** `rtc.signal`: relay a WebRTC signal to one other member of a session. */
+    signal(sessionId, to, signal) {
+        return this.request("rtc.signal", { session_id: sessionId, to, signal });
+    }
+    /** claim mode, `pool.list`: a page of the listed entries of your bucket. */
+    list(pool, options = {}) {
+        return this.request("pool.list", { pool, ...options });
+    }
+    /** claim mode, `pool.watch`: `pool.listed` / `pool.unlisted` events (`false`: stop). */
+    watch(pool, watch = true) {
+        return this.request("pool.watch", { pool, watch });
+    }
+    /** claim mode, `claim.make`: claim `groupSize - 1` listed clients into a session. */
+    claim(pool, targets) {
+        return this.request("claim.make", { pool, targets });
+    }
+    /** mutual mode, `pick.add`. */
+    pick(pool, target) {
+        return this.request("pick.add", { pool, target });
+    }
+    /** mutual mode, `pick.remove`. */
+    unpick(pool, target) {
+        return this.request("pick.remove", { pool, target });
+    }
+    /** propose mode, `proposal.create`: propose a group with `members` (the others). */
+    propose(pool, members, options = {}) {
+        return this.request("proposal.create", { pool, members, ...options });
+    }
+    /** propose mode, `proposal.respond`. */
+    respond(proposalId, accept) {
+        return this.request("proposal.respond", { proposal_id: proposalId, accept });
+    }
+    /** propose mode, `proposal.cancel`. */
+    cancelProposal(proposalId) {
+        return this.request("proposal.cancel", { proposal_id: proposalId });
+    }
+    /** delegated mode, `delegate.attach`: a `pool.snapshot` event follows, then `pool.delta`s. */
+    attach(pool) {
+        return this.request("delegate.attach", { pool });
+    }
+    /** delegated mode, `delegate.form`: one result per group, in order. */
+    form(pool, groups) {
+        return this.request("delegate.form", { pool, groups });
+    }
+    /** A `ping` round trip (resolves on the `pong`). */
+    async ping() {
+        await this.request("ping");
+    }
+    /** Call `listener` with each event of `type` (`"*"`: every event); returns the unsubscribe. */
+    on(type, listener) {
+        return this.#events.on(type, listener);
+    }
+    /** The next buffered or arriving event (of `type` if given, dropping others before it). */
+    async nextEvent(type, options = {}) {
+        const timeoutMs = options.timeoutMs ?? this.#timeoutMs();
+        const deadline = Date.now() + timeoutMs;
+        for (;;) {
+            const event = this.#events.take();
+            if (event !== undefined) {
+                if (type === undefined || event.type === type)
+                    return event;
+                continue;
+            }
+            if (this.#state === "closed")
+                throw this.#closedError();
+            if (!(await this.#events.changed(deadline))) {
+                throw new MatchmakerError("client.timeout", `no ${type ?? "event"} within ${timeoutMs} ms`, {
+                    timeout_ms: timeoutMs,
+                });
+            }
+        }
+    }
+    /** Every event until the client is closed (the last is `connection.closed`). */
+    async *events() {
+        for (;;) {
+            const event = this.#events.take();
+            if (event !== undefined)
+                yield event;
+            else if (this.#state === "closed")
+                return;
+            else
+                await this.#events.changed(Infinity);
+        }
+    }
+    /** Resolves once the client is closed for good. */
+    waitClosed() {
+        return this.#closed;
+    }
+    /**
+     * Leave cleanly: send `bye` (the server closes with 4000 and this client leaves its
+     * pools and sessions at once, with nothing to resume), then close the socket.
+     */
+    async close() {
+        if (this.#state === "closed")
+            return;
+        const socket = this.#socket;
+        if (this.#state !== "open" || socket === null) {
+            this.#finish(null, null);
+            return;
+        }
+        this.#state = "closing";
+        this.#write({ type: "bye" });
+        const timer = setTimeout(() => this.#finish(null, null), BYE_WAIT_MS);
+        await this.#closed;
+        clearTimeout(timer);
+    }
+    #timeoutMs() {
+        return this.#options.timeoutMs ?? 10_000;
+    }
+    #helloData(resume) {
+        const { project, credential, attributes } = this.#options;
+        return {
+            v: 1,
+            ...(project !== undefined && { project }),
+            ...(credential !== undefined && { credential }),
+            ...(attributes !== undefined && { attributes }),
+            ...(resume !== null && { resume }),
+        };
+    }
+    #welcome(reply) {
+        this.helloReply = reply;
+        this.clientId = reply.client_id;
+        this.#state = "open";
+        this.#lastHeard = Date.now();
+        this.#pinged = false;
+        const every = Math.max(10, Math.floor(reply.heartbeat.interval_ms / 4));
+        this.#heartbeat = setInterval(() => this.#beat(), every);
+        this.#events.notify();
+    }
+    /**
+     * The client's side of heartbeats: after `interval_ms` without a frame from the server it
+     * pings (any frame proves liveness), and after `timeout_ms` it treats the connection as
+     * dropped (a half-open TCP connection never reports its end) and resumes.
+     */
+    #beat() {
+        const silent = Date.now() - this.#lastHeard;
+        const { interval_ms, timeout_ms } = this.helloReply.heartbeat;
+        if (silent >= timeout_ms) {
+            const socket = this.#socket;
+            this.#drop(3002, "no frame from the server within the heartbeat timeout");
+            socket?.close();
+        }
+        else if (silent >= interval_ms && !this.#pinged) {
+            this.#pinged = true;
+            this.#write({ type: "ping" });
+        }
+    }
+    #attach(socket) {
+        this.#socket = socket;
+        socket.onmessage = (event) => {
+            if (this.#socket === socket)
+                this.#receive(String(event.data));
+        };
+        socket.onclose = (event) => {
+            if (this.#socket === socket)
+                this.#drop(event.code, event.reason);
+        };
+        socket.onerror = () => undefined; // the close event that follows carries the code
+    }
+    #write(message) {
+        const text = JSON.stringify(message);
+        this.#options.onFrame?.("out", text);
+        try {
+            this.#socket?.send(text);
+        }
+        catch {
+            // the socket is closing: its close event reports the drop
+        }
+    }
+    #exchange(type, data, timeoutMs) {
+        const id = String(this.#nextId++);
+        return new Promise((resolve, reject) => {
+            const timer = setTimeout(() => {
+                this.#pending.delete(id);
+                const why = `no reply to ${type} within ${timeoutMs} ms`;
+                reject(new MatchmakerError("client.timeout", why, { timeout_ms: timeoutMs }));
+            }, Math.max(0, timeoutMs));
+            this.#pending.set(id, { resolve: resolve, reject, timer });
+            this.#write(data === undefined ? { id, type } : { id, type, data });
+        });
+    }
+    #receive(text) {
+        this.#lastHeard = Date.now();
+        this.#pinged = false;
+        this.#options.onFrame?.("in", text);
+        let frame;
+        try {
+            frame = JSON.parse(text);
+        }
+        catch {
+            return;
+        }
+        if (frame.type === "reply" || frame.type === "pong") {
+            const pending = typeof frame.id === "string" ? this.#pending.get(frame.id) : undefined;
+            if (pending !== undefined) {
+                this.#pending.delete(frame.id);
+                clearTimeout(pending.timer);
+                if (frame.type === "pong" || frame.ok === true)
+                    pending.resolve((frame.data ?? null));
+                else
+                    pending.reject(fromWire(frame.error));
+            }
+            else if (frame.type === "reply" && frame.ok === false && frame.id == null) {
+                this.#events.deliver({ type: "error", data: frame.error, seq: null });
+            }
+        }
+        else if (frame.type === "ping") {
+            this.#write({ type: "pong" });
+        }
+        else if (typeof frame.type === "string") {
+            const seq = typeof frame.seq === "number" ? frame.seq : null;
+            if (seq !== null) {
+                if (seq <= this.lastSeq)
+                    return; // already delivered before a resume
+                this.lastSeq = seq;
+            }
+            this.#events.deliver({ type: frame.type, data: frame.data, seq });
+        }
+    }
+    async #whenOpen(deadline) {
+        for (;;) {
+            this.#ensureOpen();
+            if (this.#state === "open")
+                return;
+            if (!(await this.#events.changed(deadline))) {
+                throw new MatchmakerError("client.timeout", "the connection did not come back in time", {
+                    timeout_ms: deadline - Date.now(),
+                });
+            }
+        }
+    }
+    #ensureOpen() {
+        if (this.#state === "closed" || this.#state === "closing")
+            throw this.#closedError();
+    }
+    #closedError() {
+        const cause = this.#closeError;
+        return new MatchmakerError("client.closed", cause ? `the client is closed (${cause.code}: ${cause.message})` : "the client is closed", { close_code: this.closeCode, ...(cause && { reason: cause.code }) });
+    }
+    /** The current socket ended (or was given up on): resume it or close for good. */
+    #drop(code, reason) {
+        this.#socket = null;
+        this.closeCode = code;
+        this.#stopHeartbeat();
+        const why = `the connection dropped (${code}) before the reply`;
+        this.#failPending(new MatchmakerError("client.interrupted", why, { close_code: code }));
+        if (this.#state === "away")
+            return; // a resume attempt failed: the loop tries again
+        const reconnect = this.#options.reconnect ?? true;
+        if (this.#state !== "open" || reconnect === false || FINAL_CLOSE_CODES.has(code)) {
+            this.#finish(code, this.#state === "closing" ? null : closeReason(code));
+            return;
+        }
+        const grace = this.helloReply.limits.resume_grace_ms;
+        this.#state = "away";
+        this.#events.notify();
+        this.#events.deliver({ type: "connection.away", data: { code, reason, grace_ms: grace }, seq: null });
+        void this.#resume(Date.now() + grace, reconnect === true ? {} : reconnect);
+    }
+    async #resume(until, options) {
+        const first = options.initialDelayMs ?? 100;
+        const most = options.maxDelayMs ?? 2000;
+        for (let attempt = 1; this.#state === "away"; attempt++) {
+            const delay = Math.min(most, first * 2 ** (attempt - 1));
+            const wait = delay / 2 + (Math.random() * delay) / 2;
+            if (Date.now() + wait >= until)
+                break;
+            await new Promise((resolve) => setTimeout(resolve, wait));
+            if (this.#state !== "away")
+                return;
+            let socket;
+            try {
+                socket = await openSocket(this.#Socket, this.#url, Math.max(1, until - Date.now()));
+            }
+            catch {
+                continue;
+            }
+            if (this.#state !== "away") {
+                socket.close();
+                return;
+            }
+            this.#attach(socket);
+            try {
+                const resume = { token: this.helloReply.resume_token, last_seq: this.lastSeq };
+                const reply = await this.#exchange("hello", this.#helloData(resume), Math.max(1, until - Date.now()));
+                this.#welcome(reply);
+                const back = { client_id: reply.client_id, attempts: attempt };
+                this.#events.deliver({ type: "connection.back", data: back, seq: null });
+                return;
+            }
+            catch (error) {
+                const failure = error;
+                if (failure.code === "client.interrupted" || failure.code === "client.timeout") {
+                    this.#socket = null;
+                    socket.close();
+                    continue;
+                }
+                this.#finish(this.closeCode, failure); // resume.expired, or the credential was revoked
+                socket.close();
+                return;
+            }
+        }
+        if (this.#state === "away") {
+            const why = "could not resume within the server's grace";
+            this.#finish(this.closeCode, new MatchmakerError("resume.expired", why));
+        }
+    }
+    #failPending(error) {
+        const pending = [...this.#pending.values()];
+        this.#pending.clear();
+        for (const { reject, timer } of pending) {
+            clearTimeout(timer);
+            reject(error);
+        }
+    }
+    #stopHeartbeat() {
+        if (this.#heartbeat !== null)
+            clearInterval(this.#heartbeat);
+        this.#heartbeat = null;
+    }
+    /** Closed for good: no more requests, `connection.closed` ends the events. */
+    #finish(code, error) {
+        if (this.#state === "closed")
+            return;
+        const socket = this.#socket;
+        this.#socket = null;
+        this.#state = "closed";
+        this.closeCode = code ?? this.closeCode;
+        this.#closeError = error;
+        this.#stopHeartbeat();
+        this.#failPending(this.#closedError());
+        socket?.close();
+        const why = error && { code: error.code, message: error.message };
+        const data = { code: this.closeCode, error: why };
+        this.#events.deliver({ type: "connection.closed", data, seq: null });
+        this.#markClosed();
+    }
+}
+/** Why the server closed for good, as a coded error (`null` for a clean bye). */
+function closeReason(code) {
+    if (code === 4000 || code === 1000)
+        return null;
+    const why = `the server closed the connection (${code})`;
+    return new MatchmakerError("client.closed", why, { close_code: code });
+}
