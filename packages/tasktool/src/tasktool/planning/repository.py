@@ -11,7 +11,7 @@
     repo.graph               # dependents, children, blocked/actionable (graph.TaskGraph)
     repo.worktrees           # the git worktrees merged in (None: no overlay active)
     repo.watched             # task directories whose changes change what is shown
-    repo.identity            # what identifies tasks/archived without reading them (or None)
+    repo.cache               # what the caches answer without decoding every task (CacheView)
 
 With ``worktree_scope: unified`` and sibling git worktrees, ``tasks`` and
 ``archived`` carry each task's effective status (:mod:`tasktool.planning.overlay`,
@@ -31,8 +31,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from tasktool.config import LoadedConfig, Overrides, load_config, taskmd_notice
-from tasktool.files.scan import ARCHIVE_DIR, Scan, ScanResult, at_positions, scan_source, walk
+from tasktool.files.scan import ARCHIVE_DIR, Scan, ScanResult, at_positions, scan_source
 from tasktool.files.taskfile import is_safe_id
+from tasktool.files.walk import walk
 from tasktool.files.worktrees import WorktreeSet, discover_worktrees
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.errors import TaskToolError, task_not_found
@@ -58,12 +59,8 @@ class Repository:
         self.task_dir = Path(config.settings.task_dir)
         self._scan = scan if isinstance(scan, Scan) else Scan.of(scan)
         self._merged = merged
-        #: What identifies ``tasks`` and ``archived`` (the same identity, the same tasks):
-        #: the parse cache's identity when it holds every file as it is (with the overlay,
-        #: the overlay memo's key, which holds it); ``None`` when not known (a file changed
-        #: a moment ago, no cache). A memo of what is derived from them keys on it, and a
-        #: command that recalls one never has the tasks decoded.
-        self.identity: bytes | None = self._scan.identity if merged is None else merged.key
+        #: What the caches answer about ``tasks`` and ``archived`` without decoding them.
+        self.cache = CacheView(self._scan, merged)
         #: The repository's worktrees when the overlay is active, else ``None``.
         self.worktrees: WorktreeSet | None = merged.worktrees if merged is not None else None
         #: ``worktree.*`` findings: divergent terminal states, unreadable siblings.
@@ -187,27 +184,6 @@ class Repository:
                 )
         return task_not_found(task_id)
 
-    @property
-    def from_cache(self) -> bool:
-        """Whether ``tasks`` and ``archived`` are the parse cache's rows as this run read
-        them (it parsed no file, and no sibling worktree is overlaid): :meth:`id_table`
-        answers."""
-        return self._merged is None and self._scan.from_cache
-
-    def id_table(self) -> IdTable | None:
-        """The parse cache's columns of ids, placed in ``all_tasks`` (see
-        :meth:`Scan.id_table <tasktool.files.scan.Scan.id_table>`); ``None`` unless
-        :attr:`from_cache` (or the rows no longer read)."""
-        return self._scan.id_table() if self.from_cache else None
-
-    def tasks_at(self, positions: Sequence[int]) -> list[Task] | None:
-        """``all_tasks`` at these positions (their bodies perhaps empty); while the tasks are
-        not decoded, read alone from the parse cache. ``None`` when a position is out of
-        range or the cache changed since this run read it."""
-        if self._merged is not None:
-            return at_positions(self.tasks, self.archived, positions)
-        return self._scan.tasks_at(positions)
-
     def local(self, task_id: str) -> Task:
         """:meth:`get` for a writer: ``worktree.sibling_only`` when the task has no file in
         this worktree (mutations write only the current worktree's files)."""
@@ -293,6 +269,41 @@ def active_place(task_dir: Path, path: Path) -> Path:
     parts = list(path.relative_to(task_dir).parts)
     del parts[len(parts) - 1 - parts[::-1].index(ARCHIVE_DIR)]
     return task_dir.joinpath(*parts)
+
+
+class CacheView:
+    """What the caches answer about a repository's tasks without decoding every one::
+
+    repo.cache.identity          # the same identity, the same tasks (None: not known)
+    repo.cache.id_table()        # the parse cache's columns of ids (get_index reads them)
+    repo.cache.tasks_at([0, 7])  # all_tasks at these positions, read alone
+    """
+
+    def __init__(self, scan: Scan, merged: Merged | None) -> None:
+        self._scan = scan
+        self._merged = merged
+        #: What identifies ``tasks`` and ``archived``: the parse cache's identity when it
+        #: holds every file as it is (with the overlay, the overlay memo's key, which holds
+        #: it); ``None`` when not known (a file changed a moment ago, no cache). A memo of
+        #: what is derived from them keys on it, and a command that recalls one never has
+        #: the tasks decoded.
+        self.identity: bytes | None = scan.identity if merged is None else merged.key
+
+    def id_table(self) -> IdTable | None:
+        """The parse cache's columns of ids, placed in ``all_tasks`` (see
+        :meth:`Scan.id_table <tasktool.files.scan.Scan.id_table>`): ``None`` unless the
+        tasks are the cache's rows as this run read them (it parsed no file, and no
+        sibling worktree is overlaid), or when the rows no longer read."""
+        return self._scan.id_table() if self._merged is None else None
+
+    def tasks_at(self, positions: Sequence[int]) -> list[Task] | None:
+        """``all_tasks`` at these positions (their bodies perhaps empty); while the tasks are
+        not decoded, read alone from the parse cache. ``None`` when a position is out of
+        range or the cache changed since this run read it."""
+        if self._merged is not None:
+            overlaid = self._merged.overlaid
+            return at_positions(overlaid.tasks, overlaid.archived, positions)
+        return self._scan.tasks_at(positions)
 
 
 def ambiguous_id(task_id: str, paths: Sequence[str]) -> TaskToolError:

@@ -15,6 +15,7 @@ from typing import Any
 
 import msgspec
 
+from tasktool.files import signature
 from tasktool.files.house_style import HouseStyle, learn_style
 from tasktool.files.roundtrip import apply_frontmatter, new_task_text
 from tasktool.files.scan import ARCHIVE_DIR, is_scanned_folder, parse_entry, read_entry, scan_tasks
@@ -46,15 +47,11 @@ def today() -> str:
     return dt.datetime.now(dt.UTC).date().isoformat()
 
 
-Signature = tuple[int, int, int]
+def _signature(path: Path) -> bytes:
+    return signature.of(os.stat(path))
 
 
-def _signature(path: Path) -> Signature:
-    stat = os.stat(path)
-    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
-
-
-def _read(path: Path, task_id: str) -> tuple[str, Signature]:
+def _read(path: Path, task_id: str) -> tuple[str, bytes]:
     """The file's text and the signature it had before being read."""
     try:
         seen = _signature(path)
@@ -88,7 +85,7 @@ def _parsed(repo: Repository, path: Path, task_id: str, text: str | None = None)
     return parsed
 
 
-def _replace(path: Path, text: str, seen: Signature, task_id: str) -> None:
+def _replace(path: Path, text: str, seen: bytes, task_id: str) -> None:
     """Write ``text`` unless the file changed since it was read (an editor that does not
     take our lock saved it meanwhile: overwriting would lose that save)."""
     try:
