@@ -73,3 +73,14 @@ def test_bad_rules_are_400_naming_the_field(
     assert patched.status_code == 400
     assert patched.json()["error"]["details"]["field"] == field
     assert admin.get("/admin/projects/g").json()["policies"] == []
+
+
+def test_a_dry_run_checks_the_same_rules(admin: httpx.Client) -> None:
+    dry = {"dryRun": "true"}
+    bad = {"id": "g", "policies": [policy(filter={"r": widen(max=50)})]}
+    refused = admin.post("/admin/projects", json=bad, params=dry)
+    assert refused.status_code == 400
+    assert refused.json()["error"]["details"]["field"] == "$.policies[0].filter.r.widen.max"
+    good = {"id": "g", "policies": [policy(filter={"r": RANGE}, minGroupSize=2, fillTimeoutMs=1)]}
+    assert admin.post("/admin/projects", json=good, params=dry).status_code == 201
+    assert admin.get("/admin/projects").json()["projects"] == []
