@@ -151,7 +151,9 @@ def measure(size: int, enters: int, seed: int) -> dict[str, float]:
         "p50_ms": latencies[len(latencies) // 2],
         "p99_ms": latencies[int(len(latencies) * 0.99)],
         "mean_gap": statistics.fmean(run.gaps),
-        "gap_of_window": statistics.fmean(g / w for g, w in zip(run.gaps, run.allowed, strict=True)),
+        "gap_of_window": statistics.fmean(
+            gap / window for gap, window in zip(run.gaps, run.allowed, strict=True)
+        ),
         "immediate": sum(1 for value in latencies if value == 0) / len(latencies),
     }
 
