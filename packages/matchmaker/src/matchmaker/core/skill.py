@@ -25,8 +25,7 @@ to ``minGroupSize`` qualify, largest first.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import cast
+from typing import NamedTuple, cast
 
 from sortedcontainers import SortedList
 
@@ -42,8 +41,9 @@ __all__ = ["SkillMode"]
 _Key = tuple[float, int, Entry]
 
 
-@dataclass(slots=True)
-class _Candidate:
+class _Candidate(NamedTuple):
+    """A waiting entry that accepts the trigger: its value and its current window."""
+
     value: float
     window: float
     entry: Entry
