@@ -260,3 +260,13 @@ def test_changing_a_group_size_closes_the_old_pool() -> None:
     out = core.close_changed_policies("p", Project(id="p", policies=changed))
     assert [type(event).__name__ for _, event in out] == ["PoolClosed"]
     assert not core.clients[a].entries
+
+
+def test_a_resumed_entry_takes_back_its_place_for_the_fill_timeout() -> None:
+    core = new_core()
+    (a,) = waiting(core, "lobby", [0])
+    (b,) = waiting(core, "lobby", [0], now=10)
+    core.suspend(a)
+    (c,) = waiting(core, "lobby", [0], now=30)
+    assert groups(core.resume(a, 40)) == []
+    assert groups(core.expire(1000)) == [{a, b, c}]  # a is the oldest again
