@@ -13,8 +13,11 @@ second), so the pool settles near the wanted number of waiting entries and
 every size sees the same mix of immediate and widened matches; the stream
 first runs until the pool holds that many, then the measured enters follow.
 
+All sizes are filled first, then their measured enters run in chunks of 250
+taken in turn, so the load of a shared machine falls on every size alike.
 Reported per size (medians over ``--runs``): CPU per enter (``process_time``
-around ``Matchmaker.enter`` only), CPU per fired widening timer and timers fired
+around ``Matchmaker.enter`` only) and its ratio to the smallest size's in the
+same turns, CPU per fired widening timer and timers fired
 per tick against the entries waiting (the tick touches only windows that
 changed), simulated enter→matched p50/p99 (what the rule itself costs in
 waiting), and the mean rating gap per match against the widest allowed (400)
@@ -130,9 +133,13 @@ class Run:
                 self.core.disconnect(member)
 
 
-def measure(size: int, enters: int, seed: int) -> dict[str, float]:
+CHUNK = 250
+
+
+def fill(size: int, seed: int) -> Run:
+    """A run whose pool holds ``size`` waiting entries, its counters reset."""
     run = Run(size, seed)
-    for _ in range(20 * size):  # fill: the stream until the pool holds ``size``
+    for _ in range(20 * size):  # the stream until the pool holds ``size``
         if run.waiting() >= size:
             break
         run.enter_one()
@@ -141,11 +148,29 @@ def measure(size: int, enters: int, seed: int) -> dict[str, float]:
     run.latencies.clear()
     run.gaps.clear()
     run.allowed.clear()
-    cpu = [run.enter_one() for _ in range(enters)]
+    return run
+
+
+def measure(sizes: list[int], enters: int, seed: int) -> dict[int, dict[str, float]]:
+    """Every size filled first, then their measured enters in chunks taken in turn, so
+    the machine's load falls on each size alike; ``ratio``: the median over the turns of
+    a size's CPU per enter against the smallest size's in the same turn."""
+    runs = [fill(size, seed) for size in sizes]
+    chunks: list[list[float]] = [[] for _ in sizes]
+    for _ in range(enters // CHUNK):
+        for run, spent in zip(runs, chunks, strict=True):
+            spent.append(sum(run.enter_one() for _ in range(CHUNK)))
+    return {
+        run.size: _report(run, spent, chunks[0]) for run, spent in zip(runs, chunks, strict=True)
+    }
+
+
+def _report(run: Run, chunks: list[float], base: list[float]) -> dict[str, float]:
     latencies = sorted(run.latencies)
     return {
         "waiting": run.waiting_at_ticks / max(run.ticks, 1),
-        "cpu_per_enter_us": sum(cpu) / len(cpu) * 1e6,
+        "cpu_per_enter_us": sum(chunks) / (len(chunks) * CHUNK) * 1e6,
+        "ratio": statistics.median(c / b for c, b in zip(chunks, base, strict=True)),
         "cpu_per_widen_us": run.tick_cpu / max(run.fired, 1) * 1e6,
         "widened_per_tick": run.fired / max(run.ticks, 1),
         "p50_ms": latencies[len(latencies) // 2],
@@ -166,14 +191,14 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
     rounds: dict[int, list[dict[str, float]]] = {size: [] for size in sizes}
-    for seed in range(args.runs):  # sizes interleaved, so machine noise hits each alike
-        for size in sizes:
-            rounds[size].append(measure(size, args.enters, seed))
-            print(f"# run {seed} size {size}: {rounds[size][-1]}", flush=True)
-    base = statistics.median(r["cpu_per_enter_us"] for r in rounds[sizes[0]])
+    for seed in range(args.runs):
+        for size, result in measure(sizes, args.enters, seed).items():
+            rounds[size].append(result)
+            print(f"# run {seed} size {size}: {result}", flush=True)
     print(
-        "| waiting (target / mean) | CPU per enter µs | vs smallest | CPU per widening µs "
-        "| windows widened per tick | matched on enter | enter→matched p50 / p99 (simulated) "
+        "| waiting (target / mean) | CPU per enter µs | vs smallest, same turns "
+        "| CPU per widening µs | windows widened per tick | matched on enter "
+        "| enter→matched p50 / p99 (simulated) "
         "| mean gap (of 400 allowed) | mean gap / the pair's window |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
@@ -181,7 +206,7 @@ def main() -> None:
         med = {key: statistics.median(r[key] for r in rounds[size]) for key in rounds[size][0]}
         print(
             f"| {size:,} / {med['waiting']:,.0f} | {med['cpu_per_enter_us']:.1f} "
-            f"| {med['cpu_per_enter_us'] / base:.2f}x | {med['cpu_per_widen_us']:.1f} "
+            f"| {med['ratio']:.2f}x | {med['cpu_per_widen_us']:.1f} "
             f"| {med['widened_per_tick']:.1f} | {med['immediate']:.0%} "
             f"| {med['p50_ms'] / 1000:.1f} s / {med['p99_ms'] / 1000:.1f} s "
             f"| {med['mean_gap']:.0f} | {med['gap_of_window']:.2f} |"
