@@ -11,7 +11,9 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -88,7 +90,10 @@ def web_start(line: str, cwd: Path, env: dict[str, str]) -> None:
 
 
 def mcp(line: str, cwd: Path, env: dict[str, str]) -> None:
-    """``mcp`` answers an agent's first questions over stdio and ends with its input."""
+    """``mcp`` answers an agent's first questions over stdio and ends with its input.
+
+    The input stays open until the last answer is read (an agent waits for its answers;
+    input closed at once may end the server before it has answered), then is closed."""
     requests = [
         {
             "jsonrpc": "2.0",
@@ -103,9 +108,31 @@ def mcp(line: str, cwd: Path, env: dict[str, str]) -> None:
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
     ]
-    given = "".join(json.dumps(request) + "\n" for request in requests)
-    replies = sh(line, cwd, env, given)
-    answers = {answer["id"]: answer for answer in map(json.loads, replies.splitlines())}
+    errors = tempfile.TemporaryFile("w+")  # a pipe nobody reads could fill and stall it
+    process = subprocess.Popen(
+        ["bash", "-c", line], cwd=cwd, env=env, text=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors,
+    )  # fmt: skip
+    try:
+        assert process.stdin is not None
+        assert process.stdout is not None
+        process.stdin.write("".join(json.dumps(request) + "\n" for request in requests))
+        process.stdin.flush()
+        answers: dict[int, dict[str, Any]] = {}
+        while 2 not in answers:
+            reply = process.stdout.readline()  # blocks until the server answers
+            assert reply, f"{line!r} ended before answering: {answers}"
+            answer = json.loads(reply)
+            answers[answer["id"]] = answer
+        process.stdin.close()
+        assert process.wait(30) == 0
+        errors.seek(0)
+        assert "Traceback" not in errors.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait(10)
+        errors.close()
     assert answers[1]["result"]["serverInfo"]
     assert "next" in {tool["name"] for tool in answers[2]["result"]["tools"]}
 
