@@ -32,6 +32,8 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
+__all__ = ["READ_COMMANDS", "T", "enable", "end", "load", "reading"]
+
 T = TypeVar("T")
 
 #: Commands that only read and print: after them nothing is left to do but exit.

@@ -19,6 +19,8 @@ from tasktool.files.memo import Memo
 from tasktool.files.storage import STATE_DIR, read_regular
 from tasktool.model.errors import TaskToolError
 
+__all__ = ["MAX_BYTES", "MAX_VALUES", "ConfigDocument", "parse_config", "read_config"]
+
 
 class ConfigDocument(msgspec.Struct, frozen=True, kw_only=True):
     """The parsed file: its top-level mapping and the dotted keys that repeat."""

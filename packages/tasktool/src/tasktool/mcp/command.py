@@ -11,6 +11,8 @@ import click
 from tasktool.model.extras import require
 from tasktool.planning.repository import Invocation, serving_loader
 
+__all__ = ["mcp_command"]
+
 
 @click.command("mcp")
 @click.pass_obj

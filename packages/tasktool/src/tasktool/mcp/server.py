@@ -37,6 +37,23 @@ from tasktool.present.documents import (
     validation_report,
 )
 
+__all__ = [
+    "INSTRUCTIONS",
+    "LIST_FIELDS",
+    "READ",
+    "WRITE",
+    "AddItems",
+    "DropItems",
+    "F",
+    "Filters",
+    "Items",
+    "StrictPhases",
+    "StrictTool",
+    "Text",
+    "create_server",
+    "tool_errors",
+]
+
 INSTRUCTIONS = """\
 Tasks kept as Markdown files with YAML frontmatter. Use `next` to pick work (it ranks
 actionable tasks: pending or in progress, dependencies completed), `get` to read a task,

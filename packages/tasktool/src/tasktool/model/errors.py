@@ -24,6 +24,15 @@ import msgspec
 
 from mtcommon import CodedError
 
+__all__ = [
+    "CATALOGUE",
+    "ErrorCode",
+    "TaskToolError",
+    "exit_status",
+    "http_status",
+    "task_not_found",
+]
+
 
 class ErrorCode(msgspec.Struct, frozen=True):
     """One catalogue entry."""

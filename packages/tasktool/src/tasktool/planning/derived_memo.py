@@ -44,6 +44,8 @@ if TYPE_CHECKING:
 
     from tasktool.planning.repository import Repository
 
+__all__ = ["KEPT", "T", "derived", "memo_key", "memo_path"]
+
 T = TypeVar("T")
 
 #: Part of every key: change it with what any stored kind means or holds (its rules or

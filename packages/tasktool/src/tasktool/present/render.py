@@ -18,6 +18,24 @@ from typing import Any, Literal, Protocol, TextIO, get_args
 
 import msgspec
 
+__all__ = [
+    "FORMATS",
+    "JSON_CHUNK",
+    "Format",
+    "JsonRows",
+    "cell",
+    "emit_data",
+    "emit_fields",
+    "emit_table",
+    "emit_text",
+    "for_terminal",
+    "is_terminal",
+    "plain_table",
+    "to_json",
+    "to_yaml",
+    "write_json_array",
+]
+
 Format = Literal["table", "json", "yaml"]
 FORMATS: tuple[str, ...] = get_args(Format)
 

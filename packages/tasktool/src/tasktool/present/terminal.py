@@ -16,6 +16,21 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+__all__ = [
+    "DROP_ORDER",
+    "ELLIPSIS",
+    "GAP",
+    "MIN_TITLE",
+    "clip",
+    "colour_off",
+    "fitted_table",
+    "printable",
+    "side_by_side",
+    "terminal_height",
+    "terminal_width",
+    "width_of",
+]
+
 #: Columns dropped first when a table is too wide, least useful first; the others
 #: (``id``, ``title``...) are never dropped.
 DROP_ORDER = (

@@ -58,6 +58,37 @@ from tasktool.present.render import to_json
 from tasktool.web.events import ChangeFeed
 from tasktool.web.pages import NextOptions
 
+__all__ = [
+    "KEEPALIVE_S",
+    "ROUTES",
+    "T",
+    "apply_create",
+    "apply_edit",
+    "board_endpoint",
+    "board_field",
+    "config_endpoint",
+    "create_endpoint",
+    "error_response",
+    "events_endpoint",
+    "get_endpoint",
+    "graph_endpoint",
+    "graph_options",
+    "json_response",
+    "list_endpoint",
+    "next_endpoint",
+    "next_options",
+    "put_endpoint",
+    "query_bool",
+    "query_int",
+    "query_list",
+    "ranked",
+    "read_json",
+    "stats_endpoint",
+    "tracks_endpoint",
+    "validate_endpoint",
+    "with_repo",
+]
+
 T = TypeVar("T")
 KEEPALIVE_S = 15.0
 

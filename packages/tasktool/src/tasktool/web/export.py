@@ -43,6 +43,8 @@ from tasktool.present.render import to_json
 from tasktool.web import pages
 from tasktool.web.layout import Links, export_name
 
+__all__ = ["STATIC_DIR", "export_site"]
+
 STATIC_DIR = Path(__file__).parent / "static"
 
 

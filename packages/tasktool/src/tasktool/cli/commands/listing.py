@@ -35,6 +35,8 @@ from tasktool.present.render import (
     write_json_array,
 )
 
+__all__ = ["DEFAULT_COLUMNS", "FC", "get_command", "list_command"]
+
 FC = TypeVar("FC", bound=Callable[..., Any])
 
 DEFAULT_COLUMNS = ("id", "status", "priority", "effort", "phase", "title")

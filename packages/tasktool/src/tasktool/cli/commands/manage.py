@@ -25,6 +25,14 @@ from tasktool.planning.repository import Repository
 from tasktool.planning.writes import archive_target, archive_task, remove_task, restore_task
 from tasktool.present.render import emit_text
 
+__all__ = [
+    "archive_command",
+    "deduplicate_command",
+    "next_id_command",
+    "restore_command",
+    "rm_command",
+]
+
 
 @click.command("rm")
 @click.argument("task_id", metavar="ID", shell_complete=complete_ids)

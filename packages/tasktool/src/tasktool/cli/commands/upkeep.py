@@ -24,6 +24,8 @@ from tasktool.planning.repository import Repository, loader
 from tasktool.present.documents import validation_report
 from tasktool.present.render import emit_data, emit_text
 
+__all__ = ["todos_command", "validate_command", "worklog_command"]
+
 
 def _project_root(config_file: str | None) -> Path:
     """The project config's directory; the current directory without one (or with the home file)."""
