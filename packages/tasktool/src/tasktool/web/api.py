@@ -46,9 +46,9 @@ from tasktool.present.documents import (
     config_document,
     get_document,
     graph_document,
-    next_document,
+    rank,
+    repository_stats,
     search_document,
-    stats_document,
     task_detail,
     tasks_document,
     tracks_document,
@@ -270,13 +270,16 @@ def next_options(request: Request) -> NextOptions:
 
 def ranked(options: NextOptions) -> Callable[[Repository], list[dict[str, Any]]]:
     """The ``next`` document for these options, as a query over a repository."""
-    return lambda repo: next_document(
-        repo,
-        limit=options.limit,
-        quick_wins=options.quick_wins,
-        strict_phases=options.strict_phases,
-        filters=options.filters,
-    )
+    return lambda repo: [
+        item.to_json()
+        for item in rank(
+            repo,
+            limit=options.limit,
+            quick_wins=options.quick_wins,
+            strict_phases=options.strict_phases,
+            filters=options.filters,
+        )
+    ]
 
 
 async def next_endpoint(request: Request) -> Response:
@@ -321,7 +324,7 @@ async def graph_endpoint(request: Request) -> Response:
 
 
 async def stats_endpoint(request: Request) -> Response:
-    return json_response(await with_repo(request, stats_document))
+    return json_response(await with_repo(request, lambda repo: repository_stats(repo).to_json()))
 
 
 async def tracks_endpoint(request: Request) -> Response:
