@@ -137,9 +137,7 @@ def test_admin_cli_codes_match_their_table() -> None:
 
 
 def test_every_code_has_a_surface() -> None:
-    nowhere = [
-        c for c, s in CATALOGUE.items() if not (s.surfaces or s.http or s.exit)
-    ]
+    nowhere = [c for c, s in CATALOGUE.items() if not (s.surfaces or s.http or s.exit)]
     assert nowhere == []
 
 
