@@ -1,7 +1,7 @@
 """``mcp``: the MCP server over stdio (needs the ``mcp`` extra).
 
 The CLI loads this module by name, so it never imports the MCP front end; the SDK
-loads inside the command (it costs ~0.8 s of import time).
+loads inside the command (its import is slow: ``docs/benchmarks.md``).
 """
 
 from __future__ import annotations

@@ -68,7 +68,7 @@ def todos_command(
     files = discover_files(
         root, ignore=settings.ignore, excludes=(*settings.todos_exclude, *excludes)
     )
-    # Imported here: it compiles its comment patterns on import (20 ms), which the other
+    # Imported here: it compiles its comment patterns on import, which the other
     # commands of this module (validate) need not pay.
     from tasktool.planning.todos import scan_files
 
