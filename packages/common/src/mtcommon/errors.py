@@ -20,8 +20,7 @@ and its catalogue test compares the entries with the codes raised and the docs' 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = [
     "Catalogue",
@@ -62,9 +61,9 @@ class CodedError(Exception):
         return payload
 
 
-@dataclass(frozen=True, slots=True)
-class ErrorCode:
-    """One code of a product's catalogue: what it means and where it is reported."""
+class ErrorCode(NamedTuple):
+    """One code of a product's catalogue: what it means and where it is reported (a
+    named tuple: ``dataclasses`` is more than a read command of tasktool imports)."""
 
     meaning: str = ""
     """The line a product's docs table gives it (tasktool documents each meaning)."""

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from tasktool.model.errors import TaskToolError
 from tasktool.model.task import RESOLVED_STATUSES, Task
@@ -26,8 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["ArchiveMove", "archive_plan", "choose_to_archive", "refuse_unresolved"]
 
 
-@dataclass(frozen=True, slots=True)
-class ArchiveMove:
+class ArchiveMove(msgspec.Struct, frozen=True, kw_only=True):
     """One task ``archive`` would move: from its file to ``target``."""
 
     task: Task
