@@ -68,6 +68,7 @@ export interface HelloReply {
   lockdown: boolean;
   resumed: boolean;
   ice_servers: IceServer[];
+  player_id: string | null;
 }
 
 export interface PoolEnterData {
@@ -245,6 +246,7 @@ export interface Formed {
 export interface MemberInfo {
   client_id: string;
   public?: { [key: string]: unknown } | null;
+  player_id?: string | null;
 }
 
 export interface SessionCreatedData {
@@ -265,6 +267,7 @@ export interface MemberData {
   client_id: string;
   public?: { [key: string]: unknown } | null;
   reason?: string | null;
+  player_id?: string | null;
 }
 
 export interface EntryData {
@@ -293,6 +296,7 @@ export interface PoolUnlisted {
 export interface ModeMemberInfo {
   client_id: string;
   public: { [key: string]: unknown } | null;
+  player_id: string | null;
 }
 
 export interface ProposalReceived {

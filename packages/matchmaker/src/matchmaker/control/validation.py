@@ -2,9 +2,9 @@
 
 msgspec checks types, required and unknown fields and the per-field
 constraints declared in ``matchmaker.model``; the rules spanning fields
-(unique policy names, one default, distinct secrets, scopes listed once, the
-reserved id) are
-checked here on the whole result, so a PATCH is validated after merging.
+(unique policy names, one default, the reserved id, and each key type's
+rules from :mod:`matchmaker.control.keys`) are checked here on the whole
+result, so a PATCH is validated after merging.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import msgspec
 from msgspec import UNSET
 
 from matchmaker.config import ControlLimits, Limits
+from matchmaker.control.keys import check_keys
 from matchmaker.control.wire import ProjectPatch
 from matchmaker.errors import MatchmakerError
 from matchmaker.filters import filter_problem
@@ -95,13 +96,7 @@ def check_project(project: Project, limits: Limits, control: ControlLimits) -> N
             raise invalid(
                 field if problem.attribute is None else f"{field}.{problem.attribute}", problem.rule
             )
-    secrets: dict[str, int] = {}
-    for i, key in enumerate(project.keys):
-        if key.secret in secrets:
-            raise invalid(f"$.keys[{i}].secret", f"duplicates keys[{secrets[key.secret]}].secret")
-        secrets[key.secret] = i
-        if len(set(key.scopes)) != len(key.scopes):
-            raise invalid(f"$.keys[{i}].scopes", "each scope may be listed once")
+    check_keys(project, limits, invalid)
 
 
 def _check_count(field: str, count: int, limit: int) -> None:

@@ -48,7 +48,7 @@ from matchmaker.core.strategy import wrong_mode
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import FilterValue, Project
 
-__all__ = ["Matchmaker", "entry_limit"]
+__all__ = ["Matchmaker", "entry_limit", "member_infos"]
 
 # Rebuild the expiry heap once this many of its items belong to entries that left otherwise.
 _HEAP_COMPACT_MIN = 1024
@@ -63,6 +63,8 @@ class Matchmaker:
         self.pools: dict[PoolKey, Pool] = {}
         self.sessions: dict[str, Session] = {}
         self.rooms: dict[tuple[str, str], Session] = {}
+        # (project id, player id) -> the connected (or away) clients of that player
+        self.players: dict[tuple[str, str], set[str]] = {}
         self.resumption = Resumption(
             limits.resume_buffer, limits.resume_grace_ms / 1000, issuer=node
         )
@@ -89,18 +91,41 @@ class Matchmaker:
     # -- clients --------------------------------------------------------------------------
 
     def connect(
-        self, project_id: str, credential: str | None, attributes: dict[str, FilterValue]
+        self,
+        project_id: str,
+        credential: str | None,
+        attributes: dict[str, FilterValue],
+        player_id: str | None = None,
     ) -> ClientState:
-        """Register a client that completed ``hello``."""
-        client = ClientState(self.new_id("c"), project_id, credential, dict(attributes))
+        """Register a client that completed ``hello`` (``player_id``: its token's ``sub``)."""
+        client = ClientState(
+            self.new_id("c"), project_id, credential, dict(attributes), player_id=player_id
+        )
         self.clients[client.client_id] = client
+        if player_id is not None:
+            self.players.setdefault((project_id, player_id), set()).add(client.client_id)
         return client
+
+    def session_count(self, client: ClientState) -> int:
+        """The sessions ``max_sessions_per_client`` counts for ``client``: a player's
+        (token ``sub``) over all its connections, each session once."""
+        if client.player_id is None:
+            return len(client.sessions)
+        ids = self.players.get((client.project_id, client.player_id), set()) | {client.client_id}
+        return len(
+            {sid for cid in ids if cid in self.clients for sid in self.clients[cid].sessions}
+        )
 
     def disconnect(self, client_id: str, reason: str = "disconnected") -> list[Delivery]:
         """Forget a client: withdraw its entries and leave its sessions."""
         client = self.clients.pop(client_id, None)
         if client is None:
             return []
+        player = (client.project_id, client.player_id or "")
+        if client_id in self.players.get(player, ()):
+            self.players[player].discard(client_id)
+            if not self.players[player]:
+                del self.players[player]
         out: list[Delivery] = []
         for entry in list(client.entries.values()):
             self._drop_entry(entry, reason, out)
@@ -178,7 +203,7 @@ class Matchmaker:
             )
         if len(client.entries) >= self.limits.max_pools_per_client:
             raise entry_limit(self.limits)
-        if len(client.sessions) >= self.limits.max_sessions_per_client:
+        if self.session_count(client) >= self.limits.max_sessions_per_client:
             raise _session_limit(self.limits)
         pool = self._pool_for(project.id, name, spec, is_policy, request)
         bucket = pool.spec.bucket_for(client.attributes)
@@ -437,7 +462,7 @@ class Matchmaker:
         return session.session_id
 
     def _announce(self, session: Session, out: list[Delivery]) -> None:
-        members = [MemberInfo(cid, m.public) for cid, m in session.members.items()]
+        members = member_infos(session)
         for cid in session.members:
             created = SessionCreated(session.session_id, members, cid, session.pool)
             out.append(((cid,), created))
@@ -457,7 +482,7 @@ class Matchmaker:
         session = self.rooms.get((project.id, room))
         if session is not None and client_id in session.members:
             return SessionJoined(session.session_id, created=False), []
-        if len(client.sessions) >= self.limits.max_sessions_per_client:
+        if self.session_count(client) >= self.limits.max_sessions_per_client:
             raise _session_limit(self.limits)
         out: list[Delivery] = []
         if session is None:
@@ -477,12 +502,12 @@ class Matchmaker:
                 details={"limit": self.limits.max_session_members},
             )
         else:
-            joined = MemberJoined(session.session_id, client_id, public)
+            joined = MemberJoined(session.session_id, client_id, public, client.player_id)
             out.append((list(session.members), joined))
         created = not session.members
         session.members[client_id] = Member(client, public)
         client.sessions[session.session_id] = session
-        members = [MemberInfo(cid, m.public) for cid, m in session.members.items()]
+        members = member_infos(session)
         out.append(
             (
                 (client_id,),
@@ -562,6 +587,11 @@ class Matchmaker:
         del self.sessions[session.session_id]
         if session.room is not None:
             del self.rooms[(session.project_id, session.room)]
+
+
+def member_infos(session: Session) -> list[MemberInfo]:
+    """The members of ``session`` as ``session.created`` shows them."""
+    return [MemberInfo(cid, m.public, m.client.player_id) for cid, m in session.members.items()]
 
 
 def entry_limit(limits: Limits) -> MatchmakerError:

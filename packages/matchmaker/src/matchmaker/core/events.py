@@ -68,6 +68,7 @@ class Welcome:
     limits: Limits
     resumed: bool = False  # the client id of an earlier connection, taken back with resume
     ice_servers: tuple[str, ...] = ()  # STUN/TURN URLs from the server's config
+    player_id: str | None = None  # the sub of the client's jwt credential
 
 
 @dataclass(slots=True)
@@ -130,10 +131,11 @@ Answer = (
 
 @dataclass(slots=True)
 class MemberInfo:
-    """A session member as the others see it."""
+    """A session member as the others see it (``player_id``: its token's ``sub``)."""
 
     client_id: str
     public: Public | None = None
+    player_id: str | None = None
 
 
 @dataclass(slots=True)
@@ -157,11 +159,12 @@ class MessageRelayed:
 
 @dataclass(slots=True)
 class MemberJoined:
-    """Someone joined a room the recipient is in."""
+    """Someone joined a session the recipient is in."""
 
     session_id: str
     client_id: str
     public: Public | None = None
+    player_id: str | None = None
 
 
 @dataclass(slots=True)

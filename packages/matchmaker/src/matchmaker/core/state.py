@@ -31,6 +31,7 @@ class ClientState:
     sessions: dict[str, Session] = field(default_factory=dict)  # by session id
     delegating: dict[str, Pool] = field(default_factory=dict)  # by pool name
     away: bool = False  # disconnected, within its resume grace: entries paused
+    player_id: str | None = None  # a jwt credential's sub: the same player on any connection
 
 
 @dataclass(slots=True, eq=False)

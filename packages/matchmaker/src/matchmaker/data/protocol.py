@@ -501,6 +501,7 @@ class HelloReply(Struct, gc=False):
     lockdown: bool
     resumed: bool = False
     ice_servers: list[IceServer] = []
+    player_id: str | None = None
 
 
 class PoolEntered(Struct, gc=False, rename={"group_size": "groupSize"}):
@@ -525,10 +526,11 @@ class Event(Struct, gc=False, tag_field="type", omit_defaults=True):
 
 
 class MemberInfo(Struct, gc=False, omit_defaults=True):
-    """A session member as the others see it."""
+    """A session member as the others see it (``player_id``: its token's ``sub``)."""
 
     client_id: str
     public: Public | None = None
+    player_id: str | None = None
 
 
 class SessionCreatedData(Struct, gc=False, omit_defaults=True):
@@ -561,6 +563,7 @@ class MemberData(Struct, gc=False, omit_defaults=True):
     client_id: str
     public: Public | None = None
     reason: str | None = None
+    player_id: str | None = None
 
 
 class SessionMemberJoined(Event, tag="session.member_joined"):

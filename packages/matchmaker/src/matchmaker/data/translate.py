@@ -152,6 +152,7 @@ def _answer_data(answer: events.Answer) -> object:
                 lockdown=project.lockdown,
                 resumed=answer.resumed,
                 ice_servers=[protocol.IceServer([url]) for url in answer.ice_servers],
+                player_id=answer.player_id,
             )
         case events.Alive():
             return None
@@ -182,13 +183,17 @@ def _wire_event(event: events.Event) -> protocol.Event | protocol.ModeNotice:
                 protocol.SignalData(event.session_id, event.sender, signal)
             )
         case events.SessionCreated():
-            members = [protocol.MemberInfo(m.client_id, m.public) for m in event.members]
+            members = [
+                protocol.MemberInfo(m.client_id, m.public, m.player_id) for m in event.members
+            ]
             return protocol.SessionCreated(
                 protocol.SessionCreatedData(event.session_id, members, event.you, event.pool)
             )
         case events.MemberJoined():
             return protocol.SessionMemberJoined(
-                protocol.MemberData(event.session_id, event.client_id, event.public)
+                protocol.MemberData(
+                    event.session_id, event.client_id, event.public, player_id=event.player_id
+                )
             )
         case events.MemberLeft():
             return protocol.SessionMemberLeft(
