@@ -63,6 +63,7 @@ class Client:
     def __init__(self, websocket: ClientConnection) -> None:
         self.websocket = websocket
         self.client_id: str | None = None
+        self.player_id: str | None = None  # the sub of a jwt credential, from the hello reply
         self.hello_reply: dict[str, Any] = {}
         self._ids = itertools.count(1)
         self._pending: dict[str, asyncio.Future[Any]] = {}
@@ -145,6 +146,7 @@ class Client:
             self.last_seq = resume[1]
         reply: dict[str, Any] = await self.request("hello", data)
         self.client_id = reply["client_id"]
+        self.player_id = reply.get("player_id")
         self.resume_token = reply["resume_token"]
         self.hello_reply = reply
         return reply
