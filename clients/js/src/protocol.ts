@@ -119,6 +119,17 @@ export interface SessionLeft {
   session_id: string;
 }
 
+export interface SessionBackfillData {
+  session_id: string;
+  seats: number;
+}
+
+export interface Backfilled {
+  session_id: string;
+  filled: string[];
+  pending: number;
+}
+
 export interface SessionSendData {
   session_id: string;
   data: unknown;
@@ -373,6 +384,7 @@ export interface Requests {
   "pool.leave": { data: PoolLeaveData; reply: PoolLeft };
   "session.join": { data: SessionJoinData; reply: SessionJoined };
   "session.leave": { data: SessionLeaveData; reply: SessionLeft };
+  "session.backfill": { data: SessionBackfillData; reply: Backfilled };
   "session.send": { data: SessionSendData; reply: Relayed };
   "rtc.signal": { data: RtcSignalData; reply: Relayed };
   "rtc.offer": { data: RtcOfferData; reply: ChannelAnswer };

@@ -209,6 +209,13 @@ class Client:
         reply: dict[str, Any] = await self.request("session.join", data)
         return reply
 
+    async def backfill(self, session_id: str, seats: int) -> dict[str, Any]:
+        """``session.backfill``: fill ``seats`` open places of a session formed by a pool
+        (``0`` cancels); returns ``{session_id, filled: [client_id], pending}``."""
+        data = {"session_id": session_id, "seats": seats}
+        reply: dict[str, Any] = await self.request("session.backfill", data)
+        return reply
+
     async def leave_session(self, session_id: str) -> None:
         """``session.leave``."""
         await self.request("session.leave", {"session_id": session_id})

@@ -16,6 +16,7 @@ from matchmaker.model import FilterValue
 __all__ = [
     "MODE_COMMANDS",
     "AttachDelegate",
+    "Backfill",
     "Bye",
     "CancelProposal",
     "Command",
@@ -119,6 +120,15 @@ class LeaveSession:
     """``session.leave``."""
 
     session_id: str
+
+
+@dataclass(slots=True)
+class Backfill:
+    """``session.backfill``: fill ``seats`` more places of a session formed by a pool
+    (``0`` cancels an earlier request)."""
+
+    session_id: str
+    seats: int
 
 
 @dataclass(slots=True)
@@ -256,6 +266,7 @@ Command = (
     | LeavePool
     | JoinSession
     | LeaveSession
+    | Backfill
     | Send
     | Signal
     | Offer

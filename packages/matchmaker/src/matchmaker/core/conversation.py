@@ -19,6 +19,7 @@ from matchmaker.config import Limits
 from matchmaker.core import closecodes
 from matchmaker.core.commands import (
     MODE_COMMANDS,
+    Backfill,
     Bye,
     Command,
     EnterPool,
@@ -272,6 +273,14 @@ class Conversation:
         out.extend(deliveries)
         return out
 
+    def _backfill(self, command: Backfill, request_id: str | None) -> list[Effect]:
+        answer, deliveries = self.core.backfill(
+            self._client().client_id, command, self._wall_clock_ms()
+        )
+        out: list[Effect] = [Reply(request_id, answer)]
+        out.extend(deliveries)
+        return out
+
     def _ping(self, command: Ping, request_id: str | None) -> list[Effect]:
         return [Reply(request_id, Alive())]
 
@@ -438,6 +447,7 @@ _HANDLERS: dict[type, Callable[[Conversation, Any, str | None], list[Effect]]] =
     LeavePool: Conversation._leave_pool,
     JoinSession: Conversation._join_session,
     LeaveSession: Conversation._leave_session,
+    Backfill: Conversation._backfill,
     Hello: Conversation._hello,
     Ping: Conversation._ping,
     Pong: Conversation._pong,

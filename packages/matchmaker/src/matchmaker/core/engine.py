@@ -15,8 +15,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from matchmaker.config import Limits
+from matchmaker.core.backfill import Backfills
 from matchmaker.core.commands import (
     AttachDelegate,
+    Backfill,
     CancelProposal,
     EnterPool,
     FormGroups,
@@ -24,6 +26,7 @@ from matchmaker.core.commands import (
     RespondProposal,
 )
 from matchmaker.core.events import (
+    Backfilled,
     Delivery,
     MemberInfo,
     MemberJoined,
@@ -43,7 +46,7 @@ from matchmaker.core.modes import MODES
 from matchmaker.core.pools import PoolKey, PoolSpec, resolve_pool
 from matchmaker.core.projects import DELEGATE_SCOPE, holds_scope
 from matchmaker.core.resume import Resumption
-from matchmaker.core.state import ClientState, Entry, Member, Pool, Session
+from matchmaker.core.state import ClientState, Entry, Member, Origin, Pool, Session
 from matchmaker.core.strategy import wrong_mode
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import FilterValue, Project
@@ -74,6 +77,7 @@ class Matchmaker:
         self._stale = 0
         self._timers: list[tuple[int, int, Pool, str]] = []
         self._clock = 0  # the latest time an operation was given: disconnect has none
+        self.backfills = Backfills(self)
 
     def schedule(self, due_ms: int, pool: Pool, key: str) -> None:
         """Run ``pool.mode.timer(key)`` from the first :meth:`expire` at or after ``due_ms``."""
@@ -442,24 +446,49 @@ class Matchmaker:
         session; returns its id. Nothing here can fail, so the group forms whole."""
         pool = group[0].pool
         assert all(e.live and e.pool is pool for e in group), "a mode formed a stale group"
-        session = Session(self.new_id("s"), pool.project_id, pool=pool.name)
+        origin = Origin(pool.key, pool.spec, group[0].bucket)
+        session = Session(self.new_id("s"), pool.project_id, pool=pool.name, origin=origin)
         for entry in group:
-            client = entry.client
-            self._drop_entry(entry, "matched", out)
-            # Matched in one pool: the client's other entries are withdrawn.
-            for other in list(client.entries.values()):
-                self._drop_entry(other, "matched", out)
-                out.append(
-                    (
-                        (client.client_id,),
-                        PoolWithdrawn(other.pool.name, other.entry_id, "matched"),
-                    )
-                )
-            session.members[client.client_id] = Member(client, entry.public)
-            client.sessions[session.session_id] = session
+            self._matched(entry, session, out)
         self.sessions[session.session_id] = session
         self._announce(session, out)
         return session.session_id
+
+    def _matched(self, entry: Entry, session: Session, out: list[Delivery]) -> None:
+        """``entry`` leaves its pool for ``session``: the client's other entries are
+        withdrawn (matched in one pool, it waits in none)."""
+        client = entry.client
+        self._drop_entry(entry, "matched", out)
+        for other in list(client.entries.values()):
+            self._drop_entry(other, "matched", out)
+            withdrawn = PoolWithdrawn(other.pool.name, other.entry_id, "matched")
+            out.append(((client.client_id,), withdrawn))
+        session.members[client.client_id] = Member(client, entry.public)
+        client.sessions[session.session_id] = session
+
+    def seat(self, entry: Entry, session: Session, out: list[Delivery]) -> None:
+        """Backfill: ``entry`` joins a formed session. The members get
+        ``session.member_joined``, the newcomer ``session.created`` with every member."""
+        client = entry.client
+        joined = MemberJoined(session.session_id, client.client_id, entry.public, client.player_id)
+        out.append((list(session.members), joined))
+        self._matched(entry, session, out)
+        created = SessionCreated(
+            session.session_id, member_infos(session), client.client_id, session.pool
+        )
+        out.append(((client.client_id,), created))
+
+    def take_seat(self, entry: Entry, out: list[Delivery]) -> bool:
+        return self.backfills.take(entry, out)
+
+    def backfill(
+        self, client_id: str, command: Backfill, now_ms: int
+    ) -> tuple[Backfilled, list[Delivery]]:
+        """``session.backfill``: a member asks the session's pool to fill open seats."""
+        self._clock = now_ms
+        session = self._membership(self.clients[client_id], command.session_id)
+        out: list[Delivery] = []
+        return self.backfills.request(session, command.seats, out), out
 
     def _announce(self, session: Session, out: list[Delivery]) -> None:
         members = member_infos(session)
@@ -585,6 +614,7 @@ class Matchmaker:
             out.append((list(session.members), left))
             return
         del self.sessions[session.session_id]
+        self.backfills.cancel(session.session_id)
         if session.room is not None:
             del self.rooms[(session.project_id, session.room)]
 

@@ -18,6 +18,7 @@ from matchmaker.model import Project
 __all__ = [
     "Alive",
     "Answer",
+    "Backfilled",
     "DelegateEntry",
     "Delivery",
     "EntryClosed",
@@ -106,6 +107,15 @@ class SessionLeft:
 
 
 @dataclass(slots=True)
+class Backfilled:
+    """The answer to ``session.backfill``: who was seated now, how many seats stay open."""
+
+    session_id: str
+    filled: list[str]
+    pending: int
+
+
+@dataclass(slots=True)
 class Relayed:
     """The answer to a ``session.send`` that asked for one (carried an ``id``)."""
 
@@ -122,7 +132,15 @@ class ModeAnswer:
 
 
 Answer = (
-    Welcome | PoolEntered | PoolLeft | SessionJoined | SessionLeft | Relayed | Alive | ModeAnswer
+    Welcome
+    | PoolEntered
+    | PoolLeft
+    | SessionJoined
+    | SessionLeft
+    | Backfilled
+    | Relayed
+    | Alive
+    | ModeAnswer
 )
 
 

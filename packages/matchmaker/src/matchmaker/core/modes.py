@@ -39,6 +39,8 @@ class AutoMode(ModeStrategy):
     name = "auto"
 
     def entered(self, entry: Entry, now_ms: int, out: list[Delivery]) -> None:
+        if self.host.take_seat(entry, out):
+            return  # a session's backfill goes before a new group
         group = self.pool.oldest(entry.bucket, self.pool.spec.group_size)
         if len(group) == self.pool.spec.group_size:
             self.host.form(group, out)

@@ -72,6 +72,8 @@ __all__ = [
     "RtcSignalData",
     "RtcSignalled",
     "ServerPing",
+    "SessionBackfill",
+    "SessionBackfillData",
     "SessionCreated",
     "SessionJoin",
     "SessionJoinData",
@@ -152,6 +154,13 @@ class SessionLeaveData(_Data):
     """``session.leave.data``."""
 
     session_id: str
+
+
+class SessionBackfillData(_Data):
+    """``session.backfill.data``: fill ``seats`` more places (``0`` cancels a request)."""
+
+    session_id: str
+    seats: Annotated[int, Meta(ge=0)]
 
 
 class SessionSendData(_Data):
@@ -292,6 +301,12 @@ class SessionLeave(_Request, tag="session.leave"):
     data: SessionLeaveData
 
 
+class SessionBackfill(_Request, tag="session.backfill"):
+    """Ask the pool that formed a session for members to fill its open seats."""
+
+    data: SessionBackfillData
+
+
 class SessionSend(_Request, tag="session.send"):
     """Relay ``data`` to the other members of a session (or to ``to``)."""
 
@@ -403,6 +418,7 @@ Request = (
     | PoolLeave
     | SessionJoin
     | SessionLeave
+    | SessionBackfill
     | SessionSend
     | RtcSignal
     | RtcOffer
@@ -420,6 +436,7 @@ REQUEST_TYPES: frozenset[str] = frozenset(
         PoolLeave,
         SessionJoin,
         SessionLeave,
+        SessionBackfill,
         SessionSend,
         RtcSignal,
         RtcOffer,

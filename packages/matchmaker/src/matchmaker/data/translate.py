@@ -82,6 +82,9 @@ _COMMANDS: dict[type, Callable[[Any], Command]] = {
     protocol.PoolLeave: lambda request: commands.LeavePool(request.data.pool),
     protocol.SessionJoin: _join_session,
     protocol.SessionLeave: lambda request: commands.LeaveSession(request.data.session_id),
+    protocol.SessionBackfill: lambda request: commands.Backfill(
+        request.data.session_id, request.data.seats
+    ),
     protocol.Hello: _hello,
     protocol.Ping: lambda _: commands.Ping(),
     protocol.Pong: lambda _: commands.Pong(),
@@ -135,6 +138,12 @@ def _answer_data(answer: events.Answer) -> object:
             return {"pool": answer.pool, "entry_id": answer.entry_id}
         case events.SessionLeft():
             return {"session_id": answer.session_id}
+        case events.Backfilled():
+            return {
+                "session_id": answer.session_id,
+                "filled": answer.filled,
+                "pending": answer.pending,
+            }
         case events.Welcome():
             limits, project = answer.limits, answer.project
             return protocol.HelloReply(
