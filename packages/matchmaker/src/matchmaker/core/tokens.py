@@ -10,6 +10,7 @@ sleeping. Every refusal is ``auth.invalid_credential`` with ``details.reason``
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -139,7 +140,7 @@ def _decode(keys: Iterable[ProjectKey], token: str) -> tuple[ProjectKey, dict[st
         try:
             claims = jwt.decode(
                 token,
-                key.key,
+                _verifying_key(key.algorithm, key.key),
                 algorithms=[key.algorithm],
                 audience=key.audience,
                 issuer=key.issuer,
@@ -170,6 +171,17 @@ def _decode(keys: Iterable[ProjectKey], token: str) -> tuple[ProjectKey, dict[st
     raise invalid_credential(
         "bad_signature", "no key of the Project verifies the token's signature"
     )
+
+
+@functools.lru_cache(maxsize=256)
+def _verifying_key(algorithm: str, key: str) -> Any:
+    """The parsed public key (the secret itself for HS256), parsed once per key rather than
+    at every ``hello`` and every later check of a token's signature."""
+    if algorithm == "HS256":
+        return key
+    from cryptography.hazmat.primitives.serialization import load_pem_public_key
+
+    return load_pem_public_key(key.encode())
 
 
 def _trusted_attributes(
