@@ -147,19 +147,9 @@ def not_home_file(home: Path) -> list[Path]:
     ]
 
 
-def test_the_one_line_install_runs_in_any_folder(
-    tmp_path: Path, home: Path, request: pytest.FixtureRequest
-) -> None:
+def test_the_one_line_install_runs_in_any_folder(tmp_path: Path, home: Path) -> None:
     """``tasktool add "First task" && tasktool next`` in a folder with no config keeps the
     task there, with or without a home file (never in the home directory)."""
-    if "populated" in request.node.callspec.id:
-        request.applymarker(
-            pytest.mark.xfail(
-                strict=True,
-                reason="issue 33 defect 2 (helper tt-first): the home file makes $HOME the "
-                "task directory; remove this mark once that fix is merged",
-            )
-        )
     folder = tmp_path / "anywhere"
     folder.mkdir()
     env = shell_env(home)

@@ -80,6 +80,18 @@ def test_an_unusable_jwt_key_is_400_naming_the_field(
     assert admin.get("/admin/projects").json()["projects"] == []
 
 
+@pytest.mark.parametrize("case", ["not-pem", "hs256-short", "with-secret", "claim-twice"])
+def test_a_dry_run_refuses_the_same_jwt_keys(admin: httpx.Client, case: str) -> None:
+    body, field = next((c[1], c[2]) for c in INVALID if c[0] == case)
+    response = admin.post("/admin/projects", json=body, params={"dryRun": "true"})
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]["details"]["field"] == field
+    dry = admin.post("/admin/projects", json=with_jwt(), params={"dryRun": "true"})
+    assert dry.status_code == 201
+    assert dry.json()["keys"] == with_jwt()["keys"]
+    assert admin.get("/admin/projects").json()["projects"] == []
+
+
 def test_too_many_claims_is_400(admin: httpx.Client) -> None:
     claims = {f"c{i}": f"attributes.a{i}" for i in range(33)}
     response = admin.post("/admin/projects", json=with_jwt(claims=claims))

@@ -209,7 +209,11 @@ def test_a_removed_key_forbids_the_next_operation_of_a_connected_client() -> Non
     assert isinstance(reply, Reply)
     kept = tuple(k for k in game().keys if k.algorithm != "ES256")
     directory.put(Project(id="game", keys=kept, policies=(DUEL,)))
-    assert refusal(conversation.receive(EnterPool(), "e", 0.0)).code == "project.forbidden"
+    error = refusal(conversation.receive(EnterPool(), "e", 0.0))
+    assert (error.code, error.details) == (
+        "auth.invalid_credential",
+        {"project": "game", "reason": "revoked"},
+    )
 
 
 def test_the_directory_indexes_projects_by_issuer() -> None:

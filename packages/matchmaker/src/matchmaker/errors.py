@@ -98,7 +98,7 @@ CATALOGUE: dict[str, Code] = {
     "backfill.unavailable": Code(data=True),
     "rate.limited": Code(data=True),
     "resume.expired": Code(data=True),
-    "cluster.unavailable": Code(data=True, exit=1),
+    "cluster.unavailable": Code(data=True, http=503, exit=1),
     "server.internal": Code(data=True, http=500),
     # -- HTTP: the control plane, and the data port's /healthz and 404s ----------------------
     "request.malformed_json": Code(http=400),

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from matchmaker.config import Limits
 from matchmaker.errors import MatchmakerError
-from matchmaker.model import Project, ProjectKey
+from matchmaker.model import MAX_SECRET_CHARS, Project, ProjectKey
 
 __all__ = ["HS256_MAX_BYTES", "HS256_MIN_BYTES", "PEM_MAX_CHARS", "check_keys"]
 
@@ -46,6 +46,8 @@ def check_keys(project: Project, limits: Limits, invalid: Invalid) -> None:
         if key.secret in secrets:
             raise invalid(f"{at}.secret", f"duplicates keys[{secrets[key.secret]}].secret")
         secrets[key.secret] = i
+        if len(key.secret) > MAX_SECRET_CHARS:
+            raise invalid(f"{at}.secret", f"must be at most {MAX_SECRET_CHARS} characters")
         if len(set(key.scopes)) != len(key.scopes):
             raise invalid(f"{at}.scopes", "each scope may be listed once")
 

@@ -61,6 +61,13 @@ _PAGE = [
         "schema": {"type": "string"},
     },
 ]
+_DRY_RUN = {
+    "name": "dryRun",
+    "in": "query",
+    "description": "`true`: run every check the write runs, the store's conflicts "
+    "included, answer what the write would answer, and change nothing.",
+    "schema": {"type": "boolean", "default": False},
+}
 _NOT_FOUND = {"404": _error("No Project with that id (`project.not_found`)")}
 _CONFLICT = _error(
     "The id exists (`project.exists`) or a secret is bound to another Project "
@@ -128,6 +135,7 @@ def openapi_document() -> dict[str, Any]:
                 "post": {
                     "operationId": "createProject",
                     "summary": "Declare a Project",
+                    "parameters": [_DRY_RUN],
                     "requestBody": {"required": True, "content": _json(_ref("Project"))},
                     "responses": {
                         "201": {**project, "description": "Created, with defaults filled in"},
@@ -146,7 +154,7 @@ def openapi_document() -> dict[str, Any]:
                 },
                 "patch": {
                     "operationId": "patchProject",
-                    "parameters": [_IF_MATCH],
+                    "parameters": [_IF_MATCH, _DRY_RUN],
                     "summary": "Merge-patch the updatable fields (arrays replaced whole)",
                     "requestBody": {
                         "required": True,
@@ -167,7 +175,7 @@ def openapi_document() -> dict[str, Any]:
                 "delete": {
                     "operationId": "deleteProject",
                     "summary": "Forget a Project's config (its live sessions drain)",
-                    "parameters": [_IF_MATCH],
+                    "parameters": [_IF_MATCH, _DRY_RUN],
                     "responses": {
                         "204": {"description": "Deleted"},
                         **_NOT_FOUND,

@@ -156,10 +156,15 @@ def atomic_write_text(path: Path, text: str, *, exclusive: bool = False) -> None
 
 @contextlib.contextmanager
 def locked(task_dir: Path, name: str) -> Iterator[None]:
-    """Hold the exclusive lock ``.tasktool/locks/<name>.lock`` (blocks until free)."""
+    """Hold the exclusive lock ``.tasktool/locks/<name>.lock`` (blocks until free).
+
+    Only writers lock, so this is where a task directory that does not exist yet (a
+    fresh clone: git keeps no empty folder) is created; reading one makes nothing.
+    """
     import fcntl  # writers only: the read commands never lock
 
     try:
+        task_dir.mkdir(parents=True, exist_ok=True)
         locks = ensure_state_dir(task_dir) / "locks"
         locks.mkdir(exist_ok=True)
         handle = open(locks / f"{_UNSAFE.sub('_', name)}.lock", "a+b")  # noqa: SIM115

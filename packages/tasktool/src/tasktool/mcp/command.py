@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from tasktool.model.errors import missing_extra
+from tasktool.model.extras import require
 from tasktool.planning.repository import Invocation, serving_loader
 
 
@@ -21,9 +21,8 @@ def mcp_command(options: Invocation, /) -> None:
     options of the command of the same name and returns JSON. Refuses to start
     when the config's next section is malformed.
     """
-    try:
-        from tasktool.mcp.server import create_server
-    except ImportError as exc:
-        raise missing_extra("mcp", exc) from None
+    require("mcp")
+    from tasktool.mcp.server import create_server
+
     load, _repo = serving_loader(options.overrides(), options.warn)
     create_server(load).run("stdio")

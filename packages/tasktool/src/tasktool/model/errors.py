@@ -61,7 +61,11 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("task.self_reference", "A task that names itself as dependency or parent", _FAILED),
     ("task.invalid_id", "An id that is not letters, digits, '.', '_', '-'", _FAILED),
     ("task.invalid_group", "An add --group folder the scan would not read", _FAILED),
-    ("task.invalid_text", "An argument that is not valid UTF-8", _FAILED),
+    (
+        "task.invalid_text",
+        "An argument that is not valid UTF-8, or a field with a control character",
+        _FAILED,
+    ),
     ("task.too_large", "A title, value, list or body past its size limit", (1, 413)),
     ("task.exists", "An id or file that already exists", _CONFLICT),
     ("task.referenced", "rm of a task others depend on (use --force)", _CONFLICT),
@@ -69,7 +73,12 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("task.archived", "archive of a task already archived", _CONFLICT),
     ("task.conflict", "The file changed while being edited; nothing written; retry", _CONFLICT),
     ("task.lock", "The lock directory under .tasktool/ cannot be created", _BROKEN),
-    ("task.dir_missing", "The task directory does not exist", _BROKEN),
+    ("task.dir_missing", "The task directory path is not a directory", _BROKEN),
+    (
+        "task.dir_absent",
+        "The task directory does not exist yet (no tasks; add creates it)",
+        _FINDING,
+    ),
     ("id.exhausted", "No free random id found; raise id.length", _CONFLICT),
     # Task files that cannot be read: warned about and skipped by the scan, errors in
     # validate; an edit of such a file (set, rm, archive) stops with the code.
@@ -111,6 +120,7 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("worktree.sibling_unreadable", "A sibling worktree left out of the overlay", _FINDING),
     # The project registry (docs/tasktool.md, "Projects").
     ("projects.not_found", "--project, unregister or default_project naming no project", _MISSING),
+    ("projects.folder_missing", "A registered project whose folder no longer exists", _MISSING),
     ("projects.exists", "projects register --id with an id already taken", _CONFLICT),
     (
         "projects.no_config",
@@ -216,11 +226,12 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("web.too_large", "A dashboard write whose request body is past 4 MiB", (1, 413)),
     ("web.invalid_parameter", "A dashboard query parameter of the wrong form", _FAILED),
     ("web.not_found", "No dashboard page at that path", _MISSING),
+    ("web.method_not_allowed", "A method the dashboard path does not take", (1, 405)),
     ("web.bind_failed", "web start cannot listen on the address (in use, not local)", _BROKEN),
     ("web.export", "web export into a path that is a file", _FAILED),
     (
         "tasktool.missing_extra",
-        "web or mcp without its extra (the message says what to install)",
+        "A command whose extra or dependency is missing (the message says what to install)",
         _BROKEN,
     ),
     # Shared and last-resort codes.
@@ -254,15 +265,6 @@ class TaskToolError(CodedError):
         self, message: str, *, code: str, details: Mapping[str, Any] | None = None
     ) -> None:
         super().__init__(message, code=code, details=details)
-
-
-def missing_extra(extra: str, error: ImportError) -> TaskToolError:
-    """A front end whose optional dependencies are not installed (``tasktool[web]``, ...)."""
-    return TaskToolError(
-        f"this command needs the {extra!r} extra ({error.name or error} is not installed): "
-        f"pip install 'tasktool[{extra}]'",
-        code="tasktool.missing_extra",
-    )
 
 
 def task_not_found(task_id: str) -> TaskToolError:

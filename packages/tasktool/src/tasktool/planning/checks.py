@@ -8,6 +8,7 @@ code                          level    condition
 ============================  =======  =============================================
 ``task.missing_id``           error    blank ``id``
 ``task.missing_title``        error    blank ``title``
+``task.invalid_id``           error    an id that cannot name a file (``a/b``)
 ``task.invalid_status``       error    status outside the six statuses
 ``task.invalid_priority``     error    priority outside low..critical
 ``task.invalid_type``         error    type outside feature/bug/improvement/chore/docs
@@ -22,7 +23,8 @@ code                          level    condition
 ``task.unknown_scope`` *      warning  touches matching no configured scope
 ============================  =======  =============================================
 
-Every check is one pass over the tasks (cycles: a peel, then Tarjan on the rest).
+Archived tasks are checked like active ones (their dangling dependencies and parents
+too). Every check is one pass over the tasks (cycles: a peel, then Tarjan on the rest).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from typing import Any
 
 import msgspec
 
+from tasktool.files.taskfile import is_safe_id
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.settings import Settings
 from tasktool.model.task import Task, natural_key
@@ -100,6 +103,12 @@ def _field_checks(task: Task, allowed: dict[str, tuple[str, ...]]) -> Iterable[D
     for field, code in (("id", "task.missing_id"), ("title", "task.missing_title")):
         if not getattr(task, field).strip():
             yield _error(code, f"required field {field} is blank", task)
+    if task.id.strip() and not is_safe_id(task.id):
+        message = (
+            f"id {task.id!r} cannot name a file (worklog, lock, page): use letters, digits, "
+            "'.', '_' and '-' (add --id refuses it too)"
+        )
+        yield _error("task.invalid_id", message, task)
     label = f"task {task.id}"
     for field in _CHECKED:
         value = getattr(task, field)
@@ -132,6 +141,7 @@ def _clean_test(allowed: dict[str, tuple[str, ...]]) -> Callable[[Task], bool]:
             and (task.cancelled_at is None or is_date(task.cancelled_at))
             and bool(task.title.strip())
             and bool(task.id.strip())
+            and is_safe_id(task.id)
         )
 
     return clean
@@ -171,9 +181,7 @@ def check_tasks(tasks: Sequence[Task] | TaskGraph, settings: Settings) -> list[D
             diagnostics.extend(_field_checks(task, allowed))
         if not conforms(task):
             nonconforming.append(task)
-        if task.archived:
-            continue
-        for dep in task.dependencies:
+        for dep in task.dependencies:  # an archived task's too: its history must hold
             if dep not in by_id and dep not in archived:
                 message = f"task {task.id} depends on {dep}, which does not exist"
                 diagnostics.append(_error("task.missing_dependency", message, task))

@@ -214,8 +214,8 @@ def repository_stats(repo: Repository) -> Stats:
 
 
 def validation_report(load: Loader) -> ValidationReport:
-    """``validate``: config and task checks. An unreadable config or a missing task
-    directory is one error in the report, not an exception."""
+    """``validate``: config and task checks. An unreadable config or a task directory
+    path that is not a directory is one error in the report, not an exception."""
     from tasktool.planning.checks import build_report, check_tasks
     from tasktool.planning.derived_memo import derived
 

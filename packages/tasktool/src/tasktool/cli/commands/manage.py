@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 import click
 
@@ -20,7 +21,8 @@ from tasktool.model.errors import TaskToolError
 from tasktool.model.ids import next_id
 from tasktool.model.task import RESOLVED_STATUSES, Task
 from tasktool.planning.deduplicate import deduplicate
-from tasktool.planning.writes import archive_task, remove_task, restore_task
+from tasktool.planning.repository import Repository
+from tasktool.planning.writes import archive_target, archive_task, remove_task, restore_task
 from tasktool.present.render import emit_text
 
 
@@ -44,6 +46,28 @@ def _older_than(task: Task, days: int, today: dt.date) -> bool:
         return stamp is not None and (today - dt.date.fromisoformat(stamp[:10])).days > days
     except ValueError:
         return False
+
+
+def _show_plan(
+    options: GlobalOptions,
+    fmt: str | None,
+    repo: Repository,
+    chosen: list[Task],
+    refused: set[str],
+) -> None:
+    """``archive --dry-run``: where each task would go; those a real run refuses (not
+    completed or cancelled, no ``--force``) marked ``needs_force``."""
+    rows: list[dict[str, object]] = []
+    for task in chosen:
+        target = archive_target(repo, Path(task.file_path))
+        needs_force = task.id in refused
+        rows.append({"id": task.id, "from": task.file_path, "to": str(target)})
+        rows[-1]["needs_force"] = needs_force
+        if not data_format(options, fmt):
+            note = f" (status {task.status}: needs --force)" if needs_force else ""
+            emit_text(f"would archive {task.id}: {task.file_path} -> {target}{note}")
+    if data_format(options, fmt):
+        output(options, fmt, {"dry_run": True, "archived": rows})
 
 
 @click.command("archive")
@@ -97,6 +121,9 @@ def archive_command(
             and (older_than is None or _older_than(task, older_than, today))
         ]
     unresolved = [task.id for task in chosen if task.status not in RESOLVED_STATUSES]
+    if dry_run:  # the plan, unresolved tasks included and marked: nothing is refused yet
+        _show_plan(options, fmt, repo, chosen, set(unresolved) if not force else set())
+        return
     if unresolved and not force:
         raise TaskToolError(
             f"not completed or cancelled: {', '.join(unresolved)}; use --force to archive anyway",
@@ -104,16 +131,13 @@ def archive_command(
         )
     rows = []
     for task in chosen:
-        target = task.file_path if dry_run else str(archive_task(repo, task.id))
+        target = str(archive_task(repo, task.id))
         rows.append({"id": task.id, "from": task.file_path, "to": target})
-        if not dry_run:
-            options.info(f"archived {task.id} -> {target}")
+        options.info(f"archived {task.id} -> {target}")
     if data_format(options, fmt):
-        output(options, fmt, {"dry_run": dry_run, "archived": rows})
+        output(options, fmt, {"dry_run": False, "archived": rows})
         return
-    for row in rows if dry_run else ():
-        emit_text(f"would archive {row['id']}: {row['from']}")
-    if not dry_run and not options.silent:
+    if not options.silent:
         click.echo(f"archived {len(chosen)} task(s)")
 
 

@@ -108,6 +108,9 @@ def validate_command(
         repo = oneshot.load(lambda: plain(tolerant=tolerant))
         options.silent = repo.settings.quiet
         options.note_config(repo.config.file)
+        note = repo.absent_note()  # valid, with no tasks: said once, as every read says it
+        if note is not None:
+            options.warn(f"{note.message} [{note.code}]")
         return repo
 
     report = validation_report(load)
