@@ -25,6 +25,8 @@ from tasktool.cli.pager import PAGED, paging
 from tasktool.model.errors import TaskToolError
 from tasktool.present.render import FORMATS
 
+__all__ = ["TaskToolGroup", "main", "run"]
+
 
 def _discard_stdout() -> None:
     """Point stdout at /dev/null: what is still buffered for a closed pipe goes nowhere."""

@@ -10,6 +10,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+__all__ = [
+    "CONFIG_NAME",
+    "HOME_CONFIG_ENV",
+    "TASKMD_CONFIG_NAME",
+    "find_config",
+    "is_home_file",
+    "project_config",
+    "taskmd_notice",
+]
+
 CONFIG_NAME = ".tasktool.yaml"
 #: taskmd's config file, read in a folder that has no ``.tasktool.yaml``.
 TASKMD_CONFIG_NAME = ".taskmd.yaml"

@@ -1,7 +1,7 @@
 """Reading the config file: typed YAML values plus the keys written more than once.
 
 The file is parsed with PyYAML's C parser and its YAML 1.1 resolver, which is
-fast and already imported by the task reader (ruamel costs ~150 ms to import).
+fast and already imported by the task reader (ruamel is slow to import).
 Scalars are converted here, by tag, so that ``effort: [small, 1]`` can be told
 apart from ``effort: [small, "1"]``; dates stay text (``due: 2024-05-01``).
 """
@@ -18,6 +18,8 @@ from tasktool.files import signature
 from tasktool.files.memo import Memo
 from tasktool.files.storage import STATE_DIR, read_regular
 from tasktool.model.errors import TaskToolError
+
+__all__ = ["MAX_BYTES", "MAX_VALUES", "ConfigDocument", "parse_config", "read_config"]
 
 
 class ConfigDocument(msgspec.Struct, frozen=True, kw_only=True):

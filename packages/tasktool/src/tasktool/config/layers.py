@@ -25,6 +25,8 @@ from tasktool.config.options import (
 )
 from tasktool.model.diagnostics import Diagnostic
 
+__all__ = ["DIR_VARIABLES", "Raw", "env_diagnostics", "env_layer", "file_layer"]
+
 
 class Raw(msgspec.Struct, frozen=True):
     """One key's value as a layer holds it, before conversion."""

@@ -28,6 +28,8 @@ from tasktool.model.settings import Settings
 if TYPE_CHECKING:
     from tasktool.config.registry import Registry
 
+__all__ = ["LoadedConfig", "Overrides", "load_config"]
+
 #: Error codes that reject the whole config: no command runs under them but ``validate``.
 _REJECTING = ("config.type", "config.env.", "config.effort.")
 

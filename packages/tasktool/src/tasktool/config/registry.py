@@ -31,6 +31,16 @@ from tasktool.files.storage import atomic_write_text
 from tasktool.files.worktrees import discover_worktrees
 from tasktool.model.errors import TaskToolError
 
+__all__ = [
+    "Project",
+    "Registry",
+    "project_home",
+    "read_registry",
+    "register",
+    "registry_file",
+    "unregister",
+]
+
 
 class Project(msgspec.Struct, frozen=True, kw_only=True):
     """One registered project."""

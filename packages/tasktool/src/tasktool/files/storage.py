@@ -17,6 +17,20 @@ from pathlib import Path
 
 from tasktool.model.errors import TaskToolError
 
+__all__ = [
+    "STALE_TEMP_S",
+    "STATE_DIR",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "ensure_state_dir",
+    "locked",
+    "read_regular",
+    "remove_stale_temps",
+    "repository_lock",
+    "stale_temps",
+    "task_lock",
+]
+
 STATE_DIR = ".tasktool"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 

@@ -21,6 +21,22 @@ from tasktool.files.frontmatter import read_frontmatter
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task
 
+__all__ = [
+    "BOM",
+    "LIST_FIELDS",
+    "SCALAR_FIELDS",
+    "TaskFileError",
+    "conflict_marker",
+    "id_in_text",
+    "is_safe_id",
+    "looks_like_task",
+    "parse_task",
+    "slugify",
+    "split_frontmatter",
+    "task_filename",
+    "task_from_mapping",
+]
+
 SCALAR_FIELDS = (
     "title",
     "status",

@@ -1,7 +1,7 @@
 """``mcp``: the MCP server over stdio (needs the ``mcp`` extra).
 
 The CLI loads this module by name, so it never imports the MCP front end; the SDK
-loads inside the command (it costs ~0.8 s of import time).
+loads inside the command (its import is slow: ``docs/benchmarks.md``).
 """
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ import click
 
 from tasktool.model.extras import require
 from tasktool.planning.repository import Invocation, serving_loader
+
+__all__ = ["mcp_command"]
 
 
 @click.command("mcp")

@@ -31,11 +31,28 @@ from tasktool.planning.writes import create_task, update_task
 from tasktool.present.documents import (
     get_document,
     graph_document,
-    next_document,
+    rank,
     tasks_document,
     tracks_document,
     validation_report,
 )
+
+__all__ = [
+    "INSTRUCTIONS",
+    "LIST_FIELDS",
+    "READ",
+    "WRITE",
+    "AddItems",
+    "DropItems",
+    "F",
+    "Filters",
+    "Items",
+    "StrictPhases",
+    "StrictTool",
+    "Text",
+    "create_server",
+    "tool_errors",
+]
 
 INSTRUCTIONS = """\
 Tasks kept as Markdown files with YAML frontmatter. Use `next` to pick work (it ranks
@@ -159,14 +176,14 @@ def create_server(load: Loader) -> MCPServer:
         each with rank, score and the reasons for its score. Refused when the config's next
         section is malformed."""
         with tool_errors():
-            ranked = next_document(
+            ranked = rank(
                 load(),
                 limit=limit,
                 quick_wins=quick_wins,
                 strict_phases=strict_phases,
                 filters=filter or (),
             )
-        return {"tasks": ranked}
+        return {"tasks": [item.to_json() for item in ranked]}
 
     @tool(name="set", annotations=WRITE)
     def set_tool(

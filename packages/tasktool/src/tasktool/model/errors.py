@@ -20,20 +20,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import msgspec
+from mtcommon import Catalogue, CodedError, ErrorCode
 
-from mtcommon import CodedError
-
-
-class ErrorCode(msgspec.Struct, frozen=True):
-    """One catalogue entry."""
-
-    code: str
-    meaning: str
-    #: CLI exit status when the error stops a command; ``None``: reported, never fatal alone.
-    exit: int | None
-    #: HTTP status for the web API; ``None`` where ``exit`` is ``None``.
-    http: int | None
+__all__ = [
+    "CATALOGUE",
+    "TaskToolError",
+    "exit_status",
+    "http_status",
+    "task_not_found",
+]
 
 
 _USAGE = (2, 400)
@@ -241,21 +236,15 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("tasktool.internal", "A bug: still one line (-v shows the traceback)", _BROKEN),
 )
 
-CATALOGUE: Mapping[str, ErrorCode] = {
-    code: ErrorCode(code, meaning, exit, http) for code, meaning, (exit, http) in _ENTRIES
-}
+CATALOGUE = Catalogue(
+    {code: ErrorCode(meaning, exit, http) for code, meaning, (exit, http) in _ENTRIES}
+)
 
 
-def exit_status(code: str) -> int:
-    """The CLI exit status for an error with ``code`` (1 for anything not catalogued)."""
-    entry = CATALOGUE.get(code)
-    return entry.exit if entry is not None and entry.exit is not None else 1
-
-
-def http_status(code: str) -> int:
-    """The HTTP status for an error with ``code`` (500 for anything not catalogued)."""
-    entry = CATALOGUE.get(code)
-    return entry.http if entry is not None and entry.http is not None else 500
+#: The CLI exit status for an error with a code (1 for anything not catalogued).
+exit_status = CATALOGUE.exit_status
+#: The web API's HTTP status for an error with a code (500 for anything not catalogued).
+http_status = CATALOGUE.http_status
 
 
 class TaskToolError(CodedError):

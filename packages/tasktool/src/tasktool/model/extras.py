@@ -17,6 +17,8 @@ from collections.abc import Mapping
 
 from tasktool.model.errors import TaskToolError
 
+__all__ = ["EXTRAS", "missing_extra", "require"]
+
 #: Each extra (or ``core``: tasktool's own dependencies) and the modules it brings.
 EXTRAS: Mapping[str, tuple[str, ...]] = {
     "web": ("starlette", "hypercorn", "watchfiles"),

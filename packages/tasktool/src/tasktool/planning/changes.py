@@ -29,6 +29,24 @@ from tasktool.model.vocabulary import (
     is_date,
 )
 
+__all__ = [
+    "EDITABLE_LISTS",
+    "EDITABLE_SCALARS",
+    "REMOVE",
+    "TaskChange",
+    "change_from_json",
+    "check_references",
+    "check_text",
+    "check_value",
+    "field_error",
+    "invalid_fields",
+    "json_type_error",
+    "new_task_fields",
+    "plan_create",
+    "plan_update",
+    "status_dates",
+]
+
 REMOVE: Final = None  # a frontmatter key mapped to ``REMOVE`` is deleted
 
 

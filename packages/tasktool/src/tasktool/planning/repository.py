@@ -45,6 +45,19 @@ if TYPE_CHECKING:
     from tasktool.planning.graph import TaskGraph
     from tasktool.planning.siblings import Merged
 
+__all__ = [
+    "WORKLOG_DIR",
+    "CacheView",
+    "Invocation",
+    "Loader",
+    "Repository",
+    "active_place",
+    "ambiguous_id",
+    "load_context",
+    "loader",
+    "serving_loader",
+]
+
 WORKLOG_DIR = ".worklogs"
 
 

@@ -352,6 +352,7 @@ def renumber_task(repo: Repository, task: Task, updates: dict[str, Any]) -> Path
 
 __all__ = [
     "NewTask",
+    "archive_target",
     "archive_task",
     "create_task",
     "create_tasks",

@@ -23,6 +23,8 @@ from tasktool.present.render import FORMATS, emit_data, emit_text, for_terminal
 from tasktool.sync import CONFLICT_MODES, SyncReport, configured_sources, run_sync
 from tasktool.sync.engine import Progress
 
+__all__ = ["CliOptions", "sync_command"]
+
 
 class CliOptions(Protocol):
     """What the command uses of the CLI's global options."""

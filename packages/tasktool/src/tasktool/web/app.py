@@ -32,6 +32,8 @@ from tasktool.web import api, routes
 from tasktool.web.events import ChangeFeed
 from tasktool.web.security import RequestGuard
 
+__all__ = ["STATIC_DIR", "WebConfig", "create_app", "log"]
+
 log = logging.getLogger(__name__)
 STATIC_DIR = Path(__file__).parent / "static"
 

@@ -14,6 +14,8 @@ import click
 from tasktool.model.extras import missing_extra, require
 from tasktool.planning.repository import Invocation, serving_loader
 
+__all__ = ["export_command", "start_command", "web_group"]
+
 
 @click.group("web")
 def web_group() -> None:

@@ -21,6 +21,8 @@ from tasktool.files.scan import is_scanned_folder
 from tasktool.model.extras import missing_extra
 from tasktool.planning.repository import WORKLOG_DIR
 
+__all__ = ["DEBOUNCE_MS", "ChangeFeed", "is_task_change"]
+
 DEBOUNCE_MS = 200
 
 

@@ -30,9 +30,9 @@ from tasktool.present.documents import (
     board_document,
     config_document,
     graph_document,
-    next_document,
+    rank,
     related_tasks,
-    stats_document,
+    repository_stats,
     task_detail,
     tasks_document,
     tracks_document,
@@ -42,6 +42,8 @@ from tasktool.present.documents import (
 from tasktool.present.render import to_json
 from tasktool.web import pages
 from tasktool.web.layout import Links, export_name
+
+__all__ = ["STATIC_DIR", "export_site"]
 
 STATIC_DIR = Path(__file__).parent / "static"
 
@@ -110,7 +112,7 @@ def export_site(load: Loader, output: Path) -> int:
         emit(f"tasks/{name}.html", page)
     for task_id, error in _unlinked(repo).items():
         emit(f"tasks/{export_name(task_id)}", pages.error_page(error, links.at_depth(1)))
-    ranked = next_document(repo, limit=DEFAULT_LIMIT)
+    ranked = [item.to_json() for item in rank(repo, limit=DEFAULT_LIMIT)]
     emit_json("next", ranked)
     emit(links.page("next"), pages.next_page(ranked, pages.NextOptions(), links))
     for field in GROUP_FIELDS:
@@ -124,7 +126,7 @@ def export_site(load: Loader, output: Path) -> int:
     report = validation_report(load).to_json()
     emit_json("validate", report)
     emit(links.page("validate"), pages.validate_page(report, links))
-    emit_json("stats", stats_document(repo))
+    emit_json("stats", repository_stats(repo).to_json())
     emit_json("tracks", tracks_document(repo))
     emit_json("config", config_document(repo.config))
     for asset in sorted(STATIC_DIR.iterdir()):

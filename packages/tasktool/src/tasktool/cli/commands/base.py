@@ -31,6 +31,21 @@ from tasktool.model.errors import TaskToolError, exit_status
 from tasktool.planning.repository import Repository, load_context
 from tasktool.present.render import FORMATS, emit_data, emit_table, for_terminal
 
+__all__ = [
+    "CliError",
+    "F",
+    "GlobalOptions",
+    "data_format",
+    "format_option",
+    "load_repository",
+    "output",
+    "output_format",
+    "repositories",
+    "split_values",
+    "tagged",
+    "usage_errors",
+]
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 

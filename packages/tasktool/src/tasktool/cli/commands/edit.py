@@ -21,6 +21,17 @@ from tasktool.planning.changes import TaskChange, new_task_fields
 from tasktool.planning.writes import create_task, update_task
 from tasktool.present.render import emit_data, emit_text
 
+__all__ = [
+    "CHOICES",
+    "DATES",
+    "LISTS",
+    "SCALARS",
+    "F",
+    "add_command",
+    "edit_command",
+    "set_command",
+]
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 #: Scalar fields and their options (value "" clears the field in ``set``).

@@ -35,6 +35,8 @@ from tasktool.present.render import (
     write_json_array,
 )
 
+__all__ = ["DEFAULT_COLUMNS", "FC", "get_command", "list_command"]
+
 FC = TypeVar("FC", bound=Callable[..., Any])
 
 DEFAULT_COLUMNS = ("id", "status", "priority", "effort", "phase", "title")
@@ -193,8 +195,8 @@ def _select(repo: Repository, query: _Query) -> list[Task]:
 
 def _json_list(repo: Repository, query: _Query) -> None:
     """``list --format json`` of one repository: the output kept for the same tasks,
-    settings and query when there is one (65 MB at 100,000 tasks: copied, not made
-    again), else made and kept."""
+    settings and query when there is one (copied, not made again: the output of a large
+    repository is tens of megabytes), else made and kept."""
     if replay(repo, "list-json", query):
         return
     tasks = _select(repo, query)

@@ -13,6 +13,8 @@ from tasktool.model.extras import require
 if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
+__all__ = ["SHELLS", "complete_choices", "complete_ids", "completion_command"]
+
 SHELLS = ("bash", "zsh", "fish")
 
 
