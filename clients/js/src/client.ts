@@ -146,6 +146,11 @@ export class Client {
     return this.request("session.leave", { session_id: sessionId });
   }
 
+  /** `session.backfill`: fill `seats` open places of a session a pool formed (`0` cancels). */
+  backfill(sessionId: string, seats: number): Promise<Reply<"session.backfill">> {
+    return this.request("session.backfill", { session_id: sessionId, seats });
+  }
+
   /** `session.send`, fire and forget: a failure arrives as an `error` event. */
   send(sessionId: string, data: unknown, options: { to?: string[] } = {}): void {
     this.#ensureOpen();

@@ -68,6 +68,7 @@ export interface HelloReply {
   lockdown: boolean;
   resumed: boolean;
   ice_servers: IceServer[];
+  player_id: string | null;
 }
 
 export interface Widen {
@@ -129,6 +130,17 @@ export interface SessionLeaveData {
 
 export interface SessionLeft {
   session_id: string;
+}
+
+export interface SessionBackfillData {
+  session_id: string;
+  seats: number;
+}
+
+export interface Backfilled {
+  session_id: string;
+  filled: string[];
+  pending: number;
 }
 
 export interface SessionSendData {
@@ -258,6 +270,7 @@ export interface Formed {
 export interface MemberInfo {
   client_id: string;
   public?: { [key: string]: unknown } | null;
+  player_id?: string | null;
 }
 
 export interface SessionCreatedData {
@@ -278,6 +291,7 @@ export interface MemberData {
   client_id: string;
   public?: { [key: string]: unknown } | null;
   reason?: string | null;
+  player_id?: string | null;
 }
 
 export interface EntryData {
@@ -306,6 +320,7 @@ export interface PoolUnlisted {
 export interface ModeMemberInfo {
   client_id: string;
   public: { [key: string]: unknown } | null;
+  player_id: string | null;
 }
 
 export interface ProposalReceived {
@@ -382,6 +397,7 @@ export interface Requests {
   "pool.leave": { data: PoolLeaveData; reply: PoolLeft };
   "session.join": { data: SessionJoinData; reply: SessionJoined };
   "session.leave": { data: SessionLeaveData; reply: SessionLeft };
+  "session.backfill": { data: SessionBackfillData; reply: Backfilled };
   "session.send": { data: SessionSendData; reply: Relayed };
   "rtc.signal": { data: RtcSignalData; reply: Relayed };
   "rtc.offer": { data: RtcOfferData; reply: ChannelAnswer };

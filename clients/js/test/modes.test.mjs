@@ -45,6 +45,22 @@ test("auto: @self groups only members with the same attribute", async () => {
   }
 });
 
+test("auto: a member backfills an open seat", async () => {
+  const [a, b, c, d] = await players("js-backfill", 4);
+  try {
+    const pool = { pool: "trio", create: true, mode: "auto", groupSize: 3 };
+    for (const client of [a, b, c]) await client.enter(pool);
+    const sessionId = (await a.nextEvent("session.created")).data.session_id;
+    await c.leaveSession(sessionId);
+    assert.deepEqual(await a.backfill(sessionId, 1), { session_id: sessionId, filled: [], pending: 1 });
+    await d.enter(pool);
+    assert.equal((await d.nextEvent("session.created")).data.session_id, sessionId);
+    assert.equal((await b.nextEvent("session.member_joined")).data.client_id, d.clientId);
+  } finally {
+    await closeAll([a, b, c, d]);
+  }
+});
+
 test("claim: list, watch and claim a listed entry", async () => {
   const [host, seeker, late] = await players("js-claim", 3);
   try {

@@ -308,3 +308,32 @@ def test_a_write_that_fails_midway_says_what_was_applied(
         ("create", "b"),
         ("create", "c"),
     ]
+
+
+def test_jwt_keys_apply_beside_moving_shared_secrets(
+    env: dict[str, str], tmp_path: Path, http: httpx.Client
+) -> None:
+    hs256 = "an-hs256-key-applied-from-a-file-7c21e0"
+    jwt_key = (
+        f"{{type: jwt, algorithm: HS256, key: {hs256}, claims: {{rating: attributes.rating}}}}"
+    )
+
+    def project(project_id: str, *secrets: str) -> str:
+        listed = "".join(f", {{type: shared-secret, secret: {s}}}" for s in secrets)
+        return f"  - {{id: {project_id}, keys: [{jwt_key}{listed}]}}\n"
+
+    path = tmp_path / "projects.yaml"
+    path.write_text("projects:\n" + project("a", "s1") + project("b"))
+    first = apply(env, path)
+    assert first.exit_code == 0, first.output
+    assert hs256 not in first.output
+    path.write_text("projects:\n" + project("a") + project("b", "s1"))  # s1 moves to b
+    moved = apply(env, path)
+    assert moved.exit_code == 0, moved.output
+    assert hs256 not in moved.output
+    keys_of: dict[str, list[dict[str, str]]] = {
+        str(p["id"]): p["keys"]  # type: ignore[misc]
+        for p in stored(http)
+    }
+    assert [k.get("secret") for k in keys_of["b"]] == [None, "s1"]
+    assert [k["type"] for k in keys_of["a"]] == ["jwt"]

@@ -61,7 +61,7 @@ def test_schema_states_the_validation_rules() -> None:
         "propose",
         "delegated",
     }
-    assert schemas["ProjectKey"]["properties"]["type"]["enum"] == ["shared-secret"]
+    assert schemas["ProjectKey"]["properties"]["type"]["enum"] == ["jwt", "shared-secret"]
 
 
 def test_served_document_equals_the_module_document(admin: httpx.Client) -> None:

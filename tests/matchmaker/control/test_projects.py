@@ -100,7 +100,7 @@ INVALID: list[tuple[str, Any, str]] = [
     ("lockdown-string", {"id": "a", "lockdown": "yes"}, "$.lockdown"),
     ("lockdown-null", {"id": "a", "lockdown": None}, "$.lockdown"),
     ("keys-object", {"id": "a", "keys": {}}, "$.keys"),
-    ("key-type", with_key(type="jwt"), "$.keys[0].type"),
+    ("key-type", with_key(type="x509"), "$.keys[0].type"),
     ("key-empty-secret", with_key(secret=""), "$.keys[0].secret"),
     ("key-extra", with_key(x=1), "$.keys[0].x"),
     ("policy-no-name", {"id": "a", "policies": [{"mode": "auto", "groupSize": 2}]}, P0 + "name"),

@@ -85,8 +85,8 @@ async def test_write_storms_on_one_id_stay_consistent(
         assert directory.ids() == {project.id for project in decoded}
         for known in decoded:
             assert directory.get(known.id) == known
-            for key in known.keys:
-                assert directory.project_for_secret(key.secret) == known
+            for secret in known.shared_secrets():
+                assert directory.project_for_secret(secret) == known
         for secret in set(SECRETS) - set(secrets):
             assert directory.project_for_secret(secret) is None
     finally:

@@ -30,8 +30,9 @@ POLICIES = (
     MatchmakingPolicy(name="ranked", mode="delegated", group_size=2, filter={"region": "@self"}),
     MatchmakingPolicy(name="duel", mode="auto", group_size=2),
 )
-DELEGATE_KEY = ProjectKey(type="shared-secret", secret="d" * 16, scopes=("delegate",))
-PLAIN_KEY = ProjectKey(type="shared-secret", secret="p" * 16)
+DELEGATE_SECRET, PLAIN_SECRET = "d" * 16, "p" * 16
+DELEGATE_KEY = ProjectKey(type="shared-secret", secret=DELEGATE_SECRET, scopes=("delegate",))
+PLAIN_KEY = ProjectKey(type="shared-secret", secret=PLAIN_SECRET)
 PROJECT = Project(id="p", policies=POLICIES, keys=(DELEGATE_KEY, PLAIN_KEY))
 
 
@@ -39,7 +40,7 @@ def new_core(**limits: Any) -> Matchmaker:
     return Matchmaker(Limits(**limits), node="t")
 
 
-def connect(core: Matchmaker, credential: str = PLAIN_KEY.secret, **attributes: Any) -> str:
+def connect(core: Matchmaker, credential: str = PLAIN_SECRET, **attributes: Any) -> str:
     return core.connect("p", credential, {"region": "eu", **attributes}).client_id
 
 
@@ -284,7 +285,7 @@ def test_only_a_delegate_scoped_credential_attaches() -> None:
     core = new_core()
     plain = connect(core)
     refused("project.forbidden", run, core, plain, AttachDelegate("ranked"))
-    delegate = connect(core, credential=DELEGATE_KEY.secret)
+    delegate = connect(core, credential=DELEGATE_SECRET)
     refused("pool.wrong_mode", run, core, delegate, AttachDelegate("duel"))
     refused("pool.not_found", run, core, delegate, AttachDelegate("x"))
     refused("delegate.not_attached", run, core, delegate, FormGroups("ranked", []))
@@ -294,7 +295,7 @@ def test_delegate_snapshot_deltas_and_atomic_groups() -> None:
     core = new_core()
     a, b = connect(core, skill=10), connect(core, skill=20)
     ea = enter(core, a, "ranked")
-    delegate = connect(core, credential=DELEGATE_KEY.secret)
+    delegate = connect(core, credential=DELEGATE_SECRET)
     attached, out = run(core, delegate, AttachDelegate("ranked"))
     ((recipients, snapshot),) = out
     assert recipients == (delegate,)
@@ -331,7 +332,7 @@ def test_no_delegate_notice_after_the_grace_and_the_pool_outlives_its_entries() 
     assert core.expire(99) == []
     assert [(r, e) for r, e in core.expire(100)] == [((a,), events.PoolNoDelegate("ranked", entry))]
     assert core.expire(500) == []  # once per delegate-less spell
-    delegate = connect(core, credential=DELEGATE_KEY.secret)
+    delegate = connect(core, credential=DELEGATE_SECRET)
     run(core, delegate, AttachDelegate("ranked"), now=600)
     core.leave_pool(a, "ranked")
     assert any(p.name == "ranked" for p in core.pools.values())  # kept live for the delegate

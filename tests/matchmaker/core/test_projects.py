@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from matchmaker.config import Limits
 from matchmaker.core import current_project, resolve_hello
 from matchmaker.directory import ProjectDirectory
 from matchmaker.errors import MatchmakerError
@@ -34,8 +35,11 @@ def test_hello_resolves(
     require: bool,
     expected: str,
 ) -> None:
-    resolved = resolve_hello(directory, project, credential, require_declared=require)
+    resolved, identity = resolve_hello(
+        directory, project, credential, require_declared=require, now_s=0, limits=Limits()
+    )
     assert resolved.id == expected
+    assert identity is None
 
 
 @pytest.mark.parametrize(
@@ -55,7 +59,9 @@ def test_hello_refuses(
     code: str,
 ) -> None:
     with pytest.raises(MatchmakerError) as caught:
-        resolve_hello(directory, project, credential, require_declared=require)
+        resolve_hello(
+            directory, project, credential, require_declared=require, now_s=0, limits=Limits()
+        )
     assert caught.value.code == code
 
 

@@ -3,7 +3,9 @@
 A simple model tracks which (client, pool) entries wait; every operation's
 deliveries must explain each change of the core's live entries. A lost entry,
 an entry matched twice, a client matched without an entry, a session of the
-wrong size or a session mixing ``@self`` buckets fails the run.
+wrong size or a session mixing ``@self`` buckets fails the run. Members leave
+sessions and ask for backfill, whose newcomers must come from the session's
+bucket and never overfill it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from matchmaker.config import Limits
 from matchmaker.core import Delivery, EnterPool, Matchmaker
+from matchmaker.core.commands import Backfill
 from matchmaker.core.events import PoolExpired, PoolWithdrawn, SessionCreated
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import MatchmakingPolicy, Project
@@ -41,7 +44,7 @@ class CoreMachine(RuleBasedStateMachine):
         self.now = 0
         self.waiting: dict[tuple[str, str], str] = {}  # (client, pool) -> entry id
         self.attributes: dict[str, dict[str, Any]] = {}
-        self.sessions: set[str] = set()
+        self.sessions: dict[str, set[str]] = {}  # session id -> every member it ever had
 
     def _apply(self, deliveries: list[Delivery]) -> None:
         for recipients, event in deliveries:
@@ -50,15 +53,19 @@ class CoreMachine(RuleBasedStateMachine):
                 assert data.pool is not None
                 members = [m.client_id for m in data.members]
                 assert list(recipients) == [data.you]
-                if data.session_id in self.sessions:
-                    assert data.you in members
-                    continue
-                self.sessions.add(data.session_id)
-                assert len(members) == SIZES[data.pool] == len(set(members))
                 for key in FILTERS[data.pool]:
                     assert len({str(self.attributes[m][key]) for m in members}) == 1
-                for member in members:
-                    assert self.waiting.pop((member, data.pool), None) is not None
+                assert data.you in members
+                seen = self.sessions.get(data.session_id)
+                if seen is None:  # a new group
+                    self.sessions[data.session_id] = set(members)
+                    assert len(members) == SIZES[data.pool] == len(set(members))
+                    for member in members:
+                        assert self.waiting.pop((member, data.pool), None) is not None
+                elif data.you not in seen:  # seated by a backfill
+                    seen.add(data.you)
+                    assert len(members) <= SIZES[data.pool]
+                    assert self.waiting.pop((data.you, data.pool), None) is not None
             elif isinstance(event, PoolWithdrawn | PoolExpired):
                 (client,) = recipients
                 entry_id = self.waiting.pop((client, event.pool))
@@ -97,6 +104,29 @@ class CoreMachine(RuleBasedStateMachine):
         del self.attributes[client]
         self.waiting = {k: v for k, v in self.waiting.items() if k[0] != client}
 
+    @precondition(lambda self: self.core.sessions)
+    @rule(data=st.data())
+    def leave_session(self, data: st.DataObject) -> None:
+        session_id = data.draw(st.sampled_from(sorted(self.core.sessions)))
+        member = data.draw(st.sampled_from(sorted(self.core.sessions[session_id].members)))
+        self.core.leave_session(member, session_id)
+
+    @precondition(lambda self: self.core.sessions)
+    @rule(data=st.data(), seats=st.integers(0, 3))
+    def backfill(self, data: st.DataObject, seats: int) -> None:
+        session_id = data.draw(st.sampled_from(sorted(self.core.sessions)))
+        session = self.core.sessions[session_id]
+        member = data.draw(st.sampled_from(sorted(session.members)))
+        assert session.pool is not None
+        if seats > SIZES[session.pool] - len(session.members):
+            with pytest.raises(MatchmakerError) as caught:
+                self.core.backfill(member, Backfill(session_id, seats), self.now)
+            assert caught.value.code == "backfill.invalid"
+            return
+        answer, out = self.core.backfill(member, Backfill(session_id, seats), self.now)
+        assert len(answer.filled) + answer.pending == seats
+        self._apply(out)
+
     @rule(step=st.integers(1, 40))
     def tick(self, step: int) -> None:
         self.now += step
@@ -122,6 +152,8 @@ class CoreMachine(RuleBasedStateMachine):
             for client_id, member in session.members.items():
                 assert self.core.clients[client_id] is member.client
                 assert member.client.sessions[session.session_id] is session
+            assert session.pool is not None
+            assert len(session.members) <= SIZES[session.pool]
 
 
 TestCore = CoreMachine.TestCase

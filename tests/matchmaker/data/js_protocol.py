@@ -42,6 +42,7 @@ REPLIES: dict[str, object] = {
     "pool.leave": events.PoolLeft,
     "session.join": protocol.SessionJoined,
     "session.leave": events.SessionLeft,
+    "session.backfill": events.Backfilled,
     "session.send": events.Relayed,
     "rtc.signal": events.Relayed,
     "rtc.offer": webrtc.ChannelAnswer,

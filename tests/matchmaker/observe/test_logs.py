@@ -10,11 +10,13 @@ import os
 import re
 import signal
 import sys
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+import jwt
 import pytest
 
 from matchmaker.client import Client
@@ -26,6 +28,13 @@ SECRET = "client-secret-that-must-never-be-logged-91c2"
 WRONG_KEY = "a-wrong-management-key-also-unlogged-55d0"
 WRONG_SECRET = "a-wrong-credential-also-unlogged-0b7e"
 APPLIED_SECRET = "applied-client-secret-never-logged-3e8d"
+JWT_SECRET = "an-hs256-jwt-key-that-must-never-be-logged-a41f"
+JWT_KEY = {
+    "type": "jwt",
+    "algorithm": "HS256",
+    "key": JWT_SECRET,
+    "claims": {"tier": "attributes.tier"},
+}
 URL = re.compile(r"http://[\d.]+:\d+")
 
 
@@ -138,7 +147,7 @@ async def every_admin_operation(admin_url: str, deployment: Deployment, tmp_path
         auth = {"Authorization": f"Bearer {KEY}"}
         project = {
             "id": "vault",
-            "keys": [{"type": "shared-secret", "secret": SECRET}],
+            "keys": [{"type": "shared-secret", "secret": SECRET}, JWT_KEY],
             "policies": [{"name": "duel", "mode": "auto", "groupSize": 2, "default": True}],
         }
         assert (await http.post("/admin/projects", json=project, headers=auth)).status_code == 201
@@ -147,7 +156,7 @@ async def every_admin_operation(admin_url: str, deployment: Deployment, tmp_path
         read = await http.get("/admin/projects/vault", headers=auth)
         assert read.json()["keys"][0]["secret"] == SECRET
         assert (await http.get("/admin/projects", headers=auth)).status_code == 200
-        patch = {"keys": [{"type": "shared-secret", "secret": SECRET}], "lockdown": True}
+        patch = {"keys": [{"type": "shared-secret", "secret": SECRET}, JWT_KEY], "lockdown": True}
         response = await http.patch(
             "/admin/projects/vault", json=patch, headers={**auth, "If-Match": read.headers["ETag"]}
         )
@@ -178,15 +187,22 @@ async def test_json_lines_with_lifecycle_and_writes_and_no_secret(
 
     printed = await every_admin_operation(admin_url, deployment, tmp_path)
 
+    token = jwt.encode({"sub": "carol", "exp": int(time.time()) + 600, "tier": "gold"}, JWT_SECRET)
     async with (
         await Client.connect(ws, credential=SECRET, attributes={"tier": "gold"}) as alice,
         await Client.connect(ws, credential=SECRET) as bob,
+        await Client.connect(ws, project="vault", credential=token) as carol,
     ):
         await alice.enter()
         await bob.enter()
         session = (await alice.next_event("session.created")).data["session_id"]
         await alice.send(session, {"secret-ish": SECRET})
         await bob.next_event("session.message")
+        assert carol.player_id == "carol"
+    stale = jwt.encode({"sub": "dan", "exp": int(time.time()) - 3600}, JWT_SECRET)
+    with pytest.raises(MatchmakerError) as expired:
+        await Client.connect(ws, project="vault", credential=stale)
+    assert expired.value.code == "auth.invalid_credential"
     with pytest.raises(MatchmakerError) as refused:
         await Client.connect(ws, credential=WRONG_SECRET)
     assert refused.value.code == "auth.invalid_credential"
@@ -202,10 +218,10 @@ async def test_json_lines_with_lifecycle_and_writes_and_no_secret(
     records = [json.loads(line) for line in lines if line.strip()]  # every line is JSON
     assert all({"time", "level", "logger", "message"} <= record.keys() for record in records)
     text = "".join(lines) + printed
-    for secret in (KEY, SECRET, WRONG_KEY, WRONG_SECRET, APPLIED_SECRET):
+    for secret in (KEY, SECRET, WRONG_KEY, WRONG_SECRET, APPLIED_SECRET, JWT_SECRET, token, stale):
         assert secret not in text
     events = [record.get("event") for record in records]
-    assert events.count("hello") == 2
+    assert events.count("hello") == 3
     assert events.count("close") >= 3
     hello = next(record for record in records if record.get("event") == "hello")
     assert hello["project"] == "vault"

@@ -15,11 +15,14 @@ from pathlib import Path
 
 import pytest
 
+from matchmaker.model import Project, ProjectKey
 from matchmaker.store import ProjectStore, StoreKey, open_store
+from tests.matchmaker.jwtkeys import signer
 
 from .conftest import code_of, project
 
 SECRETS = ("first-client-secret-5b1f9c", "second-client-secret-e0d4a7")
+HS256_SECRET = "an-hs256-secret-sealed-at-rest-0c9e7a51d2"
 
 RawText = Callable[[], Awaitable[bytes]]
 
@@ -86,6 +89,20 @@ async def test_a_store_written_with_a_key_holds_no_secret_in_clear(
     async with await open_store(at_rest_url, key) as reopened:
         assert await reopened.get("a") == project("a", SECRETS[0])
         assert await reopened.get("b") == project("b", SECRETS[1])
+
+
+async def test_an_hs256_jwt_key_is_sealed_like_a_shared_secret(
+    at_rest_url: str, raw: RawText, tmp_path: Path
+) -> None:
+    hs256 = ProjectKey(type="jwt", algorithm="HS256", key=HS256_SECRET, issuer="https://id.test")
+    public = ProjectKey(type="jwt", algorithm="EdDSA", key=signer("EdDSA").verifying)
+    jwt_project = Project(id="j", keys=(hs256, public))
+    key = StoreKey.from_file(key_file(tmp_path, "store.key"))
+    async with await open_store(at_rest_url, key) as store:
+        await store.create(jwt_project)
+        assert HS256_SECRET.encode() not in await raw()
+    async with await open_store(at_rest_url, key) as reopened:
+        assert await reopened.get("j") == jwt_project
 
 
 async def sealed_store(url: str, tmp_path: Path) -> StoreKey:

@@ -63,6 +63,7 @@ class Client:
     def __init__(self, websocket: ClientConnection) -> None:
         self.websocket = websocket
         self.client_id: str | None = None
+        self.player_id: str | None = None  # the sub of a jwt credential, from the hello reply
         self.hello_reply: dict[str, Any] = {}
         self._ids = itertools.count(1)
         self._pending: dict[str, asyncio.Future[Any]] = {}
@@ -145,6 +146,7 @@ class Client:
             self.last_seq = resume[1]
         reply: dict[str, Any] = await self.request("hello", data)
         self.client_id = reply["client_id"]
+        self.player_id = reply.get("player_id")
         self.resume_token = reply["resume_token"]
         self.hello_reply = reply
         return reply
@@ -209,6 +211,13 @@ class Client:
         if public is not None:
             data["public"] = public
         reply: dict[str, Any] = await self.request("session.join", data)
+        return reply
+
+    async def backfill(self, session_id: str, seats: int) -> dict[str, Any]:
+        """``session.backfill``: fill ``seats`` open places of a session formed by a pool
+        (``0`` cancels); returns ``{session_id, filled: [client_id], pending}``."""
+        data = {"session_id": session_id, "seats": seats}
+        reply: dict[str, Any] = await self.request("session.backfill", data)
         return reply
 
     async def leave_session(self, session_id: str) -> None:

@@ -16,7 +16,11 @@ Listener = Callable[[str, Project | None], None]
 
 
 class ProjectDirectory:
-    """In-memory index of declared Projects by id and by shared secret.
+    """In-memory index of declared Projects by id, by shared secret and by jwt issuer.
+
+    An issuer may be named by several Projects' jwt keys (one identity provider
+    serving several games): :meth:`projects_for_issuer` gives them all, and
+    ``hello`` then needs ``project`` to choose.
 
     Listeners hear of every actual change (a ``put`` of an equal Project is
     not one), whether it came from this process's control plane or from the
@@ -26,6 +30,7 @@ class ProjectDirectory:
     def __init__(self, projects: Iterable[Project] = ()) -> None:
         self._by_id: dict[str, Project] = {}
         self._by_secret: dict[str, str] = {}
+        self._by_issuer: dict[str, set[str]] = {}
         self._listeners: list[Listener] = []
         for project in projects:
             self.put(project)
@@ -53,12 +58,18 @@ class ProjectDirectory:
         project_id = self._by_secret.get(secret)
         return None if project_id is None else self._by_id.get(project_id)
 
+    def projects_for_issuer(self, issuer: str) -> list[str]:
+        """The ids of the Projects with a jwt key of this ``issuer``, sorted."""
+        return sorted(self._by_issuer.get(issuer, ()))
+
     def put(self, project: Project) -> None:
         """Insert or replace a Project, re-indexing its secrets."""
         old = self._unindex(project.id)
         self._by_id[project.id] = project
-        for key in project.keys:
-            self._by_secret[key.secret] = project.id
+        for secret in project.shared_secrets():
+            self._by_secret[secret] = project.id
+        for issuer in _issuers(project):
+            self._by_issuer.setdefault(issuer, set()).add(project.id)
         if old != project:
             self._tell(project.id, project)
 
@@ -70,11 +81,20 @@ class ProjectDirectory:
     def _unindex(self, project_id: str) -> Project | None:
         old = self._by_id.pop(project_id, None)
         if old is not None:
-            for key in old.keys:
-                if self._by_secret.get(key.secret) == project_id:
-                    del self._by_secret[key.secret]
+            for secret in old.shared_secrets():
+                if self._by_secret.get(secret) == project_id:
+                    del self._by_secret[secret]
+            for issuer in _issuers(old):
+                ids = self._by_issuer[issuer]
+                ids.discard(project_id)
+                if not ids:
+                    del self._by_issuer[issuer]
         return old
 
     def _tell(self, project_id: str, project: Project | None) -> None:
         for listener in list(self._listeners):
             listener(project_id, project)
+
+
+def _issuers(project: Project) -> set[str]:
+    return {key.issuer for key in project.jwt_keys() if key.issuer is not None}

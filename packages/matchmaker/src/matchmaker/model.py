@@ -52,6 +52,7 @@ Secret = Annotated[
         min_length=1, description=f"A client credential: 1 to {MAX_SECRET_CHARS} characters."
     ),
 ]
+NonEmptyStr = Annotated[str, msgspec.Meta(min_length=1)]
 GroupSize = Annotated[
     int,
     msgspec.Meta(ge=1, description="Clients per match, at most the server's max session size."),
@@ -105,15 +106,46 @@ KeyScope = Literal["delegate"]
 of a delegated pool (``delegate.attach``)."""
 
 
-class ProjectKey(msgspec.Struct, forbid_unknown_fields=True, frozen=True, omit_defaults=True):
-    """A credential binding: a client presenting ``secret`` belongs to this Project.
+JwtAlgorithm = Literal["EdDSA", "ES256", "RS256", "HS256"]
+ClaimTarget = Annotated[
+    str,
+    msgspec.Meta(
+        pattern=r"^attributes\.[A-Za-z0-9_.-]{1,64}$",
+        description="`attributes.<name>`: the trusted attribute a claim fills.",
+    ),
+]
+ClaimName = Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
 
-    ``scopes`` (optional, each at most once) grants more than joining the Project.
+
+class ProjectKey(msgspec.Struct, forbid_unknown_fields=True, frozen=True, omit_defaults=True):
+    """A credential binding: a client presenting a matching credential belongs to this Project.
+
+    ``shared-secret``: the client presents ``secret`` itself; ``scopes`` (optional,
+    each at most once) grants more than joining the Project. ``jwt``: the client
+    presents a token signed with ``key`` (a PEM public key, or the HS256 secret)
+    under ``algorithm``, with ``issuer``/``audience`` when set; its ``sub`` is the
+    player id and ``claims`` names the claims copied into trusted attributes. One
+    Struct with a ``type`` rather than a union, so the stored and wire shapes of
+    existing keys stay as they were; the control plane checks which fields each
+    type takes.
     """
 
-    type: Literal["shared-secret"]
-    secret: Secret
+    type: Literal["shared-secret", "jwt"]
+    secret: Secret | None = None
     scopes: tuple[KeyScope, ...] = ()
+    algorithm: JwtAlgorithm | None = None
+    key: NonEmptyStr | None = None
+    issuer: NonEmptyStr | None = None
+    audience: NonEmptyStr | None = None
+    claims: dict[ClaimName, ClaimTarget] | None = None
+
+    @property
+    def sealed_field(self) -> str | None:
+        """The field that holds a secret (sealed at rest, never shown in logs), if any:
+        a shared secret, or an HS256 key (a public key is no secret)."""
+        if self.type == "shared-secret":
+            return "secret"
+        return "key" if self.algorithm == "HS256" else None
 
 
 class MatchmakingPolicy(
@@ -149,6 +181,15 @@ class Project(
     def policy(self, name: str) -> MatchmakingPolicy | None:
         """The policy called ``name``, if declared."""
         return next((p for p in self.policies if p.name == name), None)
+
+    def shared_secrets(self) -> list[str]:
+        """The secrets of its ``shared-secret`` keys: each binds a credential to this Project
+        (a secret is bound to at most one Project; a jwt key binds by verifying)."""
+        return [key.secret for key in self.keys if key.secret is not None]
+
+    def jwt_keys(self) -> list[ProjectKey]:
+        """Its ``jwt`` keys, in declared order."""
+        return [key for key in self.keys if key.type == "jwt"]
 
     def default_policy(self) -> MatchmakingPolicy | None:
         """The policy marked ``default: true``, if any."""

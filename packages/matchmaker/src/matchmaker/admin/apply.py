@@ -79,7 +79,10 @@ def _send(
 def _standing_in(body: dict[str, Any], stand_ins: Mapping[str, str]) -> dict[str, Any]:
     if "keys" not in body or not stand_ins:
         return body
-    keys = [{**k, "secret": stand_ins.get(k["secret"], k["secret"])} for k in body["keys"]]
+    keys = [
+        {**k, "secret": stand_ins.get(k["secret"], k["secret"])} if "secret" in k else k
+        for k in body["keys"]
+    ]
     return {**body, "keys": keys}
 
 

@@ -94,9 +94,9 @@ def desired_projects(document: Any, source: str) -> list[dict[str, Any]]:
         if project.id in seen:
             raise _bad_file(source, f"projects[{i}]: the id {project.id!r} appears twice")
         seen.add(project.id)
-        for key in project.keys:
-            if bound.setdefault(key.secret, i) != i:
-                j = bound[key.secret]
+        for secret in project.shared_secrets():
+            if bound.setdefault(secret, i) != i:
+                j = bound[secret]
                 raise _bad_file(
                     source,
                     f"projects[{i}] ({project.id!r}): a key secret is also in projects[{j}] "
@@ -122,7 +122,7 @@ def plan(
     for project_id, before in sorted(by_id.items()):
         leaving = {s for s in _secrets(before) if owner.get(s, project_id) != project_id}
         if project_id in wanted and leaving:
-            kept = [k for k in before["keys"] if k["secret"] not in leaving]
+            kept = [k for k in before["keys"] if k.get("secret") not in leaving]
             releases.append(Change("release", project_id, {"keys": kept}, ("keys",)))
             moving |= leaving
         elif project_id not in wanted and prune:
@@ -148,7 +148,8 @@ def _writes(
 
 
 def _secrets(project: Mapping[str, Any]) -> set[str]:
-    return {key["secret"] for key in project.get("keys") or ()}
+    """The shared secrets of a Project (a jwt key binds by verifying: it has none)."""
+    return {key["secret"] for key in project.get("keys") or () if "secret" in key}
 
 
 def _plain(project: Project) -> dict[str, Any]:

@@ -284,6 +284,7 @@ class ClusterNode:
             "p": client.project_id,
             "cr": client.credential,
             "a": client.attributes,
+            "pl": client.player_id,
             "r": request_id,
             "v": codec.encode_value(command),
         }
@@ -459,7 +460,13 @@ class ClusterNode:
         home: str = message["from"]
         proxy = self._proxies.get(client_id)
         if proxy is None:
-            state = ClientState(client_id, message["p"], message["cr"], dict(message["a"]))
+            state = ClientState(
+                client_id,
+                message["p"],
+                message["cr"],
+                dict(message["a"]),
+                player_id=message.get("pl"),
+            )
             # The proxy is registered like a local client, so the core's rules (one entry
             # per pool, limits) and its events apply to it unchanged.
             plane.core.clients[client_id] = state

@@ -149,8 +149,10 @@ class ControlPlane:
     def _refuse_management_key(self, project: Project) -> None:
         """The management key must never become a client credential (clients would hold it)."""
         for i, key in enumerate(project.keys):
-            if hmac.compare_digest(key.secret.encode(), self._management_key):
-                raise invalid(f"$.keys[{i}].secret", "must not be the management key")
+            field = key.sealed_field
+            value = None if field is None else getattr(key, field)
+            if value is not None and hmac.compare_digest(value.encode(), self._management_key):
+                raise invalid(f"$.keys[{i}].{field}", "must not be the management key")
 
     async def openapi(self, request: Request) -> Response:
         """``GET /admin/openapi.json``: the OpenAPI 3.1 document of this API."""

@@ -54,7 +54,7 @@ async def current(store: ProjectStore, project_id: str, revisions: Revisions) ->
 
 def check_secrets_free(directory: ProjectDirectory, project: Project) -> None:
     """``project.secret_in_use`` if a secret of ``project`` is bound to another Project."""
-    for key in project.keys:
-        owner = directory.project_for_secret(key.secret)
+    for secret in project.shared_secrets():
+        owner = directory.project_for_secret(secret)
         if owner is not None and owner.id != project.id:
             raise secret_in_use_error()

@@ -2,11 +2,11 @@
 
 msgspec checks types, required and unknown fields and the per-field
 constraints declared in ``matchmaker.model``; the rules spanning fields
-(unique policy names, one default, distinct secrets, scopes listed once, the
-reserved id) are checked here on the whole result, so a PATCH is validated
-after merging. So are the name rule for policy names and the secret length
-cap: the store decodes Projects with the same Structs, and a Project stored
-before those rules must still load.
+(unique policy names, one default, the reserved id, and each key type's
+rules from :mod:`matchmaker.control.keys`) are checked here on the whole
+result, so a PATCH is validated after merging. So are the name rule for
+policy names and the secret length cap: the store decodes Projects with the
+same Structs, and a Project stored before those rules must still load.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ import msgspec
 from msgspec import UNSET
 
 from matchmaker.config import ControlLimits, Limits
+from matchmaker.control.keys import check_keys
 from matchmaker.control.wire import ProjectPatch
 from matchmaker.errors import MatchmakerError
 from matchmaker.filters import filter_problem, group_problem
 from matchmaker.model import (
-    MAX_SECRET_CHARS,
     RESERVED_PROJECT_ID,
     MatchmakingPolicy,
     Project,
@@ -93,15 +93,7 @@ def check_project(project: Project, limits: Limits, control: ControlLimits) -> N
                     f"at most one policy may be the default (policies[{default_at}] already is)",
                 )
             default_at = i
-    secrets: dict[str, int] = {}
-    for i, key in enumerate(project.keys):
-        if key.secret in secrets:
-            raise invalid(f"$.keys[{i}].secret", f"duplicates keys[{secrets[key.secret]}].secret")
-        secrets[key.secret] = i
-        if len(key.secret) > MAX_SECRET_CHARS:
-            raise invalid(f"$.keys[{i}].secret", f"must be at most {MAX_SECRET_CHARS} characters")
-        if len(set(key.scopes)) != len(key.scopes):
-            raise invalid(f"$.keys[{i}].scopes", "each scope may be listed once")
+    check_keys(project, limits, invalid)
 
 
 def _check_policy(at: str, policy: MatchmakingPolicy, limits: Limits) -> None:

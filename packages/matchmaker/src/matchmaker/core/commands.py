@@ -16,6 +16,7 @@ from matchmaker.model import FilterTerm, FilterValue
 __all__ = [
     "MODE_COMMANDS",
     "AttachDelegate",
+    "Backfill",
     "Bye",
     "CancelProposal",
     "Command",
@@ -121,6 +122,15 @@ class LeaveSession:
     """``session.leave``."""
 
     session_id: str
+
+
+@dataclass(slots=True)
+class Backfill:
+    """``session.backfill``: fill ``seats`` more places of a session formed by a pool
+    (``0`` cancels an earlier request)."""
+
+    session_id: str
+    seats: int
 
 
 @dataclass(slots=True)
@@ -258,6 +268,7 @@ Command = (
     | LeavePool
     | JoinSession
     | LeaveSession
+    | Backfill
     | Send
     | Signal
     | Offer

@@ -19,6 +19,7 @@ from matchmaker.config import Limits
 from matchmaker.core import closecodes
 from matchmaker.core.commands import (
     MODE_COMMANDS,
+    Backfill,
     Bye,
     Command,
     EnterPool,
@@ -56,10 +57,11 @@ from matchmaker.core.events import (
 from matchmaker.core.projects import current_project, resolve_hello
 from matchmaker.core.ratelimit import TokenBucket
 from matchmaker.core.state import ClientState
+from matchmaker.core.tokens import Identity
 from matchmaker.directory import ProjectDirectory
 from matchmaker.errors import MatchmakerError
 from matchmaker.filters import filter_problem, group_problem
-from matchmaker.model import Project
+from matchmaker.model import FilterValue, Project
 
 __all__ = ["ABUSE_LIMIT", "PROTOCOL_VERSION", "Conversation", "resume_refused"]
 
@@ -270,6 +272,14 @@ class Conversation:
         out.extend(deliveries)
         return out
 
+    def _backfill(self, command: Backfill, request_id: str | None) -> list[Effect]:
+        answer, deliveries = self.core.backfill(
+            self._client().client_id, command, self._wall_clock_ms()
+        )
+        out: list[Effect] = [Reply(request_id, answer)]
+        out.extend(deliveries)
+        return out
+
     def _ping(self, command: Ping, request_id: str | None) -> list[Effect]:
         return [Reply(request_id, Alive())]
 
@@ -294,42 +304,45 @@ class Conversation:
                 code="protocol.bad_request",
                 details={"supported": [PROTOCOL_VERSION]},
             )
-        attributes = hello.attributes or {}
-        if len(attributes) > limits.max_attributes:
-            raise MatchmakerError(
-                f"at most {limits.max_attributes} attributes",
-                code="protocol.bad_request",
-                details={"limit": limits.max_attributes},
-            )
-        for key, value in attributes.items():
-            if isinstance(value, str) and len(value) > limits.max_attribute_value_chars:
-                raise MatchmakerError(
-                    f"attribute {key!r} is too long",
-                    code="protocol.bad_request",
-                    details={"attribute": key, "limit": limits.max_attribute_value_chars},
-                )
-        project = resolve_hello(
+        project, identity = resolve_hello(
             self._directory,
             hello.project,
             hello.credential,
             require_declared=self._require_declared,
+            now_s=self._wall_clock_ms() / 1000,
+            limits=limits,
         )
+        attributes = _attributes(hello.attributes or {}, identity, limits)
+        player_id = None if identity is None else identity.player_id
         if hello.resume is not None:
             issuer = self.core.resumption.elsewhere(hello.resume.token)
             if issuer is not None:
                 return [ResumeElsewhere(request_id, hello, issuer)]
-            return self._resume(hello.resume, project, request_id)
-        client = self.core.connect(project.id, hello.credential, attributes)
+            return self._resume(hello.resume, project, player_id, request_id)
+        client = self.core.connect(project.id, hello.credential, attributes, player_id)
         self.client = client
         token = self.core.resumption.issue(client.client_id, project.id)
-        welcome = Welcome(client.client_id, token, project, limits, ice_servers=self._ice_servers)
+        welcome = Welcome(
+            client.client_id,
+            token,
+            project,
+            limits,
+            ice_servers=self._ice_servers,
+            player_id=player_id,
+        )
         return [Reply(request_id, welcome)]
 
-    def _resume(self, resume: Resume, project: Project, request_id: str | None) -> list[Effect]:
+    def _resume(
+        self, resume: Resume, project: Project, player_id: str | None, request_id: str | None
+    ) -> list[Effect]:
         """``hello`` with ``resume``: take back the client of an earlier connection (its
         id, entries, sessions and event numbering), replay what it missed, rotate the
-        token. An unknown, used or expired token, or one of another Project, is
-        ``resume.expired`` and closes 4004: the client must start afresh."""
+        token. An unknown, used or expired token, one of another Project, or one of a
+        client that was another player (token ``sub``), is ``resume.expired`` and closes
+        4004: the client must start afresh."""
+        holder = self.core.clients.get(self.core.resumption.holder(resume.token) or "")
+        if holder is not None and holder.player_id != player_id:
+            return resume_refused(request_id)
         taken = self.core.resumption.take(resume.token, project.id, resume.last_seq)
         if taken is None:
             return resume_refused(request_id)
@@ -342,6 +355,7 @@ class Conversation:
             self.core.limits,
             resumed=True,
             ice_servers=self._ice_servers,
+            player_id=client.player_id,
         )
         out: list[Effect] = [Reply(request_id, welcome), Replay(taken.replay, taken.missed)]
         if taken.was_parked:
@@ -370,6 +384,37 @@ def resume_refused(request_id: str | None) -> list[Effect]:
         code="resume.expired",
     )
     return [Refuse(request_id, error), Close(closecodes.RESUME_EXPIRED, "resume expired")]
+
+
+def _attributes(
+    sent: dict[str, FilterValue], identity: Identity | None, limits: Limits
+) -> dict[str, FilterValue]:
+    """The client's attributes: those it sent, bounded, plus the trusted ones its token
+    carries. Sending a name the token's key fills is refused, so a client never believes
+    a value of its own was used."""
+    trusted = {} if identity is None else identity.attributes
+    claimed = sorted(set(sent) & identity.trusted) if identity is not None else []
+    if claimed:
+        raise MatchmakerError(
+            f"attribute {claimed[0]!r} comes from the credential and cannot be sent",
+            code="protocol.bad_request",
+            details={"attribute": claimed[0], "reason": "trusted"},
+        )
+    merged = {**sent, **trusted}
+    if len(merged) > limits.max_attributes:
+        raise MatchmakerError(
+            f"at most {limits.max_attributes} attributes",
+            code="protocol.bad_request",
+            details={"limit": limits.max_attributes},
+        )
+    for key, value in sent.items():
+        if isinstance(value, str) and len(value) > limits.max_attribute_value_chars:
+            raise MatchmakerError(
+                f"attribute {key!r} is too long",
+                code="protocol.bad_request",
+                details={"attribute": key, "limit": limits.max_attribute_value_chars},
+            )
+    return merged
 
 
 def _check_pool(command: EnterPool, limits: Limits) -> None:
@@ -411,6 +456,7 @@ _HANDLERS: dict[type, Callable[[Conversation, Any, str | None], list[Effect]]] =
     LeavePool: Conversation._leave_pool,
     JoinSession: Conversation._join_session,
     LeaveSession: Conversation._leave_session,
+    Backfill: Conversation._backfill,
     Hello: Conversation._hello,
     Ping: Conversation._ping,
     Pong: Conversation._pong,

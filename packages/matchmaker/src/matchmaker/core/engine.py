@@ -15,8 +15,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from matchmaker.config import Limits
+from matchmaker.core.backfill import Backfills
 from matchmaker.core.commands import (
     AttachDelegate,
+    Backfill,
     CancelProposal,
     EnterPool,
     FormGroups,
@@ -24,6 +26,7 @@ from matchmaker.core.commands import (
     RespondProposal,
 )
 from matchmaker.core.events import (
+    Backfilled,
     Delivery,
     MemberInfo,
     MemberJoined,
@@ -43,12 +46,12 @@ from matchmaker.core.modes import MODES
 from matchmaker.core.pools import PoolKey, PoolSpec, resolve_pool
 from matchmaker.core.projects import DELEGATE_SCOPE, holds_scope
 from matchmaker.core.resume import Resumption
-from matchmaker.core.state import ClientState, Entry, Member, Pool, Session
+from matchmaker.core.state import ClientState, Entry, Member, Origin, Pool, Session
 from matchmaker.core.strategy import wrong_mode
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import FilterValue, Project
 
-__all__ = ["Matchmaker", "entry_limit"]
+__all__ = ["Matchmaker", "entry_limit", "member_infos"]
 
 # Rebuild the expiry heap once this many of its items belong to entries that left otherwise.
 _HEAP_COMPACT_MIN = 1024
@@ -63,6 +66,8 @@ class Matchmaker:
         self.pools: dict[PoolKey, Pool] = {}
         self.sessions: dict[str, Session] = {}
         self.rooms: dict[tuple[str, str], Session] = {}
+        # (project id, player id) -> the connected (or away) clients of that player
+        self.players: dict[tuple[str, str], set[str]] = {}
         self.resumption = Resumption(
             limits.resume_buffer, limits.resume_grace_ms / 1000, issuer=node
         )
@@ -72,6 +77,7 @@ class Matchmaker:
         self._stale = 0
         self._timers: list[tuple[int, int, Pool, str]] = []
         self._clock = 0  # the latest time an operation was given: disconnect has none
+        self.backfills = Backfills(self)
 
     def schedule(self, due_ms: int, pool: Pool, key: str) -> None:
         """Run ``pool.mode.timer(key)`` from the first :meth:`expire` at or after ``due_ms``."""
@@ -89,18 +95,41 @@ class Matchmaker:
     # -- clients --------------------------------------------------------------------------
 
     def connect(
-        self, project_id: str, credential: str | None, attributes: dict[str, FilterValue]
+        self,
+        project_id: str,
+        credential: str | None,
+        attributes: dict[str, FilterValue],
+        player_id: str | None = None,
     ) -> ClientState:
-        """Register a client that completed ``hello``."""
-        client = ClientState(self.new_id("c"), project_id, credential, dict(attributes))
+        """Register a client that completed ``hello`` (``player_id``: its token's ``sub``)."""
+        client = ClientState(
+            self.new_id("c"), project_id, credential, dict(attributes), player_id=player_id
+        )
         self.clients[client.client_id] = client
+        if player_id is not None:
+            self.players.setdefault((project_id, player_id), set()).add(client.client_id)
         return client
+
+    def session_count(self, client: ClientState) -> int:
+        """The sessions ``max_sessions_per_client`` counts for ``client``: a player's
+        (token ``sub``) over all its connections, each session once."""
+        if client.player_id is None:
+            return len(client.sessions)
+        ids = self.players.get((client.project_id, client.player_id), set()) | {client.client_id}
+        return len(
+            {sid for cid in ids if cid in self.clients for sid in self.clients[cid].sessions}
+        )
 
     def disconnect(self, client_id: str, reason: str = "disconnected") -> list[Delivery]:
         """Forget a client: withdraw its entries and leave its sessions."""
         client = self.clients.pop(client_id, None)
         if client is None:
             return []
+        player = (client.project_id, client.player_id or "")
+        if client_id in self.players.get(player, ()):
+            self.players[player].discard(client_id)
+            if not self.players[player]:
+                del self.players[player]
         out: list[Delivery] = []
         for entry in list(client.entries.values()):
             self._drop_entry(entry, reason, out)
@@ -178,7 +207,7 @@ class Matchmaker:
             )
         if len(client.entries) >= self.limits.max_pools_per_client:
             raise entry_limit(self.limits)
-        if len(client.sessions) >= self.limits.max_sessions_per_client:
+        if self.session_count(client) >= self.limits.max_sessions_per_client:
             raise _session_limit(self.limits)
         pool = self._pool_for(project.id, name, spec, is_policy, request)
         bucket = pool.spec.bucket_for(client.attributes)
@@ -415,27 +444,52 @@ class Matchmaker:
         session; returns its id. Nothing here can fail, so the group forms whole."""
         pool = group[0].pool
         assert all(e.live and e.pool is pool for e in group), "a mode formed a stale group"
-        session = Session(self.new_id("s"), pool.project_id, pool=pool.name)
+        origin = Origin(pool.key, pool.spec, group[0].bucket)
+        session = Session(self.new_id("s"), pool.project_id, pool=pool.name, origin=origin)
         for entry in group:
-            client = entry.client
-            self._drop_entry(entry, "matched", out)
-            # Matched in one pool: the client's other entries are withdrawn.
-            for other in list(client.entries.values()):
-                self._drop_entry(other, "matched", out)
-                out.append(
-                    (
-                        (client.client_id,),
-                        PoolWithdrawn(other.pool.name, other.entry_id, "matched"),
-                    )
-                )
-            session.members[client.client_id] = Member(client, entry.public)
-            client.sessions[session.session_id] = session
+            self._matched(entry, session, out)
         self.sessions[session.session_id] = session
         self._announce(session, out)
         return session.session_id
 
+    def _matched(self, entry: Entry, session: Session, out: list[Delivery]) -> None:
+        """``entry`` leaves its pool for ``session``: the client's other entries are
+        withdrawn (matched in one pool, it waits in none)."""
+        client = entry.client
+        self._drop_entry(entry, "matched", out)
+        for other in list(client.entries.values()):
+            self._drop_entry(other, "matched", out)
+            withdrawn = PoolWithdrawn(other.pool.name, other.entry_id, "matched")
+            out.append(((client.client_id,), withdrawn))
+        session.members[client.client_id] = Member(client, entry.public)
+        client.sessions[session.session_id] = session
+
+    def seat(self, entry: Entry, session: Session, out: list[Delivery]) -> None:
+        """Backfill: ``entry`` joins a formed session. The members get
+        ``session.member_joined``, the newcomer ``session.created`` with every member."""
+        client = entry.client
+        joined = MemberJoined(session.session_id, client.client_id, entry.public, client.player_id)
+        out.append((list(session.members), joined))
+        self._matched(entry, session, out)
+        created = SessionCreated(
+            session.session_id, member_infos(session), client.client_id, session.pool
+        )
+        out.append(((client.client_id,), created))
+
+    def take_seat(self, entry: Entry, out: list[Delivery]) -> bool:
+        return self.backfills.take(entry, out)
+
+    def backfill(
+        self, client_id: str, command: Backfill, now_ms: int
+    ) -> tuple[Backfilled, list[Delivery]]:
+        """``session.backfill``: a member asks the session's pool to fill open seats."""
+        self._clock = now_ms
+        session = self._membership(self.clients[client_id], command.session_id)
+        out: list[Delivery] = []
+        return self.backfills.request(session, command.seats, out), out
+
     def _announce(self, session: Session, out: list[Delivery]) -> None:
-        members = [MemberInfo(cid, m.public) for cid, m in session.members.items()]
+        members = member_infos(session)
         for cid in session.members:
             created = SessionCreated(session.session_id, members, cid, session.pool)
             out.append(((cid,), created))
@@ -455,7 +509,7 @@ class Matchmaker:
         session = self.rooms.get((project.id, room))
         if session is not None and client_id in session.members:
             return SessionJoined(session.session_id, created=False), []
-        if len(client.sessions) >= self.limits.max_sessions_per_client:
+        if self.session_count(client) >= self.limits.max_sessions_per_client:
             raise _session_limit(self.limits)
         out: list[Delivery] = []
         if session is None:
@@ -475,12 +529,12 @@ class Matchmaker:
                 details={"limit": self.limits.max_session_members},
             )
         else:
-            joined = MemberJoined(session.session_id, client_id, public)
+            joined = MemberJoined(session.session_id, client_id, public, client.player_id)
             out.append((list(session.members), joined))
         created = not session.members
         session.members[client_id] = Member(client, public)
         client.sessions[session.session_id] = session
-        members = [MemberInfo(cid, m.public) for cid, m in session.members.items()]
+        members = member_infos(session)
         out.append(
             (
                 (client_id,),
@@ -558,8 +612,14 @@ class Matchmaker:
             out.append((list(session.members), left))
             return
         del self.sessions[session.session_id]
+        self.backfills.cancel(session.session_id)
         if session.room is not None:
             del self.rooms[(session.project_id, session.room)]
+
+
+def member_infos(session: Session) -> list[MemberInfo]:
+    """The members of ``session`` as ``session.created`` shows them."""
+    return [MemberInfo(cid, m.public, m.client.player_id) for cid, m in session.members.items()]
 
 
 def entry_limit(limits: Limits) -> MatchmakerError:

@@ -18,6 +18,7 @@ from matchmaker.model import Project
 __all__ = [
     "Alive",
     "Answer",
+    "Backfilled",
     "DelegateEntry",
     "Delivery",
     "EntryClosed",
@@ -68,6 +69,7 @@ class Welcome:
     limits: Limits
     resumed: bool = False  # the client id of an earlier connection, taken back with resume
     ice_servers: tuple[str, ...] = ()  # STUN/TURN URLs from the server's config
+    player_id: str | None = None  # the sub of the client's jwt credential
 
 
 @dataclass(slots=True)
@@ -105,6 +107,15 @@ class SessionLeft:
 
 
 @dataclass(slots=True)
+class Backfilled:
+    """The answer to ``session.backfill``: who was seated now, how many seats stay open."""
+
+    session_id: str
+    filled: list[str]
+    pending: int
+
+
+@dataclass(slots=True)
 class Relayed:
     """The answer to a ``session.send`` that asked for one (carried an ``id``)."""
 
@@ -121,7 +132,15 @@ class ModeAnswer:
 
 
 Answer = (
-    Welcome | PoolEntered | PoolLeft | SessionJoined | SessionLeft | Relayed | Alive | ModeAnswer
+    Welcome
+    | PoolEntered
+    | PoolLeft
+    | SessionJoined
+    | SessionLeft
+    | Backfilled
+    | Relayed
+    | Alive
+    | ModeAnswer
 )
 
 
@@ -130,10 +149,11 @@ Answer = (
 
 @dataclass(slots=True)
 class MemberInfo:
-    """A session member as the others see it."""
+    """A session member as the others see it (``player_id``: its token's ``sub``)."""
 
     client_id: str
     public: Public | None = None
+    player_id: str | None = None
 
 
 @dataclass(slots=True)
@@ -157,11 +177,12 @@ class MessageRelayed:
 
 @dataclass(slots=True)
 class MemberJoined:
-    """Someone joined a room the recipient is in."""
+    """Someone joined a session the recipient is in."""
 
     session_id: str
     client_id: str
     public: Public | None = None
+    player_id: str | None = None
 
 
 @dataclass(slots=True)

@@ -45,6 +45,8 @@ class AutoMode(ModeStrategy):
     name = "auto"
 
     def entered(self, entry: Entry, now_ms: int, out: list[Delivery]) -> None:
+        if self.host.take_seat(entry, out):
+            return  # a session's backfill goes before a new group
         spec = self.pool.spec
         group = self.pool.oldest(entry.bucket, spec.group_size)
         if len(group) == spec.group_size or self._filled(group, now_ms):

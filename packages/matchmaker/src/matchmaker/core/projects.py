@@ -9,6 +9,15 @@ from __future__ import annotations
 
 import hmac
 
+from matchmaker.config import Limits
+from matchmaker.core.tokens import (
+    Identity,
+    invalid_credential,
+    looks_like_token,
+    signed_by,
+    unverified_issuer,
+    verify,
+)
 from matchmaker.directory import ProjectDirectory
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import RESERVED_PROJECT_ID, Project
@@ -25,16 +34,26 @@ def resolve_hello(
     credential: str | None,
     *,
     require_declared: bool,
-) -> Project:
-    """The Project a ``hello`` binds to, by the design's three rules.
+    now_s: float,
+    limits: Limits,
+) -> tuple[Project, Identity | None]:
+    """The Project a ``hello`` binds to, by the design's rules, and the identity a token
+    proves (``None`` for a shared secret or no credential).
 
-    1. A credential bound through ``keys`` is authoritative; a different
-       declared ``project`` is ``project.forbidden``.
-    2. A credential bound to nothing is ``auth.invalid_credential``.
-    3. Otherwise ``project`` (absent: ``default``), admitted by :func:`current_project`.
+    1. A credential bound through a ``shared-secret`` key is authoritative; a
+       different declared ``project`` is ``project.forbidden``.
+    2. A credential shaped like a JWT is verified by the ``jwt`` keys of one
+       Project: ``project`` when given, else the only Project with a key of the
+       token's (unverified) ``iss``. So a ``hello`` looks at one Project's keys,
+       never at every Project's.
+    3. Any other credential is ``auth.invalid_credential``.
+    4. Otherwise ``project`` (absent: ``default``), admitted by :func:`current_project`.
     """
     if credential is not None:
         bound = directory.project_for_secret(credential)
+        if bound is None and looks_like_token(credential):
+            project = _token_project(directory, project_id, credential)
+            return project, verify(project, credential, now_s, limits)
         if bound is None:
             raise MatchmakerError(
                 "the credential is not bound to any Project", code="auth.invalid_credential"
@@ -45,10 +64,33 @@ def resolve_hello(
                 code="project.forbidden",
                 details={"project": project_id},
             )
-        return bound
-    return current_project(
+        return bound, None
+    project = current_project(
         directory, project_id or RESERVED_PROJECT_ID, None, require_declared=require_declared
     )
+    return project, None
+
+
+def _token_project(directory: ProjectDirectory, project_id: str | None, token: str) -> Project:
+    """The one Project whose jwt keys may verify ``token``."""
+    if project_id is None:
+        issuer = unverified_issuer(token)
+        ids = [] if issuer is None else directory.projects_for_issuer(issuer)
+        if len(ids) > 1:
+            raise invalid_credential(
+                "ambiguous_issuer", "several Projects trust this issuer: send project in hello"
+            )
+        if not ids:
+            raise invalid_credential(
+                "unknown_issuer", "no Project trusts the token's issuer: send project in hello"
+            )
+        project_id = ids[0]
+    project = directory.get(project_id)
+    if project is None or not project.jwt_keys():
+        raise invalid_credential(
+            "unknown_project", f"Project {project_id!r} has no jwt key to verify the token"
+        )
+    return project
 
 
 def current_project(
@@ -99,15 +141,19 @@ def holds_scope(project: Project, credential: str | None, scope: str) -> bool:
     matches = [
         hmac.compare_digest(key.secret.encode(), offered) and scope in key.scopes
         for key in project.keys
+        if key.secret is not None
     ]
     return any(matches)
 
 
 def _holds_a_key(project: Project, credential: str | None) -> bool:
-    """Whether ``credential`` is one of the Project's secrets (compared in constant time)."""
+    """Whether ``credential`` is one of the Project's secrets (compared in constant time),
+    or a token one of its jwt keys still verifies."""
     if credential is None:
         return False
     offered = credential.encode()
     # Every key is compared, so the time taken does not tell which one came close.
-    matches = [hmac.compare_digest(key.secret.encode(), offered) for key in project.keys]
-    return any(matches)
+    matches = [hmac.compare_digest(secret.encode(), offered) for secret in project.shared_secrets()]
+    if any(matches):
+        return True
+    return looks_like_token(credential) and signed_by(project, credential)

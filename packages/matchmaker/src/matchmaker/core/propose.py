@@ -156,7 +156,9 @@ class ProposeMode(ModeStrategy):
         for cid in proposal.participants():
             self.by_client.setdefault(cid, set()).add(proposal.proposal_id)
         self.host.schedule(proposal.expires_at, self.pool, proposal.proposal_id)
-        infos = [MemberInfo(e.client.client_id, e.public) for e in (entry, *entries)]
+        infos = [
+            MemberInfo(e.client.client_id, e.public, e.client.player_id) for e in (entry, *entries)
+        ]
         received = ProposalReceived(
             proposal.proposal_id, self.pool.name, me, infos, proposal.expires_at
         )

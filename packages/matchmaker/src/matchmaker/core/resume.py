@@ -117,6 +117,10 @@ class Resumption:
         if outbox is not None:
             self._tokens.pop(outbox.token, None)
 
+    def holder(self, token: str) -> str | None:
+        """The client id ``token`` would resume, without using it."""
+        return self._tokens.get(token)
+
     def take(self, token: str, project_id: str, last_seq: int) -> Taken | None:
         """Resume with ``token``: ``None`` if it is unknown, used, or of another Project.
         On success the token is replaced (read the new one from the outbox).

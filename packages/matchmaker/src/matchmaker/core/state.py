@@ -16,7 +16,7 @@ from matchmaker.model import FilterValue
 if TYPE_CHECKING:
     from matchmaker.core.modes import ModeStrategy
 
-__all__ = ["ClientState", "Entry", "Member", "Pool", "Session"]
+__all__ = ["ClientState", "Entry", "Member", "Origin", "Pool", "Session"]
 
 
 @dataclass(slots=True, eq=False)
@@ -31,6 +31,7 @@ class ClientState:
     sessions: dict[str, Session] = field(default_factory=dict)  # by session id
     delegating: dict[str, Pool] = field(default_factory=dict)  # by pool name
     away: bool = False  # disconnected, within its resume grace: entries paused
+    player_id: str | None = None  # a jwt credential's sub: the same player on any connection
 
 
 @dataclass(slots=True, eq=False)
@@ -58,6 +59,16 @@ class Member:
     public: dict[str, Any] | None
 
 
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a session formed: its pool's key and spec, and its members' bucket (what a
+    backfill fills its seats from)."""
+
+    key: PoolKey
+    spec: PoolSpec
+    bucket: Bucket
+
+
 @dataclass(slots=True, eq=False)
 class Session:
     """A group of clients that relay messages to each other; deleted when empty."""
@@ -67,6 +78,7 @@ class Session:
     pool: str | None = None
     room: str | None = None
     members: dict[str, Member] = field(default_factory=dict)
+    origin: Origin | None = None  # formed by a pool (not a room)
 
 
 @dataclass(slots=True)

@@ -41,6 +41,11 @@ class ModeHost(Protocol):
         """Move the live entries of ``group`` (one pool) into a new session; its id."""
         ...
 
+    def take_seat(self, entry: Entry, out: list[Delivery]) -> bool:
+        """Seat a newly waiting ``entry`` in a session's open backfill, if one waits for
+        its bucket (``True``: seated; it forms no group)."""
+        ...
+
     def schedule(self, due_ms: int, pool: Pool, key: str) -> None:
         """Call ``pool.mode.timer(key, ...)`` once the clock reaches ``due_ms``."""
         ...

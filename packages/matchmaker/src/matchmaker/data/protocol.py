@@ -72,6 +72,8 @@ __all__ = [
     "RtcSignalData",
     "RtcSignalled",
     "ServerPing",
+    "SessionBackfill",
+    "SessionBackfillData",
     "SessionCreated",
     "SessionJoin",
     "SessionJoinData",
@@ -161,6 +163,13 @@ class SessionLeaveData(_Data):
     """``session.leave.data``."""
 
     session_id: str
+
+
+class SessionBackfillData(_Data):
+    """``session.backfill.data``: fill ``seats`` more places (``0`` cancels a request)."""
+
+    session_id: str
+    seats: Annotated[int, Meta(ge=0)]
 
 
 class SessionSendData(_Data):
@@ -301,6 +310,12 @@ class SessionLeave(_Request, tag="session.leave"):
     data: SessionLeaveData
 
 
+class SessionBackfill(_Request, tag="session.backfill"):
+    """Ask the pool that formed a session for members to fill its open seats."""
+
+    data: SessionBackfillData
+
+
 class SessionSend(_Request, tag="session.send"):
     """Relay ``data`` to the other members of a session (or to ``to``)."""
 
@@ -412,6 +427,7 @@ Request = (
     | PoolLeave
     | SessionJoin
     | SessionLeave
+    | SessionBackfill
     | SessionSend
     | RtcSignal
     | RtcOffer
@@ -429,6 +445,7 @@ REQUEST_TYPES: frozenset[str] = frozenset(
         PoolLeave,
         SessionJoin,
         SessionLeave,
+        SessionBackfill,
         SessionSend,
         RtcSignal,
         RtcOffer,
@@ -513,6 +530,7 @@ class HelloReply(Struct, gc=False):
     lockdown: bool
     resumed: bool = False
     ice_servers: list[IceServer] = []
+    player_id: str | None = None
 
 
 class PoolEntered(Struct, gc=False, rename={"group_size": "groupSize"}):
@@ -537,10 +555,11 @@ class Event(Struct, gc=False, tag_field="type", omit_defaults=True):
 
 
 class MemberInfo(Struct, gc=False, omit_defaults=True):
-    """A session member as the others see it."""
+    """A session member as the others see it (``player_id``: its token's ``sub``)."""
 
     client_id: str
     public: Public | None = None
+    player_id: str | None = None
 
 
 class SessionCreatedData(Struct, gc=False, omit_defaults=True):
@@ -573,6 +592,7 @@ class MemberData(Struct, gc=False, omit_defaults=True):
     client_id: str
     public: Public | None = None
     reason: str | None = None
+    player_id: str | None = None
 
 
 class SessionMemberJoined(Event, tag="session.member_joined"):

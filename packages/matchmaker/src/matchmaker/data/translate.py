@@ -84,6 +84,9 @@ _COMMANDS: dict[type, Callable[[Any], Command]] = {
     protocol.PoolLeave: lambda request: commands.LeavePool(request.data.pool),
     protocol.SessionJoin: _join_session,
     protocol.SessionLeave: lambda request: commands.LeaveSession(request.data.session_id),
+    protocol.SessionBackfill: lambda request: commands.Backfill(
+        request.data.session_id, request.data.seats
+    ),
     protocol.Hello: _hello,
     protocol.Ping: lambda _: commands.Ping(),
     protocol.Pong: lambda _: commands.Pong(),
@@ -137,6 +140,12 @@ def _answer_data(answer: events.Answer) -> object:
             return {"pool": answer.pool, "entry_id": answer.entry_id}
         case events.SessionLeft():
             return {"session_id": answer.session_id}
+        case events.Backfilled():
+            return {
+                "session_id": answer.session_id,
+                "filled": answer.filled,
+                "pending": answer.pending,
+            }
         case events.Welcome():
             limits, project = answer.limits, answer.project
             return protocol.HelloReply(
@@ -154,6 +163,7 @@ def _answer_data(answer: events.Answer) -> object:
                 lockdown=project.lockdown,
                 resumed=answer.resumed,
                 ice_servers=[protocol.IceServer([url]) for url in answer.ice_servers],
+                player_id=answer.player_id,
             )
         case events.Alive():
             return None
@@ -184,13 +194,17 @@ def _wire_event(event: events.Event) -> protocol.Event | protocol.ModeNotice:
                 protocol.SignalData(event.session_id, event.sender, signal)
             )
         case events.SessionCreated():
-            members = [protocol.MemberInfo(m.client_id, m.public) for m in event.members]
+            members = [
+                protocol.MemberInfo(m.client_id, m.public, m.player_id) for m in event.members
+            ]
             return protocol.SessionCreated(
                 protocol.SessionCreatedData(event.session_id, members, event.you, event.pool)
             )
         case events.MemberJoined():
             return protocol.SessionMemberJoined(
-                protocol.MemberData(event.session_id, event.client_id, event.public)
+                protocol.MemberData(
+                    event.session_id, event.client_id, event.public, player_id=event.player_id
+                )
             )
         case events.MemberLeft():
             return protocol.SessionMemberLeft(

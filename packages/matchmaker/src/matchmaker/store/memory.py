@@ -98,17 +98,17 @@ class MemoryStore(ClosedOnExit):
         """Nothing to release."""
 
     def _check_secrets(self, project: Project) -> None:
-        for key in project.keys:
-            if self._owners.get(key.secret, project.id) != project.id:
+        for secret in project.shared_secrets():
+            if self._owners.get(secret, project.id) != project.id:
                 raise secret_in_use_error()
 
     def _put(self, project: Project) -> Stored:
         stored = Stored(project, new_revision())
         self._projects[project.id] = stored
-        for key in project.keys:
-            self._owners[key.secret] = project.id
+        for secret in project.shared_secrets():
+            self._owners[secret] = project.id
         return stored
 
     def _drop_secrets(self, project: Project) -> None:
-        for key in project.keys:
-            self._owners.pop(key.secret, None)
+        for secret in project.shared_secrets():
+            self._owners.pop(secret, None)

@@ -1,13 +1,14 @@
 """How a Project becomes a stored row and back: sealed secrets, key id, revision.
 
 A row is ``(id, body, key_id, revision)``. ``body`` is the Project's wire JSON
-with each ``keys[].secret`` sealed under the store key when there is one
-(:mod:`matchmaker.store.sealing`); ``key_id`` names that key (``NULL``: the
-secrets are in clear); ``revision`` changes on every write and is the
-Project's ``ETag``. A store holds its rows under one key: a server started
-with another key, or without one, refuses the store (``store.key_mismatch``)
-before it serves or rewrites anything; ``matchmaker admin rotate-store-key``
-moves a store from one key (or none) to another.
+with each ``keys[].secret`` (and the ``key`` of an HS256 ``jwt`` key) sealed
+under the store key when there is one (:mod:`matchmaker.store.sealing`);
+``key_id`` names that key (``NULL``: the secrets are in clear); ``revision``
+changes on every write and is the Project's ``ETag``. A store holds its rows
+under one key: a server started with another key, or without one, refuses the
+store (``store.key_mismatch``) before it serves or rewrites anything;
+``matchmaker admin rotate-store-key`` moves a store from one key (or none) to
+another.
 """
 
 from __future__ import annotations
@@ -67,8 +68,10 @@ class RowCodec:
         if self.key is None or not project.keys:
             return msgspec.json.encode(project).decode()
         plain: dict[str, Any] = msgspec.to_builtins(project)
-        for key in plain["keys"]:
-            key["secret"] = self.key.seal(key["secret"], project.id)
+        for key, declared in zip(plain["keys"], project.keys, strict=True):
+            field = declared.sealed_field
+            if field is not None:
+                key[field] = self.key.seal(key[field], project.id)
         return msgspec.json.encode(plain).decode()
 
     def decode(self, body: str | bytes, key_id: str | None) -> Project:
@@ -84,7 +87,9 @@ class RowCodec:
                 return _DECODER.decode(body)
             plain = msgspec.json.decode(body)
             for key in plain.get("keys") or ():
-                key["secret"] = self.key.open(str(key["secret"]), str(plain["id"]))
+                field = _sealed_field(key)
+                if field is not None:
+                    key[field] = self.key.open(str(key[field]), str(plain["id"]))
             return msgspec.convert(plain, Project)
         except (msgspec.DecodeError, TypeError, KeyError, AttributeError) as exc:
             raise MatchmakerError(
@@ -95,7 +100,7 @@ class RowCodec:
         """The secret index entries of a Project: HMAC under the key, SHA-256 without one."""
         key = self.key
         digest = plain_digest if key is None else key.digest
-        return [digest(k.secret) for k in project.keys]
+        return [digest(secret) for secret in project.shared_secrets()]
 
     def check(self, stored_key_ids: Iterable[str | None]) -> None:
         """Refuse a store whose rows were written under any other key than this one."""
@@ -136,6 +141,13 @@ def reseal(
             Resealed(project_id, writer.encode(project), writer.key_id, writer.digests(project))
         )
     return resealed
+
+
+def _sealed_field(key: dict[str, Any]) -> str | None:
+    """:attr:`ProjectKey.sealed_field` of a key row before it is decoded."""
+    if key.get("type", "shared-secret") == "shared-secret":
+        return "secret"
+    return "key" if key.get("algorithm") == "HS256" else None
 
 
 def key_mismatch(found: Sequence[str | None], *expected: str | None) -> MatchmakerError:

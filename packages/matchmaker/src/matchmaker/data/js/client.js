@@ -89,6 +89,10 @@ export class Client {
     leaveSession(sessionId) {
         return this.request("session.leave", { session_id: sessionId });
     }
+    /** `session.backfill`: fill `seats` open places of a session a pool formed (`0` cancels). */
+    backfill(sessionId, seats) {
+        return this.request("session.backfill", { session_id: sessionId, seats });
+    }
     /** `session.send`, fire and forget: a failure arrives as an `error` event. */
     send(sessionId, data, options = {}) {
         this.#ensureOpen();

@@ -1,0 +1,124 @@
+"""Backfill, sans I/O: a formed session asks its pool for more members.
+
+A member sends ``session.backfill {session_id, seats}``. The session remembers
+where it formed (its pool's key, spec and bucket: :class:`~matchmaker.core.state.Origin`),
+so the seats are filled under the rules that formed it: the oldest entries of
+the same bucket first, at once; the seats still open stay as an *opening* that
+the next entries arriving in that bucket fill before they form a new group
+(PlayFab's rule: backfill before new matches). An opening is keyed by
+``(pool key, bucket)``, so an arrival looks at one dict, never at every
+session. It ends when filled, replaced by another request (``seats: 0``
+cancels it) or when the session ends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from matchmaker.core.events import Backfilled, Delivery
+from matchmaker.core.pools import Bucket, PoolKey
+from matchmaker.core.state import Entry, Pool, Session
+from matchmaker.errors import MatchmakerError
+
+__all__ = ["BACKFILL_MODES", "Backfills", "SeatHost"]
+
+BACKFILL_MODES = frozenset({"auto"})
+"""The modes whose sessions can be backfilled: those where the server chooses members."""
+
+
+class SeatHost(Protocol):
+    """What backfill needs of the engine: the live pools, and moving an entry into a session."""
+
+    pools: dict[PoolKey, Pool]
+
+    def seat(self, entry: Entry, session: Session, out: list[Delivery]) -> None:
+        """Move the live ``entry`` into ``session`` (members told, the newcomer shown all)."""
+        ...
+
+
+@dataclass(slots=True, eq=False)
+class _Opening:
+    session: Session
+    seats: int
+
+
+class Backfills:
+    """Every open backfill request of one process."""
+
+    def __init__(self, host: SeatHost) -> None:
+        self._host = host
+        self._by_session: dict[str, _Opening] = {}
+        # (pool key, bucket) -> the openings waiting there, oldest request first
+        self._by_bucket: dict[tuple[PoolKey, Bucket], dict[str, _Opening]] = {}
+
+    def __len__(self) -> int:
+        return len(self._by_session)
+
+    def request(self, session: Session, seats: int, out: list[Delivery]) -> Backfilled:
+        """Fill up to ``seats`` of ``session`` now; keep the rest open. Replaces the
+        session's earlier request (``seats: 0`` only cancels it)."""
+        origin = session.origin
+        if origin is None or origin.spec.mode not in BACKFILL_MODES:
+            raise MatchmakerError(
+                "only sessions formed by an auto pool can be backfilled",
+                code="backfill.unsupported",
+                details={"session_id": session.session_id},
+            )
+        open_seats = origin.spec.group_size - len(session.members)
+        if not 0 <= seats <= open_seats:
+            raise MatchmakerError(
+                f"seats must be 0 to {open_seats} (the pool's groupSize less the members)",
+                code="backfill.invalid",
+                details={"session_id": session.session_id, "open_seats": open_seats},
+            )
+        self.cancel(session.session_id)
+        filled: list[str] = []
+        pool = self._host.pools.get(origin.key)
+        if seats and pool is not None and pool.spec == origin.spec:
+            for entry in pool.oldest(origin.bucket, seats + len(session.members)):
+                if len(filled) == seats:
+                    break
+                if entry.client.client_id not in session.members:
+                    self._host.seat(entry, session, out)
+                    filled.append(entry.client.client_id)
+        pending = seats - len(filled)
+        if pending:
+            opening = _Opening(session, pending)
+            self._by_session[session.session_id] = opening
+            slot = (origin.key, origin.bucket)
+            self._by_bucket.setdefault(slot, {})[session.session_id] = opening
+        return Backfilled(session.session_id, filled, pending)
+
+    def take(self, entry: Entry, out: list[Delivery]) -> bool:
+        """Seat an entry that just arrived in an opening of its bucket, if one waits for it."""
+        pool = entry.pool
+        openings = self._by_bucket.get((pool.key, entry.bucket))
+        if not openings:
+            return False
+        for opening in openings.values():
+            session = opening.session
+            origin = session.origin
+            if origin is None or origin.spec != pool.spec:
+                continue  # an ad-hoc pool of that name, created again with other parameters
+            if entry.client.client_id in session.members:
+                continue
+            self._host.seat(entry, session, out)
+            opening.seats -= 1
+            if not opening.seats:
+                self.cancel(session.session_id)
+            return True
+        return False
+
+    def cancel(self, session_id: str) -> None:
+        """Forget the session's opening, if any (filled, replaced, or the session ended)."""
+        opening = self._by_session.pop(session_id, None)
+        if opening is None:
+            return
+        origin = opening.session.origin
+        assert origin is not None
+        slot = (origin.key, origin.bucket)
+        openings = self._by_bucket[slot]
+        del openings[session_id]
+        if not openings:
+            del self._by_bucket[slot]

@@ -1,0 +1,164 @@
+"""Backfill in the core: a formed session fills open seats from its pool, under its rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from matchmaker.config import Limits
+from matchmaker.core import Delivery, EnterPool, Matchmaker, events
+from matchmaker.core.commands import Backfill
+from matchmaker.errors import MatchmakerError
+from matchmaker.model import MatchmakingPolicy, Project
+
+SQUAD = MatchmakingPolicy(
+    name="squad", mode="auto", group_size=4, default=True, filter={"region": "@self"}
+)
+LOBBY = MatchmakingPolicy(name="lobby", mode="claim", group_size=4)
+PROJECT = Project(id="p", policies=(SQUAD, LOBBY))
+
+
+def connect(core: Matchmaker, region: str = "eu") -> str:
+    return core.connect("p", None, {"region": region}).client_id
+
+
+def enter(core: Matchmaker, client_id: str, now_ms: int = 0, **fields: Any) -> list[Delivery]:
+    _, out = core.enter(client_id, PROJECT, EnterPool(**fields), now_ms)
+    return out
+
+
+def of(out: list[Delivery], kind: type) -> list[tuple[list[str], Any]]:
+    return [(list(recipients), event) for recipients, event in out if type(event) is kind]
+
+
+def squad(core: Matchmaker, region: str = "eu") -> tuple[list[str], str]:
+    """Four players of ``region`` matched into one session; their ids and the session's."""
+    players = [connect(core, region) for _ in range(4)]
+    out: list[Delivery] = []
+    for player in players:
+        out = enter(core, player)
+    (_, created), *_ = of(out, events.SessionCreated)
+    return players, created.session_id
+
+
+def leave(core: Matchmaker, client_id: str, session_id: str) -> None:
+    core.leave_session(client_id, session_id)
+
+
+def test_open_seats_fill_at_once_from_the_oldest_waiting_entries_of_the_bucket() -> None:
+    core = Matchmaker(Limits(), node="t")
+    players, session_id = squad(core)
+    leave(core, players[3], session_id)
+    leave(core, players[2], session_id)
+    us = connect(core, "us")
+    enter(core, us)  # another bucket: not a candidate
+    first, second = connect(core), connect(core)
+    enter(core, first, 1)
+    enter(core, second, 2)
+    answer, out = core.backfill(players[0], Backfill(session_id, 1), 3)
+    assert (answer.filled, answer.pending) == ([first], 0)
+    joined = of(out, events.MemberJoined)
+    assert joined == [([players[0], players[1]], joined[0][1])]
+    assert joined[0][1].client_id == first
+    ((recipients, created),) = of(out, events.SessionCreated)
+    assert recipients == [first]
+    assert (created.session_id, created.you, created.pool) == (session_id, first, "squad")
+    assert {m.client_id for m in created.members} == {players[0], players[1], first}
+    assert core.clients[first].entries == {}
+    assert set(core.sessions[session_id].members) == {players[0], players[1], first}
+
+
+def test_seats_still_open_are_filled_by_the_next_arrivals_before_new_groups() -> None:
+    core = Matchmaker(Limits(), node="t")
+    players, session_id = squad(core)
+    for gone in players[1:]:
+        leave(core, gone, session_id)
+    answer, out = core.backfill(players[0], Backfill(session_id, 2), 0)
+    assert (answer.filled, answer.pending, out) == ([], 2, [])
+    arrivals = [connect(core) for _ in range(5)]
+    seated = [of(enter(core, arrival), events.MemberJoined) for arrival in arrivals]
+    assert [len(s) for s in seated] == [1, 1, 0, 0, 0]  # two seats, then waiting as usual
+    assert set(core.sessions[session_id].members) == {players[0], *arrivals[:2]}
+    assert len(core.backfills) == 0  # filled: the request is done
+    assert core.pools[next(iter(core.pools))].size == 3
+
+
+def test_an_opening_ends_with_its_session_and_seats_zero_cancels_it() -> None:
+    core = Matchmaker(Limits(), node="t")
+    players, session_id = squad(core)
+    leave(core, players[3], session_id)
+    core.backfill(players[0], Backfill(session_id, 1), 0)
+    answer, _ = core.backfill(players[1], Backfill(session_id, 0), 0)
+    assert (answer.filled, answer.pending, len(core.backfills)) == ([], 0, 0)
+    core.backfill(players[0], Backfill(session_id, 1), 0)
+    for player in players[:3]:
+        leave(core, player, session_id)
+    assert len(core.backfills) == 0
+    late = connect(core)
+    assert of(enter(core, late), events.MemberJoined) == []
+
+
+def test_a_member_waiting_in_the_pool_is_not_seated_twice() -> None:
+    core = Matchmaker(Limits(), node="t")
+    players, session_id = squad(core)
+    leave(core, players[3], session_id)
+    enter(core, players[0])  # a member queues again
+    answer, _ = core.backfill(players[1], Backfill(session_id, 1), 0)
+    assert (answer.filled, answer.pending) == ([], 1)
+    newcomer = connect(core)
+    assert len(of(enter(core, newcomer), events.MemberJoined)) == 1
+    assert newcomer in core.sessions[session_id].members
+
+
+def test_the_newcomer_resumed_into_its_bucket_takes_a_seat() -> None:
+    core = Matchmaker(Limits(resume_grace_ms=10_000), node="t")
+    players, session_id = squad(core)
+    leave(core, players[3], session_id)
+    away = connect(core)
+    enter(core, away)
+    core.suspend(away)
+    answer, _ = core.backfill(players[0], Backfill(session_id, 1), 0)
+    assert (answer.filled, answer.pending) == ([], 1)  # paused entries are not candidates
+    out = core.resume(away, 10)
+    assert away in core.sessions[session_id].members
+    assert of(out, events.SessionCreated)[0][0] == [away]
+
+
+@pytest.mark.parametrize(("seats", "open_seats"), [(2, 1), (-1, 1)])
+def test_more_seats_than_are_open_is_backfill_invalid(seats: int, open_seats: int) -> None:
+    core = Matchmaker(Limits(), node="t")
+    players, session_id = squad(core)
+    leave(core, players[3], session_id)
+    with pytest.raises(MatchmakerError) as caught:
+        core.backfill(players[0], Backfill(session_id, seats), 0)
+    assert caught.value.code == "backfill.invalid"
+    assert caught.value.details == {"session_id": session_id, "open_seats": open_seats}
+
+
+def test_rooms_and_other_modes_are_backfill_unsupported_and_only_members_ask() -> None:
+    core = Matchmaker(Limits(), node="t")
+    host = connect(core)
+    joined, _ = core.join_session(host, PROJECT, "room", True, None)
+    with pytest.raises(MatchmakerError) as caught:
+        core.backfill(host, Backfill(joined.session_id, 1), 0)
+    assert caught.value.code == "backfill.unsupported"
+    _, session_id = squad(core)
+    with pytest.raises(MatchmakerError) as caught:
+        core.backfill(host, Backfill(session_id, 1), 0)
+    assert caught.value.code == "session.not_member"
+    with pytest.raises(MatchmakerError) as caught:
+        core.backfill(host, Backfill("s-nope", 1), 0)
+    assert caught.value.code == "session.not_found"
+
+
+def test_a_session_of_a_mode_where_clients_choose_is_backfill_unsupported() -> None:
+    core = Matchmaker(Limits(), node="t")
+    a, b = connect(core), connect(core)
+    enter(core, a, policy="lobby")
+    enter(core, b, policy="lobby")
+    group = [core.clients[a].entries["lobby"], core.clients[b].entries["lobby"]]
+    session_id = core.form(group, [])
+    with pytest.raises(MatchmakerError) as caught:
+        core.backfill(a, Backfill(session_id, 1), 0)
+    assert caught.value.code == "backfill.unsupported"
