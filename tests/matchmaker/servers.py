@@ -6,14 +6,20 @@ import importlib.util
 
 import pytest
 
+
+def _optional(name: str, extra: str) -> object:
+    return pytest.param(
+        name,
+        id=name,
+        marks=pytest.mark.skipif(
+            importlib.util.find_spec(name) is None,
+            reason=f"{name} is not installed (pip install './packages/matchmaker[{extra}]')",
+        ),
+    )
+
+
 SERVERS = [
     pytest.param("hypercorn", id="hypercorn"),
-    pytest.param(
-        "granian",
-        id="granian",
-        marks=pytest.mark.skipif(
-            importlib.util.find_spec("granian") is None,
-            reason="granian is not installed (pip install './packages/matchmaker[fast]')",
-        ),
-    ),
+    _optional("picows", "fast"),
+    _optional("granian", "granian"),
 ]

@@ -150,7 +150,11 @@ async def test_a_malformed_upgrade_is_answered_4xx_not_101(
         )
     raw = await open_raw(server.base, method=method, key=key, extra=extra)
     assert 400 <= raw.status < 500
-    if raw.status == 400:
+    if server_name == "picows" and method == "POST":
+        # picows refuses any method but GET before the app sees the request: its own
+        # 400 with the reason as plain text (docs/operations.md).
+        assert b"Unsupported HTTP method" in await raw.reader.read()
+    elif raw.status == 400:
         length = int(raw.headers["content-length"])
         body = json.loads(await raw.reader.readexactly(length))
         assert body["error"]["code"] == "request.invalid"
