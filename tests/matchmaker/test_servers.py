@@ -18,30 +18,48 @@ from matchmaker.server import _listen
 from matchmaker.servers import event_loop_factory, resolve_server
 
 
-@pytest.fixture
-def without_granian(monkeypatch: pytest.MonkeyPatch) -> None:
-    """This interpreter as if granian were not installed."""
+def _hidden(monkeypatch: pytest.MonkeyPatch, *hidden: str) -> None:
+    """This interpreter as if the ``hidden`` modules were not installed."""
     find_spec = importlib.util.find_spec
 
     def hide(name: str, package: str | None = None) -> ModuleSpec | None:
-        return None if name == "granian" else find_spec(name, package)
+        return None if name in hidden else find_spec(name, package)
 
     monkeypatch.setattr(importlib.util, "find_spec", hide)
 
 
-def test_auto_is_granian_when_installed() -> None:
-    installed = importlib.util.find_spec("granian") is not None
-    assert resolve_server("auto") == ("granian" if installed else "hypercorn")
+@pytest.fixture
+def without_granian(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This interpreter as if granian were not installed."""
+    _hidden(monkeypatch, "granian")
+
+
+@pytest.fixture
+def without_fast_servers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This interpreter as if neither picows nor granian were installed."""
+    _hidden(monkeypatch, "picows", "granian")
+
+
+def test_auto_is_picows_when_installed() -> None:
+    pytest.importorskip("picows")
+    assert resolve_server("auto") == "picows"
     assert resolve_server("hypercorn") == "hypercorn"
 
 
-@pytest.mark.usefixtures("without_granian")
-def test_auto_falls_back_to_hypercorn_and_granian_alone_is_a_coded_error() -> None:
+def test_auto_is_granian_without_picows(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("granian")
+    _hidden(monkeypatch, "picows")
+    assert resolve_server("auto") == "granian"
+
+
+@pytest.mark.usefixtures("without_fast_servers")
+def test_auto_falls_back_to_hypercorn_and_a_missing_server_is_a_coded_error() -> None:
     assert resolve_server("auto") == "hypercorn"
-    with pytest.raises(MatchmakerError) as missing:
-        resolve_server("granian")
-    assert missing.value.code == "server.unavailable"
-    assert "matchmaker[fast]" in missing.value.message
+    for server, extra in (("picows", "matchmaker[fast]"), ("granian", "matchmaker[granian]")):
+        with pytest.raises(MatchmakerError) as missing:
+            resolve_server(server)
+        assert missing.value.code == "server.unavailable"
+        assert extra in missing.value.message
 
 
 def test_an_unknown_server_is_a_coded_error() -> None:
@@ -60,14 +78,15 @@ def test_the_command_refuses_granian_when_it_is_missing() -> None:
 def test_the_environment_chooses_the_server_and_the_flag_checks_it() -> None:
     result = CliRunner().invoke(main, ["--port", "0"], env={"MATCHMAKER_SERVER": "uvicorn"})
     assert result.exit_code == 2
-    assert "MATCHMAKER_SERVER must be one of auto, hypercorn, granian" in result.output
+    assert "MATCHMAKER_SERVER must be one of auto, hypercorn, picows, granian" in result.output
 
 
-def test_uvloop_runs_granian_and_hypercorn_keeps_asyncio() -> None:
+@pytest.mark.parametrize("server", ["picows", "granian"])
+def test_uvloop_runs_the_fast_servers_and_hypercorn_keeps_asyncio(server: str) -> None:
     assert event_loop_factory("hypercorn") is None
-    pytest.importorskip("granian")
+    pytest.importorskip(server)
     pytest.importorskip("uvloop")
-    factory = event_loop_factory("granian")
+    factory = event_loop_factory(server)
     assert factory is not None
     loop = factory()
     try:

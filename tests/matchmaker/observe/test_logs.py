@@ -62,7 +62,9 @@ STORES_AND_SERVERS = [
     for store, server, sealed in [
         ("sqlite", "hypercorn", False),
         ("sqlite", "granian", True),
+        ("sqlite", "picows", False),
         ("postgresql", "hypercorn", True),
+        ("postgresql", "picows", True),
         ("postgresql", "granian", False),
     ]
 ]

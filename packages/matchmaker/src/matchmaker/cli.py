@@ -239,7 +239,7 @@ if __name__ == "__main__":
 
 
 def _name_the_chosen_server(rows: list[dict[str, Any]]) -> None:
-    """``server: auto`` names what it resolves to on this machine (``auto (granian)``;
+    """``server: auto`` names what it resolves to on this machine (``auto (picows)``;
     ``chosen`` in JSON), which depends on what is installed, not on the settings."""
     from matchmaker.servers.choice import resolve_server
 
