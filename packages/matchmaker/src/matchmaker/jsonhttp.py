@@ -108,7 +108,7 @@ class Readiness:
 
     async def respond(self, request: Request) -> Response:
         """The endpoint: the probe runs now (unless stopping or the cluster is down)."""
-        if self.verdict() is None:
+        if self._elsewhere() is None:
             await self.check()
         error = self.verdict()
         return json_response(READY) if error is None else error_response(error)
@@ -131,6 +131,13 @@ class Readiness:
 
     def verdict(self) -> MatchmakerError | None:
         """Why the server is not ready by the last :meth:`check` (``None``: it is ready)."""
+        error = self._elsewhere()
+        if error is None and not self._ready:
+            return MatchmakerError("the Project store is unreachable", code="store.unavailable")
+        return error
+
+    def _elsewhere(self) -> MatchmakerError | None:
+        """Not ready for a reason other than the store: stopping, or the cluster down."""
         if self._stopping():
             return MatchmakerError("the server is shutting down", code="server.shutting_down")
         if self._cluster_available is not None and not self._cluster_available():
@@ -138,8 +145,6 @@ class Readiness:
             return MatchmakerError(
                 "the cluster's Redis cannot be reached", code="cluster.unavailable"
             )
-        if not self._ready:
-            return MatchmakerError("the Project store is unreachable", code="store.unavailable")
         return None
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from importlib import resources
@@ -31,6 +32,8 @@ from matchmaker.errors import STATUS_BY_CODE, MatchmakerError
 from matchmaker.jsonhttp import EXCEPTION_HANDLERS, JSON, READY, Readiness
 from matchmaker.observe.metrics import Metrics
 from mtcommon import render_json
+
+_log = logging.getLogger("matchmaker.http")
 
 # (status, headers, body): a whole response, computed without awaiting.
 Answer = tuple[int, dict[str, str], bytes]
@@ -124,7 +127,11 @@ class DataApp:
 
     async def _refresh_readiness(self) -> None:
         while True:
-            await self._readiness.check()
+            try:
+                await self._readiness.check()
+            except Exception:
+                # A probe that fails otherwise than coded must not end the checks.
+                _log.exception("the readiness check failed")
             await asyncio.sleep(READINESS_REFRESH_S)
 
 
