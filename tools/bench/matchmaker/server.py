@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import resource
 import signal
 import socket
@@ -117,7 +118,15 @@ async def serve_echo(port: int, server: str) -> None:
     await serve_function(server)(Listener(app, sock, 1.0, 1 << 20), stop)
 
 
+# The picows read buffer to try (idle_memory.py's rows); unset: the launcher's.
+READ_BUFFER = "BENCH_PICOWS_READ_BUFFER"
+
+
 def serve_matchmaker(args: argparse.Namespace) -> None:
+    if os.environ.get(READ_BUFFER):
+        from matchmaker.servers import picows_server
+
+        picows_server.READ_BUFFER_BYTES = int(os.environ[READ_BUFFER])
     if args.default_gc:
         matchmaker.server.tune_gc = lambda: None  # the comparison row: default GC thresholds
     flags = ["--port", str(args.port), "--management-port", str(args.management_port)]
