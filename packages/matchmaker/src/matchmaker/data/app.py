@@ -45,7 +45,8 @@ __all__ = ["DataApp", "create_data_app", "websocket_max_message_size"]
 
 
 def websocket_max_message_size(config: ServerConfig) -> int:
-    """The hard cap to give the server (hypercorn's ``websocket_max_message_size``).
+    """The hard cap to give the server (hypercorn's ``websocket_max_message_size``,
+    picows's ``max_frame_size``).
 
     Frames up to this size are read and answered ``protocol.too_large`` when over
     ``max_frame_bytes``; larger ones make hypercorn close the socket with 1009
