@@ -131,19 +131,22 @@ class _Socket(WSListener):
         self._text = False
         self._size = 0
         self._client_code = _GOING_AWAY
+        # Set once our close frame is out or the socket ended: nothing more is written.
+        self._done = False
         self._closing: asyncio.TimerHandle | None = None
-        self._ended = False
 
     # -- SocketPeer: the app's writes --------------------------------------------------------
 
     def send(self, text: str) -> None:
-        assert self._transport is not None
-        self._transport.send(WSMsgType.TEXT, text.encode())
+        if not self._done:
+            assert self._transport is not None
+            self._transport.send(WSMsgType.TEXT, text.encode())
 
     def close(self, code: int, reason: str) -> None:
         transport = self._transport
-        if transport is None or self._closing is not None or self._ended:
+        if transport is None or self._done:
             return
+        self._done = True
         transport.send_close(WSCloseCode(code), reason.encode())
         self._closing = self._served.loop.call_later(CLOSE_TIMEOUT_S, transport.disconnect)
 
@@ -158,7 +161,7 @@ class _Socket(WSListener):
 
     def on_ws_frame(self, transport: WSTransport, frame: WSFrame) -> None:
         handler = self._handler
-        if handler is None or self._closing is not None:
+        if handler is None or self._done:
             if frame.msg_type == WSMsgType.CLOSE:
                 transport.disconnect()
             return
@@ -183,7 +186,9 @@ class _Socket(WSListener):
             payload = frame.get_payload_as_bytes()
             code = int.from_bytes(payload[:2], "big") if len(payload) >= 2 else _NO_CODE
             self._client_code = code
-            transport.send_close(WSCloseCode(1000 if code == _NO_CODE else code))
+            if not self._done:
+                self._done = True
+                transport.send_close(WSCloseCode(1000 if code == _NO_CODE else code))
             transport.disconnect()
         elif kind in (WSMsgType.PING, WSMsgType.PONG):
             return
@@ -243,7 +248,7 @@ class _Socket(WSListener):
             self._handler.resume()
 
     def on_ws_disconnected(self, transport: WSTransport) -> None:
-        self._ended = True
+        self._done = True
         if self._closing is not None:
             self._closing.cancel()
         self._served.ended(self)
