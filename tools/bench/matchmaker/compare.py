@@ -272,7 +272,8 @@ NOTES = """
 Measured directly (1,000 sockets, `matchmaker --server X`): granian 154.7 KiB per
 socket that never sent a frame and 156.5 KiB past `hello`; hypercorn 22.4 and 23.3 KiB.
 The ~130 KiB difference is tungstenite's read buffer, and it is touched memory, not
-a reservation: granian 2.8.7 (the release measured, pinned in `.ci/constraints.txt`; it pins tokio-tungstenite 0.30)
+a reservation: granian 2.8.7 (the release measured, pinned in `.ci/constraints.txt`;
+it pins tokio-tungstenite 0.30)
 upgrades every WebSocket with `WebSocketConfig` `None`, so `read_buffer_size` is
 tungstenite's default 128 KiB, and tungstenite's `FrameCodec::read_in` calls
 `in_buffer.resize(capacity, 0)` (a memset of the whole buffer) before every read,
