@@ -66,6 +66,8 @@ from tasktool.model.task import natural_key
 if TYPE_CHECKING:
     from tasktool.files.id_columns import IdColumns
 
+__all__ = ["ORPHAN_AGE_NS", "Order", "ParseCache", "result_order", "updated_order"]
+
 #: A rows file no head names is deleted once this old: until then a run that read the
 #: head before, or a writer whose head is not written yet, may still need it.
 ORPHAN_AGE_NS = 60 * 1_000_000_000

@@ -22,6 +22,29 @@ from tasktool.files.storage import STATE_DIR
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task
 
+__all__ = [
+    "FORMAT",
+    "ROWS_PREFIX",
+    "BodyFile",
+    "Folder",
+    "Head",
+    "Row",
+    "body_path",
+    "cache_path",
+    "columns_name",
+    "encoder",
+    "ignore_entries",
+    "no_collection",
+    "projected",
+    "read_bodies",
+    "read_head",
+    "read_rows",
+    "read_some_rows",
+    "row_of",
+    "rows_bytes",
+    "rows_name",
+]
+
 FORMAT = "tasks-7"  # 5: rows by folder; 6: folder signatures; 7: a rows file per folder
 #: A folder's rows file: this prefix, 16 hex digits, ``.msgpack`` (never rewritten).
 ROWS_PREFIX = "rows-"

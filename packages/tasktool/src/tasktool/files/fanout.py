@@ -23,6 +23,8 @@ import msgspec
 
 from tasktool.files.cache_files import Row, no_collection
 
+__all__ = ["MAX_WORKERS", "PARALLEL_FROM", "Item", "default_workers", "parse_rows"]
+
 #: Fewer files than this parse faster in this process than a fork and a transfer cost.
 PARALLEL_FROM = 16_000
 MAX_WORKERS = 8

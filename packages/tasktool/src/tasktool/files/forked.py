@@ -19,6 +19,8 @@ import sys
 import threading
 from collections.abc import Callable
 
+__all__ = ["Child", "usable_cores"]
+
 
 def usable_cores() -> int:
     """How many cores work can be split over from here: 1 on a platform without a safe

@@ -23,6 +23,8 @@ import msgspec
 
 from tasktool.model.task import Status
 
+__all__ = ["ARCHIVED", "COMPLETED", "ITEM", "TASK", "Fields", "IdColumns", "IdTable", "Indexed"]
+
 #: Separators: between two values of a column (and the items of one task's
 #: dependencies), and before each task's dependencies.
 ITEM, TASK = "\0", "\1"

@@ -31,6 +31,8 @@ import msgspec
 
 from tasktool.files.storage import STATE_DIR, atomic_write_bytes, ensure_state_dir
 
+__all__ = ["Memo", "Recording", "commit", "open_kept", "used"]
+
 _LENGTH = struct.Struct("<Q")
 #: A key is a few hundred bytes (identity, settings, options); past this, a damaged file.
 _MAX_KEY = 1 << 20

@@ -16,6 +16,8 @@ from tasktool.files.cache import Order, ParseCache, result_order, updated_order
 from tasktool.files.cache_files import Folder, Row
 from tasktool.files.read import parse_files
 
+__all__ = ["rescan"]
+
 #: The row of a file still to be parsed.
 _PENDING = Row()
 

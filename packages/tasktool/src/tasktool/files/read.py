@@ -20,6 +20,21 @@ from tasktool.files.taskfile import id_in_text, looks_like_task, parse_task
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task
 
+__all__ = [
+    "ARCHIVE_DIR",
+    "READERS",
+    "READ_AHEAD_FROM",
+    "READ_CHUNK",
+    "READ_WINDOW",
+    "SLOW_READ_NS",
+    "entry_of",
+    "parse_entry",
+    "parse_files",
+    "read_all",
+    "read_entry",
+    "with_body",
+]
+
 ARCHIVE_DIR = "archive"
 #: Past this many files to parse, when reading the first ones took more than
 #: ``SLOW_READ_NS`` each, threads read the rest ahead: ``READERS`` threads, each reading

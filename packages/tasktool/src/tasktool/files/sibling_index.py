@@ -50,6 +50,8 @@ from tasktool.files.walk import walk
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task, natural_key
 
+__all__ = ["INDEX_DIR", "IndexedCopy", "SiblingIndex", "index_path", "prune_indexes", "read_index"]
+
 #: 2: signatures as one bin (skipped in O(1) by a warm read); 3: the columns a warm read
 #: does not check as one bin too, decoded only when the overlay reads them; the folders'
 #: signatures with the files', compared as bytes (the digest is the memo's key only);

@@ -25,6 +25,8 @@ from collections.abc import Iterable
 from itertools import starmap
 from operator import attrgetter
 
+__all__ = ["NOT_A_FILE", "RACY_NS", "SIZE", "UNSETTLED", "at", "mtime", "of", "of_all", "settled"]
+
 _PACKED = struct.Struct("<qqqQ")  # size, mtime_ns, ctime_ns, inode
 #: The length of one signature.
 SIZE = _PACKED.size

@@ -22,6 +22,8 @@ from tasktool.files import signature
 from tasktool.files.cache_files import Folder, ignore_entries
 from tasktool.files.forked import Child, usable_cores
 
+__all__ = ["NOT_A_FILE", "SIZE", "SKIPPED_DIRS", "STAT_FORK_FROM", "is_scanned_folder", "walk"]
+
 SKIPPED_DIRS = frozenset(
     {"node_modules", "vendor", "dist", "build", ".next", ".nuxt", "out", "target", "__pycache__"}
 )

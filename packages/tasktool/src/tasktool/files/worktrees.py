@@ -24,6 +24,8 @@ from pathlib import Path
 
 import msgspec
 
+__all__ = ["Worktree", "WorktreeSet", "discover_worktrees"]
+
 _REF_PREFIX = "ref: refs/heads/"
 
 

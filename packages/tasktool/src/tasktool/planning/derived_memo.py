@@ -44,11 +44,15 @@ if TYPE_CHECKING:
 
     from tasktool.planning.repository import Repository
 
+__all__ = ["KEPT", "T", "derived", "memo_key", "memo_path"]
+
 T = TypeVar("T")
 
 #: Part of every key: change it with what any stored kind means or holds (its rules or
 #: its shape), or a result found by the old ones would be recalled for the same inputs.
-_FORMAT = "derived-memo-1"
+#: 2: ``validate`` reports ``task.invalid_id``, ``task.stale_temp`` and the dangling
+#: dependencies of archived tasks, which a report kept by 1 lacks.
+_FORMAT = "derived-memo-2"
 #: How many results (keys) one memo file keeps.
 KEPT = 4
 

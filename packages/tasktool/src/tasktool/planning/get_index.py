@@ -29,6 +29,8 @@ from tasktool.planning.repository import ambiguous_id
 if TYPE_CHECKING:
     from tasktool.planning.repository import Repository
 
+__all__ = ["Found", "lookup"]
+
 
 class _Index:
     """The columns answering in the result's positions, as the graph would."""

@@ -33,6 +33,8 @@ from tasktool.files.memo import Memo
 from tasktool.files.storage import STATE_DIR
 from tasktool.planning.overlay import Verdict
 
+__all__ = ["MEMO_FILE", "SiblingKey", "memo_key", "memo_path", "recall", "remember"]
+
 #: Part of every key: change it with the overlay's rules or the verdict's shape, or a
 #: verdict found by the old ones would be recalled for the same inputs.
 _FORMAT = "overlay-memo-2"  # 2: a files.memo.Memo file

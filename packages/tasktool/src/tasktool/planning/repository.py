@@ -45,6 +45,19 @@ if TYPE_CHECKING:
     from tasktool.planning.graph import TaskGraph
     from tasktool.planning.siblings import Merged
 
+__all__ = [
+    "WORKLOG_DIR",
+    "CacheView",
+    "Invocation",
+    "Loader",
+    "Repository",
+    "active_place",
+    "ambiguous_id",
+    "load_context",
+    "loader",
+    "serving_loader",
+]
+
 WORKLOG_DIR = ".worklogs"
 
 
@@ -72,6 +85,21 @@ class Repository:
         self.watched: tuple[tuple[Path, tuple[str, ...]], ...] = (
             (self.task_dir, self.settings.ignore),
             *(merged.task_dirs if merged is not None else ()),
+        )
+        #: The task directory does not exist yet (a fresh clone: git keeps no empty
+        #: folder): no tasks, and the first write creates it (see :meth:`absent_note`).
+        self.absent = not self.task_dir.exists()
+
+    def absent_note(self) -> Diagnostic | None:
+        """The one note a read prints when the task directory does not exist yet."""
+        if not self.absent:
+            return None
+        return Diagnostic(
+            severity="warning",
+            code="task.dir_absent",
+            message=f"task directory {self.task_dir} does not exist yet: no tasks "
+            "(the first add or sync creates it)",
+            file=str(self.task_dir),
         )
 
     @cached_property
@@ -148,6 +176,15 @@ class Repository:
                 raise ambiguous_id(task_id, paths)
             return task
         raise self.missing(task_id)
+
+    def same_number(self, task_id: str) -> str | None:
+        """The one id that is ``task_id`` but for leading zeros (``1`` for ``001``, as
+        taskmd's ``get 1`` finds it), or ``None`` (not a number, no such id, several)."""
+        if not task_id.isdigit():
+            return None
+        number = int(task_id)
+        found = {other for other in self.by_id if other.isdigit() and int(other) == number}
+        return found.pop() if len(found) == 1 else None
 
     def missing(self, task_id: str) -> TaskToolError:
         """What :meth:`get` raises for an id that no task holds: ``task.broken`` when a file
@@ -305,19 +342,18 @@ def load_context(
 
     Unless ``tolerant`` (``validate``), a rejected config raises its first error.
     Without ``bodies``, tasks may come with an empty body (see :func:`scan_tasks`).
-    A missing task directory raises ``task.dir_missing``.
+    A task directory that does not exist yet gives a repository without tasks
+    (:attr:`Repository.absent`; nothing is created by reading it); a task directory
+    path that is not a directory raises ``task.dir_missing``.
     """
     config = load_config(overrides, cwd=cwd, env=env, home=home)
     if not tolerant:
         config.require_valid()
     root = Path(config.settings.task_dir)
+    if not root.exists():
+        return Repository(config, ScanResult(tasks=(), archived=(), broken=()))
     if not root.is_dir():
-        raise TaskToolError(
-            f"task directory {root} "
-            + ("is not a directory" if root.exists() else "does not exist")
-            + " (create it, or run 'tasktool init')",
-            code="task.dir_missing",
-        )
+        raise TaskToolError(f"task directory {root} is not a directory", code="task.dir_missing")
     found = discover_worktrees(root) if config.settings.worktree_scope == "unified" else None
     scan = scan_source(root, config.settings.ignore, use_cache=use_cache, bodies=bodies)
     if found is None or not found.siblings:
@@ -363,14 +399,18 @@ def serving_loader(
 ) -> tuple[Loader, Repository]:
     """For a front end that serves the tasks (web, export, MCP): its :class:`Loader` and a
     first load, which says when the config is taskmd's, warns about broken task files
-    and refuses (``config.next.*``) when the config's ``next`` section is malformed,
-    since ``next`` is among what it serves."""
+    and a task directory not made yet (none of it when quiet: ``-q``, ``quiet``), and
+    refuses (``config.next.*``) when the config's ``next`` section is malformed, since
+    ``next`` is among what it serves."""
     load = loader(overrides)
     repo = load()
     repo.config.require_next_config()
+    if repo.settings.quiet:
+        return load, repo
     notice = taskmd_notice(repo.config.file)
     if notice is not None:
         warn(notice)
-    for problem in repo.broken:
+    note = repo.absent_note()
+    for problem in (*repo.broken, *([note] if note else [])):
         warn(f"{problem.message} [{problem.code}]")
     return load, repo

@@ -29,6 +29,8 @@ from tasktool.model.errors import TaskToolError
 from tasktool.planning.overlay import OverlayResult, SiblingTasks, Verdict, apply, verdict
 from tasktool.planning.overlay_memo import memo_key, memo_path, recall, remember
 
+__all__ = ["Merged", "SiblingRead", "SiblingReader"]
+
 
 class SiblingRead(msgspec.Struct, frozen=True):
     """One sibling read: its task directory and ignore list, and its index."""

@@ -34,6 +34,7 @@ from tasktool.model.task import Task
 from tasktool.planning.changes import (
     TaskChange,
     check_references,
+    check_text,
     check_value,
     plan_create,
     plan_update,
@@ -156,6 +157,9 @@ def _check_fields(fields: dict[str, Any], body: str, settings: Settings) -> None
     for field, value in fields.items():
         if isinstance(value, str):
             check_value(field, value, settings)
+        else:
+            for item in value or ():
+                check_text(field, str(item))
 
 
 def _write_new(
@@ -269,7 +273,7 @@ def remove_task(repo: Repository, task_id: str, *, force: bool = False) -> list[
     return removed
 
 
-def _archive_target(repo: Repository, source: Path) -> Path:
+def archive_target(repo: Repository, source: Path) -> Path:
     """Where archiving puts a file: the ``archive/`` folder of its own group folder when
     that exists (taskmd's layout, ``tasks/cli/archive/``), else ``<task dir>/archive/``
     keeping its group folder."""
@@ -300,13 +304,13 @@ def _move_task(repo: Repository, task_id: str, source: Path, target: Path) -> No
 
 
 def archive_task(repo: Repository, task_id: str) -> Path:
-    """Move the task file to its archive folder (see :func:`_archive_target`), and a
+    """Move the task file to its archive folder (see :func:`archive_target`), and a
     worklog kept next to it along with it."""
     task = repo.local(task_id)
     if task.archived:
         raise TaskToolError(f"task {task_id} is already archived", code="task.archived")
     source = Path(task.file_path)
-    target = _archive_target(repo, source)
+    target = archive_target(repo, source)
     _move_task(repo, task_id, source, target)
     return target
 
@@ -348,6 +352,7 @@ def renumber_task(repo: Repository, task: Task, updates: dict[str, Any]) -> Path
 
 __all__ = [
     "NewTask",
+    "archive_target",
     "archive_task",
     "create_task",
     "create_tasks",

@@ -36,6 +36,8 @@ from tasktool.files.storage import STATE_DIR
 from tasktool.planning.derived_memo import memo_key
 from tasktool.planning.repository import Repository
 
+__all__ = ["ABANDONED_NS", "KEPT", "Write", "recording", "replay"]
+
 #: How many outputs (keys) are kept: each may be as large as the output.
 KEPT = 2
 #: A temporary file this old was left by a process killed while writing it.
