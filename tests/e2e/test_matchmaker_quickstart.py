@@ -48,7 +48,7 @@ def test_the_readme_quick_start_matches_two_players(tmp_path: Path) -> None:
     try:
         # The README names the server line the log shows: picows with the fast extra.
         assert re.search(
-            r"data plane listening on \S+ \(WebSocket \S+, server (picows|granian|hypercorn)\)",
+            r"data plane listening on \S+ \(WebSocket \S+, server (picows|hypercorn)\)",
             mm.log(),
         )
         created = httpx.post(

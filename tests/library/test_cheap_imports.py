@@ -15,7 +15,6 @@ HEAVY = (
     "starlette",
     "hypercorn",
     "picows",
-    "granian",
     "uvicorn",
     "mcp",
     "aiortc",
@@ -42,7 +41,7 @@ def test_importing_the_package_loads_no_heavy_library(package: str) -> None:
 def test_the_matchmaker_client_loads_no_server_library() -> None:
     loaded = loaded_after("import matchmaker\nmatchmaker.Client")
     assert "websockets" in loaded
-    assert not loaded & {"starlette", "hypercorn", "picows", "granian", "aiosqlite", "asyncpg"}
+    assert not loaded & {"starlette", "hypercorn", "picows", "aiosqlite", "asyncpg"}
 
 
 def test_loading_tasks_loads_no_front_end() -> None:

@@ -6,20 +6,14 @@ import importlib.util
 
 import pytest
 
-
-def _optional(name: str, extra: str) -> object:
-    return pytest.param(
-        name,
-        id=name,
-        marks=pytest.mark.skipif(
-            importlib.util.find_spec(name) is None,
-            reason=f"{name} is not installed (pip install './packages/matchmaker[{extra}]')",
-        ),
-    )
-
-
 SERVERS = [
     pytest.param("hypercorn", id="hypercorn"),
-    _optional("picows", "fast"),
-    _optional("granian", "granian"),
+    pytest.param(
+        "picows",
+        id="picows",
+        marks=pytest.mark.skipif(
+            importlib.util.find_spec("picows") is None,
+            reason="picows is not installed (pip install './packages/matchmaker[fast]')",
+        ),
+    ),
 ]

@@ -61,11 +61,9 @@ STORES_AND_SERVERS = [
     pytest.param(store, server, sealed, marks=[pytest.mark.postgres] * (store == "postgresql"))
     for store, server, sealed in [
         ("sqlite", "hypercorn", False),
-        ("sqlite", "granian", True),
-        ("sqlite", "picows", False),
+        ("sqlite", "picows", True),
         ("postgresql", "hypercorn", True),
-        ("postgresql", "picows", True),
-        ("postgresql", "granian", False),
+        ("postgresql", "picows", False),
     ]
 ]
 

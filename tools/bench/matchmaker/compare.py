@@ -1,7 +1,7 @@
-"""Side by side in one run: our data plane on hypercorn, picows and granian, and Colyseus 0.16.
+"""Side by side in one run: our data plane on hypercorn and picows, and Colyseus 0.16.
 
     python tools/bench/matchmaker/compare.py [--runs 5] [--idle 10000] [--idle-runs 1]
-        [--targets picows,granian,colyseus]
+        [--targets picows,colyseus]
 
 One Node load client (``peers/loadclient.cjs``, the ``ws`` library; Colyseus's
 own client library runs on ``ws`` too) drives every server the same way, and
@@ -36,7 +36,7 @@ ROOT = HERE.parents[2]
 PEERS = HERE / "peers"
 CACHE = HERE / ".cache"
 TICKS = os.sysconf("SC_CLK_TCK")
-TARGETS = ("hypercorn", "picows", "granian", "colyseus")
+TARGETS = ("hypercorn", "picows", "colyseus")
 
 
 def node_modules() -> Path:

@@ -3,7 +3,7 @@
     python tools/bench/matchmaker/server.py --port 9100 --management-port 9101 [--default-gc]
     python tools/bench/matchmaker/server.py --port 9100 --echo [--profile out.txt]
     ... [--cluster redis://127.0.0.1:6379/13 --cluster-name NAME]   (one member of a cluster)
-    ... [--server hypercorn|picows|granian]   (default hypercorn; picows, granian on uvloop)
+    ... [--server hypercorn|picows]   (default hypercorn; picows on uvloop)
 
 Without ``--echo`` this is ``matchmaker`` as users run it (the same CLI and
 ``serve_until_signalled``: hypercorn's frame cap, ``tune_gc``, the open-file
@@ -150,7 +150,7 @@ if __name__ == "__main__":
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--management-port", type=int, default=0)
     parser.add_argument("--echo", action="store_true")
-    parser.add_argument("--server", choices=["hypercorn", "picows", "granian"], default="hypercorn")
+    parser.add_argument("--server", choices=["hypercorn", "picows"], default="hypercorn")
     parser.add_argument("--default-gc", action="store_true", help="skip tune_gc()")
     parser.add_argument("--cluster", help="join the cluster at this Redis URL")
     parser.add_argument("--cluster-name", default="matchmaker")

@@ -1,7 +1,7 @@
 """The data-plane app: ``GET /ws`` (the WebSocket protocol), ``/healthz``, ``/readyz``
 and the browser playground at ``GET /`` with the JavaScript client it runs (``/js/``).
 
-It is an ASGI app (hypercorn, granian) and a frame app
+It is an ASGI app (hypercorn) and a frame app
 (:class:`~matchmaker.servers.base.FrameApp`, picows): both answer every GET from the
 same functions below, so bodies and headers are the same whichever server runs it.
 """
@@ -49,9 +49,9 @@ def websocket_max_message_size(config: ServerConfig) -> int:
     picows's ``max_frame_size``).
 
     Frames up to this size are read and answered ``protocol.too_large`` when over
-    ``max_frame_bytes``; larger ones make hypercorn close the socket with 1009
-    before buffering them. A server without such an option (granian) hands them
-    to the connection, which closes with 1009 too.
+    ``max_frame_bytes``; larger ones make hypercorn and picows close the socket
+    with 1009 before buffering them. A WebRTC data channel has no such option and hands
+    them to the connection, which closes with 1009 too.
     """
     return HARD_CAP_FACTOR * config.limits.max_frame_bytes
 

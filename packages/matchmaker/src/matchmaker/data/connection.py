@@ -54,7 +54,8 @@ __all__ = ["HARD_CAP_FACTOR", "Connection", "Hub", "Relay"]
 
 # A frame over HARD_CAP_FACTOR x max_frame_bytes is not answered but closed with 1009
 # (RFC 6455 "message too big"). hypercorn and picows do that themselves before buffering
-# such a frame; granian has no such option and hands it over whole, so the check is here too.
+# such a frame; a WebRTC data channel has no such option and hands it over whole, so the
+# check is here too.
 HARD_CAP_FACTOR = 4
 _MESSAGE_TOO_BIG = 1009
 

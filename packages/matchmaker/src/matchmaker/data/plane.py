@@ -440,7 +440,7 @@ class DataPlane:
 
 async def _refuse_upgrade(send: Send, reason: str) -> None:
     """Answer a malformed upgrade request 400 ``request.invalid`` (ASGI's WebSocket
-    denial response, which hypercorn and granian both speak)."""
+    denial response, which hypercorn speaks; picows answers from the data app)."""
     body = json.dumps(render_json(MatchmakerError(reason, code="request.invalid"))).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
     await send({"type": "websocket.http.response.start", "status": 400, "headers": headers})

@@ -1,6 +1,6 @@
 """A connection whose frames leave through an ASGI-style ``send``, drained by a task.
 
-ASGI servers (hypercorn, granian), WebRTC data channels and cluster relays hand the
+The ASGI server (hypercorn), WebRTC data channels and cluster relays hand the
 data plane an awaitable ``send``: the connection's own writer task awaits it frame by
 frame, so delivering to many members never awaits one slow peer.
 """

@@ -7,11 +7,10 @@
     choice.py            --server resolved, the chosen module's serve, its event loop
     hypercorn_server.py  hypercorn (pure Python, always installed; the control plane's server)
     picows_server.py     picows (Cython WebSocket, ``matchmaker[fast]``), data plane only
-    granian_server.py    granian's embedded server (Rust, ``matchmaker[granian]``), data plane only
 
-``auto`` picks picows when it is installed, else granian, else hypercorn. Each
-module imports its server library only when chosen, so a process that never
-serves picows or granian never loads it.
+``auto`` picks picows when it is installed, else hypercorn. Each module imports
+its server library only when chosen, so a process that never serves picows
+never loads it.
 """
 
 from __future__ import annotations

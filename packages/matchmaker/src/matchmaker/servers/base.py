@@ -80,8 +80,8 @@ class FrameApp(Protocol):
 
     A server that speaks WebSocket itself (picows) asks :meth:`answer_get` about every
     GET and upgrades those it answers ``None`` to :meth:`open_socket`; the lifespan is
-    :meth:`startup` and :meth:`shutdown`. The app stays an ASGI app too (hypercorn and
-    granian run that).
+    :meth:`startup` and :meth:`shutdown`. The app stays an ASGI app too (hypercorn runs
+    that).
     """
 
     def answer_get(self, target: str, headers: list[tuple[bytes, bytes]]) -> HTTPAnswer | None:

@@ -17,12 +17,12 @@ from matchmaker.servers.base import Serve
 __all__ = ["event_loop_factory", "resolve_server", "serve_function"]
 
 
-# The servers installed only with an extra, fastest first, and the extra that has each.
-_OPTIONAL = {"picows": "fast", "granian": "granian"}
+# The servers installed only with an extra, and the extra that has each.
+_OPTIONAL = {"picows": "fast"}
 
 
 def resolve_server(name: str) -> str:
-    """``auto`` becomes the first of picows, granian that is importable, else ``hypercorn``.
+    """``auto`` becomes ``picows`` when it is importable, else ``hypercorn``.
 
     Asking for a server that is not installed is a coded error
     (``server.unavailable``), not a silent fallback.
@@ -50,20 +50,17 @@ def serve_function(name: str) -> Serve:
     """The ``serve`` of a resolved server name (imports that server's module now)."""
     if name == "picows":
         from matchmaker.servers.picows_server import serve
-    elif name == "granian":
-        from matchmaker.servers.granian_server import serve
     else:
         from matchmaker.servers.hypercorn_server import serve
     return serve
 
 
 def event_loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
-    """uvloop's loop for a picows or granian process when uvloop is installed, else
-    ``None`` (asyncio's).
+    """uvloop's loop for a picows process when uvloop is installed, else ``None``
+    (asyncio's).
 
-    picows runs every frame's callback on the loop's transport, granian schedules every
-    ASGI call on it, so a faster loop pays under both; hypercorn keeps the standard loop,
-    the one its tests run on.
+    picows runs every frame's callback on the loop's transport, so a faster loop pays;
+    hypercorn keeps the standard loop, the one its tests run on.
     """
     if resolve_server(name) == "hypercorn" or not _installed("uvloop"):
         return None
