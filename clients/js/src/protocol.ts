@@ -70,13 +70,26 @@ export interface HelloReply {
   ice_servers: IceServer[];
 }
 
+export interface Widen {
+  everyMs: number;
+  by: number;
+  max: number;
+}
+
+export interface RangeRule {
+  within: number;
+  widen?: Widen | null;
+}
+
 export interface PoolEnterData {
   policy?: string | null;
   pool?: string | null;
   create?: boolean;
   mode?: "auto" | "claim" | "delegated" | "mutual" | "propose" | null;
   groupSize?: number | null;
-  filter?: { [key: string]: string | number | boolean } | null;
+  filter?: { [key: string]: string | number | boolean | RangeRule } | null;
+  minGroupSize?: number | null;
+  fillTimeoutMs?: number | null;
   ttl_ms?: number | null;
   public?: { [key: string]: unknown } | null;
   listed?: boolean;

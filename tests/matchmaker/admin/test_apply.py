@@ -165,6 +165,13 @@ BAD = [
     ("{name: p, mode: claim, groupSize: 2, filter: {band: '@self'}}", "mode auto only"),
     ("{name: p, mode: auto, groupSize: 65}", "at most 64"),
     ("{name: p, mode: auto, groupSize: 0}", ">= 1"),
+    (
+        "{name: p, mode: auto, groupSize: 2,"
+        " filter: {r: {within: 100, widen: {everyMs: 1, by: 1, max: 50}}}}",
+        "at least within",
+    ),
+    ("{name: p, mode: auto, groupSize: 2, minGroupSize: 3, fillTimeoutMs: 1}", "at most groupSize"),
+    ("{name: p, mode: claim, groupSize: 2, minGroupSize: 1, fillTimeoutMs: 1}", "mode auto"),
 ]
 
 

@@ -12,6 +12,7 @@ from matchmaker.core.commands import EnterPool, MakeClaim, Send
 from matchmaker.core.effects import Close, Refuse, Reply
 from matchmaker.core.events import MemberInfo, MessageRelayed, PoolEntered, SessionCreated
 from matchmaker.errors import MatchmakerError
+from matchmaker.model import RangeRule, Widen
 
 NAMES = st.lists(
     st.text("abcdef0123456789", min_size=4, max_size=8), min_size=2, max_size=6, unique=True
@@ -48,6 +49,15 @@ def test_node_of_reads_minted_ids_only() -> None:
 def test_commands_events_and_effects_survive_the_wire() -> None:
     values = [
         EnterPool(pool="duel", create=True, mode="auto", group_size=2, public={"n": [1, 2]}),
+        EnterPool(
+            pool="ranked",
+            create=True,
+            mode="auto",
+            group_size=4,
+            min_group_size=2,
+            fill_timeout_ms=9,
+            filter={"r": RangeRule(10, Widen(5, 1.5, 30)), "a": "@self"},
+        ),
         MakeClaim("claims", ["c1-2", "c3-4"]),
         SessionCreated("sab-1", [MemberInfo("cab-1", {"x": 1}), MemberInfo("cab-2")], "cab-1", "p"),
         PoolEntered("duel", "eab-3", "auto", 2, 123),

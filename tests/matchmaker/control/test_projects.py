@@ -113,7 +113,7 @@ INVALID: list[tuple[str, Any, str]] = [
     ("default-string", with_policy(default="true"), "$.policies[0].default"),
     ("filter-list", with_policy(filter=["@self"]), "$.policies[0].filter"),
     ("filter-null-value", with_policy(filter={"r": None}), "$.policies[0].filter[...]"),
-    ("filter-object-value", with_policy(filter={"r": {}}), "$.policies[0].filter[...]"),
+    ("filter-object-value", with_policy(filter={"r": {}}), "$.policies[0].filter[...].within"),
     ("duplicate-policy", {"id": "a", "policies": [DUEL, {**DUEL, "default": False}]}, P1 + "name"),
     ("two-defaults", {"id": "a", "policies": [DUEL, {**DUEL, "name": "b"}]}, P1 + "default"),
     ("duplicate-secret", {"id": "a", "keys": with_key()["keys"] * 2}, "$.keys[1].secret"),

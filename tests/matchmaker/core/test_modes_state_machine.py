@@ -1,4 +1,5 @@
-"""A hypothesis state machine over the claim, mutual, propose and delegated modes.
+"""A hypothesis state machine over the claim, mutual, propose and delegated modes, and
+the auto mode's range rules (widening windows) and variable group sizes.
 
 A model of who waits where is kept from the core's deliveries alone. Random
 clients enter, leave, disconnect, let time pass, claim, pick, propose, answer,
@@ -6,7 +7,10 @@ attach as delegates and form groups, valid or not. The run fails on a group of
 the wrong size or mixing ``@self`` buckets, a member without a waiting entry
 (matched twice from one entry, or half-formed), an entry lost or kept against
 the model, mode state pointing at entries that are gone, or a delegate whose
-snapshot plus deltas is not the pool.
+snapshot plus deltas is not the pool. In the auto pools it also fails on a group
+whose members do not all accept each other's ratings at their current windows, a
+group below the maximum size before its oldest member's fill timeout, and two
+waiting entries that accept each other (a widening or a resume was not tried).
 """
 
 from __future__ import annotations
@@ -39,8 +43,11 @@ from matchmaker.core.commands import (
 from matchmaker.core.delegated import DelegatedMode
 from matchmaker.core.mutual import MutualMode
 from matchmaker.core.propose import ProposeMode
+from matchmaker.core.skill import SkillMode
 from matchmaker.errors import MatchmakerError
-from matchmaker.model import MatchmakingPolicy, Project, ProjectKey
+from matchmaker.model import MatchmakingPolicy, Project, ProjectKey, RangeRule, Widen
+
+WIDENING = RangeRule(within=5, widen=Widen(every_ms=20, by=5, max=30))
 
 POLICIES = (
     MatchmakingPolicy(name="lobby", mode="claim", group_size=2, filter={"region": "@self"}),
@@ -48,12 +55,27 @@ POLICIES = (
     MatchmakingPolicy(name="trio", mode="mutual", group_size=3),
     MatchmakingPolicy(name="party", mode="propose", group_size=3),
     MatchmakingPolicy(name="ranked", mode="delegated", group_size=2, filter={"region": "@self"}),
+    MatchmakingPolicy(
+        name="skill", mode="auto", group_size=2, filter={"region": "@self", "rating": WIDENING}
+    ),
+    MatchmakingPolicy(
+        name="squad",
+        mode="auto",
+        group_size=3,
+        min_group_size=2,
+        fill_timeout_ms=50,
+        filter={"rating": WIDENING},
+    ),
+    MatchmakingPolicy(
+        name="crowd", mode="auto", group_size=3, min_group_size=2, fill_timeout_ms=40
+    ),
 )
+BY_NAME = {p.name: p for p in POLICIES}
 KEY = ProjectKey(type="shared-secret", secret="delegate-secret", scopes=("delegate",))
 PROJECT = Project(id="p", policies=POLICIES, keys=(KEY,))
 SIZES = {p.name: p.group_size for p in POLICIES}
 POOLS = [p.name for p in POLICIES]
-REGIONAL = {"lobby", "ranked"}
+REGIONAL = {"lobby", "ranked", "skill"}
 # Errors a random (often invalid) request may get; anything else is a bug.
 EXPECTED = {
     "pool.not_found",
@@ -77,6 +99,8 @@ class ModesMachine(RuleBasedStateMachine):
         self.core = Matchmaker(limits, node="m")
         self.now = 0
         self.regions: dict[str, str] = {}
+        self.ratings: dict[str, int] = {}
+        self.entered_at: dict[tuple[str, str], int] = {}  # (client, pool) -> when
         self.waiting: dict[tuple[str, str], str] = {}  # (client, pool) -> entry id
         self.used: set[str] = set()  # entry ids that went into a session
         self.sessions: set[str] = set()
@@ -118,7 +142,8 @@ class ModesMachine(RuleBasedStateMachine):
             return
         self.sessions.add(event.session_id)
         members = [m.client_id for m in event.members]
-        assert len(members) == len(set(members)) == SIZES[event.pool]
+        assert len(members) == len(set(members))
+        self._check_group(event.pool, members)
         if event.pool in REGIONAL:
             assert len({self.regions[m] for m in members}) == 1
         for member in members:
@@ -127,6 +152,24 @@ class ModesMachine(RuleBasedStateMachine):
             assert entry_id not in self.used
             self.used.add(entry_id)
             # matched in one pool: its other entries are withdrawn (events follow)
+
+    def _check_group(self, pool: str, members: list[str]) -> None:
+        """The size (and, in auto pools, the fill timeout and the rating windows) allow it."""
+        policy = BY_NAME[pool]
+        since = [self.entered_at[(m, pool)] for m in members]
+        if policy.fill_timeout_ms is None:
+            assert len(members) == policy.group_size
+        else:
+            assert policy.min_group_size is not None
+            assert policy.min_group_size <= len(members) <= policy.group_size
+            if len(members) < policy.group_size:
+                assert min(since) + policy.fill_timeout_ms <= self.now, "filled too early"
+        rule = (policy.filter or {}).get("rating")
+        if isinstance(rule, RangeRule):
+            for a, at in zip(members, since, strict=True):
+                for b in members:
+                    gap = abs(self.ratings[a] - self.ratings[b])
+                    assert gap <= rule.window(self.now - at), "a member outside a window"
 
     def _try(self, client: str, command: ModeCommand) -> Any:
         if client in self.away:
@@ -146,17 +189,19 @@ class ModesMachine(RuleBasedStateMachine):
     def crowd(self, data: st.DataObject) -> None:
         """Twelve clients, each waiting in up to three pools, and a delegate."""
         for region in ["eu", "us"] * 6:
-            self.connect(region)
+            self.connect(region, data.draw(st.integers(0, 60)))
         self.attach_delegate()
         for client in sorted(self.regions):
             pools = data.draw(st.lists(st.sampled_from(POOLS), min_size=2, max_size=3, unique=True))
             for pool in pools:
                 self._enter(client, pool, listed=True)
 
-    @rule(region=st.sampled_from(["eu", "us"]))
-    def connect(self, region: str) -> None:
-        client = self.core.connect("p", None, {"region": region}).client_id
+    @rule(region=st.sampled_from(["eu", "us"]), rating=st.integers(0, 60))
+    def connect(self, region: str, rating: int = 0) -> None:
+        attributes = {"region": region, "rating": rating}
+        client = self.core.connect("p", None, attributes).client_id  # type: ignore[arg-type]
         self.regions[client] = region
+        self.ratings[client] = rating
 
     @precondition(lambda self: self.delegate is None)
     @rule()
@@ -178,6 +223,7 @@ class ModesMachine(RuleBasedStateMachine):
         request = EnterPool(policy=pool, listed=listed)
         entered, out = self.core.enter(client, PROJECT, request, self.now)
         self.waiting[(client, pool)] = entered.entry_id
+        self.entered_at[(client, pool)] = self.now
         self._apply(out)
 
     @precondition(lambda self: self.waiting)
@@ -329,11 +375,33 @@ class ModesMachine(RuleBasedStateMachine):
                     assert set(proposal.participants()) <= here
             elif isinstance(mode, ClaimMode):
                 assert set(mode.watchers) <= here
+            elif isinstance(mode, SkillMode):
+                assert {e.client.client_id for e in mode.waiting.values()} == here
+                assert sum(len(index) for index in mode.index.values()) == len(here)
             elif isinstance(mode, DelegatedMode):
                 assert {e.client.client_id for e in mode.entries.values()} == here
                 if self.mirror is not None:
                     assert self.mirror == {i: e.client.client_id for i, e in mode.entries.items()}
                     assert self.version == mode.version
+
+    @invariant()
+    def no_waiting_pair_accepts_each_other(self) -> None:
+        """Every arrival, widening, fill timeout and resume was tried: no two waiting
+        entries of the pairs pool accept each other, and no crowd bucket could fill."""
+        skill = [c for c, p in self.waiting if p == "skill" and c not in self.away]
+        for i, a in enumerate(skill):
+            for b in skill[i + 1 :]:
+                if self.regions[a] != self.regions[b]:
+                    continue
+                gap = abs(self.ratings[a] - self.ratings[b])
+                wa = WIDENING.window(self.now - self.entered_at[(a, "skill")])
+                wb = WIDENING.window(self.now - self.entered_at[(b, "skill")])
+                assert gap > min(wa, wb), "an acceptable pair left waiting"
+        crowd = sorted(
+            self.entered_at[(c, p)] for c, p in self.waiting if p == "crowd" and c not in self.away
+        )
+        assert len(crowd) < 3
+        assert len(crowd) < 2 or crowd[0] + 40 > self.now, "a filled crowd left waiting"
 
 
 TestModes = ModesMachine.TestCase

@@ -175,6 +175,8 @@ class Client:
         filter: dict[str, Any] | None = None,
         ttl_ms: int | None = None,
         public: dict[str, Any] | None = None,
+        min_group_size: int | None = None,
+        fill_timeout_ms: int | None = None,
     ) -> dict[str, Any]:
         """``pool.enter``; returns ``{pool, entry_id, mode, groupSize, expires_at}``."""
         fields = {
@@ -183,6 +185,8 @@ class Client:
             "create": create or None,
             "mode": mode,
             "groupSize": group_size,
+            "minGroupSize": min_group_size,
+            "fillTimeoutMs": fill_timeout_ms,
             "filter": filter,
             "ttl_ms": ttl_ms,
             "public": public,

@@ -58,6 +58,48 @@ GroupSize = Annotated[
 ]
 
 
+MAX_WINDOW = 1_000_000_000
+"""The largest rating distance a range rule may name (any finite scale fits below it)."""
+Distance = (
+    Annotated[int, msgspec.Meta(ge=0, le=MAX_WINDOW)]
+    | Annotated[float, msgspec.Meta(ge=0, le=MAX_WINDOW)]
+)
+Step = (
+    Annotated[int, msgspec.Meta(gt=0, le=MAX_WINDOW)]
+    | Annotated[float, msgspec.Meta(gt=0, le=MAX_WINDOW)]
+)
+# Milliseconds after the oldest member entered before a group of at least minGroupSize forms.
+FillTimeout = Annotated[int, msgspec.Meta(ge=0, le=86_400_000)]
+
+
+class Widen(msgspec.Struct, forbid_unknown_fields=True, frozen=True, rename="camel"):
+    """How a range rule's window grows while an entry waits: ``by`` every ``everyMs``,
+    up to ``max`` (at least the rule's ``within``, checked with the whole filter)."""
+
+    every_ms: Annotated[int, msgspec.Meta(ge=1, le=86_400_000)]
+    by: Step
+    max: Distance
+
+
+class RangeRule(msgspec.Struct, forbid_unknown_fields=True, frozen=True, omit_defaults=True):
+    """A numeric attribute matched within a distance: two entries accept each other when
+    their values differ by at most the smaller of their current windows."""
+
+    within: Distance
+    widen: Widen | None = None
+
+    def window(self, waited_ms: int) -> float:
+        """The window after waiting ``waited_ms``: ``within``, widened by whole steps."""
+        widen = self.widen
+        if widen is None:
+            return self.within
+        return min(self.within + widen.by * (waited_ms // widen.every_ms), widen.max)
+
+
+FilterTerm = FilterValue | RangeRule
+"""A filter value: a literal the attribute must equal, ``@self``, or a range rule."""
+
+
 KeyScope = Literal["delegate"]
 """What a key allows beyond joining its Project: ``delegate`` may attach as the delegate
 of a delegated pool (``delegate.attach``)."""
@@ -77,13 +119,20 @@ class ProjectKey(msgspec.Struct, forbid_unknown_fields=True, frozen=True, omit_d
 class MatchmakingPolicy(
     msgspec.Struct, forbid_unknown_fields=True, frozen=True, omit_defaults=True, rename="camel"
 ):
-    """A pre-declared pool that clients reference by ``name``."""
+    """A pre-declared pool that clients reference by ``name``.
+
+    ``groupSize`` is the most members a group has; with ``minGroupSize`` and
+    ``fillTimeoutMs`` (``auto`` only) a smaller group forms once its oldest member
+    waited that long.
+    """
 
     name: PolicyName
     mode: PoolMode
     group_size: GroupSize
     default: bool = False
-    filter: dict[str, FilterValue] | None = None
+    filter: dict[str, FilterTerm] | None = None
+    min_group_size: GroupSize | None = None
+    fill_timeout_ms: FillTimeout | None = None
 
 
 class Project(

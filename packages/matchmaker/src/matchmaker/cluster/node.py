@@ -608,6 +608,8 @@ class ClusterNode:
                         mode=spec.mode,
                         group_size=spec.group_size,
                         filter=dict(spec.filter) or None,
+                        min_group_size=spec.min_group_size,
+                        fill_timeout_ms=spec.fill_timeout_ms,
                         public=entry.public,
                     )
                 _, out = plane.core.leave_pool(client_id, name)

@@ -20,7 +20,7 @@ from msgspec import UNSET
 from matchmaker.config import ControlLimits, Limits
 from matchmaker.control.wire import ProjectPatch
 from matchmaker.errors import MatchmakerError
-from matchmaker.filters import filter_problem
+from matchmaker.filters import filter_problem, group_problem
 from matchmaker.model import (
     MAX_SECRET_CHARS,
     RESERVED_PROJECT_ID,
@@ -105,7 +105,7 @@ def check_project(project: Project, limits: Limits, control: ControlLimits) -> N
 
 
 def _check_policy(at: str, policy: MatchmakingPolicy, limits: Limits) -> None:
-    """The rules of one policy on its own: its name, its size, its filter."""
+    """The rules of one policy on its own: its name, its sizes, its filter."""
     if (broken := name_problem(policy.name)) is not None:
         raise invalid(f"{at}.name", broken)
     if policy.group_size > limits.max_session_members:
@@ -115,10 +115,11 @@ def _check_policy(at: str, policy: MatchmakingPolicy, limits: Limits) -> None:
         )
     problem = filter_problem(policy.filter or {}, policy.mode, limits)
     if problem is not None:
-        field = f"{at}.filter"
-        raise invalid(
-            field if problem.attribute is None else f"{field}.{problem.attribute}", problem.rule
-        )
+        raise invalid(problem.path(f"{at}.filter"), problem.rule)
+    sizes = (policy.min_group_size, policy.fill_timeout_ms)
+    problem = group_problem(policy.mode, policy.group_size, *sizes)
+    if problem is not None:
+        raise invalid(problem.path(at), problem.rule)
 
 
 def _check_count(field: str, count: int, limit: int) -> None:

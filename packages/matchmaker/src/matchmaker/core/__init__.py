@@ -10,6 +10,7 @@ back. ::
     events.py     what the core answers and announces, and to whom (Delivery)
     engine.py     Matchmaker: every pool and session of one process
     modes.py      one strategy per pool mode: which waiting entries form groups
+    skill.py      auto pools with a range rule: sorted index, widening windows
     pools.py      which pool a request means (PoolSpec, resolve_pool) and who it admits
     state.py      the records: ClientState, Pool, Entry, Member, Session
     projects.py   which Project a client belongs to, as of now

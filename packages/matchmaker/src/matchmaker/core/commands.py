@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from matchmaker.model import FilterValue
+from matchmaker.model import FilterTerm, FilterValue
 
 __all__ = [
     "MODE_COMMANDS",
@@ -87,7 +87,9 @@ class EnterPool:
     create: bool = False
     mode: str | None = None
     group_size: int | None = None
-    filter: dict[str, FilterValue] | None = None
+    filter: dict[str, FilterTerm] | None = None
+    min_group_size: int | None = None
+    fill_timeout_ms: int | None = None
     ttl_ms: int | None = None
     public: dict[str, Any] | None = None
     public_size: int = 0

@@ -58,8 +58,8 @@ from matchmaker.core.ratelimit import TokenBucket
 from matchmaker.core.state import ClientState
 from matchmaker.directory import ProjectDirectory
 from matchmaker.errors import MatchmakerError
-from matchmaker.filters import filter_problem
-from matchmaker.model import FilterValue, Project
+from matchmaker.filters import filter_problem, group_problem
+from matchmaker.model import Project
 
 __all__ = ["ABUSE_LIMIT", "PROTOCOL_VERSION", "Conversation", "resume_refused"]
 
@@ -228,8 +228,7 @@ class Conversation:
     def _enter_pool(self, command: EnterPool, request_id: str | None) -> list[Effect]:
         client = self._client()
         self._check_public(command.public_size)
-        if command.filter is not None:
-            _check_filter(command.filter, command.mode, self.core.limits)
+        _check_pool(command, self.core.limits)
         project = self._project(client)
         entered, deliveries = self.core.enter(
             client.client_id, project, command, self._wall_clock_ms()
@@ -373,8 +372,18 @@ def resume_refused(request_id: str | None) -> list[Effect]:
     return [Refuse(request_id, error), Close(closecodes.RESUME_EXPIRED, "resume expired")]
 
 
-def _check_filter(filter: dict[str, FilterValue], mode: str | None, limits: Limits) -> None:
-    problem = filter_problem(filter, mode, limits)
+def _check_pool(command: EnterPool, limits: Limits) -> None:
+    """An ad-hoc pool's filter and group sizes obey the rules policies obey."""
+    sizes = (command.min_group_size, command.fill_timeout_ms)
+    problem = group_problem(command.mode, command.group_size, *sizes)
+    if problem is not None:
+        assert problem.attribute is not None
+        raise MatchmakerError(
+            problem.rule, code="protocol.bad_request", details={"field": problem.attribute}
+        )
+    if command.filter is None:
+        return
+    problem = filter_problem(command.filter, command.mode, limits)
     if problem is not None:
         details: dict[str, object] = {"field": "filter"}
         if problem.attribute is not None:

@@ -300,11 +300,7 @@ class Matchmaker:
                     details={"limit": self.limits.max_session_members},
                 )
             return self._new_pool(key, project_id, name, spec)
-        wanted = spec or PoolSpec.of(
-            request.mode or live.spec.mode,
-            request.group_size or live.spec.group_size,
-            request.filter if request.filter is not None else dict(live.spec.filter),
-        )
+        wanted = spec or _joining(live.spec, request)
         if wanted != live.spec:
             raise MatchmakerError(
                 f"pool {name!r} is live with other parameters",
@@ -314,6 +310,8 @@ class Matchmaker:
                     "mode": live.spec.mode,
                     "groupSize": live.spec.group_size,
                     "filter": dict(live.spec.filter),
+                    "minGroupSize": live.spec.min_group_size,
+                    "fillTimeoutMs": live.spec.fill_timeout_ms,
                 },
             )
         return live
@@ -358,13 +356,13 @@ class Matchmaker:
         """After a Project's config changed: close its policy pools that no longer match.
 
         A live policy pool stays open only while the Project (``None``: deleted)
-        still has a policy of that name with the same mode, groupSize and
+        still has a policy of that name with the same mode, group sizes and
         filter. Every entry of any other pool is withdrawn with ``pool.closed``
         (reason ``policy_changed``), so its client can enter again under the
         current policy instead of waiting out its TTL in a pool nobody new joins.
         """
         policies = () if project is None else project.policies
-        current = {(p.name, PoolSpec.of(p.mode, p.group_size, p.filter)) for p in policies}
+        current = {(p.name, PoolSpec.of_policy(p)) for p in policies}
         out: list[Delivery] = []
         for key, pool in list(self.pools.items()):
             if key[0] != "policy" or pool.project_id != project_id:
@@ -570,6 +568,21 @@ def entry_limit(limits: Limits) -> MatchmakerError:
         f"at most {limits.max_pools_per_client} live pool entries per client",
         code="pool.limit",
         details={"limit": limits.max_pools_per_client},
+    )
+
+
+def _joining(live: PoolSpec, request: EnterPool) -> PoolSpec:
+    """The spec a join by name without ``create`` asks for: what it names, else the live."""
+
+    def pick(asked: Any, current: Any) -> Any:
+        return current if asked is None else asked
+
+    return PoolSpec.of(
+        pick(request.mode, live.mode),
+        pick(request.group_size, live.group_size),
+        pick(request.filter, dict(live.filter)),
+        pick(request.min_group_size, live.min_group_size),
+        pick(request.fill_timeout_ms, live.fill_timeout_ms),
     )
 
 

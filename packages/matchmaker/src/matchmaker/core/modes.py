@@ -4,6 +4,7 @@
 mode         chooser                     consent                   module
 ===========  ==========================  ========================  =====================
 auto         the server, oldest first    none                      here
+auto+range   the server, closest first   none                      :mod:`.skill`
 claim        a client picks listed ones  being listed              :mod:`.claim`
 mutual       every member picks          reciprocal picks          :mod:`.mutual`
 propose      one client names a group    each named member         :mod:`.propose`
@@ -23,6 +24,7 @@ from matchmaker.core.delegated import DelegatedMode
 from matchmaker.core.events import Delivery
 from matchmaker.core.mutual import MutualMode
 from matchmaker.core.propose import ProposeMode
+from matchmaker.core.skill import SkillMode
 from matchmaker.core.state import Entry, Pool
 from matchmaker.core.strategy import ModeHost, ModeStrategy
 
@@ -34,18 +36,49 @@ class AutoMode(ModeStrategy):
 
     Matching runs on every arrival, so a bucket never holds ``groupSize``
     entries between operations and forming a group looks at one bucket only.
+    With ``minGroupSize``, the oldest entries of a bucket (up to ``groupSize``)
+    form once the oldest waited ``fillTimeoutMs`` and they are at least
+    ``minGroupSize``: tried when an entry enters and at each entry's own fill
+    deadline (one timer per entry, keyed by its client).
     """
 
     name = "auto"
 
     def entered(self, entry: Entry, now_ms: int, out: list[Delivery]) -> None:
-        group = self.pool.oldest(entry.bucket, self.pool.spec.group_size)
-        if len(group) == self.pool.spec.group_size:
+        spec = self.pool.spec
+        group = self.pool.oldest(entry.bucket, spec.group_size)
+        if len(group) == spec.group_size or self._filled(group, now_ms):
             self.host.form(group, out)
+        elif spec.fill_timeout_ms is not None and entry.entered_at + spec.fill_timeout_ms > now_ms:
+            due = entry.entered_at + spec.fill_timeout_ms
+            self.host.schedule(due, self.pool, entry.client.client_id)
+
+    def timer(self, key: str, now_ms: int, out: list[Delivery]) -> None:
+        entry = self.host.entry_of(key, self.pool)
+        if entry is None:
+            return  # matched, gone or paused (a resume tries again)
+        group = self.pool.oldest(entry.bucket, self.pool.spec.group_size)
+        if self._filled(group, now_ms):
+            self.host.form(group, out)
+
+    def _filled(self, group: list[Entry], now_ms: int) -> bool:
+        """Whether ``group`` (a bucket's oldest) may form below ``groupSize``."""
+        spec = self.pool.spec
+        fill = spec.fill_timeout_ms
+        if fill is None or len(group) < spec.smallest:
+            return False
+        return group[0].entered_at + fill <= now_ms
+
+
+def _auto(pool: Pool, host: ModeHost) -> ModeStrategy:
+    """The auto mode's strategy: by distance when the filter has a range rule."""
+    if pool.spec.range_rule is not None:
+        return SkillMode(pool, host)
+    return AutoMode(pool, host)
 
 
 MODES: dict[str, Callable[[Pool, ModeHost], ModeStrategy]] = {
-    "auto": AutoMode,
+    "auto": _auto,
     "claim": ClaimMode,
     "mutual": MutualMode,
     "propose": ProposeMode,

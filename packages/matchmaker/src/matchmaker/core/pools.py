@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from matchmaker.core.commands import EnterPool
 from matchmaker.errors import MatchmakerError
-from matchmaker.model import SELF, FilterValue, Project
+from matchmaker.model import SELF, FilterTerm, FilterValue, MatchmakingPolicy, Project, RangeRule
 
 __all__ = ["Bucket", "PoolKey", "PoolSpec", "resolve_pool"]
 
@@ -26,20 +26,56 @@ PoolKey = tuple[object, ...]
 
 @dataclass(frozen=True, slots=True)
 class PoolSpec:
-    """The parameters of a pool: mode, group size and filter (sorted, hashable)."""
+    """The parameters of a pool: mode, group sizes and filter (sorted, hashable).
+
+    ``group_size`` is the most members a group has; ``min_group_size`` (``None``:
+    the same) the fewest, once the oldest has waited ``fill_timeout_ms``.
+    """
 
     mode: str
     group_size: int
-    filter: tuple[tuple[str, FilterValue], ...] = ()
+    filter: tuple[tuple[str, FilterTerm], ...] = ()
+    min_group_size: int | None = None
+    fill_timeout_ms: int | None = None
 
     @classmethod
-    def of(cls, mode: str, group_size: int, filter: dict[str, FilterValue] | None) -> PoolSpec:
-        return cls(mode, group_size, tuple(sorted((filter or {}).items())))
+    def of(
+        cls,
+        mode: str,
+        group_size: int,
+        filter: dict[str, FilterTerm] | None,
+        min_group_size: int | None = None,
+        fill_timeout_ms: int | None = None,
+    ) -> PoolSpec:
+        items = tuple(sorted((filter or {}).items()))
+        return cls(mode, group_size, items, min_group_size, fill_timeout_ms)
+
+    @classmethod
+    def of_policy(cls, policy: MatchmakingPolicy) -> PoolSpec:
+        """The spec of a policy's pool."""
+        return cls.of(
+            policy.mode,
+            policy.group_size,
+            policy.filter,
+            policy.min_group_size,
+            policy.fill_timeout_ms,
+        )
+
+    @property
+    def smallest(self) -> int:
+        """The fewest members a group may have (after the fill timeout)."""
+        return self.group_size if self.min_group_size is None else self.min_group_size
+
+    @property
+    def range_rule(self) -> tuple[str, RangeRule] | None:
+        """The filter's range term (at most one, see :mod:`matchmaker.filters`), if any."""
+        return next(((k, v) for k, v in self.filter if isinstance(v, RangeRule)), None)
 
     def bucket_for(self, attributes: dict[str, FilterValue]) -> Bucket:
         """Admit a client by its attributes and return its bucket.
 
-        Raises ``pool.attribute_missing`` or ``pool.filter_mismatch``.
+        Raises ``pool.attribute_missing`` or ``pool.filter_mismatch``. A range term
+        admits any number and picks no bucket: the mode matches it by distance.
         """
         bucket: list[tuple[str, FilterValue]] = []
         for key, wanted in self.filter:
@@ -50,7 +86,14 @@ class PoolSpec:
                     details={"attribute": key},
                 )
             value = attributes[key]
-            if wanted == SELF:
+            if isinstance(wanted, RangeRule):
+                if _kind(value) != "number":
+                    raise MatchmakerError(
+                        f"attribute {key!r} must be a number to enter this pool",
+                        code="pool.filter_mismatch",
+                        details={"attribute": key, "expected": "number", "actual": value},
+                    )
+            elif wanted == SELF:
                 bucket.append((_kind(value), value))
             elif _kind(value) != _kind(wanted) or value != wanted:
                 raise MatchmakerError(
@@ -75,8 +118,16 @@ def resolve_pool(project: Project, request: EnterPool) -> tuple[str, PoolSpec | 
     the live pool's spec applies, and the caller raises ``pool.not_found`` when
     there is none.
     """
-    overrides = request.mode is not None or request.group_size is not None
-    overrides = overrides or request.filter is not None
+    overrides = any(
+        value is not None
+        for value in (
+            request.mode,
+            request.group_size,
+            request.filter,
+            request.min_group_size,
+            request.fill_timeout_ms,
+        )
+    )
     name = request.policy if request.policy is not None else request.pool
     if name is None:
         policy = project.default_policy()
@@ -94,7 +145,7 @@ def resolve_pool(project: Project, request: EnterPool) -> tuple[str, PoolSpec | 
                 code="pool.conflict",
                 details={"policy": policy.name},
             )
-        return policy.name, PoolSpec.of(policy.mode, policy.group_size, policy.filter), True
+        return policy.name, PoolSpec.of_policy(policy), True
     assert name is not None
     if request.policy is not None:
         raise MatchmakerError(
@@ -117,4 +168,11 @@ def resolve_pool(project: Project, request: EnterPool) -> tuple[str, PoolSpec | 
         raise MatchmakerError(
             "creating a pool needs mode and groupSize", code="protocol.bad_request"
         )
-    return name, PoolSpec.of(request.mode, request.group_size, request.filter), False
+    spec = PoolSpec.of(
+        request.mode,
+        request.group_size,
+        request.filter,
+        request.min_group_size,
+        request.fill_timeout_ms,
+    )
+    return name, spec, False

@@ -80,14 +80,19 @@ class Pool:
     buckets: dict[Bucket, dict[str, Entry]] = field(default_factory=dict)
     size: int = 0
     paused: int = 0  # entries out of the buckets while their clients are away
+    newest: int = 0  # the highest seq added: an entry below it is a resumed one
     mode: ModeStrategy = field(init=False)  # set by the engine right after construction
 
     def add(self, entry: Entry) -> None:
         fifo = self.buckets.setdefault(entry.bucket, {})
         fifo[entry.entry_id] = entry
         self.size += 1
-        if len(fifo) > 1 and next(reversed(fifo.values())).seq < _before_last(fifo).seq:
-            # A resumed entry takes back its place: keep the bucket in arrival order.
+        if entry.seq > self.newest:
+            self.newest = entry.seq
+        elif len(fifo) > 1:
+            # A resumed entry takes back its place: keep the bucket in arrival order. (The
+            # seq decides, not the bucket's last two: a bucket matched out of order, as a
+            # skill pool's is, keeps deleted slots that walking it backwards would visit.)
             self.buckets[entry.bucket] = dict(sorted(fifo.items(), key=lambda kv: kv[1].seq))
 
     def remove(self, entry: Entry) -> None:
@@ -107,9 +112,3 @@ class Pool:
             if len(out) == count:
                 break
         return out
-
-
-def _before_last(fifo: dict[str, Entry]) -> Entry:
-    it = reversed(fifo.values())
-    next(it)
-    return next(it)

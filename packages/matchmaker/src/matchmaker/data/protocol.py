@@ -17,7 +17,7 @@ from msgspec import Meta, Raw, Struct
 
 from matchmaker.config import Limits
 from matchmaker.filters import ATTRIBUTE_NAME
-from matchmaker.model import FilterValue, Name, PoolMode
+from matchmaker.model import FillTimeout, FilterTerm, Name, PoolMode
 
 __all__ = [
     "MODE_REQUESTS",
@@ -120,7 +120,14 @@ class HelloData(_Data):
     resume: Resume | None = None
 
 
-class PoolEnterData(_Data, rename={"group_size": "groupSize"}):
+class PoolEnterData(
+    _Data,
+    rename={
+        "group_size": "groupSize",
+        "min_group_size": "minGroupSize",
+        "fill_timeout_ms": "fillTimeoutMs",
+    },
+):
     """``pool.enter.data``: a policy, an ad-hoc pool, or neither (the default policy)."""
 
     policy: Name | None = None
@@ -128,7 +135,9 @@ class PoolEnterData(_Data, rename={"group_size": "groupSize"}):
     create: bool = False
     mode: PoolMode | None = None
     group_size: Annotated[int, Meta(ge=1)] | None = None
-    filter: dict[AttributeKey, FilterValue] | None = None
+    filter: dict[AttributeKey, FilterTerm] | None = None
+    min_group_size: Annotated[int, Meta(ge=1)] | None = None
+    fill_timeout_ms: FillTimeout | None = None
     ttl_ms: Annotated[int, Meta(ge=1)] | None = None
     public: Public | None = None
     listed: bool = True

@@ -50,6 +50,8 @@ def _enter_pool(request: protocol.PoolEnter) -> commands.EnterPool:
         mode=data.mode,
         group_size=data.group_size,
         filter=data.filter,
+        min_group_size=data.min_group_size,
+        fill_timeout_ms=data.fill_timeout_ms,
         ttl_ms=data.ttl_ms,
         public=data.public,
         public_size=_size(data.public),

@@ -1,0 +1,175 @@
+"""Auto pools with a range rule: skill windows that widen while an entry waits.
+
+Two entries accept each other when their values of the rule's attribute differ
+by at most the smaller of their current windows (``within``, plus ``by`` for
+every whole ``everyMs`` waited, up to ``max``). Matching stays event-driven:
+an entry is tried when it enters (or resumes), when its own window widens
+(one timer per entry, at its next step, on the engine's timer heap), and when
+its fill timeout passes; no operation scans the pool.
+
+Each ``@self`` bucket keeps its entries in a sorted list by value, so an enter
+costs O(log n) to index plus a look at the entries inside the newcomer's
+window. That look stays short: entries closer than ``within`` accept each
+other at once, so between operations a window holds fewer than ``groupSize``
+entries per ``within`` of its width.
+
+How a group is chosen around the entry that triggered the try: the candidates
+are the entries inside its window that accept it, in value order; every run
+of consecutive candidates of the wanted size that contains the trigger and is
+pairwise acceptable is a possible group, and the tightest (smallest spread of
+values; then the one whose oldest member waited longest) forms. The full size
+is tried first; once a run's oldest member waited ``fillTimeoutMs``, runs down
+to ``minGroupSize`` qualify, largest first.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple, cast
+
+from sortedcontainers import SortedList
+
+from matchmaker.core.events import Delivery
+from matchmaker.core.pools import Bucket
+from matchmaker.core.state import Entry, Pool
+from matchmaker.core.strategy import ModeHost, ModeStrategy
+
+__all__ = ["SkillMode"]
+
+# One index key per waiting entry: (value, arrival seq, entry); seq is unique, so
+# entries are never compared.
+_Key = tuple[float, int, Entry]
+
+
+class _Candidate(NamedTuple):
+    """A waiting entry that accepts the trigger: its value and its current window."""
+
+    value: float
+    window: float
+    entry: Entry
+
+
+class SkillMode(ModeStrategy):
+    """The ``auto`` mode of a pool whose filter has a range rule."""
+
+    name = "auto"
+
+    def __init__(self, pool: Pool, host: ModeHost) -> None:
+        super().__init__(pool, host)
+        rule = pool.spec.range_rule
+        assert rule is not None, "SkillMode serves pools with a range rule"
+        self.attribute, self.rule = rule
+        self.index: dict[Bucket, SortedList[_Key]] = {}
+        self.waiting: dict[str, Entry] = {}  # by entry id: the timers' way back
+        self.next_widen: dict[str, int] = {}  # entry id -> due of its one live widen timer
+
+    def value(self, entry: Entry) -> float:
+        value = entry.client.attributes[self.attribute]
+        assert isinstance(value, int | float)
+        return value
+
+    def window(self, entry: Entry, now_ms: int) -> float:
+        return self.rule.window(now_ms - entry.entered_at)
+
+    # -- the engine's calls ---------------------------------------------------------------
+
+    def entered(self, entry: Entry, now_ms: int, out: list[Delivery]) -> None:
+        bucket = self.index.get(entry.bucket)
+        if bucket is None:
+            bucket = self.index[entry.bucket] = SortedList()
+        bucket.add((self.value(entry), entry.seq, entry))
+        self.waiting[entry.entry_id] = entry
+        if self._match(entry, now_ms, out):
+            return
+        self._schedule_widen(entry, now_ms)
+        fill = self.pool.spec.fill_timeout_ms
+        if fill is not None and entry.entered_at + fill > now_ms:
+            self.host.schedule(entry.entered_at + fill, self.pool, f"f:{entry.entry_id}")
+
+    def leaving(self, entry: Entry, reason: str, out: list[Delivery]) -> None:
+        del self.waiting[entry.entry_id]
+        self.next_widen.pop(entry.entry_id, None)
+        bucket = self.index[entry.bucket]
+        bucket.remove((self.value(entry), entry.seq, entry))
+        if not bucket:
+            del self.index[entry.bucket]
+
+    def timer(self, key: str, now_ms: int, out: list[Delivery]) -> None:
+        """``w:<entry>:<due>``: the entry's window widened; ``f:<entry>``: its fill
+        timeout passed. Either way only that entry is tried."""
+        kind, _, rest = key.partition(":")
+        entry_id, _, due = rest.partition(":")
+        entry = self.waiting.get(entry_id)
+        if entry is None:
+            return  # matched, gone or paused since (a resume schedules afresh)
+        if kind == "w":
+            if self.next_widen.get(entry_id) != int(due):
+                return  # a timer of the entry's schedule before a pause
+            del self.next_widen[entry_id]
+            if not self._match(entry, now_ms, out):
+                self._schedule_widen(entry, now_ms)
+        else:
+            self._match(entry, now_ms, out)
+
+    # -- matching -------------------------------------------------------------------------
+
+    def _schedule_widen(self, entry: Entry, now_ms: int) -> None:
+        """One timer at the entry's next step, none once its window is at ``max``."""
+        widen = self.rule.widen
+        if widen is None or self.window(entry, now_ms) >= widen.max:
+            return
+        steps = (now_ms - entry.entered_at) // widen.every_ms + 1
+        due = entry.entered_at + steps * widen.every_ms
+        self.next_widen[entry.entry_id] = due
+        self.host.schedule(due, self.pool, f"w:{entry.entry_id}:{due}")
+
+    def _match(self, trigger: Entry, now_ms: int, out: list[Delivery]) -> bool:
+        """Form the best group around ``trigger``, if any; whether one formed."""
+        group = self._best_group(trigger, now_ms)
+        if group is None:
+            return False
+        self.host.form(group, out)
+        return True
+
+    def _best_group(self, trigger: Entry, now_ms: int) -> list[Entry] | None:
+        candidates = self._candidates(trigger, now_ms)
+        at = next(i for i, c in enumerate(candidates) if c.entry is trigger)
+        spec = self.pool.spec
+        fill = spec.fill_timeout_ms
+        for size in range(min(spec.group_size, len(candidates)), spec.smallest - 1, -1):
+            full = size == spec.group_size
+            best: tuple[float, int, int] | None = None
+            for start in range(max(0, at - size + 1), min(at, len(candidates) - size) + 1):
+                run = candidates[start : start + size]
+                oldest = min(c.entry.entered_at for c in run)
+                if not full and (fill is None or oldest + fill > now_ms):
+                    continue
+                if _pairwise(run):
+                    rank = (run[-1].value - run[0].value, oldest, start)
+                    best = rank if best is None or rank < best else best
+            if best is not None:
+                return [c.entry for c in candidates[best[2] : best[2] + size]]
+        return None
+
+    def _candidates(self, trigger: Entry, now_ms: int) -> list[_Candidate]:
+        """The entries of the trigger's bucket inside its window that accept it (and the
+        trigger), in value order."""
+        value = self.value(trigger)
+        window = self.window(trigger, now_ms)
+        bucket = self.index[trigger.bucket]
+        # Probes shorter than a key: the seq decides before the missing entry is reached.
+        lo = bucket.bisect_left(cast(_Key, (value - window, -1)))
+        hi = bucket.bisect_left(cast(_Key, (value + window, math.inf)))
+        out: list[_Candidate] = []
+        for other_value, _, other in bucket.islice(lo, hi):
+            other_window = window if other is trigger else self.window(other, now_ms)
+            if abs(other_value - value) <= other_window:
+                out.append(_Candidate(other_value, other_window, other))
+        return out
+
+
+def _pairwise(run: list[_Candidate]) -> bool:
+    """Whether every two of ``run`` (in value order) accept each other: each member's
+    farthest partner is an end of the run, so one look per member suffices."""
+    low, high = run[0].value, run[-1].value
+    return all(max(c.value - low, high - c.value) <= c.window for c in run)
