@@ -7,7 +7,7 @@ pinned in ``.ci/constraints.txt``. Tests run on every interpreter found among
 3.11 (the oldest supported) and the newest installed; none found is an error.
 When ``CI_REPORTS`` names a directory, each pytest run (and ``js``) writes its
 JUnit XML there, for ``.ci/skips.py`` to count the skips. matchmaker comes with its ``fast`` extra
-(granian, uvloop), so the tests run the data plane on both servers (hypercorn is always
+(picows, uvloop), so the tests run the data plane on both servers (hypercorn is always
 installed); tasktool with its ``web`` and ``mcp`` extras. ``js`` runs the JavaScript
 client's tests (clients/js: ``npm ci`` from its lock file, tsc, ``node --test``)
 against that session's ``matchmaker``; it needs Node 20 or later and npm on PATH.

@@ -159,12 +159,14 @@ def cluster(
     redis_url: str = REDIS_URL,
     control: Sequence[str] = (),
     extra: Sequence[str] = (),
+    *,
+    server: str = "hypercorn",
 ) -> Iterator[list[MatchmakerProcess]]:
     """``count`` processes in one fresh cluster (a unique name), all seeing each other;
     ``control``: the arguments of a control plane (a key and a shared store) for each;
-    ``extra``: more arguments for each (settings)."""
+    ``extra``: more arguments for each (settings); ``server``: their data plane's."""
     name = f"mm-test-{uuid.uuid4().hex[:10]}"
-    args = ["--port", "0", "--server", "hypercorn", "--cluster", redis_url, "--cluster-name", name]
+    args = ["--port", "0", "--server", server, "--cluster", redis_url, "--cluster-name", name]
     args += extra
     if control:
         args += ["--management-port", "0", *control]

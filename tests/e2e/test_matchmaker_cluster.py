@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from matchmaker.cluster.ring import owner, pool_key
 from tests.matchmaker.polling import wait_until
+from tests.matchmaker.servers import SERVERS
 
 from .cluster_client import (
     REDIS_URL,
@@ -41,8 +42,9 @@ pytestmark = pytest.mark.redis
 RELAYED = 300
 
 
-def test_two_processes_match_across_and_relay_in_order(tmp_path: Path) -> None:
-    with cluster(tmp_path, 2) as (a, b):
+@pytest.mark.parametrize("server", SERVERS)
+def test_two_processes_match_across_and_relay_in_order(tmp_path: Path, server: str) -> None:
+    with cluster(tmp_path, 2, server=server) as (a, b):
         members = [node(a), node(b)]
         owners = set()
         for i in range(6):

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from matchmaker.cluster import ring
+from tests.matchmaker.servers import SERVERS
 
 from .cluster_client import Client, cluster, node, pool_owned_by, wait_for_members
 from .matchmaker_process import MatchmakerProcess
@@ -116,11 +117,12 @@ def test_a_dropped_client_is_away_wherever_its_session_is_and_resumes_on_its_pro
         )
 
 
-def test_resume_on_another_process_continues_the_client_there(tmp_path: Path) -> None:
+@pytest.mark.parametrize("server", SERVERS)
+def test_resume_on_another_process_continues_the_client_there(tmp_path: Path, server: str) -> None:
     """Issued by a, its session on c, resumed on b: the same client (its token still names
     a), the messages sent while away replayed in order, then relay both ways in order, its
     requests served as before (a new match in a pool b owns); dropped again, it resumes on a."""
-    with cluster(tmp_path, 3) as processes:
+    with cluster(tmp_path, 3, server=server) as processes:
         a, b, c = processes
         mover, peer = Client(a), Client(c)
         session = _paired(mover, peer, pool_owned_by(c, processes, mover.project, "table"))

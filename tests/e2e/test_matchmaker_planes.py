@@ -191,8 +191,7 @@ def test_frames_over_the_limit_are_refused_and_over_the_hard_cap_closed_with_100
 ) -> None:
     """The hard cap (4 × max_frame_bytes) holds under both servers.
 
-    hypercorn closes before buffering such a frame; under granian the connection
-    sees it whole and closes (docs/operations.md).
+    hypercorn and picows close before buffering such a frame (docs/operations.md).
     """
     max_frame = 64 * 1024
     with websocket(mm) as ws:

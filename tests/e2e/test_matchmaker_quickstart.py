@@ -46,9 +46,10 @@ def test_the_readme_quick_start_matches_two_players(tmp_path: Path) -> None:
         env={"REALTIME_MGMT_KEY": key[1]},
     )
     try:
-        # The README names the server line the log shows: granian with the fast extra.
+        # The README names the server line the log shows: picows with the fast extra.
         assert re.search(
-            r"data plane listening on \S+ \(WebSocket \S+, server (granian|hypercorn)\)", mm.log()
+            r"data plane listening on \S+ \(WebSocket \S+, server (picows|hypercorn)\)",
+            mm.log(),
         )
         created = httpx.post(
             f"{mm.control_url}/admin/projects",

@@ -11,7 +11,16 @@ import sys
 
 import pytest
 
-HEAVY = ("starlette", "hypercorn", "granian", "uvicorn", "mcp", "aiortc", "git", "websockets")
+HEAVY = (
+    "starlette",
+    "hypercorn",
+    "picows",
+    "uvicorn",
+    "mcp",
+    "aiortc",
+    "git",
+    "websockets",
+)
 
 
 def loaded_after(code: str) -> set[str]:
@@ -32,7 +41,7 @@ def test_importing_the_package_loads_no_heavy_library(package: str) -> None:
 def test_the_matchmaker_client_loads_no_server_library() -> None:
     loaded = loaded_after("import matchmaker\nmatchmaker.Client")
     assert "websockets" in loaded
-    assert not loaded & {"starlette", "hypercorn", "granian", "aiosqlite", "asyncpg"}
+    assert not loaded & {"starlette", "hypercorn", "picows", "aiosqlite", "asyncpg"}
 
 
 def test_loading_tasks_loads_no_front_end() -> None:

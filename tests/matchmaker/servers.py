@@ -9,11 +9,11 @@ import pytest
 SERVERS = [
     pytest.param("hypercorn", id="hypercorn"),
     pytest.param(
-        "granian",
-        id="granian",
+        "picows",
+        id="picows",
         marks=pytest.mark.skipif(
-            importlib.util.find_spec("granian") is None,
-            reason="granian is not installed (pip install './packages/matchmaker[fast]')",
+            importlib.util.find_spec("picows") is None,
+            reason="picows is not installed (pip install './packages/matchmaker[fast]')",
         ),
     ),
 ]

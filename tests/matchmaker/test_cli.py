@@ -162,7 +162,7 @@ def test_command_groups_list_their_commands(args: list[str]) -> None:
 
 
 def test_config_show_names_the_server_auto_picks() -> None:
-    picked = "granian" if importlib.util.find_spec("granian") is not None else "hypercorn"
+    picked = "picows" if importlib.util.find_spec("picows") is not None else "hypercorn"
     result = CliRunner().invoke(main, ["config", "show"], env={"MATCHMAKER_CONFIG": ""})
     line = next(line for line in result.stdout.splitlines() if line.startswith("server "))
     assert line.split()[1:3] == ["auto", f"({picked})"]

@@ -13,7 +13,14 @@ import sys
 
 import pytest
 
-SERVER_LIBRARIES = ("starlette", "hypercorn", "granian", "aiortc", "websockets", "click")
+SERVER_LIBRARIES = (
+    "starlette",
+    "hypercorn",
+    "picows",
+    "aiortc",
+    "websockets",
+    "click",
+)
 
 
 def loaded_after(*modules: str) -> set[str]:
@@ -73,5 +80,14 @@ def test_the_command_line_loads_no_server_http_client_or_rich() -> None:
     the server, httpx and rich are imported by the command that runs them."""
     loaded = loaded_after("matchmaker.cli")
     assert "matchmaker.admin.commands" in loaded
-    assert under(loaded, "starlette", "hypercorn", "granian", "httpx", "rich", "asyncpg") == []
+    assert under(loaded, "starlette", "hypercorn", "picows", "httpx", "rich") == []
+    assert under(loaded, "asyncpg") == []
     assert under(loaded, "matchmaker.server", "matchmaker.data", "matchmaker.control") == []
+
+
+def test_the_launcher_imports_a_data_plane_server_only_when_it_is_chosen() -> None:
+    """picows is loaded by ``serve_function`` when it is chosen, never by the launcher
+    or the data plane themselves (a hypercorn process does not hold it)."""
+    loaded = loaded_after("matchmaker.server", "matchmaker.data.app", "matchmaker.servers")
+    assert "matchmaker.data.direct" in loaded
+    assert under(loaded, "picows", "uvloop") == []

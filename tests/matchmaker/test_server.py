@@ -51,7 +51,7 @@ DOCS = Path(__file__).parents[2]
 def _shape(line: str) -> str:
     """A startup line with what varies between runs (ports, server, store, counts) blanked."""
     line = re.sub(r":\d+", ":N", line)
-    line = re.sub(r"server (granian|hypercorn)", "server S", line)
+    line = re.sub(r"server (picows|hypercorn)", "server S", line)
     line = re.sub(r"store [^ ,]+", "store X", line)
     return re.sub(r"\d+ Projects", "N Projects", line)
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 CORE = ("tasktool.model", "tasktool.files", "tasktool.config", "tasktool.planning")
-HEAVY = {"click", "rich", "starlette", "mcp", "git", "hypercorn", "granian", "httpx"}
+HEAVY = {"click", "rich", "starlette", "mcp", "git", "hypercorn", "picows", "httpx"}
 
 PROBE = """
 import importlib, json, pkgutil, sys

@@ -70,10 +70,12 @@ def test_a_sqlite_file_moved_away_is_not_ready_until_it_is_back(
     bound = start(running, f"sqlite:///{path}")
     assert ready_statuses(bound) == [200, 200]
     path.rename(tmp_path / "elsewhere.db")
+    # picows's /readyz is the last background check's (at most a second old).
+    wait_until(lambda: ready_statuses(bound) == [503, 503], within_s=15, what="503")
     assert_not_ready_without_internals(bound, str(tmp_path))
     assert any("not ready" in r.getMessage() for r in caplog.records)
     (tmp_path / "elsewhere.db").rename(path)
-    assert ready_statuses(bound) == [200, 200]
+    wait_until(lambda: ready_statuses(bound) == [200, 200], within_s=15, what="200 again")
 
 
 def admin_sql(*statements: str, args: tuple[object, ...] = ()) -> None:

@@ -70,9 +70,9 @@ STORES_AND_SERVERS = [
     pytest.param(store, server, sealed, marks=[pytest.mark.postgres] * (store == "postgresql"))
     for store, server, sealed in [
         ("sqlite", "hypercorn", False),
-        ("sqlite", "granian", True),
+        ("sqlite", "picows", True),
         ("postgresql", "hypercorn", True),
-        ("postgresql", "granian", False),
+        ("postgresql", "picows", False),
     ]
 ]
 

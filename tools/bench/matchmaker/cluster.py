@@ -1,7 +1,7 @@
 """Benchmark ``--cluster``: scaling over 1, 2 and 4 processes, and the cost of crossing one.
 
     python tools/bench/matchmaker/cluster.py [--redis redis://127.0.0.1:6379/13] [--runs 3]
-        [--baseline-src DIR] [--server hypercorn|granian] [--latency-pairs 100] [--unix]
+        [--baseline-src DIR] [--server hypercorn|picows] [--latency-pairs 100] [--unix]
 
 Every server is ``server.py`` (the real launcher, the ``bench`` Project declared on each
 member, rate limits lifted), each member of a fresh cluster. Prints one JSON object of
@@ -285,9 +285,9 @@ def main() -> None:
     parser.add_argument("--only", choices=["throughput", "latency", "baseline"])
     parser.add_argument(
         "--server",
-        choices=["hypercorn", "granian"],
+        choices=["hypercorn", "picows"],
         default="hypercorn",
-        help="the data plane's server (granian runs on uvloop, as `matchmaker` does by default)",
+        help="the data plane's server (picows runs on uvloop, as `matchmaker` does by default)",
     )
     parser.add_argument(
         "--unix",

@@ -1,6 +1,7 @@
-"""Side by side in one run: our data plane on hypercorn and on granian, and Colyseus 0.16.
+"""Side by side in one run: our data plane on hypercorn and picows, and Colyseus 0.16.
 
     python tools/bench/matchmaker/compare.py [--runs 5] [--idle 10000] [--idle-runs 1]
+        [--targets picows,colyseus]
 
 One Node load client (``peers/loadclient.cjs``, the ``ws`` library; Colyseus's
 own client library runs on ``ws`` too) drives every server the same way, and
@@ -35,7 +36,7 @@ ROOT = HERE.parents[2]
 PEERS = HERE / "peers"
 CACHE = HERE / ".cache"
 TICKS = os.sysconf("SC_CLK_TCK")
-TARGETS = ("hypercorn", "granian", "colyseus")
+TARGETS = ("hypercorn", "picows", "colyseus")
 
 
 def node_modules() -> Path:
@@ -178,7 +179,7 @@ def scenario_runs(args: argparse.Namespace) -> list[tuple[str, str, Callable[[st
 
 def run_once(args: argparse.Namespace, index: int) -> dict[str, Any]:
     results: dict[str, Any] = {}
-    for target in TARGETS:
+    for target in args.targets:
         proto = "colyseus" if target == "colyseus" else "mm"
         row: dict[str, Any] = {}
         server = start(target, echo=True)
@@ -271,7 +272,8 @@ NOTES = """
 Measured directly (1,000 sockets, `matchmaker --server X`): granian 154.7 KiB per
 socket that never sent a frame and 156.5 KiB past `hello`; hypercorn 22.4 and 23.3 KiB.
 The ~130 KiB difference is tungstenite's read buffer, and it is touched memory, not
-a reservation: granian 2.8.7 (the newest release; it pins tokio-tungstenite 0.30)
+a reservation: granian 2.8.7 (the release measured, pinned in `.ci/constraints.txt`;
+it pins tokio-tungstenite 0.30)
 upgrades every WebSocket with `WebSocketConfig` `None`, so `read_buffer_size` is
 tungstenite's default 128 KiB, and tungstenite's `FrameCodec::read_in` calls
 `in_buffer.resize(capacity, 0)` (a memset of the whole buffer) before every read,
@@ -371,10 +373,19 @@ def report(args: argparse.Namespace, runs: list[dict[str, Any]]) -> str:
             text += f"; per CPU s {ours_cpu / theirs_cpu:.2f}×"
         return text
 
+    targets = args.targets
+    ours = [t for t in targets if t != "colyseus"]
+    names = {"colyseus": "Colyseus 0.16"}
+    # Each of our servers against Colyseus; the fastest of ours (picows) against the others.
+    ratios = [(t, "colyseus") for t in ours]
+    ratios += [("picows", t) for t in ours if "picows" in ours and t != "picows"]
     rows = [
-        "| scenario | hypercorn | granian | Colyseus 0.16 | granian / Colyseus | "
-        "granian / hypercorn |",
-        "|---|---|---|---|---|---|",
+        "| scenario | "
+        + " | ".join(names.get(t, t) for t in targets)
+        + " | "
+        + " | ".join(f"{t} / {names.get(b, b)}" for t, b in ratios)
+        + " |",
+        "|---" * (1 + len(targets) + len(ratios)) + "|",
     ]
 
     def cell(target: str, scenario: str, key: str, unit: str) -> str:
@@ -404,23 +415,26 @@ def report(args: argparse.Namespace, runs: list[dict[str, Any]]) -> str:
     ]
     for scenario, key, unit, label in scenarios:
         rows.append(
-            f"| {label} | {cell('hypercorn', scenario, key, unit)} | "
-            f"{cell('granian', scenario, key, unit)} | {cell('colyseus', scenario, key, unit)} | "
-            f"{ratio('granian', scenario, key)} | {ratio('granian', scenario, key, 'hypercorn')} |"
+            f"| {label} | "
+            + " | ".join(cell(t, scenario, key, unit) for t in targets)
+            + " | "
+            + " | ".join(ratio(t, scenario, key, b) for t, b in ratios)
+            + " |"
         )
-    idle = [m(target, "idle", "kib_per_connection") for target in TARGETS]
-    rss = [m(target, "idle", "server_rss_bytes") for target in TARGETS]
+    idle = [m(target, "idle", "kib_per_connection") for target in targets]
+    rss = [m(target, "idle", "server_rss_bytes") for target in targets]
     rows.append(
         f"| idle clients ({args.idle:,}), KiB per connection (server RSS) | "
         + " | ".join(
             "n/a" if k is None or r is None else f"{k:.1f} KiB ({r / 2**20:.0f} MiB)"
             for k, r in zip(idle, rss, strict=True)
         )
-        + f" | {ratio('granian', 'idle', 'kib_per_connection')} | "
-        f"{ratio('granian', 'idle', 'kib_per_connection', 'hypercorn')} |"
+        + " | "
+        + " | ".join(ratio(t, "idle", "kib_per_connection", b) for t, b in ratios)
+        + " |"
     )
     lines = [
-        "# matchmaker servers side by side: hypercorn, granian, Colyseus",
+        "# matchmaker servers side by side: " + ", ".join(names.get(t, t) for t in targets),
         "",
         f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on this machine "
         f"({os.cpu_count()} cores shared with other work, Python {platform.python_version()}, "
@@ -447,6 +461,12 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=50)
     parser.add_argument("--idle", type=int, default=10_000)
     parser.add_argument("--idle-runs", type=int, default=1)
+    parser.add_argument(
+        "--targets",
+        type=lambda text: tuple(text.split(",")),
+        default=TARGETS,
+        help="comma-separated, of " + ", ".join(TARGETS),
+    )
     parser.add_argument("--rerender", type=Path, help="rewrite the report from a run log")
     parser.add_argument(
         "--out", type=Path, default=ROOT / "docs" / "benchmarks" / "matchmaker-servers.md"

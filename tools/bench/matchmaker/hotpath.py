@@ -3,7 +3,7 @@
     python tools/bench/matchmaker/hotpath.py [--number 200000] [--runs 5]
 
 Two clients join one session in a real :class:`DataPlane` (no sockets: a
-:class:`Connection` whose ``send`` is never awaited, since the writer task is
+:class:`WriterConnection` whose ``send`` is never awaited, since the writer task is
 not started); then one ``session.send`` frame is handed to ``on_frame`` again
 and again. Each step of that path is timed on its own too (decode, command,
 the core, encoding the event, queueing it). Prints the best of ``--runs``
@@ -22,10 +22,10 @@ from collections.abc import Callable, MutableMapping
 from typing import Any
 
 from matchmaker.config import Limits, ServerConfig
-from matchmaker.data.connection import Connection
 from matchmaker.data.plane import DataPlane
 from matchmaker.data.protocol import REQUEST_DECODER
 from matchmaker.data.translate import command, event_head
+from matchmaker.data.writer import WriterConnection
 from matchmaker.directory import ProjectDirectory
 
 UNLIMITED = Limits(send_rate_per_s=1e12, send_burst=10**12, outbound_queue=10**9)
@@ -39,7 +39,9 @@ async def _unused_send(message: MutableMapping[str, Any]) -> None:
 
 async def measure(number: int, runs: int) -> dict[str, float]:
     plane = DataPlane(ServerConfig(limits=UNLIMITED), ProjectDirectory(), asyncio.Event())
-    sender, receiver = (Connection(plane, plane._conversation(), _unused_send) for _ in range(2))
+    sender, receiver = (
+        WriterConnection(plane, plane._conversation(), _unused_send) for _ in range(2)
+    )
     for connection in (sender, receiver):
         connection.on_frame(HELLO)
         connection.on_frame(JOIN)

@@ -1,13 +1,12 @@
-"""Idle memory per WebSocket under allocator settings: does any of them shrink granian's?
+"""Idle memory per WebSocket under allocator settings and picows read buffers.
 
-    python tools/bench/matchmaker/idle_memory.py [--clients 1000] [--runs 3]
+    python tools/bench/matchmaker/idle_memory.py [--clients 1000] [--runs 3] [--only picows]
 
 Starts the real launcher (``server.py``, as ``compare.py`` does) once per row
 with the row's environment, holds ``--clients`` clients past ``hello`` with the
 Node load client and reports (RSS held - RSS of the fresh server) / clients,
-the median of ``--runs``. granian's wheel is linked with jemalloc (tikv-jemallocator,
-which reads ``_RJEM_MALLOC_CONF``); the Python side uses glibc malloc
-(``MALLOC_ARENA_MAX``). Prints a Markdown table for
+the median of ``--runs``. (Rows for granian, the server before picows, and its
+jemalloc settings are in docs/benchmarks/matchmaker-servers.md.) Prints a Markdown table for
 docs/benchmarks/matchmaker-servers.md.
 """
 
@@ -18,23 +17,14 @@ import os
 import statistics
 
 from compare import client, start
+from server import READ_BUFFER
 
-JEMALLOC = "_RJEM_MALLOC_CONF"
 ROWS: list[tuple[str, str, dict[str, str]]] = [
     ("hypercorn", "defaults", {}),
-    ("granian", "defaults", {}),
-    (
-        # one arena, no thread cache, freed pages returned to the system at once
-        "granian",
-        "jemalloc `narenas:1,tcache:false,dirty_decay_ms:0,muzzy_decay_ms:0`",
-        {JEMALLOC: "narenas:1,tcache:false,dirty_decay_ms:0,muzzy_decay_ms:0"},
-    ),
-    (
-        "granian",
-        "jemalloc `thp:never,metadata_thp:disabled` (no huge pages)",
-        {JEMALLOC: "thp:never,metadata_thp:disabled"},
-    ),
-    ("granian", "glibc `MALLOC_ARENA_MAX=1`", {"MALLOC_ARENA_MAX": "1"}),
+    # picows's first read buffer per socket: its default, ours (the launcher's), smaller.
+    ("picows", "`read_buffer_init_size` 16384 (picows's default)", {READ_BUFFER: "16384"}),
+    ("picows", "`read_buffer_init_size` 4096 (the launcher's)", {}),
+    ("picows", "`read_buffer_init_size` 1024", {READ_BUFFER: "1024"}),
 ]
 
 
@@ -61,10 +51,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--only", help="only the rows of this server")
     args = parser.parse_args()
-    print(f"| server | setting (jemalloc: `{JEMALLOC}`) | KiB per idle connection |")
+    print("| server | setting | KiB per idle connection |")
     print("|---|---|---|")
     for server, label, env in ROWS:
+        if args.only and server != args.only:
+            continue
         values = [kib_per_connection(server, env, args.clients) for _ in range(args.runs)]
         print(f"| {server} | {label} | {statistics.median(values):.1f} |", flush=True)
 

@@ -3,7 +3,7 @@
     python tools/bench/matchmaker/server.py --port 9100 --management-port 9101 [--default-gc]
     python tools/bench/matchmaker/server.py --port 9100 --echo [--profile out.txt]
     ... [--cluster redis://127.0.0.1:6379/13 --cluster-name NAME]   (one member of a cluster)
-    ... [--server hypercorn|granian]   (default hypercorn; granian runs on uvloop)
+    ... [--server hypercorn|picows]   (default hypercorn; picows on uvloop)
 
 Without ``--echo`` this is ``matchmaker`` as users run it (the same CLI and
 ``serve_until_signalled``: hypercorn's frame cap, ``tune_gc``, the open-file
@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import resource
 import signal
 import socket
@@ -70,6 +71,40 @@ def raise_fd_limit() -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
+class EchoFrames:
+    """The floor under picows: every frame sent back through the same frame seam
+    (:class:`~matchmaker.servers.base.FrameApp`) the data plane is served on."""
+
+    def answer_get(self, target: str, headers: list[tuple[bytes, bytes]]) -> Any:
+        return None
+
+    def open_socket(self, peer: Any) -> Any:
+        return _Echo(peer)
+
+    async def startup(self) -> None:
+        return None
+
+    async def shutdown(self) -> None:
+        return None
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await echo_app(scope, receive, send)
+
+
+class _Echo:
+    def __init__(self, peer: Any) -> None:
+        self.on_frame = peer.send
+
+    def pause(self) -> None:
+        return None
+
+    def resume(self) -> None:
+        return None
+
+    def on_closed(self, code: int) -> None:
+        return None
+
+
 async def serve_echo(port: int, server: str) -> None:
     """The echo app on ``server`` through the launcher's seam (as the data plane is served)."""
     raise_fd_limit()
@@ -79,10 +114,19 @@ async def serve_echo(port: int, server: str) -> None:
         loop.add_signal_handler(sig, stop.set)
     sock = socket.create_server(("127.0.0.1", port), backlog=4096)
     sock.setblocking(False)
-    await serve_function(server)(Listener(echo_app, sock, 1.0, 1 << 20), stop)
+    app = EchoFrames() if server == "picows" else echo_app
+    await serve_function(server)(Listener(app, sock, 1.0, 1 << 20), stop)
+
+
+# The picows read buffer to try (idle_memory.py's rows); unset: the launcher's.
+READ_BUFFER = "BENCH_PICOWS_READ_BUFFER"
 
 
 def serve_matchmaker(args: argparse.Namespace) -> None:
+    if os.environ.get(READ_BUFFER):
+        from matchmaker.servers import picows_server
+
+        picows_server.READ_BUFFER_BYTES = int(os.environ[READ_BUFFER])
     if args.default_gc:
         matchmaker.server.tune_gc = lambda: None  # the comparison row: default GC thresholds
     flags = ["--port", str(args.port), "--management-port", str(args.management_port)]
@@ -106,7 +150,7 @@ if __name__ == "__main__":
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--management-port", type=int, default=0)
     parser.add_argument("--echo", action="store_true")
-    parser.add_argument("--server", choices=["hypercorn", "granian"], default="hypercorn")
+    parser.add_argument("--server", choices=["hypercorn", "picows"], default="hypercorn")
     parser.add_argument("--default-gc", action="store_true", help="skip tune_gc()")
     parser.add_argument("--cluster", help="join the cluster at this Redis URL")
     parser.add_argument("--cluster-name", default="matchmaker")

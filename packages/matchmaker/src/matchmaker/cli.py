@@ -178,7 +178,7 @@ def _serve(settings: Effective) -> None:
         raise CommandError(exc) from None
     else:
         # Closing the loop put back the default SIGINT/SIGTERM actions, yet the process
-        # still has its teardown to do (granian's runtime takes a while): a supervisor's
+        # still has its teardown to do (closing the store, the loop's own): a supervisor's
         # repeated SIGTERM must not kill it there and turn a clean stop into -15.
         for signum in (signal.SIGINT, signal.SIGTERM):
             signal.signal(signum, signal.SIG_IGN)
@@ -239,7 +239,7 @@ if __name__ == "__main__":
 
 
 def _name_the_chosen_server(rows: list[dict[str, Any]]) -> None:
-    """``server: auto`` names what it resolves to on this machine (``auto (granian)``;
+    """``server: auto`` names what it resolves to on this machine (``auto (picows)``;
     ``chosen`` in JSON), which depends on what is installed, not on the settings."""
     from matchmaker.servers.choice import resolve_server
 

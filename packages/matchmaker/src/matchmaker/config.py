@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-SERVER_CHOICES = ("auto", "hypercorn", "granian")
+SERVER_CHOICES = ("auto", "hypercorn", "picows")
 """Values of ``ServerConfig.server`` (see :mod:`matchmaker.servers`)."""
 
 LOOPBACK = "127.0.0.1"
@@ -67,9 +67,9 @@ class ServerConfig:
     default store: ``sqlite:///matchmaker.db`` in the working directory when a
     key is given, else nothing is stored. ``store_key_file`` names the file of
     the key that seals client secrets at rest (``None``: stored in clear, with a
-    warning at startup). ``server`` names the data plane's
-    server: ``auto`` (granian when installed, else hypercorn), ``hypercorn``
-    or ``granian`` (:mod:`matchmaker.servers`). ``metrics_port`` ``None``
+    warning at startup). ``server`` names the data plane's server: ``auto``
+    (picows when installed, else hypercorn), ``hypercorn`` or ``picows``
+    (:mod:`matchmaker.servers`). ``metrics_port`` ``None``
     serves ``/metrics`` only on the management port, behind the key; a port
     serves it there too, without the key. ``management_host`` ``None`` is
     loopback (``LOOPBACK``), whatever ``host`` is: the control plane (and the

@@ -22,6 +22,7 @@ from mtcommon import render_json
 __all__ = [
     "EXCEPTION_HANDLERS",
     "JSON",
+    "READY",
     "error_response",
     "json_response",
     "on_coded_error",
@@ -30,6 +31,7 @@ __all__ = [
 ]
 
 JSON = "application/json"
+READY = {"status": "ready"}
 
 # Codes whose message may carry internals (driver exceptions, DSNs): the log gets the
 # message, the client this one.
@@ -105,32 +107,45 @@ class Readiness:
         self._ready = True
 
     async def respond(self, request: Request) -> Response:
-        """The endpoint."""
+        """The endpoint: the probe runs now (unless stopping or the cluster is down)."""
+        if self._elsewhere() is None:
+            await self.check()
+        error = self.verdict()
+        return json_response(READY) if error is None else error_response(error)
+
+    async def check(self) -> None:
+        """Run the probe and remember its result for :meth:`verdict`."""
+        if self._probe is None:
+            return
+        try:
+            async with asyncio.timeout(self._timeout_s):
+                await self._probe()
+        except (MatchmakerError, TimeoutError) as exc:
+            if self._ready:
+                log.warning("not ready: %s", _reason(exc))
+                self._ready = False
+            return
+        if not self._ready:
+            log.info("ready again: the Project store answers")
+            self._ready = True
+
+    def verdict(self) -> MatchmakerError | None:
+        """Why the server is not ready by the last :meth:`check` (``None``: it is ready)."""
+        error = self._elsewhere()
+        if error is None and not self._ready:
+            return MatchmakerError("the Project store is unreachable", code="store.unavailable")
+        return error
+
+    def _elsewhere(self) -> MatchmakerError | None:
+        """Not ready for a reason other than the store: stopping, or the cluster down."""
         if self._stopping():
-            error = MatchmakerError("the server is shutting down", code="server.shutting_down")
-            return error_response(error)
+            return MatchmakerError("the server is shutting down", code="server.shutting_down")
         if self._cluster_available is not None and not self._cluster_available():
             # The cluster member logs the outage and the recovery itself.
-            error = MatchmakerError(
+            return MatchmakerError(
                 "the cluster's Redis cannot be reached", code="cluster.unavailable"
             )
-            return error_response(error)
-        if self._probe is not None:
-            try:
-                async with asyncio.timeout(self._timeout_s):
-                    await self._probe()
-            except (MatchmakerError, TimeoutError) as exc:
-                if self._ready:
-                    log.warning("not ready: %s", _reason(exc))
-                    self._ready = False
-                public = MatchmakerError(
-                    "the Project store is unreachable", code="store.unavailable"
-                )
-                return error_response(public)
-            if not self._ready:
-                log.info("ready again: the Project store answers")
-                self._ready = True
-        return json_response({"status": "ready"})
+        return None
 
 
 def _reason(exc: Exception) -> str:

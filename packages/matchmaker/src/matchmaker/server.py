@@ -4,7 +4,7 @@
 to start a server) and some tests start in-process: it opens the
 store, loads the directory, binds both ports (``0`` picks a free one), reports
 the bound addresses, serves until ``shutdown`` is set and then closes the store.
-The data plane runs on the server ``config.server`` names (granian or
+The data plane runs on the server ``config.server`` names (picows or
 hypercorn, see :mod:`matchmaker.servers`); the control plane always runs on
 hypercorn: it is low-traffic HTTP, so one server for it keeps its behaviour
 (errors, body and header limits) the same whatever serves the data plane.
@@ -296,8 +296,7 @@ def _listen(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         # Accepted sockets inherit it: small frames go out at once, not after a delayed ACK
-        # (asyncio sets it on each socket hypercorn accepts; granian, handed this socket,
-        # sets nothing).
+        # (asyncio sets it on each socket hypercorn accepts, picows on each it accepts too).
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind(address)
         sock.listen(1024)

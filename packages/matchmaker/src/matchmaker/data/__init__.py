@@ -1,10 +1,12 @@
-"""The data plane: the WebSocket shell around :mod:`matchmaker.core`, and its ASGI app.
+"""The data plane: the WebSocket shell around :mod:`matchmaker.core`, and its app.
 
 ::
 
-    app.py          create_data_app: /ws and /healthz
+    app.py          create_data_app: /ws, /healthz, /readyz, the playground (ASGI and frames)
     plane.py        DataPlane: the core, the live connections, the timers
-    connection.py   one WebSocket: frames decoded into core commands, effects written out
+    connection.py   one WebSocket: frames decoded into core commands, effects carried out
+    writer.py       a connection drained by a task through an ASGI-style send
+    direct.py       a connection written straight to a frame server's socket (picows)
     protocol.py     the wire Structs (docs/protocol.md)
     translate.py    wire Structs to core commands, core answers and events to wire Structs
     runtime.py      tune_gc, raise_open_file_limit: process-wide settings for the launcher

@@ -1,12 +1,19 @@
-"""One WebSocket connection: the I/O shell around a core :class:`Conversation`.
+"""One WebSocket connection: the I/O shell around a core :class:`Conversation`, the part
+every transport shares.
 
 Frames are decoded here (size, UTF-8, JSON, schema) and fed to the
-conversation as commands; the effects it returns are written back in order.
+conversation as commands; the effects it returns are carried out in order.
 Everything a frame triggers runs synchronously, so frames of one connection
 are handled in order and no operation interleaves with another. Outbound
-frames go to a bounded per-connection queue drained by the connection's own
-writer task: delivering to many members never awaits one slow peer, and a
-queue that overflows closes its connection with 3008.
+frames wait in a bounded per-connection queue only while the transport cannot
+take them: delivering to many members never awaits one slow peer, and a queue
+that overflows closes its connection with 3008.
+
+How frames leave is the transport's: :class:`~matchmaker.data.writer.WriterConnection`
+drains the queue from a task through an ASGI-style ``send`` (ASGI servers, WebRTC data
+channels, cluster relays); :class:`~matchmaker.data.direct.DirectConnection` writes to a
+frame server's socket at once (picows). Both subclass :class:`Connection` and override
+:meth:`Connection._wake` alone.
 
 In a cluster, a connection whose client lives on another process (it resumed
 with that process's token) becomes a *relay*: its frames go to that process
@@ -19,8 +26,8 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, MutableMapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 import msgspec
 
@@ -46,12 +53,12 @@ from matchmaker.errors import MatchmakerError
 __all__ = ["HARD_CAP_FACTOR", "Connection", "Hub", "Relay"]
 
 # A frame over HARD_CAP_FACTOR x max_frame_bytes is not answered but closed with 1009
-# (RFC 6455 "message too big"). hypercorn does that itself before buffering such a
-# frame; granian has no such option and hands it over whole, so the check is here too.
+# (RFC 6455 "message too big"). hypercorn and picows do that themselves before buffering
+# such a frame; a WebRTC data channel has no such option and hands it over whole, so the
+# check is here too.
 HARD_CAP_FACTOR = 4
 _MESSAGE_TOO_BIG = 1009
 
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 Forward = Callable[[Conversation, Command, str | None, float], bool]
 
 _log = logging.getLogger("matchmaker.data")
@@ -97,14 +104,13 @@ class Relay(Protocol):
 
 
 class Connection:
-    """The outbound queue, the writer and the decoder of one accepted WebSocket."""
+    """The outbound queue, the close and the decoder of one accepted WebSocket; a
+    transport's subclass says how queued frames leave (:meth:`_wake`)."""
 
     __slots__ = (
         "_handshake_timer",
         "_hub",
         "_queue",
-        "_send",
-        "_waiter",
         "close_code",
         "close_reason",
         "conversation",
@@ -114,15 +120,11 @@ class Connection:
         "relay",
     )
 
-    def __init__(self, hub: Hub, conversation: Conversation, send: Send) -> None:
+    def __init__(self, hub: Hub, conversation: Conversation) -> None:
         limits = conversation.core.limits
         self._hub = hub
         self.conversation = conversation
-        self._send = send
         self._queue: deque[str] = deque()
-        # The writer's wake-up while it waits with nothing to send (``None`` otherwise):
-        # one bare future per idle period, resolved by the first push or the close.
-        self._waiter: asyncio.Future[None] | None = None
         self.close_code: int | None = None
         self.close_reason = ""
         # Pool name -> (monotonic time of pool.enter, mode): the match-latency histogram's
@@ -178,36 +180,8 @@ class Connection:
         self.relay = relay
 
     def _wake(self) -> None:
-        waiter = self._waiter
-        if waiter is not None:
-            self._waiter = None
-            if not waiter.done():
-                waiter.set_result(None)
-
-    async def write(self) -> None:
-        """The writer task: drain the queue, then send the close frame if one is due.
-
-        It waits on a bare future only when the queue is empty (not an
-        ``asyncio.Event``, whose wait is a coroutine and a waiter list per wake-up):
-        a relay wakes it once per burst of frames.
-        """
-        queue, send = self._queue, self._send
-        create_future = asyncio.get_running_loop().create_future
-        while True:
-            if not queue and self.close_code is None:
-                self._waiter = waiter = create_future()
-                await waiter
-            while queue:
-                await send({"type": "websocket.send", "text": queue.popleft()})
-            if self.close_code is not None:
-                await send(
-                    {
-                        "type": "websocket.close",
-                        "code": self.close_code,
-                        "reason": self.close_reason,
-                    }
-                )
-                return
+        """A frame was queued or the close is due: the transport sends what it can."""
+        raise NotImplementedError
 
     def perform(self, effects: list[Effect]) -> None:
         """Carry out what the conversation returned, in order."""

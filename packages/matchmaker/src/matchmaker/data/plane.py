@@ -17,10 +17,12 @@ from matchmaker.core.conversation import Conversation
 from matchmaker.core.effects import Effect, Refuse, ResumeElsewhere
 from matchmaker.core.events import EntryClosed, MessageRelayed, SessionCreated
 from matchmaker.data.connection import Connection
+from matchmaker.data.direct import DirectConnection, Peer
 from matchmaker.data.observer import DataObserver
 from matchmaker.data.translate import error_frame, event_head, reply_frame
 from matchmaker.data.upgrade import upgrade_refusal
 from matchmaker.data.webrtc import ChannelAnswer, answer_offer, channel_send, close_quietly
+from matchmaker.data.writer import WriterConnection
 from matchmaker.directory import ProjectDirectory
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import Project
@@ -296,10 +298,10 @@ class DataPlane:
         assert self.cluster is not None, "only a cluster member's tokens name another issuer"
         self.cluster.resume_elsewhere(connection, effect)
 
-    def open_remote(self, send: Send) -> Connection:
+    def open_remote(self, send: Send) -> WriterConnection:
         """A connection whose socket is on another process (a client that resumed there
         with this process's token): ``send`` carries its frames and its close there."""
-        connection = Connection(self, self._conversation(), send)
+        connection = WriterConnection(self, self._conversation(), send)
         self.open.add(connection)
         writer = asyncio.create_task(connection.write())
         self._background.add(writer)
@@ -340,7 +342,7 @@ class DataPlane:
 
     def _serve_channel(self, peer: Any, channel: Any) -> None:
         """A data channel opened: it is a connection of its own, speaking the protocol."""
-        connection = Connection(self, self._conversation(), channel_send(peer, channel))
+        connection = WriterConnection(self, self._conversation(), channel_send(peer, channel))
         self.open.add(connection)
         writer = asyncio.create_task(connection.write())
 
@@ -396,7 +398,18 @@ class DataPlane:
                 self._last_match = event.session_id
                 self.observer.matched(mode)
 
-    # -- ASGI -----------------------------------------------------------------------------
+    # -- frame servers (picows) and ASGI ---------------------------------------------------
+
+    def open_direct(self, peer: Peer) -> DirectConnection | None:
+        """A WebSocket a frame server upgraded: its frames come to the returned
+        connection, which writes to ``peer``. ``None`` during shutdown (closed 1001)."""
+        self.observer.accepted()
+        if self.shutdown.is_set():
+            return None
+        self.start()
+        connection = DirectConnection(self, self._conversation(), peer)
+        self.open.add(connection)
+        return connection
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one WebSocket on ``/ws``."""
@@ -418,7 +431,7 @@ class DataPlane:
             await send({"type": "websocket.close", "code": closecodes.GOING_AWAY})
             return
         self.start()
-        connection = Connection(self, self._conversation(), send)
+        connection = WriterConnection(self, self._conversation(), send)
         self.open.add(connection)
         writer = asyncio.create_task(connection.write())
         # Unless the client closes normally (1000), losing the socket is unclean: the
@@ -443,7 +456,7 @@ class DataPlane:
 
 async def _refuse_upgrade(send: Send, reason: str) -> None:
     """Answer a malformed upgrade request 400 ``request.invalid`` (ASGI's WebSocket
-    denial response, which hypercorn and granian both speak)."""
+    denial response, which hypercorn speaks; picows answers from the data app)."""
     body = json.dumps(render_json(MatchmakerError(reason, code="request.invalid"))).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
     await send({"type": "websocket.http.response.start", "status": 400, "headers": headers})

@@ -1,11 +1,8 @@
 """The WebSocket upgrade request, checked before it is accepted (RFC 6455, section 4.2.1).
 
-hypercorn checks the method and headers itself. granian upgrades any request that
-asks to (``POST /ws`` included) and only checks that a ``Sec-WebSocket-Key`` is
-present, so the data plane checks what the ASGI scope shows before it accepts:
-the key must be 16 bytes in base64, and an upgrade request carries no body.
-granian's WebSocket scope has no ``method``; a ``POST`` without a body can only be
-refused where the scope says it was one.
+hypercorn and picows check the method and the headers' presence themselves; the data
+plane also checks that the key is 16 bytes in base64 and that an upgrade request
+carries no body, from the ASGI scope (hypercorn) or the request's headers (picows).
 """
 
 from __future__ import annotations

@@ -1,15 +1,16 @@
-"""The server seam: which ASGI server runs the data plane (``--server``).
+"""The server seam: which server runs the data plane (``--server``).
 
 ::
 
-    base.py              Listener, the one interface every server module implements
+    base.py              Listener, the one interface every server module implements;
+                         FrameApp, what an app offers a server that speaks WebSocket itself
     choice.py            --server resolved, the chosen module's serve, its event loop
     hypercorn_server.py  hypercorn (pure Python, always installed; the control plane's server)
-    granian_server.py    granian's embedded server (Rust, ``matchmaker[fast]``), data plane only
+    picows_server.py     picows (Cython WebSocket, ``matchmaker[fast]``), data plane only
 
-``auto`` picks granian when it is installed, else hypercorn. Each module
-imports its server library only when chosen, so a process that never serves
-granian never loads it.
+``auto`` picks picows when it is installed, else hypercorn. Each module imports
+its server library only when chosen, so a process that never serves picows
+never loads it.
 """
 
 from __future__ import annotations

@@ -17,10 +17,14 @@ from matchmaker.servers.base import Serve
 __all__ = ["event_loop_factory", "resolve_server", "serve_function"]
 
 
-def resolve_server(name: str) -> str:
-    """``auto`` becomes ``granian`` when it is importable, else ``hypercorn``.
+# The servers installed only with an extra, and the extra that has each.
+_OPTIONAL = {"picows": "fast"}
 
-    Asking for granian without it installed is a coded error
+
+def resolve_server(name: str) -> str:
+    """``auto`` becomes ``picows`` when it is importable, else ``hypercorn``.
+
+    Asking for a server that is not installed is a coded error
     (``server.unavailable``), not a silent fallback.
     """
     if name not in SERVER_CHOICES:
@@ -28,33 +32,37 @@ def resolve_server(name: str) -> str:
             f"unknown server {name!r}: choose one of {', '.join(SERVER_CHOICES)}",
             code="server.unknown",
         )
-    installed = importlib.util.find_spec("granian") is not None
     if name == "auto":
-        return "granian" if installed else "hypercorn"
-    if name == "granian" and not installed:
+        return next((server for server in _OPTIONAL if _installed(server)), "hypercorn")
+    if name in _OPTIONAL and not _installed(name):
         raise MatchmakerError(
-            "--server granian needs granian: pip install './packages/matchmaker[fast]'",
+            f"--server {name} needs {name}: pip install './packages/matchmaker[{_OPTIONAL[name]}]'",
             code="server.unavailable",
         )
     return name
 
 
+def _installed(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
 def serve_function(name: str) -> Serve:
     """The ``serve`` of a resolved server name (imports that server's module now)."""
-    if name == "granian":
-        from matchmaker.servers.granian_server import serve
+    if name == "picows":
+        from matchmaker.servers.picows_server import serve
     else:
         from matchmaker.servers.hypercorn_server import serve
     return serve
 
 
 def event_loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
-    """uvloop's loop for a granian process when uvloop is installed, else ``None`` (asyncio's).
+    """uvloop's loop for a picows process when uvloop is installed, else ``None``
+    (asyncio's).
 
-    granian schedules every ASGI call on the loop, so a faster loop pays under
-    it; hypercorn keeps the standard loop, the one its tests run on.
+    picows runs every frame's callback on the loop's transport, so a faster loop pays;
+    hypercorn keeps the standard loop, the one its tests run on.
     """
-    if resolve_server(name) != "granian" or importlib.util.find_spec("uvloop") is None:
+    if resolve_server(name) == "hypercorn" or not _installed("uvloop"):
         return None
     import uvloop
 

@@ -362,8 +362,9 @@ def _server_options() -> list[Option]:
             Kind("choice", choices=SERVER_CHOICES),
             defaults.server,
             process,
-            "Server of the data plane: granian (Rust, from the 'fast' extra) or hypercorn "
-            "(pure Python); auto is granian when installed. The control plane runs on hypercorn.",
+            "Server of the data plane: picows (Cython WebSocket, from the 'fast' extra) or "
+            "hypercorn (pure Python); auto is picows when installed. The control plane runs on "
+            "hypercorn.",
         ),
         Option(
             "shutdown_grace_s",

@@ -1,0 +1,288 @@
+"""picows: WebSocket frames straight from Cython to the data plane, no ASGI between.
+
+The app must be a :class:`~matchmaker.servers.base.FrameApp` (the data plane's is).
+Each upgraded socket gets a :class:`_Socket` listener whose ``on_ws_frame`` hands whole
+messages to the app's handler synchronously; the handler writes its frames back
+through the same object (:class:`~matchmaker.servers.base.SocketPeer`), straight to
+the transport. Every other GET is answered from the upgrade hook
+(``WSUpgradeResponse``), with the app's status, headers and body.
+
+What picows leaves to us, and how this module closes it:
+
+- It hands over frames, not messages: the fragments of a message are joined here, and
+  an unfinished message over the hard cap (``max_message``) closes 1009 before more
+  is held. One frame over the cap is refused by picows itself (``max_frame_size``,
+  1009) before it is buffered.
+- It does not check text frames are UTF-8 (1007 here), nor the reserved bits: no
+  extension is ever negotiated, so a compressed frame (RSV1) closes 1002.
+- A close frame from the client is answered here, and the TCP connection ended.
+- Its log lines: a line per accepted connection at INFO (the peer's address) and a
+  client's protocol error at ERROR. :class:`_QuietLog` moves them one level down
+  (DEBUG, WARNING): a client's bad frame is not a fault of the server.
+- On stop it only stops accepting: ``serve`` gives open sockets ``grace_s`` to end
+  (the data plane closes them with 1001), then drops the rest and runs the app's
+  shutdown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+from picows import (
+    WSCloseCode,
+    WSFrame,
+    WSListener,
+    WSMsgType,
+    WSTransport,
+    WSUpgradeRequest,
+    WSUpgradeResponse,
+    WSUpgradeResponseWithListener,
+    ws_create_server,
+)
+
+from matchmaker.servers.base import FrameApp, Listener, SocketHandler
+
+__all__ = ["READ_BUFFER_BYTES", "serve"]
+
+_log = logging.getLogger("matchmaker")
+
+# Each socket's first read buffer (picows grows it for bigger frames and keeps the
+# largest). Measured per idle client past hello: 30.1 KiB with picows's default 16 KiB,
+# 18.1 KiB with 4 KiB, 16.1 KiB with 1 KiB, which most relayed frames would outgrow
+# (docs/benchmarks.md, idle memory).
+READ_BUFFER_BYTES = 4096
+# How long an accepted TCP connection may take to send its upgrade request.
+UPGRADE_TIMEOUT_S = 10.0
+# How long the client has to answer our close frame before the connection is dropped.
+CLOSE_TIMEOUT_S = 5.0
+
+_NO_CODE = 1005
+_PROTOCOL_ERROR = 1002
+_INVALID_TEXT = 1007
+_TOO_BIG = 1009
+_GOING_AWAY = 1001
+
+
+class _QuietLog(logging.LoggerAdapter[logging.Logger]):
+    """picows's logger, one level down: per-connection INFO lines become DEBUG, and a
+    client's protocol error (its ERROR) a WARNING."""
+
+    def log(self, level: int, msg: object, *args: Any, **kwargs: Any) -> None:
+        if level >= logging.ERROR:
+            level = logging.WARNING
+        elif level >= logging.INFO:
+            level = logging.DEBUG
+        super().log(level, msg, *args, **kwargs)
+
+    def info(self, msg: object, *args: Any, **kwargs: Any) -> None:
+        self.log(logging.INFO, msg, *args, **kwargs)
+
+    def error(self, msg: object, *args: Any, **kwargs: Any) -> None:
+        self.log(logging.ERROR, msg, *args, **kwargs)
+
+
+class _Served:
+    """What every socket of one server shares: the app, the hard cap, the open sockets."""
+
+    def __init__(self, app: FrameApp, max_message: int) -> None:
+        self.app = app
+        self.max_message = max_message
+        self.sockets: set[_Socket] = set()
+        self.idle = asyncio.Event()
+        self.idle.set()
+        self.loop = asyncio.get_running_loop()
+
+    def route(self, request: WSUpgradeRequest) -> Any:
+        """picows's upgrade hook: our path upgrades, any other GET is answered whole."""
+        headers = [
+            (name.lower().encode(), value.encode()) for name, value in request.headers.items()
+        ]
+        answer = self.app.answer_get(request.path.decode("latin-1"), headers)
+        if answer is None:
+            return _Socket(self)
+        status, fields, body = answer
+        if status < 400:
+            response = WSUpgradeResponse.create_ok_response(body, fields)
+        else:
+            response = WSUpgradeResponse.create_error_response(status, body, fields)
+        return WSUpgradeResponseWithListener(response, None)
+
+    def opened(self, sock: _Socket) -> None:
+        self.sockets.add(sock)
+        self.idle.clear()
+
+    def ended(self, sock: _Socket) -> None:
+        self.sockets.discard(sock)
+        if not self.sockets:
+            self.idle.set()
+
+
+class _Socket(WSListener):
+    """One upgraded WebSocket: messages in, frames out, the app's handler between."""
+
+    def __init__(self, served: _Served) -> None:
+        super().__init__()
+        self._served = served
+        self._transport: WSTransport | None = None
+        self._handler: SocketHandler | None = None
+        self._parts: list[bytes] | None = None  # an unfinished message's fragments
+        self._text = False
+        self._size = 0
+        self._client_code = _GOING_AWAY
+        # Set once our close frame is out or the socket ended: nothing more is written.
+        self._done = False
+        self._closing: asyncio.TimerHandle | None = None
+
+    # -- SocketPeer: the app's writes --------------------------------------------------------
+
+    def send(self, text: str) -> None:
+        if not self._done:
+            assert self._transport is not None
+            self._transport.send(WSMsgType.TEXT, text.encode())
+
+    def close(self, code: int, reason: str) -> None:
+        transport = self._transport
+        if transport is None or self._done:
+            return
+        self._done = True
+        transport.send_close(WSCloseCode(code), reason.encode())
+        self._closing = self._served.loop.call_later(CLOSE_TIMEOUT_S, transport.disconnect)
+
+    # -- picows's calls -----------------------------------------------------------------------
+
+    def on_ws_connected(self, transport: WSTransport) -> None:
+        self._transport = transport
+        self._served.opened(self)
+        self._handler = self._served.app.open_socket(self)
+        if self._handler is None:
+            self.close(_GOING_AWAY, "server shutting down")
+
+    def on_ws_frame(self, transport: WSTransport, frame: WSFrame) -> None:
+        handler = self._handler
+        if handler is None or self._done:
+            if frame.msg_type == WSMsgType.CLOSE:
+                transport.disconnect()
+            return
+        kind = frame.msg_type
+        if frame.fin and self._parts is None and not frame.rsv1:
+            if kind == WSMsgType.TEXT:
+                try:
+                    text = frame.get_payload_as_utf8_text()
+                except UnicodeDecodeError:
+                    self._fail(_INVALID_TEXT, "text frame is not UTF-8")
+                    return
+                handler.on_frame(text)
+                return
+            if kind == WSMsgType.BINARY:
+                handler.on_frame(frame.get_payload_as_bytes())
+                return
+        self._other(transport, frame, kind)
+
+    def _other(self, transport: WSTransport, frame: WSFrame, kind: WSMsgType) -> None:
+        """A close, a fragment, or a frame that breaks the protocol."""
+        if kind == WSMsgType.CLOSE:
+            payload = frame.get_payload_as_bytes()
+            code = int.from_bytes(payload[:2], "big") if len(payload) >= 2 else _NO_CODE
+            self._client_code = code
+            if not self._done:
+                self._done = True
+                transport.send_close(WSCloseCode(1000 if code == _NO_CODE else code))
+            transport.disconnect()
+        elif kind in (WSMsgType.PING, WSMsgType.PONG):
+            return
+        elif frame.rsv1 or frame.rsv2 or frame.rsv3:
+            self._fail(_PROTOCOL_ERROR, "no extension was negotiated")
+        elif kind == WSMsgType.CONTINUATION:
+            self._fragment(frame)
+        elif self._parts is not None:
+            self._fail(_PROTOCOL_ERROR, "a new message before the last one finished")
+        else:  # the first fragment of a message
+            self._parts, self._text, self._size = [], kind == WSMsgType.TEXT, 0
+            self._fragment(frame)
+
+    def _fragment(self, frame: WSFrame) -> None:
+        parts = self._parts
+        if parts is None:
+            self._fail(_PROTOCOL_ERROR, "a continuation frame without a message")
+            return
+        self._size += frame.payload_size
+        if self._size > self._served.max_message:
+            self._parts = None
+            self._fail(_TOO_BIG, "message too large")
+            return
+        parts.append(frame.get_payload_as_bytes())
+        if not frame.fin:
+            return
+        self._parts = None
+        message = b"".join(parts)
+        if not self._text:
+            self._deliver(message)
+            return
+        try:
+            self._deliver(message.decode())
+        except UnicodeDecodeError:
+            self._fail(_INVALID_TEXT, "text frame is not UTF-8")
+
+    def _deliver(self, message: str | bytes) -> None:
+        if self._handler is not None:
+            self._handler.on_frame(message)
+
+    def _fail(self, code: int, reason: str) -> None:
+        """Close for a frame the protocol refuses; the connection's end follows."""
+        self._parts = None
+        self.close(code, reason)
+
+    def drop(self) -> None:
+        """End the TCP connection now (the grace ran out)."""
+        if self._transport is not None:
+            self._transport.disconnect(graceful=False)
+
+    def pause_writing(self) -> None:
+        if self._handler is not None:
+            self._handler.pause()
+
+    def resume_writing(self) -> None:
+        if self._handler is not None:
+            self._handler.resume()
+
+    def on_ws_disconnected(self, transport: WSTransport) -> None:
+        self._done = True
+        if self._closing is not None:
+            self._closing.cancel()
+        self._served.ended(self)
+        handler, self._handler = self._handler, None
+        if handler is not None:
+            handler.on_closed(self._client_code)
+
+
+async def serve(listener: Listener, shutdown: asyncio.Event) -> None:
+    """Serve ``listener`` (a :class:`FrameApp` on its socket) with picows until ``shutdown``."""
+    app: object = listener.app
+    if not isinstance(app, FrameApp) or listener.max_message is None:
+        raise TypeError("picows serves a FrameApp's WebSocket (the data plane) only")
+    served = _Served(app, listener.max_message)
+    await app.startup()
+    try:
+        server = await ws_create_server(
+            served.route,
+            sock=listener.sock,
+            websocket_handshake_timeout=UPGRADE_TIMEOUT_S,
+            max_frame_size=listener.max_message,
+            read_buffer_init_size=READ_BUFFER_BYTES,
+            logger_name=_QuietLog(logging.getLogger("picows.server")),
+            enable_auto_pong=True,
+        )
+        await shutdown.wait()
+        server.close()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(listener.grace_s):
+                await served.idle.wait()
+        if served.sockets:
+            _log.warning("%d connections still open after the grace period", len(served.sockets))
+        for sock in list(served.sockets):
+            sock.drop()
+    finally:
+        await app.shutdown()
