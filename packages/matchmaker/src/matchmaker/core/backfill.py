@@ -9,6 +9,13 @@ the next entries arriving in that bucket fill before they form a new group
 ``(pool key, bucket)``, so an arrival looks at one dict, never at every
 session. It ends when filled, replaced by another request (``seats: 0``
 cancels it) or when the session ends.
+
+A newcomer must also pass the pool's mode (:meth:`ModeStrategy.fits`): in a
+pool with a range rule it must accept every member and every member must
+accept it, the members' window growing from the request as a waiting entry's
+does from its enter. An opening is tried again whenever an entry of its
+bucket is tried (it enters, resumes, or its own window widens); a widening of
+the opening alone starts no timer.
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ class SeatHost(Protocol):
 class _Opening:
     session: Session
     seats: int
+    opened_ms: int  # when requested: the members' windows widen from here
 
 
 class Backfills:
@@ -55,7 +63,7 @@ class Backfills:
     def __len__(self) -> int:
         return len(self._by_session)
 
-    def request(self, session: Session, seats: int, out: list[Delivery]) -> Backfilled:
+    def request(self, session: Session, seats: int, now_ms: int, out: list[Delivery]) -> Backfilled:
         """Fill up to ``seats`` of ``session`` now; keep the rest open. Replaces the
         session's earlier request (``seats: 0`` only cancels it)."""
         origin = session.origin
@@ -76,21 +84,26 @@ class Backfills:
         filled: list[str] = []
         pool = self._host.pools.get(origin.key)
         if seats and pool is not None and pool.spec == origin.spec:
-            for entry in pool.oldest(origin.bucket, seats + len(session.members)):
-                if len(filled) == seats:
+            chosen: list[Entry] = []
+            for entry in pool.mode.seat_candidates(session, origin.bucket, now_ms):
+                if len(chosen) == seats:
                     break
-                if entry.client.client_id not in session.members:
-                    self._host.seat(entry, session, out)
-                    filled.append(entry.client.client_id)
+                if entry.client.client_id not in session.members and pool.mode.fits(
+                    entry, session, now_ms, now_ms
+                ):
+                    chosen.append(entry)
+            for entry in chosen:  # seated after the look: seating changes the bucket
+                self._host.seat(entry, session, out)
+                filled.append(entry.client.client_id)
         pending = seats - len(filled)
         if pending:
-            opening = _Opening(session, pending)
+            opening = _Opening(session, pending, now_ms)
             self._by_session[session.session_id] = opening
             slot = (origin.key, origin.bucket)
             self._by_bucket.setdefault(slot, {})[session.session_id] = opening
         return Backfilled(session.session_id, filled, pending)
 
-    def take(self, entry: Entry, out: list[Delivery]) -> bool:
+    def take(self, entry: Entry, now_ms: int, out: list[Delivery]) -> bool:
         """Seat an entry that just arrived in an opening of its bucket, if one waits for it."""
         pool = entry.pool
         openings = self._by_bucket.get((pool.key, entry.bucket))
@@ -102,6 +115,8 @@ class Backfills:
             if origin is None or origin.spec != pool.spec:
                 continue  # an ad-hoc pool of that name, created again with other parameters
             if entry.client.client_id in session.members:
+                continue
+            if not pool.mode.fits(entry, session, opening.opened_ms, now_ms):
                 continue
             self._host.seat(entry, session, out)
             opening.seats -= 1

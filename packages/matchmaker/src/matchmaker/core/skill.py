@@ -20,18 +20,23 @@ pairwise acceptable is a possible group, and the tightest (smallest spread of
 values; then the one whose oldest member waited longest) forms. The full size
 is tried first; once a run's oldest member waited ``fillTimeoutMs``, runs down
 to ``minGroupSize`` qualify, largest first.
+
+Backfill (:mod:`.backfill`) runs under the same rule: an entry is offered to
+an open seat of its bucket before it is tried for a new group, and takes it
+only when it and every member accept each other (see :meth:`SkillMode.fits`).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import NamedTuple, cast
 
 from sortedcontainers import SortedList
 
 from matchmaker.core.events import Delivery
 from matchmaker.core.pools import Bucket
-from matchmaker.core.state import Entry, Pool
+from matchmaker.core.state import ClientState, Entry, Pool, Session
 from matchmaker.core.strategy import ModeHost, ModeStrategy
 
 __all__ = ["SkillMode"]
@@ -64,7 +69,10 @@ class SkillMode(ModeStrategy):
         self.next_widen: dict[str, int] = {}  # entry id -> due of its one live widen timer
 
     def value(self, entry: Entry) -> float:
-        value = entry.client.attributes[self.attribute]
+        return self._rated(entry.client)
+
+    def _rated(self, client: ClientState) -> float:
+        value = client.attributes[self.attribute]
         assert isinstance(value, int | float)
         return value
 
@@ -79,7 +87,7 @@ class SkillMode(ModeStrategy):
             bucket = self.index[entry.bucket] = SortedList()
         bucket.add((self.value(entry), entry.seq, entry))
         self.waiting[entry.entry_id] = entry
-        if self._match(entry, now_ms, out):
+        if self.host.take_seat(entry, now_ms, out) or self._match(entry, now_ms, out):
             return
         self._schedule_widen(entry, now_ms)
         fill = self.pool.spec.fill_timeout_ms
@@ -106,10 +114,33 @@ class SkillMode(ModeStrategy):
             if self.next_widen.get(entry_id) != int(due):
                 return  # a timer of the entry's schedule before a pause
             del self.next_widen[entry_id]
+            if self.host.take_seat(entry, now_ms, out):
+                return  # its wider window reaches an open backfill seat
             if not self._match(entry, now_ms, out):
                 self._schedule_widen(entry, now_ms)
         else:
             self._match(entry, now_ms, out)
+
+    def fits(self, entry: Entry, session: Session, opened_ms: int, now_ms: int) -> bool:
+        """The range rule against every member: the newcomer's window (from its enter)
+        and the members' (from the backfill request) must both cover each distance."""
+        value = self.value(entry)
+        mine = self.window(entry, now_ms)
+        theirs = self.rule.window(now_ms - opened_ms)
+        reach = min(mine, theirs)
+        return all(abs(self._rated(m.client) - value) <= reach for m in session.members.values())
+
+    def seat_candidates(self, session: Session, bucket: Bucket, now_ms: int) -> Iterable[Entry]:
+        """The entries whose value lies within ``within``-now of every member (the
+        members' window at a fresh request), oldest first: one slice of the index."""
+        values = [self._rated(m.client) for m in session.members.values()]
+        theirs = self.rule.window(0)
+        index = self.index.get(bucket)
+        if index is None or not values:
+            return []
+        lo = index.bisect_left(cast(_Key, (max(values) - theirs, -1)))
+        hi = index.bisect_left(cast(_Key, (min(values) + theirs, math.inf)))
+        return sorted((key[2] for key in index.islice(lo, hi)), key=lambda e: e.seq)
 
     # -- matching -------------------------------------------------------------------------
 
