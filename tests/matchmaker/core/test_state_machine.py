@@ -23,7 +23,7 @@ from matchmaker.core import Delivery, EnterPool, Matchmaker
 from matchmaker.core.commands import Backfill
 from matchmaker.core.events import PoolExpired, PoolWithdrawn, SessionCreated
 from matchmaker.errors import MatchmakerError
-from matchmaker.model import MatchmakingPolicy, Project, RangeRule, Widen
+from matchmaker.model import FilterValue, MatchmakingPolicy, Project, RangeRule, Widen
 
 POLICIES = (
     MatchmakingPolicy(name="duo", mode="auto", group_size=2, filter={"region": "@self"}),
@@ -84,7 +84,7 @@ class CoreMachine(RuleBasedStateMachine):
 
     @rule(region=st.sampled_from(["eu", "us"]), tier=st.integers(0, 1), rating=st.integers(0, 60))
     def connect(self, region: str, tier: int, rating: int) -> None:
-        attributes = {"region": region, "tier": tier, "rating": rating}
+        attributes: dict[str, FilterValue] = {"region": region, "tier": tier, "rating": rating}
         client = self.core.connect("p", None, attributes)
         self.attributes[client.client_id] = attributes
 
