@@ -106,3 +106,44 @@ test("a page whose connection drops resumes and misses nothing", async () => {
     await proxy.stop();
   }
 });
+
+test("a member backfills the seat a player left, from the page", async () => {
+  const problems = [];
+  const [alice, bob, carol] = await Promise.all(
+    ["alice", "bob", "carol"].map((name) => player(server.http, name, problems)),
+  );
+  try {
+    for (const page of [alice, bob, carol]) await page.fill("#pool", "refill");
+    await matched([alice, bob]);
+    await bob.click("#leave-session");
+    await alice.locator("#session", { hasText: "1 members" }).waitFor();
+    await alice.click("#backfill");
+    await alice.locator("#messages", { hasText: "Backfill: 0 seated, 1 open." }).waitFor();
+    await carol.click("#enter-adhoc");
+    await alice.locator("#session", { hasText: "2 members" }).waitFor();
+    await carol.locator("#session", { hasText: "alice" }).waitFor();
+    await say(carol, alice, "glad to fill in");
+    assert.deepEqual(problems, []);
+  } finally {
+    await Promise.all([alice, bob, carol].map((page) => page.close()));
+  }
+});
+
+test("an ad-hoc pool with minGroupSize forms a smaller group after fillTimeoutMs", async () => {
+  const problems = [];
+  const [alice, bob] = await Promise.all(
+    ["alice", "bob"].map((name) => player(server.http, name, problems)),
+  );
+  try {
+    for (const page of [alice, bob]) {
+      await page.fill("#pool", "small-lobby");
+      await page.fill("#group-size", "4");
+      await page.fill("#min-group-size", "2");
+      await page.fill("#fill-timeout", "200");
+    }
+    await matched([alice, bob]);
+    assert.deepEqual(problems, []);
+  } finally {
+    await Promise.all([alice, bob].map((page) => page.close()));
+  }
+});
