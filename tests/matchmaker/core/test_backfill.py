@@ -212,3 +212,29 @@ def test_an_open_seat_is_taken_once_the_windows_widen_enough() -> None:
     assert len(of(core.expire(10_000), events.MemberJoined)) == 1  # windows of 200
     assert late in core.sessions[session_id].members
     assert len(core.backfills) == 0
+
+
+def test_an_open_seat_widens_on_its_own_timer() -> None:
+    """The newcomer's window is at its max already: only the members' widening seats it."""
+    core = Matchmaker(Limits(entry_ttl_ms=100_000), node="t")
+    players, session_id = ranked(core)
+    late = connect(core, rating=1160)
+    enter(core, late, 0, policy="ranked")
+    core.expire(30_000)  # its window reached 400
+    answer, _ = core.backfill(players[0], Backfill(session_id, 1), 30_000)
+    assert (answer.filled, answer.pending) == ([], 1)  # the members' window: 100
+    assert of(core.expire(35_000), events.MemberJoined) == []  # 150
+    assert len(of(core.expire(40_000), events.MemberJoined)) == 1  # 200
+    assert late in core.sessions[session_id].members
+    assert len(core.backfills) == 0
+
+
+def test_a_replaced_or_cancelled_opening_forgets_its_timer() -> None:
+    core = Matchmaker(Limits(entry_ttl_ms=100_000), node="t")
+    players, session_id = ranked(core)
+    core.backfill(players[0], Backfill(session_id, 1), 0)
+    core.backfill(players[1], Backfill(session_id, 0), 1)
+    late = connect(core, rating=1160)
+    enter(core, late, 2, policy="ranked")
+    assert of(core.expire(60_000), events.MemberJoined) == []
+    assert core.clients[late].entries

@@ -479,6 +479,9 @@ class Matchmaker:
     def take_seat(self, entry: Entry, now_ms: int, out: list[Delivery]) -> bool:
         return self.backfills.take(entry, now_ms, out)
 
+    def refill(self, session_id: str, opened_ms: int, now_ms: int, out: list[Delivery]) -> None:
+        self.backfills.retry(session_id, opened_ms, now_ms, out)
+
     def backfill(
         self, client_id: str, command: Backfill, now_ms: int
     ) -> tuple[Backfilled, list[Delivery]]:

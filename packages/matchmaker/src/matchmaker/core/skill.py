@@ -104,9 +104,13 @@ class SkillMode(ModeStrategy):
 
     def timer(self, key: str, now_ms: int, out: list[Delivery]) -> None:
         """``w:<entry>:<due>``: the entry's window widened; ``f:<entry>``: its fill
-        timeout passed. Either way only that entry is tried."""
+        timeout passed. Either way only that entry is tried. ``o:<session>:<opened>``:
+        the members' window of a backfill widened."""
         kind, _, rest = key.partition(":")
         entry_id, _, due = rest.partition(":")
+        if kind == "o":  # o:<session>:<opened>: an open backfill's members' window widened
+            self.host.refill(entry_id, int(due), now_ms, out)
+            return
         entry = self.waiting.get(entry_id)
         if entry is None:
             return  # matched, gone or paused since (a resume schedules afresh)
@@ -130,11 +134,13 @@ class SkillMode(ModeStrategy):
         reach = min(mine, theirs)
         return all(abs(self._rated(m.client) - value) <= reach for m in session.members.values())
 
-    def seat_candidates(self, session: Session, bucket: Bucket, now_ms: int) -> Iterable[Entry]:
-        """The entries whose value lies within ``within``-now of every member (the
-        members' window at a fresh request), oldest first: one slice of the index."""
+    def seat_candidates(
+        self, session: Session, bucket: Bucket, opened_ms: int, now_ms: int
+    ) -> Iterable[Entry]:
+        """The entries whose value lies within the members' current window of every
+        member, oldest first: one slice of the index."""
         values = [self._rated(m.client) for m in session.members.values()]
-        theirs = self.rule.window(0)
+        theirs = self.rule.window(now_ms - opened_ms)
         index = self.index.get(bucket)
         if index is None or not values:
             return []
@@ -144,13 +150,24 @@ class SkillMode(ModeStrategy):
 
     # -- matching -------------------------------------------------------------------------
 
+    def watch_opening(self, session_id: str, opened_ms: int, now_ms: int) -> None:
+        """One timer at the members' next widening, none once their window is at ``max``."""
+        due = self._next_step(opened_ms, now_ms)
+        if due is not None:
+            self.host.schedule(due, self.pool, f"o:{session_id}:{opened_ms}")
+
+    def _next_step(self, since_ms: int, now_ms: int) -> int | None:
+        """When a window that started at ``since_ms`` next widens (``None``: it does not)."""
+        widen = self.rule.widen
+        if widen is None or self.rule.window(now_ms - since_ms) >= widen.max:
+            return None
+        return since_ms + ((now_ms - since_ms) // widen.every_ms + 1) * widen.every_ms
+
     def _schedule_widen(self, entry: Entry, now_ms: int) -> None:
         """One timer at the entry's next step, none once its window is at ``max``."""
-        widen = self.rule.widen
-        if widen is None or self.window(entry, now_ms) >= widen.max:
+        due = self._next_step(entry.entered_at, now_ms)
+        if due is None:
             return
-        steps = (now_ms - entry.entered_at) // widen.every_ms + 1
-        due = entry.entered_at + steps * widen.every_ms
         self.next_widen[entry.entry_id] = due
         self.host.schedule(due, self.pool, f"w:{entry.entry_id}:{due}")
 

@@ -49,6 +49,10 @@ class ModeHost(Protocol):
         seated; it forms no group)."""
         ...
 
+    def refill(self, session_id: str, opened_ms: int, now_ms: int, out: list[Delivery]) -> None:
+        """The members' window of the session's open backfill widened: seat what fits."""
+        ...
+
     def schedule(self, due_ms: int, pool: Pool, key: str) -> None:
         """Call ``pool.mode.timer(key, ...)`` once the clock reaches ``due_ms``."""
         ...
@@ -91,10 +95,16 @@ class ModeStrategy:
         equality and ``@self`` terms; a mode with more rules narrows this."""
         return True
 
-    def seat_candidates(self, session: Session, bucket: Bucket, now_ms: int) -> Iterable[Entry]:
-        """The waiting entries a new backfill request may seat at once, oldest first
-        (each still passes :meth:`fits`)."""
+    def seat_candidates(
+        self, session: Session, bucket: Bucket, opened_ms: int, now_ms: int
+    ) -> Iterable[Entry]:
+        """The waiting entries a backfill asked ``opened_ms`` may seat now, oldest
+        first (each still passes :meth:`fits`)."""
         return self.pool.buckets.get(bucket, {}).values()
+
+    def watch_opening(self, session_id: str, opened_ms: int, now_ms: int) -> None:
+        """A backfill of the session stays open: a mode whose rules widen with time
+        schedules :meth:`ModeHost.refill` at the next widening."""
 
     def holds(self) -> bool:
         """Whether the pool must stay live while it has no entries."""
