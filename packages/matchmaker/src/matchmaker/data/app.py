@@ -14,9 +14,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
+from matchmaker.asgi import Receive, Scope, Send
 from matchmaker.config import ServerConfig
 from matchmaker.data.connection import HARD_CAP_FACTOR
-from matchmaker.data.plane import ClusterHooks, DataPlane, Receive, Scope, Send
+from matchmaker.data.plane import ClusterHooks, DataPlane
 from matchmaker.directory import ProjectDirectory
 from matchmaker.jsonhttp import EXCEPTION_HANDLERS, Readiness
 from matchmaker.observe.metrics import Metrics

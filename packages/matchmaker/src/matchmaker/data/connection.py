@@ -19,11 +19,12 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, MutableMapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 import msgspec
 
+from matchmaker.asgi import Send
 from matchmaker.core import closecodes
 from matchmaker.core.commands import Command
 from matchmaker.core.conversation import Conversation
@@ -41,7 +42,7 @@ from matchmaker.core.events import Event, PoolEntered, PoolLeft, Welcome
 from matchmaker.data.observer import DataObserver
 from matchmaker.data.protocol import REQUEST_DECODER, REQUEST_TYPES, Request, decode_envelope
 from matchmaker.data.translate import PING_FRAME, command, error_frame, partial_frame, reply_frame
-from matchmaker.errors import MatchmakerError
+from matchmaker.errors import MatchmakerError, internal_error
 
 __all__ = ["HARD_CAP_FACTOR", "Connection", "Hub", "Relay"]
 
@@ -51,7 +52,6 @@ __all__ = ["HARD_CAP_FACTOR", "Connection", "Hub", "Relay"]
 HARD_CAP_FACTOR = 4
 _MESSAGE_TOO_BIG = 1009
 
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 Forward = Callable[[Conversation, Command, str | None, float], bool]
 
 _log = logging.getLogger("matchmaker.data")
@@ -301,8 +301,7 @@ class Connection:
         except Exception:
             # A bug must cost one reply, not the connection or the process.
             _log.exception("unhandled error on %s", type(request).__name__)
-            internal = MatchmakerError("internal error", code="server.internal")
-            effects = [Refuse(request.id, internal)]
+            effects = [Refuse(request.id, internal_error())]
         self.perform(effects)
 
 

@@ -6,9 +6,10 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, MutableMapping, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol
 
+from matchmaker.asgi import Receive, Scope, Send
 from matchmaker.config import ServerConfig
 from matchmaker.core import Delivery, Event, Matchmaker, closecodes
 from matchmaker.core.commands import Command
@@ -27,9 +28,6 @@ from matchmaker.observe.metrics import Metrics
 
 __all__ = ["ClusterHooks", "DataPlane"]
 
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 # How often entry TTLs are checked; an entry expires at most this late.
 EXPIRY_TICK_S = 0.25
@@ -178,7 +176,7 @@ class DataPlane:
         old = self.clients.get(client_id)
         self.clients[client_id] = connection
         if old is not None and old is not connection:
-            old.conversation.client = None
+            old.conversation.replaced()
             old.close(closecodes.REPLACED, "replaced by a resumed connection")
         client = connection.conversation.client
         assert client is not None
