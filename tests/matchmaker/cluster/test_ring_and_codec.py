@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 import msgspec
 import pytest
 from hypothesis import given
@@ -68,7 +70,7 @@ def test_commands_events_and_effects_survive_the_wire() -> None:
         PoolEntered("duel", "eab-3", "auto", 2, 123),
     ]
     for value in values:
-        sent = [Events(["c1-1"], codec.encode_value(value))]
+        sent: list[messages.Message] = [Events(["c1-1"], codec.encode_value(value))]
         wire = messages.decode(messages.encode("ab", sent)).messages[0]
         assert isinstance(wire, Events)
         assert codec.decode_value(wire.event) == value
@@ -92,7 +94,7 @@ def test_relayed_payloads_stay_raw_bytes() -> None:
 
 def test_every_message_between_members_is_one_typed_struct_on_the_wire() -> None:
     hello = codec.encode_value(EnterPool(pool="duel"))
-    sent = [
+    sent: list[messages.Message] = [
         Command("cab-1", "p", "secret", {"region": "eu"}, "7", hello),
         Answers("cab-1", [codec.encode_effect(Close(3029, "x"))]),
         Events(["cab-1", "cab-2"], hello),
@@ -107,7 +109,7 @@ def test_every_message_between_members_is_one_typed_struct_on_the_wire() -> None
         TunnelClose("ab-1", 1001, "gone"),
     ]
     assert messages.decode(messages.encode("ab", sent)) == messages.Entry("ab", sent)
-    assert len({type(m) for m in sent}) == len(messages.Message.__args__)  # type: ignore[attr-defined]
+    assert len({type(m) for m in sent}) == len(get_args(messages.Message))
 
 
 def test_an_unknown_message_kind_does_not_decode() -> None:

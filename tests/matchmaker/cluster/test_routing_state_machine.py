@@ -28,6 +28,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
 
+from matchmaker.cluster.messages import Command as Forwarded
 from matchmaker.cluster.messages import Message
 from matchmaker.cluster.ring import node_of, owner, pool_key
 from matchmaker.cluster.routing import ANSWER_TIMEOUT_S, Action, Deliver, Perform, Post, Router
@@ -104,6 +105,11 @@ class Cluster(RuleBasedStateMachine):
         self.answers: dict[str, dict[str, list[Effect]]] = {}
         self.waiting: dict[str, set[str]] = {}
         self.told: dict[tuple[str, str], int] = defaultdict(int)  # (client, session) -> times
+        # When (in the order clients are told things) each waiting entry was entered and
+        # each client last matched: one process withdraws a matched client's other entries.
+        self.clock = itertools.count()
+        self.entered_at: dict[tuple[str, str], int] = {}
+        self.matched_at: dict[str, int] = {}
         self.sessions: dict[str, set[str]] = {}  # session id -> its members
 
     # -- the shell, as node.py and the data plane are -----------------------------------------
@@ -134,6 +140,7 @@ class Cluster(RuleBasedStateMachine):
         answer = reply.answer
         if isinstance(answer, PoolEntered):
             self.waiting[client_id].add(answer.pool)
+            self.entered_at[client_id, answer.pool] = next(self.clock)
         elif isinstance(answer, PoolLeft):
             self.waiting[client_id].discard(answer.pool)
 
@@ -155,6 +162,7 @@ class Cluster(RuleBasedStateMachine):
             self.sessions[event.session_id] = {m.client_id for m in event.members}
             if event.pool is not None:
                 self.waiting[client_id].discard(event.pool)
+                self.matched_at[client_id] = next(self.clock)
         elif isinstance(event, PoolWithdrawn | PoolExpired | PoolClosed):
             self.waiting[client_id].discard(event.pool)
 
@@ -256,8 +264,11 @@ class Cluster(RuleBasedStateMachine):
     def notice_change(self, data: st.DataObject) -> None:
         self.notice(self.members[data.draw(st.sampled_from(sorted(self.members)))])
 
+    @precondition(lambda self: self.lossy or not self.busy_links())
     @rule()
     def tick(self) -> None:
+        """A second passes; without losses, only once every message arrived (a message is
+        never late by the answer timeout: the timeout is for what Redis lost)."""
         self.now += 1.0
         self.now_ms += 1000
         for member in list(self.members.values()):
@@ -272,6 +283,10 @@ class Cluster(RuleBasedStateMachine):
         if told and sender in self.members:
             member = self.members[sender]
             self.run(member, member.router.lost(message))
+            if isinstance(message, Forwarded) and message.client in member.clients:
+                # A request Redis did not take is refused at once, not at the timeout.
+                assert message.request_id is not None
+                assert self.answers[message.client][message.request_id]
 
     # -- once everything settled -------------------------------------------------------------
 
@@ -303,13 +318,16 @@ class Cluster(RuleBasedStateMachine):
         live = sorted(self.members)
         held: dict[str, set[tuple[str, str]]] = defaultdict(set)
         for member in self.members.values():
-            for pool in member.core.pools.values():
-                for fifo in pool.buckets.values():
+            for live_pool in member.core.pools.values():
+                for fifo in live_pool.buckets.values():
                     for entry in fifo.values():
-                        held[entry.client.client_id].add((pool.name, member.name))
+                        held[entry.client.client_id].add((live_pool.name, member.name))
         for client_id in self.home:
             where = held.get(client_id, set())
             assert {pool for pool, _ in where} == self.waiting[client_id], client_id
+            matched = self.matched_at.get(client_id, -1)
+            for pool in self.waiting[client_id]:
+                assert self.entered_at[client_id, pool] > matched, (client_id, pool)
             for pool, member_name in where:
                 assert member_name == owner(pool_key("p", pool), live), (client_id, pool)
         assert set(held) <= set(self.home)

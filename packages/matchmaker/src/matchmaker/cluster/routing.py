@@ -59,6 +59,7 @@ from matchmaker.core.events import (
     EntryClosed,
     MemberJoined,
     MemberLeft,
+    PoolEntered,
     PoolLeft,
     PoolWithdrawn,
     SessionCreated,
@@ -200,8 +201,10 @@ class Router:
         if not sendable:
             return self._refused(client_id, request_id)
         if type(command) is EnterPool:
-            name = command.policy or command.pool or ""
-            self.waiting.setdefault(client_id, {})[name] = (target, command, request_id)
+            name = command.policy or command.pool or self._default_policy(client) or ""
+            # Already waiting there: the owner refuses this one (pool.already_entered), and
+            # the entry stays the one entered first.
+            self.waiting.setdefault(client_id, {}).setdefault(name, (target, command, request_id))
         return [self._forward(client, target, command, request_id, now)]
 
     def _over_entry_limit(self, client: ClientState, command: EnterPool) -> bool:
@@ -438,6 +441,7 @@ class Router:
         client_id = message.client
         waiting = self.waiting.get(client_id, {})
         shown: list[Effect] = []
+        entered = False
         for effect in (_decode_answer(e) for e in message.effects):
             request_id = getattr(effect, "request_id", None)
             if request_id == INTERNAL:
@@ -449,12 +453,17 @@ class Router:
                 answer = effect.answer
                 if isinstance(answer, PoolLeft):
                     waiting.pop(answer.pool, None)
+                elif isinstance(answer, PoolEntered):
+                    entered = True
                 elif isinstance(answer, SessionLeft):
                     self.remote_sessions.get(client_id, {}).pop(answer.session_id, None)
             elif isinstance(effect, Refuse) and effect.request_id is not None:
                 self._forget_entry(client_id, effect.request_id)
             shown.append(effect)
-        return [Perform(client_id, shown)] if shown else _NOTHING
+        out: list[Action] = [Perform(client_id, shown)] if shown else []
+        if entered:
+            out.extend(self._rehome(client_id, now_ms))  # its owner may have changed meanwhile
+        return out
 
     def _forget_entry(self, client_id: str, request_id: str) -> None:
         """The ``pool.enter`` sent as ``request_id`` was refused: no entry waits for it."""
@@ -603,14 +612,18 @@ class Router:
         """Move the client's entries held by other members whose pool has a new owner.
 
         An away client's entries wait until it is back (:meth:`client_attached`):
-        entered at a new owner, one could be matched at once, while it is away.
+        entered at a new owner, one could be matched at once, while it is away. An
+        entry whose ``pool.enter`` is not answered yet moves once it is (moved now, a
+        timeout refusing that request would leave it entered behind the client's back).
         """
         state = self.core.clients.get(client_id)
         waiting = self.waiting.get(client_id)
         if state is None or state.away or not waiting:
             return _NOTHING
         out: list[Action] = []
-        for name, (old, command, _) in list(waiting.items()):
+        for name, (old, command, asked) in list(waiting.items()):
+            if asked is not None and (client_id, asked) in self.pending:
+                continue  # moved once answered: the client must hear where it is first
             new = self._target(state, command)
             if new is None or new == old:
                 continue
