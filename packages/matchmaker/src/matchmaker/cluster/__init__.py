@@ -8,7 +8,9 @@ core stays the one place where matching happens. ::
     ring.py        rendezvous hashing: which live member owns a pool or a room
     messages.py    every message between members, as msgspec structs (a tagged union)
     codec.py       commands, answers, events and errors as plain values inside them
-    routing.py     Router, sans I/O: proxies of remote clients, forwarding, failure handling
+    routing.py     Router, sans I/O: fed what happened, returns what to send and perform
+    routes.py      its state (proxies, entries waiting elsewhere, ...), lookups, actions
+    failover.py    its handling of members' deaths and joins, losses and timeouts
     handoff.py     resume on another member than the token's issuer: relay and tunnel
     membership.py  TTL heartbeat keys: who is alive, who just died
     streams.py     the members' inboxes on Redis Streams

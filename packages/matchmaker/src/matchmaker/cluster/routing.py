@@ -31,13 +31,12 @@ the grace ran out), which pause and resume it there as the core does locally.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from matchmaker.cluster import codec
+from matchmaker.cluster.failover import Failover
 from matchmaker.cluster.messages import (
     Answers,
     Away,
@@ -48,10 +47,20 @@ from matchmaker.cluster.messages import (
     Message,
     Withdraw,
 )
-from matchmaker.cluster.ring import node_of, owner, pool_key, room_key
-from matchmaker.core import Delivery, Event, Matchmaker
+from matchmaker.cluster.ring import node_of
+from matchmaker.cluster.routes import (
+    ANSWER_TIMEOUT_S,
+    INTERNAL,
+    NOTHING,
+    Action,
+    Deliver,
+    Perform,
+    Post,
+    unavailable,
+)
+from matchmaker.core import Delivery, Event
 from matchmaker.core import commands as core_commands
-from matchmaker.core.commands import EnterPool, JoinSession, LeavePool
+from matchmaker.core.commands import EnterPool
 from matchmaker.core.conversation import Conversation, resume_refused
 from matchmaker.core.effects import Close, Effect, Refuse, Reply, ResumeElsewhere
 from matchmaker.core.engine import entry_limit
@@ -65,9 +74,7 @@ from matchmaker.core.events import (
     SessionCreated,
     SessionLeft,
 )
-from matchmaker.core.state import ClientState
-from matchmaker.errors import MatchmakerError, internal_error
-from matchmaker.model import Project
+from matchmaker.errors import internal_error
 
 __all__ = [
     "ANSWER_TIMEOUT_S",
@@ -82,87 +89,9 @@ __all__ = [
 
 _log = logging.getLogger("matchmaker.cluster")
 
-# Pool and room owners remembered (a bound: ad-hoc pool and room names are the clients').
-OWNER_CACHE = 65_536
-# A re-entered entry (its owner died) answers to this request id, which no client can send.
-INTERNAL = "\x00cluster"
-# A forwarded request not answered within this long (its answer was lost in a Redis outage)
-# is refused with cluster.unavailable, so no request is left waiting.
-ANSWER_TIMEOUT_S = 3.0
 
-
-@dataclass(frozen=True, slots=True)
-class Post:
-    """Write ``message`` to member ``node``'s inbox (if Redis loses it: :meth:`Router.lost`)."""
-
-    node: str
-    message: Message
-
-
-@dataclass(frozen=True, slots=True)
-class Perform:
-    """Carry out ``effects`` on a local client's connection, if it is still open."""
-
-    client_id: str
-    effects: list[Effect]
-
-
-@dataclass(frozen=True, slots=True)
-class Deliver:
-    """Deliver the core's ``deliveries`` to local recipients; with ``remote``, route the
-    others to their members (through :meth:`Router.deliver_remote`)."""
-
-    deliveries: list[Delivery]
-    remote: bool = True
-
-
-Action = Post | Perform | Deliver
-_NOTHING: tuple[Action, ...] = ()
-
-
-def unavailable() -> MatchmakerError:
-    return MatchmakerError(
-        "the cluster's Redis cannot be reached; try again", code="cluster.unavailable"
-    )
-
-
-class Router:
-    """This member's routing state: proxies of remote clients, and where local clients'
-    entries, sessions and requests are."""
-
-    def __init__(
-        self,
-        node: str,
-        core: Matchmaker,
-        live: Iterable[str],
-        *,
-        project: Callable[[ClientState], Project],
-        conversation: Callable[[float], Conversation],
-    ) -> None:
-        """``project(client)`` is the client's Project as of now (raises a
-        ``MatchmakerError`` if it has none); ``conversation(now)`` a new conversation
-        with ``core``, for a proxy."""
-        self.node = node
-        self.core = core
-        self.live: frozenset[str] = frozenset(live)
-        self._project = project
-        self._conversation = conversation
-        # Remote clients served here: id -> (their home member, their proxy conversation).
-        self.proxies: dict[str, tuple[str, Conversation]] = {}
-        # Local clients: the members holding a proxy of them.
-        self.holders: dict[str, set[str]] = {}
-        # Local clients away (parked) whose holders were told so.
-        self._away: set[str] = set()
-        # Local clients: sessions hosted elsewhere -> the other members' ids.
-        self.remote_sessions: dict[str, dict[str, set[str]]] = {}
-        # Local clients: pool name -> (owner, the pool.enter, its request id) while waiting there.
-        self.waiting: dict[str, dict[str, tuple[str, EnterPool, str | None]]] = {}
-        # Members found dead, until seen again (a Redis restart can make live ones look dead).
-        self.departed: set[str] = set()
-        # Forwarded requests awaiting their answer: (client id, request id) -> when sent.
-        self.pending: dict[tuple[str, str], float] = {}
-        # Owners by ring key among the current live members (emptied when they change).
-        self._owners: dict[str, str] = {}
+class Router(Failover):
+    """A member's routing: fed what happened, returns what to do (see the module)."""
 
     # -- a local client's request ---------------------------------------------------------
 
@@ -207,85 +136,6 @@ class Router:
             self.waiting.setdefault(client_id, {}).setdefault(name, (target, command, request_id))
         return [self._forward(client, target, command, request_id, now)]
 
-    def _over_entry_limit(self, client: ClientState, command: EnterPool) -> bool:
-        """Whether a new entry would pass ``max_pools_per_client`` counting the client's
-        entries at every owner (each owner's core only sees those in its own pools)."""
-        waiting = self.waiting.get(client.client_id)
-        if not waiting:
-            return False  # all its entries are here: the core counts them
-        name = command.policy or command.pool or self._default_policy(client)
-        if name in waiting or name in client.entries:
-            return False  # pool.already_entered, from whoever owns it
-        limit = self.core.limits.max_pools_per_client
-        return len(client.entries) + len(waiting) >= limit
-
-    def _forward(
-        self,
-        client: ClientState,
-        target: str,
-        command: core_commands.Command,
-        request_id: str | None,
-        now: float,
-    ) -> Post:
-        client_id = client.client_id
-        self.holders.setdefault(client_id, set()).add(target)
-        if request_id is not None and request_id != INTERNAL:
-            self.pending[client_id, request_id] = now
-        message = Command(
-            client_id,
-            client.project_id,
-            client.credential,
-            client.attributes,
-            request_id,
-            codec.encode_value(command),
-        )
-        return Post(target, message)
-
-    def _target(self, client: ClientState, command: core_commands.Command) -> str | None:
-        """The member that owns what ``command`` is about; ``None``: no member in particular.
-
-        A request naming a pool (``pool.enter``, ``pool.leave`` and every mode's
-        request) goes to the pool's owner, ``session.join`` to the room's owner,
-        and one naming a session or a proposal to the member that minted its id.
-        """
-        project_id = client.project_id
-        if type(command) is EnterPool:
-            name = command.policy or command.pool or self._default_policy(client)
-            return None if name is None else self._owner(pool_key(project_id, name))
-        if type(command) is JoinSession:
-            return self._owner(room_key(project_id, command.session))
-        for field in ("session_id", "proposal_id"):
-            minted = getattr(command, field, None)
-            if isinstance(minted, str):
-                node = node_of(minted)
-                return node if node in self.live else None
-        pool = getattr(command, "pool", None)
-        return self._owner(pool_key(project_id, pool)) if isinstance(pool, str) else None
-
-    def _owner(self, key: str) -> str:
-        """``owner(key, live)``, hashed once per key while the members stay the same."""
-        owners = self._owners
-        found = owners.get(key)
-        if found is None:
-            if len(owners) >= OWNER_CACHE:
-                owners.clear()
-            found = owners[key] = owner(key, self.live)
-        return found
-
-    def _default_policy(self, client: ClientState) -> str | None:
-        try:
-            project = self._project(client)
-        except MatchmakerError:
-            return None
-        default = project.default_policy()
-        return None if default is None else default.name
-
-    def _refused(self, client_id: str, request_id: str | None) -> Sequence[Action]:
-        """``cluster.unavailable`` for a request that cannot be sent (or was lost)."""
-        if request_id == INTERNAL:
-            return _NOTHING
-        return [Perform(client_id, [Refuse(request_id, unavailable())])]
-
     # -- what local clients are told ------------------------------------------------------
 
     def deliver_remote(self, recipients: Sequence[str], event: Event) -> Sequence[Action]:
@@ -296,7 +146,7 @@ class Router:
             if node is not None and node != self.node:
                 by_node.setdefault(node, []).append(client_id)
         if not by_node:
-            return _NOTHING
+            return NOTHING
         encoded = codec.encode_value(event)
         return [Post(node, Events(ids, encoded)) for node, ids in by_node.items()]
 
@@ -319,7 +169,7 @@ class Router:
         elif isinstance(event, EntryClosed):
             for client_id in recipients:
                 self.waiting.get(client_id, {}).pop(event.pool, None)
-        return _NOTHING
+        return NOTHING
 
     def _on_session_created(self, event: SessionCreated) -> Sequence[Action]:
         client_id = event.you
@@ -341,7 +191,7 @@ class Router:
         """The client was matched elsewhere: withdraw its entries held here."""
         state = self.core.clients.get(client_id)
         if state is None:
-            return _NOTHING
+            return NOTHING
         out: list[Delivery] = []
         for name in list(state.entries):
             entry_id, dropped = self.core.leave_pool(client_id, name)
@@ -367,7 +217,7 @@ class Router:
         proxy of it pause it too (its entries there, its sessions' peers see ``away``)."""
         holders = self.holders.get(client_id)
         if not holders:
-            return _NOTHING
+            return NOTHING
         self._away.add(client_id)
         return [Post(node, Away(client_id)) for node in holders]
 
@@ -400,7 +250,7 @@ class Router:
         announces, and the proxy it would make, died with that member.
         """
         if sender in self.departed:
-            return _NOTHING
+            return NOTHING
         return _HANDLERS[type(message)](self, sender, message, now, now_ms)
 
     def _events(self, sender: str, message: Events, now: float, now_ms: int) -> Sequence[Action]:
@@ -465,16 +315,9 @@ class Router:
             out.extend(self._rehome(client_id, now_ms))  # its owner may have changed meanwhile
         return out
 
-    def _forget_entry(self, client_id: str, request_id: str) -> None:
-        """The ``pool.enter`` sent as ``request_id`` was refused: no entry waits for it."""
-        waiting = self.waiting.get(client_id, {})
-        for name, (_, _, asked) in list(waiting.items()):
-            if asked == request_id:
-                del waiting[name]
-
     def _gone(self, sender: str, message: Gone, now: float, now_ms: int) -> Sequence[Action]:
         proxy = self.proxies.pop(message.client, None)
-        return _NOTHING if proxy is None else [Deliver(proxy[1].disconnect())]
+        return NOTHING if proxy is None else [Deliver(proxy[1].disconnect())]
 
     def _withdrawn(
         self, sender: str, message: Withdraw, now: float, now_ms: int
@@ -489,162 +332,10 @@ class Router:
         client_id, away = message.client, type(message) is Away
         state = self.core.clients.get(client_id)
         if client_id not in self.proxies or state is None or state.away == away:
-            return _NOTHING
+            return NOTHING
         if away:
             return [Deliver(self.core.suspend(client_id))]
         return [Deliver(self.core.resume(client_id, now_ms))]
-
-    # -- failures -------------------------------------------------------------------------
-
-    def lost(self, message: Message) -> Sequence[Action]:
-        """Redis did not take ``message``: a forwarded request is refused
-        (``cluster.unavailable``); anything else is left to the failure handling
-        (members' deaths, :meth:`expire`)."""
-        if type(message) is Command:
-            assert isinstance(message, Command)
-            return self._refused(message.client, message.request_id)
-        return _NOTHING
-
-    def expire(self, now: float) -> Sequence[Action]:
-        """Refuse the forwarded requests whose answer did not come in time."""
-        late = [k for k, sent in self.pending.items() if now - sent > ANSWER_TIMEOUT_S]
-        out: list[Action] = []
-        for client_id, request_id in late:
-            del self.pending[client_id, request_id]
-            self._forget_entry(client_id, request_id)
-            out.extend(self._refused(client_id, request_id))
-        return out
-
-    def members_changed(
-        self,
-        live: Iterable[str],
-        joined: Iterable[str],
-        died: Iterable[str],
-        local_clients: Iterable[str],
-        now_ms: int,
-    ) -> Sequence[Action]:
-        """The live members are now ``live``: forget the clients of those that ``died``,
-        and move the entries of ``local_clients`` (the clients connected here) whose
-        pool has a new owner.
-
-        A member that joined and died between two looks (so never seen here) may have
-        left proxies here: it is handled as dead too.
-        """
-        self.live = frozenset(live)
-        joined = set(joined)
-        self.departed -= joined
-        unseen = {home for home, _ in self.proxies.values()} - self.live
-        died = sorted({*died, *unseen})
-        if not joined and not died:
-            return _NOTHING
-        self._owners.clear()
-        out: list[Action] = []
-        for node in died:
-            out.extend(self._member_died(node))
-        out.extend(self._rebalance(local_clients, now_ms))
-        return out
-
-    def _member_died(self, node: str) -> Sequence[Action]:
-        """``node`` stopped renewing its key: forget its clients, re-home what it owned."""
-        self.departed.add(node)
-        out: list[Action] = []
-        for client_id, (home, conversation) in list(self.proxies.items()):
-            if home == node:
-                del self.proxies[client_id]
-                out.append(Deliver(conversation.disconnect()))
-        for client_id, sessions in self.remote_sessions.items():
-            for session_id in [s for s in sessions if node_of(s) == node]:
-                for other in sorted(sessions.pop(session_id)):
-                    left = MemberLeft(session_id, other, "disconnected")
-                    out.append(Deliver([((client_id,), left)], remote=False))
-        for holders in self.holders.values():
-            holders.discard(node)
-        for client_id, waiting in self.waiting.items():
-            for name, (owner_node, command, asked) in list(waiting.items()):
-                if owner_node != node:
-                    continue
-                if asked is not None and self.pending.pop((client_id, asked), None) is not None:
-                    # Not answered yet: refused now (the client may enter again), not entered
-                    # again behind its back before the timeout would refuse it.
-                    del waiting[name]
-                    out.extend(self._refused(client_id, asked))
-                else:
-                    # Its pools died with it: _rebalance enters the entry again at the new owner.
-                    waiting[name] = ("", command, INTERNAL)
-        return out
-
-    def _rebalance(self, local_clients: Iterable[str], now_ms: int) -> Sequence[Action]:
-        """The members changed: local clients' entries whose pool has a new owner move there.
-
-        An entry at a live former owner is withdrawn there first. Entries of the
-        ``auto`` mode that wait in this process's own core move too (others keep
-        their mode's state here until they match, leave or expire).
-        """
-        out: list[Action] = []
-        for client_id in list(self.waiting):
-            out.extend(self._rehome(client_id, now_ms))
-        for client_id in list(local_clients):
-            state = self.core.clients.get(client_id)
-            if state is None:
-                continue
-            for name, entry in list(state.entries.items()):
-                spec = entry.pool.spec
-                new = self._owner(pool_key(state.project_id, name))
-                if new == self.node or spec.mode != "auto" or entry.paused:
-                    continue
-                if entry.pool.key[0] == "policy":
-                    command = EnterPool(policy=name, public=entry.public)
-                else:
-                    command = EnterPool(
-                        pool=name,
-                        create=True,
-                        mode=spec.mode,
-                        group_size=spec.group_size,
-                        filter=dict(spec.filter) or None,
-                        public=entry.public,
-                    )
-                _, left = self.core.leave_pool(client_id, name)
-                out.append(Deliver(left))
-                out.extend(self._move(state, name, new, command, now_ms))
-        return out
-
-    def _rehome(self, client_id: str, now_ms: int) -> Sequence[Action]:
-        """Move the client's entries held by other members whose pool has a new owner.
-
-        An away client's entries wait until it is back (:meth:`client_attached`):
-        entered at a new owner, one could be matched at once, while it is away. An
-        entry whose ``pool.enter`` is not answered yet moves once it is (moved now, a
-        timeout refusing that request would leave it entered behind the client's back).
-        """
-        state = self.core.clients.get(client_id)
-        waiting = self.waiting.get(client_id)
-        if state is None or state.away or not waiting:
-            return _NOTHING
-        out: list[Action] = []
-        for name, (old, command, asked) in list(waiting.items()):
-            if asked is not None and (client_id, asked) in self.pending:
-                continue  # moved once answered: the client must hear where it is first
-            new = self._target(state, command)
-            if new is None or new == old:
-                continue
-            del waiting[name]
-            if old in self.live:
-                out.append(self._forward(state, old, LeavePool(name), INTERNAL, 0.0))
-            out.extend(self._move(state, name, new, command, now_ms))
-        return out
-
-    def _move(
-        self, state: ClientState, name: str, target: str, command: EnterPool, now_ms: int
-    ) -> Sequence[Action]:
-        """Enter ``command`` again at ``target`` (this process or another), answering nobody."""
-        if target != self.node:
-            self.waiting.setdefault(state.client_id, {})[name] = (target, command, INTERNAL)
-            return [self._forward(state, target, command, INTERNAL, 0.0)]
-        with contextlib.suppress(MatchmakerError):
-            project = self._project(state)
-            _, out = self.core.enter(state.client_id, project, command, now_ms)
-            return [Deliver(out)]
-        return _NOTHING
 
 
 def _decode_answer(value: list[Any]) -> Effect:

@@ -147,10 +147,12 @@ class Conversation:
         credential: str | None,
         attributes: dict[str, FilterValue],
     ) -> None:
-        """Speak for a client another cluster member connected (a *proxy*): its requests
-        forwarded here pass the same protocol rules and the same core calls as a local
-        client's."""
-        self.client = self.core.adopt(client_id, project_id, credential, attributes)
+        """Speak for a client another cluster member connected (a *proxy*, its id minted
+        there): registered with the core like a local client, its requests forwarded here
+        pass the same protocol rules and core calls, and its events reach it."""
+        client = ClientState(client_id, project_id, credential, dict(attributes))
+        self.core.clients[client_id] = client
+        self.client = client
 
     def replaced(self) -> None:
         """The client resumed on another connection: this one no longer speaks for it

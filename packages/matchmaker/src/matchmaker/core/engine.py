@@ -96,19 +96,6 @@ class Matchmaker:
         self.clients[client.client_id] = client
         return client
 
-    def adopt(
-        self,
-        client_id: str,
-        project_id: str,
-        credential: str | None,
-        attributes: dict[str, FilterValue],
-    ) -> ClientState:
-        """Register a client another cluster member connected (its id minted there), so
-        the requests it sends here pass the same rules and its events reach it."""
-        client = ClientState(client_id, project_id, credential, dict(attributes))
-        self.clients[client_id] = client
-        return client
-
     def disconnect(self, client_id: str, reason: str = "disconnected") -> list[Delivery]:
         """Forget a client: withdraw its entries and leave its sessions."""
         client = self.clients.pop(client_id, None)
