@@ -42,7 +42,11 @@ __all__ = [
 ]
 
 
-class Command(msgspec.Struct, tag="cmd", tag_field="k", array_like=True, frozen=True):
+class _Message(msgspec.Struct, tag_field="k", array_like=True, frozen=True):
+    """Each message is an array on the wire, its kind (``k``) first."""
+
+
+class Command(_Message, tag="cmd"):
     """A client's request, for the member that owns its pool, room or session (from the
     client's home)."""
 
@@ -54,45 +58,45 @@ class Command(msgspec.Struct, tag="cmd", tag_field="k", array_like=True, frozen=
     command: list[Any]
 
 
-class Answers(msgspec.Struct, tag="fx", tag_field="k", array_like=True, frozen=True):
+class Answers(_Message, tag="fx"):
     """The replies, refusals or close a forwarded request produced, for its home."""
 
     client: str
     effects: list[list[Any]]
 
 
-class Events(msgspec.Struct, tag="ev", tag_field="k", array_like=True, frozen=True):
+class Events(_Message, tag="ev"):
     """One event for clients connected to the receiving member."""
 
     to: list[str]
     event: list[Any]
 
 
-class Gone(msgspec.Struct, tag="gone", tag_field="k", array_like=True, frozen=True):
+class Gone(_Message, tag="gone"):
     """The client left for good: drop its proxy."""
 
     client: str
 
 
-class Withdraw(msgspec.Struct, tag="withdraw", tag_field="k", array_like=True, frozen=True):
+class Withdraw(_Message, tag="withdraw"):
     """The client was matched elsewhere: withdraw its entries held here."""
 
     client: str
 
 
-class Away(msgspec.Struct, tag="away", tag_field="k", array_like=True, frozen=True):
+class Away(_Message, tag="away"):
     """The client's connection dropped: pause its proxy, as its home parked it."""
 
     client: str
 
 
-class Back(msgspec.Struct, tag="back", tag_field="k", array_like=True, frozen=True):
+class Back(_Message, tag="back"):
     """The client resumed: its proxy's entries return to their pools."""
 
     client: str
 
 
-class TunnelOpen(msgspec.Struct, tag="topen", tag_field="k", array_like=True, frozen=True):
+class TunnelOpen(_Message, tag="topen"):
     """A resuming ``hello`` (request ``request_id``), for the member that issued its token."""
 
     tunnel: str
@@ -101,28 +105,28 @@ class TunnelOpen(msgspec.Struct, tag="topen", tag_field="k", array_like=True, fr
     hello: list[Any]
 
 
-class TunnelFrame(msgspec.Struct, tag="tin", tag_field="k", array_like=True, frozen=True):
+class TunnelFrame(_Message, tag="tin"):
     """A frame from the client, for the issuer's end of the tunnel."""
 
     tunnel: str
     frame: str
 
 
-class TunnelEnd(msgspec.Struct, tag="tend", tag_field="k", array_like=True, frozen=True):
+class TunnelEnd(_Message, tag="tend"):
     """The relay's socket closed with ``code``."""
 
     tunnel: str
     code: int
 
 
-class TunnelOut(msgspec.Struct, tag="tout", tag_field="k", array_like=True, frozen=True):
+class TunnelOut(_Message, tag="tout"):
     """A frame for the client, back to the relay."""
 
     tunnel: str
     frame: str
 
 
-class TunnelClose(msgspec.Struct, tag="tclose", tag_field="k", array_like=True, frozen=True):
+class TunnelClose(_Message, tag="tclose"):
     """The issuer's end closed: the relay closes its socket with ``code`` and ``reason``."""
 
     tunnel: str
