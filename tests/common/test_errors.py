@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from mtcommon import CodedError, render_json, render_line, render_usage
+from mtcommon import Catalogue, CodedError, ErrorCode, render_json, render_line, render_usage
 
 
 class LockdownError(CodedError):
@@ -54,3 +54,19 @@ def test_is_an_exception() -> None:
     with pytest.raises(CodedError) as info:
         raise LockdownError("locked")
     assert "project.lockdown" in repr(info.value)
+
+
+def test_one_catalogue_type_answers_both_products_lookups() -> None:
+    from matchmaker.errors import CATALOGUE as MATCHMAKER
+    from tasktool.model.errors import CATALOGUE as TASKTOOL
+
+    assert isinstance(MATCHMAKER, Catalogue)
+    assert isinstance(TASKTOOL, Catalogue)
+    catalogue = Catalogue({"a.used": ErrorCode("Usage", exit=2, http=400), "a.seen": ErrorCode()})
+    assert catalogue.exit_status("a.used") == 2
+    assert catalogue.http_status("a.used") == 400
+    assert (catalogue.exit_status("a.seen"), catalogue.http_status("a.seen")) == (1, 500)
+    assert (catalogue.exit_status("z.unknown"), catalogue.http_status("z.unknown")) == (1, 500)
+    assert TASKTOOL.exit_status("task.not_found") == 1
+    assert TASKTOOL.http_status("task.not_found") == 404
+    assert "data" in MATCHMAKER["project.not_found"].surfaces

@@ -142,7 +142,7 @@ def test_kill_9_mid_session_and_mid_pool(tmp_path: Path) -> None:
         assert waiter.event("session.created")["session_id"]
 
 
-def test_redis_outage_is_a_coded_error_and_service_resumes(
+def test_redis_outage_is_a_coded_error_and_not_ready_and_service_resumes(
     tmp_path: Path, own_redis: RedisServer
 ) -> None:
     with cluster(tmp_path, 2, redis_url=own_redis.url) as (a, b):
@@ -155,10 +155,16 @@ def test_redis_outage_is_a_coded_error_and_service_resumes(
         assert time.monotonic() - asked < 3
         assert not refused["ok"]
         assert refused["error"]["code"] == "cluster.unavailable"
+        # Readiness says so too (it stayed 200): the load balancer sends new clients
+        # to members that can reach Redis.
+        ready = httpx.get(a.data_url + "/readyz", timeout=5)
+        assert ready.status_code == 503
+        assert ready.json()["error"]["code"] == "cluster.unavailable"
 
         # Redis comes back (empty): the members find each other again and work resumes.
         own_redis.start()
         wait_for_members([a, b], 2, within_s=15)
+        assert httpx.get(a.data_url + "/readyz", timeout=5).status_code == 200
         assert first.enter(name)["ok"]
         assert second.enter(name)["ok"]
         assert first.event("session.created")["session_id"]

@@ -114,8 +114,40 @@ def test_a_signal_closes_websockets_with_1001_and_exits(
             read_until_closed(ws)
         assert closed.value.rcvd is not None
         assert closed.value.rcvd.code == 1001
+        assert time.monotonic() - began < 5
     assert mm.stop() == 0
-    assert time.monotonic() - began < 5
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_readyz_answers_503_while_the_process_stops(tmp_path: Path, server: str) -> None:
+    """Right after SIGTERM /readyz refused connections (hypercorn stopped accepting at
+    once, granian as soon as its sockets were closed): a load balancer probing it must
+    read ``server.shutting_down`` for the grace period, then the process exits 0."""
+    grace = 3.0
+    mm = MatchmakerProcess(
+        ["--port", "0", "--server", server, "--shutdown-grace", str(grace)],
+        cwd=tmp_path,
+        expect_control=False,
+    )
+    with httpx.Client(base_url=mm.data_url, timeout=5) as http:
+        assert http.get("/readyz").status_code == 200
+        mm.process.send_signal(signal.SIGTERM)
+        began = time.monotonic()
+
+        def stopping() -> httpx.Response | None:
+            response = http.get("/readyz")
+            return response if response.status_code == 503 else None
+
+        answer = wait_until(stopping, within_s=grace, what="/readyz 503")
+        assert answer.json()["error"]["code"] == "server.shutting_down"
+        # Probed (as a load balancer would, a few times a second) until the grace is
+        # nearly over: every probe is answered, none refused.
+        answers = []
+        while time.monotonic() - began < grace * 0.8:
+            answers.append(http.get("/readyz").status_code)
+            time.sleep(0.2)  # the probe interval, not a wait for a state
+    assert set(answers) == {503}
+    assert mm.stop(timeout=15) == 0
 
 
 def test_repeated_signals_during_shutdown_still_exit_cleanly(mm: MatchmakerProcess) -> None:

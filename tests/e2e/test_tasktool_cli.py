@@ -335,7 +335,7 @@ def test_errors_are_one_line(repo: Path, tt: Run) -> None:
         (["get", "9"], "task.not_found"),
         (["set", "1", "--effort", "huge"], "task.invalid_effort"),
         (["set", "1", "--status", "done"], "task.invalid_status"),
-        (["-d", "missing", "list"], "task.dir_missing"),
+        (["-d", "1-t.md", "list"], "task.dir_missing"),
     ):
         failed = tt(*args, check=False)
         assert failed.returncode == 1, args
@@ -455,3 +455,29 @@ def test_list_read_path_stays_light(repo: Path, tt: Run) -> None:
     assert not heavy & imported
     # only get and the planning commands need these
     assert not {"tasktool.planning.graph", "tasktool.planning.worklog"} & imported
+
+
+@pytest.mark.parametrize("command", ["stats", "list", "next", "board", "tags", "graph"])
+def test_a_reader_that_closed_the_pipe_ends_the_command_quietly_with_0(
+    repo: Path, command: str
+) -> None:
+    """``tasktool stats | head -1`` exits 0, always: the reader is gone before the command
+    writes (a pipe whose read end is closed), the worst case of the race."""
+    for number in range(1, 40):
+        task(repo, str(number))
+    read, write_end = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "tasktool", command],
+            cwd=repo,
+            env=tasktool_env(repo.parent / "home"),
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert (done.returncode, done.stderr) == (0, "")

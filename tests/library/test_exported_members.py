@@ -83,3 +83,29 @@ def test_an_unknown_name_is_an_attribute_error(name: str) -> None:
 @pytest.mark.parametrize("name", PACKAGES)
 def test_the_package_is_typed(name: str) -> None:
     assert (Path(_package(name).__file__ or "").parent / "py.typed").is_file()
+
+
+#: Names the tasktool API had twice or three times over, each beside the one kept:
+#: ``load_context`` (not ``loader``), ``rank`` (not ``rank_next``/``next_document``),
+#: ``validation_report`` (not ``check_tasks``), ``repository_stats`` (not
+#: ``compute_stats``/``stats_document``), ``list_tasks`` (not ``tasks_document``).
+OVERLAPS = {
+    "loader",
+    "rank_next",
+    "next_document",
+    "check_tasks",
+    "compute_stats",
+    "stats_document",
+    "tasks_document",
+    "create_tasks",
+    "build_graph",
+    "build_board",
+    "plan_tracks",
+}
+
+
+def test_tasktool_has_one_name_per_idea() -> None:
+    import tasktool
+
+    assert OVERLAPS.isdisjoint(tasktool.__all__)
+    assert len(tasktool.__all__) <= 40

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import importlib.util
 import json
 import os
 from pathlib import Path
@@ -158,3 +159,15 @@ def test_command_groups_list_their_commands(args: list[str]) -> None:
     result = CliRunner().invoke(main, [*args, "--help"])
     assert result.exit_code == 0
     assert "Commands:" in result.output
+
+
+def test_config_show_names_the_server_auto_picks() -> None:
+    picked = "granian" if importlib.util.find_spec("granian") is not None else "hypercorn"
+    result = CliRunner().invoke(main, ["config", "show"], env={"MATCHMAKER_CONFIG": ""})
+    line = next(line for line in result.stdout.splitlines() if line.startswith("server "))
+    assert line.split()[1:3] == ["auto", f"({picked})"]
+    as_json = CliRunner().invoke(main, ["config", "show", "--format", "json"])
+    rows = {row["key"]: row for row in json.loads(as_json.stdout)["settings"]}
+    assert rows["server"]["chosen"] == picked
+    named = CliRunner().invoke(main, ["--server", "hypercorn", "config", "show"])
+    assert "(" not in next(line for line in named.stdout.splitlines() if line.startswith("server "))

@@ -16,10 +16,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tasktool.files import scan
-from tasktool.files.cache import ParseCache
-from tasktool.files.scan import READ_AHEAD_FROM, ScanResult, read_entry, scan_tasks, with_body
+from tasktool.files import read
+from tasktool.files.read import READ_AHEAD_FROM
+from tasktool.files.scan import ScanResult, read_entry, scan_tasks, with_body
 from tasktool.model.task import Task
+from tests.tasktool.cache_entries import CacheEntry, cached_entries, store_entries
 
 PAST_NS = (time.time_ns() // 1_000_000_000 - 3600) * 1_000_000_000  # outside the racy window
 STATUSES = ("pending", "blocked", "completed")
@@ -159,7 +160,7 @@ def test_two_processes_writing_the_cache_at_once_never_mix(tmp_path: Path) -> No
         os.utime(path, ns=(PAST_NS, PAST_NS))
     cold = scan_tasks(tmp_path, use_cache=False)
     scan_tasks(tmp_path)  # writes the cache
-    entries = ParseCache.open(tmp_path).entries
+    entries = cached_entries(tmp_path)
     other = {
         key: msgspec.structs.replace(entry, task=msgspec.structs.replace(entry.task, body="other"))
         for key, entry in entries.items()
@@ -167,17 +168,17 @@ def test_two_processes_writing_the_cache_at_once_never_mix(tmp_path: Path) -> No
     }
     start = threading.Barrier(2)
 
-    def write(which: dict[str, object]) -> None:
+    def write(which: dict[str, CacheEntry]) -> None:
         start.wait()
         for _ in range(20):
-            ParseCache.open(tmp_path).store(which)  # type: ignore[arg-type]
+            store_entries(tmp_path, which)
 
     threads = [threading.Thread(target=write, args=(e,)) for e in (entries, other)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    found = {e.task.body for e in ParseCache.open(tmp_path).entries.values() if e.task}
+    found = {e.task.body for e in cached_entries(tmp_path).values() if e.task}
     assert found in (set(), {"other"}, {task.body for task in cold.tasks})
     assert stripped(scan_tasks(tmp_path, bodies=False)) == stripped(cold)
 
@@ -221,7 +222,7 @@ def test_many_changed_files_are_read_ahead_in_order(
     """Past the read-ahead threshold slow reads go to threads (0: every read counts as
     slow): the result, unreadable and non-UTF-8 files included, is the one reading them
     one by one gives."""
-    monkeypatch.setattr(scan, "SLOW_READ_NS", slow_read_ns)
+    monkeypatch.setattr(read, "SLOW_READ_NS", slow_read_ns)
     for n in range(3 * READ_AHEAD_FROM):
         (tmp_path / f"{n}-task.md").write_text(text(str(n), "pending", f"body {n}"))
     (tmp_path / "latin.md").write_bytes(b"---\nid: '900'\ntitle: caf\xe9\n---\n")

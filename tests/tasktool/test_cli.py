@@ -95,6 +95,10 @@ def test_every_command_has_help(tasktool: Invoke, command: str) -> None:
         (("list", "--no-such-option"), "--no-such-option", "usage"),
         (("--worktree-scope", "shared", "list"), "--worktree-scope", "usage"),
         (("add",), "Missing argument", "usage"),
+        # --all-projects on a command that does not aggregate: refused, not ignored
+        (("--all-projects", "add", "X"), "--all-projects works with", "usage"),
+        (("--all-projects", "validate"), "not validate", "usage"),
+        (("--all-projects", "tags"), "not tags", "usage"),
     ],
 )
 def test_usage_errors_exit_2_with_one_coded_line(
@@ -115,6 +119,9 @@ def test_usage_errors_exit_2_with_one_coded_line(
         (("rm", "999"), "task.not_found"),
         (("add", "X", "--priority", "bogus"), "task.invalid_priority"),
         (("add", ""), "task.invalid_title"),
+        (("add", "bad\x1b[31m"), "task.invalid_text"),
+        (("add", "X", "--owner", "a\x00b"), "task.invalid_text"),
+        (("add", "X", "--tag", "t\x07"), "task.invalid_text"),
         (("init",), "config.exists"),
     ],
 )
@@ -146,3 +153,58 @@ def test_global_task_dir_option(tasktool: Invoke, project: Project) -> None:
     tasktool("--task-dir", "elsewhere", "add", "Placed")
     assert [p.name for p in (project.root / "elsewhere").glob("*.md")] == ["001-placed.md"]
     assert not list(Path(project.root / "tasks").glob("*.md"))
+
+
+def test_taskmd_option_names(tasktool: Invoke, project: Project) -> None:
+    """--tags beside --tag on add, --tag beside --tags on set, --depends-on as taskmd
+    spells it, and list's --status/--priority/--tag shortcuts for its filters."""
+    tasktool("add", "First", "--priority", "high")
+    tasktool("add", "Second", "--tags", "a,b", "--depends-on", "001", "--status", "in-progress")
+    (path,) = (project.root / "tasks").glob("002-*.md")
+    text = path.read_text()
+    assert re.search(r"tags: \[a, b\]", text), text
+    assert re.search(r"dependencies: \['?001'?\]", text), text
+    tasktool("set", "002", "--tag", "c")
+    assert re.search(r"tags: \[c\]", path.read_text())
+
+    def ids(*args: str) -> list[str]:
+        return re.findall(r'"id": "(\d+)"', tasktool("list", "--format", "json", *args).stdout)
+
+    assert ids("--status", "in-progress") == ["002"]
+    assert ids("--status", "pending", "--status", "in-progress") == ["001", "002"]
+    assert ids("--priority", "high,low") == ["001"]
+    assert ids("--tag", "c") == ids("--filter", "tags=c") == ["002"]
+    assert ids("--status", "pending", "--priority", "medium") == []
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        ("tasktool list --status in", ["in-progress", "in-review"]),
+        ("tasktool list --status pending,c", ["pending,cancelled", "pending,completed"]),
+        ("tasktool add X --priority h", ["high"]),
+        ("tasktool set 1 --status bl", ["blocked"]),
+        ("tasktool list --priority ", ["low", "medium", "high", "critical"]),
+    ],
+)
+def test_status_and_priority_values_complete(
+    tasktool: Invoke, words: str, expected: list[str]
+) -> None:
+    env = {
+        "_TASKTOOL_COMPLETE": "bash_complete",
+        "COMP_WORDS": words,
+        "COMP_CWORD": str(len(words.split(" ")) - 1),
+    }
+    done = CliRunner().invoke(tasktool_group(), [], prog_name="tasktool", env=env)
+    assert done.exit_code == 0, done.output
+    assert [line.split(",", 1)[1] for line in done.stdout.splitlines()] == expected
+
+
+def test_get_finds_a_padded_id_when_exactly_one_matches(tasktool: Invoke, project: Project) -> None:
+    tasktool("add", "First")
+    assert '"id": "001"' in tasktool("get", "1", "--format", "json").stdout
+    assert '"id": "001"' in tasktool("get", "0001", "--format", "json").stdout
+    project.write("tasks/01-other.md", "---\nid: '01'\ntitle: Other\n---\n")
+    failed = tasktool("get", "1", code=1)  # 001 or 01: a guess, so not found
+    assert failed.stderr.endswith("[task.not_found]\n")
+    assert '"id": "01"' in tasktool("get", "01", "--format", "json").stdout

@@ -82,12 +82,12 @@ def documented_rows() -> dict[str, tuple[str, str, str]]:
 
 def test_the_docs_table_is_the_catalogue() -> None:
     expected = {
-        entry.code: (
+        code: (
             "—" if entry.exit is None else str(entry.exit),
             "—" if entry.http is None else str(entry.http),
             entry.meaning,
         )
-        for entry in CATALOGUE.values()
+        for code, entry in CATALOGUE.items()
     }
     table = "\n".join(f"| `{code}` | {' | '.join(row)} |" for code, row in expected.items())
     assert documented_rows() == expected, f"docs/tasktool.md, ## Errors, should list:\n{table}"

@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tasktool.files import fanout
-from tasktool.files.cache import Row
-from tasktool.files.scan import parse_files, scan_tasks
+from tasktool.files.cache_files import Row
+from tasktool.files.read import parse_files
+from tasktool.files.scan import scan_tasks
 
 if TYPE_CHECKING:
     from tests.tasktool.conftest import Project, TaskWriter

@@ -78,6 +78,7 @@ NOT_READ = {
     "tasktool.config.sync",  # a config with a sync section
     "tasktool.config.registry",  # --project, --all-projects, no project config file
     "tasktool.files.fanout",  # a scan that parses files
+    "tasktool.files.merge",  # a scan that parses files (merges them with the cached rows)
     "hashlib",  # OpenSSL: the memos' names are BLAKE2 digests (tasktool.files.digest)
     "shutil",  # with zlib, bz2, lzma: list's replay copies by sendfile to a pipe or file
 }

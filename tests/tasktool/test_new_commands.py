@@ -125,3 +125,23 @@ def test_documented_file_paths_are_absolute_as_printed(run: Invoke) -> None:
         data = json.loads(run(*args, "--format", "json").stdout)
         for row in data if isinstance(data, list) else [data]:
             assert Path(row["file_path"]).is_absolute(), (args, row["file_path"])
+
+
+def test_archive_dry_run_shows_the_plan_with_unresolved_tasks_marked(
+    run: Invoke, project: Project
+) -> None:
+    """A dry run with filters that select unfinished tasks shows where each would go (those
+    a real run refuses marked), instead of refusing with task.unresolved."""
+    plan = run("archive", "--status", "pending,cancelled", "--dry-run", "--format", "json")
+    rows = json.loads(plan.stdout)["archived"]
+    assert [(row["id"], row["needs_force"]) for row in rows] == [("2", True), ("3", False)]
+    assert all(row["to"].startswith(str(project.root / "tasks" / "archive")) for row in rows)
+    text = run("archive", "--status", "pending", "--dry-run").stdout
+    assert "would archive 2: " in text
+    assert "(status pending: needs --force)" in text
+    forced = json.loads(
+        run("archive", "--status", "pending", "--dry-run", "--force", "--format", "json").stdout
+    )
+    assert [row["needs_force"] for row in forced["archived"]] == [False]
+    assert (project.root / "tasks" / "2-t.md").is_file()  # nothing moved
+    assert "[task.unresolved]" in run("archive", "--status", "pending", code=1).output

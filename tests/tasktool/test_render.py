@@ -48,8 +48,9 @@ def test_tables_on_a_terminal_are_fitted_with_a_bold_header(
     rows = [{"id": "1", "title": "T" * 60, "tags": ["a", "b"]}]
     emit_table(rows, ["id", "title", "tags"], out=out)
     header, row = out.getvalue().splitlines()
-    assert header == "\x1b[1mID  TITLE\x1b[0m"  # tags dropped to fit 40 columns
-    assert row == "1   " + "T" * 35 + "\u2026"
+    # the title is shortened to fit 40 columns, before any column is dropped
+    assert header == "\x1b[1mID  TITLE" + " " * 27 + "TAGS\x1b[0m"
+    assert row == "1   " + "T" * 29 + "\u2026  a, b"
     plain = Terminal()
     emit_table(rows, ["id", "title"], no_color=True, out=plain)
     assert "\x1b" not in plain.getvalue()

@@ -54,18 +54,24 @@ def test_rejected_config_raises_unless_tolerant(project: Project) -> None:
 
 
 def test_missing_task_dir(project: Project) -> None:
-    with pytest.raises(TaskToolError) as info:
-        load_context(
-            Overrides(task_dir="nope"), cwd=project.root, env=project.env, home=project.home
-        )
-    assert info.value.code == "task.dir_missing"
-    assert "nope does not exist" in info.value.message
+    """A task directory not made yet reads as no tasks (and makes nothing); a path that is
+    not a directory is an error."""
+    repo = load_context(
+        Overrides(task_dir="nope"), cwd=project.root, env=project.env, home=project.home
+    )
+    assert (repo.absent, repo.tasks, repo.archived, repo.broken) == (True, (), (), ())
+    note = repo.absent_note()
+    assert note is not None
+    assert note.code == "task.dir_absent"
+    assert "nope does not exist yet" in note.message
+    assert not (project.root / "nope").exists()
     project.write("afile", "")
     with pytest.raises(TaskToolError) as info:
         load_context(
             Overrides(task_dir="afile"), cwd=project.root, env=project.env, home=project.home
         )
     assert "afile is not a directory" in info.value.message
+    assert info.value.code == "task.dir_missing"
 
 
 def test_get_names_a_broken_file(project: Project) -> None:

@@ -12,6 +12,7 @@ import pytest
 
 from tasktool.files.cache import ParseCache
 from tasktool.files.scan import scan_tasks
+from tests.tasktool.cache_entries import cached_entries, store_entries
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -96,8 +97,7 @@ def test_warm_scan_uses_the_cache_and_sees_changes(
     write_task("2")
     age(project.root)
     first = scan_tasks(project.root)
-    cache = ParseCache.open(project.root)
-    assert len(cache.entries) == 2
+    assert len(cached_entries(project.root)) == 2
     assert (project.root / ".tasktool" / ".gitignore").read_text() == "*\n"
     # Same size, same mtime: still detected (the write gives a new inode / ctime).
     path = project.root / "1-task.md"
@@ -121,7 +121,7 @@ def test_corrupt_cache_is_rebuilt(project: Project, write_task: TaskWriter) -> N
     cache_file = cache_path(project.root)
     cache_file.write_bytes(b"\x00garbage")
     assert ids(project.root) == ["1"]
-    assert ParseCache.open(project.root).entries
+    assert cached_entries(project.root)
 
 
 def test_uncached_scan_writes_nothing(project: Project, write_task: TaskWriter) -> None:
@@ -136,7 +136,7 @@ def test_recently_modified_files_are_not_cached(project: Project, write_task: Ta
     age(project.root)
     write_task("3")  # just written: its timestamp tick may still change under us
     assert ids(project.root) == ["1", "2", "3"]
-    cached = ParseCache.open(project.root).entries
+    cached = cached_entries(project.root)
     assert sorted(Path(path).name for path in cached) == ["1-task.md", "2-task.md"]
 
 
@@ -156,7 +156,7 @@ def test_cache_is_rewritten_only_when_something_changed(
     (project.root / "2-task.md").unlink()
     assert ids(project.root) == ["1", "3"]
     assert cache_file.stat().st_ino != inode
-    assert sorted(Path(p).name for p in ParseCache.open(project.root).entries) == ["1-task.md"]
+    assert sorted(Path(p).name for p in cached_entries(project.root)) == ["1-task.md"]
 
 
 def test_warm_scan_returns_the_cold_order(project: Project, write_task: TaskWriter) -> None:
@@ -185,11 +185,10 @@ def test_warm_scan_takes_unchanged_files_from_the_cache(
     write_task("1")
     age(project.root)
     parsed = scan_tasks(project.root).tasks[0]
-    cache = ParseCache.open(project.root)
-    ((path, entry),) = cache.entries.items()
+    ((path, entry),) = cached_entries(project.root).items()
     assert entry.task is not None
     planted = msgspec.structs.replace(entry.task, title="from the cache")
-    cache.store({path: msgspec.structs.replace(entry, task=planted)})
+    store_entries(project.root, {path: msgspec.structs.replace(entry, task=planted)})
     # Same stat signature: the file is not read again, so the planted entry shows.
     assert [t.title for t in scan_tasks(project.root).tasks] == ["from the cache"]
     age(project.root, seconds=30)  # a new mtime: the file is parsed again
@@ -207,7 +206,7 @@ def test_a_cache_from_another_version_is_ignored_and_removed(
     cache_path(project.root).write_bytes(msgspec.msgpack.encode({"format": "tasks-9"}))
     assert ids(project.root) == ["1"]
     assert not old.exists()
-    assert ParseCache.open(project.root).entries
+    assert cached_entries(project.root)
 
 
 def test_a_walk_by_path_finds_what_a_walk_by_descriptor_finds(
@@ -215,12 +214,12 @@ def test_a_walk_by_path_finds_what_a_walk_by_descriptor_finds(
 ) -> None:
     """Where folders cannot be listed through a descriptor (Windows), they are listed by
     path, with the same names and signatures."""
-    from tasktool.files import scan
+    from tasktool.files import walk as walking
 
     for number, where in enumerate(["", "backend", "backend/archive", "deep/er"], start=1):
         write_task(str(number), where=where)
-    by_descriptor = scan.walk(project.root)
-    assert scan._STAT_IN_FOLDER  # this machine stats by descriptor
-    monkeypatch.setattr(scan, "_STAT_IN_FOLDER", False)
-    assert scan.walk(project.root) == by_descriptor
+    by_descriptor = walking.walk(project.root)
+    assert walking._STAT_IN_FOLDER  # this machine stats by descriptor
+    monkeypatch.setattr(walking, "_STAT_IN_FOLDER", False)
+    assert walking.walk(project.root) == by_descriptor
     assert sum(len(folder) for folder, _relative in by_descriptor) == 4

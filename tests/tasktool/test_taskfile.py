@@ -69,6 +69,20 @@ def test_task_like_files_that_fail_are_reported(text: str, code: str) -> None:
     assert result.message.startswith("/t/x.md")
 
 
+@pytest.mark.parametrize("width", [7, 8, 11])
+def test_conflict_markers_of_seven_characters_or_more_are_a_merge_conflict(width: int) -> None:
+    """git writes longer markers for a conflict inside another (a rename's uses eight)."""
+    opening, closing = "<" * width, ">" * width
+    text = (
+        f"---\n{opening} HEAD:tasks/5-a.md\nid: 5\ntitle: ours\n=======\n"
+        f"id: 6\ntitle: theirs\n{closing} topic:tasks/6-a.md\n---\n"
+    )
+    result = parse(text)
+    assert isinstance(result, Diagnostic)
+    assert result.code == "task.merge_conflict"
+    assert result.message.startswith(f"/t/x.md:2: an unresolved merge conflict ({opening} line)")
+
+
 @pytest.mark.parametrize(
     "text",
     ["# Readme\n", "---\ntitle: A page\nlayout: doc\n---\n", "---\nbad: [\n---\n", ""],

@@ -75,6 +75,16 @@ created: 2026-02-27
 ---
 """
 
+# As taskmd's own archive-025: archived, depending on ids its history no longer holds.
+ARCHIVED_WITH_GAPS = """---
+id: "archive-025"
+title: "CLI polish"
+status: pending
+dependencies: ["archive-021"]
+created: 2026-02-08
+---
+"""
+
 
 def task(task_id: str, status: str, number: int) -> str:
     created = f'"2026-02-{number:02d}"' if number % 3 == 0 else f"2026-02-{number:02d}"
@@ -99,6 +109,7 @@ def taskmd(in_project: Project) -> Project:
                 f"tasks/{log}", f"# Worklog: {task_id}\n\n## {heading}\n\nDid {task_id}.\n"
             )
     project.write("tasks/cli/198-verbose-log.md", CONFLICT)
+    project.write("tasks/cli/archive/025-polish.md", ARCHIVED_WITH_GAPS)
     return project
 
 
@@ -131,8 +142,11 @@ def test_the_taskmd_repository_reads_and_validates_as_it_is(taskmd: Project) -> 
     errors = json.loads(report.stdout)["errors"]
     assert len(errors) == 1, errors
     assert "198-verbose-log.md" in errors[0]["message"]
-    assert errors[0]["code"] in {"task.merge_conflict", "task.yaml"}
-    assert json.loads(report.stdout)["warnings"] == []
+    assert errors[0]["code"] == "task.merge_conflict"
+    warnings = json.loads(report.stdout)["warnings"]
+    assert [(w["code"], w["task_id"]) for w in warnings] == [
+        ("task.missing_dependency", "archive-025")
+    ]
     listed = json.loads(run("list", "--archived", "--format", "json").stdout)
-    assert len(listed) == len(LAYOUT)
+    assert len(listed) == len(LAYOUT) + 1  # and archive-025
     assert files(taskmd.root) == before  # nothing copied, nothing written but the cache

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tasktool.present.terminal import MIN_TITLE, width_of
+from tasktool.present.terminal import MIN_TITLE, fitted_table, width_of
 
 _ESCAPES = re.compile(r"\x1b\[[0-9;]*m")
 LONG = "Rework the session cache invalidation so that stale logins expire everywhere"
@@ -95,13 +95,34 @@ def test_list_at_80_columns_keeps_titles_readable(repo: Path, tmp_path: Path) ->
     lines = text.splitlines()
     assert all(width_of(line) <= 80 for line in lines), lines[:3]
     header = lines[0].split()
-    assert header[0] == "ID"
-    assert "TITLE" in header
-    assert "TAGS" not in header  # the least useful columns went first
+    # the title was shortened before any column was dropped: every default column stays
+    assert header == ["ID", "STATUS", "PRIORITY", "EFFORT", "PHASE", "TITLE"]
+    assert width_of(lines[1]) == 80
     row = lines[1]
     title = row[lines[0].index("TITLE") :]
     assert title.startswith(LONG[:MIN_TITLE])
     assert title.endswith("\u2026")
+
+
+@pytest.mark.parametrize(
+    ("width", "header"),
+    [
+        (100, ["ID", "STATUS", "OWNER", "TAGS", "TITLE"]),  # a shorter title: all stay
+        (62, ["ID", "STATUS", "OWNER", "TAGS", "TITLE"]),  # a title at its floor
+        (55, ["ID", "STATUS", "OWNER", "TITLE"]),  # then tags go, the title takes the room
+        (40, ["ID", "STATUS", "TITLE"]),
+    ],
+)
+def test_titles_are_shortened_before_columns_are_dropped(width: int, header: list[str]) -> None:
+    rows = [{"id": "001", "status": "pending", "owner": "someone-long", "tags": "a, b, c",
+             "title": LONG}]  # fmt: skip
+    columns = ("id", "status", "owner", "tags", "title")
+    text = fitted_table(rows, columns, width=width, bold=False, cell=str)
+    head, row = text.splitlines()
+    assert head.split() == header
+    assert width_of(row) <= width
+    assert "…" in row
+    assert row.split("  ")[-1].startswith(LONG[: MIN_TITLE - 1])
 
 
 def test_board_shows_columns_side_by_side(repo: Path, tmp_path: Path) -> None:

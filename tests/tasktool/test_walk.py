@@ -11,9 +11,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tasktool.files import forked, scan
-from tasktool.files.cache import SIG_SIZE, ParseCache
-from tasktool.files.scan import scan_tasks, walk
+from tasktool.files import forked, signature
+from tasktool.files import walk as walking
+from tasktool.files.cache import ParseCache
+from tasktool.files.scan import scan_tasks
+from tasktool.files.walk import walk
 
 if TYPE_CHECKING:
     from tests.tasktool.conftest import Project, TaskWriter
@@ -32,13 +34,13 @@ def settle(root: Path, offset: int = 0) -> None:
 def listed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The folders the walks list (by path or descriptor number)."""
     calls: list[str] = []
-    original = scan._list
+    original = walking._list
 
     def recording(folder: str | int, relative: str, ignored: frozenset[str]) -> object:
         calls.append(relative)
         return original(folder, relative, ignored)
 
-    monkeypatch.setattr(scan, "_list", recording)
+    monkeypatch.setattr(walking, "_list", recording)
     return calls
 
 
@@ -146,13 +148,13 @@ def test_two_processes_stat_what_one_does(
             delivered.append(super().result())
             return delivered[-1]
 
-    monkeypatch.setattr(scan, "Child", Recorded)
-    monkeypatch.setattr(scan, "STAT_FORK_FROM", 10)
-    monkeypatch.setattr(scan, "usable_cores", lambda: 2)
+    monkeypatch.setattr(walking, "Child", Recorded)
+    monkeypatch.setattr(walking, "STAT_FORK_FROM", 10)
+    monkeypatch.setattr(walking, "usable_cores", lambda: 2)
     assert walk(many_files) == alone
     assert len(delivered) == 1
     assert delivered[0] is not None
-    assert len(delivered[0]) == 31 * SIG_SIZE  # the second half of 61 names (the fifo too)
+    assert len(delivered[0]) == 31 * signature.SIZE  # the second half of 61 names (the fifo too)
     assert sum(len(folder) for folder, _ in alone) == 60
 
 
@@ -161,16 +163,16 @@ def test_a_child_that_fails_leaves_its_share_to_this_process(
 ) -> None:
     alone = walk(many_files)
     here = os.getpid()
-    signatures = scan._signatures
+    signatures = walking._signatures
 
     def failing_in_a_child(shares: list[tuple[str, list[str]]]) -> bytes:
         if os.getpid() != here:
             raise RuntimeError("the child's share fails")
         return signatures(shares)
 
-    monkeypatch.setattr(scan, "_signatures", failing_in_a_child)
-    monkeypatch.setattr(scan, "STAT_FORK_FROM", 10)
-    monkeypatch.setattr(scan, "usable_cores", lambda: 2)
+    monkeypatch.setattr(walking, "_signatures", failing_in_a_child)
+    monkeypatch.setattr(walking, "STAT_FORK_FROM", 10)
+    monkeypatch.setattr(walking, "usable_cores", lambda: 2)
     assert walk(many_files) == alone
 
 

@@ -53,6 +53,12 @@ def test_completing_stamps_and_reopening_clears(project: Project, write_task: Ta
         (TaskChange(add={"dependencies": ("1",)}), "task.self_reference"),
         (TaskChange(set={"parent": "1"}), "task.self_reference"),
         (TaskChange(set={"colour": "red"}), "task.unknown_field"),
+        # control characters are refused in every field, as in ids
+        (TaskChange(set={"title": "x\x1b[2Jy"}), "task.invalid_text"),
+        (TaskChange(set={"owner": "\x00\x1b[31m"}), "task.invalid_text"),
+        (TaskChange(set={"phase": "a\nb"}), "task.invalid_text"),
+        (TaskChange(add={"tags": ("ok", "b\x07")}), "task.invalid_text"),
+        (TaskChange(replace={"touches": ("\x9b",)}), "task.invalid_text"),
     ],
 )
 def test_invalid_changes_are_refused(

@@ -11,16 +11,21 @@ from matchmaker.config import ServerConfig
 from tests.matchmaker.control.conftest import KEY, ServerThread
 
 
-@pytest.fixture
-def admin_url() -> Iterator[str]:
-    """The management URL of a fresh server (memory store)."""
-    config = ServerConfig(port=0, management_port=0, management_key=KEY, store_url="memory://")
+def serving(store_url: str) -> Iterator[str]:
+    """The management URL of a fresh server on ``store_url``, stopped afterwards."""
+    config = ServerConfig(port=0, management_port=0, management_key=KEY, store_url=store_url)
     server = ServerThread(config)
     bound = server.start()
     assert bound.management is not None
     host, port = bound.management
     yield f"http://{host}:{port}"
     server.stop()
+
+
+@pytest.fixture
+def admin_url() -> Iterator[str]:
+    """The management URL of a fresh server (memory store)."""
+    yield from serving("memory://")
 
 
 @pytest.fixture

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import httpx
 import pytest
 
 from matchmaker.config import ServerConfig
+from matchmaker.model import MatchmakingPolicy, Project, ProjectKey
+from matchmaker.store import open_store
 
 from .conftest import KEY
 
@@ -53,3 +57,37 @@ def test_forged_cursors_are_400_on_every_store(admin: httpx.Client, cursor: str)
     response = admin.get("/admin/projects", params={"cursor": cursor})
     assert response.status_code == 400
     assert response.json()["error"]["details"]["field"] == "cursor"
+
+
+@pytest.fixture
+def stored_before_the_rules(store_url: str) -> None:
+    """A Project written before names and secrets were capped, as an older server stored it."""
+
+    async def write() -> None:
+        async with await open_store(store_url) as store:
+            await store.create(
+                Project(
+                    "old",
+                    keys=(ProjectKey("shared-secret", "s" * 2000),),
+                    policies=(MatchmakingPolicy("x" * 300, "auto", 2),),
+                )
+            )
+
+    asyncio.run(write())
+
+
+@pytest.mark.parametrize(
+    "store_url", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)], indirect=True
+)
+@pytest.mark.usefixtures("stored_before_the_rules")
+def test_projects_stored_before_the_name_rule_still_load(admin: httpx.Client) -> None:
+    (old,) = admin.get("/admin/projects").json()["projects"]
+    assert old["policies"][0]["name"] == "x" * 300
+    refused = admin.patch("/admin/projects/old", json={"lockdown": True})
+    assert refused.json()["error"]["details"]["field"] == "$.policies[0].name"
+    fixed = {"policies": [{"name": "x", "mode": "auto", "groupSize": 2}]}
+    assert admin.patch("/admin/projects/old", json=fixed).json()["error"]["details"] == {
+        "field": "$.keys[0].secret"
+    }
+    fixed["keys"] = [{"type": "shared-secret", "secret": "short"}]
+    assert admin.patch("/admin/projects/old", json=fixed).status_code == 200

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import socket
+import threading
 from typing import Any
 
 import httpx
@@ -14,7 +16,7 @@ from matchmaker.config import ControlLimits, ServerConfig
 from matchmaker.server import Bound
 from tests.matchmaker.polling import wait_until
 
-from .conftest import KEY
+from .conftest import KEY, ServerThread
 
 JSON = {"Content-Type": "application/json"}
 
@@ -156,3 +158,55 @@ def test_defaults_are_the_documented_ones() -> None:
         "max_body_bytes": 1024 * 1024,
         "body_timeout_s": 10.0,
     }
+
+
+def _one_response(sock: socket.socket) -> bytes:
+    """One whole HTTP/1.1 response (headers, then Content-Length bytes) off a kept-alive socket."""
+    answer = b""
+    while b"\r\n\r\n" not in answer:
+        answer += sock.recv(65536)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    length = next(
+        int(line.split(b":")[1])
+        for line in head.lower().split(b"\r\n")
+        if line.startswith(b"content-length:")
+    )
+    while len(body) < length:
+        body += sock.recv(65536)
+    return head + b"\r\n\r\n" + body
+
+
+def test_a_request_cut_off_by_the_shutdown_grace_gets_the_error_body(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="matchmaker.control")
+    control = ControlLimits(body_timeout_s=60)
+    config = ServerConfig(
+        port=0,
+        management_port=0,
+        management_key=KEY,
+        store_url="memory://",
+        control=control,
+        shutdown_grace_s=1.0,
+    )
+    running = ServerThread(config)
+    bound = running.start()
+    assert bound.management is not None
+    stopping = threading.Thread(target=running.stop)
+    auth = f"Host: x\r\nAuthorization: Bearer {KEY}\r\n"
+    with socket.create_connection(bound.management, timeout=10) as sock:
+        # One whole request first: the connection is accepted and served before the stop.
+        sock.sendall(f"GET /admin/projects HTTP/1.1\r\n{auth}\r\n".encode())
+        assert _one_response(sock).startswith(b"HTTP/1.1 200")
+        head = f"POST /admin/projects HTTP/1.1\r\n{auth}Content-Type: {JSON['Content-Type']}\r\n"
+        sock.sendall(f"{head}Content-Length: 100\r\n\r\n".encode() + b'{"id"')
+        # The request waits for the rest of its body when the graceful stop begins.
+        stopping.start()
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    stopping.join()
+    head_bytes, _, body = answer.partition(b"\r\n\r\n")
+    assert head_bytes.startswith(b"HTTP/1.1 503"), answer
+    assert json.loads(body)["error"]["code"] == "server.shutting_down"
+    assert "control POST /admin/projects -> 503" in caplog.messages

@@ -95,6 +95,8 @@ async def test_requests_before_hello_are_not_ready(server: Any) -> None:
         ({"v": 1, "attributes": {"bad key": 1}}, "attributes"),
         ({"v": 1, "attributes": {"k": [1]}}, "attributes"),
         ({"v": 1, "extra": True}, "extra"),
+        ({"v": 1, "project": "a\nb"}, "$.data.project"),
+        ({"v": 1, "project": "x" * 129}, "$.data.project"),
     ],
 )
 async def test_bad_hello_is_a_bad_request(server: Any, data: dict[str, Any], fragment: str) -> None:
@@ -139,6 +141,23 @@ async def test_keys_added_later_refuse_the_next_entry(start_server: Any) -> None
     assert caught.value.code == "project.forbidden"
     keyed = await server.connect(credential="k")
     assert (await keyed.enter(pool="x", create=True, mode="auto", group_size=2))["pool"] == "x"
+
+
+async def test_a_revoked_credential_is_told_apart_from_a_missing_one(
+    start_server: Any,
+) -> None:
+    """A client whose key a PATCH removed was told the Project "requires a credential",
+    although it had presented one."""
+    server = await start_server(KEYED)
+    client = await server.connect(credential="s3cret")
+    server.directory.put(
+        Project(id="keyed", keys=(ProjectKey(type="shared-secret", secret="new"),))
+    )
+    with pytest.raises(MatchmakerError) as caught:
+        await client.enter(pool="x", create=True, mode="auto", group_size=2)
+    assert caught.value.code == "auth.invalid_credential"
+    assert caught.value.details == {"project": "keyed", "reason": "revoked"}
+    assert "revoked" in caught.value.message
 
 
 async def test_bye_closes_4000(server: Any) -> None:

@@ -137,6 +137,30 @@ async def test_an_overflowed_buffer_resumes_partially(start_server: Any) -> None
     assert [e.data["data"]["n"] for e in kept] == [3, 4]
 
 
+@pytest.mark.parametrize("offset", [-5, 1, 10**9], ids=["negative", "one-past", "far-past"])
+async def test_a_last_seq_never_sent_is_refused_and_the_token_still_works(
+    start_server: Any, offset: int
+) -> None:
+    """``last_seq`` -5 was answered ``resume.partial {from_seq: -4}`` and 10^9 replayed
+    nothing: both are seqs this client was never sent."""
+    server = await start_server(resume_grace_ms=10_000)
+    a, b, session_id = await paired(server)
+    b.abort()
+    await a.next_event("session.member_status")
+    await a.send(session_id, {"n": 1})
+    await a.request("ping")  # handled: b was sent (and keeps) one more event
+    token, sent = b.resume_token, b.last_seq + 1
+    assert token is not None
+    bad = sent + offset if offset > 0 else offset
+    with pytest.raises(MatchmakerError) as caught:
+        await Client.connect(server.url, resume=(token, bad))
+    assert caught.value.code == "protocol.bad_request"
+    assert caught.value.details == {"field": "last_seq", "limit": sent}
+    back = await server.connect(resume=(token, b.last_seq))
+    assert back.client_id == b.client_id
+    assert (await back.next_event("session.message")).data["data"] == {"n": 1}
+
+
 async def test_a_heartbeat_timeout_is_resumable_and_a_half_open_socket_is_replaced(
     start_server: Any,
 ) -> None:

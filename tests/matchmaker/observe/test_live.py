@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import httpx
@@ -147,3 +148,35 @@ async def test_a_projects_sessions_are_paged(running: Bound, admin: httpx.AsyncC
         assert len(seen) == 3
     finally:
         await client.close()
+
+
+async def test_away_clients_are_counted_apart_everywhere(
+    running: Bound, admin: httpx.AsyncClient
+) -> None:
+    """A dropped (resumable) client was counted as connected per Project, in /admin/live
+    and ``matchmaker_project_clients``, but not in the totals: it is ``away`` in all."""
+    ws = "ws://{}:{}/ws".format(*running.data)
+    staying = await Client.connect(ws, project="game")
+    dropped = await Client.connect(ws, project="game")
+    try:
+        dropped.abort()  # the TCP connection is cut: away for the resume grace
+        async with asyncio.timeout(10):
+            while True:  # until the server saw the drop
+                response = await admin.get("/admin/live")
+                page = msgspec.json.decode(response.content, type=LivePage)
+                if page.away:
+                    break
+                await asyncio.sleep(0.02)
+        [game] = page.projects
+        assert (page.clients, page.away) == (1, 1)
+        assert (game.id, game.clients, game.away) == ("game", 1, 1)
+        one = await admin.get("/admin/projects/game/live")
+        project = msgspec.json.decode(one.content, type=ProjectLivePage).project
+        assert (project.clients, project.away) == (1, 1)
+        metrics = (await admin.get("/metrics")).text.splitlines()
+        assert "matchmaker_clients 1.0" in metrics
+        assert "matchmaker_clients_away 1.0" in metrics
+        assert 'matchmaker_project_clients{project="game"} 1.0' in metrics
+        assert 'matchmaker_project_clients_away{project="game"} 1.0' in metrics
+    finally:
+        await staying.close()

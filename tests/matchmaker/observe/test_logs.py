@@ -231,3 +231,33 @@ def test_text_lines_append_the_fields_and_json_lines_hold_them() -> None:
     assert line["message"] == "closed"
     assert (line["client"], line["code"], line["reason"]) == ("c1-2", 4000, "bye")
     assert line["time"].endswith("Z")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/admin/x -> 401\n2026-11-27 08:00:00,000 INFO matchmaker.control: control DELETE "
+        "/admin/projects/vault -> 204",
+        "/admin/\x1b[31mred\x1b[0m",
+        "/admin/\r\u2028\x00\x9b",
+    ],
+    ids=["newline-forges-a-line", "terminal-escape", "other-controls"],
+)
+def test_a_text_line_escapes_control_characters_in_its_message(path: str) -> None:
+    """The control plane's access line quotes a path decoded from ``%0A``/``%1B``: one
+    line, no control character, whatever it holds (as the key=value fields already are)."""
+    record = logging.LogRecord(
+        "matchmaker.control",
+        logging.INFO,
+        __file__,
+        1,
+        "control %s %s -> %d",
+        ("GET", path, 401),
+        None,
+    )
+    record.fields = {"path": path}
+    text = TextFormatter().format(record)
+    assert "\n" not in text
+    assert not any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F or c == "\u2028" for c in text)
+    assert "\\x1b[31m" in text or "\\n2026" in text or "\\r\\u2028\\x00\\x9b" in text
+    assert record.getMessage().count(path) == 1  # the record is left as it was

@@ -101,3 +101,57 @@ def test_bad_environment_values_name_the_variable_and_hide_secrets() -> None:
     with pytest.raises(SettingsError) as caught:
         resolve({}, {"REALTIME_MGMT_KEY": ""})
     assert "REALTIME_MGMT_KEY" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ('port: "8080"\n', "port"),
+        ("host: ::1\nrequire_declared_projects: 'yes'\n", "require_declared_projects"),
+        ('body_timeout_s: "5"\n', "body_timeout_s"),
+        ("max_session_members: '16'\n", "max_session_members"),
+        ("require_declared_projects: 1\n", "require_declared_projects"),
+        ("shutdown_grace: false\n", "shutdown_grace"),
+    ],
+)
+def test_config_file_values_are_typed_yaml(tmp_path: Path, text: str, key: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(SettingsError) as caught:
+        resolve({}, {}, path)
+    assert caught.value.code == "config.invalid"
+    line = text.count("\n")
+    assert caught.value.message.startswith(f"{path}:{line}: {key} must be ")
+
+
+def test_typed_values_and_text_from_the_environment_still_parse(tmp_path: Path) -> None:
+    path = write(tmp_path, "port: 8080\nrequire_declared_projects: true\nbody_timeout_s: 5\n")
+    config = resolve({}, {"MATCHMAKER_MANAGEMENT_PORT": "9000"}, path).config
+    assert (config.port, config.require_declared_projects) == (8080, True)
+    assert config.control.body_timeout_s == 5.0
+    assert config.management_port == 9000
+
+
+@pytest.mark.parametrize(
+    ("text", "env", "words"),
+    [
+        (
+            "heartbeat_timeout_ms: 10000\n",
+            {},
+            [":1: heartbeat_timeout_ms (10000", "(20000, default)"],
+        ),
+        (
+            "port: 1\nheartbeat_interval_ms: 50000\n",
+            {},
+            ["heartbeat_timeout_ms (45000, default)", "(50000, file ", ":2)"],
+        ),
+        ("", {"MATCHMAKER_HEARTBEAT_TIMEOUT_MS": "20000"}, ["env MATCHMAKER_HEARTBEAT_TIMEOUT_MS"]),
+    ],
+)
+def test_a_heartbeat_timeout_not_above_the_interval_is_refused(
+    tmp_path: Path, text: str, env: dict[str, str], words: list[str]
+) -> None:
+    with pytest.raises(SettingsError) as caught:
+        resolve({}, env, write(tmp_path, text))
+    assert caught.value.code == "config.invalid"
+    for word in words:
+        assert word in caught.value.message

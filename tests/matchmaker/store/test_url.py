@@ -75,3 +75,16 @@ async def test_postgresql_without_the_extra_names_it(monkeypatch: pytest.MonkeyP
         await open_store("postgresql://postgres@127.0.0.1:5432/test")
     assert caught.value.code == "store.missing_extra"
     assert "matchmaker[postgres]" in caught.value.message
+
+
+@pytest.mark.parametrize("where", ["no/such/dir/x.db", "a-directory"])
+async def test_an_sqlite_file_that_cannot_be_opened_is_named(tmp_path: Path, where: str) -> None:
+    (tmp_path / "a-directory").mkdir()
+    path = tmp_path / where
+    with pytest.raises(MatchmakerError) as caught:
+        await open_store(f"sqlite:///{path}")
+    assert caught.value.code == "store.unavailable"
+    assert f"cannot open the SQLite store {path}: " in caught.value.message
+    assert caught.value.details == {"path": str(path)}
+    if where.startswith("no/"):
+        assert f"(the folder {path.parent} does not exist)" in caught.value.message

@@ -170,6 +170,25 @@ def test_dir_variable_needs_a_dir_key(project: Project) -> None:
     assert load(project).settings.task_dir == "/elsewhere"
 
 
+@pytest.mark.parametrize(
+    ("variable", "key"), [("TASKTOOL_DIR", "dir"), ("TASKTOOL_TASK_DIR", "task-dir")]
+)
+def test_a_task_dir_variable_is_reported_exactly_as_it_is_applied(
+    project: Project, variable: str, key: str
+) -> None:
+    """One rule: a variable that takes effect draws no warning; one ignored says so."""
+    project.env[variable] = "/elsewhere"
+    project.config(f"{key}: tasks\n")
+    applied = load(project)
+    assert (applied.settings.task_dir, applied.sources["dir"]) == ("/elsewhere", "env")
+    assert codes(applied) == []
+    other = "task-dir" if key == "dir" else "dir"
+    project.config(f"{other}: tasks\n")
+    ignored = load(project)
+    assert ignored.settings.task_dir == str(project.root / "tasks")
+    assert codes(ignored) == ["config.ignored_env"]
+
+
 def test_task_dir_flag_always_works(project: Project) -> None:
     project.env["TASKTOOL_TASK_DIR"] = "/elsewhere"
     project.config("task-dir: tasks\n")

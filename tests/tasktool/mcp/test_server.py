@@ -98,6 +98,26 @@ async def test_errors_are_tool_errors_with_their_code(project: Project, tasks: P
     assert (tasks / "002-task.md").read_bytes() == before
 
 
+async def test_unknown_arguments_are_refused_by_name(project: Project, tasks: Path) -> None:
+    """Every schema says additionalProperties: false, and a call with an argument the tool
+    does not take is a tool error naming it (a typo was dropped silently), writing nothing."""
+    before = (tasks / "002-task.md").read_bytes()
+    server = create_server(loader(Overrides(config=str(project.root / ".tasktool.yaml"))))
+    async with Client(server) as client:
+        listed = await client.list_tools()
+        typo = await client.call_tool("set", {"id": "002", "add_tag": ["x"], "status": "blocked"})
+        alone = await client.call_tool("set", {"id": "002", "add_tag": ["x"]})
+        extra = await client.call_tool("validate", {"strict": True})
+    assert all(tool.input_schema.get("additionalProperties") is False for tool in listed.tools)
+    for result in (typo, alone):
+        assert result.is_error
+        assert "'add_tag' (did you mean 'add_tags'?)" in _text(result)
+        assert _text(result).endswith("[usage]")
+    assert extra.is_error
+    assert "validate does not take 'strict'" in _text(extra)
+    assert (tasks / "002-task.md").read_bytes() == before
+
+
 async def test_every_tool_over_stdio(project: Project, tasks: Path) -> None:
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("TASKTOOL_")},

@@ -30,6 +30,17 @@ SETTINGS = Settings(
         ([{"id": "1", "created_at": "2024-02-30"}], "task.invalid_date", "warning", "created_at"),
         ([{"id": "1", "dependencies": ["9"]}], "task.missing_dependency", "error", "depends on 9"),
         ([{"id": "1", "parent": "9"}], "task.missing_parent", "error", "parent 9"),
+        # an archived task's dangling references are reported too, as warnings
+        (
+            [{"id": "1", "dependencies": ["9"], "archived": True}],
+            "task.missing_dependency",
+            "warning",
+            "depends on 9",
+        ),
+        ([{"id": "1", "parent": "9", "archived": True}], "task.missing_parent", "warning", "9"),
+        # an id that cannot name a file loads, but nothing could reach it
+        ([{"id": "a/b"}], "task.invalid_id", "error", "id 'a/b' cannot name a file"),
+        ([{"id": "a b"}], "task.invalid_id", "error", "'a b'"),
         ([{"id": "1", "phase": "p9"}], "task.unknown_phase", "warning", "'p9'"),
         (
             [{"id": "1", "touches": ["db"]}],

@@ -276,7 +276,26 @@ def test_a_damaged_memo_is_computed_again_silently(
     for memo in memos:
         memo.write_bytes(damage(memo.read_bytes()))
     assert _answers(root, home) == cold
-    assert all(msgspec.msgpack.decode(m.read_bytes())[0] == "derived-memo-1" for m in memos)
+    assert all(msgspec.msgpack.decode(m.read_bytes())[0] == "derived-memo-2" for m in memos)
+    assert _answers(root, home) == cold
+
+
+def _as_written_before_the_new_checks(memo: Path) -> None:
+    """``memo`` as the code before ``task.invalid_id``, ``task.stale_temp`` and the
+    dangling dependencies of archived tasks wrote it (format ``derived-memo-1``, in the
+    file and in every key), every result a validation that found nothing."""
+    _, entries = msgspec.msgpack.decode(memo.read_bytes())
+    old = "derived-memo-1"
+    keys = [msgspec.msgpack.encode([old, *msgspec.msgpack.decode(key)[1:]]) for key, _ in entries]
+    memo.write_bytes(msgspec.msgpack.encode([old, [[key, []] for key in keys]]))
+
+
+def test_a_validation_kept_by_older_code_is_not_recalled(root: Path, home: Path) -> None:
+    cold = _answers(root, home, use_cache=False)
+    assert cold[2]["errors"]  # the project has something to say
+    _settle(root, home)
+    memo = memo_path(_load(root, home)(), "validate")
+    _as_written_before_the_new_checks(memo)
     assert _answers(root, home) == cold
 
 

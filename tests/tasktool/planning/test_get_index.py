@@ -129,13 +129,13 @@ def _answer(repo: Repository, task_id: str) -> Any:
 def _cold(root: Path, ids: tuple[str, ...]) -> dict[str, Any]:
     """The full path's answers: no cache, so no identity and no index."""
     repo = _load(root, use_cache=False)
-    assert repo.identity is None
+    assert repo.cache.identity is None
     return {task_id: _answer(repo, task_id) for task_id in ids}
 
 
 def _warm(root: Path, ids: tuple[str, ...]) -> dict[str, Any]:
     repo = _load(root)
-    assert repo.identity is not None
+    assert repo.cache.identity is not None
     return {task_id: _answer(repo, task_id) for task_id in ids}
 
 
@@ -272,7 +272,7 @@ def test_no_index_with_sibling_worktrees(tmp_path: Path) -> None:
 def test_an_id_that_cannot_be_indexed_is_looked_up_in_full(root: Path) -> None:
     _load(root)  # parses the files; the next run reads them from the cache
     repo = _load(root)
-    assert repo.identity is not None
+    assert repo.cache.identity is not None
     assert lookup(repo, "002") is not None
     assert lookup(repo, "0\x000") is None
     assert lookup(repo, "") is None
@@ -416,8 +416,7 @@ def test_a_value_holding_a_separator_is_looked_up_in_full(root: Path) -> None:
     _age(root)
     _load(root)
     repo = _load(root)
-    assert repo.from_cache
-    table = repo.id_table()
+    table = repo.cache.id_table()
     assert table is not None
     assert not table.clean
     assert lookup(repo, "018") is None

@@ -43,3 +43,13 @@ def test_concurrent_runs_import_each_item_once(workspace: Workspace, github: Fak
     assert len(files) == 12
     ids = sorted(text.split("external_id: ", 1)[1].split("\n", 1)[0] for text in files.values())
     assert ids == sorted(f"acme/widgets#{n}" for n in range(1, 13))
+
+
+def test_sync_creates_a_fresh_clone_s_task_folder(workspace: Workspace, github: FakeGitHub) -> None:
+    """``dir: tasks`` with no ``tasks/`` (git keeps no empty folder): sync makes it."""
+    workspace.tasks.rmdir()
+    github.add(1, "Issue 1")
+    workspace.configure(github_entry(github.url))
+    done = workspace.sync()
+    assert done.exit_code == 0, done.output
+    assert list(workspace.task_files("github")) == ["github/001-issue-1.md"]

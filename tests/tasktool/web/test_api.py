@@ -111,6 +111,29 @@ def test_put_unknown_task_is_404_and_bad_json_400(dashboard: Dashboard) -> None:
     assert not_object.json()["error"]["code"] == "task.invalid_edit"
 
 
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("DELETE", "/api/tasks"), ("DELETE", "/api/tasks/001"), ("PATCH", "/api/tasks/001"),
+     ("POST", "/api/next"), ("PUT", "/api/stats")],
+)  # fmt: skip
+def test_a_method_a_path_does_not_take_is_a_coded_405(
+    dashboard: Dashboard, method: str, path: str
+) -> None:
+    with dashboard.client() as client:
+        answer = client.request(method, path, json={}, headers={"Origin": dashboard.url})
+    assert answer.status_code == 405
+    assert answer.headers["content-type"] == "application/json"
+    assert answer.json()["error"]["code"] == "web.method_not_allowed"
+    assert answer.headers["allow"]
+
+
+def test_a_write_that_is_not_json_is_a_coded_415(dashboard: Dashboard) -> None:
+    with dashboard.client() as client:
+        answer = client.put("/api/tasks/001", content=b"x", headers={"Content-Type": "text/plain"})
+    assert answer.status_code == 415
+    assert answer.json()["error"]["code"] == "web.unsupported_media_type"
+
+
 def test_readonly_put_is_403_and_writes_nothing(readonly_dashboard: Dashboard) -> None:
     before = readonly_dashboard.task_file("001").read_bytes()
     with readonly_dashboard.client() as client:

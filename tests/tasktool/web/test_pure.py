@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+import sys
 from pathlib import Path
 
 import pytest
 
 from mtcommon import CodedError
+from tasktool.model.errors import TaskToolError
 from tasktool.model.settings import Settings
 from tasktool.model.task import Task
 from tasktool.planning.changes import change_from_json
-from tasktool.web.events import is_task_change
+from tasktool.web.events import ChangeFeed, is_task_change
 from tasktool.web.graphsvg import _layers, graph_svg
 from tasktool.web.layout import Links, export_name
 
@@ -93,3 +96,18 @@ def test_change_from_json_reports_every_bad_field() -> None:
         "id": "task.unknown_field",
         "title": "task.invalid_title",
     }
+
+
+def test_a_feed_without_watchfiles_fails_to_start_instead_of_waiting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The watcher's import failing must end ``start`` (it used to wait for ever)."""
+    monkeypatch.setitem(sys.modules, "watchfiles", None)
+
+    async def start() -> None:
+        await asyncio.wait_for(ChangeFeed(tmp_path).start(), timeout=30)
+
+    with pytest.raises(TaskToolError) as caught:
+        asyncio.run(start())
+    assert caught.value.code == "tasktool.missing_extra"
+    assert "watchfiles" in caught.value.message

@@ -56,7 +56,7 @@ def _memo(cwd: Path) -> Path:
 def _poison(memo: Path, verdict: Verdict) -> None:
     """Keep the stored key, replace the verdict."""
     stored = msgspec.msgpack.decode(memo.read_bytes())
-    stored[2] = msgspec.Raw(msgspec.msgpack.encode(verdict))
+    stored[1][0][1] = msgspec.Raw(msgspec.msgpack.encode(verdict))  # the one entry's value
     memo.write_bytes(msgspec.msgpack.encode(stored))
 
 
@@ -194,7 +194,7 @@ def test_a_siblings_racy_file_edited_again_in_place_is_seen(
     text = path.read_text(encoding="utf-8")
     path.write_text(text.replace("status: in-progress", "status: pending"), encoding="utf-8")
     assert _load(repo.main, repo.home).by_id["001"].status == "pending"
-    assert _load(repo.main, repo.home).identity is None  # no digest: nothing kept
+    assert _load(repo.main, repo.home).cache.identity is None  # none: nothing kept
     edit_in_place(path, "status: pending", "status: in-review")
     cold = _shown(_load(repo.main, repo.home, use_cache=False))
     assert {task.id: task.status for task in cold[0]}["001"] == "in-review"
@@ -202,19 +202,20 @@ def test_a_siblings_racy_file_edited_again_in_place_is_seen(
         assert _shown(_load(repo.main, repo.home)) == cold
 
 
+def _entry_value(data: bytes, value: object) -> bytes:
+    """The memo ``data`` with its one entry's value replaced by ``value``."""
+    stored = msgspec.msgpack.decode(data)
+    return msgspec.msgpack.encode([stored[0], [[stored[1][0][0], value]]])
+
+
 DAMAGE: dict[str, Callable[[bytes], bytes]] = {
     "garbage": lambda data: b"\x93garbage",
     "truncated": lambda data: data[: len(data) // 2],
     "empty": lambda data: b"",
-    "another format": lambda data: msgspec.msgpack.encode(["overlay-memo-0", b"k", None]),
-    "a verdict that is no verdict": lambda data: msgspec.msgpack.encode(
-        [*msgspec.msgpack.decode(data)[:2], {"won": 1}]
-    ),
-    "a row past the tasks": lambda data: msgspec.msgpack.encode(
-        [
-            *msgspec.msgpack.decode(data)[:2],
-            [[[10**6, ["blocked", None, None, "/x", None]]], [], []],
-        ]
+    "another format": lambda data: msgspec.msgpack.encode(["overlay-memo-0", [[b"k", None]]]),
+    "a verdict that is no verdict": lambda data: _entry_value(data, {"won": 1}),
+    "a row past the tasks": lambda data: _entry_value(
+        data, [[[10**6, ["blocked", None, None, "/x", None]]], [], []]
     ),
 }
 
@@ -230,7 +231,7 @@ def test_a_damaged_memo_is_computed_again_silently(
     memo.write_bytes(damage(memo.read_bytes()))
     assert run(repo.main, "list", "--format", "json").stdout == cold  # no stderr either (run)
     assert run(repo.main, "list", "--format", "json").stdout == cold
-    assert msgspec.msgpack.decode(memo.read_bytes())[0] == "overlay-memo-1"  # rewritten
+    assert msgspec.msgpack.decode(memo.read_bytes())[0] == "overlay-memo-2"  # rewritten
 
 
 STATUSES = ("pending", "in-progress", "completed", "cancelled")

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from mtcommon.errors import CodedError, render_json, render_line, render_usage
+from mtcommon.errors import (
+    Catalogue,
+    CodedError,
+    ErrorCode,
+    render_json,
+    render_line,
+    render_usage,
+)
 from mtcommon.yamlio import (
     YamlError,
     dump_roundtrip,
@@ -14,7 +21,9 @@ from mtcommon.yamlio import (
 )
 
 __all__ = [
+    "Catalogue",
     "CodedError",
+    "ErrorCode",
     "YamlError",
     "dump_roundtrip",
     "find_duplicate_keys",

@@ -10,12 +10,26 @@
 A ``CodedError`` carries a stable dotted ``code`` that clients may match on
 (``project.lockdown``, ``config.effort.duplicate``), a human ``message`` that
 may change between releases, and optional JSON-safe ``details``.
+
+Each product keeps every code it may raise in one :class:`Catalogue` of
+:class:`ErrorCode` entries (``tasktool.model.errors.CATALOGUE``,
+``matchmaker.errors.CATALOGUE``): its front ends look up an exit or HTTP status there,
+and its catalogue test compares the entries with the codes raised and the docs' tables.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import Any, NamedTuple
+
+__all__ = [
+    "Catalogue",
+    "CodedError",
+    "ErrorCode",
+    "render_json",
+    "render_line",
+    "render_usage",
+]
 
 
 class CodedError(Exception):
@@ -45,6 +59,47 @@ class CodedError(Exception):
         if self.details:
             payload["details"] = self.details
         return payload
+
+
+class ErrorCode(NamedTuple):
+    """One code of a product's catalogue: what it means and where it is reported (a
+    named tuple: ``dataclasses`` is more than a read command of tasktool imports)."""
+
+    meaning: str = ""
+    """The line a product's docs table gives it (tasktool documents each meaning)."""
+    exit: int | None = None
+    """The exit status of a command it stops; ``None``: it never stops one alone."""
+    http: int | None = None
+    """The HTTP status of a response carrying it; ``None``: no HTTP response does."""
+    surfaces: frozenset[str] = frozenset()
+    """The other places a product reports it, each documented in its own table
+    (matchmaker: ``data`` replies, the Python ``client``, ``admin``)."""
+
+
+class Catalogue(Mapping[str, ErrorCode]):
+    """Every code a product may raise, and how each is reported."""
+
+    def __init__(self, entries: Mapping[str, ErrorCode]) -> None:
+        self._entries = dict(entries)
+
+    def __getitem__(self, code: str) -> ErrorCode:
+        return self._entries[code]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def exit_status(self, code: str) -> int:
+        """The exit status for an error with ``code`` (1 for anything without one)."""
+        entry = self._entries.get(code)
+        return entry.exit if entry is not None and entry.exit is not None else 1
+
+    def http_status(self, code: str) -> int:
+        """The HTTP status for an error with ``code`` (500 for anything without one)."""
+        entry = self._entries.get(code)
+        return entry.http if entry is not None and entry.http is not None else 500
 
 
 def render_json(error: CodedError) -> dict[str, Any]:

@@ -202,18 +202,22 @@ def config() -> None:
 def show(invocation: Invocation, output: str) -> None:
     """Print every effective setting and where it came from (flag, env, file:line, default).
 
-    The management key is shown as *** and store passwords are hidden.
+    The management key is shown as *** and store passwords are hidden; for
+    server auto, the server it picks here is named.
     Unknown MATCHMAKER_* variables are reported on stderr.
     """
     settings = invocation.settings()
     for warning in settings.warnings:
         click.echo(f"warning: {warning}", err=True)
     rows = effective_rows(settings)
+    _name_the_chosen_server(rows)
     if output == "json":
         click.echo(json.dumps({"config_file": settings.config_file, "settings": rows}, indent=2))
         return
     width = max(len(row["key"]) for row in rows)
-    values = [_text(row["value"]) for row in rows]
+    values = [
+        _text(row["value"]) + (f" ({row['chosen']})" if "chosen" in row else "") for row in rows
+    ]
     value_width = max(len(value) for value in values)
     for row, value in zip(rows, values, strict=True):
         click.echo(f"{row['key']:<{width}}  {value:<{value_width}}  {row['source']}")
@@ -232,3 +236,13 @@ main.add_command(admin)
 
 if __name__ == "__main__":
     main()
+
+
+def _name_the_chosen_server(rows: list[dict[str, Any]]) -> None:
+    """``server: auto`` names what it resolves to on this machine (``auto (granian)``;
+    ``chosen`` in JSON), which depends on what is installed, not on the settings."""
+    from matchmaker.servers.choice import resolve_server
+
+    for row in rows:
+        if row["key"] == "server" and row["value"] == "auto":
+            row["chosen"] = resolve_server("auto")

@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 SERVER_CHOICES = ("auto", "hypercorn", "granian")
 """Values of ``ServerConfig.server`` (see :mod:`matchmaker.servers`)."""
 
+LOOPBACK = "127.0.0.1"
+"""Where the control plane listens unless ``management_host`` names an address."""
+
 LOG_FORMATS = ("auto", "json", "text")
 """Values of ``ServerConfig.log_format``: ``auto`` is text on a terminal, JSON lines otherwise."""
 
@@ -68,7 +71,9 @@ class ServerConfig:
     server: ``auto`` (granian when installed, else hypercorn), ``hypercorn``
     or ``granian`` (:mod:`matchmaker.servers`). ``metrics_port`` ``None``
     serves ``/metrics`` only on the management port, behind the key; a port
-    serves it there too, without the key. ``no_playground`` turns off the
+    serves it there too, without the key. ``management_host`` ``None`` is
+    loopback (``LOOPBACK``), whatever ``host`` is: the control plane (and the
+    metrics port) listen on another interface only when named. ``no_playground`` turns off the
     browser playground at ``GET /`` on the data port.
     """
 

@@ -19,9 +19,7 @@ documented, or catalogued but never raised, fails it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from mtcommon import CodedError
+from mtcommon import Catalogue, CodedError, ErrorCode
 
 __all__ = ["CATALOGUE", "STATUS_BY_CODE", "Code", "MatchmakerError", "internal_error"]
 
@@ -38,28 +36,29 @@ def internal_error() -> MatchmakerError:
     return MatchmakerError("internal error", code="server.internal")
 
 
-@dataclass(frozen=True, slots=True)
-class Code:
-    """Where an error code is reported: each surface is documented in its own table."""
+def Code(
+    *,
+    data: bool = False,
+    http: int | None = None,
+    exit: int | None = None,
+    client: bool = False,
+    admin: bool = False,
+) -> ErrorCode:
+    """One entry of the table below (named as the entry it builds): where an error code
+    is reported, each surface documented in its own table. ``data``: an error reply on
+    the data plane (``docs/protocol.md``, Error codes); ``http``: the status of a
+    control-plane (or data-port HTTP) response (``docs/control-plane.md``, Errors);
+    ``exit``: the status of the ``matchmaker`` command that stops with it, 1 for a
+    setting that cannot work, 2 for a malformed command line (``docs/control-plane.md``,
+    Startup errors); ``client``: raised by the Python client :mod:`matchmaker.client`
+    (``docs/protocol.md``, Client library errors); ``admin``: reported by ``matchmaker
+    admin`` itself, exit status 1 (``docs/operations.md``, Admin CLI errors)."""
+    named = {"data": data, "client": client, "admin": admin}
+    surfaces = frozenset(surface for surface, reported in named.items() if reported)
+    return ErrorCode(exit=exit, http=http, surfaces=surfaces)
 
-    data: bool = False
-    """An error reply on the data plane (``docs/protocol.md``, Error codes)."""
-    http: int | None = None
-    """The HTTP status of a control-plane (or data-port HTTP) response
-    (``docs/control-plane.md``, Errors)."""
-    exit: int | None = None
-    """The exit status of the ``matchmaker`` command that stops with it: 1 for a setting
-    that cannot work, 2 for a malformed command line (``docs/control-plane.md``,
-    Startup errors)."""
-    client: bool = False
-    """Raised by the Python client :mod:`matchmaker.client` (``docs/protocol.md``,
-    Client library errors)."""
-    admin: bool = False
-    """Reported by ``matchmaker admin`` itself, exit status 1 (``docs/operations.md``,
-    Admin CLI errors)."""
 
-
-CATALOGUE: dict[str, Code] = {
+_CODES: dict[str, ErrorCode] = {
     # -- the data plane: error replies to requests ------------------------------------------
     "protocol.bad_request": Code(data=True),
     "protocol.unknown_type": Code(data=True),
@@ -101,7 +100,7 @@ CATALOGUE: dict[str, Code] = {
     "session.limit": Code(data=True),
     "rate.limited": Code(data=True),
     "resume.expired": Code(data=True),
-    "cluster.unavailable": Code(data=True, exit=1),
+    "cluster.unavailable": Code(data=True, http=503, exit=1),
     "server.internal": Code(data=True, http=500),
     # -- HTTP: the control plane, and the data port's /healthz and 404s ----------------------
     "request.malformed_json": Code(http=400),
@@ -141,6 +140,8 @@ CATALOGUE: dict[str, Code] = {
     "admin.bad_response": Code(admin=True),
     "admin.invalid_file": Code(admin=True),
 }
+
+CATALOGUE = Catalogue(_CODES)
 
 STATUS_BY_CODE: dict[str, int] = {
     code: spec.http for code, spec in CATALOGUE.items() if spec.http is not None

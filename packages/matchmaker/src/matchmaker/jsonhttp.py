@@ -83,7 +83,8 @@ async def on_unexpected(request: Request, exc: Exception) -> Response:
 
 
 class Readiness:
-    """``GET /readyz`` on either port: 200 while ``probe`` passes, else 503 without internals.
+    """``GET /readyz`` on either port: 200 while ``probe`` passes (and, with
+    ``cluster_available``, the cluster's Redis answers), else 503 without internals.
 
     ``probe`` raises a ``MatchmakerError`` (or times out) when a dependency
     cannot answer; the reason goes to the log once per change of state.
@@ -95,16 +96,24 @@ class Readiness:
         *,
         timeout_s: float = 2.0,
         stopping: Callable[[], bool] = lambda: False,
+        cluster_available: Callable[[], bool] | None = None,
     ) -> None:
         self._probe = probe
         self._timeout_s = timeout_s
         self._stopping = stopping
+        self._cluster_available = cluster_available
         self._ready = True
 
     async def respond(self, request: Request) -> Response:
         """The endpoint."""
         if self._stopping():
             error = MatchmakerError("the server is shutting down", code="server.shutting_down")
+            return error_response(error)
+        if self._cluster_available is not None and not self._cluster_available():
+            # The cluster member logs the outage and the recovery itself.
+            error = MatchmakerError(
+                "the cluster's Redis cannot be reached", code="cluster.unavailable"
+            )
             return error_response(error)
         if self._probe is not None:
             try:

@@ -17,22 +17,41 @@ PoolMode = Literal["auto", "claim", "mutual", "propose", "delegated"]
 FilterValue = str | int | float | bool
 SELF = "@self"
 RESERVED_PROJECT_ID = "default"
-MAX_PROJECT_ID_CHARS = 128
+MAX_NAME_CHARS = 128
+MAX_SECRET_CHARS = 1024
 
 # Constraints msgspec checks while decoding (and publishes in the JSON Schema).
-# Control characters are refused in ids because ids are primary keys in SQL
-# stores and appear in URLs and logs.
+# One rule for every name, on both planes: a Project id, a policy, pool or
+# session name is 1 to 128 characters without control characters, because names
+# are keys in SQL stores, appear in URLs and logs, and a name one plane accepts
+# must be usable on the other. The data plane decodes its names with ``Name``;
+# the control plane checks policy names with :func:`name_problem` (the same
+# type), so Projects stored before the rule still load and can be fixed.
+_NAME_META = msgspec.Meta(min_length=1, max_length=MAX_NAME_CHARS, pattern=r"^[^\x00-\x1f\x7f]+$")
+Name = Annotated[str, _NAME_META]
+"""A Project id, policy, pool or session name, as both planes accept it."""
 ProjectId = Annotated[
     str,
+    _NAME_META,
     msgspec.Meta(
-        min_length=1,
-        max_length=MAX_PROJECT_ID_CHARS,
-        pattern=r"^[^\x00-\x1f\x7f]+$",
         description="The key clients declare at handshake as `project`; immutable; "
         "`default` is reserved.",
     ),
 ]
-NonEmptyStr = Annotated[str, msgspec.Meta(min_length=1)]
+PolicyName = Annotated[
+    str,
+    msgspec.Meta(
+        min_length=1,
+        description=f"1 to {MAX_NAME_CHARS} characters without control characters "
+        "(the name rule of both planes); unique in the Project.",
+    ),
+]
+Secret = Annotated[
+    str,
+    msgspec.Meta(
+        min_length=1, description=f"A client credential: 1 to {MAX_SECRET_CHARS} characters."
+    ),
+]
 GroupSize = Annotated[
     int,
     msgspec.Meta(ge=1, description="Clients per match, at most the server's max session size."),
@@ -51,7 +70,7 @@ class ProjectKey(msgspec.Struct, forbid_unknown_fields=True, frozen=True, omit_d
     """
 
     type: Literal["shared-secret"]
-    secret: NonEmptyStr
+    secret: Secret
     scopes: tuple[KeyScope, ...] = ()
 
 
@@ -60,7 +79,7 @@ class MatchmakingPolicy(
 ):
     """A pre-declared pool that clients reference by ``name``."""
 
-    name: NonEmptyStr
+    name: PolicyName
     mode: PoolMode
     group_size: GroupSize
     default: bool = False
@@ -85,3 +104,12 @@ class Project(
     def default_policy(self) -> MatchmakingPolicy | None:
         """The policy marked ``default: true``, if any."""
         return next((p for p in self.policies if p.default), None)
+
+
+def name_problem(value: str) -> str | None:
+    """Why ``value`` breaks the name rule (``Name``), or ``None`` when it keeps it."""
+    try:
+        msgspec.convert(value, Name)
+    except msgspec.ValidationError as exc:
+        return str(exc)
+    return None

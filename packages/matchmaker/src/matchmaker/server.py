@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from matchmaker.config import ServerConfig
+from matchmaker.config import LOOPBACK, ServerConfig
 from matchmaker.control import Observers, create_control_app, create_metrics_app
 from matchmaker.data.app import create_data_app, websocket_max_message_size
 from matchmaker.data.live import live_snapshot
@@ -73,7 +73,10 @@ async def run(
     ``directory`` (empty, filled from the store here) lets an embedding program
     or a test see what the data plane sees. ``tune_runtime`` calls
     :func:`~matchmaker.data.runtime.tune_gc` once everything is built, just before
-    serving; only a process that is nothing but this server should ask for it.
+    serving; only a process that is nothing but this server should ask for it. Such a
+    process also keeps its ports answering for the whole shutdown grace once a stop
+    began (``/readyz`` 503, new WebSockets 1001), so a load balancer's probes see it
+    leave; embedded, the servers are told to stop at once.
     """
     directory = ProjectDirectory() if directory is None else directory
     server_name = resolve_server(config.server)
@@ -108,7 +111,7 @@ async def run(
         data = _address(data_sock)
         management = None
         if store is not None and config.management_key is not None:
-            mgmt_sock = _listen(config.management_host or config.host, config.management_port)
+            mgmt_sock = _listen(management_host(config), config.management_port)
             sockets.append(mgmt_sock)
             control_app = create_control_app(
                 config.limits,
@@ -127,7 +130,7 @@ async def run(
             management = _address(mgmt_sock)
         metrics_address = None
         if config.metrics_port is not None:
-            metrics_sock = _listen(config.management_host or config.host, config.metrics_port)
+            metrics_sock = _listen(management_host(config), config.metrics_port)
             sockets.append(metrics_sock)
             metrics_app = create_metrics_app(metrics.exposition)
             listeners.append(
@@ -139,10 +142,10 @@ async def run(
             log.info("garbage collector tuned for many connections (startup objects frozen)")
         # The "listening" lines come last: whoever waits for them finds the rest logged.
         bound = Bound(data=data, management=management, metrics=metrics_address)
-        _log_listening(server_name, bound, store, len(directory))
+        _log_listening(config, server_name, bound, store, len(directory))
         if ready is not None:
             ready(bound)
-        await asyncio.gather(*(_serve(serve, listener, shutdown) for serve, listener in listeners))
+        await _serve_all(listeners, shutdown, grace if tune_runtime else 0.0)
     finally:
         await _release(sockets, cluster, refresher, store)
     log.info("stopped")
@@ -172,8 +175,15 @@ async def _open_store(config: ServerConfig) -> ProjectStore | None:
     return None
 
 
+def management_host(config: ServerConfig) -> str:
+    """Where the control plane (and the metrics port) listen: ``--management-host``, else
+    loopback, never ``--host``: ``--host 0.0.0.0`` opens the data plane to every
+    interface, and must not open ``/admin`` with it."""
+    return config.management_host or LOOPBACK
+
+
 def _log_listening(
-    server_name: str, bound: Bound, store: ProjectStore | None, projects: int
+    config: ServerConfig, server_name: str, bound: Bound, store: ProjectStore | None, projects: int
 ) -> None:
     """One line per plane: its URL, whether the control plane is on, the store."""
     data, management, metrics = bound.data, bound.management, bound.metrics
@@ -194,10 +204,11 @@ def _log_listening(
             store.description,
         )
         log.info(
-            "control plane listening on %s/admin, store %s, %d Projects",
+            "control plane listening on %s/admin, store %s, %d Projects%s",
             url("http", *management),
             store.description,
             projects,
+            "" if config.management_host else " (loopback by default: --management-host to change)",
         )
     if metrics is not None:
         log.info("metrics listening on %s/metrics (no key)", url("http", *metrics))
@@ -239,11 +250,40 @@ def configure_logging(config: ServerConfig) -> None:
     observe_logs.configure_logging(config.log_level, config.log_format)
 
 
-async def _serve(serve: Serve, listener: Listener, shutdown: asyncio.Event) -> None:
+async def _serve_all(
+    listeners: list[tuple[Serve, Listener]], shutdown: asyncio.Event, linger_s: float
+) -> None:
+    """Serve every listener until ``shutdown``, and ``linger_s`` longer (:func:`_linger`)."""
+    stop = asyncio.Event()
+    lingering = asyncio.create_task(_linger(shutdown, stop, linger_s))
     try:
-        await serve(listener, shutdown)
+        await asyncio.gather(*(_serve(serve, lst, shutdown, stop) for serve, lst in listeners))
     finally:
-        shutdown.set()  # one server stopping (or failing) stops the other
+        lingering.cancel()
+
+
+async def _serve(
+    serve: Serve, listener: Listener, shutdown: asyncio.Event, stop: asyncio.Event
+) -> None:
+    try:
+        await serve(listener, stop)
+    finally:
+        # One server stopping (or failing) stops the others at once.
+        shutdown.set()
+        stop.set()
+
+
+async def _linger(shutdown: asyncio.Event, stop: asyncio.Event, linger_s: float) -> None:
+    """Once a stop begins, keep every port listening ``linger_s`` more, then stop the servers.
+
+    Meanwhile WebSockets are closed with 1001 (new ones at once) and ``/readyz`` answers
+    503 ``server.shutting_down``: a load balancer probing it sees the node leave instead
+    of a refused connection (hypercorn stops accepting as soon as it is told to stop).
+    """
+    await shutdown.wait()
+    if linger_s > 0:
+        await asyncio.sleep(linger_s)
+    stop.set()
 
 
 def _listen(host: str, port: int) -> socket.socket:

@@ -59,25 +59,43 @@ class AdminClient:
         result: dict[str, Any] = self._call("GET", _path(project_id), project_id=project_id)
         return result
 
-    def create(self, project: dict[str, Any]) -> dict[str, Any]:
+    def create(self, project: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
+        """``POST``; with ``dry_run`` the server checks everything and stores nothing."""
         result: dict[str, Any] = self._call(
-            "POST", "/admin/projects", json=project, project_id=project.get("id")
+            "POST",
+            "/admin/projects",
+            json=project,
+            project_id=project.get("id"),
+            params=_dry(dry_run),
         )
         return result
 
     def patch(
-        self, project_id: str, patch: dict[str, Any], *, if_match: str | None = None
+        self,
+        project_id: str,
+        patch: dict[str, Any],
+        *,
+        if_match: str | None = None,
+        dry_run: bool = False,
     ) -> dict[str, Any]:
         """Merge-patch; with ``if_match`` (an ETag) only if the Project is still at it."""
         result: dict[str, Any] = self._call(
-            "PATCH", _path(project_id), json=patch, project_id=project_id, if_match=if_match
+            "PATCH",
+            _path(project_id),
+            json=patch,
+            project_id=project_id,
+            if_match=if_match,
+            params=_dry(dry_run),
         )
         return result
 
-    def delete(self, project_id: str, *, if_match: str | None = None) -> None:
+    def delete(
+        self, project_id: str, *, if_match: str | None = None, dry_run: bool = False
+    ) -> None:
         """Delete; with ``if_match`` (an ETag) only if the Project is still at it."""
-        self._call("DELETE", _path(project_id), if_match=if_match)
-        self.etags.pop(project_id, None)
+        self._call("DELETE", _path(project_id), if_match=if_match, params=_dry(dry_run))
+        if not dry_run:
+            self.etags.pop(project_id, None)
 
     def _call(
         self,
@@ -118,6 +136,10 @@ class AdminClient:
             code=str(error["code"]),
             details={"status": response.status_code, **(error.get("details") or {})},
         )
+
+
+def _dry(dry_run: bool) -> dict[str, str]:
+    return {"dryRun": "true"} if dry_run else {}
 
 
 def _path(project_id: str) -> str:

@@ -21,6 +21,7 @@ from mtcommon import CodedError, render_line
 
 if TYPE_CHECKING:
     from matchmaker.admin.client import AdminClient
+    from matchmaker.admin.plan import Change
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -195,53 +196,64 @@ def delete(project_id: str, if_match: str | None, url: str, key: str, output: st
 @admin.command()
 @click.option("-f", "--file", "path", required=True, help="YAML file with a 'projects:' list.")
 @click.option("--prune", is_flag=True, help="Also delete Projects the file does not list.")
-@click.option("--dry-run", is_flag=True, help="Print the changes without making them.")
+@click.option(
+    "--dry-run", is_flag=True, help="Check every change with the server without making it."
+)
 @_connection_options
 def apply(*, path: str, prune: bool, dry_run: bool, url: str, key: str, output: str) -> None:
     """Make the server's Projects match a file: create, patch (and with --prune delete).
 
-    Idempotent: applying the same file again changes nothing. Each line of the
-    report is '+' created, '~' patched (with the fields), '-' deleted or
-    '=' unchanged; key secrets are never printed. Patches and deletes carry the
-    ETag each Project had when the plan was made (If-Match): a Project changed by
-    someone else in the meantime stops the run with project.conflict.
+    All or nothing for a bad file: the server checks every change first (its
+    dry run), so a file with one invalid Project changes nothing; --dry-run
+    stops after that check. Idempotent: applying the same file again changes
+    nothing. Each line of the report is '+' created, '~' patched (with the
+    fields), '-' deleted or '=' unchanged; key secrets are never printed. A
+    secret may move between Projects of the file: it is released first.
+    Patches and deletes carry the ETag each Project had when the plan was made
+    (If-Match): a Project changed by someone else in the meantime stops the run
+    with project.conflict.
     """
+    from matchmaker.admin.apply import carry_out, check
     from matchmaker.admin.plan import desired_projects, plan
 
     try:
         desired = desired_projects(_read_yaml(path), path)
     except MatchmakerError as exc:
         raise AdminFailure(exc) from None
+    where = {project["id"]: f"projects[{i}]" for i, project in enumerate(desired)}
     with _client(url, key) as client:
         current = client.list_projects()
-        changes = plan(current, desired, prune=prune)
-        if not dry_run:
-            for change in changes:
-                if change.action == "create" and change.body is not None:
-                    client.create(change.body)
-                elif change.action == "patch" and change.body is not None:
-                    etag = client.etags.get(change.project_id)
-                    client.patch(change.project_id, change.body, if_match=etag)
-                elif change.action == "delete":
-                    client.delete(change.project_id, if_match=client.etags.get(change.project_id))
+        steps = plan(current, desired, prune=prune)
+        check(client, steps, where)
+        outcome = None if dry_run else carry_out(client, steps, where)
     before = {project["id"]: project for project in current}
+    done = steps.changes if outcome is None else outcome.applied
     if output == "json":
-        _print_json(
-            {
-                "dry_run": dry_run,
-                "changes": [
-                    {"action": c.action, "id": c.project_id, "fields": list(c.fields)}
-                    for c in changes
-                ],
-            }
-        )
-        return
-    for change in changes:
-        for line in change.describe(before.get(change.project_id)):
-            click.echo(line)
-    counts = {action: sum(c.action == action for c in changes) for action in _ACTIONS}
-    summary = ", ".join(f"{n} {_ACTIONS[a]}" for a, n in counts.items())
-    click.echo(("dry run, nothing changed: " if dry_run else "") + summary)
+        report: dict[str, Any] = {"dry_run": dry_run, "changes": [_step(c) for c in done]}
+        if outcome is not None and outcome.failed is not None and outcome.error is not None:
+            report["failed"] = {**_step(outcome.failed), **outcome.error.to_payload()}
+            report["not_applied"] = [_step(c) for c in outcome.not_applied]
+        _print_json(report)
+    else:
+        for change in done:
+            for line in change.describe(before.get(change.project_id)):
+                click.echo(line)
+    if outcome is not None and outcome.error is not None:
+        if output != "json":
+            click.echo("not applied: " + ", ".join(_step_line(c) for c in outcome.not_applied))
+        raise AdminFailure(outcome.error)
+    if output != "json":
+        counts = {action: sum(c.action == action for c in done) for action in _ACTIONS}
+        summary = ", ".join(f"{n} {_ACTIONS[a]}" for a, n in counts.items())
+        click.echo(("dry run, nothing changed: " if dry_run else "") + summary)
+
+
+def _step(change: Change) -> dict[str, Any]:
+    return {"action": change.action, "id": change.project_id, "fields": list(change.fields)}
+
+
+def _step_line(change: Change) -> str:
+    return f"{change.sign} {change.project_id}"
 
 
 @admin.command("rotate-store-key")

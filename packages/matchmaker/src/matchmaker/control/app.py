@@ -20,7 +20,8 @@ from matchmaker.config import ControlLimits, Limits
 from matchmaker.control.audit import Audit
 from matchmaker.control.auth import BearerAuth
 from matchmaker.control.conditional import if_match
-from matchmaker.control.http import CloseUnreadBodies, read_json_body
+from matchmaker.control.dryrun import check_create, check_secrets_free, current, dry_run_requested
+from matchmaker.control.http import AnswerWhenCutOff, CloseUnreadBodies, read_json_body
 from matchmaker.control.live import LiveEndpoints, Observers
 from matchmaker.control.openapi import openapi_document
 from matchmaker.control.paging import decode_cursor, encode_cursor, page_limit
@@ -58,17 +59,21 @@ class ControlPlane:
         self._writing = asyncio.Lock()
 
     async def create(self, request: Request) -> Response:
-        """``POST /admin/projects``: declare a Project; 201 with the normalised config."""
+        """``POST /admin/projects[?dryRun=true]``: declare a Project; 201 with the normalised
+        config (with ``dryRun=true``: every check, nothing stored)."""
+        dry_run = dry_run_requested(request)
         body = await read_json_body(request, self._control)
         project = decode_project(body, self._limits, self._control)
         self._refuse_management_key(project)
         async with self._writing:
-            stored = await self._store.create(project)
-            self._directory.put(project)
-        headers = {
-            "Location": f"/admin/projects/{urllib.parse.quote(project.id, safe='')}",
-            "ETag": stored.etag,
-        }
+            if dry_run:
+                await check_create(self._store, self._directory, project)
+                headers = {}
+            else:
+                stored = await self._store.create(project)
+                self._directory.put(project)
+                headers = {"ETag": stored.etag}
+        headers["Location"] = f"/admin/projects/{urllib.parse.quote(project.id, safe='')}"
         return json_response(project, 201, headers)
 
     async def list_projects(self, request: Request) -> Response:
@@ -98,12 +103,14 @@ class ControlPlane:
         return json_response(stored.project, headers={"ETag": stored.etag})
 
     async def patch(self, request: Request) -> Response:
-        """``PATCH /admin/projects/{id}``: merge-patch the updatable fields; 200 with the result.
+        """``PATCH /admin/projects/{id}[?dryRun=true]``: merge-patch the updatable fields; 200
+        with the result (with ``dryRun=true``: what would be stored, nothing is, no ``ETag``).
 
         With ``If-Match``, 412 ``project.conflict`` unless the Project is still at that ETag.
         """
         project_id = _path_id(request)
         revisions = if_match(request)
+        dry_run = dry_run_requested(request)
         body = await read_json_body(request, self._control, (JSON, MERGE_PATCH))
         patch = decode_patch(body, project_id)
 
@@ -113,18 +120,27 @@ class ControlPlane:
             return updated
 
         async with self._writing:
+            if dry_run:
+                project = change(await current(self._store, project_id, revisions))
+                check_secrets_free(self._directory, project)
+                return json_response(project)
             stored = await self._store.update(project_id, change, if_match=revisions)
             self._directory.put(stored.project)
         return json_response(stored.project, headers={"ETag": stored.etag})
 
     async def delete(self, request: Request) -> Response:
-        """``DELETE /admin/projects/{id}``: forget the config (live sessions drain); 204.
+        """``DELETE /admin/projects/{id}[?dryRun=true]``: forget the config (live sessions
+        drain); 204 (with ``dryRun=true``: 204 if it exists, nothing deleted).
 
         With ``If-Match``, 412 ``project.conflict`` unless the Project is still at that ETag.
         """
         project_id = _path_id(request)
         revisions = if_match(request)
+        dry_run = dry_run_requested(request)
         async with self._writing:
+            if dry_run:
+                await current(self._store, project_id, revisions)
+                return Response(status_code=204)
             if not await self._store.delete(project_id, if_match=revisions):
                 raise not_found_error(project_id)
             self._directory.remove(project_id)
@@ -200,6 +216,7 @@ def create_control_app(
         routes=routes,
         middleware=[
             Middleware(Audit, on_request=observers.on_request),
+            Middleware(AnswerWhenCutOff),  # inside Audit, which then logs the 503 it sent
             Middleware(CloseUnreadBodies),
             Middleware(BearerAuth, key=management_key),
         ],

@@ -7,6 +7,7 @@ header or a body: the management key and client secrets travel in those.
 from __future__ import annotations
 
 import logging
+import urllib.parse
 from collections.abc import Callable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -46,16 +47,25 @@ class Audit:
                 self._on_request(method, status)
             if method not in _READS or status in (401, 403):
                 peer = scope.get("client")
+                dry_run = _dry_run(scope)
                 _log.info(
-                    "control %s %s -> %d",
+                    "control %s %s -> %d%s",
                     method,
                     scope["path"],
                     status,
+                    " (dry run, nothing changed)" if dry_run else "",
                     extra=fields(
                         event="control",
                         peer=None if peer is None else f"{peer[0]}:{peer[1]}",
                         method=method,
                         path=scope["path"],
                         status=status,
+                        dry_run=dry_run,
                     ),
                 )
+
+
+def _dry_run(scope: Scope) -> bool:
+    """``?dryRun=true``: the line must not read as a change that was made."""
+    query = urllib.parse.parse_qs(scope.get("query_string", b"").decode("latin-1"))
+    return query.get("dryRun") == ["true"]

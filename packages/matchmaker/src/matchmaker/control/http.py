@@ -1,4 +1,5 @@
-"""HTTP plumbing of the control plane: bounded JSON request bodies.
+"""HTTP plumbing of the control plane: bounded JSON request bodies, and answers for
+requests the shutdown grace cuts off.
 
 JSON responses and coded errors are shared with the data port
 (:mod:`matchmaker.jsonhttp`).
@@ -7,6 +8,7 @@ JSON responses and coded errors are shared with the data port
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 
 from starlette.requests import ClientDisconnect, Request
@@ -14,7 +16,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from matchmaker.config import ControlLimits
 from matchmaker.errors import MatchmakerError
-from matchmaker.jsonhttp import JSON
+from matchmaker.jsonhttp import JSON, error_response
 
 log = logging.getLogger("matchmaker.control")
 
@@ -111,3 +113,41 @@ def _has_body(scope: Scope) -> bool:
         if name == b"transfer-encoding" or (name == b"content-length" and value != b"0"):
             return True
     return False
+
+
+class AnswerWhenCutOff:
+    """ASGI middleware: a request still running when the shutdown grace ends gets the
+    documented error body, ``503 server.shutting_down``, instead of hypercorn's bare 500.
+
+    At the end of ``--shutdown-grace`` hypercorn cancels the request's task and,
+    when no response was started, writes a ``500`` with no body of its own. The
+    cancellation is caught here only to send the answer first; it is re-raised.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self._app(scope, receive, tracking_send)
+        except asyncio.CancelledError:
+            if not started:
+                error = MatchmakerError(
+                    "the server stopped before the request finished (--shutdown-grace); "
+                    "it may or may not have been applied: read the Project back, or retry",
+                    code="server.shutting_down",
+                )
+                response = error_response(error, {"Connection": "close"})
+                with contextlib.suppress(Exception):
+                    await response(scope, receive, send)
+            raise

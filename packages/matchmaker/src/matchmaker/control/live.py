@@ -34,9 +34,11 @@ class Observers:
 
 
 class LivePage(msgspec.Struct, frozen=True):
-    """One page of ``GET /admin/live``: ``clients`` connected in all, Projects by id."""
+    """One page of ``GET /admin/live``: ``clients`` connected and ``away`` (resumable) in
+    all, Projects by id."""
 
     clients: int
+    away: int
     projects: list[LiveProject]
     next_cursor: str | None
 
@@ -68,9 +70,12 @@ class LiveEndpoints:
         page = projects[:limit]
         connected = self._observers.connected
         clients = sum(p.clients for p in projects) if connected is None else connected()
+        away = sum(p.away for p in projects)
         more = len(projects) > limit
         next_cursor = encode_cursor(page[-1].id) if more else None
-        return json_response(LivePage(clients=clients, projects=page, next_cursor=next_cursor))
+        return json_response(
+            LivePage(clients=clients, away=away, projects=page, next_cursor=next_cursor)
+        )
 
     async def project_live(self, request: Request) -> Response:
         """``GET /admin/projects/{id}/live?limit=&cursor=``: sessions paged by id.
@@ -85,11 +90,11 @@ class LiveEndpoints:
         if found is None:
             if self._directory.get(project_id) is None:
                 raise not_found_error(project_id)
-            found = LiveProject(id=project_id, clients=0, pools=[], sessions=[])
+            found = LiveProject(id=project_id, clients=0, away=0, pools=[], sessions=[])
         sessions: list[LiveSession] = [s for s in found.sessions if after is None or s.id > after]
         page = sessions[:limit]
         next_cursor = encode_cursor(page[-1].id) if len(sessions) > limit else None
-        project = LiveProject(found.id, found.clients, found.pools, page)
+        project = LiveProject(found.id, found.clients, found.away, found.pools, page)
         return json_response(ProjectLivePage(project=project, next_cursor=next_cursor))
 
     async def metrics(self, request: Request) -> Response:

@@ -48,19 +48,33 @@ _BODY_ERRORS = {
     ),
     "415": _error("The content type is not JSON (`request.unsupported_media_type`)"),
 }
+
+
+def _parameter(
+    name: str, where: str, schema: dict[str, Any], description: str = "", required: bool = False
+) -> dict[str, Any]:
+    parameter: dict[str, Any] = {"name": name, "in": where}
+    if required:
+        parameter["required"] = True
+    if description:
+        parameter["description"] = description
+    parameter["schema"] = schema
+    return parameter
+
+
 _PAGE = [
-    {
-        "name": "limit",
-        "in": "query",
-        "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100},
-    },
-    {
-        "name": "cursor",
-        "in": "query",
-        "description": "`next_cursor` of the previous page.",
-        "schema": {"type": "string"},
-    },
+    _parameter(
+        "limit", "query", {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}
+    ),
+    _parameter("cursor", "query", {"type": "string"}, "`next_cursor` of the previous page."),
 ]
+_DRY_RUN = _parameter(
+    "dryRun",
+    "query",
+    {"type": "boolean", "default": False},
+    "`true`: run every check the write runs, the store's conflicts "
+    "included, answer what the write would answer, and change nothing.",
+)
 _NOT_FOUND = {"404": _error("No Project with that id (`project.not_found`)")}
 _CONFLICT = _error(
     "The id exists (`project.exists`) or a secret is bound to another Project "
@@ -73,23 +87,23 @@ _ETAG = {
         "schema": {"type": "string"},
     }
 }
-_IF_MATCH = {
-    "name": "If-Match",
-    "in": "header",
-    "description": "ETags (from a read) the Project must still have, or `*`; without it the "
+_IF_MATCH = _parameter(
+    "If-Match",
+    "header",
+    {"type": "string"},
+    "ETags (from a read) the Project must still have, or `*`; without it the "
     "write is unconditional.",
-    "schema": {"type": "string"},
-}
+)
 _PRECONDITION = {
     "412": _error("The Project changed since the If-Match ETag was read (`project.conflict`)")
 }
-_ID = {
-    "name": "id",
-    "in": "path",
-    "required": True,
-    "description": "The Project id (percent-encode reserved characters).",
-    "schema": {"type": "string", "minLength": 1, "maxLength": 128},
-}
+_ID = _parameter(
+    "id",
+    "path",
+    {"type": "string", "minLength": 1, "maxLength": 128},
+    "The Project id (percent-encode reserved characters).",
+    required=True,
+)
 
 
 @cache
@@ -128,6 +142,7 @@ def openapi_document() -> dict[str, Any]:
                 "post": {
                     "operationId": "createProject",
                     "summary": "Declare a Project",
+                    "parameters": [_DRY_RUN],
                     "requestBody": {"required": True, "content": _json(_ref("Project"))},
                     "responses": {
                         "201": {**project, "description": "Created, with defaults filled in"},
@@ -146,7 +161,7 @@ def openapi_document() -> dict[str, Any]:
                 },
                 "patch": {
                     "operationId": "patchProject",
-                    "parameters": [_IF_MATCH],
+                    "parameters": [_IF_MATCH, _DRY_RUN],
                     "summary": "Merge-patch the updatable fields (arrays replaced whole)",
                     "requestBody": {
                         "required": True,
@@ -167,7 +182,7 @@ def openapi_document() -> dict[str, Any]:
                 "delete": {
                     "operationId": "deleteProject",
                     "summary": "Forget a Project's config (its live sessions drain)",
-                    "parameters": [_IF_MATCH],
+                    "parameters": [_IF_MATCH, _DRY_RUN],
                     "responses": {
                         "204": {"description": "Deleted"},
                         **_NOT_FOUND,

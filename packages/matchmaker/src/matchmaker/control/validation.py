@@ -3,8 +3,10 @@
 msgspec checks types, required and unknown fields and the per-field
 constraints declared in ``matchmaker.model``; the rules spanning fields
 (unique policy names, one default, distinct secrets, scopes listed once, the
-reserved id) are
-checked here on the whole result, so a PATCH is validated after merging.
+reserved id) are checked here on the whole result, so a PATCH is validated
+after merging. So are the name rule for policy names and the secret length
+cap: the store decodes Projects with the same Structs, and a Project stored
+before those rules must still load.
 """
 
 from __future__ import annotations
@@ -19,7 +21,13 @@ from matchmaker.config import ControlLimits, Limits
 from matchmaker.control.wire import ProjectPatch
 from matchmaker.errors import MatchmakerError
 from matchmaker.filters import filter_problem
-from matchmaker.model import RESERVED_PROJECT_ID, Project
+from matchmaker.model import (
+    MAX_SECRET_CHARS,
+    RESERVED_PROJECT_ID,
+    MatchmakingPolicy,
+    Project,
+    name_problem,
+)
 
 T = TypeVar("T")
 
@@ -71,6 +79,7 @@ def check_project(project: Project, limits: Limits, control: ControlLimits) -> N
     names: dict[str, int] = {}
     default_at: int | None = None
     for i, policy in enumerate(project.policies):
+        _check_policy(f"$.policies[{i}]", policy, limits)
         if policy.name in names:
             raise invalid(
                 f"$.policies[{i}].name",
@@ -84,24 +93,32 @@ def check_project(project: Project, limits: Limits, control: ControlLimits) -> N
                     f"at most one policy may be the default (policies[{default_at}] already is)",
                 )
             default_at = i
-        if policy.group_size > limits.max_session_members:
-            raise invalid(
-                f"$.policies[{i}].groupSize",
-                f"must be at most {limits.max_session_members} (the server's max session size)",
-            )
-        problem = filter_problem(policy.filter or {}, policy.mode, limits)
-        if problem is not None:
-            field = f"$.policies[{i}].filter"
-            raise invalid(
-                field if problem.attribute is None else f"{field}.{problem.attribute}", problem.rule
-            )
     secrets: dict[str, int] = {}
     for i, key in enumerate(project.keys):
         if key.secret in secrets:
             raise invalid(f"$.keys[{i}].secret", f"duplicates keys[{secrets[key.secret]}].secret")
         secrets[key.secret] = i
+        if len(key.secret) > MAX_SECRET_CHARS:
+            raise invalid(f"$.keys[{i}].secret", f"must be at most {MAX_SECRET_CHARS} characters")
         if len(set(key.scopes)) != len(key.scopes):
             raise invalid(f"$.keys[{i}].scopes", "each scope may be listed once")
+
+
+def _check_policy(at: str, policy: MatchmakingPolicy, limits: Limits) -> None:
+    """The rules of one policy on its own: its name, its size, its filter."""
+    if (broken := name_problem(policy.name)) is not None:
+        raise invalid(f"{at}.name", broken)
+    if policy.group_size > limits.max_session_members:
+        raise invalid(
+            f"{at}.groupSize",
+            f"must be at most {limits.max_session_members} (the server's max session size)",
+        )
+    problem = filter_problem(policy.filter or {}, policy.mode, limits)
+    if problem is not None:
+        field = f"{at}.filter"
+        raise invalid(
+            field if problem.attribute is None else f"{field}.{problem.attribute}", problem.rule
+        )
 
 
 def _check_count(field: str, count: int, limit: int) -> None:

@@ -61,7 +61,10 @@ def current_project(
     """The Project's config as of now; implicit (empty) when it is not declared.
 
     A declared Project with ``keys`` admits only a client holding one of them,
-    so rotating keys also applies to connected clients' next operation.
+    so rotating keys also applies to connected clients' next operation: a client
+    whose credential was removed is told it was revoked (``auth.invalid_credential``,
+    ``details.reason``), one that never presented any that it needs one
+    (``project.forbidden``).
     """
     project = directory.get(project_id)
     if project is None:
@@ -73,6 +76,13 @@ def current_project(
             )
         return Project(id=project_id)
     if project.keys and not _holds_a_key(project, credential):
+        if credential is not None:
+            # It was one of the Project's keys at hello: a PATCH removed it since.
+            raise MatchmakerError(
+                f"the credential of this connection was revoked from Project {project_id!r}",
+                code="auth.invalid_credential",
+                details={"project": project_id, "reason": "revoked"},
+            )
         raise MatchmakerError(
             f"Project {project_id!r} requires a credential",
             code="project.forbidden",

@@ -22,6 +22,8 @@ import secrets
 from collections import deque
 from dataclasses import dataclass, field
 
+from matchmaker.errors import MatchmakerError
+
 __all__ = ["Outbox", "Resumption", "Taken"]
 
 
@@ -117,11 +119,22 @@ class Resumption:
 
     def take(self, token: str, project_id: str, last_seq: int) -> Taken | None:
         """Resume with ``token``: ``None`` if it is unknown, used, or of another Project.
-        On success the token is replaced (read the new one from the outbox)."""
+        On success the token is replaced (read the new one from the outbox).
+
+        Raises ``protocol.bad_request`` (``details.limit``: the last seq sent) when
+        ``last_seq`` is negative or past what this client was sent."""
         client_id = self._tokens.get(token)
         outbox = self.outboxes.get(client_id) if client_id is not None else None
         if outbox is None or outbox.project_id != project_id:
             return None
+        if not 0 <= last_seq <= outbox.seq:
+            # A seq this client was never sent: replaying "after" it would be a lie. The
+            # token is not spent, so a corrected hello can still resume.
+            raise MatchmakerError(
+                f"last_seq must be between 0 and {outbox.seq}, the last event sent",
+                code="protocol.bad_request",
+                details={"field": "last_seq", "limit": outbox.seq},
+            )
         del self._tokens[token]
         outbox.token = self._new_token()
         self._tokens[outbox.token] = outbox.client_id

@@ -66,7 +66,8 @@ def create_data_app(
     """The app served on ``config.port``.
 
     ``shutdown`` is set when the process begins a graceful stop: the data plane
-    then closes every WebSocket with code 1001 so hypercorn can finish. The
+    then closes every WebSocket with code 1001 so the server can finish, and
+    ``/readyz`` answers 503 ``server.shutting_down`` until the server stops listening. The
     lifespan (run by hypercorn) starts and stops the plane's timers.
     ``store_probe`` (the store's ``ping``) makes ``GET /readyz`` answer 503
     while the Project store cannot answer; it also does during shutdown.
@@ -107,7 +108,11 @@ def create_data_app(
             Route("/healthz", healthz, methods=["GET"]),
             Route(
                 "/readyz",
-                Readiness(store_probe, stopping=shutdown.is_set).respond,
+                Readiness(
+                    store_probe,
+                    stopping=shutdown.is_set,
+                    cluster_available=None if cluster is None else lambda: cluster.available,
+                ).respond,
                 methods=["GET"],
             ),
         ],

@@ -19,7 +19,16 @@ def live_snapshot(plane: DataPlane) -> list[LiveProject]:
     """
     now_ms = int(time.time() * 1000)  # the clock the core stamps entries with
     core = plane.core
-    clients = Counter(client.project_id for client in core.clients.values())
+    # A client is counted where its connection is (``plane.clients``) or, once it dropped,
+    # as away while its outbox waits to be resumed: never both, as the totals count them.
+    clients: Counter[str] = Counter()
+    away: Counter[str] = Counter()
+    outboxes = core.resumption.outboxes
+    for client_id, client in core.clients.items():
+        if client_id in plane.clients:
+            clients[client.project_id] += 1
+        elif (outbox := outboxes.get(client_id)) is not None and outbox.parked_until is not None:
+            away[client.project_id] += 1
     pools: defaultdict[str, list[LivePool]] = defaultdict(list)
     for pool in core.pools.values():
         if pool.size == 0 and pool.paused == 0:
@@ -47,8 +56,9 @@ def live_snapshot(plane: DataPlane) -> list[LiveProject]:
         LiveProject(
             id=project_id,
             clients=clients[project_id],
+            away=away[project_id],
             pools=sorted(pools[project_id], key=lambda pool: (pool.name, pool.mode)),
             sessions=sorted(sessions[project_id], key=lambda session: session.id),
         )
-        for project_id in sorted(clients.keys() | pools.keys() | sessions.keys())
+        for project_id in sorted(clients.keys() | away.keys() | pools.keys() | sessions.keys())
     ]

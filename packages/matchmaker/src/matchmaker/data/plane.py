@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import time
 from collections.abc import Sequence
@@ -19,12 +20,14 @@ from matchmaker.core.events import EntryClosed, MessageRelayed, SessionCreated
 from matchmaker.data.connection import Connection
 from matchmaker.data.observer import DataObserver
 from matchmaker.data.translate import error_frame, event_head, reply_frame
+from matchmaker.data.upgrade import upgrade_refusal
 from matchmaker.data.webrtc import ChannelAnswer, answer_offer, channel_send, close_quietly
 from matchmaker.directory import ProjectDirectory
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import Project
 from matchmaker.observe.logs import fields
 from matchmaker.observe.metrics import Metrics
+from mtcommon import render_json
 
 __all__ = ["ClusterHooks", "DataPlane"]
 
@@ -42,6 +45,8 @@ class ClusterHooks(Protocol):
     """
 
     node: str
+    available: bool
+    """Whether the cluster's Redis answers (``/readyz`` is 503 while it does not)."""
 
     def bind(self, plane: Any) -> None: ...
 
@@ -379,6 +384,10 @@ class DataPlane:
         """Serve one WebSocket on ``/ws``."""
         if (await receive())["type"] != "websocket.connect":
             return
+        refusal = upgrade_refusal(scope)
+        if refusal is not None:
+            await _refuse_upgrade(send, refusal)
+            return
         await send({"type": "websocket.accept"})
         self.observer.accepted()
         if _log.isEnabledFor(logging.DEBUG):
@@ -412,6 +421,15 @@ class DataPlane:
             writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await writer
+
+
+async def _refuse_upgrade(send: Send, reason: str) -> None:
+    """Answer a malformed upgrade request 400 ``request.invalid`` (ASGI's WebSocket
+    denial response, which hypercorn and granian both speak)."""
+    body = json.dumps(render_json(MatchmakerError(reason, code="request.invalid"))).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+    await send({"type": "websocket.http.response.start", "status": 400, "headers": headers})
+    await send({"type": "websocket.http.response.body", "body": body})
 
 
 def _wall_clock_ms() -> int:

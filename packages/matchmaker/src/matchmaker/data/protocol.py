@@ -17,7 +17,7 @@ from msgspec import Meta, Raw, Struct
 
 from matchmaker.config import Limits
 from matchmaker.filters import ATTRIBUTE_NAME
-from matchmaker.model import FilterValue, PoolMode
+from matchmaker.model import FilterValue, Name, PoolMode
 
 __all__ = [
     "MODE_REQUESTS",
@@ -88,8 +88,8 @@ __all__ = [
     "encode",
 ]
 
-RequestId = Annotated[str, Meta(max_length=64)]
-Name = Annotated[str, Meta(min_length=1, max_length=128)]
+_ID_CHARS = 64
+RequestId = Annotated[str, Meta(max_length=_ID_CHARS)]
 AttributeKey = Annotated[str, Meta(pattern=ATTRIBUTE_NAME)]
 AttributeValue = str | int | float | bool
 Attributes = dict[AttributeKey, AttributeValue]
@@ -437,12 +437,15 @@ _ENVELOPE_DECODER = msgspec.json.Decoder(_Envelope)
 
 
 def decode_envelope(frame: bytes | str) -> tuple[str | None, str | None]:
-    """Best-effort ``(id, type)`` of a frame that failed to decode, to address the error reply."""
+    """Best-effort ``(id, type)`` of a frame that failed to decode, to address the error reply.
+
+    An ``id`` over the 64-character limit is echoed cut to its first 64 characters
+    (``docs/protocol.md``): the reply still says which request it answers."""
     try:
         envelope = _ENVELOPE_DECODER.decode(frame)
     except (msgspec.DecodeError, RecursionError):
         return None, None
-    request_id = envelope.id if isinstance(envelope.id, str) and len(envelope.id) <= 64 else None
+    request_id = envelope.id[:_ID_CHARS] if isinstance(envelope.id, str) else None
     kind = envelope.type if isinstance(envelope.type, str) else None
     return request_id, kind
 

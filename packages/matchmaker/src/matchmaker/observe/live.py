@@ -36,10 +36,12 @@ class LiveSession(msgspec.Struct, rename="camel", frozen=True):
 
 
 class LiveProject(msgspec.Struct, rename="camel", frozen=True):
-    """What one Project has live in this process."""
+    """What one Project has live in this process: ``clients`` connected, and ``away``
+    the clients whose connection dropped and who may still resume (within the grace)."""
 
     id: str
     clients: int
+    away: int
     pools: list[LivePool]
     sessions: list[LiveSession]
 

@@ -135,16 +135,29 @@ class _LiveGauges(Collector):
         per_project = GaugeMetricFamily(
             "matchmaker_project_clients", "Clients connected, by Project.", labels=["project"]
         )
+        away_per_project = GaugeMetricFamily(
+            "matchmaker_project_clients_away",
+            "Clients away (dropped, resumable), by Project.",
+            labels=["project"],
+        )
         pools: Tally[str] = Tally()
         entries: Tally[str] = Tally()
-        sessions = 0
+        sessions = away = 0
         for project in projects:
-            per_project.add_metric([project.id], project.clients)
+            if project.clients:
+                per_project.add_metric([project.id], project.clients)
+            if project.away:
+                away_per_project.add_metric([project.id], project.away)
+            away += project.away
             sessions += len(project.sessions)
             for pool in project.pools:
                 pools[pool.mode] += 1
                 entries[pool.mode] += pool.waiting
+        yield GaugeMetricFamily(
+            "matchmaker_clients_away", "Clients away (dropped, resumable).", value=away
+        )
         yield per_project
+        yield away_per_project
         yield _gauge_by_mode("matchmaker_pools", "Live pools, by mode.", pools)
         yield _gauge_by_mode(
             "matchmaker_pool_entries", "Entries waiting in pools, by mode.", entries

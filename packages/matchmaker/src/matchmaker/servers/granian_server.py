@@ -21,7 +21,11 @@ What granian does not do by itself, and how this module closes the gap:
 - It has no WebSocket message-size option: tungstenite's defaults apply (frames
   up to 16 MiB, messages up to 64 MiB are read whole; over that granian closes
   without a close code). The data plane enforces ``max_message`` itself (1009) once a
-  frame arrives; docs/operations.md says what that means for memory.
+  frame arrives; docs/operations.md says what that means for memory. The fragments of
+  an unfinished message are gathered inside tungstenite, out of the app's sight, and a
+  text frame that is not UTF-8 reaches the app as a bare disconnect: neither can be
+  closed with its code (1009, 1007) from here (tests/matchmaker/data/test_wire.py pins
+  both as known failures).
 - Its ``websocket.close`` waits for the lock a pending ``receive`` holds until a
   frame arrives, so a server-initiated close (1001, 3008, a heartbeat timeout)
   of a silent client would hang. ``_WebSocketCall`` cancels the pending receive

@@ -1,8 +1,10 @@
 """hypercorn: the pure-Python server, always installed.
 
-It enforces the WebSocket hard cap itself (frames over ``max_message`` are
-closed with 1009 before they are buffered) and, on shutdown, stops accepting,
-gives open connections ``grace_s`` and only then runs the lifespan shutdown.
+It enforces the WebSocket hard cap itself (a message, finished or not, over
+``max_message`` is closed with 1009 before more of it is buffered) and, on shutdown,
+stops accepting, gives open connections ``grace_s`` and only then runs the lifespan
+shutdown. Its WebSocket stream is the hardened one of :mod:`.hypercorn_ws` (no
+compression, a close code for every refused frame).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from hypercorn.asyncio import serve as hypercorn_serve
 from hypercorn.config import Config, Sockets
 from hypercorn.typing import Framework
 
+from matchmaker.servers import hypercorn_ws
 from matchmaker.servers.base import Listener
 
 __all__ = ["serve"]
@@ -38,6 +41,7 @@ class _BoundConfig(Config):
 
 async def serve(listener: Listener, shutdown: asyncio.Event) -> None:
     """Serve ``listener`` with hypercorn until ``shutdown`` is set."""
+    hypercorn_ws.install()
     config = _BoundConfig(listener.sock, listener.grace_s)
     if listener.max_message is not None:
         config.websocket_max_message_size = listener.max_message

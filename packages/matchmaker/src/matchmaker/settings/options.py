@@ -60,6 +60,17 @@ class Kind:
         parse: Callable[[object], Any] = getattr(self, f"_{self.name}")
         return parse(raw)
 
+    def from_file(self, raw: object) -> Any:
+        """A config-file value: typed YAML, so ``port: "8080"`` and ``enabled: "yes"`` are
+        refused (text is for flags and the environment, where everything is text)."""
+        typed = _YAML_TYPES.get(self.name)
+        if typed is not None and isinstance(raw, str):
+            raise ValueError(f"{self.describe()}, written without quotes")
+        # bool is an int in Python: refuse true for a number, and 1 for a boolean.
+        if typed is not None and (isinstance(raw, bool) is not (bool in typed)):
+            raise ValueError(self.describe())
+        return self.parse(raw)
+
     def describe(self) -> str:
         """The rule in words, for errors and docs: ``an integer >= 1``."""
         if self.name == "choice":
@@ -118,6 +129,13 @@ class Kind:
         if isinstance(raw, str) and raw.lower() in self.choices:
             return raw.lower()
         raise ValueError(self.describe())
+
+
+_YAML_TYPES: dict[str, tuple[type, ...]] = {
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,8 +256,8 @@ def _server_options() -> list[Option]:
             _TEXT,
             None,
             network,
-            "Address of the control plane.",
-            default_text="the data plane's --host",
+            "Address of the control plane and the metrics port (never --host by default).",
+            default_text="127.0.0.1 (loopback)",
         ),
         Option(
             "management_port",

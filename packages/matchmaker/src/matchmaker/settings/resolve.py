@@ -71,7 +71,9 @@ def resolve(
         else:
             values[option.field] = option.default
             origins[option.field] = "default"
-    return Effective(_build(values), origins, config_file, tuple(unknown_env_warnings(environ)))
+    config = _build(values)
+    _check_together(config, origins)
+    return Effective(config, origins, config_file, tuple(unknown_env_warnings(environ)))
 
 
 def read_config_file(path: Path) -> dict[str, tuple[Any, int]]:
@@ -114,7 +116,7 @@ def read_config_file(path: Path) -> dict[str, tuple[Any, int]]:
                 details={"file": str(path), "line": line, "key": str(key)},
             )
         try:
-            found[option.field] = (option.kind.parse(raw), line)
+            found[option.field] = (option.kind.from_file(raw), line)
         except ValueError as exc:
             shown = "***" if option.secret else repr(raw)
             raise SettingsError(
@@ -143,6 +145,26 @@ def _parse_env(option: Option, name: str, raw: str) -> Any:
             f"environment variable {name} must be {exc}, not {shown}",
             details={"variable": name},
         ) from None
+
+
+def _check_together(config: ServerConfig, origins: Mapping[str, str]) -> None:
+    """The rules between settings, each valid alone: refused naming where each came from."""
+    limits = config.limits
+    if limits.heartbeat_timeout_ms <= limits.heartbeat_interval_ms:
+        # Every connection would be dropped between two pings.
+        timeout, interval = "limits.heartbeat_timeout_ms", "limits.heartbeat_interval_ms"
+        raise SettingsError(
+            f"{_where(origins[timeout])}heartbeat_timeout_ms ({limits.heartbeat_timeout_ms}, "
+            f"{origins[timeout]}) must be greater than heartbeat_interval_ms "
+            f"({limits.heartbeat_interval_ms}, {origins[interval]})",
+            details={"key": "heartbeat_timeout_ms"},
+        )
+
+
+def _where(origin: str) -> str:
+    """``path:line: `` for a setting read from the config file, else nothing (the message
+    names the flag or variable)."""
+    return f"{origin.removeprefix('file ')}: " if origin.startswith("file ") else ""
 
 
 def _build(values: Mapping[str, Any]) -> ServerConfig:

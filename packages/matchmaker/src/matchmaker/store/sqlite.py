@@ -21,6 +21,7 @@ from pathlib import Path
 
 import aiosqlite
 
+from matchmaker.errors import MatchmakerError
 from matchmaker.model import Project
 from matchmaker.store.base import (
     Change,
@@ -80,7 +81,7 @@ class SqliteStore(ClosedOnExit):
             await asyncio.to_thread(_probe, path)
             db = await aiosqlite.connect(path, isolation_level=None)
         except (sqlite3.Error, OSError) as exc:
-            raise unavailable_error(exc) from exc
+            raise _cannot_open(path, exc) from exc
         rows = RowCodec(key)
         try:
             await db.execute("PRAGMA busy_timeout = 5000")
@@ -266,6 +267,17 @@ class SqliteStore(ClosedOnExit):
                 raise unavailable_error(exc) from exc
             if write:
                 self._check_file()
+
+
+def _cannot_open(path: Path, exc: sqlite3.Error | OSError) -> MatchmakerError:
+    """``store.unavailable`` naming the file, which SQLite's own message never does."""
+    where = path.resolve()
+    hint = "" if where.parent.is_dir() else f" (the folder {where.parent} does not exist)"
+    return MatchmakerError(
+        f"cannot open the SQLite store {where}: {exc}{hint}",
+        code="store.unavailable",
+        details={"path": str(where)},
+    )
 
 
 def _identity(path: Path) -> tuple[int, int]:

@@ -16,14 +16,22 @@ from typing import Any
 import click
 
 from mtcommon import CodedError
-from mtcommon.cli import OneLineUsageGroup
+from mtcommon.cli import OneLineUsageGroup, UsageLine
 from tasktool import __version__
 from tasktool.cli import oneshot
-from tasktool.cli.commands import COMMANDS
+from tasktool.cli.commands import ALL_PROJECTS, COMMANDS
 from tasktool.cli.commands.base import CliError, GlobalOptions
 from tasktool.cli.pager import PAGED, paging
 from tasktool.model.errors import TaskToolError
 from tasktool.present.render import FORMATS
+
+__all__ = ["TaskToolGroup", "main", "run"]
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null: what is still buffered for a closed pipe goes nowhere."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 class TaskToolGroup(OneLineUsageGroup):
@@ -37,8 +45,7 @@ class TaskToolGroup(OneLineUsageGroup):
             try:
                 sys.stdout.flush()
             except BrokenPipeError:  # `tasktool stats | head -1`: no error at exit
-                devnull = os.open(os.devnull, os.O_WRONLY)
-                os.dup2(devnull, sys.stdout.fileno())
+                _discard_stdout()
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *COMMANDS})
@@ -58,7 +65,10 @@ class TaskToolGroup(OneLineUsageGroup):
         except CodedError as exc:
             raise CliError(exc) from None
         except BrokenPipeError:
-            raise  # the reader went away (`| head`): Click ends quietly
+            # The reader went away (`| head -1`): quietly, and exit 0 as documented, not
+            # Click's 1, which came or not depending on who was faster.
+            _discard_stdout()
+            raise click.exceptions.Exit(0) from None
         except OSError as exc:
             where = f" {exc.filename}" if exc.filename else ""
             error = TaskToolError(f"{exc.strerror or exc}:{where}", code="os.error")
@@ -98,7 +108,7 @@ class TaskToolGroup(OneLineUsageGroup):
 @click.option(
     "--all-projects",
     is_flag=True,
-    help="list, next, board, stats over every registered project.",
+    help="list, next, board, stats over every registered project (others refuse it).",
 )
 @click.pass_context
 def main(
@@ -120,6 +130,12 @@ def main(
     if ctx.invoked_subcommand is None:
         click.echo(ctx.get_help())
         ctx.exit(0)
+    if all_projects and ctx.invoked_subcommand not in ALL_PROJECTS and not ctx.resilient_parsing:
+        raise UsageLine(
+            f"--all-projects works with {', '.join(sorted(ALL_PROJECTS))}, "
+            f"not {ctx.invoked_subcommand}",
+            ctx,
+        )
     oneshot.reading(ctx.invoked_subcommand)
     if ctx.invoked_subcommand in PAGED and not ctx.resilient_parsing:
         ctx.with_resource(paging(not no_pager))

@@ -1,6 +1,7 @@
 """What a ``tasktool`` process may skip because it runs one command and ends.
 
-At 100,000 tasks a read command spends a tenth of its time on memory work that buys
+A read command of a large repository spends a noticeable share of its time
+(``docs/benchmarks.md``, "Figures behind tasktool's code") on memory work that buys
 nothing in a process about to end: cyclic collections that walk the loaded tasks (half a
 million tuples, none of them garbage) and, at exit, freeing them object by object. When
 ``tasktool`` is its own process (:func:`tasktool.cli.main.run`, the console script and
@@ -10,7 +11,7 @@ million tuples, none of them garbage) and, at exit, freeing them object by objec
   everything alive into its permanent generation and the loaded repository stays
   referenced. Other commands get the collector back for what they allocate next; a read
   command does not: what it allocates after the load is its answer, freed by reference
-  counting (peak memory at 100,000 tasks is the same either way);
+  counting (peak memory is the same either way);
 - :func:`end`, after a read command (:data:`READ_COMMANDS`) whose output is flushed: the
   process ends with ``os._exit`` and the command's exit status, skipping the
   interpreter's teardown. Only when that teardown has nothing else to do: no ``atexit``
@@ -31,6 +32,8 @@ import sys
 import threading
 from collections.abc import Callable
 from typing import TypeVar
+
+__all__ = ["READ_COMMANDS", "T", "enable", "end", "load", "reading"]
 
 T = TypeVar("T")
 

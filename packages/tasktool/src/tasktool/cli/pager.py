@@ -15,6 +15,8 @@ import os
 import sys
 from collections.abc import Iterator
 
+__all__ = ["DEFAULT_PAGER", "PAGED", "paging"]
+
 #: Commands whose output may be long enough to page (read commands).
 PAGED = frozenset(
     {

@@ -16,6 +16,16 @@ from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.settings import Phase, Scope
 from tasktool.model.vocabulary import is_date
 
+__all__ = [
+    "INVALID",
+    "Converted",
+    "convert_effort",
+    "convert_phases",
+    "convert_scalar",
+    "convert_scopes",
+    "convert_strlist",
+]
+
 INVALID: Final = object()
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 Converted = tuple[Any, list[Diagnostic]]

@@ -10,6 +10,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+__all__ = [
+    "CONFIG_NAME",
+    "HOME_CONFIG_ENV",
+    "TASKMD_CONFIG_NAME",
+    "find_config",
+    "is_home_file",
+    "project_config",
+    "taskmd_notice",
+]
+
 CONFIG_NAME = ".tasktool.yaml"
 #: taskmd's config file, read in a folder that has no ``.tasktool.yaml``.
 TASKMD_CONFIG_NAME = ".taskmd.yaml"
@@ -26,24 +36,43 @@ def project_config(directory: Path) -> Path | None:
     return None
 
 
-def find_config(cwd: Path, home: Path | None) -> Path | None:
+def find_config(cwd: Path, home: Path | None, *, fallback: bool = True) -> Path | None:
     """The first project config file (:func:`project_config`) from ``cwd`` upwards,
     stopping at the first ``.git``.
 
-    When no project file is found, ``home/.tasktool.yaml`` is the fallback. The
-    first file found wins: files are never merged.
+    When no project file is found, ``home/.tasktool.yaml`` is the fallback (unless
+    ``fallback`` is false: a project file or nothing). The first file found wins: files
+    are never merged. The search passes through the home folder (from a folder under
+    ``~`` outside any repository) without taking a file there: the home file is still
+    only the fallback, whose relative paths mean the current folder (see
+    :func:`is_home_file`). Run in the home folder itself, its file is the current
+    folder's (the same folder either way).
     """
     for directory in (cwd, *cwd.parents):
-        candidate = project_config(directory)
+        passing = directory != cwd and _is_home(directory, home)
+        candidate = None if passing else project_config(directory)
         if candidate is not None:
             return candidate
         if (directory / ".git").exists():
             break
-    if home is not None:
-        fallback = home / CONFIG_NAME
-        if fallback.is_file():
-            return fallback
+    if fallback and home is not None and (home / CONFIG_NAME).is_file():
+        return home / CONFIG_NAME
     return None
+
+
+def _is_home(directory: Path, home: Path | None) -> bool:
+    if home is None:
+        return False
+    try:
+        return directory.samefile(home)
+    except OSError:
+        return False
+
+
+def is_home_file(path: Path, home: Path | None) -> bool:
+    """Whether ``path`` is ``~/.tasktool.yaml``: a fallback of *settings*, whose relative
+    ``dir`` (and default ``.``) means the current folder, never the home folder."""
+    return path.name == CONFIG_NAME and _is_home(path.parent, home)
 
 
 def taskmd_notice(file: str | None) -> str | None:

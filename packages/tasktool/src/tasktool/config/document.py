@@ -1,7 +1,7 @@
 """Reading the config file: typed YAML values plus the keys written more than once.
 
 The file is parsed with PyYAML's C parser and its YAML 1.1 resolver, which is
-fast and already imported by the task reader (ruamel costs ~150 ms to import).
+fast and already imported by the task reader (ruamel is slow to import).
 Scalars are converted here, by tag, so that ``effort: [small, 1]`` can be told
 apart from ``effort: [small, "1"]``; dates stay text (``due: 2024-05-01``).
 """
@@ -14,8 +14,12 @@ from typing import Any
 
 import msgspec
 
-from tasktool.files.storage import read_regular
+from tasktool.files import signature
+from tasktool.files.memo import Memo
+from tasktool.files.storage import STATE_DIR, read_regular
 from tasktool.model.errors import TaskToolError
+
+__all__ = ["MAX_BYTES", "MAX_VALUES", "ConfigDocument", "parse_config", "read_config"]
 
 
 class ConfigDocument(msgspec.Struct, frozen=True, kw_only=True):
@@ -120,16 +124,9 @@ def parse_config(text: str, *, source: str) -> ConfigDocument:
     return ConfigDocument(data=data, duplicates=tuple(walk.duplicates))
 
 
-class _Cached(msgspec.Struct, frozen=True, array_like=True):
-    signature: tuple[int, int, int, int]
-    document: ConfigDocument
-
-
-_cache_decoder = msgspec.msgpack.Decoder(_Cached)
-
-
-def _signature(stat: os.stat_result) -> tuple[int, int, int, int]:
-    return (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
+#: The config cache's format: change it with what ConfigDocument holds.
+_CACHE_FORMAT = "config-cache-2"  # 2: a files.memo.Memo keyed by the file's signature
+_document_decoder = msgspec.msgpack.Decoder(ConfigDocument)
 
 
 def _read_regular(path: Path) -> tuple[os.stat_result, str]:
@@ -139,12 +136,21 @@ def _read_regular(path: Path) -> tuple[os.stat_result, str]:
     return stat, raw.decode("utf-8")
 
 
-def read_config(path: Path) -> ConfigDocument:
+def _task_dir_exists(path: Path, data: dict[str, Any]) -> bool:
+    """Whether the task directory the file names exists (the environment and the flags
+    aside: this only decides whether to keep a cache)."""
+    named = data.get("task-dir", data.get("dir"))
+    return (path.parent / named).is_dir() if isinstance(named, str) else True
+
+
+def read_config(path: Path, *, cache: bool = True) -> ConfigDocument:
     """Read and parse a config file through a cache beside it.
 
-    The cache (``.tasktool/cache/config-<name>.msgpack`` next to the file, keyed by
-    size, mtime, ctime and inode) saves importing PyYAML on warm runs; an
-    unwritable directory just means no cache.
+    The cache (``.tasktool/cache/config-<name>.msgpack`` next to the file, a memo keyed
+    by the file's signature: :mod:`tasktool.files.memo`) saves importing PyYAML on warm
+    runs; an unwritable directory just means no cache. ``cache=False`` for the home
+    file: no state folder is ever made in the home folder; nor beside a file whose task
+    directory does not exist yet (a fresh clone: a run there leaves nothing behind).
     """
     try:
         stat, text = _read_regular(path)
@@ -154,21 +160,14 @@ def read_config(path: Path) -> ConfigDocument:
             code="config.unreadable",
             details={"file": str(path)},
         ) from None
-    cache = path.parent / ".tasktool" / "cache" / f"config-{path.name}.msgpack"
-    try:
-        cached = _cache_decoder.decode(cache.read_bytes())
-        if cached.signature == _signature(stat):
-            return cached.document
-    except (OSError, msgspec.DecodeError):
-        pass
+    if not cache:
+        return parse_config(text, source=str(path))
+    memo = Memo(path.parent / STATE_DIR / "cache" / f"config-{path.name}.msgpack", _CACHE_FORMAT)
+    key = signature.of(stat)
+    cached: ConfigDocument | None = memo.recall(key, _document_decoder)
+    if cached is not None:
+        return cached
     document = parse_config(text, source=str(path))
-    from tasktool.files.storage import atomic_write_bytes, ensure_state_dir
-
-    try:
-        ensure_state_dir(path.parent)
-        cache.parent.mkdir(exist_ok=True)
-        encoded = msgspec.msgpack.encode(_Cached(_signature(stat), document))
-        atomic_write_bytes(cache, encoded, sync=False)
-    except OSError:
-        pass
+    if _task_dir_exists(path, document.data):
+        memo.remember(key, document)
     return document

@@ -25,6 +25,8 @@ from tasktool.config.options import (
 )
 from tasktool.model.diagnostics import Diagnostic
 
+__all__ = ["DIR_VARIABLES", "Raw", "env_diagnostics", "env_layer", "file_layer"]
+
 
 class Raw(msgspec.Struct, frozen=True):
     """One key's value as a layer holds it, before conversion."""
@@ -111,6 +113,11 @@ def file_layer(
     return values, problems
 
 
+#: The seed's one rule for the task directory variables, read by the layer and by its
+#: diagnostics alike: each applies only when the loaded file has its key (the first wins).
+DIR_VARIABLES: Mapping[str, str] = {TASK_DIR_ALIAS_ENV: TASK_DIR_ALIAS, "TASKTOOL_DIR": "dir"}
+
+
 def env_layer(env: Mapping[str, str], file_keys: Mapping[str, Any]) -> Iterator[tuple[str, Raw]]:
     """Scalar keys set by ``TASKTOOL_*`` variables (an empty variable counts as unset).
 
@@ -122,11 +129,7 @@ def env_layer(env: Mapping[str, str], file_keys: Mapping[str, Any]) -> Iterator[
             continue
         names = [option.env_name]
         if option.key == "dir":
-            names = [
-                name
-                for name, needs in ((TASK_DIR_ALIAS_ENV, TASK_DIR_ALIAS), (option.env_name, "dir"))
-                if needs in file_keys
-            ]
+            names = [name for name, needs in DIR_VARIABLES.items() if needs in file_keys]
         for name in names:
             text = env.get(name, "")
             if text:
@@ -138,18 +141,18 @@ def env_diagnostics(env: Mapping[str, str], file_keys: Mapping[str, Any]) -> lis
     """``TASKTOOL_*`` variables that had no effect: matching no key the environment can
     set, or a task directory variable the seed's rule ignores (``TASKTOOL_DIR`` needs a
     ``dir`` key in the file, ``TASKTOOL_TASK_DIR`` a ``task-dir`` key)."""
-    settable = {option.env_name: option.key for option in OPTIONS if option.scalar}
-    settable[HOME_CONFIG_ENV] = "projects"
-    needs = {TASK_DIR_ALIAS_ENV: TASK_DIR_ALIAS, settable.pop("TASKTOOL_DIR"): "dir"}
+    settable = {option.env_name for option in OPTIONS if option.scalar} - set(DIR_VARIABLES)
+    settable.add(HOME_CONFIG_ENV)
     problems: list[Diagnostic] = []
     for name in sorted(env):
         if not name.startswith("TASKTOOL_") or not env[name] or name in settable:
             continue
-        if name in needs:
-            if needs[name] in file_keys:
+        needs = DIR_VARIABLES.get(name)
+        if needs is not None:
+            if needs in file_keys:
                 continue
             message = (
-                f"{name} is ignored: the config file has no {needs[name]!r} key (a task "
+                f"{name} is ignored: the config file has no {needs!r} key (a task "
                 f"directory variable applies only to the key the file uses); use --task-dir"
             )
             code = "config.ignored_env"

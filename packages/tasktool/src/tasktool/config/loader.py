@@ -17,7 +17,7 @@ from tasktool.config.convert import (
     convert_scopes,
     convert_strlist,
 )
-from tasktool.config.discovery import find_config
+from tasktool.config.discovery import find_config, is_home_file
 from tasktool.config.document import read_config
 from tasktool.config.layers import Raw, env_diagnostics, env_layer, file_layer
 from tasktool.config.options import OPTIONS, Option, Source
@@ -27,6 +27,8 @@ from tasktool.model.settings import Settings
 
 if TYPE_CHECKING:
     from tasktool.config.registry import Registry
+
+__all__ = ["LoadedConfig", "Overrides", "load_config"]
 
 #: Error codes that reject the whole config: no command runs under them but ``validate``.
 _REJECTING = ("config.type", "config.env.", "config.effort.")
@@ -113,17 +115,18 @@ def _locate(
 ) -> tuple[Path | None, Path]:
     """The config file to load and the directory that stands for the current one:
     ``--project``'s folder; else, when no project file is found from ``cwd`` and no
-    ``--task-dir`` is given, the folder of the registry's ``default_project``."""
+    ``--task-dir`` is given, the folder of the registry's ``default_project``. A
+    registered folder that is gone is ``projects.folder_missing``."""
     if overrides.project is not None:
-        cwd = Path(_registry(env, home).get(overrides.project).path)
+        cwd = _registry(env, home).folder(overrides.project)
     if overrides.config is not None:
         return (cwd / overrides.config).absolute(), cwd
-    path = find_config(cwd, None)
+    path = find_config(cwd, home, fallback=False)
     if path is None and overrides.task_dir is None and overrides.project is None:
         registry = _registry(env, home)
         if registry.default_project is not None:
-            cwd = Path(registry.get(registry.default_project).path)
-            path = find_config(cwd, None)
+            cwd = registry.folder(registry.default_project)
+            path = find_config(cwd, home, fallback=False)
     return (path or find_config(cwd, home)), cwd
 
 
@@ -145,20 +148,29 @@ def load_config(
     if home is None:
         home = Path(env["HOME"]) if env.get("HOME") else Path.home()
     path, cwd = _locate(overrides, cwd, env, home)
+    # The home file is a fallback of settings: its relative paths (and the default task
+    # directory) mean the folder the command runs for, never the home folder.
+    fallback = (
+        path is not None
+        and overrides.config is None
+        and path.parent != cwd
+        and is_home_file(path, home)
+    )
+    file_dir = str(path.parent) if path is not None and not fallback else str(cwd)
 
     data: dict[str, Any] = {}
     layers: dict[str, Raw] = {}
     diagnostics: list[Diagnostic] = []
     file = str(path) if path is not None else None
     if path is not None:
-        document = read_config(path)
+        document = read_config(path, cache=not fallback)
         data = document.data
         layers, found = file_layer(data, document.duplicates, str(path))
         diagnostics.extend(found)
         if "sync" in data:  # its checks (and their imports) only for a config that has one
             from tasktool.config.sync import sync_diagnostics
 
-            diagnostics.extend(sync_diagnostics(data["sync"], str(path.parent), str(path)))
+            diagnostics.extend(sync_diagnostics(data["sync"], file_dir, str(path)))
     layers.update(env_layer(env, data))
     diagnostics.extend(env_diagnostics(env, data))
     flags = {
@@ -175,7 +187,6 @@ def load_config(
         }
     )
 
-    file_dir = str(path.parent) if path is not None else str(cwd)
     defaults = Settings(task_dir=file_dir)
     fields: dict[str, Any] = {}
     values: dict[str, Any] = {}

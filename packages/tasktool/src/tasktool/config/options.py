@@ -6,6 +6,21 @@ from typing import Literal
 
 import msgspec
 
+__all__ = [
+    "MAX_ID_WIDTH",
+    "OPTIONS",
+    "OPTIONS_BY_KEY",
+    "OTHER_SECTIONS",
+    "REPORTED_AS_UNKNOWN",
+    "SECTIONS",
+    "TASK_DIR_ALIAS",
+    "TASK_DIR_ALIAS_ENV",
+    "Kind",
+    "Option",
+    "Source",
+    "parse_env_bool",
+]
+
 Kind = Literal["path", "str", "bool", "int", "choice", "strlist", "effort", "scopes", "phases"]
 Source = Literal["default", "file", "env", "flag"]
 

@@ -31,6 +31,16 @@ from tasktool.files.storage import atomic_write_text
 from tasktool.files.worktrees import discover_worktrees
 from tasktool.model.errors import TaskToolError
 
+__all__ = [
+    "Project",
+    "Registry",
+    "project_home",
+    "read_registry",
+    "register",
+    "registry_file",
+    "unregister",
+]
+
 
 class Project(msgspec.Struct, frozen=True, kw_only=True):
     """One registered project."""
@@ -57,6 +67,20 @@ class Registry(msgspec.Struct, frozen=True, kw_only=True):
             f"no registered project {project_id!r} in {self.file} (registered: {known})",
             code="projects.not_found",
         )
+
+    def folder(self, project_id: str) -> Path:
+        """The folder of the project with this id: ``projects.not_found`` for an unknown id,
+        ``projects.folder_missing`` when the folder is gone (never an empty project)."""
+        project = self.get(project_id)
+        folder = Path(project.path)
+        if not folder.is_dir():
+            raise TaskToolError(
+                f"project {project_id!r} is registered at {project.path}, which no longer "
+                f"exists; register its new folder or run: tasktool projects unregister "
+                f"{project_id}",
+                code="projects.folder_missing",
+            )
+        return folder
 
 
 def registry_file(env: Mapping[str, str] | None = None, home: Path | None = None) -> Path:
@@ -94,7 +118,7 @@ def read_registry(env: Mapping[str, str] | None = None, home: Path | None = None
     file = registry_file(env, home)
     if not file.is_file():
         return Registry(file=str(file))
-    data = read_config(file).data
+    data = read_config(file, cache=False).data  # no state folder in the home folder
     raw = data.get("projects")
     if raw is None:
         raw = []

@@ -3,3 +3,5 @@ round-trip rewriting, atomic writes and lock files.
 
 Imports only :mod:`tasktool.model`.
 """
+
+__all__ = []

@@ -1,7 +1,8 @@
 """Parsing many files on every core: the scan of a large task directory with no cache.
 
-Parsing a task file costs about 50 µs of Python, so a first run over 100,000 files spends
-seconds on one core while the others idle. Past ``PARALLEL_FROM`` files the work is split
+Parsing a task file is Python work (docs/benchmarks.md, "Figures behind tasktool's
+code"), so a first run over a large task directory spends seconds on one core while the
+others idle. Past ``PARALLEL_FROM`` files the work is split
 into contiguous chunks parsed by forked worker processes; each sends its rows back as one
 msgpack blob, decoded here in order, so the result is exactly the one-process result.
 
@@ -20,7 +21,9 @@ from typing import TypeVar
 
 import msgspec
 
-from tasktool.files.cache import Row, no_collection
+from tasktool.files.cache_files import Row, no_collection
+
+__all__ = ["MAX_WORKERS", "PARALLEL_FROM", "Item", "default_workers", "parse_rows"]
 
 #: Fewer files than this parse faster in this process than a fork and a transfer cost.
 PARALLEL_FROM = 16_000

@@ -1,10 +1,11 @@
 """Work done by a forked child while this process does its own share: its result comes
 back as bytes over a pipe.
 
-A warm scan of 100,000 files spends most of its time in ``stat`` calls, a third of it in
-the interpreter and two thirds in the kernel; a second process makes half of them on the
-second core. A bare ``fork`` (no ``multiprocessing``: its import alone costs ~20 ms) is
-ready in about a millisecond, as the child shares every page it does not write.
+A warm scan of a large task directory spends most of its time in ``stat`` calls, most of
+that in the kernel; a second process makes half of them on the second core. A bare
+``fork`` (no ``multiprocessing``, whose import alone costs more) is ready at once, as the
+child shares every page it does not write (docs/benchmarks.md, "Figures behind
+tasktool's code").
 
 Forking is safe only when this process runs no other thread (a thread holding a lock at
 the fork would leave the child's copy locked forever), so a process with threads (the
@@ -17,6 +18,8 @@ import os
 import sys
 import threading
 from collections.abc import Callable
+
+__all__ = ["Child", "usable_cores"]
 
 
 def usable_cores() -> int:

@@ -16,6 +16,8 @@ from typing import Any
 
 from mtcommon import YamlError, load_text
 
+__all__ = ["read_frontmatter", "repeated_keys"]
+
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?$")
 _ITEM = re.compile(r"( *)- +(.*)$")
 #: A plain scalar may not start with one of these (or it means something else to YAML).

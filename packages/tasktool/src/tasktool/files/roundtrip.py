@@ -26,6 +26,8 @@ from tasktool.files.taskfile import split_frontmatter
 from tasktool.files.yamltext import quote_style, render_scalar, token_end
 from tasktool.model.errors import TaskToolError
 
+__all__ = ["FIELD_ORDER", "apply_frontmatter", "new_task_text"]
+
 #: Key order for new task files (and where a new key goes in an existing one).
 FIELD_ORDER = (
     "id",

@@ -1,27 +1,27 @@
 """A sibling worktree's task statuses, from a small index file of their own.
 
 The worktree overlay needs, of each task in a sibling worktree, only its id, status,
-stamps, archived flag and file; the whole task only for the few that exist only
+completion dates, archived flag and file; the whole task only for the few that exist only
 there. This module keeps exactly that per sibling task directory, in a file of the
 *current* worktree's state directory (``<task dir>/.tasktool/worktrees/<key>.msgpack``;
 the sibling's files are never written), independent of the parse cache's format::
 
     index = read_index(sibling_task_dir, ignore, store=index_path(my_task_dir, ...))
     index.ids, index.statuses  # each id's first copy (active before archived) and its status
-    index.copy(row)            # that copy's stamps, archived flag and file
+    index.copy(row)            # that copy's dates, archived flag and file
     index.load(row)            # the whole task (kept in the index once asked for)
     index.save()               # writes the index back if load() added a task to it
-    index.digest               # identifies its content (the overlay memo's key)
+    index.identity             # identifies its content (part of the overlay memo's key)
 
 The index answers only while it is current, checked on every read with one ``stat``
-per folder the scan enters and one per file (no directory listing, no parse), the
-signatures found encoded and compared with the stored bytes; the rest (ids, statuses,
-stamps, whole tasks) is decoded only when the overlay reads it, which a remembered
-verdict spares:
+per folder the scan enters and one per file (no directory listing, no parse), their
+signatures (:mod:`tasktool.files.signature`) joined and compared with the stored
+bytes; the rest (ids, statuses, dates, whole tasks) is decoded only when the overlay
+reads it, which a remembered verdict spares:
 
 - a file created, deleted or renamed in a folder changes that folder's signature;
-- an edit in place changes only the file's (size, mtime, ctime, inode), so the
-  per-file ``stat`` cannot be skipped.
+- an edit in place changes only the file's signature, so the per-file ``stat`` cannot
+  be skipped.
 
 Otherwise the folders are walked again and only the files whose signature changed
 are parsed (through the full scan when there are many, which uses the sibling's own
@@ -31,34 +31,35 @@ are stored with a signature that never matches, so the next run looks again.
 
 from __future__ import annotations
 
-import operator
 import os
+import struct
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
 import msgspec
 
-from tasktool.files.cache import no_collection, unpack_signature
+from tasktool.files import signature
+from tasktool.files.cache_files import no_collection
 from tasktool.files.digest import blake2b
-from tasktool.files.scan import RACY_NS, read_entry, scan_tasks, walk
-from tasktool.files.storage import STATE_DIR, atomic_write_bytes, ensure_state_dir
+from tasktool.files.memo import commit
+from tasktool.files.read import read_entry
+from tasktool.files.scan import scan_tasks
+from tasktool.files.storage import STATE_DIR
+from tasktool.files.walk import walk
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task, natural_key
 
+__all__ = ["INDEX_DIR", "IndexedCopy", "SiblingIndex", "index_path", "prune_indexes", "read_index"]
+
 #: 2: signatures as one bin (skipped in O(1) by a warm read); 3: the columns a warm read
 #: does not check as one bin too, decoded only when the overlay reads them; the folders'
-#: signatures with the files', compared as bytes (the digest is the memo's key only).
-_FORMAT = "sibling-index-3"
+#: signatures with the files', compared as bytes (the digest is the memo's key only);
+#: 4: the signatures of :mod:`tasktool.files.signature`, joined.
+_FORMAT = "sibling-index-4"
 INDEX_DIR = "worktrees"
 #: Beyond this many changed files a rebuild parses through the full scan (and its cache).
 _BULK = 100
-
-Stamp = tuple[int, int, int, int]  # mtime, size, ctime, inode
-_NEVER: Stamp = (-1, -1, -1, -1)
-_stamp_of: Callable[[os.stat_result], Stamp] = operator.attrgetter(
-    "st_mtime_ns", "st_size", "st_ctime_ns", "st_ino"
-)
 
 
 class IndexedCopy(msgspec.Struct, frozen=True, kw_only=True, gc=False):
@@ -95,19 +96,18 @@ class _File(msgspec.Struct, frozen=True, array_like=True, gc=False):
     ignore: tuple[str, ...]
     folders: list[str]  # relative to root ("" is root itself)
     paths: list[str]  # relative to root
-    #: The folders' and the files' stat signatures (list[Stamp], in that order), encoded: a
-    #: warm read encodes the ones it finds and compares the bytes (no decoding, no hash).
+    #: The folders' and the files' signatures, in that order, joined: a warm read joins
+    #: the ones it finds and compares the bytes (no decoding, no hash).
     signatures: bytes
     #: A digest of ``signatures``, made with them: what identifies this content; empty
-    #: when some entry is racy (see :attr:`SiblingIndex.digest`).
-    digest: bytes
+    #: when some entry is racy (see :attr:`SiblingIndex.identity`).
+    identity: bytes
     tasks: int  # the first ``tasks`` rows are first copies of tasks
     columns: bytes  # _Columns encoded (a bin: a warm read skips it in O(1))
 
 
 _decoder = msgspec.msgpack.Decoder(_File)
 _columns_decoder = msgspec.msgpack.Decoder(_Columns)
-_stamps_decoder = msgspec.msgpack.Decoder(list[Stamp])
 _task_decoder = msgspec.msgpack.Decoder(Task)
 _encoder = msgspec.msgpack.Encoder()
 
@@ -137,7 +137,7 @@ def prune_indexes(state_root: Path, keep: Iterable[Path | None]) -> None:
 
 class _Row(msgspec.Struct, frozen=True):
     path: str
-    stamp: Stamp
+    signature: bytes
     id: str
     status: str
     completed: str | None
@@ -145,11 +145,11 @@ class _Row(msgspec.Struct, frozen=True):
     archived: bool
 
     @classmethod
-    def of(cls, path: str, stamp: Stamp, parsed: Task | Diagnostic | None) -> _Row:
+    def of(cls, path: str, sig: bytes, parsed: Task | Diagnostic | None) -> _Row:
         if isinstance(parsed, Task):
             return cls(
                 path,
-                stamp,
+                sig,
                 parsed.id,
                 parsed.status,
                 parsed.completed_at,
@@ -157,7 +157,7 @@ class _Row(msgspec.Struct, frozen=True):
                 parsed.archived,
             )
         task_id = parsed.task_id if isinstance(parsed, Diagnostic) else None
-        return cls(path, stamp, task_id or "", "", None, None, False)
+        return cls(path, sig, task_id or "", "", None, None, False)
 
 
 class SiblingIndex:
@@ -207,13 +207,14 @@ class SiblingIndex:
         return columns.statuses[: self._data.tasks]
 
     @property
-    def digest(self) -> bytes | None:
-        """The digest of every folder's and file's signature this index holds: while the
-        index is current (it is, once read), the same digest, the same content. ``None``
-        while a file or folder changed a moment ago (racy): its signature is stored as one
-        that never matches, so it no longer tells the content, which may change again
-        (an edit in place within the same timestamp tick) under the same digest."""
-        return self._data.digest or None
+    def identity(self) -> bytes | None:
+        """What identifies this index's content, a digest of every folder's and file's
+        signature it holds: while the index is current (it is, once read), the same
+        identity, the same content. ``None`` while a file or folder changed a moment ago
+        (racy): its signature is stored as one that never matches, so it no longer tells
+        the content, which may change again (an edit in place within the same timestamp
+        tick) under the same identity."""
+        return self._data.identity or None
 
     @property
     def taken(self) -> frozenset[str]:
@@ -257,12 +258,11 @@ class SiblingIndex:
         if self._decoded is not None:
             data = msgspec.structs.replace(data, columns=_encoder.encode(self._decoded))
         try:
-            ensure_state_dir(self.store.parents[2])  # <task dir>/.tasktool/worktrees/<key>
-            self.store.parent.mkdir(exist_ok=True)
-            atomic_write_bytes(self.store, _encoder.encode(data), sync=False)
-        except (OSError, UnicodeEncodeError):
+            encoded = _encoder.encode(data)
+        except UnicodeEncodeError:  # a path that is not UTF-8: such a tree stays unkept
             return
-        self._dirty = False
+        if commit(self.store, encoded):
+            self._dirty = False
 
 
 def _decode_columns(data: _File) -> _Columns | None:
@@ -287,12 +287,13 @@ def _current(root: Path, data: _File) -> bool:
     stat = os.stat
     try:
         # The floor of a warm read: one ``stat`` per entry, each kept to a plain call (no
-        # ``partial``) and without the collections its 20,000 short-lived tuples set off.
+        # ``partial``), packed in one call, without the collections its many short-lived
+        # results set off.
         with no_collection():
-            folders = [_stamp_of(stat(folder or ".", dir_fd=fd)) for folder in data.folders]
-            files = [_stamp_of(stat(path, dir_fd=fd)) for path in data.paths]
-        return _encoder.encode(folders + files) == data.signatures
-    except (OSError, OverflowError):
+            folders = [stat(folder or ".", dir_fd=fd) for folder in data.folders]
+            files = [stat(path, dir_fd=fd) for path in data.paths]
+            return signature.of_all(folders + files) == data.signatures
+    except (OSError, OverflowError, struct.error):
         return False
     finally:
         os.close(fd)
@@ -306,13 +307,6 @@ def _load(store: Path, root: Path, ignore: tuple[str, ...]) -> _File | None:
     if data.format != _FORMAT or data.root != str(root) or data.ignore != ignore:
         return None
     return data
-
-
-def _settled(stamp: Stamp, racy_after: int) -> Stamp:
-    """The signature to store: one that never matches when the entry was modified so
-    lately that a further change could keep it (same timestamp tick, same size), as the
-    parse cache decides it."""
-    return _NEVER if stamp[0] > racy_after else stamp
 
 
 def _parse(
@@ -334,16 +328,14 @@ def _known(old: _File | None, columns: _Columns | None) -> dict[str, _Row]:
     """The rows of the previous index, by path."""
     if old is None or columns is None:
         return {}
-    try:
-        stamps = _stamps_decoder.decode(old.signatures)[len(old.folders) :]
-    except msgspec.DecodeError:
+    joined = old.signatures[len(old.folders) * signature.SIZE :]
+    if len(joined) != len(old.paths) * signature.SIZE:
         return {}
-    if len(stamps) != len(old.paths):
-        return {}
+    sigs = [signature.at(joined, index) for index in range(len(old.paths))]
     fields = (columns.ids, columns.statuses, columns.completed, columns.cancelled)
     return {
-        path: _Row(path, stamp, *row)
-        for path, stamp, *row in zip(old.paths, stamps, *fields, columns.archived, strict=True)
+        path: _Row(path, sig, *row)
+        for path, sig, *row in zip(old.paths, sigs, *fields, columns.archived, strict=True)
     }
 
 
@@ -367,34 +359,35 @@ def _rebuild(
     root: Path, ignore: tuple[str, ...], old: _File | None, use_cache: bool
 ) -> tuple[_File, _Columns]:
     """Walk the folders again; parse only the files whose signature changed."""
-    racy_after = time.time_ns() - RACY_NS  # anything changed since the walk began is racy
+    racy_after = time.time_ns() - signature.RACY_NS  # changed since the walk began: racy
     old_columns = _decode_columns(old) if old is not None else None
     known = _known(old, old_columns)
     folders: list[str] = []
     rows: list[_Row] = []
-    changed: list[tuple[str, Stamp]] = []
+    changed: list[tuple[str, bytes]] = []
     for listing, directory in walk(root, ignore):
         folders.append(directory)
         for index, name in enumerate(listing.listed()):
             path = f"{directory}/{name}" if directory else name
-            size, mtime, ctime, inode = unpack_signature(listing.signature(index))
-            stamp = _settled((mtime, size, ctime, inode), racy_after)
+            sig = listing.signature(index)
+            if signature.mtime(sig) > racy_after:
+                sig = signature.UNSETTLED
             row = known.get(path)
-            if row is not None and stamp != _NEVER and row.stamp == stamp:
+            if row is not None and sig != signature.UNSETTLED and row.signature == sig:
                 rows.append(row)
             else:
-                changed.append((path, stamp))
+                changed.append((path, sig))
     parsed = _parse(root, ignore, [path for path, _ in changed], use_cache=use_cache)
-    rows += [_Row.of(path, stamp, parsed[path]) for path, stamp in changed]
+    rows += [_Row.of(path, sig, parsed[path]) for path, sig in changed]
     rows, first = _ordered(rows)
-    folder_stamps: list[Stamp] = []
+    sigs: list[bytes] = []
     for folder in folders:
         try:
-            folder_stamps.append(_settled(_stamp_of(os.stat(root / folder)), racy_after))
+            sigs.append(signature.settled(os.stat(root / folder), racy_after))
         except OSError:
-            folder_stamps.append(_NEVER)
-    stamps = folder_stamps + [row.stamp for row in rows]
-    signatures = _encoder.encode(stamps)
+            sigs.append(signature.UNSETTLED)
+    sigs += [row.signature for row in rows]
+    signatures = b"".join(sigs)
     kept = {row.path for row in rows}.difference(path for path, _ in changed)
     old_wholes = old_columns.wholes if old_columns is not None else {}
     columns = _Columns(
@@ -412,7 +405,7 @@ def _rebuild(
         folders=folders,
         paths=[row.path for row in rows],
         signatures=signatures,
-        digest=b"" if _NEVER in stamps else _digest(signatures),
+        identity=b"" if signature.UNSETTLED in sigs else _digest(signatures),
         tasks=first,
         columns=_encoder.encode(columns),
     )

@@ -17,6 +17,20 @@ from pathlib import Path
 
 from tasktool.model.errors import TaskToolError
 
+__all__ = [
+    "STALE_TEMP_S",
+    "STATE_DIR",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "ensure_state_dir",
+    "locked",
+    "read_regular",
+    "remove_stale_temps",
+    "repository_lock",
+    "stale_temps",
+    "task_lock",
+]
+
 STATE_DIR = ".tasktool"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
@@ -156,10 +170,15 @@ def atomic_write_text(path: Path, text: str, *, exclusive: bool = False) -> None
 
 @contextlib.contextmanager
 def locked(task_dir: Path, name: str) -> Iterator[None]:
-    """Hold the exclusive lock ``.tasktool/locks/<name>.lock`` (blocks until free)."""
+    """Hold the exclusive lock ``.tasktool/locks/<name>.lock`` (blocks until free).
+
+    Only writers lock, so this is where a task directory that does not exist yet (a
+    fresh clone: git keeps no empty folder) is created; reading one makes nothing.
+    """
     import fcntl  # writers only: the read commands never lock
 
     try:
+        task_dir.mkdir(parents=True, exist_ok=True)
         locks = ensure_state_dir(task_dir) / "locks"
         locks.mkdir(exist_ok=True)
         handle = open(locks / f"{_UNSAFE.sub('_', name)}.lock", "a+b")  # noqa: SIM115

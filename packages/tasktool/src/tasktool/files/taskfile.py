@@ -21,6 +21,22 @@ from tasktool.files.frontmatter import read_frontmatter
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task
 
+__all__ = [
+    "BOM",
+    "LIST_FIELDS",
+    "SCALAR_FIELDS",
+    "TaskFileError",
+    "conflict_marker",
+    "id_in_text",
+    "is_safe_id",
+    "looks_like_task",
+    "parse_task",
+    "slugify",
+    "split_frontmatter",
+    "task_filename",
+    "task_from_mapping",
+]
+
 SCALAR_FIELDS = (
     "title",
     "status",
@@ -138,17 +154,18 @@ def task_from_mapping(
     )
 
 
-#: Lines git leaves in a file whose merge conflict was committed unresolved.
-_CONFLICT_MARKER = re.compile(r"^(<{7}|>{7})(?: |$)", re.MULTILINE)
+#: Lines git leaves in a file whose merge conflict was committed unresolved: seven
+#: characters, or more when a conflict is nested in another (rename conflicts use eight).
+_CONFLICT_MARKER = re.compile(r"^(<{7,}|>{7,})(?: |$)", re.MULTILINE)
 
 
 def conflict_marker(text: str) -> tuple[int, str] | None:
     """The 1-based line and the marker of the first merge-conflict marker, if the text
-    has both an opening ``<<<<<<<`` and a closing ``>>>>>>>`` line."""
+    has both an opening (``<<<<<<<`` or longer) and a closing (``>>>>>>>``...) line."""
     if "<<<<<<<" not in text or ">>>>>>>" not in text:
         return None
     markers = list(_CONFLICT_MARKER.finditer(text))
-    if not {match.group(1) for match in markers} >= {"<" * 7, ">" * 7}:
+    if {match.group(1)[0] for match in markers} != {"<", ">"}:
         return None
     first = markers[0]
     return text.count("\n", 0, first.start()) + 1, first.group(1)

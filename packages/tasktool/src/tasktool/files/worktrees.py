@@ -1,8 +1,7 @@
 """Finding a git repository's worktrees by reading its administrative files.
 
-No ``git`` process and no gitpython: ``git worktree list`` costs ~2 ms of process
-start on a good day and gitpython far more, while the answer is a handful of small
-files. For a directory inside a worktree:
+No ``git`` process and no gitpython: ``git worktree list`` costs a process start and
+gitpython far more, while the answer is a handful of small files. For a directory inside a worktree:
 
 - walk up to the first ``.git``; none: not a repository (one ``stat`` per parent);
 - ``.git`` is a directory: this is the main worktree and ``.git`` the common dir;
@@ -24,6 +23,8 @@ import os
 from pathlib import Path
 
 import msgspec
+
+__all__ = ["Worktree", "WorktreeSet", "discover_worktrees"]
 
 _REF_PREFIX = "ref: refs/heads/"
 

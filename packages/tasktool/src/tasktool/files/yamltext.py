@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+__all__ = ["double_quoted", "quote_style", "render_scalar", "token_end"]
+
 #: Words a YAML 1.1 or 1.2 reader would not read as text (numbers, booleans, nulls).
 _IMPLICIT = re.compile(
     r"""^(?:

@@ -3,3 +3,5 @@
 Needs the ``mcp`` extra (the official SDK, version 2); it is imported only by
 :mod:`tasktool.mcp.server`, which only ``tasktool mcp`` loads.
 """
+
+__all__ = []

@@ -1,15 +1,17 @@
 """``mcp``: the MCP server over stdio (needs the ``mcp`` extra).
 
 The CLI loads this module by name, so it never imports the MCP front end; the SDK
-loads inside the command (it costs ~0.8 s of import time).
+loads inside the command (its import is slow: ``docs/benchmarks.md``).
 """
 
 from __future__ import annotations
 
 import click
 
-from tasktool.model.errors import missing_extra
+from tasktool.model.extras import require
 from tasktool.planning.repository import Invocation, serving_loader
+
+__all__ = ["mcp_command"]
 
 
 @click.command("mcp")
@@ -21,9 +23,8 @@ def mcp_command(options: Invocation, /) -> None:
     options of the command of the same name and returns JSON. Refuses to start
     when the config's next section is malformed.
     """
-    try:
-        from tasktool.mcp.server import create_server
-    except ImportError as exc:
-        raise missing_extra("mcp", exc) from None
+    require("mcp")
+    from tasktool.mcp.server import create_server
+
     load, _repo = serving_loader(options.overrides(), options.warn)
     create_server(load).run("stdio")

@@ -10,12 +10,14 @@ replace. Tasks are loaded afresh for every call.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import difflib
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
@@ -29,11 +31,28 @@ from tasktool.planning.writes import create_task, update_task
 from tasktool.present.documents import (
     get_document,
     graph_document,
-    next_document,
+    rank,
     tasks_document,
     tracks_document,
     validation_report,
 )
+
+__all__ = [
+    "INSTRUCTIONS",
+    "LIST_FIELDS",
+    "READ",
+    "WRITE",
+    "AddItems",
+    "DropItems",
+    "F",
+    "Filters",
+    "Items",
+    "StrictPhases",
+    "StrictTool",
+    "Text",
+    "create_server",
+    "tool_errors",
+]
 
 INSTRUCTIONS = """\
 Tasks kept as Markdown files with YAML frontmatter. Use `next` to pick work (it ranks
@@ -75,15 +94,50 @@ def tool_errors() -> Iterator[None]:
         raise ToolError(f"{exc.strerror or exc}: {exc.filename or ''} [os.error]") from None
 
 
+class StrictTool(Tool):
+    """A tool that refuses arguments it does not take, naming them, and says so in its
+    schema (``additionalProperties: false``). The SDK's argument model ignores them: a typo
+    (``add_tag`` for ``add_tags``) was dropped silently, or alone gave "nothing to change"."""
+
+    async def run(
+        self, arguments: dict[str, Any], context: Context[Any, Any], convert_result: bool = False
+    ) -> Any:
+        known = self.parameters.get("properties", {})
+        unknown = sorted(set(arguments) - set(known))
+        if unknown:
+            hints = [
+                f"{name!r} (did you mean {close[0]!r}?)" if close else repr(name)
+                for name in unknown
+                for close in [difflib.get_close_matches(name, known, n=1)]
+            ]
+            raise ToolError(
+                f"{self.name} does not take {', '.join(hints)}; its arguments: "
+                f"{', '.join(known) or 'none'} [usage]"
+            )
+        return await super().run(arguments, context, convert_result)
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
 def _given(**values: Any) -> dict[str, Any]:
     return {key: value for key, value in values.items() if value is not None}
 
 
 def create_server(load: Loader) -> MCPServer:
     """The tasktool MCP server; ``load`` gives the tasks for each call."""
-    server = MCPServer(name="tasktool", version=__version__, instructions=INSTRUCTIONS)
+    tools: list[Tool] = []
 
-    @server.tool(name="list", annotations=READ)
+    def tool(name: str, annotations: ToolAnnotations) -> Callable[[F], F]:
+        def register(function: F) -> F:
+            made = StrictTool.from_function(function, name=name, annotations=annotations)
+            made.parameters["additionalProperties"] = False
+            tools.append(made)
+            return function
+
+        return register
+
+    @tool(name="list", annotations=READ)
     def list_tool(
         filter: Filters = None,
         sort: Annotated[
@@ -101,7 +155,7 @@ def create_server(load: Loader) -> MCPServer:
             )
         return {"count": len(tasks), "tasks": tasks}
 
-    @server.tool(name="get", annotations=READ)
+    @tool(name="get", annotations=READ)
     def get_tool(id: Annotated[str, Field(description="The task's id.")]) -> dict[str, Any]:
         """One task (as `tasktool get ID --format json`): fields, body, dependencies and
         dependents, children, unmet dependencies, worklog summary."""
@@ -109,7 +163,7 @@ def create_server(load: Loader) -> MCPServer:
             repo = load()
             return get_document(repo, id)
 
-    @server.tool(name="next", annotations=READ)
+    @tool(name="next", annotations=READ)
     def next_tool(
         limit: Annotated[int, Field(ge=0, description="At most this many (0: all).")] = (
             DEFAULT_LIMIT
@@ -122,16 +176,16 @@ def create_server(load: Loader) -> MCPServer:
         each with rank, score and the reasons for its score. Refused when the config's next
         section is malformed."""
         with tool_errors():
-            ranked = next_document(
+            ranked = rank(
                 load(),
                 limit=limit,
                 quick_wins=quick_wins,
                 strict_phases=strict_phases,
                 filters=filter or (),
             )
-        return {"tasks": ranked}
+        return {"tasks": [item.to_json() for item in ranked]}
 
-    @server.tool(name="set", annotations=WRITE)
+    @tool(name="set", annotations=WRITE)
     def set_tool(
         id: Annotated[str, Field(description="The task's id.")],
         *,
@@ -186,7 +240,7 @@ def create_server(load: Loader) -> MCPServer:
         with tool_errors():
             return task_view(update_task(load(), id, change), body=True)
 
-    @server.tool(name="add", annotations=WRITE)
+    @tool(name="add", annotations=WRITE)
     def add_tool(
         title: Annotated[str, Field(description="The new task's title.")],
         *,
@@ -228,13 +282,13 @@ def create_server(load: Loader) -> MCPServer:
             task = create_task(load(), fields, body=body, group=group, task_id=id)
             return task_view(task, body=True)
 
-    @server.tool(name="validate", annotations=READ)
+    @tool(name="validate", annotations=READ)
     def validate_tool() -> dict[str, Any]:
         """Check the config and every task (as `tasktool validate --format json`):
         {"valid", "errors": [...], "warnings": [...]}, each with code and message."""
         return validation_report(load).to_json()
 
-    @server.tool(name="graph", annotations=READ)
+    @tool(name="graph", annotations=READ)
     def graph_tool(
         format: Annotated[
             Literal["json", "ascii", "mermaid", "dot"],
@@ -274,7 +328,7 @@ def create_server(load: Loader) -> MCPServer:
             )
             return {"format": format, "text": render_graph(view, format)}
 
-    @server.tool(name="tracks", annotations=READ)
+    @tool(name="tracks", annotations=READ)
     def tracks_tool(strict_phases: StrictPhases = True) -> dict[str, Any]:
         """Actionable work split into tracks that can run at the same time (as `tasktool
         tracks --format json`): tasks sharing a scope (touches) land in different tracks;
@@ -282,4 +336,4 @@ def create_server(load: Loader) -> MCPServer:
         with tool_errors():
             return tracks_document(load(), strict_phases=strict_phases)
 
-    return server
+    return MCPServer(name="tasktool", version=__version__, instructions=INSTRUCTIONS, tools=tools)

@@ -2,3 +2,5 @@
 
 Imports nothing else of tasktool; every layer above builds on it.
 """
+
+__all__ = []

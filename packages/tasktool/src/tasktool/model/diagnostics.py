@@ -10,6 +10,8 @@ from typing import Literal
 
 import msgspec
 
+__all__ = ["Diagnostic", "Severity"]
+
 Severity = Literal["error", "warning"]
 
 

@@ -20,20 +20,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import msgspec
+from mtcommon import Catalogue, CodedError, ErrorCode
 
-from mtcommon import CodedError
-
-
-class ErrorCode(msgspec.Struct, frozen=True):
-    """One catalogue entry."""
-
-    code: str
-    meaning: str
-    #: CLI exit status when the error stops a command; ``None``: reported, never fatal alone.
-    exit: int | None
-    #: HTTP status for the web API; ``None`` where ``exit`` is ``None``.
-    http: int | None
+__all__ = [
+    "CATALOGUE",
+    "TaskToolError",
+    "exit_status",
+    "http_status",
+    "task_not_found",
+]
 
 
 _USAGE = (2, 400)
@@ -61,7 +56,11 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("task.self_reference", "A task that names itself as dependency or parent", _FAILED),
     ("task.invalid_id", "An id that is not letters, digits, '.', '_', '-'", _FAILED),
     ("task.invalid_group", "An add --group folder the scan would not read", _FAILED),
-    ("task.invalid_text", "An argument that is not valid UTF-8", _FAILED),
+    (
+        "task.invalid_text",
+        "An argument that is not valid UTF-8, or a field with a control character",
+        _FAILED,
+    ),
     ("task.too_large", "A title, value, list or body past its size limit", (1, 413)),
     ("task.exists", "An id or file that already exists", _CONFLICT),
     ("task.referenced", "rm of a task others depend on (use --force)", _CONFLICT),
@@ -69,7 +68,12 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("task.archived", "archive of a task already archived", _CONFLICT),
     ("task.conflict", "The file changed while being edited; nothing written; retry", _CONFLICT),
     ("task.lock", "The lock directory under .tasktool/ cannot be created", _BROKEN),
-    ("task.dir_missing", "The task directory does not exist", _BROKEN),
+    ("task.dir_missing", "The task directory path is not a directory", _BROKEN),
+    (
+        "task.dir_absent",
+        "The task directory does not exist yet (no tasks; add creates it)",
+        _FINDING,
+    ),
     ("id.exhausted", "No free random id found; raise id.length", _CONFLICT),
     # Task files that cannot be read: warned about and skipped by the scan, errors in
     # validate; an edit of such a file (set, rm, archive) stops with the code.
@@ -111,6 +115,7 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("worktree.sibling_unreadable", "A sibling worktree left out of the overlay", _FINDING),
     # The project registry (docs/tasktool.md, "Projects").
     ("projects.not_found", "--project, unregister or default_project naming no project", _MISSING),
+    ("projects.folder_missing", "A registered project whose folder no longer exists", _MISSING),
     ("projects.exists", "projects register --id with an id already taken", _CONFLICT),
     (
         "projects.no_config",
@@ -216,11 +221,12 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("web.too_large", "A dashboard write whose request body is past 4 MiB", (1, 413)),
     ("web.invalid_parameter", "A dashboard query parameter of the wrong form", _FAILED),
     ("web.not_found", "No dashboard page at that path", _MISSING),
+    ("web.method_not_allowed", "A method the dashboard path does not take", (1, 405)),
     ("web.bind_failed", "web start cannot listen on the address (in use, not local)", _BROKEN),
     ("web.export", "web export into a path that is a file", _FAILED),
     (
         "tasktool.missing_extra",
-        "web or mcp without its extra (the message says what to install)",
+        "A command whose extra or dependency is missing (the message says what to install)",
         _BROKEN,
     ),
     # Shared and last-resort codes.
@@ -230,21 +236,15 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("tasktool.internal", "A bug: still one line (-v shows the traceback)", _BROKEN),
 )
 
-CATALOGUE: Mapping[str, ErrorCode] = {
-    code: ErrorCode(code, meaning, exit, http) for code, meaning, (exit, http) in _ENTRIES
-}
+CATALOGUE = Catalogue(
+    {code: ErrorCode(meaning, exit, http) for code, meaning, (exit, http) in _ENTRIES}
+)
 
 
-def exit_status(code: str) -> int:
-    """The CLI exit status for an error with ``code`` (1 for anything not catalogued)."""
-    entry = CATALOGUE.get(code)
-    return entry.exit if entry is not None and entry.exit is not None else 1
-
-
-def http_status(code: str) -> int:
-    """The HTTP status for an error with ``code`` (500 for anything not catalogued)."""
-    entry = CATALOGUE.get(code)
-    return entry.http if entry is not None and entry.http is not None else 500
+#: The CLI exit status for an error with a code (1 for anything not catalogued).
+exit_status = CATALOGUE.exit_status
+#: The web API's HTTP status for an error with a code (500 for anything not catalogued).
+http_status = CATALOGUE.http_status
 
 
 class TaskToolError(CodedError):
@@ -254,15 +254,6 @@ class TaskToolError(CodedError):
         self, message: str, *, code: str, details: Mapping[str, Any] | None = None
     ) -> None:
         super().__init__(message, code=code, details=details)
-
-
-def missing_extra(extra: str, error: ImportError) -> TaskToolError:
-    """A front end whose optional dependencies are not installed (``tasktool[web]``, ...)."""
-    return TaskToolError(
-        f"this command needs the {extra!r} extra ({error.name or error} is not installed): "
-        f"pip install 'tasktool[{extra}]'",
-        code="tasktool.missing_extra",
-    )
 
 
 def task_not_found(task_id: str) -> TaskToolError:

@@ -24,6 +24,8 @@ from tasktool.model.errors import TaskToolError
 from tasktool.model.settings import Settings
 from tasktool.model.task import Task, natural_key
 
+__all__ = ["Renumbering", "next_id", "plan_deduplicate", "rewrite_references"]
+
 _ALPHABET = string.digits + string.ascii_lowercase
 _CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz"
 _ULID_TIME = 10

@@ -20,6 +20,18 @@ from typing import Any
 
 from tasktool.model.errors import TaskToolError
 
+__all__ = [
+    "BODY_MAX",
+    "LIST_MAX",
+    "REQUEST_MAX",
+    "TITLE_MAX",
+    "VALUE_MAX",
+    "check_body_size",
+    "check_fields_size",
+    "check_list_size",
+    "check_value_size",
+]
+
 TITLE_MAX = 500
 VALUE_MAX = 500
 LIST_MAX = 1_000

@@ -14,6 +14,8 @@ import msgspec
 
 from tasktool.model.task import DEFAULT_EFFORT
 
+__all__ = ["IdStrategy", "Phase", "Scope", "Settings", "Unphased", "Workflow", "WorktreeScope"]
+
 IdStrategy = Literal["sequential", "prefixed", "random", "ulid"]
 Unphased = Literal["current", "last"]
 WorktreeScope = Literal["unified", "isolated"]

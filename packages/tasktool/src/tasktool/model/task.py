@@ -12,6 +12,18 @@ from enum import StrEnum
 
 import msgspec
 
+__all__ = [
+    "DEFAULT_EFFORT",
+    "PRIORITY_ORDER",
+    "RESOLVED_STATUSES",
+    "STATUS_ORDER",
+    "TASK_TYPES",
+    "Priority",
+    "Status",
+    "Task",
+    "natural_key",
+]
+
 
 class Status(StrEnum):
     """Task statuses, declared in advancement order (see :data:`STATUS_ORDER`)."""

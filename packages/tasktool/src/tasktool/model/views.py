@@ -11,6 +11,8 @@ import msgspec
 
 from tasktool.model.task import Task
 
+__all__ = ["TASK_KEYS", "TaskRows", "row_type", "task_summary", "task_view", "task_views"]
+
 #: Keys of a task object, in output order (``body`` only where asked for).
 TASK_KEYS: tuple[str, ...] = tuple(field for field in Task.__struct_fields__ if field != "body")
 

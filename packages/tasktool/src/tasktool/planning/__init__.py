@@ -4,3 +4,5 @@ worklogs) every front end calls.
 
 Never imports click, rich or a server library; front ends sit on top of it.
 """
+
+__all__ = []

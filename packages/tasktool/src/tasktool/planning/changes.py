@@ -10,6 +10,7 @@ passed in).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Final
 
@@ -27,6 +28,24 @@ from tasktool.model.vocabulary import (
     field_values,
     is_date,
 )
+
+__all__ = [
+    "EDITABLE_LISTS",
+    "EDITABLE_SCALARS",
+    "REMOVE",
+    "TaskChange",
+    "change_from_json",
+    "check_references",
+    "check_text",
+    "check_value",
+    "field_error",
+    "invalid_fields",
+    "json_type_error",
+    "new_task_fields",
+    "plan_create",
+    "plan_update",
+    "status_dates",
+]
 
 REMOVE: Final = None  # a frontmatter key mapped to ``REMOVE`` is deleted
 
@@ -52,8 +71,25 @@ def _invalid(field: str, value: str, allowed: Collection[str]) -> TaskToolError:
     )
 
 
+#: C0 and C1 control characters and DEL: never in a field (a body may hold tabs and newlines).
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def check_text(field: str, value: str) -> None:
+    """Reject a control character in a field's text (a title, an owner, a tag...): as ids
+    refuse them. A terminal would obey them and YAML would have to escape them."""
+    found = _CONTROL.search(value)
+    if found is not None:
+        raise TaskToolError(
+            f"{field} holds the control character {found.group()!r}; use plain text",
+            code="task.invalid_text",
+        )
+
+
 def check_value(field: str, value: str, settings: Settings) -> None:
-    """Reject a status, priority, type, effort or date outside its vocabulary."""
+    """Reject a status, priority, type, effort or date outside its vocabulary, and control
+    characters in any field."""
+    check_text(field, value)
     if field in CLOSED_FIELDS:
         allowed = field_values(field, settings) or ()
         if value not in allowed:
@@ -141,6 +177,8 @@ def _list_updates(task: Task, change: TaskChange) -> Mapping[str, list[str]]:
         raise TaskToolError(f"unknown list field {sorted(unknown)[0]!r}", code="task.unknown_field")
     result: dict[str, list[str]] = {}
     for field in sorted(fields):
+        for item in (*change.replace.get(field, ()), *change.add.get(field, ())):
+            check_text(field, item)
         items = list(change.replace.get(field, getattr(task, field)))
         items += [item for item in change.add.get(field, ()) if item not in items]
         dropped = set(change.remove.get(field, ()))

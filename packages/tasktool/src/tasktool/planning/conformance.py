@@ -16,6 +16,8 @@ from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.settings import Settings
 from tasktool.model.task import Task
 
+__all__ = ["conformance_diagnostics", "conforming"]
+
 
 def _scope_list(settings: Settings) -> str:
     scopes = settings.scopes or {}

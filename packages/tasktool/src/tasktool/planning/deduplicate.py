@@ -21,6 +21,8 @@ from tasktool.model.ids import Renumbering, plan_deduplicate, rewrite_references
 from tasktool.planning.repository import WORKLOG_DIR, Repository
 from tasktool.planning.writes import renumber_task
 
+__all__ = ["deduplicate"]
+
 _PLAN_FILE = "deduplicate-plan.json"
 
 

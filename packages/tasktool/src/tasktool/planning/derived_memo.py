@@ -7,10 +7,10 @@ rows: :mod:`tasktool.planning.get_index`).
 tasks (as overlaid with sibling worktrees), the settings and the command's options: no
 clock, no other file. The key names all three without reading the tasks again:
 
-- :attr:`Repository.identity <tasktool.planning.repository.Repository.identity>`, known
+- :attr:`CacheView.identity <tasktool.planning.repository.CacheView.identity>`, known
   when the parse cache holds every file as it is (read for it, or written by this run's
   scan with every file settled; with sibling worktrees, the overlay memo's key, which
-  holds it and each sibling index's digest): the same identity, the same tasks. Without
+  holds it and each sibling index's identity): the same identity, the same tasks. Without
   one (a file changed a moment ago, no cache) the result is computed and nothing is
   recalled or stored;
 - every effective setting (a setting that changes nothing derived costs a recompute the
@@ -36,33 +36,26 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import msgspec
 
 from tasktool import __version__
-from tasktool.files.storage import STATE_DIR, atomic_write_bytes, ensure_state_dir
+from tasktool.files.memo import Memo
+from tasktool.files.storage import STATE_DIR
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from tasktool.planning.repository import Repository
 
+__all__ = ["KEPT", "T", "derived", "memo_key", "memo_path"]
+
 T = TypeVar("T")
 
 #: Part of every key: change it with what any stored kind means or holds (its rules or
 #: its shape), or a result found by the old ones would be recalled for the same inputs.
-_FORMAT = "derived-memo-1"
+#: 2: ``validate`` reports ``task.invalid_id``, ``task.stale_temp`` and the dangling
+#: dependencies of archived tasks, which a report kept by 1 lacks.
+_FORMAT = "derived-memo-2"
 #: How many results (keys) one memo file keeps.
 KEPT = 4
 
-
-class _Entry(msgspec.Struct, frozen=True, array_like=True):
-    key: bytes
-    value: msgspec.Raw  # decoded only when the key matches
-
-
-class _Memo(msgspec.Struct, frozen=True, array_like=True):
-    format: str
-    entries: list[_Entry]
-
-
-_decoder = msgspec.msgpack.Decoder(_Memo)
 _encoder = msgspec.msgpack.Encoder()
 
 
@@ -80,9 +73,10 @@ def memo_key(repo: Repository, kind: str, options: object) -> bytes | None:
     """What names a result of ``kind`` derived from ``repo`` with ``options`` (plain values
     msgspec encodes): the repository's identity, every setting, the options and this
     tasktool's version; ``None`` when the repository's identity is not known."""
-    if repo.identity is None:
+    identity = repo.cache.identity
+    if identity is None:
         return None
-    return _encoder.encode((_FORMAT, __version__, kind, repo.identity, repo.settings, options))
+    return _encoder.encode((_FORMAT, __version__, kind, identity, repo.settings, options))
 
 
 def derived(
@@ -101,38 +95,10 @@ def derived(
     key = memo_key(repo, kind, options)
     if key is None:
         return compute()
-    path = memo_path(repo, kind)
-    entries = _entries(path)
-    stored = next((entry.value for entry in entries if entry.key == key), None)
-    found: T | None = _decoded(stored, result) if stored is not None else None
+    memo = Memo(memo_path(repo, kind), _FORMAT, kept=KEPT)
+    found: T | None = memo.recall(key, _value_decoder(result))
     if found is not None and (valid is None or valid(found)):
         return found
     value = compute()
-    _remember(path, key, value, [entry for entry in entries if entry.key != key][: KEPT - 1])
+    memo.remember(key, value)
     return value
-
-
-def _entries(path: Path) -> list[_Entry]:
-    """The results ``path`` keeps, newest first (none when missing, foreign or corrupt)."""
-    try:
-        memo = _decoder.decode(path.read_bytes())
-    except (OSError, msgspec.DecodeError):
-        return []
-    return memo.entries if memo.format == _FORMAT else []
-
-
-def _decoded(raw: msgspec.Raw, result: Any) -> Any:
-    try:
-        return _value_decoder(result).decode(raw)
-    except msgspec.DecodeError:
-        return None
-
-
-def _remember(path: Path, key: bytes, value: object, others: list[_Entry]) -> None:
-    try:
-        entry = _Entry(key, msgspec.Raw(_encoder.encode(value)))
-        data = _encoder.encode(_Memo(_FORMAT, [entry, *others]))
-        ensure_state_dir(path.parent.parent)
-        atomic_write_bytes(path, data, sync=False)
-    except (OSError, UnicodeEncodeError):
-        return

@@ -22,6 +22,20 @@ from tasktool.model.settings import Settings
 from tasktool.model.task import Task, natural_key
 from tasktool.model.vocabulary import DATE_FIELDS, field_values
 
+__all__ = [
+    "ALIASES",
+    "FIELDS",
+    "ORDERED_FIELDS",
+    "Filter",
+    "apply_filters",
+    "check_field",
+    "group_tasks",
+    "parse_filter",
+    "rank_of",
+    "sort_tasks",
+    "values_of",
+]
+
 #: Every field a filter, sort or grouping can name.
 FIELDS: tuple[str, ...] = ("id", *SCALAR_FIELDS, "group", *LIST_FIELDS)
 ORDERED_FIELDS = frozenset(

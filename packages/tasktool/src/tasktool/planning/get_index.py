@@ -1,19 +1,18 @@
 """``get`` from the parse cache's columns of ids: a warm ``get`` decodes the rows of the
-task and its children alone instead of every task's (at 100,000 tasks, decoding them all
-and indexing them by id took half of a warm ``get``).
+task and its children alone instead of every task's (decoding them all and indexing them
+by id was half of a warm ``get``: docs/architecture.md, "Caches").
 
 Each folder's columns (:mod:`tasktool.files.id_columns`) are written with its rows file,
-so no run builds them but the one that writes the rows (at 100,000 tasks, building them
-all takes ~0.07 s: a cold scan's cost, not a ``get``'s). They find the rows holding an id
-(the copies of the task, its dependents, its children) by ``str.find``; which copy of an
-id is the first (what ``get`` and the graph take), and the order of the answers, are the
-result's, which the cache's head holds.
+so no run builds them but the one that writes the rows (a cold scan's cost, not a
+``get``'s). They find the rows holding an id (the copies of the task, its dependents, its
+children) by ``str.find``; which copy of an id is the first (what ``get`` and the graph
+take), and the order of the answers, are the result's, which the cache's head holds.
 
 A ``get`` that parsed files (the first run after an edit) takes the full path, as does a
 ``get`` with sibling worktrees overlaid (the tasks shown are not the rows), of an id that
 is empty or holds a separator, or when a folder's ids, dependencies or parents hold one
 (or a task's id is empty). With the columns, ``get`` reads the rows it shows alone
-(:meth:`Repository.tasks_at <tasktool.planning.repository.Repository.tasks_at>`) and
+(:meth:`CacheView.tasks_at <tasktool.planning.repository.CacheView.tasks_at>`) and
 raises what :meth:`Repository.get <tasktool.planning.repository.Repository.get>` raises.
 """
 
@@ -29,6 +28,8 @@ from tasktool.planning.repository import ambiguous_id
 
 if TYPE_CHECKING:
     from tasktool.planning.repository import Repository
+
+__all__ = ["Found", "lookup"]
 
 
 class _Index:
@@ -106,7 +107,7 @@ def lookup(repo: Repository, task_id: str) -> Found | None:
     says: the caller takes the full path."""
     if not task_id or ITEM in task_id or TASK in task_id:
         return None
-    table = repo.id_table()
+    table = repo.cache.id_table()
     if table is None or not table.clean:
         return None
     index = _Index(table)
@@ -115,7 +116,7 @@ def lookup(repo: Repository, task_id: str) -> Found | None:
         if not holders:
             raise repo.missing(task_id)
         positions = [*holders, *index.children(task_id)]
-        found = repo.tasks_at(positions)
+        found = repo.cache.tasks_at(positions)
         if found is None or [task.id for task in found] != list(map(index.id_at, positions)):
             return None
         if len(holders) > 1:

@@ -97,7 +97,7 @@ class TaskGraph:
     def actionable(self) -> list[Task]:
         """Every actionable task, in natural id order (of a duplicated id, the first file).
 
-        :meth:`is_actionable` inlined: at 100,000 tasks this runs on every ``next``.
+        :meth:`is_actionable` inlined: this runs over every task on every ``next``.
         """
         met = self.dependency_met
         children = self.children
@@ -163,7 +163,7 @@ def build_graph(tasks: Sequence[Task], *, ordered: bool = False) -> TaskGraph:
     children: dict[str, list[str]] = {}
     add_active, add_unique = active.append, unique.append
     # Unordered tasks are sorted first; ordered ones are indexed in the same pass that
-    # splits off the archived (one pass over 100,000 tasks instead of three).
+    # splits off the archived (one pass over the tasks instead of three).
     for task in tasks if ordered else sorted(tasks, key=lambda task: natural_key(task.id)):
         task_id = task.id
         if task.archived:
@@ -328,9 +328,9 @@ class Chains:
 
 def longest_chains(graph: TaskGraph, leave_out: Collection[str] = ()) -> Chains:
     """Longest chains over the active tasks, those with a status in ``leave_out`` left out
-    (a status test, not a predicate: at 100,000 tasks a call per task costs).
+    (a status test, not a predicate: a call per task costs).
 
-    Written as tight loops over dicts: at 100,000 tasks this runs on every ``next``
+    Written as tight loops over dicts: this runs over every task on every ``next``
     and ``stats``. One topological pass forward gives each task the longest chain
     ending at it (``up``) and the length; then only the tasks on a longest chain are
     walked back from its ends (a chain's tasks sit at ``up`` 1, 2, ... length). Only

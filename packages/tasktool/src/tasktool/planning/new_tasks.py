@@ -25,6 +25,8 @@ from tasktool.planning.changes import (
     new_task_fields,
 )
 
+__all__ = ["NEW_LISTS", "NEW_SCALARS", "PLACEMENT", "NewTaskRequest", "new_task_from_json"]
+
 #: Fields a new task may carry: the values ``add`` takes, its lists, and its placement.
 NEW_SCALARS: tuple[str, ...] = (*EDITABLE_SCALARS, "parent", "external_id", "created_at")
 NEW_LISTS: tuple[str, ...] = LIST_FIELDS

@@ -39,6 +39,20 @@ import msgspec
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import STATUS_ORDER, Status, Task, natural_key
 
+__all__ = [
+    "Added",
+    "Copy",
+    "OverlayResult",
+    "Provenance",
+    "SiblingTasks",
+    "Verdict",
+    "Won",
+    "apply",
+    "claimed_elsewhere",
+    "overlay",
+    "verdict",
+]
+
 _IN_PROGRESS = STATUS_ORDER[Status.IN_PROGRESS.value]
 _TERMINAL = frozenset({Status.COMPLETED.value, Status.CANCELLED.value})
 _ID: Callable[[Task], str] = attrgetter("id")

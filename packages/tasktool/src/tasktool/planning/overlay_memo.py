@@ -8,15 +8,16 @@ on what each sibling's files hold. Its key names both without reading them again
 - this worktree's parse-cache identity (:func:`tasktool.files.scan.scan_source`), known
   only when the cache holds every file as it is (the same identity, the same result);
 - per sibling read: its worktree and branch (the provenance shown), task directory and
-  ignore list, and its index's digest (:attr:`SiblingIndex.digest`), which the index's
-  ``stat`` check has just confirmed against every sibling folder and file;
+  ignore list, and its index's identity (:attr:`SiblingIndex.identity
+  <tasktool.files.sibling_index.SiblingIndex.identity>`), which the index's ``stat``
+  check has just confirmed against every sibling folder and file;
 - the current worktree's path (named in the divergence warnings).
 
-A run whose key matches applies the stored verdict instead of matching 10,000 statuses
-against each sibling's. A missing, foreign, corrupt or stale memo is simply computed
-again and rewritten (best effort, atomic)::
+A run whose key matches applies the stored verdict instead of matching every status
+against each sibling's. The file is a :class:`tasktool.files.memo.Memo` (best effort,
+atomic)::
 
-    key = memo_key(here, source, [(worktree, branch, task_dir, ignore, digest), ...])
+    key = memo_key(here, source, [(worktree, branch, task_dir, ignore, identity), ...])
     verdict = recall(path, key, size=len(tasks) + len(archived))  # None: compute it
     remember(path, key, verdict)
 """
@@ -28,25 +29,20 @@ from pathlib import Path
 
 import msgspec
 
-from tasktool.files.storage import STATE_DIR, atomic_write_bytes, ensure_state_dir
+from tasktool.files.memo import Memo
+from tasktool.files.storage import STATE_DIR
 from tasktool.planning.overlay import Verdict
+
+__all__ = ["MEMO_FILE", "SiblingKey", "memo_key", "memo_path", "recall", "remember"]
 
 #: Part of every key: change it with the overlay's rules or the verdict's shape, or a
 #: verdict found by the old ones would be recalled for the same inputs.
-_FORMAT = "overlay-memo-1"
+_FORMAT = "overlay-memo-2"  # 2: a files.memo.Memo file
 MEMO_FILE = "overlay.msgpack"
 
-#: One sibling read: worktree path, branch, task directory, ignore list, index digest.
+#: One sibling read: worktree path, branch, task directory, ignore list, index identity.
 SiblingKey = tuple[str, str | None, str, tuple[str, ...], bytes]
 
-
-class _Memo(msgspec.Struct, frozen=True, array_like=True):
-    format: str
-    key: bytes
-    verdict: msgspec.Raw  # decoded only when the key matches
-
-
-_decoder = msgspec.msgpack.Decoder(_Memo)
 _verdict_decoder = msgspec.msgpack.Decoder(Verdict)
 _encoder = msgspec.msgpack.Encoder()
 
@@ -64,23 +60,12 @@ def memo_key(here: str, source: bytes, siblings: Iterable[SiblingKey]) -> bytes:
 def recall(path: Path, key: bytes, *, size: int) -> Verdict | None:
     """The stored verdict when its key is ``key``; ``None`` otherwise (also when the file
     is missing or does not decode, or names a task past the ``size`` of the scan)."""
-    try:
-        memo = _decoder.decode(path.read_bytes())
-        if memo.format != _FORMAT or memo.key != key:
-            return None
-        verdict = _verdict_decoder.decode(memo.verdict)
-    except (OSError, msgspec.DecodeError):
-        return None
-    if any(not 0 <= won.at < size for won in verdict.won):
+    verdict: Verdict | None = Memo(path, _FORMAT).recall(key, _verdict_decoder)
+    if verdict is None or any(not 0 <= won.at < size for won in verdict.won):
         return None
     return verdict
 
 
 def remember(path: Path, key: bytes, verdict: Verdict) -> None:
     """Store ``verdict`` under ``key`` (best effort: a read-only directory keeps none)."""
-    try:
-        data = _encoder.encode(_Memo(_FORMAT, key, msgspec.Raw(_encoder.encode(verdict))))
-        ensure_state_dir(path.parent.parent)
-        atomic_write_bytes(path, data, sync=False)
-    except (OSError, UnicodeEncodeError):
-        return
+    Memo(path, _FORMAT).remember(key, verdict)

@@ -199,7 +199,7 @@ class _Scorer:
 
     def score(self, task: Task) -> int:
         """The sum of :meth:`reasons`' points, without building them (table lookups:
-        it runs for every candidate, 35,000 of them at 100,000 tasks)."""
+        it runs for every candidate, a third of the tasks in a large repository)."""
         points = (
             _PRIORITY_POINTS.get(task.priority or "", _LOW_POINTS)
             + self.effort_points.get(task.effort, 0)

@@ -11,7 +11,7 @@
     repo.graph               # dependents, children, blocked/actionable (graph.TaskGraph)
     repo.worktrees           # the git worktrees merged in (None: no overlay active)
     repo.watched             # task directories whose changes change what is shown
-    repo.identity            # what identifies tasks/archived without reading them (or None)
+    repo.cache               # what the caches answer without decoding every task (CacheView)
 
 With ``worktree_scope: unified`` and sibling git worktrees, ``tasks`` and
 ``archived`` carry each task's effective status (:mod:`tasktool.planning.overlay`,
@@ -31,8 +31,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from tasktool.config import LoadedConfig, Overrides, load_config, taskmd_notice
-from tasktool.files.scan import ARCHIVE_DIR, Scan, ScanResult, at_positions, scan_source, walk
+from tasktool.files.scan import ARCHIVE_DIR, Scan, ScanResult, at_positions, scan_source
 from tasktool.files.taskfile import is_safe_id
+from tasktool.files.walk import walk
 from tasktool.files.worktrees import WorktreeSet, discover_worktrees
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.errors import TaskToolError, task_not_found
@@ -43,6 +44,19 @@ if TYPE_CHECKING:
     from tasktool.files.id_columns import IdTable
     from tasktool.planning.graph import TaskGraph
     from tasktool.planning.siblings import Merged
+
+__all__ = [
+    "WORKLOG_DIR",
+    "CacheView",
+    "Invocation",
+    "Loader",
+    "Repository",
+    "active_place",
+    "ambiguous_id",
+    "load_context",
+    "loader",
+    "serving_loader",
+]
 
 WORKLOG_DIR = ".worklogs"
 
@@ -58,12 +72,8 @@ class Repository:
         self.task_dir = Path(config.settings.task_dir)
         self._scan = scan if isinstance(scan, Scan) else Scan.of(scan)
         self._merged = merged
-        #: What identifies ``tasks`` and ``archived`` (the same identity, the same tasks):
-        #: the parse cache's identity when it holds every file as it is (with the overlay,
-        #: the overlay memo's key, which holds it); ``None`` when not known (a file changed
-        #: a moment ago, no cache). A memo of what is derived from them keys on it, and a
-        #: command that recalls one never has the tasks decoded.
-        self.identity: bytes | None = self._scan.identity if merged is None else merged.key
+        #: What the caches answer about ``tasks`` and ``archived`` without decoding them.
+        self.cache = CacheView(self._scan, merged)
         #: The repository's worktrees when the overlay is active, else ``None``.
         self.worktrees: WorktreeSet | None = merged.worktrees if merged is not None else None
         #: ``worktree.*`` findings: divergent terminal states, unreadable siblings.
@@ -75,6 +85,21 @@ class Repository:
         self.watched: tuple[tuple[Path, tuple[str, ...]], ...] = (
             (self.task_dir, self.settings.ignore),
             *(merged.task_dirs if merged is not None else ()),
+        )
+        #: The task directory does not exist yet (a fresh clone: git keeps no empty
+        #: folder): no tasks, and the first write creates it (see :meth:`absent_note`).
+        self.absent = not self.task_dir.exists()
+
+    def absent_note(self) -> Diagnostic | None:
+        """The one note a read prints when the task directory does not exist yet."""
+        if not self.absent:
+            return None
+        return Diagnostic(
+            severity="warning",
+            code="task.dir_absent",
+            message=f"task directory {self.task_dir} does not exist yet: no tasks "
+            "(the first add or sync creates it)",
+            file=str(self.task_dir),
         )
 
     @cached_property
@@ -152,6 +177,15 @@ class Repository:
             return task
         raise self.missing(task_id)
 
+    def same_number(self, task_id: str) -> str | None:
+        """The one id that is ``task_id`` but for leading zeros (``1`` for ``001``, as
+        taskmd's ``get 1`` finds it), or ``None`` (not a number, no such id, several)."""
+        if not task_id.isdigit():
+            return None
+        number = int(task_id)
+        found = {other for other in self.by_id if other.isdigit() and int(other) == number}
+        return found.pop() if len(found) == 1 else None
+
     def missing(self, task_id: str) -> TaskToolError:
         """What :meth:`get` raises for an id that no task holds: ``task.broken`` when a file
         that cannot be read names it, else ``task.not_found``."""
@@ -162,27 +196,6 @@ class Repository:
                     code="task.broken",
                 )
         return task_not_found(task_id)
-
-    @property
-    def from_cache(self) -> bool:
-        """Whether ``tasks`` and ``archived`` are the parse cache's rows as this run read
-        them (it parsed no file, and no sibling worktree is overlaid): :meth:`id_table`
-        answers."""
-        return self._merged is None and self._scan.from_cache
-
-    def id_table(self) -> IdTable | None:
-        """The parse cache's columns of ids, placed in ``all_tasks`` (see
-        :meth:`Scan.id_table <tasktool.files.scan.Scan.id_table>`); ``None`` unless
-        :attr:`from_cache` (or the rows no longer read)."""
-        return self._scan.id_table() if self.from_cache else None
-
-    def tasks_at(self, positions: Sequence[int]) -> list[Task] | None:
-        """``all_tasks`` at these positions (their bodies perhaps empty); while the tasks are
-        not decoded, read alone from the parse cache. ``None`` when a position is out of
-        range or the cache changed since this run read it."""
-        if self._merged is not None:
-            return at_positions(self.tasks, self.archived, positions)
-        return self._scan.tasks_at(positions)
 
     def local(self, task_id: str) -> Task:
         """:meth:`get` for a writer: ``worktree.sibling_only`` when the task has no file in
@@ -271,6 +284,41 @@ def active_place(task_dir: Path, path: Path) -> Path:
     return task_dir.joinpath(*parts)
 
 
+class CacheView:
+    """What the caches answer about a repository's tasks without decoding every one::
+
+    repo.cache.identity          # the same identity, the same tasks (None: not known)
+    repo.cache.id_table()        # the parse cache's columns of ids (get_index reads them)
+    repo.cache.tasks_at([0, 7])  # all_tasks at these positions, read alone
+    """
+
+    def __init__(self, scan: Scan, merged: Merged | None) -> None:
+        self._scan = scan
+        self._merged = merged
+        #: What identifies ``tasks`` and ``archived``: the parse cache's identity when it
+        #: holds every file as it is (with the overlay, the overlay memo's key, which holds
+        #: it); ``None`` when not known (a file changed a moment ago, no cache). A memo of
+        #: what is derived from them keys on it, and a command that recalls one never has
+        #: the tasks decoded.
+        self.identity: bytes | None = scan.identity if merged is None else merged.key
+
+    def id_table(self) -> IdTable | None:
+        """The parse cache's columns of ids, placed in ``all_tasks`` (see
+        :meth:`Scan.id_table <tasktool.files.scan.Scan.id_table>`): ``None`` unless the
+        tasks are the cache's rows as this run read them (it parsed no file, and no
+        sibling worktree is overlaid), or when the rows no longer read."""
+        return self._scan.id_table() if self._merged is None else None
+
+    def tasks_at(self, positions: Sequence[int]) -> list[Task] | None:
+        """``all_tasks`` at these positions (their bodies perhaps empty); while the tasks are
+        not decoded, read alone from the parse cache. ``None`` when a position is out of
+        range or the cache changed since this run read it."""
+        if self._merged is not None:
+            overlaid = self._merged.overlaid
+            return at_positions(overlaid.tasks, overlaid.archived, positions)
+        return self._scan.tasks_at(positions)
+
+
 def ambiguous_id(task_id: str, paths: Sequence[str]) -> TaskToolError:
     """What :meth:`Repository.get` raises for an id that the files at ``paths`` all hold."""
     return TaskToolError(
@@ -294,19 +342,18 @@ def load_context(
 
     Unless ``tolerant`` (``validate``), a rejected config raises its first error.
     Without ``bodies``, tasks may come with an empty body (see :func:`scan_tasks`).
-    A missing task directory raises ``task.dir_missing``.
+    A task directory that does not exist yet gives a repository without tasks
+    (:attr:`Repository.absent`; nothing is created by reading it); a task directory
+    path that is not a directory raises ``task.dir_missing``.
     """
     config = load_config(overrides, cwd=cwd, env=env, home=home)
     if not tolerant:
         config.require_valid()
     root = Path(config.settings.task_dir)
+    if not root.exists():
+        return Repository(config, ScanResult(tasks=(), archived=(), broken=()))
     if not root.is_dir():
-        raise TaskToolError(
-            f"task directory {root} "
-            + ("is not a directory" if root.exists() else "does not exist")
-            + " (create it, or run 'tasktool init')",
-            code="task.dir_missing",
-        )
+        raise TaskToolError(f"task directory {root} is not a directory", code="task.dir_missing")
     found = discover_worktrees(root) if config.settings.worktree_scope == "unified" else None
     scan = scan_source(root, config.settings.ignore, use_cache=use_cache, bodies=bodies)
     if found is None or not found.siblings:
@@ -352,14 +399,18 @@ def serving_loader(
 ) -> tuple[Loader, Repository]:
     """For a front end that serves the tasks (web, export, MCP): its :class:`Loader` and a
     first load, which says when the config is taskmd's, warns about broken task files
-    and refuses (``config.next.*``) when the config's ``next`` section is malformed,
-    since ``next`` is among what it serves."""
+    and a task directory not made yet (none of it when quiet: ``-q``, ``quiet``), and
+    refuses (``config.next.*``) when the config's ``next`` section is malformed, since
+    ``next`` is among what it serves."""
     load = loader(overrides)
     repo = load()
     repo.config.require_next_config()
+    if repo.settings.quiet:
+        return load, repo
     notice = taskmd_notice(repo.config.file)
     if notice is not None:
         warn(notice)
-    for problem in repo.broken:
+    note = repo.absent_note()
+    for problem in (*repo.broken, *([note] if note else [])):
         warn(f"{problem.message} [{problem.code}]")
     return load, repo

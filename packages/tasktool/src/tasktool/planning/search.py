@@ -15,6 +15,8 @@ import msgspec
 
 from tasktool.model.task import Task, natural_key
 
+__all__ = ["Hit", "search_tasks", "tag_counts"]
+
 _BODY_CAP = 5
 
 

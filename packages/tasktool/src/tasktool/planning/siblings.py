@@ -29,6 +29,8 @@ from tasktool.model.errors import TaskToolError
 from tasktool.planning.overlay import OverlayResult, SiblingTasks, Verdict, apply, verdict
 from tasktool.planning.overlay_memo import memo_key, memo_path, recall, remember
 
+__all__ = ["Merged", "SiblingRead", "SiblingReader"]
+
 
 class SiblingRead(msgspec.Struct, frozen=True):
     """One sibling read: its task directory and ignore list, and its index."""
@@ -212,14 +214,14 @@ class SiblingReader(msgspec.Struct, frozen=True):
 
     def _key(self, source: bytes, reads: list[tuple[Worktree, SiblingRead]]) -> bytes | None:
         """The memo's key of the overlay of this worktree's ``source`` and these reads;
-        ``None`` while a sibling's index has no digest (a file there changed a moment ago)."""
-        digests = [read.source.digest for _, read in reads]
-        if None in digests:
+        ``None`` while a sibling's index has no identity (a file there changed a moment ago)."""
+        identities = [read.source.identity for _, read in reads]
+        if None in identities:
             return None
         siblings = [
-            (worktree.path, worktree.branch, str(read.task_dir), read.ignore, digest)
-            for (worktree, read), digest in zip(reads, digests, strict=True)
-            if digest is not None
+            (worktree.path, worktree.branch, str(read.task_dir), read.ignore, identity)
+            for (worktree, read), identity in zip(reads, identities, strict=True)
+            if identity is not None
         ]
         return memo_key(self.worktrees.current.path, source, siblings)
 

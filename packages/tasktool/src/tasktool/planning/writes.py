@@ -15,6 +15,7 @@ from typing import Any
 
 import msgspec
 
+from tasktool.files import signature
 from tasktool.files.house_style import HouseStyle, learn_style
 from tasktool.files.roundtrip import apply_frontmatter, new_task_text
 from tasktool.files.scan import ARCHIVE_DIR, is_scanned_folder, parse_entry, read_entry, scan_tasks
@@ -33,6 +34,7 @@ from tasktool.model.task import Task
 from tasktool.planning.changes import (
     TaskChange,
     check_references,
+    check_text,
     check_value,
     plan_create,
     plan_update,
@@ -45,15 +47,11 @@ def today() -> str:
     return dt.datetime.now(dt.UTC).date().isoformat()
 
 
-Signature = tuple[int, int, int]
+def _signature(path: Path) -> bytes:
+    return signature.of(os.stat(path))
 
 
-def _signature(path: Path) -> Signature:
-    stat = os.stat(path)
-    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
-
-
-def _read(path: Path, task_id: str) -> tuple[str, Signature]:
+def _read(path: Path, task_id: str) -> tuple[str, bytes]:
     """The file's text and the signature it had before being read."""
     try:
         seen = _signature(path)
@@ -87,7 +85,7 @@ def _parsed(repo: Repository, path: Path, task_id: str, text: str | None = None)
     return parsed
 
 
-def _replace(path: Path, text: str, seen: Signature, task_id: str) -> None:
+def _replace(path: Path, text: str, seen: bytes, task_id: str) -> None:
     """Write ``text`` unless the file changed since it was read (an editor that does not
     take our lock saved it meanwhile: overwriting would lose that save)."""
     try:
@@ -159,6 +157,9 @@ def _check_fields(fields: dict[str, Any], body: str, settings: Settings) -> None
     for field, value in fields.items():
         if isinstance(value, str):
             check_value(field, value, settings)
+        else:
+            for item in value or ():
+                check_text(field, str(item))
 
 
 def _write_new(
@@ -272,7 +273,7 @@ def remove_task(repo: Repository, task_id: str, *, force: bool = False) -> list[
     return removed
 
 
-def _archive_target(repo: Repository, source: Path) -> Path:
+def archive_target(repo: Repository, source: Path) -> Path:
     """Where archiving puts a file: the ``archive/`` folder of its own group folder when
     that exists (taskmd's layout, ``tasks/cli/archive/``), else ``<task dir>/archive/``
     keeping its group folder."""
@@ -303,13 +304,13 @@ def _move_task(repo: Repository, task_id: str, source: Path, target: Path) -> No
 
 
 def archive_task(repo: Repository, task_id: str) -> Path:
-    """Move the task file to its archive folder (see :func:`_archive_target`), and a
+    """Move the task file to its archive folder (see :func:`archive_target`), and a
     worklog kept next to it along with it."""
     task = repo.local(task_id)
     if task.archived:
         raise TaskToolError(f"task {task_id} is already archived", code="task.archived")
     source = Path(task.file_path)
-    target = _archive_target(repo, source)
+    target = archive_target(repo, source)
     _move_task(repo, task_id, source, target)
     return target
 
@@ -351,6 +352,7 @@ def renumber_task(repo: Repository, task: Task, updates: dict[str, Any]) -> Path
 
 __all__ = [
     "NewTask",
+    "archive_target",
     "archive_task",
     "create_task",
     "create_tasks",

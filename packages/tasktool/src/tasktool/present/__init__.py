@@ -2,3 +2,5 @@
 
 Never imports a front end or a server library.
 """
+
+__all__ = []

@@ -42,13 +42,11 @@ __all__ = [
     "get_document",
     "graph_document",
     "list_tasks",
-    "next_document",
     "rank",
     "related_tasks",
     "repository_stats",
     "search_document",
     "stale_temps",
-    "stats_document",
     "task_detail",
     "tasks_document",
     "tracks_document",
@@ -214,8 +212,8 @@ def repository_stats(repo: Repository) -> Stats:
 
 
 def validation_report(load: Loader) -> ValidationReport:
-    """``validate``: config and task checks. An unreadable config or a missing task
-    directory is one error in the report, not an exception."""
+    """``validate``: config and task checks. An unreadable config or a task directory
+    path that is not a directory is one error in the report, not an exception."""
     from tasktool.planning.checks import build_report, check_tasks
     from tasktool.planning.derived_memo import derived
 
@@ -321,21 +319,6 @@ def related_tasks(repo: Repository, detail: Mapping[str, Any]) -> dict[str, dict
     }
 
 
-def next_document(
-    repo: Repository,
-    *,
-    limit: int,
-    quick_wins: bool = False,
-    strict_phases: bool = True,
-    filters: Sequence[str] = (),
-) -> list[dict[str, Any]]:
-    """``GET /api/next``: the ``next`` JSON, same phase rules and options as the CLI."""
-    ranked = rank(
-        repo, limit=limit, quick_wins=quick_wins, strict_phases=strict_phases, filters=filters
-    )
-    return [item.to_json() for item in ranked]
-
-
 def board_document(repo: Repository, group_by: str) -> dict[str, Any]:
     """``board``: active tasks in columns by ``group_by``."""
     from tasktool.planning.board import build_board
@@ -362,11 +345,6 @@ def graph_document(
         exclude_status=exclude_status,
     )
     return view.to_json()
-
-
-def stats_document(repo: Repository) -> dict[str, Any]:
-    """``stats``: counts, completion rate, blocked, longest chain."""
-    return repository_stats(repo).to_json()
 
 
 def tracks_document(repo: Repository, *, strict_phases: bool = True) -> dict[str, Any]:

@@ -1,15 +1,16 @@
 """A command's whole output, kept from one run to the next: replayed byte for byte while
 the tasks, the settings and the command's options are the same.
 
-At 100,000 tasks ``list --format json`` prints 65 MB: half a second to decode the cached
-tasks and encode them, a few milliseconds to copy from a file. The key is
+A large output (``list --format json`` of every task) takes far longer to decode the
+cached tasks and encode than to copy from a file (docs/architecture.md, "Caches"). The
+key is
 :func:`~tasktool.planning.derived_memo.memo_key`'s (the tasks' identity, known without
 reading them, every setting, the options, this version), so only outputs that depend on
 nothing else may be kept: no clock, no terminal width, no colour.
 
-Each output is one file, ``<task dir>/.tasktool/output/<digest of the key>``: the key's
-length (8 bytes), the key (checked: a digest is not trusted alone), then the bytes. The
-``KEPT`` most recently used stay; writes are atomic and best effort (a read-only task
+Each output is one file, ``<task dir>/.tasktool/output/<digest of the key>``, streamed in
+and checked by its key (a digest is not trusted alone) by :mod:`tasktool.files.memo`.
+The ``KEPT`` most recently used stay; writes are atomic and best effort (a read-only task
 directory keeps none, a damaged file is ignored and replaced)::
 
     if not replay(repo, "list-json", options):
@@ -23,7 +24,6 @@ import contextlib
 import errno
 import io
 import os
-import struct
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -31,18 +31,17 @@ from pathlib import Path
 from typing import BinaryIO
 
 from tasktool.files.digest import blake2b
-from tasktool.files.storage import STATE_DIR, ensure_state_dir
+from tasktool.files.memo import Recording, open_kept
+from tasktool.files.storage import STATE_DIR
 from tasktool.planning.derived_memo import memo_key
 from tasktool.planning.repository import Repository
 
-#: How many outputs (keys) are kept: each may be as large as the output (65 MB for a
-#: JSON list of 100,000 tasks).
+__all__ = ["ABANDONED_NS", "KEPT", "Write", "recording", "replay"]
+
+#: How many outputs (keys) are kept: each may be as large as the output.
 KEPT = 2
-_LENGTH = struct.Struct("<Q")
 #: A temporary file this old was left by a process killed while writing it.
 ABANDONED_NS = 3600 * 10**9
-#: A key is a few hundred bytes (identity, settings, options); past this, a damaged file.
-_MAX_KEY = 1 << 20
 
 #: Why ``sendfile`` may refuse a target that a plain write accepts.
 _NO_SENDFILE = frozenset({errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EAGAIN})
@@ -68,31 +67,12 @@ def replay(repo: Repository, kind: str, options: object) -> bool:
     """Write the output kept for ``repo``, ``kind`` and ``options`` to standard output;
     ``False`` (nothing written) when none is kept."""
     key = memo_key(repo, kind, options)
-    if key is None:
-        return False
-    path = _path(repo, key)
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 (closed below, after the copy)
-    except OSError:
+    handle = open_kept(_path(repo, key), key) if key is not None else None
+    if handle is None:
         return False
     with handle:
-        try:
-            (length,) = _LENGTH.unpack(handle.read(_LENGTH.size))
-            if length > _MAX_KEY or handle.read(length) != key:
-                return False
-        except struct.error:
-            return False
         _copy(handle, _stdout())
-    _used(path)
     return True
-
-
-def _used(path: Path) -> None:
-    """Date ``path`` now, to the nanosecond (the kernel's own stamps are a tick coarse,
-    which would tie outputs used in the same few milliseconds): kept the longest."""
-    now = time.time_ns()
-    with contextlib.suppress(OSError):
-        os.utime(path, ns=(now, now))
 
 
 def _copy(source: BinaryIO, target: BinaryIO) -> None:
@@ -123,7 +103,7 @@ def recording(repo: Repository, kind: str, options: object) -> Iterator[Write]:
     (an error, a broken pipe, keeps nothing). Without an identity it only writes."""
     out = _stdout()
     key = memo_key(repo, kind, options)
-    memo = _Memo.start(_path(repo, key), key) if key is not None else None
+    memo = Recording.start(_path(repo, key), key) if key is not None else None
     if memo is None:
         yield out.write
         return
@@ -139,61 +119,6 @@ def recording(repo: Repository, kind: str, options: object) -> Iterator[Write]:
         raise
     if memo.finish():
         _prune(_folder(repo))
-
-
-class _Memo:
-    """One output being kept: a temporary file in the memo folder, renamed into place when
-    complete. Its own failures (disk full, the folder gone) only drop it."""
-
-    def __init__(self, fd: int, temp: str, path: Path) -> None:
-        self._file: BinaryIO | None = os.fdopen(fd, "wb")
-        self._temp = temp
-        self._path = path
-
-    @classmethod
-    def start(cls, path: Path, key: bytes) -> _Memo | None:
-        """A memo at ``path`` for ``key`` (``None`` when the folder cannot be written)."""
-        import tempfile  # not on the replay path
-
-        try:
-            ensure_state_dir(path.parent.parent.parent)
-            path.parent.mkdir(exist_ok=True)
-            fd, temp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=path.parent)
-        except OSError:
-            return None
-        memo = cls(fd, temp, path)
-        memo.write(_LENGTH.pack(len(key)) + key)
-        return memo
-
-    def write(self, data: bytes) -> None:
-        if self._file is None:
-            return
-        try:
-            self._file.write(data)
-        except OSError:
-            self.drop()
-
-    def finish(self) -> bool:
-        """Put the memo in place; whether it is."""
-        if self._file is None:
-            return False
-        try:
-            self._file.close()
-            os.replace(self._temp, self._path)
-        except OSError:
-            self.drop()
-            return False
-        _used(self._path)
-        return True
-
-    def drop(self) -> None:
-        """Keep nothing."""
-        if self._file is not None:
-            with contextlib.suppress(OSError):
-                self._file.close()
-            self._file = None
-        with contextlib.suppress(OSError):
-            os.unlink(self._temp)
 
 
 def _prune(folder: Path) -> None:

@@ -18,6 +18,24 @@ from typing import Any, Literal, Protocol, TextIO, get_args
 
 import msgspec
 
+__all__ = [
+    "FORMATS",
+    "JSON_CHUNK",
+    "Format",
+    "JsonRows",
+    "cell",
+    "emit_data",
+    "emit_fields",
+    "emit_table",
+    "emit_text",
+    "for_terminal",
+    "is_terminal",
+    "plain_table",
+    "to_json",
+    "to_yaml",
+    "write_json_array",
+]
+
 Format = Literal["table", "json", "yaml"]
 FORMATS: tuple[str, ...] = get_args(Format)
 
@@ -75,8 +93,8 @@ def emit_data(data: Any, fmt: str, out: TextIO | None = None) -> None:
     buffer.write(encoded)  # megabytes of UTF-8 already: skip decoding and re-encoding
 
 
-#: Items encoded per piece by :func:`write_json_array`: small enough that the output never
-#: exists as one 60 MB string, large enough that the per-piece overhead stays negligible.
+#: Items encoded per piece by :func:`write_json_array`: small enough that a large output
+#: never exists as one string, large enough that the per-piece overhead stays negligible.
 JSON_CHUNK = 2_000
 
 
@@ -129,7 +147,7 @@ def cell(value: Any) -> str:
 def plain_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
     """Columns padded to their widest cell, two spaces apart, upper-case header, no colour.
 
-    Built a column at a time (``board`` prints every active task: 100,000 rows).
+    Built a column at a time (``board`` prints every active task, however many).
     """
     table = [[column.upper(), *_column_cells(rows, column)] for column in columns]
     widths = [max(map(len, texts)) for texts in table[:-1]]

@@ -17,10 +17,13 @@ import click
 
 from tasktool.config.sync import SourceConfig
 from tasktool.model.errors import TaskToolError
+from tasktool.model.extras import require
 from tasktool.planning.repository import Repository
 from tasktool.present.render import FORMATS, emit_data, emit_text, for_terminal
 from tasktool.sync import CONFLICT_MODES, SyncReport, configured_sources, run_sync
 from tasktool.sync.engine import Progress
+
+__all__ = ["CliOptions", "sync_command"]
 
 
 class CliOptions(Protocol):
@@ -144,6 +147,7 @@ def sync_command(
     'created N, updated N, unchanged N, conflicts N, errors N'; exits 1 when there
     were errors.
     """
+    require("sync")  # httpx, imported only once a source is fetched
     repo = options.repository()
     sources = _sources(options, repo, source_name, dry_run=dry_run)
     chosen = fmt or options.format or "table"

@@ -271,4 +271,4 @@ class Reconciler:
         )
 
 
-__all__ = ["SOURCE_KEY", "Reconciler", "output_group"]
+__all__ = ["SOURCE_KEY", "Progress", "Reconciler", "output_group"]

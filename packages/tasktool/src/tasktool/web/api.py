@@ -46,9 +46,9 @@ from tasktool.present.documents import (
     config_document,
     get_document,
     graph_document,
-    next_document,
+    rank,
+    repository_stats,
     search_document,
-    stats_document,
     task_detail,
     tasks_document,
     tracks_document,
@@ -57,6 +57,37 @@ from tasktool.present.documents import (
 from tasktool.present.render import to_json
 from tasktool.web.events import ChangeFeed
 from tasktool.web.pages import NextOptions
+
+__all__ = [
+    "KEEPALIVE_S",
+    "ROUTES",
+    "T",
+    "apply_create",
+    "apply_edit",
+    "board_endpoint",
+    "board_field",
+    "config_endpoint",
+    "create_endpoint",
+    "error_response",
+    "events_endpoint",
+    "get_endpoint",
+    "graph_endpoint",
+    "graph_options",
+    "json_response",
+    "list_endpoint",
+    "next_endpoint",
+    "next_options",
+    "put_endpoint",
+    "query_bool",
+    "query_int",
+    "query_list",
+    "ranked",
+    "read_json",
+    "stats_endpoint",
+    "tracks_endpoint",
+    "validate_endpoint",
+    "with_repo",
+]
 
 T = TypeVar("T")
 KEEPALIVE_S = 15.0
@@ -239,13 +270,16 @@ def next_options(request: Request) -> NextOptions:
 
 def ranked(options: NextOptions) -> Callable[[Repository], list[dict[str, Any]]]:
     """The ``next`` document for these options, as a query over a repository."""
-    return lambda repo: next_document(
-        repo,
-        limit=options.limit,
-        quick_wins=options.quick_wins,
-        strict_phases=options.strict_phases,
-        filters=options.filters,
-    )
+    return lambda repo: [
+        item.to_json()
+        for item in rank(
+            repo,
+            limit=options.limit,
+            quick_wins=options.quick_wins,
+            strict_phases=options.strict_phases,
+            filters=options.filters,
+        )
+    ]
 
 
 async def next_endpoint(request: Request) -> Response:
@@ -290,7 +324,7 @@ async def graph_endpoint(request: Request) -> Response:
 
 
 async def stats_endpoint(request: Request) -> Response:
-    return json_response(await with_repo(request, stats_document))
+    return json_response(await with_repo(request, lambda repo: repository_stats(repo).to_json()))
 
 
 async def tracks_endpoint(request: Request) -> Response:

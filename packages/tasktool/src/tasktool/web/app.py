@@ -32,6 +32,8 @@ from tasktool.web import api, routes
 from tasktool.web.events import ChangeFeed
 from tasktool.web.security import RequestGuard
 
+__all__ = ["STATIC_DIR", "WebConfig", "create_app", "log"]
+
 log = logging.getLogger(__name__)
 STATIC_DIR = Path(__file__).parent / "static"
 
@@ -86,6 +88,7 @@ def create_app(config: WebConfig) -> RequestGuard:
         exception_handlers={
             CodedError: _coded_error,
             404: _not_found,
+            405: _method_not_allowed,  # Starlette's own answer is plain text
             Exception: _internal_error,
         },
     )
@@ -111,6 +114,18 @@ async def _coded_error(request: Request, exc: Exception) -> Response:
 async def _not_found(request: Request, exc: Exception) -> Response:
     error = TaskToolError(f"no page at {request.url.path}", code="web.not_found")
     return await _coded_error(request, error)
+
+
+async def _method_not_allowed(request: Request, exc: Exception) -> Response:
+    allowed = getattr(exc, "headers", None) or {}
+    error = TaskToolError(
+        f"{request.method} is not allowed on {request.url.path}"
+        + (f" (allowed: {allowed['Allow']})" if "Allow" in allowed else ""),
+        code="web.method_not_allowed",
+    )
+    response = await _coded_error(request, error)
+    response.headers.update(allowed)  # ``Allow``, as a 405 must say
+    return response
 
 
 async def _internal_error(request: Request, exc: Exception) -> Response:

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import click
 
-from tasktool.model.errors import missing_extra
+from tasktool.model.extras import missing_extra, require
 from tasktool.planning.repository import Invocation, serving_loader
+
+__all__ = ["export_command", "start_command", "web_group"]
 
 
 @click.group("web")
@@ -52,11 +54,10 @@ def start_command(
     for remote viewing. Refuses to start when the config's next section is
     malformed.
     """
-    try:
-        from tasktool.web.app import WebConfig
-        from tasktool.web.server import Bound, exposure_banner, listen, serve_until_signalled
-    except ImportError as exc:
-        raise missing_extra("web", exc) from None
+    require("web")  # watchfiles too, which only the running server imports
+    from tasktool.web.app import WebConfig
+    from tasktool.web.server import Bound, exposure_banner, listen, serve_until_signalled
+
     load, repo = serving_loader(options.overrides(), options.warn)
     settings = repo.settings
     bind_host = settings.web_host if host is None else host
@@ -96,7 +97,7 @@ def export_command(options: Invocation, /, *, output: Path) -> None:
     included; editing and live reload need web start). Refuses when the
     config's next section is malformed.
     """
-    try:
+    try:  # the pages are rendered without any library of the extra today
         from tasktool.web.export import export_site
     except ImportError as exc:
         raise missing_extra("web", exc) from None

@@ -18,7 +18,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tasktool.files.scan import is_scanned_folder
+from tasktool.model.extras import missing_extra
 from tasktool.planning.repository import WORKLOG_DIR
+
+__all__ = ["DEBOUNCE_MS", "ChangeFeed", "is_task_change"]
 
 DEBOUNCE_MS = 200
 
@@ -33,6 +36,14 @@ def is_task_change(task_dir: Path, path: str, ignore: tuple[str, ...] = ()) -> b
         return False
     folder = relative.parent.as_posix()
     return folder in {".", WORKLOG_DIR} or is_scanned_folder(folder, ignore)
+
+
+def _existing(folder: Path) -> Path:
+    """``folder``, or its nearest existing parent: a task directory a fresh clone does not
+    have yet is watched from there, so its first task file still reloads the pages."""
+    while not folder.is_dir() and folder.parent != folder:
+        folder = folder.parent
+    return folder
 
 
 class ChangeFeed:
@@ -54,27 +65,32 @@ class ChangeFeed:
         self.closed = False
 
     async def start(self) -> None:
-        """Start watching; returns once the watcher is set up."""
+        """Start watching; returns once the watcher is set up, or raises why it could not
+        start (``tasktool.missing_extra`` without watchfiles), never waiting forever."""
         ready = asyncio.Event()
         self._task = asyncio.create_task(self._watch(ready))
         await ready.wait()
+        if self._task.done():
+            self._task.result()
 
     async def _watch(self, ready: asyncio.Event) -> None:
-        from watchfiles import awatch
-
         def wanted(_change: object, path: str) -> bool:
             return any(is_task_change(folder, path, rules) for folder, rules in self.watched)
 
-        watcher = awatch(
-            *(folder for folder, _ in self.watched),
-            watch_filter=wanted,
-            debounce=DEBOUNCE_MS,
-            step=50,
-            stop_event=self._stop,
-            yield_on_timeout=True,
-            rust_timeout=100,
-        )
-        try:
+        try:  # everything inside: whatever fails must still set ``ready``
+            try:
+                from watchfiles import awatch
+            except ImportError as exc:
+                raise missing_extra("web", exc) from None
+            watcher = awatch(
+                *{_existing(folder) for folder, _ in self.watched},
+                watch_filter=wanted,
+                debounce=DEBOUNCE_MS,
+                step=50,
+                stop_event=self._stop,
+                yield_on_timeout=True,
+                rust_timeout=100,
+            )
             async for changes in watcher:
                 ready.set()  # the first (timeout) batch says the watcher is running
                 if changes:

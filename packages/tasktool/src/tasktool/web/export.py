@@ -22,17 +22,17 @@ from pathlib import Path
 from typing import Any
 
 from tasktool.files.storage import atomic_write_text
-from tasktool.model.errors import TaskToolError
+from tasktool.model.errors import TaskToolError, task_not_found
 from tasktool.planning.board import GROUP_FIELDS
 from tasktool.planning.ranking import DEFAULT_LIMIT
-from tasktool.planning.repository import Loader
+from tasktool.planning.repository import Loader, Repository
 from tasktool.present.documents import (
     board_document,
     config_document,
     graph_document,
-    next_document,
+    rank,
     related_tasks,
-    stats_document,
+    repository_stats,
     task_detail,
     tasks_document,
     tracks_document,
@@ -42,6 +42,8 @@ from tasktool.present.documents import (
 from tasktool.present.render import to_json
 from tasktool.web import pages
 from tasktool.web.layout import Links, export_name
+
+__all__ = ["STATIC_DIR", "export_site"]
 
 STATIC_DIR = Path(__file__).parent / "static"
 
@@ -57,6 +59,22 @@ def _writer(root: Path) -> Callable[[str, str], None]:
         atomic_write_text(path, text)
 
     return write
+
+
+def _unlinked(repo: Repository) -> dict[str, dict[str, str]]:
+    """Ids the pages link to that have no task page (an unreadable task file, a dangling
+    dependency or parent), each with the error its page shows, as the server's would."""
+    exported = {task.id for task in repo.all_tasks}
+    errors: dict[str, dict[str, str]] = {}
+    for problem in repo.broken:
+        if problem.task_id and problem.task_id not in exported:
+            errors[problem.task_id] = {"code": "task.broken", "message": problem.message}
+    for task in repo.all_tasks:
+        for task_id in (*task.dependencies, *((task.parent,) if task.parent else ())):
+            if task_id not in exported and task_id not in errors:
+                missing = task_not_found(task_id)
+                errors[task_id] = {"code": missing.code, "message": missing.message}
+    return errors
 
 
 def export_site(load: Loader, output: Path) -> int:
@@ -86,13 +104,15 @@ def export_site(load: Loader, output: Path) -> int:
     tasks = tasks_document(repo)
     emit_json("tasks", tasks)
     emit(links.page("tasks"), pages.tasks_page(tasks, vocab, links))
-    for task in repo.tasks:
+    for task in repo.all_tasks:  # archived ones too: dependencies link to them
         detail = task_detail(repo, task)
         name = export_name(task.id).removesuffix(".html")
         emit_json(f"tasks/{name}", detail)
         page = pages.task_page(detail, related_tasks(repo, detail), vocab, links.at_depth(1))
         emit(f"tasks/{name}.html", page)
-    ranked = next_document(repo, limit=DEFAULT_LIMIT)
+    for task_id, error in _unlinked(repo).items():
+        emit(f"tasks/{export_name(task_id)}", pages.error_page(error, links.at_depth(1)))
+    ranked = [item.to_json() for item in rank(repo, limit=DEFAULT_LIMIT)]
     emit_json("next", ranked)
     emit(links.page("next"), pages.next_page(ranked, pages.NextOptions(), links))
     for field in GROUP_FIELDS:
@@ -106,7 +126,7 @@ def export_site(load: Loader, output: Path) -> int:
     report = validation_report(load).to_json()
     emit_json("validate", report)
     emit(links.page("validate"), pages.validate_page(report, links))
-    emit_json("stats", stats_document(repo))
+    emit_json("stats", repository_stats(repo).to_json())
     emit_json("tracks", tracks_document(repo))
     emit_json("config", config_document(repo.config))
     for asset in sorted(STATIC_DIR.iterdir()):

@@ -10,6 +10,8 @@ from typing import Any
 from tasktool.planning.changes import EDITABLE_LISTS, EDITABLE_SCALARS
 from tasktool.web.layout import Links, h
 
+__all__ = ["CREATE_FIELDS", "create_form", "edit_form"]
+
 #: What the create form asks: the edit form's fields and the folder to write the file in.
 CREATE_FIELDS: tuple[str, ...] = (*EDITABLE_SCALARS, *EDITABLE_LISTS, "group")
 

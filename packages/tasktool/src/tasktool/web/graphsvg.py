@@ -14,6 +14,8 @@ from typing import Any
 from tasktool.model.task import natural_key
 from tasktool.web.layout import Links, h
 
+__all__ = ["GAP_X", "GAP_Y", "NODE_H", "NODE_W", "PAD", "TITLE_CHARS", "graph_svg"]
+
 NODE_W, NODE_H = 200.0, 46.0
 GAP_X, GAP_Y = 70.0, 14.0
 PAD = 16.0

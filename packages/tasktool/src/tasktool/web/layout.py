@@ -21,6 +21,18 @@ from tasktool import __version__
 from tasktool.files.taskfile import is_safe_id
 from tasktool.web.security import PAGE_POLICY
 
+__all__ = [
+    "NAV",
+    "Links",
+    "chips",
+    "data_attributes",
+    "export_name",
+    "h",
+    "layout",
+    "pill",
+    "task_link",
+]
+
 NAV: tuple[tuple[str, str, str], ...] = (
     ("tasks", "Tasks", "t"),
     ("board", "Board", "b"),

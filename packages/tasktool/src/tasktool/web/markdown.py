@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.rules_core import StateCore
 
+__all__ = ["HEADING_SHIFT", "markdown_html"]
+
 HEADING_SHIFT = 2
 
 

@@ -20,6 +20,19 @@ from tasktool.web.graphsvg import graph_svg
 from tasktool.web.layout import Links, chips, data_attributes, h, layout, pill, task_link
 from tasktool.web.markdown import markdown_html
 
+__all__ = [
+    "SELECT_FILTERS",
+    "TABLE_COLUMNS",
+    "NextOptions",
+    "board_page",
+    "error_page",
+    "graph_page",
+    "next_page",
+    "task_page",
+    "tasks_page",
+    "validate_page",
+]
+
 
 @dataclass(frozen=True)
 class NextOptions:

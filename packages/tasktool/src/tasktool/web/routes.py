@@ -22,6 +22,18 @@ from tasktool.web import pages
 from tasktool.web.api import board_field, graph_options, next_options, ranked, with_repo
 from tasktool.web.layout import Links
 
+__all__ = [
+    "ROUTES",
+    "board_page",
+    "error_response",
+    "graph_page",
+    "html",
+    "next_page",
+    "task_page",
+    "tasks_page",
+    "validate_page",
+]
+
 
 def _links(request: Request) -> Links:
     return Links(readonly=request.app.state.config.readonly)

@@ -26,6 +26,22 @@ from typing import Any
 from mtcommon import render_json
 from tasktool.model.errors import TaskToolError
 
+__all__ = [
+    "LOOPBACK_NAMES",
+    "PAGE_POLICY",
+    "SAFE_METHODS",
+    "SECURITY_HEADERS",
+    "ASGIApp",
+    "Message",
+    "Receive",
+    "RequestGuard",
+    "Scope",
+    "Send",
+    "allowed_hosts",
+    "is_loopback",
+    "is_wildcard",
+]
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]

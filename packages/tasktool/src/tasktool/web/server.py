@@ -26,6 +26,8 @@ from tasktool.web.app import WebConfig, create_app
 from tasktool.web.events import ChangeFeed
 from tasktool.web.security import allowed_hosts, is_loopback, is_wildcard
 
+__all__ = ["GRACE_S", "Bound", "exposure_banner", "listen", "run", "serve_until_signalled"]
+
 GRACE_S = 2.0
 
 

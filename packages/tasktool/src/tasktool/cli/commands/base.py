@@ -31,6 +31,21 @@ from tasktool.model.errors import TaskToolError, exit_status
 from tasktool.planning.repository import Repository, load_context
 from tasktool.present.render import FORMATS, emit_data, emit_table, for_terminal
 
+__all__ = [
+    "CliError",
+    "F",
+    "GlobalOptions",
+    "data_format",
+    "format_option",
+    "load_repository",
+    "output",
+    "output_format",
+    "repositories",
+    "split_values",
+    "tagged",
+    "usage_errors",
+]
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -130,9 +145,10 @@ def data_format(options: GlobalOptions, fmt: str | None) -> str | None:
 
 
 def load_repository(
-    options: GlobalOptions, *, tolerant: bool = False, bodies: bool = True
+    options: GlobalOptions, *, tolerant: bool = False, bodies: bool = True, creating: bool = False
 ) -> Repository:
-    """Load config and tasks; broken task files are warned about on stderr.
+    """Load config and tasks; broken task files are warned about on stderr, and so is a
+    task directory that does not exist yet, unless the command is ``creating`` it.
 
     ``bodies=False`` for a command that shows no body: a warm run then never reads them.
     """
@@ -145,9 +161,9 @@ def load_repository(
             f"config: {repo.config.file or '(none)'}; task dir: {repo.task_dir}; "
             f"{len(repo.tasks)} tasks, {len(repo.archived)} archived"
         )
-    if not tolerant:
-        for problem in repo.broken:
-            options.warn(f"{problem.message} [{problem.code}]")
+    note = None if creating else repo.absent_note()
+    for problem in (*(() if tolerant else repo.broken), *([note] if note else [])):
+        options.warn(f"{problem.message} [{problem.code}]")
     return repo
 
 

@@ -14,6 +14,8 @@ from tasktool.cli.commands.base import (
 from tasktool.planning.search import tag_counts
 from tasktool.present.documents import search_document
 
+__all__ = ["search_command", "tags_command"]
+
 
 @click.command("search")
 @click.argument("text")

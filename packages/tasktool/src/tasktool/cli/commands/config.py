@@ -14,6 +14,8 @@ from tasktool.model.errors import TaskToolError
 from tasktool.present.documents import config_document
 from tasktool.present.render import cell
 
+__all__ = ["STARTER", "config_group", "init_command", "show_command"]
+
 
 @click.group("config")
 def config_group() -> None:

@@ -14,12 +14,23 @@ from tasktool.cli.commands.base import (
     output_format,
     split_values,
 )
-from tasktool.cli.commands.shell import complete_ids
+from tasktool.cli.commands.shell import complete_choices, complete_ids
 from tasktool.model.task import TASK_TYPES, Priority, Status
 from tasktool.model.views import task_view
 from tasktool.planning.changes import TaskChange, new_task_fields
 from tasktool.planning.writes import create_task, update_task
 from tasktool.present.render import emit_data, emit_text
+
+__all__ = [
+    "CHOICES",
+    "DATES",
+    "LISTS",
+    "SCALARS",
+    "F",
+    "add_command",
+    "edit_command",
+    "set_command",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -45,9 +56,20 @@ LISTS: tuple[tuple[str, str], ...] = (
 )
 
 
+#: Values the shell completes for the scalar options that have a fixed vocabulary.
+CHOICES: dict[str, tuple[str, ...]] = {
+    "status": tuple(Status),
+    "priority": tuple(Priority),
+    "type": TASK_TYPES,
+}
+
+
 def _scalar_options(function: F) -> F:
     for field, flag, text in reversed(SCALARS):
-        function = click.option(flag, field, metavar="VALUE", help=text)(function)
+        complete = complete_choices(CHOICES[field]) if field in CHOICES else None
+        function = click.option(flag, field, metavar="VALUE", help=text, shell_complete=complete)(
+            function
+        )
     return function
 
 
@@ -76,8 +98,15 @@ def _echo_task(options: GlobalOptions, fmt: str | None, view: dict[str, Any], ve
 @click.argument("title")
 @_scalar_options
 @_date_options
-@click.option("--dep", "dependencies", multiple=True, metavar="ID", help="A dependency (repeat).")
-@click.option("--tag", "tags", multiple=True, help="A tag (repeat or comma-separate).")
+@click.option(
+    "--dep",
+    "--depends-on",  # taskmd's spelling
+    "dependencies",
+    multiple=True,
+    metavar="ID",
+    help="A dependency (repeat or comma-separate).",
+)
+@click.option("--tag", "--tags", "tags", multiple=True, help="A tag (repeat or comma-separate).")
 @click.option("--touches", "touches", multiple=True, metavar="SCOPE", help="A scope it touches.")
 @click.option("--context", "context", multiple=True, metavar="PATH", help="A relevant path.")
 @click.option("--pr", "pr", multiple=True, metavar="URL", help="A pull request URL.")
@@ -105,8 +134,9 @@ def add_command(
 
     created_at is today unless given; --status completed/cancelled stamps
     completed_at/cancelled_at as set does. Values are checked as set checks them.
+    A task directory that does not exist yet (a fresh clone) is created.
     """
-    repo = load_repository(options, bodies=False)
+    repo = load_repository(options, bodies=False, creating=True)
     fields = new_task_fields(
         title,
         {field: values.get(field) for field in (*(f for f, _, _ in SCALARS), *DATES)},
@@ -120,14 +150,16 @@ def _list_options(function: F) -> F:
     # Decorators apply bottom-up: add them in reverse to read add, remove, replace in --help.
     for field, stem in reversed(LISTS):
         plural = stem if stem in {"touches", "context"} else f"{stem}s"
-        for flag, name, metavar, text in (
-            (f"--{plural}", f"replace_{field}", "A,B", f"Replace {field} ('' clears)."),
-            (f"--remove-{stem}", f"remove_{field}", "VALUE", f"Remove from {field}."),
-            (f"--add-{stem}", f"add_{field}", "VALUE", f"Add to {field} (repeat or A,B)."),
+        # --tag beside --tags (as add has --tags beside --tag): the same option, replacing.
+        replacing = (f"--{plural}", "--tag") if field == "tags" else (f"--{plural}",)
+        for flags, name, metavar, text in (
+            (replacing, f"replace_{field}", "A,B", f"Replace {field} ('' clears)."),
+            ((f"--remove-{stem}",), f"remove_{field}", "VALUE", f"Remove from {field}."),
+            ((f"--add-{stem}",), f"add_{field}", "VALUE", f"Add to {field} (repeat or A,B)."),
         ):
             replace = name.startswith("replace_")
             function = click.option(
-                flag, name, metavar=metavar, multiple=not replace, default=None, help=text
+                *flags, name, metavar=metavar, multiple=not replace, default=None, help=text
             )(function)
     return function
 

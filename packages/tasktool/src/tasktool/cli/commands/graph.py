@@ -9,6 +9,8 @@ from tasktool.model.task import STATUS_ORDER
 from tasktool.present.graph_render import GRAPH_FORMATS, render_graph, select_graph
 from tasktool.present.render import emit_text
 
+__all__ = ["graph_command"]
+
 
 @click.command("graph")
 @click.option(

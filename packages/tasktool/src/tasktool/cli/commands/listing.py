@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 import msgspec
@@ -18,8 +19,9 @@ from tasktool.cli.commands.base import (
     tagged,
     usage_errors,
 )
-from tasktool.cli.commands.shell import complete_ids
-from tasktool.model.task import Task
+from tasktool.cli.commands.shell import complete_choices, complete_ids
+from tasktool.model.errors import TaskToolError
+from tasktool.model.task import Priority, Status, Task
 from tasktool.model.views import TASK_KEYS, TaskRows, task_views
 from tasktool.planning.filters import check_field, group_tasks, sort_tasks
 from tasktool.planning.repository import Repository
@@ -32,6 +34,10 @@ from tasktool.present.render import (
     emit_text,
     write_json_array,
 )
+
+__all__ = ["DEFAULT_COLUMNS", "FC", "get_command", "list_command"]
+
+FC = TypeVar("FC", bound=Callable[..., Any])
 
 DEFAULT_COLUMNS = ("id", "status", "priority", "effort", "phase", "title")
 
@@ -48,6 +54,20 @@ def _columns(spec: str | None) -> tuple[str, ...]:
     return names
 
 
+def _shortcut(
+    flag: str, name: str, field: str, choices: tuple[str, ...] = ()
+) -> Callable[[FC], FC]:
+    """A list option that stands for ``--filter field=V`` (values as taskmd spells it)."""
+    return click.option(
+        flag,
+        name,
+        multiple=True,
+        metavar=field[0].upper(),
+        shell_complete=complete_choices(choices) if choices else None,
+        help=f"Shortcut for --filter {field}=VALUE (repeat or comma-separate: any of them).",
+    )
+
+
 @click.command("list")
 @click.option(
     "--filter",
@@ -57,6 +77,9 @@ def _columns(spec: str | None) -> tuple[str, ...]:
     metavar="EXPR",
     help="field=value, field!=value, field~text, priority>=high ... (repeatable, AND).",
 )
+@_shortcut("--status", "statuses", "status", tuple(Status))
+@_shortcut("--priority", "priorities", "priority", tuple(Priority))
+@_shortcut("--tag", "tags", "tags")
 @click.option("--sort", "sort", metavar="FIELDS", help="Sort by fields (-field: descending).")
 @click.option("--group-by", "group_by", metavar="FIELD", help="Group by a field's values.")
 @click.option("--limit", type=click.IntRange(min=0), default=0, help="At most N tasks (0: all).")
@@ -69,6 +92,9 @@ def list_command(
     /,
     *,
     filters: tuple[str, ...],
+    statuses: tuple[str, ...],
+    priorities: tuple[str, ...],
+    tags: tuple[str, ...],
     sort: str | None,
     group_by: str | None,
     limit: int,
@@ -80,7 +106,12 @@ def list_command(
 
     Filters combine with AND; a value list (status=pending,in-progress) matches
     any. priority, effort and status compare by their order (effort>=medium).
+    --status, --priority and --tag are shortcuts for the filters of those fields.
     """
+    shortcuts = (("status", statuses), ("priority", priorities), ("tags", tags))
+    filters += tuple(
+        f"{field}={','.join(split_values(values))}" for field, values in shortcuts if values
+    )
     shown = _columns(columns)
     if group_by:
         with usage_errors("--group-by"):
@@ -164,8 +195,8 @@ def _select(repo: Repository, query: _Query) -> list[Task]:
 
 def _json_list(repo: Repository, query: _Query) -> None:
     """``list --format json`` of one repository: the output kept for the same tasks,
-    settings and query when there is one (65 MB at 100,000 tasks: copied, not made
-    again), else made and kept."""
+    settings and query when there is one (copied, not made again: the output of a large
+    repository is tens of megabytes), else made and kept."""
     if replay(repo, "list-json", query):
         return
     tasks = _select(repo, query)
@@ -184,8 +215,19 @@ def _provenance(task: Task) -> str:
 @format_option
 @click.pass_obj
 def get_command(options: GlobalOptions, /, *, task_id: str, fmt: str | None) -> None:
-    """Show one task: fields, body, dependencies both ways, children and worklog summary."""
-    detail = get_document(load_repository(options, bodies=False), task_id)
+    """Show one task: fields, body, dependencies both ways, children and worklog summary.
+
+    A number finds the task whose id it is but for leading zeros (1 finds 001) when
+    exactly one is.
+    """
+    repo = load_repository(options, bodies=False)
+    try:
+        detail = get_document(repo, task_id)
+    except TaskToolError as exc:
+        padded = repo.same_number(task_id) if exc.code == "task.not_found" else None
+        if padded is None:
+            raise
+        detail = get_document(repo, padded)
     chosen = output_format(options, fmt)
     if chosen != "table":
         emit_data(detail, chosen)

@@ -16,12 +16,24 @@ from tasktool.cli.commands.base import (
     split_values,
 )
 from tasktool.cli.commands.shell import complete_ids
-from tasktool.model.errors import TaskToolError
 from tasktool.model.ids import next_id
-from tasktool.model.task import RESOLVED_STATUSES, Task
+from tasktool.planning.archive import (
+    ArchiveMove,
+    archive_plan,
+    choose_to_archive,
+    refuse_unresolved,
+)
 from tasktool.planning.deduplicate import deduplicate
 from tasktool.planning.writes import archive_task, remove_task, restore_task
 from tasktool.present.render import emit_text
+
+__all__ = [
+    "archive_command",
+    "deduplicate_command",
+    "next_id_command",
+    "restore_command",
+    "rm_command",
+]
 
 
 @click.command("rm")
@@ -37,13 +49,16 @@ def rm_command(options: GlobalOptions, /, *, task_id: str, force: bool) -> None:
         emit_text(f"removed {task_id}")
 
 
-def _older_than(task: Task, days: int, today: dt.date) -> bool:
-    """Whether the task was resolved (else created) more than ``days`` days ago."""
-    stamp = task.completed_at or task.cancelled_at or task.created_at
-    try:
-        return stamp is not None and (today - dt.date.fromisoformat(stamp[:10])).days > days
-    except ValueError:
-        return False
+def _show_plan(options: GlobalOptions, fmt: str | None, plan: list[ArchiveMove]) -> None:
+    """``archive --dry-run``: where each task would go; those a real run refuses (not
+    completed or cancelled, no ``--force``) marked ``needs_force``."""
+    if data_format(options, fmt):
+        output(options, fmt, {"dry_run": True, "archived": [move.to_json() for move in plan]})
+        return
+    for move in plan:
+        task = move.task
+        note = f" (status {task.status}: needs --force)" if move.needs_force else ""
+        emit_text(f"would archive {task.id}: {task.file_path} -> {move.target}{note}")
 
 
 @click.command("archive")
@@ -83,37 +98,28 @@ def archive_command(
     if not task_ids and not selecting:
         raise click.UsageError("give task ids, --all, --status, --tag or --older-than")
     repo = load_repository(options, bodies=False)
-    if task_ids:
-        chosen = [repo.local(task_id) for task_id in task_ids]
-    else:
-        wanted = set(split_values(statuses)) or set(RESOLVED_STATUSES)
-        tagged = set(split_values(tags))
-        today = dt.datetime.now(dt.UTC).date()
-        chosen = [
-            task
-            for task in repo.tasks
-            if task.status in wanted
-            and (not tagged or tagged & set(task.tags))
-            and (older_than is None or _older_than(task, older_than, today))
-        ]
-    unresolved = [task.id for task in chosen if task.status not in RESOLVED_STATUSES]
-    if unresolved and not force:
-        raise TaskToolError(
-            f"not completed or cancelled: {', '.join(unresolved)}; use --force to archive anyway",
-            code="task.unresolved",
-        )
+    chosen = choose_to_archive(
+        repo,
+        task_ids,
+        statuses=split_values(statuses),
+        tags=split_values(tags),
+        older_than=older_than,
+        today=dt.datetime.now(dt.UTC).date(),
+    )
+    plan = archive_plan(repo, chosen, force=force)
+    if dry_run:  # the plan, unresolved tasks included and marked: nothing is refused yet
+        _show_plan(options, fmt, plan)
+        return
+    refuse_unresolved(plan)
     rows = []
     for task in chosen:
-        target = task.file_path if dry_run else str(archive_task(repo, task.id))
+        target = str(archive_task(repo, task.id))
         rows.append({"id": task.id, "from": task.file_path, "to": target})
-        if not dry_run:
-            options.info(f"archived {task.id} -> {target}")
+        options.info(f"archived {task.id} -> {target}")
     if data_format(options, fmt):
-        output(options, fmt, {"dry_run": dry_run, "archived": rows})
+        output(options, fmt, {"dry_run": False, "archived": rows})
         return
-    for row in rows if dry_run else ():
-        emit_text(f"would archive {row['id']}: {row['from']}")
-    if not dry_run and not options.silent:
+    if not options.silent:
         click.echo(f"archived {len(chosen)} task(s)")
 
 

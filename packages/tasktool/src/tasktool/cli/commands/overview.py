@@ -22,6 +22,8 @@ from tasktool.planning.board import GROUP_FIELDS, build_board
 from tasktool.present.documents import repository_stats
 from tasktool.present.render import emit_data, emit_fields, emit_table, emit_text, is_terminal
 
+__all__ = ["board_command", "stats_command"]
+
 
 @click.command("board")
 @click.option(

@@ -28,6 +28,8 @@ from tasktool.planning.ranking import DEFAULT_LIMIT, Ranked
 from tasktool.present.documents import rank
 from tasktool.present.render import emit_data, emit_table, emit_text
 
+__all__ = ["next_command", "strict_phases_option", "tracks_command"]
+
 strict_phases_option = click.option(
     "--strict-phases",
     type=click.BOOL,

@@ -10,6 +10,8 @@ from mtcommon import CodedError
 from tasktool.cli.commands.base import GlobalOptions, format_option, load_repository, output
 from tasktool.config.registry import read_registry, register, unregister
 
+__all__ = ["projects_group", "register_command", "unregister_command"]
+
 
 def _task_count(options: GlobalOptions, project_id: str) -> int | str:
     """Active tasks of a project for the table; the error code when it does not load."""

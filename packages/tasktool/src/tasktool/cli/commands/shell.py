@@ -3,12 +3,17 @@ that take them."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from tasktool.model.extras import require
+
 if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
+
+__all__ = ["SHELLS", "complete_choices", "complete_ids", "completion_command"]
 
 SHELLS = ("bash", "zsh", "fish")
 
@@ -40,6 +45,23 @@ def complete_ids(
     ]
 
 
+def complete_choices(
+    values: tuple[str, ...],
+) -> Callable[[click.Context, click.Parameter, str], list[CompletionItem]]:
+    """Completion of an option's values (``--status``, ``--priority``): those starting
+    with what is typed, after the last comma of a list (``pending,in-``)."""
+
+    def complete(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+        del ctx, param
+        from click.shell_completion import CompletionItem
+
+        head, _, tail = incomplete.rpartition(",")
+        prefix = f"{head}," if head else ""
+        return [CompletionItem(prefix + value) for value in values if value.startswith(tail)]
+
+    return complete
+
+
 @click.command("completion")
 @click.argument("shell", type=click.Choice(SHELLS))
 @click.pass_context
@@ -51,6 +73,7 @@ def completion_command(ctx: click.Context, /, shell: str) -> None:
     zsh:  eval "$(tasktool completion zsh)"    (in ~/.zshrc)
     fish: tasktool completion fish > ~/.config/fish/completions/tasktool.fish
     """
+    require("completion")
     from click.shell_completion import get_completion_class
 
     complete = get_completion_class(shell)

@@ -24,6 +24,8 @@ from tasktool.planning.repository import Repository, loader
 from tasktool.present.documents import validation_report
 from tasktool.present.render import emit_data, emit_text
 
+__all__ = ["todos_command", "validate_command", "worklog_command"]
+
 
 def _project_root(config_file: str | None) -> Path:
     """The project config's directory; the current directory without one (or with the home file)."""
@@ -66,7 +68,7 @@ def todos_command(
     files = discover_files(
         root, ignore=settings.ignore, excludes=(*settings.todos_exclude, *excludes)
     )
-    # Imported here: it compiles its comment patterns on import (20 ms), which the other
+    # Imported here: it compiles its comment patterns on import, which the other
     # commands of this module (validate) need not pay.
     from tasktool.planning.todos import scan_files
 
@@ -108,6 +110,9 @@ def validate_command(
         repo = oneshot.load(lambda: plain(tolerant=tolerant))
         options.silent = repo.settings.quiet
         options.note_config(repo.config.file)
+        note = repo.absent_note()  # valid, with no tasks: said once, as every read says it
+        if note is not None:
+            options.warn(f"{note.message} [{note.code}]")
         return repo
 
     report = validation_report(load)

@@ -1,0 +1,79 @@
+"""hypercorn's WebSocket stream, hardened where hypercorn 0.18 falls short of RFC 6455.
+
+hypercorn builds one ``WSStream`` per upgraded connection (``hypercorn.protocol.h11``
+and ``h2`` name the class at module level, and offer no option for any of this).
+:func:`install` makes them build :class:`GuardedWSStream` instead, which closes three gaps:
+
+- hypercorn accepts ``permessage-deflate`` whenever a client offers it (its
+  ``Handshake.accept`` always lists ``PerMessageDeflate``), and wsproto inflates a whole
+  frame before the size cap is checked: a 407 KB frame became 400 MiB. The offer is
+  dropped from the request, so no extension is ever negotiated and a compressed frame
+  (RSV1 set) is a protocol error (1002) like any other.
+- A frame wsproto cannot parse (bad UTF-8 in a text frame, a reserved bit) comes out as a
+  ``CloseConnection`` event while the connection is still open; hypercorn then drops the
+  TCP connection without a close frame. The close frame with wsproto's code (1007 for
+  bad UTF-8, 1002 otherwise) is sent first.
+- After closing a message over the cap (1009) hypercorn keeps its buffer and goes on
+  reading: a binary frame following a text one made ``StringIO.write`` raise ``TypeError``
+  (an error-level traceback). The buffer is emptied and messages arriving after our close
+  frame are dropped, as RFC 6455 allows once a close was sent.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import hypercorn.protocol.h2
+import hypercorn.protocol.h11
+from hypercorn.protocol.events import Event, Request, StreamClosed
+from hypercorn.protocol.ws_stream import FrameTooLargeError, WSStream
+from wsproto.connection import ConnectionState
+from wsproto.events import CloseConnection, Message, Ping
+from wsproto.frame_protocol import CloseReason
+
+__all__ = ["GuardedWSStream", "install"]
+
+_EXTENSIONS = b"sec-websocket-extensions"
+
+
+class GuardedWSStream(WSStream):
+    """A ``WSStream`` that negotiates no extension and closes every failure with a code."""
+
+    async def handle(self, event: Event) -> None:
+        if isinstance(event, Request):
+            headers = [(name, value) for name, value in event.headers if name != _EXTENSIONS]
+            event = dataclasses.replace(event, headers=headers)
+        await super().handle(event)
+
+    async def _handle_events(self) -> None:
+        for event in self.connection.events():
+            if isinstance(event, Message):
+                if self.connection.state is not ConnectionState.OPEN:
+                    continue
+                try:
+                    self.buffer.extend(event)
+                except FrameTooLargeError:
+                    self.buffer.clear()
+                    await self._send_wsproto_event(
+                        CloseConnection(code=CloseReason.MESSAGE_TOO_BIG)
+                    )
+                    break
+                if event.message_finished:
+                    assert self.app_put is not None
+                    await self.app_put(self.buffer.to_message())
+                    self.buffer.clear()
+            elif isinstance(event, Ping):
+                await self._send_wsproto_event(event.response())
+            elif isinstance(event, CloseConnection):
+                if self.connection.state is ConnectionState.OPEN:
+                    # wsproto's report of a frame it refused: the peer learns why.
+                    await self._send_wsproto_event(CloseConnection(code=event.code))
+                elif self.connection.state is ConnectionState.REMOTE_CLOSING:
+                    await self._send_wsproto_event(event.response())
+                await self.send(StreamClosed(stream_id=self.stream_id))
+
+
+def install() -> None:
+    """Make hypercorn's HTTP/1.1 and HTTP/2 protocols build :class:`GuardedWSStream`."""
+    hypercorn.protocol.h11.WSStream = GuardedWSStream  # type: ignore[attr-defined]
+    hypercorn.protocol.h2.WSStream = GuardedWSStream  # type: ignore[attr-defined]

@@ -1,0 +1,90 @@
+"""A WebSocket client that writes frames byte by byte: what no well-behaved library sends.
+
+The data plane's refusals (bad UTF-8, compressed frames, unfinished fragments, a
+malformed upgrade) are only reachable with frames and headers of our own making.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import os
+import struct
+from dataclasses import dataclass
+
+TEXT, BINARY, CONTINUATION, CLOSE = 0x1, 0x2, 0x0, 0x8
+_FIN, _RSV1 = 0x80, 0x40
+_MASKED = 0x80
+
+
+def frame(opcode: int, payload: bytes, *, fin: bool = True, compressed: bool = False) -> bytes:
+    """One client frame (masked with a zero key, so the payload reads as given)."""
+    first = (_FIN if fin else 0) | (_RSV1 if compressed else 0) | opcode
+    size = len(payload)
+    if size < 126:
+        head = bytes([first, _MASKED | size])
+    elif size < 1 << 16:
+        head = bytes([first, _MASKED | 126]) + struct.pack("!H", size)
+    else:
+        head = bytes([first, _MASKED | 127]) + struct.pack("!Q", size)
+    return head + b"\0\0\0\0" + payload
+
+
+@dataclass
+class RawSocket:
+    """One TCP connection to the data port, past (or refused at) the upgrade."""
+
+    reader: asyncio.StreamReader
+    writer: asyncio.StreamWriter
+    status: int
+    headers: dict[str, str]
+
+    async def send(self, data: bytes) -> None:
+        self.writer.write(data)
+        await self.writer.drain()
+
+    async def close_code(self, wait_s: float = 10.0) -> int | None:
+        """The code of the server's close frame (1005: none given), ``None`` if the TCP
+        connection ended without one; frames before it are skipped."""
+        try:
+            async with asyncio.timeout(wait_s):
+                while True:
+                    head = await self.reader.readexactly(2)
+                    size = head[1] & 0x7F
+                    if size == 126:
+                        size = struct.unpack("!H", await self.reader.readexactly(2))[0]
+                    elif size == 127:
+                        size = struct.unpack("!Q", await self.reader.readexactly(8))[0]
+                    payload = await self.reader.readexactly(size)
+                    if head[0] & 0x0F == CLOSE:
+                        return struct.unpack("!H", payload[:2])[0] if size >= 2 else 1005
+        except (asyncio.IncompleteReadError, ConnectionError):
+            return None
+
+    async def aclose(self) -> None:
+        self.writer.close()
+        with contextlib.suppress(ConnectionError):
+            await self.writer.wait_closed()
+
+
+async def open_raw(
+    base: str, *, method: str = "GET", key: str | None = None, extra: str = ""
+) -> RawSocket:
+    """Send an upgrade request for ``/ws`` to the server at ``base`` (``http://host:port``)."""
+    host, port = base.removeprefix("http://").rsplit(":", 1)
+    reader, writer = await asyncio.open_connection(host, int(port))
+    if key is None:
+        key = base64.b64encode(os.urandom(16)).decode()
+    writer.write(
+        f"{method} /ws HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\n"
+        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+        f"Sec-WebSocket-Version: 13\r\n{extra}\r\n".encode()
+    )
+    head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+    status = int(head[0].split()[1])
+    headers = dict(
+        (name.strip().lower(), value.strip())
+        for name, _, value in (line.partition(":") for line in head[1:] if line)
+    )
+    return RawSocket(reader, writer, status, headers)

@@ -1,0 +1,55 @@
+"""The parse cache per path, for tests: what each cached file parsed to, and a whole cache
+written from such entries (a scan works on folders and rows instead)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import msgspec
+
+from tasktool.files import signature
+from tasktool.files.cache import ParseCache, result_order
+from tasktool.files.cache_files import Folder, Row
+from tasktool.model.diagnostics import Diagnostic
+from tasktool.model.task import Task
+
+
+class CacheEntry(msgspec.Struct, frozen=True):
+    """One file's signature and what it parsed to (a task, a broken file or nothing)."""
+
+    signature: bytes
+    task: Task | None = None
+    broken: Diagnostic | None = None
+
+
+def cached_entries(root: Path) -> dict[str, CacheEntry]:
+    """Path -> entry of every file cached for good (not racy) in ``root``, bodies included."""
+    cache = ParseCache.open(root)
+    rows = cache.rows(bodies=True)
+    if rows is None:
+        return {}
+    found: dict[str, CacheEntry] = {}
+    numbers = iter(rows)
+    for folder in cache.folders:
+        for index, name in enumerate(folder.listed()):
+            row = next(numbers)
+            sig = folder.signature(index)
+            if sig != signature.UNSETTLED:
+                found[os.path.join(folder.path, name)] = CacheEntry(sig, row.task, row.broken)
+    return found
+
+
+def store_entries(root: Path, entries: dict[str, CacheEntry]) -> None:
+    """Write ``entries`` (path -> entry, bodies included) as ``root``'s whole new cache."""
+    names: dict[str, list[str]] = {}
+    sigs: dict[str, list[bytes]] = {}
+    rows: dict[str, list[Row]] = {}
+    for path, entry in entries.items():
+        directory, name = os.path.split(path)
+        names.setdefault(directory, []).append(name)
+        sigs.setdefault(directory, []).append(entry.signature)
+        rows.setdefault(directory, []).append(Row(entry.task, entry.broken))
+    flat = [row for part in rows.values() for row in part]
+    folders = [Folder.of(path, listed, sigs[path]) for path, listed in names.items()]
+    ParseCache.open(root).write(folders, flat, result_order(flat))
