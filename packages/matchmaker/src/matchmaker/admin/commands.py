@@ -55,6 +55,7 @@ HINTS = {
     "store.key_mismatch": "the store was sealed under another store key (--store-key-file)",
     "server.internal": "the server failed; its log has the details",
     "server.shutting_down": "the server is stopping; retry against another node",
+    "cluster.unavailable": "the node cannot reach the cluster's Redis; retry when /readyz is 200",
 }
 """A next step for every error code the management port answers (a test checks each has one)."""
 
