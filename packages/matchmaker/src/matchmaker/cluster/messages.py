@@ -46,7 +46,7 @@ class _Message(msgspec.Struct, tag_field="k", array_like=True, frozen=True):
     """Each message is an array on the wire, its kind (``k``) first."""
 
 
-class Command(_Message, tag="cmd"):
+class Command(_Message, tag="cmd", frozen=True):
     """A client's request, for the member that owns its pool, room or session (from the
     client's home)."""
 
@@ -58,45 +58,45 @@ class Command(_Message, tag="cmd"):
     command: list[Any]
 
 
-class Answers(_Message, tag="fx"):
+class Answers(_Message, tag="fx", frozen=True):
     """The replies, refusals or close a forwarded request produced, for its home."""
 
     client: str
     effects: list[list[Any]]
 
 
-class Events(_Message, tag="ev"):
+class Events(_Message, tag="ev", frozen=True):
     """One event for clients connected to the receiving member."""
 
     to: list[str]
     event: list[Any]
 
 
-class Gone(_Message, tag="gone"):
+class Gone(_Message, tag="gone", frozen=True):
     """The client left for good: drop its proxy."""
 
     client: str
 
 
-class Withdraw(_Message, tag="withdraw"):
+class Withdraw(_Message, tag="withdraw", frozen=True):
     """The client was matched elsewhere: withdraw its entries held here."""
 
     client: str
 
 
-class Away(_Message, tag="away"):
+class Away(_Message, tag="away", frozen=True):
     """The client's connection dropped: pause its proxy, as its home parked it."""
 
     client: str
 
 
-class Back(_Message, tag="back"):
+class Back(_Message, tag="back", frozen=True):
     """The client resumed: its proxy's entries return to their pools."""
 
     client: str
 
 
-class TunnelOpen(_Message, tag="topen"):
+class TunnelOpen(_Message, tag="topen", frozen=True):
     """A resuming ``hello`` (request ``request_id``), for the member that issued its token."""
 
     tunnel: str
@@ -105,28 +105,28 @@ class TunnelOpen(_Message, tag="topen"):
     hello: list[Any]
 
 
-class TunnelFrame(_Message, tag="tin"):
+class TunnelFrame(_Message, tag="tin", frozen=True):
     """A frame from the client, for the issuer's end of the tunnel."""
 
     tunnel: str
     frame: str
 
 
-class TunnelEnd(_Message, tag="tend"):
+class TunnelEnd(_Message, tag="tend", frozen=True):
     """The relay's socket closed with ``code``."""
 
     tunnel: str
     code: int
 
 
-class TunnelOut(_Message, tag="tout"):
+class TunnelOut(_Message, tag="tout", frozen=True):
     """A frame for the client, back to the relay."""
 
     tunnel: str
     frame: str
 
 
-class TunnelClose(_Message, tag="tclose"):
+class TunnelClose(_Message, tag="tclose", frozen=True):
     """The issuer's end closed: the relay closes its socket with ``code`` and ``reason``."""
 
     tunnel: str
