@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 import msgspec
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from matchmaker.cluster import codec
+from matchmaker.cluster import codec, messages
+from matchmaker.cluster.messages import (
+    Answers,
+    Away,
+    Back,
+    Command,
+    Events,
+    Gone,
+    TunnelClose,
+    TunnelEnd,
+    TunnelFrame,
+    TunnelOpen,
+    TunnelOut,
+    Withdraw,
+)
 from matchmaker.cluster.ring import node_of, owner, pool_key
 from matchmaker.core.commands import EnterPool, MakeClaim, Send
 from matchmaker.core.effects import Close, Refuse, Reply
@@ -63,22 +80,52 @@ def test_commands_events_and_effects_survive_the_wire() -> None:
         PoolEntered("duel", "eab-3", "auto", 2, 123),
     ]
     for value in values:
-        wire = codec.decode(codec.encode([{"v": codec.encode_value(value)}]))[0]
-        assert codec.decode_value(wire["v"]) == value
+        sent: list[messages.Message] = [Events(["c1-1"], codec.encode_value(value))]
+        wire = messages.decode(messages.encode("ab", sent)).messages[0]
+        assert isinstance(wire, Events)
+        assert codec.decode_value(wire.event) == value
 
 
 def test_relayed_payloads_stay_raw_bytes() -> None:
     raw = msgspec.Raw(b'{"move":"e4","n":[1,2,3]}')
-    send = codec.decode_value(
-        codec.decode(codec.encode([{"v": codec.encode_value(Send("sab-1", raw, ["cab-2"]))}]))[0][
-            "v"
-        ]
+    command = Command(
+        "cab-1", "p", None, {}, None, "1", codec.encode_value(Send("sab-1", raw, ["cab-2"]))
     )
+    (wire,) = messages.decode(messages.encode("ab", [command])).messages
+    assert wire == command
+    assert isinstance(wire, Command)
+    send = codec.decode_value(wire.command)
     assert isinstance(send.data, msgspec.Raw)
     assert bytes(send.data) == bytes(raw)
     relayed = codec.decode_value(codec.encode_value(MessageRelayed("sab-1", "cab-1", raw)))
     assert isinstance(relayed.data, msgspec.Raw)
     assert bytes(relayed.data) == bytes(raw)
+
+
+def test_every_message_between_members_is_one_typed_struct_on_the_wire() -> None:
+    hello = codec.encode_value(EnterPool(pool="duel"))
+    sent: list[messages.Message] = [
+        Command("cab-1", "p", "secret", {"region": "eu"}, "player-1", "7", hello),
+        Answers("cab-1", [codec.encode_effect(Close(3029, "x"))]),
+        Events(["cab-1", "cab-2"], hello),
+        Gone("cab-1"),
+        Withdraw("cab-1"),
+        Away("cab-1"),
+        Back("cab-1"),
+        TunnelOpen("ab-1", "ab", None, hello),
+        TunnelFrame("ab-1", '{"type":"ping"}'),
+        TunnelEnd("ab-1", 1001),
+        TunnelOut("ab-1", '{"type":"pong"}'),
+        TunnelClose("ab-1", 1001, "gone"),
+    ]
+    assert messages.decode(messages.encode("ab", sent)) == messages.Entry("ab", sent)
+    assert len({type(m) for m in sent}) == len(get_args(messages.Message))
+
+
+def test_an_unknown_message_kind_does_not_decode() -> None:
+    entry = msgspec.msgpack.encode(["ab", [["nope", "cab-1"]]])
+    with pytest.raises(msgspec.ValidationError, match="nope"):
+        messages.decode(entry)
 
 
 def test_effects_keep_code_details_and_request_id() -> None:

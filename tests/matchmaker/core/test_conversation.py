@@ -230,3 +230,32 @@ def test_entry_expiry_is_set_from_the_wall_clock_the_shell_passes() -> None:
     assert reply.answer.expires_at == 7_500
     assert core.expire(7_499) == []
     assert len(core.expire(7_500)) == 1
+
+
+def test_a_proxy_speaks_for_a_client_another_member_connected() -> None:
+    proxy = conversation()
+    proxy.adopt("cab-7", "p", None, {"region": "eu"})
+    assert proxy.core.clients["cab-7"] is proxy.client
+    assert codes(
+        proxy.receive(EnterPool(pool="duel", create=True, mode="auto", group_size=2), "1", 0.0)
+    ) == [PoolEntered]
+    assert list(proxy.core.clients["cab-7"].entries) == ["duel"]
+    assert proxy.disconnect() == []
+    assert "cab-7" not in proxy.core.clients
+
+
+def test_a_replaced_conversation_leaves_its_client_be() -> None:
+    old = conversation()
+    old.receive(Hello(1, project="p"), "h", 0.0)
+    client = old.client
+    assert client is not None
+    old.replaced()
+    assert old.disconnect(resumable=False) == []
+    assert old.core.clients[client.client_id] is client
+
+
+def test_a_charged_request_counts_as_hearing_from_the_client() -> None:
+    talk = conversation()
+    talk.receive(Hello(1, project="p"), "h", 0.0)
+    assert talk.admit(Ping(), "1", 42.0) is None
+    assert talk.last_seen == 42.0

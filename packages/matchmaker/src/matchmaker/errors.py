@@ -21,13 +21,19 @@ from __future__ import annotations
 
 from mtcommon import Catalogue, CodedError, ErrorCode
 
-__all__ = ["CATALOGUE", "STATUS_BY_CODE", "Code", "MatchmakerError"]
+__all__ = ["CATALOGUE", "STATUS_BY_CODE", "Code", "MatchmakerError", "internal_error"]
 
 
 class MatchmakerError(CodedError):
     """An error with a stable code that the control or data plane reports to its caller."""
 
     code = "server.internal"
+
+
+def internal_error() -> MatchmakerError:
+    """What a caller is told when the server failed (a bug, logged with its traceback
+    where it happened): ``server.internal``, with nothing of the failure in it."""
+    return MatchmakerError("internal error", code="server.internal")
 
 
 def Code(

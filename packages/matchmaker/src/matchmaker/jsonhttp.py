@@ -16,7 +16,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from matchmaker.errors import STATUS_BY_CODE, MatchmakerError
+from matchmaker.errors import STATUS_BY_CODE, MatchmakerError, internal_error
 from mtcommon import render_json
 
 __all__ = [
@@ -81,7 +81,7 @@ async def on_http_error(request: Request, exc: Exception) -> Response:
 
 async def on_unexpected(request: Request, exc: Exception) -> Response:
     """Exception handler of last resort: a bug is a 500 with a JSON body, never a traceback."""
-    return error_response(MatchmakerError("internal error", code="server.internal"))
+    return error_response(internal_error())
 
 
 class Readiness:

@@ -1,10 +1,10 @@
-"""Commands, answers, events and errors as msgpack, for the streams between members.
+"""Commands, answers, events and errors as plain values, inside the messages between members.
 
 Every dataclass of :mod:`matchmaker.core.commands` and :mod:`matchmaker.core.events`
 travels as ``[class name, fields]``. Relayed payloads (``session.send`` ``data``,
 ``rtc.signal``) are ``msgspec.Raw`` JSON in the core; they travel as msgpack bytes
 and become ``Raw`` again on arrival, so a message is never decoded or re-encoded
-on its way between processes.
+on its way between processes. The messages that carry them are :mod:`.messages`.
 """
 
 from __future__ import annotations
@@ -19,17 +19,8 @@ from matchmaker.core import claim, commands, delegated, events, mutual, propose,
 from matchmaker.core.effects import Close, Effect, Refuse, Reply
 from matchmaker.errors import MatchmakerError
 
-__all__ = [
-    "decode",
-    "decode_effect",
-    "decode_value",
-    "encode",
-    "encode_effect",
-    "encode_value",
-]
+__all__ = ["decode_effect", "decode_value", "encode_effect", "encode_value"]
 
-_ENCODER = msgspec.msgpack.Encoder()
-_DECODER = msgspec.msgpack.Decoder(list[dict[str, Any]])
 _RAW = "__raw__"
 
 
@@ -46,15 +37,6 @@ def _dataclasses(modules: list[ModuleType]) -> dict[str, type]:
 _TYPES: dict[str, type] = _dataclasses(
     [commands, events, claim, mutual, propose, delegated, strategy]
 )
-
-
-def encode(messages: list[dict[str, Any]]) -> bytes:
-    """Messages for one member, in order, as one stream entry (one ``XADD``, one decode)."""
-    return _ENCODER.encode(messages)
-
-
-def decode(data: bytes) -> list[dict[str, Any]]:
-    return _DECODER.decode(data)
 
 
 _NAMES: dict[type, tuple[str, ...]] = {

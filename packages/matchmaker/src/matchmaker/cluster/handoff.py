@@ -24,30 +24,41 @@ While Redis is unreachable a frame could be lost on the way, so every tunnel
 and relay closes unclean at once; a frame for a tunnel closed meanwhile
 (its ``tclose`` lost) is answered with ``tclose``.
 
-Between members (``t`` is the tunnel's id, minted by the relay): ``topen``
-(the hello), ``tin`` (a frame from the client), ``tend`` (the socket closed)
-go to the issuer; ``tout`` (a frame for the client) and ``tclose`` come back.
+Between members (:mod:`.messages`; ``tunnel`` is the tunnel's id, minted by the
+relay): :class:`~.messages.TunnelOpen` (the hello), :class:`~.messages.TunnelFrame`
+(a frame from the client), :class:`~.messages.TunnelEnd` (the socket closed) go
+to the issuer; :class:`~.messages.TunnelOut` (a frame for the client) and
+:class:`~.messages.TunnelClose` come back.
 """
 
 from __future__ import annotations
 
 import itertools
-import time
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Callable, MutableMapping
 from typing import Any, Protocol
 
+from matchmaker.asgi import Send
 from matchmaker.cluster import codec
+from matchmaker.cluster.messages import (
+    Message,
+    TunnelClose,
+    TunnelEnd,
+    TunnelFrame,
+    TunnelOpen,
+    TunnelOut,
+)
 from matchmaker.core import closecodes
 from matchmaker.core.conversation import Conversation, resume_refused
 from matchmaker.core.effects import Effect, ResumeElsewhere
 
-__all__ = ["TUNNEL_KINDS", "Handoff", "Pipe", "Post", "Send"]
+__all__ = ["TUNNEL_MESSAGES", "Handoff", "Pipe", "Post"]
 
-# The kinds of message between members that :meth:`Handoff.handle` takes.
-TUNNEL_KINDS = frozenset({"topen", "tin", "tend", "tout", "tclose"})
+TunnelMessage = TunnelOpen | TunnelFrame | TunnelEnd | TunnelOut | TunnelClose
+# The messages between members that :meth:`Handoff.handle` takes.
+TUNNEL_MESSAGES = (TunnelOpen, TunnelFrame, TunnelEnd, TunnelOut, TunnelClose)
 
-Post = Callable[[str, dict[str, Any], Callable[[], None] | None], None]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+# Write a message to a member's inbox; the callback runs if Redis does not take it.
+Post = Callable[[str, Message, Callable[[], None] | None], None]
 
 
 class Pipe(Protocol):
@@ -93,53 +104,52 @@ class Handoff:
         relay = _Relay(self._post, self._relays, tunnel, effect, connection)
         self._relays[tunnel] = relay
         connection.relay_to(relay)
-        message = {
-            "k": "topen",
-            "t": tunnel,
-            "from": self._node,
-            "r": effect.request_id,
-            "h": codec.encode_value(effect.hello),
-        }
+        message = TunnelOpen(
+            tunnel, self._node, effect.request_id, codec.encode_value(effect.hello)
+        )
         self._post(effect.issuer, message, relay.unreachable)
 
     # -- inbound --------------------------------------------------------------------------
 
-    def handle(self, message: dict[str, Any]) -> None:
-        """A tunnel message from another member (``k`` is one of :data:`TUNNEL_KINDS`)."""
-        kind, tunnel = message["k"], message["t"]
-        if kind == "tout":
-            relay = self._relays.get(tunnel)
-            if relay is not None:
-                relay.answered = True
-                relay.connection.push(message["f"])
-        elif kind == "tclose":
-            relay = self._relays.pop(tunnel, None)
-            if relay is not None:
-                relay.connection.close(message["code"], message["reason"])
-        elif kind == "topen":
-            self._open(tunnel, message)
-        elif kind == "tin":
-            end = self._tunnels.get(tunnel)
-            if end is not None:
-                end[1].on_frame(message["f"])
-            else:
-                # This end closed and its tclose was lost (Redis was away): close that one too.
-                relay_node = tunnel.rpartition("-")[0]
-                close = {"k": "tclose", "t": tunnel, "code": closecodes.GOING_AWAY}
-                self._post(relay_node, {**close, "reason": "tunnel closed"}, None)
-        else:  # "tend"
-            end = self._tunnels.pop(tunnel, None)
-            if end is not None:
-                end[1].close(message["code"], "")
+    def handle(self, message: TunnelMessage, now: float) -> None:
+        """A tunnel message from another member (one of :data:`TUNNEL_MESSAGES`)."""
+        _HANDLERS[type(message)](self, message, now)
 
-    def _open(self, tunnel: str, message: dict[str, Any]) -> None:
+    def _out(self, message: TunnelOut, now: float) -> None:
+        relay = self._relays.get(message.tunnel)
+        if relay is not None:
+            relay.answered = True
+            relay.connection.push(message.frame)
+
+    def _closed(self, message: TunnelClose, now: float) -> None:
+        relay = self._relays.pop(message.tunnel, None)
+        if relay is not None:
+            relay.connection.close(message.code, message.reason)
+
+    def _in(self, message: TunnelFrame, now: float) -> None:
+        tunnel = message.tunnel
+        end = self._tunnels.get(tunnel)
+        if end is not None:
+            end[1].on_frame(message.frame)
+        else:
+            # This end closed and its tclose was lost (Redis was away): close that one too.
+            relay_node = tunnel.rpartition("-")[0]
+            close = TunnelClose(tunnel, closecodes.GOING_AWAY, "tunnel closed")
+            self._post(relay_node, close, None)
+
+    def _end(self, message: TunnelEnd, now: float) -> None:
+        end = self._tunnels.pop(message.tunnel, None)
+        if end is not None:
+            end[1].close(message.code, "")
+
+    def _open(self, message: TunnelOpen, now: float) -> None:
         """The issuer's end: a connection for the tunnel, fed the resuming ``hello``."""
         assert self._open_remote is not None, "Handoff.bind was not called"
-        relay_node: str = message["from"]
+        tunnel, relay_node = message.tunnel, message.relay
         connection = self._open_remote(self._sender(relay_node, tunnel))
         self._tunnels[tunnel] = (relay_node, connection)
-        hello = codec.decode_value(message["h"])
-        connection.perform(connection.conversation.receive(hello, message["r"], time.monotonic()))
+        hello = codec.decode_value(message.hello)
+        connection.perform(connection.conversation.receive(hello, message.request_id, now))
 
     def _sender(self, relay_node: str, tunnel: str) -> Send:
         """The tunnel connection's ``send``: its frames and its close go to the relay."""
@@ -148,11 +158,10 @@ class Handoff:
             if tunnel not in self._tunnels:
                 return  # the relay's end closed first
             if message["type"] == "websocket.send":
-                self._post(relay_node, {"k": "tout", "t": tunnel, "f": message["text"]}, None)
+                self._post(relay_node, TunnelOut(tunnel, message["text"]), None)
                 return
             del self._tunnels[tunnel]
-            close = {"k": "tclose", "t": tunnel, "code": message["code"]}
-            self._post(relay_node, {**close, "reason": message["reason"]}, None)
+            self._post(relay_node, TunnelClose(tunnel, message["code"], message["reason"]), None)
 
         return send
 
@@ -201,14 +210,12 @@ class _Relay:
         self.answered = False  # the issuer wrote something back (its answer to hello first)
 
     def frame(self, frame: str) -> None:
-        message = {"k": "tin", "t": self.tunnel, "f": frame}
-        self._post(self.issuer, message, self.unreachable)
+        self._post(self.issuer, TunnelFrame(self.tunnel, frame), self.unreachable)
 
     def closed(self, code: int) -> None:
         """The connection here closed: the tunnel at the issuer closes with ``code``."""
         if self._relays.pop(self.tunnel, None) is not None:
-            message = {"k": "tend", "t": self.tunnel, "code": code}
-            self._post(self.issuer, message, None)
+            self._post(self.issuer, TunnelEnd(self.tunnel, code), None)
 
     def unreachable(self) -> None:
         """Redis lost a message to the issuer: close unclean (the client resumes anew)."""
@@ -224,3 +231,13 @@ class _Relay:
             self.connection.close(closecodes.GOING_AWAY, "the client's process is gone")
         else:
             self.connection.perform(resume_refused(self.request_id))
+
+
+# Each tunnel message and its handler.
+_HANDLERS: dict[type, Callable[[Handoff, Any, float], None]] = {
+    TunnelOpen: Handoff._open,
+    TunnelFrame: Handoff._in,
+    TunnelEnd: Handoff._end,
+    TunnelOut: Handoff._out,
+    TunnelClose: Handoff._closed,
+}

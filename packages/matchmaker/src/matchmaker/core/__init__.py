@@ -4,9 +4,15 @@ No sockets, no clocks, no JSON: the core takes plain commands
 (:mod:`~matchmaker.core.commands`) and the time, and returns plain answers and
 events (:mod:`~matchmaker.core.events`). The data plane's WebSocket shell
 (:mod:`matchmaker.data`) decodes frames into commands and encodes what comes
-back. ::
+back. A new transport (see ``docs/architecture.md``, Where things plug in) needs
+only what this package exports: a :class:`Conversation` per client over the
+process's :class:`Matchmaker`, fed commands and the time, whose effects
+(:data:`Effect`: :class:`Reply`, :class:`Refuse`, :class:`Close`, ...) and
+:data:`Delivery` events the transport carries out. ::
 
     commands.py   what a client asks (EnterPool, ...)
+    conversation.py  Conversation: one connection's protocol rules, commands in, effects out
+    effects.py    what the shell must do: Reply, Refuse, Close, ...
     events.py     what the core answers and announces, and to whom (Delivery)
     engine.py     Matchmaker: every pool and session of one process
     modes.py      one strategy per pool mode: which waiting entries form groups
@@ -18,7 +24,18 @@ back. ::
 
 from __future__ import annotations
 
-from matchmaker.core.commands import EnterPool
+from matchmaker.core.commands import Command, EnterPool
+from matchmaker.core.conversation import Conversation
+from matchmaker.core.effects import (
+    Close,
+    Effect,
+    OpenChannel,
+    PingClient,
+    Refuse,
+    Replay,
+    Reply,
+    ResumeElsewhere,
+)
 from matchmaker.core.engine import Matchmaker
 from matchmaker.core.events import Delivery, Event
 from matchmaker.core.modes import MODES, AutoMode, ModeStrategy
@@ -30,15 +47,25 @@ __all__ = [
     "MODES",
     "AutoMode",
     "ClientState",
+    "Close",
+    "Command",
+    "Conversation",
     "Delivery",
+    "Effect",
     "EnterPool",
     "Entry",
     "Event",
     "Matchmaker",
     "Member",
     "ModeStrategy",
+    "OpenChannel",
+    "PingClient",
     "Pool",
     "PoolSpec",
+    "Refuse",
+    "Replay",
+    "Reply",
+    "ResumeElsewhere",
     "Session",
     "current_project",
     "resolve_hello",

@@ -116,7 +116,6 @@ class Conversation:
 
     def receive(self, command: Command, request_id: str | None, now: float) -> list[Effect]:
         """Handle one decoded request that arrived at ``now``."""
-        self.last_seen = now
         refused = self.admit(command, request_id, now)
         if refused is not None:
             return refused
@@ -129,8 +128,10 @@ class Conversation:
 
     def admit(self, command: Command, request_id: str | None, now: float) -> list[Effect] | None:
         """Charge ``command`` to this client's rate limits: ``None`` when admitted, else the
-        refusal. (A cluster member charges a request here before sending it to another
-        process, so the limits hold per client, wherever its requests are served.)"""
+        refusal. The client was heard at ``now`` either way. (A cluster member charges a
+        request here before sending it to another process, so the limits and the
+        heartbeat hold per client, wherever its requests are served.)"""
+        self.last_seen = now
         return self._admit(
             self._relay if type(command) in _RELAYED else self._control, now, request_id
         )
@@ -140,6 +141,29 @@ class Conversation:
         self.last_seen = now
         refused = self._admit(self._control, now, request_id)
         return refused if refused is not None else [Refuse(request_id, error)]
+
+    def adopt(
+        self,
+        client_id: str,
+        project_id: str,
+        credential: str | None,
+        attributes: dict[str, FilterValue],
+        *,
+        player_id: str | None = None,
+    ) -> None:
+        """Speak for a client another cluster member connected (a *proxy*, its id minted
+        there): registered with the core like a local client, its requests forwarded here
+        pass the same protocol rules and core calls, and its events reach it."""
+        client = ClientState(
+            client_id, project_id, credential, dict(attributes), player_id=player_id
+        )
+        self.core.clients[client_id] = client
+        self.client = client
+
+    def replaced(self) -> None:
+        """The client resumed on another connection: this one no longer speaks for it
+        (closing it must not disconnect or park the client)."""
+        self.client = None
 
     def handshake_expired(self) -> list[Effect]:
         """The handshake timeout passed: close unless ``hello`` was accepted."""

@@ -22,10 +22,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from matchmaker.asgi import Receive, Scope, Send
 from matchmaker.config import ServerConfig
 from matchmaker.data.connection import HARD_CAP_FACTOR
 from matchmaker.data.direct import DirectConnection, Peer
-from matchmaker.data.plane import ClusterHooks, DataPlane, Receive, Scope, Send
+from matchmaker.data.plane import ClusterHooks, DataPlane
 from matchmaker.data.upgrade import upgrade_refusal
 from matchmaker.directory import ProjectDirectory
 from matchmaker.errors import STATUS_BY_CODE, MatchmakerError

@@ -48,7 +48,7 @@ from matchmaker.core.events import Event, PoolEntered, PoolLeft, Welcome
 from matchmaker.data.observer import DataObserver
 from matchmaker.data.protocol import REQUEST_DECODER, REQUEST_TYPES, Request, decode_envelope
 from matchmaker.data.translate import PING_FRAME, command, error_frame, partial_frame, reply_frame
-from matchmaker.errors import MatchmakerError
+from matchmaker.errors import MatchmakerError, internal_error
 
 __all__ = ["HARD_CAP_FACTOR", "Connection", "Hub", "Relay"]
 
@@ -275,8 +275,7 @@ class Connection:
         except Exception:
             # A bug must cost one reply, not the connection or the process.
             _log.exception("unhandled error on %s", type(request).__name__)
-            internal = MatchmakerError("internal error", code="server.internal")
-            effects = [Refuse(request.id, internal)]
+            effects = [Refuse(request.id, internal_error())]
         self.perform(effects)
 
 

@@ -7,9 +7,10 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, MutableMapping, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol
 
+from matchmaker.asgi import Receive, Scope, Send
 from matchmaker.config import ServerConfig
 from matchmaker.core import Delivery, Event, Matchmaker, closecodes
 from matchmaker.core.commands import Backfill, Command
@@ -32,9 +33,6 @@ from mtcommon import render_json
 
 __all__ = ["ClusterHooks", "DataPlane"]
 
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 # How often entry TTLs are checked; an entry expires at most this late.
 EXPIRY_TICK_S = 0.25
@@ -185,7 +183,7 @@ class DataPlane:
         old = self.clients.get(client_id)
         self.clients[client_id] = connection
         if old is not None and old is not connection:
-            old.conversation.client = None
+            old.conversation.replaced()
             old.close(closecodes.REPLACED, "replaced by a resumed connection")
         client = connection.conversation.client
         assert client is not None

@@ -8,15 +8,12 @@ frame, so delivering to many members never awaits one slow peer.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
 
+from matchmaker.asgi import Send
 from matchmaker.core.conversation import Conversation
 from matchmaker.data.connection import Connection, Hub
 
-__all__ = ["Send", "WriterConnection"]
-
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+__all__ = ["WriterConnection"]
 
 
 class WriterConnection(Connection):

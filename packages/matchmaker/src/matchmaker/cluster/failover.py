@@ -1,0 +1,192 @@
+"""What a member does when members come and go, or Redis loses what it was given.
+
+A member that died took its pools, its sessions and its proxies with it: the
+survivors forget its clients, end the sessions it hosted for their own clients,
+and enter their clients' entries again at the pools' new owners. A member that
+joined takes about ``1/n`` of the pools: entries move there. A request whose
+message Redis did not take, or whose answer did not come in time, is refused
+with ``cluster.unavailable``, so no client is left waiting.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Sequence
+
+from matchmaker.cluster.messages import (
+    Command,
+    Message,
+)
+from matchmaker.cluster.ring import node_of, pool_key
+from matchmaker.cluster.routes import (
+    ANSWER_TIMEOUT_S,
+    INTERNAL,
+    NOTHING,
+    Action,
+    Deliver,
+    Routes,
+)
+from matchmaker.core.commands import EnterPool, LeavePool
+from matchmaker.core.events import (
+    MemberLeft,
+)
+from matchmaker.core.state import ClientState
+from matchmaker.errors import MatchmakerError
+
+__all__ = ["Failover"]
+
+
+class Failover(Routes):
+    """The routing state's failure handling: losses, timeouts, members' changes."""
+
+    def lost(self, message: Message) -> Sequence[Action]:
+        """Redis did not take ``message``: a forwarded request is refused
+        (``cluster.unavailable``); anything else is left to the failure handling
+        (members' deaths, :meth:`expire`)."""
+        if type(message) is Command:
+            assert isinstance(message, Command)
+            return self._refused(message.client, message.request_id)
+        return NOTHING
+
+    def expire(self, now: float) -> Sequence[Action]:
+        """Refuse the forwarded requests whose answer did not come in time."""
+        late = [k for k, sent in self.pending.items() if now - sent > ANSWER_TIMEOUT_S]
+        out: list[Action] = []
+        for client_id, request_id in late:
+            del self.pending[client_id, request_id]
+            self._forget_entry(client_id, request_id)
+            out.extend(self._refused(client_id, request_id))
+        return out
+
+    def members_changed(
+        self,
+        live: Iterable[str],
+        joined: Iterable[str],
+        died: Iterable[str],
+        local_clients: Iterable[str],
+        now_ms: int,
+    ) -> Sequence[Action]:
+        """The live members are now ``live``: forget the clients of those that ``died``,
+        and move the entries of ``local_clients`` (the clients connected here) whose
+        pool has a new owner.
+
+        A member that joined and died between two looks (so never seen here) may have
+        left proxies here: it is handled as dead too.
+        """
+        self.live = frozenset(live)
+        joined = set(joined)
+        self.departed -= joined
+        unseen = {home for home, _ in self.proxies.values()} - self.live
+        died = sorted({*died, *unseen})
+        if not joined and not died:
+            return NOTHING
+        self._owners.clear()
+        out: list[Action] = []
+        for node in died:
+            out.extend(self._member_died(node))
+        out.extend(self._rebalance(local_clients, now_ms))
+        return out
+
+    def _member_died(self, node: str) -> Sequence[Action]:
+        """``node`` stopped renewing its key: forget its clients, re-home what it owned."""
+        self.departed.add(node)
+        out: list[Action] = []
+        for client_id, (home, conversation) in list(self.proxies.items()):
+            if home == node:
+                del self.proxies[client_id]
+                out.append(Deliver(conversation.disconnect()))
+        for client_id, sessions in self.remote_sessions.items():
+            for session_id in [s for s in sessions if node_of(s) == node]:
+                for other in sorted(sessions.pop(session_id)):
+                    left = MemberLeft(session_id, other, "disconnected")
+                    out.append(Deliver([((client_id,), left)], remote=False))
+        for holders in self.holders.values():
+            holders.discard(node)
+        for client_id, waiting in self.waiting.items():
+            for name, (owner_node, command, asked) in list(waiting.items()):
+                if owner_node != node:
+                    continue
+                if asked is not None and self.pending.pop((client_id, asked), None) is not None:
+                    # Not answered yet: refused now (the client may enter again), not entered
+                    # again behind its back before the timeout would refuse it.
+                    del waiting[name]
+                    out.extend(self._refused(client_id, asked))
+                else:
+                    # Its pools died with it: _rebalance enters the entry again at the new owner.
+                    waiting[name] = ("", command, INTERNAL)
+        return out
+
+    def _rebalance(self, local_clients: Iterable[str], now_ms: int) -> Sequence[Action]:
+        """The members changed: local clients' entries whose pool has a new owner move there.
+
+        An entry at a live former owner is withdrawn there first. Entries of the
+        ``auto`` mode that wait in this process's own core move too (others keep
+        their mode's state here until they match, leave or expire).
+        """
+        out: list[Action] = []
+        for client_id in list(self.waiting):
+            out.extend(self._rehome(client_id, now_ms))
+        for client_id in list(local_clients):
+            state = self.core.clients.get(client_id)
+            if state is None:
+                continue
+            for name, entry in list(state.entries.items()):
+                spec = entry.pool.spec
+                new = self._owner(pool_key(state.project_id, name))
+                if new == self.node or spec.mode != "auto" or entry.paused:
+                    continue
+                if entry.pool.key[0] == "policy":
+                    command = EnterPool(policy=name, public=entry.public)
+                else:
+                    command = EnterPool(
+                        pool=name,
+                        create=True,
+                        mode=spec.mode,
+                        group_size=spec.group_size,
+                        filter=dict(spec.filter) or None,
+                        min_group_size=spec.min_group_size,
+                        fill_timeout_ms=spec.fill_timeout_ms,
+                        public=entry.public,
+                    )
+                _, left = self.core.leave_pool(client_id, name)
+                out.append(Deliver(left))
+                out.extend(self._move(state, name, new, command, now_ms))
+        return out
+
+    def _rehome(self, client_id: str, now_ms: int) -> Sequence[Action]:
+        """Move the client's entries held by other members whose pool has a new owner.
+
+        An away client's entries wait until it is back (:meth:`client_attached`):
+        entered at a new owner, one could be matched at once, while it is away. An
+        entry whose ``pool.enter`` is not answered yet moves once it is (moved now, a
+        timeout refusing that request would leave it entered behind the client's back).
+        """
+        state = self.core.clients.get(client_id)
+        waiting = self.waiting.get(client_id)
+        if state is None or state.away or not waiting:
+            return NOTHING
+        out: list[Action] = []
+        for name, (old, command, asked) in list(waiting.items()):
+            if asked is not None and (client_id, asked) in self.pending:
+                continue  # moved once answered: the client must hear where it is first
+            new = self._target(state, command)
+            if new is None or new == old:
+                continue
+            del waiting[name]
+            if old in self.live:
+                out.append(self._forward(state, old, LeavePool(name), INTERNAL, 0.0))
+            out.extend(self._move(state, name, new, command, now_ms))
+        return out
+
+    def _move(
+        self, state: ClientState, name: str, target: str, command: EnterPool, now_ms: int
+    ) -> Sequence[Action]:
+        """Enter ``command`` again at ``target`` (this process or another), answering nobody."""
+        if target != self.node:
+            self.waiting.setdefault(state.client_id, {})[name] = (target, command, INTERNAL)
+            return [self._forward(state, target, command, INTERNAL, 0.0)]
+        with contextlib.suppress(MatchmakerError):
+            project = self._project(state)
+            _, out = self.core.enter(state.client_id, project, command, now_ms)
+            return [Deliver(out)]
+        return NOTHING

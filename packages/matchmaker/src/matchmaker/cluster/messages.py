@@ -1,0 +1,176 @@
+"""Every message between members, as msgspec structs: what travels in a member's inbox.
+
+As :mod:`matchmaker.data.protocol` is for the client protocol, this is the one
+definition of the cluster's wire: a tagged union (the tag ``k`` names the kind),
+so a stream entry decodes straight into typed messages and a receiver
+dispatches on their type through a table. Commands, answers and events inside
+a message stay ``[class name, fields]`` (:mod:`.codec`), encoded once by their
+sender and decoded once by the member that acts on them.
+
+Between members, about a client (``client`` is its id, ``home`` the member it is
+connected to): :class:`Command` goes to the member that owns what it is about,
+:class:`Answers` back to the home, :class:`Events` to the members whose clients
+an event addresses; :class:`Gone`, :class:`Away`, :class:`Back` and
+:class:`Withdraw` follow the client at the members holding a proxy of it. The
+tunnel messages carry a resume on another member (:mod:`.handoff`): ``tunnel``
+is its id, minted by the relay.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+__all__ = [
+    "Answers",
+    "Away",
+    "Back",
+    "Command",
+    "Entry",
+    "Events",
+    "Gone",
+    "Message",
+    "TunnelClose",
+    "TunnelEnd",
+    "TunnelFrame",
+    "TunnelOpen",
+    "TunnelOut",
+    "Withdraw",
+    "decode",
+    "encode",
+]
+
+
+class _Message(msgspec.Struct, tag_field="k", array_like=True, frozen=True):
+    """Each message is an array on the wire, its kind (``k``) first."""
+
+
+class Command(_Message, tag="cmd", frozen=True):
+    """A client's request, for the member that owns its pool, room or session (from the
+    client's home)."""
+
+    client: str
+    project: str
+    credential: str | None
+    attributes: dict[str, Any]
+    player_id: str | None
+    request_id: str | None
+    command: list[Any]
+
+
+class Answers(_Message, tag="fx", frozen=True):
+    """The replies, refusals or close a forwarded request produced, for its home."""
+
+    client: str
+    effects: list[list[Any]]
+
+
+class Events(_Message, tag="ev", frozen=True):
+    """One event for clients connected to the receiving member."""
+
+    to: list[str]
+    event: list[Any]
+
+
+class Gone(_Message, tag="gone", frozen=True):
+    """The client left for good: drop its proxy."""
+
+    client: str
+
+
+class Withdraw(_Message, tag="withdraw", frozen=True):
+    """The client was matched elsewhere: withdraw its entries held here."""
+
+    client: str
+
+
+class Away(_Message, tag="away", frozen=True):
+    """The client's connection dropped: pause its proxy, as its home parked it."""
+
+    client: str
+
+
+class Back(_Message, tag="back", frozen=True):
+    """The client resumed: its proxy's entries return to their pools."""
+
+    client: str
+
+
+class TunnelOpen(_Message, tag="topen", frozen=True):
+    """A resuming ``hello`` (request ``request_id``), for the member that issued its token."""
+
+    tunnel: str
+    relay: str
+    request_id: str | None
+    hello: list[Any]
+
+
+class TunnelFrame(_Message, tag="tin", frozen=True):
+    """A frame from the client, for the issuer's end of the tunnel."""
+
+    tunnel: str
+    frame: str
+
+
+class TunnelEnd(_Message, tag="tend", frozen=True):
+    """The relay's socket closed with ``code``."""
+
+    tunnel: str
+    code: int
+
+
+class TunnelOut(_Message, tag="tout", frozen=True):
+    """A frame for the client, back to the relay."""
+
+    tunnel: str
+    frame: str
+
+
+class TunnelClose(_Message, tag="tclose", frozen=True):
+    """The issuer's end closed: the relay closes its socket with ``code`` and ``reason``."""
+
+    tunnel: str
+    code: int
+    reason: str
+
+
+Message = (
+    Command
+    | Answers
+    | Events
+    | Gone
+    | Withdraw
+    | Away
+    | Back
+    | TunnelOpen
+    | TunnelFrame
+    | TunnelEnd
+    | TunnelOut
+    | TunnelClose
+)
+
+
+class Entry(msgspec.Struct, array_like=True, frozen=True):
+    """One stream entry: what one member (``sender``) had for another in one pass, in order.
+
+    The receiver ignores what a member it found dead sent before dying (its state,
+    and what the messages are about, died with it)."""
+
+    sender: str
+    messages: list[Message]
+
+
+_ENCODER = msgspec.msgpack.Encoder()
+_DECODER = msgspec.msgpack.Decoder(Entry)
+
+
+def encode(sender: str, messages: list[Message]) -> bytes:
+    """Messages for one member, in order, as one stream entry (one ``XADD``, one decode)."""
+    return _ENCODER.encode(Entry(sender, messages))
+
+
+def decode(data: bytes) -> Entry:
+    """One stream entry; raises ``msgspec.DecodeError`` or ``msgspec.ValidationError``
+    for one this member cannot read."""
+    return _DECODER.decode(data)

@@ -1,0 +1,367 @@
+"""Which member serves what, sans I/O: the cluster's routing state and every decision on it.
+
+A :class:`Router` is to a member what a
+:class:`~matchmaker.core.conversation.Conversation` is to a connection: it is fed
+what happened (a local client's request or event, a message from another member,
+a change of the live members, the passing of time, a message Redis lost) and
+returns the :data:`actions <Action>` the member must carry out, in order: post a
+message to a member, perform effects on a local client's connection, deliver
+the core's events. It reads no clock and touches no socket; it calls the
+process's core (synchronous, like itself) for what the cluster does to it.
+
+It owns:
+
+- the *proxies*: remote clients served here, each through a conversation of its
+  own (the same protocol rules and core calls as a local client's);
+- for each local client, the *holders* (members holding a proxy of it), its
+  entries *waiting* at other members, its *remote sessions* (hosted elsewhere, with
+  their other members) and the forwarded requests *pending* an answer.
+
+A pool (every pool of one name in a Project) and an ad-hoc room are owned by
+one live member, chosen by rendezvous hashing (:mod:`.ring`); a session lives on
+the member that formed it (its id names that member). A request whose pool,
+room or session lives elsewhere goes there as a :class:`~.messages.Command`;
+the owner answers the home and routes the events. So matching stays one
+synchronous core step on one process, and a group forms whole or not at all.
+
+A dropped client stays away for the resume grace wherever its state is: its
+home parks it and tells the holders (``Away``, later ``Back``, or ``Gone`` when
+the grace ran out), which pause and resume it there as the core does locally.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from matchmaker.cluster import codec
+from matchmaker.cluster.failover import Failover
+from matchmaker.cluster.messages import (
+    Answers,
+    Away,
+    Back,
+    Command,
+    Events,
+    Gone,
+    Message,
+    Withdraw,
+)
+from matchmaker.cluster.ring import node_of
+from matchmaker.cluster.routes import (
+    ANSWER_TIMEOUT_S,
+    INTERNAL,
+    NOTHING,
+    Action,
+    Deliver,
+    Perform,
+    Post,
+    unavailable,
+)
+from matchmaker.core import Delivery, Event
+from matchmaker.core import commands as core_commands
+from matchmaker.core.commands import EnterPool
+from matchmaker.core.conversation import Conversation, resume_refused
+from matchmaker.core.effects import Close, Effect, Refuse, Reply, ResumeElsewhere
+from matchmaker.core.engine import entry_limit
+from matchmaker.core.events import (
+    EntryClosed,
+    MemberJoined,
+    MemberLeft,
+    PoolEntered,
+    PoolLeft,
+    PoolWithdrawn,
+    SessionCreated,
+    SessionLeft,
+)
+from matchmaker.errors import internal_error
+
+__all__ = [
+    "ANSWER_TIMEOUT_S",
+    "INTERNAL",
+    "Action",
+    "Deliver",
+    "Perform",
+    "Post",
+    "Router",
+    "unavailable",
+]
+
+_log = logging.getLogger("matchmaker.cluster")
+
+
+class Router(Failover):
+    """A member's routing: fed what happened, returns what to do (see the module)."""
+
+    # -- a local client's request ---------------------------------------------------------
+
+    def forward(
+        self,
+        conversation: Conversation,
+        command: core_commands.Command,
+        request_id: str | None,
+        now: float,
+        *,
+        sendable: bool,
+    ) -> Sequence[Action] | None:
+        """Route ``command`` to the member that owns its pool, room or session.
+
+        ``None``: it is this member's (or no member's), the local conversation
+        handles it. Otherwise what to do now (the answer comes back later). While
+        nothing can be sent (``sendable`` false: Redis is unreachable or the outbox
+        full) such a request is refused at once with ``cluster.unavailable``.
+        """
+        client = conversation.client
+        if client is None or len(self.live) == 1:
+            return None  # alone, every owner is this member: not a single hash on the way
+        target = self._target(client, command)
+        if target is None:
+            return None
+        if type(command) is EnterPool and self._over_entry_limit(client, command):
+            refused = conversation.admit(command, request_id, now)
+            limit: list[Effect] = [Refuse(request_id, entry_limit(self.core.limits))]
+            return [Perform(client.client_id, refused or limit)]
+        if target == self.node:
+            return None
+        client_id = client.client_id
+        refused = conversation.admit(command, request_id, now)
+        if refused is not None:
+            return [Perform(client_id, refused)]
+        if not sendable:
+            return self._refused(client_id, request_id)
+        if type(command) is EnterPool:
+            name = command.policy or command.pool or self._default_policy(client) or ""
+            # Already waiting there: the owner refuses this one (pool.already_entered), and
+            # the entry stays the one entered first.
+            self.waiting.setdefault(client_id, {}).setdefault(name, (target, command, request_id))
+        return [self._forward(client, target, command, request_id, now)]
+
+    # -- what local clients are told ------------------------------------------------------
+
+    def deliver_remote(self, recipients: Sequence[str], event: Event) -> Sequence[Action]:
+        """Route an event to the members whose clients it addresses (not connected here)."""
+        by_node: dict[str, list[str]] = {}
+        for client_id in recipients:
+            node = node_of(client_id)
+            if node is not None and node != self.node:
+                by_node.setdefault(node, []).append(client_id)
+        if not by_node:
+            return NOTHING
+        encoded = codec.encode_value(event)
+        return [Post(node, Events(ids, encoded)) for node, ids in by_node.items()]
+
+    def observe(self, recipients: Sequence[str], event: Event) -> Sequence[Action]:
+        """Follow what local clients are told: their remote sessions and waiting entries."""
+        kind = type(event)
+        if kind is SessionCreated:
+            assert isinstance(event, SessionCreated)
+            return self._on_session_created(event)
+        if kind is MemberJoined or kind is MemberLeft:
+            assert isinstance(event, MemberJoined | MemberLeft)
+            for client_id in recipients:
+                others = self.remote_sessions.get(client_id, {}).get(event.session_id)
+                if others is None:
+                    continue
+                if kind is MemberJoined:
+                    others.add(event.client_id)
+                else:
+                    others.discard(event.client_id)
+        elif isinstance(event, EntryClosed):
+            for client_id in recipients:
+                self.waiting.get(client_id, {}).pop(event.pool, None)
+        return NOTHING
+
+    def _on_session_created(self, event: SessionCreated) -> Sequence[Action]:
+        client_id = event.you
+        host = node_of(event.session_id)
+        out: list[Action] = []
+        if event.pool is not None:
+            self.waiting.get(client_id, {}).pop(event.pool, None)
+            # Matched in one pool: the entries it has with other owners are withdrawn too.
+            for node in self.holders.get(client_id, set()) - {host}:
+                out.append(Post(node, Withdraw(client_id)))
+            if host != self.node:
+                out.extend(self._withdraw(client_id))
+        if host != self.node:
+            others = {m.client_id for m in event.members if m.client_id != client_id}
+            self.remote_sessions.setdefault(client_id, {})[event.session_id] = others
+        return out
+
+    def _withdraw(self, client_id: str) -> Sequence[Action]:
+        """The client was matched elsewhere: withdraw its entries held here."""
+        state = self.core.clients.get(client_id)
+        if state is None:
+            return NOTHING
+        out: list[Delivery] = []
+        for name in list(state.entries):
+            entry_id, dropped = self.core.leave_pool(client_id, name)
+            out.extend(dropped)
+            out.append(((client_id,), PoolWithdrawn(name, entry_id, "matched")))
+        return [Deliver(out)]
+
+    # -- a local client's connection ------------------------------------------------------
+
+    def client_gone(self, client_id: str) -> Sequence[Action]:
+        """A local client disconnected for good (a clean close, or its resume grace ran
+        out): every member holding a proxy of it drops it."""
+        out = [Post(node, Gone(client_id)) for node in self.holders.pop(client_id, ())]
+        self._away.discard(client_id)
+        self.remote_sessions.pop(client_id, None)
+        self.waiting.pop(client_id, None)
+        for key in [k for k in self.pending if k[0] == client_id]:
+            del self.pending[key]
+        return out
+
+    def client_away(self, client_id: str) -> Sequence[Action]:
+        """A local client's connection dropped and it is parked: the members holding a
+        proxy of it pause it too (its entries there, its sessions' peers see ``away``)."""
+        holders = self.holders.get(client_id)
+        if not holders:
+            return NOTHING
+        self._away.add(client_id)
+        return [Post(node, Away(client_id)) for node in holders]
+
+    def client_attached(self, client_id: str, now_ms: int) -> Sequence[Action]:
+        """A local client has a connection again: the members told it was away hear
+        it is ``back`` (its entries there return to their pools)."""
+        out: list[Action] = []
+        if client_id in self._away:
+            self._away.discard(client_id)
+            out.extend(Post(node, Back(client_id)) for node in self.holders.get(client_id, ()))
+        out.extend(self._rehome(client_id, now_ms))  # the members may have changed meanwhile
+        return out
+
+    def resume_elsewhere(self, effect: ResumeElsewhere, *, sendable: bool) -> list[Effect] | None:
+        """``hello`` resumes with a token of ``effect.issuer``: ``None`` when the connection
+        is to be relayed there, else the refusal (an issuer that is not a live member
+        took the client with it: ``resume.expired``)."""
+        if not sendable:
+            return [Refuse(effect.request_id, unavailable())]
+        if effect.issuer not in self.live:
+            return resume_refused(effect.request_id)
+        return None
+
+    # -- messages from other members ------------------------------------------------------
+
+    def receive(self, sender: str, message: Message, now: float, now_ms: int) -> Sequence[Action]:
+        """A message from member ``sender`` (not a tunnel's: those are :mod:`.handoff`'s).
+
+        One sent by a member found dead since is ignored: what it answers or
+        announces, and the proxy it would make, died with that member.
+        """
+        if sender in self.departed:
+            return NOTHING
+        return _HANDLERS[type(message)](self, sender, message, now, now_ms)
+
+    def _events(self, sender: str, message: Events, now: float, now_ms: int) -> Sequence[Action]:
+        return [Deliver([(message.to, codec.decode_value(message.event))], remote=False)]
+
+    def _serve(self, home: str, message: Command, now: float, now_ms: int) -> Sequence[Action]:
+        """Run a forwarded request through the proxy conversation of its client."""
+        client_id = message.client
+        proxy = self.proxies.get(client_id)
+        if proxy is None:
+            conversation = self._conversation(now)
+            # The proxy is registered like a local client, so the core's rules (one entry
+            # per pool, limits) and its events apply to it unchanged.
+            conversation.adopt(
+                client_id,
+                message.project,
+                message.credential,
+                message.attributes,
+                player_id=message.player_id,
+            )
+            proxy = self.proxies[client_id] = (home, conversation)
+        request_id = message.request_id
+        try:
+            command = codec.decode_value(message.command)
+            effects = proxy[1].receive(command, request_id, now)
+        except Exception:
+            _log.exception("unhandled error on a forwarded request")
+            effects = [Refuse(request_id, internal_error())]
+        out: list[Action] = []
+        answers = [e for e in effects if isinstance(e, Reply | Refuse | Close)]
+        # The answer first: the home member must see pool.entered before session.created.
+        if answers:
+            encoded = [codec.encode_effect(e) for e in answers]
+            out.append(Post(home, Answers(client_id, encoded)))
+        deliveries = [e for e in effects if isinstance(e, tuple)]
+        if deliveries:
+            out.append(Deliver(deliveries))
+        # The proxy stays until its client disconnects (or its home dies): a mode may keep
+        # state for it (a watch, a delegate) beyond entries and sessions.
+        return out
+
+    def _answers(self, sender: str, message: Answers, now: float, now_ms: int) -> Sequence[Action]:
+        """Answers to a local client's forwarded request."""
+        client_id = message.client
+        waiting = self.waiting.get(client_id, {})
+        shown: list[Effect] = []
+        entered = False
+        for effect in (_decode_answer(e) for e in message.effects):
+            request_id = getattr(effect, "request_id", None)
+            if request_id == INTERNAL:
+                continue  # the answer to a re-entry or a move: nobody asked
+            if request_id is not None:
+                # (An answer after expire() refused the request still goes out.)
+                self.pending.pop((client_id, request_id), None)
+            if isinstance(effect, Reply):
+                answer = effect.answer
+                if isinstance(answer, PoolLeft):
+                    waiting.pop(answer.pool, None)
+                elif isinstance(answer, PoolEntered):
+                    entered = True
+                elif isinstance(answer, SessionLeft):
+                    self.remote_sessions.get(client_id, {}).pop(answer.session_id, None)
+            elif isinstance(effect, Refuse) and effect.request_id is not None:
+                self._forget_entry(client_id, effect.request_id)
+            shown.append(effect)
+        out: list[Action] = [Perform(client_id, shown)] if shown else []
+        if entered:
+            out.extend(self._rehome(client_id, now_ms))  # its owner may have changed meanwhile
+        return out
+
+    def _gone(self, sender: str, message: Gone, now: float, now_ms: int) -> Sequence[Action]:
+        proxy = self.proxies.pop(message.client, None)
+        return NOTHING if proxy is None else [Deliver(proxy[1].disconnect())]
+
+    def _withdrawn(
+        self, sender: str, message: Withdraw, now: float, now_ms: int
+    ) -> Sequence[Action]:
+        return self._withdraw(message.client)
+
+    def _paused(
+        self, sender: str, message: Away | Back, now: float, now_ms: int
+    ) -> Sequence[Action]:
+        """A remote client served here went away or came back: pause or resume it in the
+        core, as its home did."""
+        client_id, away = message.client, type(message) is Away
+        state = self.core.clients.get(client_id)
+        if client_id not in self.proxies or state is None or state.away == away:
+            return NOTHING
+        if away:
+            return [Deliver(self.core.suspend(client_id))]
+        return [Deliver(self.core.resume(client_id, now_ms))]
+
+
+def _decode_answer(value: list[Any]) -> Effect:
+    """An answer from another member; one this member cannot read still answers the request
+    (``server.internal``), so the client is never left waiting."""
+    try:
+        return codec.decode_effect(value)
+    except Exception:
+        _log.exception("cannot decode an answer from another member")
+        request_id = value[1] if len(value) > 1 and isinstance(value[1], str) else None
+        return Refuse(request_id, internal_error())
+
+
+# Each message type and its handler, as the conversation's commands have theirs.
+_HANDLERS: dict[type, Callable[[Router, str, Any, float, int], Sequence[Action]]] = {
+    Events: Router._events,
+    Command: Router._serve,
+    Answers: Router._answers,
+    Gone: Router._gone,
+    Withdraw: Router._withdrawn,
+    Away: Router._paused,
+    Back: Router._paused,
+}

@@ -1,0 +1,356 @@
+"""A hypothesis state machine over the cluster's routers, without Redis or asyncio.
+
+Several members, each a :class:`~matchmaker.core.engine.Matchmaker` and a
+:class:`~matchmaker.cluster.routing.Router`, exchange the messages their routers
+post through simulated inboxes: one FIFO per (sender, receiver), as a Redis Stream
+keeps one writer's entries in order, delivered in any interleaving across senders.
+Clients connect to any member and enter and leave pools; members join, die and
+notice the changes at different times; messages are delivered out of order
+across links and (in :class:`LossyCluster`) lost, the sender told as Redis would
+tell it, or not told at all.
+
+Once every member has noticed the last change and every message is delivered,
+the cluster must look like one process (:class:`Cluster`): every request was
+answered once (a ``cluster.unavailable`` refusal by timeout may precede a late
+answer); each connected client waits in exactly the pools its answers and events
+say (the one-process model), each such entry in the core of the pool's owner and
+nowhere else; and every member of a formed session was told of it once. With
+losses, every request is still answered.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import defaultdict, deque
+from collections.abc import Sequence
+
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
+
+from matchmaker.cluster.messages import Command as Forwarded
+from matchmaker.cluster.messages import Message
+from matchmaker.cluster.ring import node_of, owner, pool_key
+from matchmaker.cluster.routing import ANSWER_TIMEOUT_S, Action, Deliver, Perform, Post, Router
+from matchmaker.config import Limits
+from matchmaker.core import Delivery, Event, Matchmaker
+from matchmaker.core.commands import Command, EnterPool, Hello, LeavePool
+from matchmaker.core.conversation import Conversation
+from matchmaker.core.effects import Effect, Refuse, Reply
+from matchmaker.core.events import (
+    PoolClosed,
+    PoolEntered,
+    PoolExpired,
+    PoolLeft,
+    PoolWithdrawn,
+    SessionCreated,
+)
+from matchmaker.directory import ProjectDirectory
+from matchmaker.model import MatchmakingPolicy, Project
+
+POLICIES = (
+    MatchmakingPolicy(name="duo", mode="auto", group_size=2, default=True),
+    MatchmakingPolicy(name="trio", mode="auto", group_size=3),
+    MatchmakingPolicy(name="pair", mode="auto", group_size=2),
+)
+PROJECT = Project(id="p", policies=POLICIES)
+DIRECTORY = ProjectDirectory([PROJECT])
+POOLS = [policy.name for policy in POLICIES]
+LIMITS = Limits(control_burst=1_000_000, max_sessions_per_client=1000)
+NAMES = ["a", "b", "c", "d", "e", "f"]
+
+
+class Member:
+    """One process: its core, its router, its connected clients' conversations."""
+
+    def __init__(self, name: str, live: frozenset[str], cluster: Cluster) -> None:
+        self.name = name
+        self.view = live  # the live members as this one last noticed them
+        self.core = Matchmaker(LIMITS, node=name)
+        self.clients: dict[str, Conversation] = {}
+        self.router = Router(
+            name, self.core, live, project=lambda client: PROJECT, conversation=self.conversation
+        )
+        self._cluster = cluster
+
+    def conversation(self, now: float) -> Conversation:
+        cluster = self._cluster
+        return Conversation(
+            self.core,
+            DIRECTORY,
+            require_declared=False,
+            now=now,
+            wall_clock_ms=lambda: cluster.now_ms,
+        )
+
+
+class Cluster(RuleBasedStateMachine):
+    """Members exchanging their routers' messages; no losses."""
+
+    lossy = False
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.now = 0.0
+        self.now_ms = 1_000_000
+        self.members: dict[str, Member] = {}
+        self.names = iter(NAMES)
+        live = frozenset(itertools.islice(self.names, 3))
+        for name in sorted(live):
+            self.members[name] = Member(name, live, self)
+        self.links: dict[tuple[str, str], deque[Message]] = defaultdict(deque)
+        self.home: dict[str, str] = {}  # connected clients' members
+        self.requests = itertools.count(1)
+        # Per client: request id -> the answers it got; the pools it waits in (the model).
+        self.answers: dict[str, dict[str, list[Effect]]] = {}
+        self.waiting: dict[str, set[str]] = {}
+        self.told: dict[tuple[str, str], int] = defaultdict(int)  # (client, session) -> times
+        # When (in the order clients are told things) each waiting entry was entered and
+        # each client last matched: one process withdraws a matched client's other entries.
+        self.clock = itertools.count()
+        self.entered_at: dict[tuple[str, str], int] = {}
+        self.matched_at: dict[str, int] = {}
+        self.sessions: dict[str, set[str]] = {}  # session id -> its members
+
+    # -- the shell, as node.py and the data plane are -----------------------------------------
+
+    def run(self, member: Member, actions: Sequence[Action]) -> None:
+        for action in actions:
+            match action:
+                case Post(node=node, message=message):
+                    if node not in member.router.departed and node in self.members:
+                        self.links[member.name, node].append(message)
+                case Perform(client_id=client_id, effects=effects):
+                    if client_id in member.clients:
+                        self.perform(member, client_id, effects)
+                case Deliver(deliveries=deliveries, remote=remote):
+                    self.deliver(member, deliveries, remote=remote)
+
+    def perform(self, member: Member, client_id: str, effects: list[Effect]) -> None:
+        for effect in effects:
+            if isinstance(effect, Reply | Refuse):
+                assert effect.request_id is not None
+                self.answers[client_id][effect.request_id].append(effect)
+                if isinstance(effect, Reply):
+                    self.answered(client_id, effect)
+            elif isinstance(effect, tuple):
+                self.deliver(member, [effect], remote=True)
+
+    def answered(self, client_id: str, reply: Reply) -> None:
+        answer = reply.answer
+        if isinstance(answer, PoolEntered):
+            self.waiting[client_id].add(answer.pool)
+            self.entered_at[client_id, answer.pool] = next(self.clock)
+        elif isinstance(answer, PoolLeft):
+            self.waiting[client_id].discard(answer.pool)
+
+    def deliver(self, member: Member, deliveries: list[Delivery], *, remote: bool) -> None:
+        for recipients, event in deliveries:
+            elsewhere = []
+            for client_id in recipients:
+                if client_id in member.clients:
+                    self.told_event(client_id, event)
+                else:
+                    elsewhere.append(client_id)
+            self.run(member, member.router.observe(recipients, event))
+            if elsewhere and remote:
+                self.run(member, member.router.deliver_remote(elsewhere, event))
+
+    def told_event(self, client_id: str, event: Event) -> None:
+        if isinstance(event, SessionCreated):
+            self.told[client_id, event.session_id] += 1
+            self.sessions[event.session_id] = {m.client_id for m in event.members}
+            if event.pool is not None:
+                self.waiting[client_id].discard(event.pool)
+                self.matched_at[client_id] = next(self.clock)
+        elif isinstance(event, PoolWithdrawn | PoolExpired | PoolClosed):
+            self.waiting[client_id].discard(event.pool)
+
+    def request(self, client_id: str, command: Command) -> None:
+        member = self.members[self.home[client_id]]
+        conversation = member.clients[client_id]
+        request_id = str(next(self.requests))
+        self.answers[client_id][request_id] = []
+        forwarded = member.router.forward(
+            conversation, command, request_id, self.now, sendable=True
+        )
+        if forwarded is None:
+            self.perform(member, client_id, conversation.receive(command, request_id, self.now))
+        else:
+            self.run(member, forwarded)
+
+    def pass_one(self, link: tuple[str, str]) -> None:
+        message = self.links[link].popleft()
+        receiver = self.members.get(link[1])
+        if receiver is not None:
+            actions = receiver.router.receive(link[0], message, self.now, self.now_ms)
+            self.run(receiver, actions)
+
+    def notice(self, member: Member) -> None:
+        live = frozenset(self.members)
+        joined, died = live - member.view, member.view - live
+        member.view = live
+        actions = member.router.members_changed(
+            live, joined, died, list(member.clients), self.now_ms
+        )
+        self.run(member, actions)
+
+    def busy_links(self) -> list[tuple[str, str]]:
+        return sorted(link for link, queue in self.links.items() if queue)
+
+    # -- rules --------------------------------------------------------------------------------
+
+    @rule(data=st.data(), region=st.sampled_from(["eu", "us"]))
+    def connect(self, data: st.DataObject, region: str) -> None:
+        member = self.members[data.draw(st.sampled_from(sorted(self.members)))]
+        conversation = member.conversation(self.now)
+        hello = Hello(1, project="p", attributes={"region": region})
+        (welcome,) = conversation.receive(hello, "hello", self.now)
+        assert isinstance(welcome, Reply)
+        assert conversation.client is not None
+        client_id = conversation.client.client_id
+        member.clients[client_id] = conversation
+        self.home[client_id] = member.name
+        self.answers[client_id] = {}
+        self.waiting[client_id] = set()
+        self.run(member, member.router.client_attached(client_id, self.now_ms))
+
+    @precondition(lambda self: self.home)
+    @rule(data=st.data(), pool=st.sampled_from([*POOLS, None]))
+    def enter(self, data: st.DataObject, pool: str | None) -> None:
+        client_id = data.draw(st.sampled_from(sorted(self.home)))
+        self.request(client_id, EnterPool(policy=pool))
+
+    @precondition(lambda self: self.home)
+    @rule(data=st.data(), pool=st.sampled_from(POOLS))
+    def leave(self, data: st.DataObject, pool: str) -> None:
+        client_id = data.draw(st.sampled_from(sorted(self.home)))
+        self.request(client_id, LeavePool(pool))
+
+    @precondition(lambda self: self.home)
+    @rule(data=st.data())
+    def disconnect(self, data: st.DataObject) -> None:
+        """A clean close: the client leaves its pools and sessions everywhere."""
+        client_id = data.draw(st.sampled_from(sorted(self.home)))
+        member = self.members[self.home.pop(client_id)]
+        conversation = member.clients.pop(client_id)
+        self.deliver(member, conversation.disconnect(), remote=True)
+        self.run(member, member.router.client_gone(client_id))
+
+    @precondition(lambda self: self.busy_links())
+    @rule(data=st.data())
+    def deliver_one(self, data: st.DataObject) -> None:
+        self.pass_one(data.draw(st.sampled_from(self.busy_links())))
+
+    @precondition(lambda self: len(self.members) < 4)
+    @rule()
+    def join(self) -> None:
+        name = next(self.names, None)
+        if name is not None:
+            self.members[name] = Member(name, frozenset({*self.members, name}), self)
+
+    @precondition(lambda self: len(self.members) > 1)
+    @rule(data=st.data())
+    def die(self, data: st.DataObject) -> None:
+        """A member dies with its clients; what was written to its inbox is gone."""
+        name = data.draw(st.sampled_from(sorted(self.members)))
+        member = self.members.pop(name)
+        for client_id in member.clients:
+            del self.home[client_id]
+        for link in [link for link in self.links if link[1] == name]:
+            del self.links[link]
+
+    @rule(data=st.data())
+    def notice_change(self, data: st.DataObject) -> None:
+        self.notice(self.members[data.draw(st.sampled_from(sorted(self.members)))])
+
+    @precondition(lambda self: self.lossy or not self.busy_links())
+    @rule()
+    def tick(self) -> None:
+        """A second passes; without losses, only once every message arrived (a message is
+        never late by the answer timeout: the timeout is for what Redis lost)."""
+        self.now += 1.0
+        self.now_ms += 1000
+        for member in list(self.members.values()):
+            self.run(member, member.router.expire(self.now))
+
+    @precondition(lambda self: self.lossy and self.busy_links())
+    @rule(data=st.data(), told=st.booleans())
+    def lose_one(self, data: st.DataObject, told: bool) -> None:
+        """Redis loses a message: the sender's write failed (``told``), or it vanished."""
+        sender, receiver = data.draw(st.sampled_from(self.busy_links()))
+        message = self.links[sender, receiver].popleft()
+        if told and sender in self.members:
+            member = self.members[sender]
+            self.run(member, member.router.lost(message))
+            if isinstance(message, Forwarded) and message.client in member.clients:
+                # A request Redis did not take is refused at once, not at the timeout.
+                assert message.request_id is not None
+                assert self.answers[message.client][message.request_id]
+
+    # -- once everything settled -------------------------------------------------------------
+
+    def settle(self) -> None:
+        for member in list(self.members.values()):
+            self.notice(member)
+        for _ in range(int(ANSWER_TIMEOUT_S) + 2):
+            while links := self.busy_links():
+                self.pass_one(links[0])
+            self.tick()
+        assert not self.busy_links()
+
+    def teardown(self) -> None:
+        self.settle()
+        self.check_answers()
+        if not self.lossy:
+            self.check_one_process()
+            self.check_sessions()
+
+    def check_answers(self) -> None:
+        for client_id in self.home:
+            for request_id, answers in self.answers[client_id].items():
+                assert answers, f"request {request_id} of {client_id} was never answered"
+                timed_out = [a for a in answers[:-1] if _code(a) == "cluster.unavailable"]
+                assert len(answers) == 1 + len(timed_out), (request_id, answers)
+
+    def check_one_process(self) -> None:
+        """Each connected client waits where the model says, at the pool's owner only."""
+        live = sorted(self.members)
+        held: dict[str, set[tuple[str, str]]] = defaultdict(set)
+        for member in self.members.values():
+            for live_pool in member.core.pools.values():
+                for fifo in live_pool.buckets.values():
+                    for entry in fifo.values():
+                        held[entry.client.client_id].add((live_pool.name, member.name))
+        for client_id in self.home:
+            where = held.get(client_id, set())
+            assert {pool for pool, _ in where} == self.waiting[client_id], client_id
+            matched = self.matched_at.get(client_id, -1)
+            for pool in self.waiting[client_id]:
+                assert self.entered_at[client_id, pool] > matched, (client_id, pool)
+            for pool, member_name in where:
+                assert member_name == owner(pool_key("p", pool), live), (client_id, pool)
+        assert set(held) <= set(self.home)
+
+    def check_sessions(self) -> None:
+        for session_id, members in self.sessions.items():
+            if node_of(session_id) not in self.members:
+                continue  # its host died: what it had not yet said died with it
+            for client_id in members & set(self.home):
+                assert self.told[client_id, session_id] == 1, (client_id, session_id)
+
+
+def _code(effect: Effect) -> str | None:
+    return effect.error.code if isinstance(effect, Refuse) else None
+
+
+class LossyCluster(Cluster):
+    """The same, with messages lost: every request is still answered."""
+
+    lossy = True
+
+
+TestCluster = Cluster.TestCase
+TestCluster.settings = settings(max_examples=200, stateful_step_count=50, deadline=None)
+TestLossyCluster = LossyCluster.TestCase
+TestLossyCluster.settings = settings(max_examples=100, stateful_step_count=50, deadline=None)
