@@ -1,12 +1,13 @@
 // The playground (GET / on the data port) in Chromium: it runs this client's build, served by
 // the data port, under the page's CSP. Debian's chromium, never a downloaded browser.
 import assert from "node:assert/strict";
+import { createHmac } from "node:crypto";
 import { existsSync } from "node:fs";
 import { after, before, test } from "node:test";
 
 import { chromium } from "playwright-core";
 
-import { startMatchmaker, startProxy } from "./helpers.mjs";
+import { declareProject, startMatchmaker, startProxy } from "./helpers.mjs";
 
 const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 let server;
@@ -26,7 +27,7 @@ after(async () => {
 });
 
 /** A page of the playground at `base`, connected to `project` with a public name. */
-async function player(base, name, problems) {
+async function player(base, name, problems, { project = "js-playground", credential = "" } = {}) {
   const page = await browser.newPage();
   page.on("pageerror", (error) => problems.push(`${name}: ${error.message}`));
   page.on("console", (message) => {
@@ -39,7 +40,8 @@ async function player(base, name, problems) {
     if (response.url().endsWith(".js")) scripts.add(response.url());
   });
   await page.goto(`${base}/`);
-  await page.fill("#project", "js-playground");
+  await page.fill("#project", project);
+  await page.fill("#credential", credential);
   await page.fill("#name", name);
   await page.click("#connect");
   await page.locator("#status", { hasText: "Connected as" }).waitFor();
@@ -104,5 +106,78 @@ test("a page whose connection drops resumes and misses nothing", async () => {
     await alice.close();
     await bob.close();
     await proxy.stop();
+  }
+});
+
+test("a member backfills the seat a player left, from the page", async () => {
+  const problems = [];
+  const [alice, bob, carol] = await Promise.all(
+    ["alice", "bob", "carol"].map((name) => player(server.http, name, problems)),
+  );
+  try {
+    for (const page of [alice, bob, carol]) await page.fill("#pool", "refill");
+    await matched([alice, bob]);
+    await bob.click("#leave-session");
+    await alice.locator("#session", { hasText: "1 members" }).waitFor();
+    await alice.click("#backfill");
+    await alice.locator("#messages", { hasText: "Backfill: 0 seated, 1 open." }).waitFor();
+    await carol.click("#enter-adhoc");
+    await alice.locator("#session", { hasText: "2 members" }).waitFor();
+    await carol.locator("#session", { hasText: "alice" }).waitFor();
+    await say(carol, alice, "glad to fill in");
+    assert.deepEqual(problems, []);
+  } finally {
+    await Promise.all([alice, bob, carol].map((page) => page.close()));
+  }
+});
+
+test("an ad-hoc pool with minGroupSize forms a smaller group after fillTimeoutMs", async () => {
+  const problems = [];
+  const [alice, bob] = await Promise.all(
+    ["alice", "bob"].map((name) => player(server.http, name, problems)),
+  );
+  try {
+    for (const page of [alice, bob]) {
+      await page.fill("#pool", "small-lobby");
+      await page.fill("#group-size", "4");
+      await page.fill("#min-group-size", "2");
+      await page.fill("#fill-timeout", "200");
+    }
+    await matched([alice, bob]);
+    assert.deepEqual(problems, []);
+  } finally {
+    await Promise.all([alice, bob].map((page) => page.close()));
+  }
+});
+
+const JWT_SECRET = "js-playground-jwt-secret-0123456789abcdef";
+
+/** An HS256 token for `sub`, valid for a minute (node's HMAC: the test signs, never the page). */
+function token(sub) {
+  const part = (value) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  const body = `${part({ alg: "HS256", typ: "JWT" })}.${part({ sub, exp: Math.floor(Date.now() / 1000) + 60 })}`;
+  return `${body}.${createHmac("sha256", JWT_SECRET).update(body).digest("base64url")}`;
+}
+
+test("a JWT credential binds the page to its player id, shown to itself and to peers", async () => {
+  const jwtServer = await startMatchmaker([], { management: true });
+  await declareProject(jwtServer, {
+    id: "js-jwt",
+    keys: [{ type: "jwt", algorithm: "HS256", key: JWT_SECRET }],
+  });
+  const problems = [];
+  const options = (sub) => ({ project: "js-jwt", credential: token(sub) });
+  const alice = await player(jwtServer.http, "alice", problems, options("player-alice"));
+  const bob = await player(jwtServer.http, "bob", problems, options("player-bob"));
+  try {
+    await alice.locator("#status", { hasText: "Player player-alice." }).waitFor();
+    await matched([alice, bob]);
+    await alice.locator("#session", { hasText: "player player-bob" }).waitFor();
+    const frames = await alice.locator("#frames").textContent();
+    assert.ok(!frames.includes("eyJ"), "a token is shown in the frames");
+    assert.deepEqual(problems, []);
+  } finally {
+    await Promise.all([alice, bob].map((page) => page.close()));
+    await jwtServer.stop();
   }
 });

@@ -10,17 +10,19 @@ from matchmaker.config import Limits
 from matchmaker.core import Delivery, EnterPool, Matchmaker, events
 from matchmaker.core.commands import Backfill
 from matchmaker.errors import MatchmakerError
-from matchmaker.model import MatchmakingPolicy, Project
+from matchmaker.model import MatchmakingPolicy, Project, RangeRule, Widen
 
 SQUAD = MatchmakingPolicy(
     name="squad", mode="auto", group_size=4, default=True, filter={"region": "@self"}
 )
 LOBBY = MatchmakingPolicy(name="lobby", mode="claim", group_size=4)
-PROJECT = Project(id="p", policies=(SQUAD, LOBBY))
+WIDE = RangeRule(within=100, widen=Widen(every_ms=5000, by=50, max=400))
+RANKED = MatchmakingPolicy(name="ranked", mode="auto", group_size=3, filter={"rating": WIDE})
+PROJECT = Project(id="p", policies=(SQUAD, LOBBY, RANKED))
 
 
-def connect(core: Matchmaker, region: str = "eu") -> str:
-    return core.connect("p", None, {"region": region}).client_id
+def connect(core: Matchmaker, region: str = "eu", rating: int = 1000) -> str:
+    return core.connect("p", None, {"region": region, "rating": rating}).client_id
 
 
 def enter(core: Matchmaker, client_id: str, now_ms: int = 0, **fields: Any) -> list[Delivery]:
@@ -162,3 +164,77 @@ def test_a_session_of_a_mode_where_clients_choose_is_backfill_unsupported() -> N
     with pytest.raises(MatchmakerError) as caught:
         core.backfill(a, Backfill(session_id, 1), 0)
     assert caught.value.code == "backfill.unsupported"
+
+
+def ranked(core: Matchmaker) -> tuple[list[str], str]:
+    """Three players rated 1000, 1050 and 1100 matched in the ranked pool; the last
+    leaves. Their ids and the session's."""
+    players = [connect(core, rating=rating) for rating in (1000, 1050, 1100)]
+    out: list[Delivery] = []
+    for player in players:
+        out = enter(core, player, policy="ranked")
+    (_, created), *_ = of(out, events.SessionCreated)
+    leave(core, players[2], created.session_id)
+    return players, created.session_id
+
+
+def test_a_range_rule_fills_seats_only_with_entries_every_member_accepts() -> None:
+    core = Matchmaker(Limits(), node="t")
+    players, session_id = ranked(core)
+    far, near = connect(core, rating=1200), connect(core, rating=1090)
+    enter(core, far, 1, policy="ranked")  # older, but 200 from the member rated 1000
+    enter(core, near, 2, policy="ranked")
+    answer, _ = core.backfill(players[0], Backfill(session_id, 1), 3)
+    assert (answer.filled, answer.pending) == ([near], 0)
+    assert core.clients[far].entries  # still waiting
+
+
+def test_an_open_seat_under_a_range_rule_skips_newcomers_out_of_range() -> None:
+    core = Matchmaker(Limits(), node="t")
+    players, session_id = ranked(core)
+    answer, _ = core.backfill(players[1], Backfill(session_id, 1), 0)
+    assert (answer.filled, answer.pending) == ([], 1)
+    far = connect(core, rating=1140)  # 50 from one member, 140 from the other
+    assert of(enter(core, far, 1, policy="ranked"), events.MemberJoined) == []
+    near = connect(core, rating=960)
+    assert len(of(enter(core, near, 2, policy="ranked"), events.MemberJoined)) == 1
+    assert set(core.sessions[session_id].members) == {*players[:2], near}
+    assert core.clients[far].entries
+
+
+def test_an_open_seat_is_taken_once_the_windows_widen_enough() -> None:
+    core = Matchmaker(Limits(), node="t")
+    players, session_id = ranked(core)
+    core.backfill(players[0], Backfill(session_id, 1), 0)
+    late = connect(core, rating=1160)  # 160 from the member rated 1000
+    enter(core, late, 0, policy="ranked")
+    assert of(core.expire(5000), events.MemberJoined) == []  # windows of 150
+    assert len(of(core.expire(10_000), events.MemberJoined)) == 1  # windows of 200
+    assert late in core.sessions[session_id].members
+    assert len(core.backfills) == 0
+
+
+def test_an_open_seat_widens_on_its_own_timer() -> None:
+    """The newcomer's window is at its max already: only the members' widening seats it."""
+    core = Matchmaker(Limits(entry_ttl_ms=100_000), node="t")
+    players, session_id = ranked(core)
+    late = connect(core, rating=1160)
+    enter(core, late, 0, policy="ranked")
+    core.expire(30_000)  # its window reached 400
+    answer, _ = core.backfill(players[0], Backfill(session_id, 1), 30_000)
+    assert (answer.filled, answer.pending) == ([], 1)  # the members' window: 100
+    assert of(core.expire(35_000), events.MemberJoined) == []  # 150
+    assert len(of(core.expire(40_000), events.MemberJoined)) == 1  # 200
+    assert late in core.sessions[session_id].members
+    assert len(core.backfills) == 0
+
+
+def test_a_replaced_or_cancelled_opening_forgets_its_timer() -> None:
+    core = Matchmaker(Limits(entry_ttl_ms=100_000), node="t")
+    players, session_id = ranked(core)
+    core.backfill(players[0], Backfill(session_id, 1), 0)
+    core.backfill(players[1], Backfill(session_id, 0), 1)
+    late = connect(core, rating=1160)
+    enter(core, late, 2, policy="ranked")
+    assert of(core.expire(60_000), events.MemberJoined) == []
+    assert core.clients[late].entries

@@ -5,7 +5,8 @@ deliveries must explain each change of the core's live entries. A lost entry,
 an entry matched twice, a client matched without an entry, a session of the
 wrong size or a session mixing ``@self`` buckets fails the run. Members leave
 sessions and ask for backfill, whose newcomers must come from the session's
-bucket and never overfill it.
+bucket, never overfill it and, under a range rule, be within the widest window
+of every member.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from matchmaker.core import Delivery, EnterPool, Matchmaker
 from matchmaker.core.commands import Backfill
 from matchmaker.core.events import PoolExpired, PoolWithdrawn, SessionCreated
 from matchmaker.errors import MatchmakerError
-from matchmaker.model import MatchmakingPolicy, Project
+from matchmaker.model import FilterValue, MatchmakingPolicy, Project, RangeRule, Widen
 
 POLICIES = (
     MatchmakingPolicy(name="duo", mode="auto", group_size=2, filter={"region": "@self"}),
@@ -31,7 +32,14 @@ POLICIES = (
         name="squad", mode="auto", group_size=4, filter={"region": "@self", "tier": "@self"}
     ),
     MatchmakingPolicy(name="solo", mode="auto", group_size=1),
+    MatchmakingPolicy(
+        name="rated",
+        mode="auto",
+        group_size=3,
+        filter={"rating": RangeRule(within=5, widen=Widen(every_ms=10, by=5, max=15))},
+    ),
 )
+WIDEST = 15  # the rated pool's widest window: no two members of its sessions are farther
 PROJECT = Project(id="p", policies=POLICIES)
 SIZES = {p.name: p.group_size for p in POLICIES}
 FILTERS = {p.name: [k for k, v in (p.filter or {}).items() if v == "@self"] for p in POLICIES}
@@ -56,6 +64,9 @@ class CoreMachine(RuleBasedStateMachine):
                 for key in FILTERS[data.pool]:
                     assert len({str(self.attributes[m][key]) for m in members}) == 1
                 assert data.you in members
+                if data.pool == "rated":
+                    ratings = [self.attributes[m]["rating"] for m in members]
+                    assert max(ratings) - min(ratings) <= WIDEST
                 seen = self.sessions.get(data.session_id)
                 if seen is None:  # a new group
                     self.sessions[data.session_id] = set(members)
@@ -71,10 +82,11 @@ class CoreMachine(RuleBasedStateMachine):
                 entry_id = self.waiting.pop((client, event.pool))
                 assert entry_id == event.entry_id
 
-    @rule(region=st.sampled_from(["eu", "us"]), tier=st.integers(0, 1))
-    def connect(self, region: str, tier: int) -> None:
-        client = self.core.connect("p", None, {"region": region, "tier": tier})
-        self.attributes[client.client_id] = {"region": region, "tier": tier}
+    @rule(region=st.sampled_from(["eu", "us"]), tier=st.integers(0, 1), rating=st.integers(0, 60))
+    def connect(self, region: str, tier: int, rating: int) -> None:
+        attributes: dict[str, FilterValue] = {"region": region, "tier": tier, "rating": rating}
+        client = self.core.connect("p", None, attributes)
+        self.attributes[client.client_id] = attributes
 
     @precondition(lambda self: self.attributes)
     @rule(data=st.data(), pool=st.sampled_from([p.name for p in POLICIES]), ttl=st.integers(1, 60))

@@ -8,7 +8,7 @@ import pytest
 
 from matchmaker.client import Client
 from matchmaker.errors import MatchmakerError
-from matchmaker.model import MatchmakingPolicy, Project
+from matchmaker.model import MatchmakingPolicy, Project, RangeRule
 
 TRIO = MatchmakingPolicy(
     name="trio", mode="auto", group_size=3, default=True, filter={"region": "@self"}
@@ -68,3 +68,27 @@ async def test_a_room_is_not_backfilled(start_server: Any) -> None:
     with pytest.raises(MatchmakerError) as caught:
         await host.backfill(room["session_id"], 1)
     assert caught.value.code == "backfill.unsupported"
+
+
+RANKED = MatchmakingPolicy(
+    name="ranked", mode="auto", group_size=2, default=True, filter={"rating": RangeRule(100)}
+)
+RATED = Project(id="rated", policies=(RANKED,))
+
+
+async def test_a_range_rule_seats_only_a_newcomer_every_member_accepts(
+    start_server: Any,
+) -> None:
+    server = await start_server(RATED)
+    a, b = [await server.connect(project="rated", attributes={"rating": r}) for r in (1000, 1050)]
+    await a.enter()
+    await b.enter()
+    session_id = (await a.next_event("session.created")).data["session_id"]
+    await b.leave_session(session_id)
+    far = await server.connect(project="rated", attributes={"rating": 1200})
+    await far.enter()
+    assert await a.backfill(session_id, 1) == {"session_id": session_id, "filled": [], "pending": 1}
+    near = await server.connect(project="rated", attributes={"rating": 1080})
+    await near.enter()
+    assert (await near.next_event("session.created")).data["session_id"] == session_id
+    assert (await a.next_event("session.member_joined")).data["client_id"] == near.client_id

@@ -9,6 +9,13 @@ the next entries arriving in that bucket fill before they form a new group
 ``(pool key, bucket)``, so an arrival looks at one dict, never at every
 session. It ends when filled, replaced by another request (``seats: 0``
 cancels it) or when the session ends.
+
+A newcomer must also pass the pool's mode (:meth:`ModeStrategy.fits`): in a
+pool with a range rule it must accept every member and every member must
+accept it, the members' window growing from the request as a waiting entry's
+does from its enter. An opening is tried again whenever an entry of its
+bucket is tried (it enters, resumes, or its own window widens), and when the
+members' window widens (one timer per opening, at its next step).
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ class SeatHost(Protocol):
 class _Opening:
     session: Session
     seats: int
+    opened_ms: int  # when requested: the members' windows widen from here
 
 
 class Backfills:
@@ -55,7 +63,7 @@ class Backfills:
     def __len__(self) -> int:
         return len(self._by_session)
 
-    def request(self, session: Session, seats: int, out: list[Delivery]) -> Backfilled:
+    def request(self, session: Session, seats: int, now_ms: int, out: list[Delivery]) -> Backfilled:
         """Fill up to ``seats`` of ``session`` now; keep the rest open. Replaces the
         session's earlier request (``seats: 0`` only cancels it)."""
         origin = session.origin
@@ -73,24 +81,57 @@ class Backfills:
                 details={"session_id": session.session_id, "open_seats": open_seats},
             )
         self.cancel(session.session_id)
-        filled: list[str] = []
-        pool = self._host.pools.get(origin.key)
-        if seats and pool is not None and pool.spec == origin.spec:
-            for entry in pool.oldest(origin.bucket, seats + len(session.members)):
-                if len(filled) == seats:
-                    break
-                if entry.client.client_id not in session.members:
-                    self._host.seat(entry, session, out)
-                    filled.append(entry.client.client_id)
+        filled = self._fill(session, seats, now_ms, now_ms, out) if seats else []
         pending = seats - len(filled)
         if pending:
-            opening = _Opening(session, pending)
+            opening = _Opening(session, pending, now_ms)
             self._by_session[session.session_id] = opening
             slot = (origin.key, origin.bucket)
             self._by_bucket.setdefault(slot, {})[session.session_id] = opening
+            self._watch(opening, now_ms)
         return Backfilled(session.session_id, filled, pending)
 
-    def take(self, entry: Entry, out: list[Delivery]) -> bool:
+    def retry(self, session_id: str, opened_ms: int, now_ms: int, out: list[Delivery]) -> None:
+        """The members' window of an opening widened (its mode's timer): fill what fits now."""
+        opening = self._by_session.get(session_id)
+        if opening is None or opening.opened_ms != opened_ms:
+            return  # filled, cancelled or replaced since
+        opening.seats -= len(self._fill(opening.session, opening.seats, opened_ms, now_ms, out))
+        if opening.seats:
+            self._watch(opening, now_ms)
+        else:
+            self.cancel(session_id)
+
+    def _fill(
+        self, session: Session, seats: int, opened_ms: int, now_ms: int, out: list[Delivery]
+    ) -> list[str]:
+        """Seat up to ``seats`` waiting entries that fit ``session``, oldest first."""
+        origin = session.origin
+        assert origin is not None
+        pool = self._host.pools.get(origin.key)
+        if pool is None or pool.spec != origin.spec:
+            return []
+        chosen: list[Entry] = []
+        for entry in pool.mode.seat_candidates(session, origin.bucket, opened_ms, now_ms):
+            if len(chosen) == seats:
+                break
+            if entry.client.client_id not in session.members and pool.mode.fits(
+                entry, session, opened_ms, now_ms
+            ):
+                chosen.append(entry)
+        for entry in chosen:  # seated after the look: seating changes the bucket
+            self._host.seat(entry, session, out)
+        return [entry.client.client_id for entry in chosen]
+
+    def _watch(self, opening: _Opening, now_ms: int) -> None:
+        """Let the pool's mode time the opening's next widening, if its rules widen."""
+        origin = opening.session.origin
+        assert origin is not None
+        pool = self._host.pools.get(origin.key)
+        if pool is not None and pool.spec == origin.spec:
+            pool.mode.watch_opening(opening.session.session_id, opening.opened_ms, now_ms)
+
+    def take(self, entry: Entry, now_ms: int, out: list[Delivery]) -> bool:
         """Seat an entry that just arrived in an opening of its bucket, if one waits for it."""
         pool = entry.pool
         openings = self._by_bucket.get((pool.key, entry.bucket))
@@ -102,6 +143,8 @@ class Backfills:
             if origin is None or origin.spec != pool.spec:
                 continue  # an ad-hoc pool of that name, created again with other parameters
             if entry.client.client_id in session.members:
+                continue
+            if not pool.mode.fits(entry, session, opening.opened_ms, now_ms):
                 continue
             self._host.seat(entry, session, out)
             opening.seats -= 1

@@ -476,8 +476,11 @@ class Matchmaker:
         )
         out.append(((client.client_id,), created))
 
-    def take_seat(self, entry: Entry, out: list[Delivery]) -> bool:
-        return self.backfills.take(entry, out)
+    def take_seat(self, entry: Entry, now_ms: int, out: list[Delivery]) -> bool:
+        return self.backfills.take(entry, now_ms, out)
+
+    def refill(self, session_id: str, opened_ms: int, now_ms: int, out: list[Delivery]) -> None:
+        self.backfills.retry(session_id, opened_ms, now_ms, out)
 
     def backfill(
         self, client_id: str, command: Backfill, now_ms: int
@@ -486,7 +489,7 @@ class Matchmaker:
         self._clock = now_ms
         session = self._membership(self.clients[client_id], command.session_id)
         out: list[Delivery] = []
-        return self.backfills.request(session, command.seats, out), out
+        return self.backfills.request(session, command.seats, now_ms, out), out
 
     def _announce(self, session: Session, out: list[Delivery]) -> None:
         members = member_infos(session)

@@ -45,7 +45,7 @@ class AutoMode(ModeStrategy):
     name = "auto"
 
     def entered(self, entry: Entry, now_ms: int, out: list[Delivery]) -> None:
-        if self.host.take_seat(entry, out):
+        if self.host.take_seat(entry, now_ms, out):
             return  # a session's backfill goes before a new group
         spec = self.pool.spec
         group = self.pool.oldest(entry.bucket, spec.group_size)

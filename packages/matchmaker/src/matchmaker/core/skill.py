@@ -20,18 +20,23 @@ pairwise acceptable is a possible group, and the tightest (smallest spread of
 values; then the one whose oldest member waited longest) forms. The full size
 is tried first; once a run's oldest member waited ``fillTimeoutMs``, runs down
 to ``minGroupSize`` qualify, largest first.
+
+Backfill (:mod:`.backfill`) runs under the same rule: an entry is offered to
+an open seat of its bucket before it is tried for a new group, and takes it
+only when it and every member accept each other (see :meth:`SkillMode.fits`).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import NamedTuple, cast
 
 from sortedcontainers import SortedList
 
 from matchmaker.core.events import Delivery
 from matchmaker.core.pools import Bucket
-from matchmaker.core.state import Entry, Pool
+from matchmaker.core.state import ClientState, Entry, Pool, Session
 from matchmaker.core.strategy import ModeHost, ModeStrategy
 
 __all__ = ["SkillMode"]
@@ -64,7 +69,10 @@ class SkillMode(ModeStrategy):
         self.next_widen: dict[str, int] = {}  # entry id -> due of its one live widen timer
 
     def value(self, entry: Entry) -> float:
-        value = entry.client.attributes[self.attribute]
+        return self._rated(entry.client)
+
+    def _rated(self, client: ClientState) -> float:
+        value = client.attributes[self.attribute]
         assert isinstance(value, int | float)
         return value
 
@@ -79,7 +87,7 @@ class SkillMode(ModeStrategy):
             bucket = self.index[entry.bucket] = SortedList()
         bucket.add((self.value(entry), entry.seq, entry))
         self.waiting[entry.entry_id] = entry
-        if self._match(entry, now_ms, out):
+        if self.host.take_seat(entry, now_ms, out) or self._match(entry, now_ms, out):
             return
         self._schedule_widen(entry, now_ms)
         fill = self.pool.spec.fill_timeout_ms
@@ -96,9 +104,13 @@ class SkillMode(ModeStrategy):
 
     def timer(self, key: str, now_ms: int, out: list[Delivery]) -> None:
         """``w:<entry>:<due>``: the entry's window widened; ``f:<entry>``: its fill
-        timeout passed. Either way only that entry is tried."""
+        timeout passed. Either way only that entry is tried. ``o:<session>:<opened>``:
+        the members' window of a backfill widened."""
         kind, _, rest = key.partition(":")
         entry_id, _, due = rest.partition(":")
+        if kind == "o":  # o:<session>:<opened>: an open backfill's members' window widened
+            self.host.refill(entry_id, int(due), now_ms, out)
+            return
         entry = self.waiting.get(entry_id)
         if entry is None:
             return  # matched, gone or paused since (a resume schedules afresh)
@@ -106,20 +118,56 @@ class SkillMode(ModeStrategy):
             if self.next_widen.get(entry_id) != int(due):
                 return  # a timer of the entry's schedule before a pause
             del self.next_widen[entry_id]
+            if self.host.take_seat(entry, now_ms, out):
+                return  # its wider window reaches an open backfill seat
             if not self._match(entry, now_ms, out):
                 self._schedule_widen(entry, now_ms)
         else:
             self._match(entry, now_ms, out)
 
+    def fits(self, entry: Entry, session: Session, opened_ms: int, now_ms: int) -> bool:
+        """The range rule against every member: the newcomer's window (from its enter)
+        and the members' (from the backfill request) must both cover each distance."""
+        value = self.value(entry)
+        mine = self.window(entry, now_ms)
+        theirs = self.rule.window(now_ms - opened_ms)
+        reach = min(mine, theirs)
+        return all(abs(self._rated(m.client) - value) <= reach for m in session.members.values())
+
+    def seat_candidates(
+        self, session: Session, bucket: Bucket, opened_ms: int, now_ms: int
+    ) -> Iterable[Entry]:
+        """The entries whose value lies within the members' current window of every
+        member, oldest first: one slice of the index."""
+        values = [self._rated(m.client) for m in session.members.values()]
+        theirs = self.rule.window(now_ms - opened_ms)
+        index = self.index.get(bucket)
+        if index is None or not values:
+            return []
+        lo = index.bisect_left(cast(_Key, (max(values) - theirs, -1)))
+        hi = index.bisect_left(cast(_Key, (min(values) + theirs, math.inf)))
+        return sorted((key[2] for key in index.islice(lo, hi)), key=lambda e: e.seq)
+
     # -- matching -------------------------------------------------------------------------
+
+    def watch_opening(self, session_id: str, opened_ms: int, now_ms: int) -> None:
+        """One timer at the members' next widening, none once their window is at ``max``."""
+        due = self._next_step(opened_ms, now_ms)
+        if due is not None:
+            self.host.schedule(due, self.pool, f"o:{session_id}:{opened_ms}")
+
+    def _next_step(self, since_ms: int, now_ms: int) -> int | None:
+        """When a window that started at ``since_ms`` next widens (``None``: it does not)."""
+        widen = self.rule.widen
+        if widen is None or self.rule.window(now_ms - since_ms) >= widen.max:
+            return None
+        return since_ms + ((now_ms - since_ms) // widen.every_ms + 1) * widen.every_ms
 
     def _schedule_widen(self, entry: Entry, now_ms: int) -> None:
         """One timer at the entry's next step, none once its window is at ``max``."""
-        widen = self.rule.widen
-        if widen is None or self.window(entry, now_ms) >= widen.max:
+        due = self._next_step(entry.entered_at, now_ms)
+        if due is None:
             return
-        steps = (now_ms - entry.entered_at) // widen.every_ms + 1
-        due = entry.entered_at + steps * widen.every_ms
         self.next_widen[entry.entry_id] = due
         self.host.schedule(due, self.pool, f"w:{entry.entry_id}:{due}")
 

@@ -11,6 +11,7 @@ moves, and no entry can be in two groups.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Protocol
 
 from matchmaker.config import Limits
@@ -19,7 +20,8 @@ from matchmaker.errors import MatchmakerError
 if TYPE_CHECKING:
     from matchmaker.core.commands import ModeCommand
     from matchmaker.core.events import Delivery, ModeAnswer
-    from matchmaker.core.state import ClientState, Entry, Pool
+    from matchmaker.core.pools import Bucket
+    from matchmaker.core.state import ClientState, Entry, Pool, Session
 
 __all__ = ["ModeHost", "ModeStrategy", "wrong_mode"]
 
@@ -41,9 +43,14 @@ class ModeHost(Protocol):
         """Move the live entries of ``group`` (one pool) into a new session; its id."""
         ...
 
-    def take_seat(self, entry: Entry, out: list[Delivery]) -> bool:
+    def take_seat(self, entry: Entry, now_ms: int, out: list[Delivery]) -> bool:
         """Seat a newly waiting ``entry`` in a session's open backfill, if one waits for
-        its bucket (``True``: seated; it forms no group)."""
+        its bucket and the mode's :meth:`ModeStrategy.fits` accepts it (``True``:
+        seated; it forms no group)."""
+        ...
+
+    def refill(self, session_id: str, opened_ms: int, now_ms: int, out: list[Delivery]) -> None:
+        """The members' window of the session's open backfill widened: seat what fits."""
         ...
 
     def schedule(self, due_ms: int, pool: Pool, key: str) -> None:
@@ -81,6 +88,23 @@ class ModeStrategy:
 
     def timer(self, key: str, now_ms: int, out: list[Delivery]) -> None:
         """A timer set with :meth:`ModeHost.schedule` is due."""
+
+    def fits(self, entry: Entry, session: Session, opened_ms: int, now_ms: int) -> bool:
+        """Whether a waiting ``entry`` of the session's bucket may take one of its
+        backfill seats, asked ``opened_ms`` ago. The bucket already holds the
+        equality and ``@self`` terms; a mode with more rules narrows this."""
+        return True
+
+    def seat_candidates(
+        self, session: Session, bucket: Bucket, opened_ms: int, now_ms: int
+    ) -> Iterable[Entry]:
+        """The waiting entries a backfill asked ``opened_ms`` may seat now, oldest
+        first (each still passes :meth:`fits`)."""
+        return self.pool.buckets.get(bucket, {}).values()
+
+    def watch_opening(self, session_id: str, opened_ms: int, now_ms: int) -> None:
+        """A backfill of the session stays open: a mode whose rules widen with time
+        schedules :meth:`ModeHost.refill` at the next widening."""
 
     def holds(self) -> bool:
         """Whether the pool must stay live while it has no entries."""
