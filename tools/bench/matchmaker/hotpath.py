@@ -5,10 +5,11 @@
 Two clients join one session in a real :class:`DataPlane` (no sockets: a
 :class:`WriterConnection` whose ``send`` is never awaited, since the writer task is
 not started); then one ``session.send`` frame is handed to ``on_frame`` again
-and again. Each step of that path is timed on its own too (decode, command,
-the core, encoding the event, queueing it). Prints the best of ``--runs``
-in microseconds per call; docs/benchmarks/matchmaker-servers.md sets it
-against each server's CPU per relayed message.
+and again. The same again through :class:`DirectConnection` (picows's path), whose
+peer keeps the last frame written instead of a socket. Each step of that path is timed
+on its own too (decode, command, the core, encoding the event, queueing it). Prints
+the best of ``--runs`` in microseconds per call; docs/benchmarks/matchmaker-picows.md
+sets it against each server's CPU per relayed message.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from collections.abc import Callable, MutableMapping
 from typing import Any
 
 from matchmaker.config import Limits, ServerConfig
+from matchmaker.data.direct import DirectConnection
 from matchmaker.data.plane import DataPlane
 from matchmaker.data.protocol import REQUEST_DECODER
 from matchmaker.data.translate import command, event_head
@@ -31,6 +33,18 @@ from matchmaker.directory import ProjectDirectory
 UNLIMITED = Limits(send_rate_per_s=1e12, send_burst=10**12, outbound_queue=10**9)
 HELLO = '{"id":"h","type":"hello","data":{"v":1,"project":"bench"}}'
 JOIN = '{"id":"j","type":"session.join","data":{"session":"r0","create":true}}'
+
+
+class _Peer:
+    """A socket that keeps the last frame written (``SocketPeer``)."""
+
+    last = ""
+
+    def send(self, text: str) -> None:
+        self.last = text
+
+    def close(self, code: int, reason: str) -> None:
+        raise AssertionError("nothing closes here")
 
 
 async def _unused_send(message: MutableMapping[str, Any]) -> None:
@@ -52,10 +66,21 @@ async def measure(number: int, runs: int) -> dict[str, float]:
     effects = sender.conversation.receive(decoded, None, time.monotonic())
     recipients, event = effects[0]
     outbound = receiver._queue
+    peer = _Peer()
+    direct = DirectConnection(plane, plane._conversation(), _Peer())
+    direct_receiver = DirectConnection(plane, plane._conversation(), peer)
+    for connection in (direct, direct_receiver):
+        connection.on_frame(HELLO)
+        connection.on_frame(JOIN.replace('"r0"', '"r1"'))
+    direct_session = json.loads(peer.last)["data"]["session_id"]
+    direct_frame = frame.replace(session_id, direct_session)
     cases: dict[str, Callable[[], object]] = {
         "on_frame: the whole path (frame in, frame queued)": lambda: (
             sender.on_frame(frame),
             outbound.clear(),
+        ),
+        "on_frame through DirectConnection (picows: frame in, frame written)": lambda: (
+            direct.on_frame(direct_frame)
         ),
         "decode (msgspec, to the request Struct)": lambda: REQUEST_DECODER.decode(frame),
         "command (request to core command)": lambda: command(request),

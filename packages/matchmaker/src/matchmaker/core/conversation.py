@@ -116,13 +116,20 @@ class Conversation:
 
     def receive(self, command: Command, request_id: str | None, now: float) -> list[Effect]:
         """Handle one decoded request that arrived at ``now``."""
-        refused = self.admit(command, request_id, now)
+        # The per-message path (every relayed message comes through here): the bucket and
+        # the handler are picked inline, not through admit() and a dispatch method.
+        self.last_seen = now
+        kind = type(command)
+        bucket = self._relay if kind in _RELAYED else self._control
+        refused = self._admit(bucket, now, request_id)
         if refused is not None:
             return refused
         try:
-            return self._dispatch(command, request_id)
+            if self.client is None and kind not in _PRE_HELLO:
+                raise MatchmakerError("send hello first", code="protocol.not_ready")
+            return _HANDLERS[kind](self, command, request_id)
         except MatchmakerError as error:
-            if type(command) is Hello and error.code in _HELLO_CLOSES:
+            if kind is Hello and error.code in _HELLO_CLOSES:
                 return [Refuse(request_id, error), Close(closecodes.FORBIDDEN, error.code)]
             return [Refuse(request_id, error)]
 
@@ -215,12 +222,6 @@ class Conversation:
             "too many requests", code="rate.limited", details={"retry_after_ms": retry}
         )
         return [Refuse(request_id, error)]
-
-    def _dispatch(self, command: Command, request_id: str | None) -> list[Effect]:
-        kind = type(command)
-        if self.client is None and kind not in _PRE_HELLO:
-            raise MatchmakerError("send hello first", code="protocol.not_ready")
-        return _HANDLERS[kind](self, command, request_id)
 
     # One handler per command; ``self.client`` is set for all but the pre-hello ones.
 

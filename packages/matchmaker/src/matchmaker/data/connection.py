@@ -187,10 +187,13 @@ class Connection:
         """Carry out what the conversation returned, in order."""
         # Deliveries go out even once this connection closed: peers' events must not be lost
         # because this client's own queue overflowed.
+        deliver_one = self._hub.deliver_one
         for effect in effects:
+            # A delivery (the one effect of a relayed message) skips the match's class tests.
+            if type(effect) is tuple:
+                deliver_one(*effect)
+                continue
             match effect:
-                case (recipients, event):
-                    self._hub.deliver_one(recipients, event)
                 case Reply(request_id=request_id, answer=answer):
                     self.push(reply_frame(request_id, answer))
                     kind = type(answer)
