@@ -350,12 +350,14 @@ class Cluster(RuleBasedStateMachine):
         if told and sender in self.members:
             member = self.members[sender]
             self.run(member, member.router.lost(message, self.now_ms))
-            if isinstance(message, Forwarded) and message.client in member.clients:
-                # A request Redis did not take is refused at once, not at the timeout (a
-                # re-entry after a member's change answers nobody).
-                if message.request_id != INTERNAL:
-                    assert message.request_id is not None
-                    assert self.answers[message.client][message.request_id]
+            # A request Redis did not take is refused at once, not at the timeout (a re-entry
+            # after a member's change answers nobody).
+            if (
+                isinstance(message, Forwarded)
+                and message.client in member.clients
+                and message.request_id not in {None, INTERNAL}
+            ):
+                assert self.answers[message.client][message.request_id or ""]
 
     # -- once everything settled -------------------------------------------------------------
 
