@@ -134,7 +134,8 @@ def test_every_message_between_members_is_one_typed_struct_on_the_wire() -> None
         ),
         Unmirror("sab-1"),
         Offer("sab-1", "ecd-4", "cef-2", "p", None, {"rating": 1250}, None, {"name": "x"}),
-        Seated("sab-1", "ecd-4", True),
+        Seated("sab-1", "ecd-4", "cef-2", codec.encode_value(EnterPool(pool="duel"))),
+        Seated("sab-1", "ecd-5", "cef-3", None),
     ]
     assert messages.decode(messages.encode("ab", sent)) == messages.Entry("ab", sent)
     assert len({type(m) for m in sent}) == len(get_args(messages.Message))

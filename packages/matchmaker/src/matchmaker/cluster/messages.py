@@ -142,11 +142,14 @@ class Offer(_Message, tag="offer", frozen=True):
 
 class Seated(_Message, tag="seated", frozen=True):
     """The answer to an :class:`Offer`: the client was seated (the owner drops its entry as
-    matched) or not (the entry returns to its place)."""
+    matched and passes ``created``, the client's ``session.created``, on to its home) or
+    not (the entry returns to its place). The owner passes it on so that the home hears
+    the answer to the client's ``pool.enter`` (which the owner sent) first."""
 
     session: str
     entry: str
-    accepted: bool
+    client: str
+    created: list[Any] | None  # the encoded event, when seated
 
 
 class TunnelOpen(_Message, tag="topen", frozen=True):

@@ -29,7 +29,7 @@ from matchmaker.cluster.ring import node_of, pool_key
 from matchmaker.cluster.routes import NOTHING, Action, Deliver, Post, pool_command
 from matchmaker.core.backfill import SeatOffered, mirror_origin
 from matchmaker.core.commands import EnterPool
-from matchmaker.core.events import Delivery
+from matchmaker.core.events import Delivery, SessionCreated
 from matchmaker.core.pools import PoolSpec
 from matchmaker.core.state import Session
 
@@ -139,15 +139,23 @@ class Seats(Failover):
         if adopted is not None and not accepted:
             del self.proxies[client_id]
             out.extend(adopted.disconnect())
+        # The newcomer's session.created goes through the owner, after its pool.entered.
+        created = next((d for d in out if _created_for(d, client_id)), None)
+        encoded = None if created is None else codec.encode_value(created[1])
+        answer = Seated(message.session, message.entry, client_id, encoded)
         # The answer first: a note in ``out`` may re-mirror the opening, after it.
-        actions: list[Action] = [Post(sender, Seated(message.session, message.entry, accepted))]
-        if out:
-            actions.append(Deliver(out))
+        actions: list[Action] = [Post(sender, answer)]
+        rest = [d for d in out if d is not created]
+        if rest:
+            actions.append(Deliver(rest))
         return actions
 
     def _seated(self, sender: str, message: Seated, now: float, now_ms: int) -> Sequence[Action]:
         out: list[Delivery] = []
-        self.core.backfills.settle(message.entry, message.accepted, now_ms, out)
+        accepted = message.created is not None
+        self.core.backfills.settle(message.entry, accepted, now_ms, out)
+        if message.created is not None:
+            out.append(((message.client,), codec.decode_value(message.created)))
         return [Deliver(out)] if out else NOTHING
 
     # -- failures and members' changes ------------------------------------------------------
@@ -178,8 +186,9 @@ class Seats(Failover):
         for session_id in backfills.mirrors():
             if node_of(session_id) not in self.live:
                 backfills.unmirror(session_id)
-                for entry_id in backfills.held(session_id):
-                    backfills.settle(entry_id, False, now_ms, released)
+        for entry_id, session_id in backfills.held():
+            if node_of(session_id) not in self.live:
+                backfills.settle(entry_id, False, now_ms, released)
         if released:
             out.append(Deliver(released))
         for session_id, node in list(self.mirrored.items()):
@@ -193,6 +202,11 @@ class Seats(Failover):
             if self.mirrored.get(session_id) != (None if target == self.node else target):
                 out.extend(self.seats_changed(session_id))  # its pool has another owner
         return out
+
+
+def _created_for(delivery: Delivery, client_id: str) -> bool:
+    recipients, event = delivery
+    return type(event) is SessionCreated and list(recipients) == [client_id]
 
 
 def _opening(session: Session, seats: int, opened_ms: int) -> Opening:

@@ -378,9 +378,9 @@ class Backfills:
         else:
             self._host.release(entry, now_ms, out)
 
-    def held(self, session_id: str) -> list[str]:
-        """The entries held here for ``session_id``'s opening."""
-        return [eid for eid, (_, sid) in self._held.items() if sid == session_id]
+    def held(self, session_id: str | None = None) -> list[tuple[str, str]]:
+        """The entries held here (for ``session_id``'s opening): their ids and sessions'."""
+        return [(e, s) for e, (_, s) in self._held.items() if session_id in {None, s}]
 
 
 def mirror_origin(
