@@ -35,9 +35,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import Any, Protocol
 
-from matchmaker.core.events import Backfilled, Delivery, ModeEvent
+from matchmaker.core.events import Backfilled, Delivery, Note
 from matchmaker.core.pools import Bucket, PoolKey, PoolSpec
 from matchmaker.core.state import ClientState, Entry, Member, Origin, Pool, Session
 from matchmaker.errors import MatchmakerError
@@ -57,21 +57,19 @@ BACKFILL_MODES = frozenset({"auto"})
 
 
 @dataclass(frozen=True, slots=True)
-class SeatsChanged(ModeEvent):
+class SeatsChanged(Note):
     """For the cluster's router, never a client (no recipients): the open backfill of a
     session hosted here changed (asked, filled, cancelled, or its members changed)."""
 
-    KIND: ClassVar[str] = "cluster.seats"
     session_id: str
 
 
 @dataclass(frozen=True, slots=True)
-class SeatOffered(ModeEvent):
+class SeatOffered(Note):
     """For the cluster's router, never a client (no recipients): the waiting entry
     ``entry_id`` of ``client_id`` is held here for the mirrored opening of a session
     hosted elsewhere."""
 
-    KIND: ClassVar[str] = "cluster.offer"
     session_id: str
     client_id: str
     entry_id: str
