@@ -523,9 +523,20 @@ class BackfillCluster(Cluster):
         self.request(client_id, EnterPool(policy=pool))
 
 
+class LossyBackfillCluster(BackfillCluster):
+    """The backfill machine with messages lost (openings, offers, answers): every request
+    is still answered."""
+
+    lossy = True
+
+
 TestCluster = Cluster.TestCase
 TestCluster.settings = settings(max_examples=200, stateful_step_count=50, deadline=None)
 TestBackfillCluster = BackfillCluster.TestCase
 TestBackfillCluster.settings = settings(max_examples=1000, stateful_step_count=80, deadline=None)
 TestLossyCluster = LossyCluster.TestCase
 TestLossyCluster.settings = settings(max_examples=100, stateful_step_count=50, deadline=None)
+TestLossyBackfillCluster = LossyBackfillCluster.TestCase
+TestLossyBackfillCluster.settings = settings(
+    max_examples=300, stateful_step_count=80, deadline=None
+)
