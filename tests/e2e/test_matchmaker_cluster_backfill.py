@@ -176,13 +176,13 @@ def test_seats_follow_their_pool_to_a_process_that_joins(tmp_path: Path) -> None
     before the join and one asked after are both filled by b's clients at b."""
     with cluster(tmp_path, 1) as (a,):
         sessions: dict[str, tuple[Client, str]] = {}
-        for i in range(8):
-            pool = f"grow{i}"
+        for i in range(12):  # each moves with probability 1/2: none moves 1 time in 4096
+            pool = f"grow{i:02}"
             x, y, w = Client(a), Client(a), Client(a)
             session_id = trio(pool, [x, y, w])
             assert w.request("session.leave", {"session_id": session_id})["ok"]
             sessions[pool] = (x, session_id)
-        before = {pool for pool in sessions if pool < "grow4"}
+        before = {pool for pool in sessions if pool < "grow06"}
         for pool in sorted(before):
             x, session_id = sessions[pool]
             assert backfill(x, session_id, 1)["data"]["pending"] == 1
@@ -192,7 +192,7 @@ def test_seats_follow_their_pool_to_a_process_that_joins(tmp_path: Path) -> None
         try:
             settled([a, b], 2)
             live = [node(a), node(b)]
-            project = sessions["grow0"][0].project
+            project = sessions["grow00"][0].project
             moved = [p for p in sessions if owner(pool_key(project, p), live) == node(b)]
             assert moved, "no pool moved to the new member (try more pools)"
             for pool in moved:
