@@ -23,6 +23,7 @@ the member that formed it (its id names that member). A request whose pool,
 room or session lives elsewhere goes there as a :class:`~.messages.Command`;
 the owner answers the home and routes the events. So matching stays one
 synchronous core step on one process, and a group forms whole or not at all.
+A backfill's open seats are filled where the session's pool is (:mod:`.seats`).
 
 A dropped client stays away for the resume grace wherever its state is: its
 home parks it and tells the holders (``Away``, later ``Back``, or ``Gone`` when
@@ -156,7 +157,8 @@ class Router(Seats):
         return [Post(node, Events(ids, encoded)) for node, ids in by_node.items()]
 
     def observe(self, recipients: Sequence[str], event: Event) -> Sequence[Action]:
-        """Follow what local clients are told: their remote sessions and waiting entries."""
+        """Follow what local clients are told (their remote sessions and waiting entries),
+        and the core's notes about backfills (:mod:`.seats`)."""
         kind = type(event)
         if kind is SessionCreated:
             assert isinstance(event, SessionCreated)
