@@ -81,10 +81,15 @@ def test_seats_are_filled_by_a_client_of_another_process(tmp_path: Path) -> None
         assert x.event("session.message")["data"] == {"hi": 1}
         x.send(session_id, {"hello": 2})
         assert z.event("session.message")["data"] == {"hello": 2}
-        # The seat is taken: the next one waits for a group of its own.
-        late = Client(a)
+        # The seat is taken: the next one waits, until a seat opens and is asked for, which
+        # it takes at once (in the reply).
+        late = Client(b)
         enter(late, pool)
-        assert late.request("pool.leave", {"pool": pool})["ok"]
+        assert y.request("session.leave", {"session_id": session_id})["ok"]
+        reply = backfill(z, session_id, 1)
+        assert reply["data"] == {"session_id": session_id, "filled": [late.client_id], "pending": 0}
+        created = late.event("session.created")
+        assert members(created) == {x.client_id, z.client_id, late.client_id}
 
 
 def test_the_rating_window_decides_who_takes_a_seat(tmp_path: Path) -> None:
