@@ -26,6 +26,7 @@ from matchmaker.cluster.messages import (
     TunnelOpen,
     TunnelOut,
     Unmirror,
+    Unseat,
     Withdraw,
 )
 from matchmaker.cluster.ring import node_of, owner, pool_key
@@ -136,6 +137,7 @@ def test_every_message_between_members_is_one_typed_struct_on_the_wire() -> None
         Offer("sab-1", "ecd-4", "cef-2", "p", None, {"rating": 1250}, None, {"name": "x"}),
         Seated("sab-1", "ecd-4", "cef-2", codec.encode_value(EnterPool(pool="duel"))),
         Seated("sab-1", "ecd-5", "cef-3", None),
+        Unseat("sab-1", "cef-2"),
     ]
     assert messages.decode(messages.encode("ab", sent)) == messages.Entry("ab", sent)
     assert len({type(m) for m in sent}) == len(get_args(messages.Message))

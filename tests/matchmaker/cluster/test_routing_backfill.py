@@ -16,9 +16,15 @@ import pytest
 
 from matchmaker.cluster.messages import Offer, Opening, Seated, Unmirror
 from matchmaker.cluster.ring import owner, pool_key
-from matchmaker.core.commands import Backfill, EnterPool, JoinSession, LeaveSession
+from matchmaker.core.commands import Backfill, EnterPool, JoinSession, LeavePool, LeaveSession
 from matchmaker.core.effects import Refuse, Reply
-from matchmaker.core.events import Backfilled, MemberJoined, MemberLeft, SessionCreated
+from matchmaker.core.events import (
+    Backfilled,
+    MemberJoined,
+    MemberLeft,
+    PoolLeft,
+    SessionCreated,
+)
 from matchmaker.core.state import Entry
 from matchmaker.model import RangeRule, Widen
 
@@ -221,6 +227,32 @@ def test_an_offer_for_a_session_that_ended_meanwhile_puts_the_entry_back() -> No
     assert entry.live
     assert entry in cluster.members["c"].core.pools[entry.pool.key].buckets[()].values()
     assert z not in scene.cluster.members["a"].router.proxies
+    scene.check()
+
+
+def test_an_entry_that_leaves_while_it_is_offered_is_not_seated() -> None:
+    """z leaves the pool while its held entry's offer is on its way: the host seats it
+    (it cannot know), the owner finds the entry gone and has the host take z out again,
+    before z is told: z left its pool and is in no session, as in one process."""
+    scene = Scene()
+    session_id = scene.session_at_a(SQUAD)
+    scene.join_c()
+    scene.ask(scene.x, Backfill(session_id, 1))
+    cluster = scene.cluster
+    z = scene.client("c")
+    cluster.request(z, EnterPool(policy="squad"))  # held at c, offered to a
+    assert isinstance(cluster.links["c", "a"][0], Offer)
+    cluster.request(z, LeavePool("squad"))  # c's own client in c's pool: answered at once
+    (left,) = list(cluster.answers[z].values())[-1]
+    assert isinstance(left, Reply)
+    assert isinstance(left.answer, PoolLeft)
+    cluster.pass_one(("c", "a"))  # a seats z
+    assert scene.members(session_id) == {scene.x, scene.y, z}
+    scene.drain()  # c answers Unseat: a takes z out
+    assert scene.members(session_id) == {scene.x, scene.y}
+    assert session_id not in cluster.views[z]
+    assert z not in cluster.members["a"].router.proxies
+    assert scene.last(scene.x, MemberLeft).client_id == z
     scene.check()
 
 

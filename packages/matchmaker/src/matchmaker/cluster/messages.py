@@ -14,7 +14,7 @@ an event addresses; :class:`Gone`, :class:`Away`, :class:`Back` and
 :class:`Withdraw` follow the client at the members holding a proxy of it. The
 backfill messages carry a session's open seats to its pool's owner when that is
 another member: :class:`Opening` and :class:`Unmirror` (host to owner), :class:`Offer` (owner
-to host), :class:`Seated` (host to owner). The
+to host), :class:`Seated` (host to owner), :class:`Unseat` (owner to host). The
 tunnel messages carry a resume on another member (:mod:`.handoff`): ``tunnel``
 is its id, minted by the relay.
 """
@@ -43,6 +43,7 @@ __all__ = [
     "TunnelOpen",
     "TunnelOut",
     "Unmirror",
+    "Unseat",
     "Withdraw",
     "decode",
     "encode",
@@ -152,6 +153,15 @@ class Seated(_Message, tag="seated", frozen=True):
     created: list[Any] | None  # the encoded event, when seated
 
 
+class Unseat(_Message, tag="unseat", frozen=True):
+    """The entry seated by an :class:`Offer` was gone by the time the answer came (its
+    client left the pool, it expired or was closed): the host takes the client out of
+    ``session`` again, before it was told."""
+
+    session: str
+    client: str
+
+
 class TunnelOpen(_Message, tag="topen", frozen=True):
     """A resuming ``hello`` (request ``request_id``), for the member that issued its token."""
 
@@ -202,6 +212,7 @@ Message = (
     | Unmirror
     | Offer
     | Seated
+    | Unseat
     | TunnelOpen
     | TunnelFrame
     | TunnelEnd

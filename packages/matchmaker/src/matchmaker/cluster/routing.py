@@ -49,6 +49,7 @@ from matchmaker.cluster.messages import (
     Opening,
     Seated,
     Unmirror,
+    Unseat,
     Withdraw,
 )
 from matchmaker.cluster.ring import node_of
@@ -393,4 +394,5 @@ _HANDLERS: dict[type, Callable[[Router, str, Any, float, int], Sequence[Action]]
     Unmirror: Router._unmirror,
     Offer: Router._offer,
     Seated: Router._seated,
+    Unseat: Router._unseat,
 }

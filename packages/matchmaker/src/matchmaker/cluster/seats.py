@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 
 from matchmaker.cluster import codec
 from matchmaker.cluster.failover import Failover
-from matchmaker.cluster.messages import Message, Offer, Opening, Seated, Unmirror
+from matchmaker.cluster.messages import Message, Offer, Opening, Seated, Unmirror, Unseat
 from matchmaker.cluster.ring import node_of, pool_key
 from matchmaker.cluster.routes import NOTHING, Action, Deliver, Post, pool_command
 from matchmaker.core.backfill import SeatOffered, mirror_origin
@@ -151,12 +151,34 @@ class Seats(Failover):
         return actions
 
     def _seated(self, sender: str, message: Seated, now: float, now_ms: int) -> Sequence[Action]:
+        """The host's answer to an offer: the entry leaves as matched and its client hears
+        of its session (after its pool.entered, which went from here), or it is put back.
+        Seated in an entry that left meanwhile, the client is taken out again, untold."""
         out: list[Delivery] = []
         accepted = message.created is not None
-        self.core.backfills.settle(message.entry, accepted, now_ms, out)
+        live = self.core.backfills.settle(message.entry, accepted, now_ms, out)
+        actions: list[Action] = []
         if message.created is not None:
-            out.append(((message.client,), codec.decode_value(message.created)))
-        return [Deliver(out)] if out else NOTHING
+            if live:
+                out.append(((message.client,), codec.decode_value(message.created)))
+            else:
+                actions.append(Post(sender, Unseat(message.session, message.client)))
+        if out:
+            actions.append(Deliver(out))
+        return actions
+
+    def _unseat(self, sender: str, message: Unseat, now: float, now_ms: int) -> Sequence[Action]:
+        client_id = message.client
+        state = self.core.clients.get(client_id)
+        if state is None or message.session not in state.sessions:
+            return NOTHING  # gone already
+        out = self.core.leave_session(client_id, message.session)
+        proxy = self.proxies.get(client_id)
+        if proxy is not None and not (state.sessions or state.entries or state.delegating):
+            # A proxy adopted for the seat alone, which its home never heard of: dropped.
+            del self.proxies[client_id]
+            out.extend(proxy[1].disconnect())
+        return [Deliver(out)]
 
     # -- failures and members' changes ------------------------------------------------------
 

@@ -359,15 +359,14 @@ class Backfills:
             self.changed(session_id, out)
         return True
 
-    def settle(self, entry_id: str, accepted: bool, now_ms: int, out: list[Delivery]) -> None:
+    def settle(self, entry_id: str, accepted: bool, now_ms: int, out: list[Delivery]) -> bool:
         """The session's member answered the offer of a held entry: drop it as matched
-        (``accepted``) or put it back in its place."""
+        (``accepted``) or put it back in its place. ``False``: the entry is gone (it left,
+        expired, was closed or its client disconnected meanwhile)."""
         held = self._held.pop(entry_id, None)
-        if held is None:
-            return
+        if held is None or not held[0].live:
+            return False
         entry, session_id = held
-        if not entry.live:
-            return  # left, expired or disconnected meanwhile
         opening = self._by_session.get(session_id)
         if not accepted and opening is not None and opening.mirror:
             opening.session.members.pop(entry.client.client_id, None)
@@ -375,6 +374,7 @@ class Backfills:
             self._host.seated_elsewhere(entry, out)
         else:
             self._host.release(entry, now_ms, out)
+        return True
 
     def held(self, session_id: str | None = None) -> list[tuple[str, str]]:
         """The entries held here (for ``session_id``'s opening): their ids and sessions'."""
