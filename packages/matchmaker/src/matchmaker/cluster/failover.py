@@ -24,7 +24,9 @@ from matchmaker.cluster.routes import (
     NOTHING,
     Action,
     Deliver,
+    Perform,
     Routes,
+    Waiting,
     pool_command,
 )
 from matchmaker.core.commands import EnterPool, LeavePool
@@ -46,6 +48,8 @@ class Failover(Routes):
         (members' deaths, :meth:`expire`)."""
         if type(message) is Command:
             assert isinstance(message, Command)
+            if message.request_id != INTERNAL:
+                self._forget_entry(message.client, message.request_id)
             return self._refused(message.client, message.request_id)
         return NOTHING
 
@@ -104,18 +108,36 @@ class Failover(Routes):
         for holders in self.holders.values():
             holders.discard(node)
         for client_id, waiting in self.waiting.items():
-            for name, (owner_node, command, asked) in list(waiting.items()):
-                if owner_node != node:
-                    continue
-                if asked is not None and self.pending.pop((client_id, asked), None) is not None:
-                    # Not answered yet: refused now (the client may enter again), not entered
-                    # again behind its back before the timeout would refuse it.
-                    del waiting[name]
-                    out.extend(self._refused(client_id, asked))
-                else:
-                    # Its pools died with it: _rebalance enters the entry again at the new owner.
-                    waiting[name] = ("", command, INTERNAL)
+            for name, entry in list(waiting.items()):
+                if entry.node == node:
+                    out.extend(self._entry_died(client_id, name, entry))
         return out
+
+    def _entry_died(self, client_id: str, name: str, entry: Waiting) -> Sequence[Action]:
+        """The member holding a local client's entry died, and its pools with it."""
+        waiting = self.waiting[client_id]
+        asked, leave = entry.asked, entry.leave_request
+        if entry.leaving and leave is not None:
+            self.pending.pop((client_id, leave), None)
+        if asked is not None and self.pending.pop((client_id, asked), None) is not None:
+            # Not answered yet: refused now (the client may enter again), not entered
+            # again behind its back before the timeout would refuse it; so is its leave.
+            del waiting[name]
+            refused = list(self._refused(client_id, asked))
+            if entry.leaving:
+                refused.extend(self._refused(client_id, leave))
+            return refused
+        if entry.leaving:
+            # Left with its member, as the client asked: so it is answered.
+            del waiting[name]
+            return [Perform(client_id, [entry.left(name)])]
+        if entry.withdrawn:
+            # Its client was matched: one process would have withdrawn it, and says so.
+            del waiting[name]
+            return [Deliver([((client_id,), entry.withdrawal(name))], remote=False)]
+        # _rebalance enters it again at the new owner.
+        entry.node, entry.asked, entry.entry_id = "", INTERNAL, None
+        return NOTHING
 
     def _rebalance(self, local_clients: Iterable[str], now_ms: int) -> Sequence[Action]:
         """The members changed: local clients' entries whose pool has a new owner move there.
@@ -156,24 +178,35 @@ class Failover(Routes):
         if state is None or state.away or not waiting:
             return NOTHING
         out: list[Action] = []
-        for name, (old, command, asked) in list(waiting.items()):
-            if asked is not None and (client_id, asked) in self.pending:
+        for name, entry in list(waiting.items()):
+            if entry.asked is not None and (client_id, entry.asked) in self.pending:
                 continue  # moved once answered: the client must hear where it is first
-            new = self._target(state, command)
-            if new is None or new == old:
+            if entry.settling:
+                continue  # left or withdrawn where it is, as its client's member asked
+            new = self._target(state, entry.command)
+            if new is None or new == entry.node:
                 continue
             del waiting[name]
-            if old in self.live:
-                out.append(self._forward(state, old, LeavePool(name), INTERNAL, 0.0))
-            out.extend(self._move(state, name, new, command, now_ms))
+            if entry.node in self.live:
+                out.append(self._forward(state, entry.node, LeavePool(name), INTERNAL, 0.0))
+            out.extend(self._move(state, name, new, entry.command, now_ms, told=entry.told))
         return out
 
     def _move(
-        self, state: ClientState, name: str, target: str, command: EnterPool, now_ms: int
+        self,
+        state: ClientState,
+        name: str,
+        target: str,
+        command: EnterPool,
+        now_ms: int,
+        *,
+        told: str | None = None,
     ) -> Sequence[Action]:
-        """Enter ``command`` again at ``target`` (this process or another), answering nobody."""
+        """Enter ``command`` again at ``target`` (this process or another), answering nobody
+        (its client was ``told`` the id of the entry it replaces)."""
         if target != self.node:
-            self.waiting.setdefault(state.client_id, {})[name] = (target, command, INTERNAL)
+            entry = Waiting(target, command, INTERNAL, told=told)
+            self.waiting.setdefault(state.client_id, {})[name] = entry
             return [self._forward(state, target, command, INTERNAL, 0.0)]
         with contextlib.suppress(MatchmakerError):
             project = self._project(state)

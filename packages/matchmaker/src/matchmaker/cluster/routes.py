@@ -22,7 +22,8 @@ from matchmaker.core import Delivery, Matchmaker
 from matchmaker.core import commands as core_commands
 from matchmaker.core.commands import EnterPool, JoinSession
 from matchmaker.core.conversation import Conversation
-from matchmaker.core.effects import Effect, Refuse
+from matchmaker.core.effects import Effect, Refuse, Reply
+from matchmaker.core.events import PoolLeft, PoolWithdrawn
 from matchmaker.core.pools import PoolSpec
 from matchmaker.core.state import ClientState
 from matchmaker.errors import MatchmakerError
@@ -37,6 +38,7 @@ __all__ = [
     "Perform",
     "Post",
     "Routes",
+    "Waiting",
     "pool_command",
     "unavailable",
 ]
@@ -77,6 +79,43 @@ class Deliver:
 
 
 Action = Post | Perform | Deliver
+
+
+@dataclass(slots=True)
+class Waiting:
+    """A local client's entry at another member, or on its way there.
+
+    Until its member says it is gone, the entry is this process's to follow: moved
+    when its pool's owner changes, entered again when its member dies, unless its
+    client is leaving it (``leaving``: the ``pool.leave`` on its way behind the
+    ``pool.enter``) or was matched (``withdrawn``: a ``Withdraw`` on its way), as one
+    process would have let go of it by then.
+    """
+
+    node: str  # the member it was sent to ("": that member died, to be entered again)
+    command: EnterPool
+    asked: str | None  # the pool.enter's request id (INTERNAL: a move, answering nobody)
+    entry_id: str | None = None  # its id at ``node``, once ``node`` answered
+    told: str | None = None  # the id its client was told (kept when it moves)
+    leaving: bool = False
+    leave_request: str | None = None
+    withdrawn: bool = False
+
+    @property
+    def settling(self) -> bool:
+        """Whether it is on its way out (left or withdrawn): it stays where it is."""
+        return self.leaving or self.withdrawn
+
+    def withdrawal(self, pool: str) -> PoolWithdrawn:
+        """What its client is told when its member died while it was being withdrawn (what
+        that member would have said)."""
+        return PoolWithdrawn(pool, self.entry_id or self.told or "", "matched")
+
+    def left(self, pool: str) -> Reply:
+        """The answer to its ``pool.leave`` when its member died before leaving it."""
+        return Reply(self.leave_request, PoolLeft(pool, self.entry_id or self.told or ""))
+
+
 NOTHING: tuple[Action, ...] = ()  # most inputs call for no action
 
 
@@ -132,8 +171,8 @@ class Routes:
         self._away: set[str] = set()
         # Local clients: sessions hosted elsewhere -> the other members' ids.
         self.remote_sessions: dict[str, dict[str, set[str]]] = {}
-        # Local clients: pool name -> (owner, the pool.enter, its request id) while waiting there.
-        self.waiting: dict[str, dict[str, tuple[str, EnterPool, str | None]]] = {}
+        # Local clients: pool name -> their entry at another member.
+        self.waiting: dict[str, dict[str, Waiting]] = {}
         # Members found dead, until seen again (a Redis restart can make live ones look dead).
         self.departed: set[str] = set()
         # Forwarded requests awaiting their answer: (client id, request id) -> when sent.
@@ -153,10 +192,13 @@ class Routes:
         if not waiting:
             return False  # all its entries are here: the core counts them
         name = command.policy or command.pool or self._default_policy(client)
-        if name in waiting or name in client.entries:
+        old = waiting.get(name or "")
+        if (old is not None and not old.settling) or name in client.entries:
             return False  # pool.already_entered, from whoever owns it
         limit = self.core.limits.max_pools_per_client
-        return len(client.entries) + len(waiting) >= limit
+        # Those on their way out do not count: one process would have let go of them.
+        staying = sum(1 for entry in waiting.values() if not entry.settling)
+        return len(client.entries) + staying >= limit
 
     def _forward(
         self,
@@ -226,9 +268,12 @@ class Routes:
             return NOTHING
         return [Perform(client_id, [Refuse(request_id, unavailable())])]
 
-    def _forget_entry(self, client_id: str, request_id: str) -> None:
-        """The ``pool.enter`` sent as ``request_id`` was refused: no entry waits for it."""
+    def _forget_entry(self, client_id: str, request_id: str | None) -> None:
+        """The request sent as ``request_id`` was refused: a ``pool.enter``'s entry waits
+        nowhere, a ``pool.leave``'s entry stays (and may move again)."""
         waiting = self.waiting.get(client_id, {})
-        for name, (_, _, asked) in list(waiting.items()):
-            if asked == request_id:
+        for name, entry in list(waiting.items()):
+            if entry.asked == request_id and request_id is not None:
                 del waiting[name]
+            elif entry.leaving and entry.leave_request == request_id:
+                entry.leaving, entry.leave_request = False, None

@@ -61,13 +61,14 @@ from matchmaker.cluster.routes import (
     Deliver,
     Perform,
     Post,
+    Waiting,
     unavailable,
 )
 from matchmaker.cluster.seats import Seats
 from matchmaker.core import Delivery, Event
 from matchmaker.core import commands as core_commands
 from matchmaker.core.backfill import SeatOffered, SeatsChanged
-from matchmaker.core.commands import EnterPool
+from matchmaker.core.commands import EnterPool, LeavePool
 from matchmaker.core.conversation import Conversation, resume_refused
 from matchmaker.core.effects import Close, Effect, Refuse, Reply, ResumeElsewhere
 from matchmaker.core.engine import entry_limit
@@ -121,7 +122,7 @@ class Router(Seats):
         client = conversation.client
         if client is None or len(self.live) == 1:
             return None  # alone, every owner is this member: not a single hash on the way
-        target = self._target(client, command)
+        target = self._entry_node(client.client_id, command) or self._target(client, command)
         if target is None:
             return None
         if type(command) is EnterPool and self._over_entry_limit(client, command):
@@ -138,10 +139,26 @@ class Router(Seats):
             return self._refused(client_id, request_id)
         if type(command) is EnterPool:
             name = command.policy or command.pool or self._default_policy(client) or ""
+            waiting = self.waiting.setdefault(client_id, {})
+            old = waiting.get(name)
             # Already waiting there: the owner refuses this one (pool.already_entered), and
-            # the entry stays the one entered first.
-            self.waiting.setdefault(client_id, {}).setdefault(name, (target, command, request_id))
+            # the entry stays the one entered first (unless that one is on its way out).
+            if old is None or old.settling:
+                waiting[name] = Waiting(target, command, request_id)
+        elif type(command) is LeavePool:
+            entry = self.waiting.get(client_id, {}).get(command.pool)
+            if entry is not None and entry.node == target:
+                entry.leaving, entry.leave_request = True, request_id
         return [self._forward(client, target, command, request_id, now)]
+
+    def _entry_node(self, client_id: str, command: core_commands.Command) -> str | None:
+        """Where a ``pool.leave`` goes when its entry waits at another member: after its
+        ``pool.enter``, to that member (its pool may have another owner by now, which
+        never had the entry)."""
+        if type(command) is not LeavePool:
+            return None
+        entry = self.waiting.get(client_id, {}).get(command.pool)
+        return entry.node if entry is not None and entry.node else None
 
     # -- what local clients are told ------------------------------------------------------
 
@@ -182,7 +199,10 @@ class Router(Seats):
                     others.discard(event.client_id)
         elif isinstance(event, EntryClosed):
             for client_id in recipients:
-                self.waiting.get(client_id, {}).pop(event.pool, None)
+                waiting = self.waiting.get(client_id, {})
+                entry = waiting.get(event.pool)
+                if entry is not None and entry.entry_id == event.entry_id:
+                    del waiting[event.pool]  # (not one entered again since, in its place)
         return NOTHING
 
     def _on_session_created(self, event: SessionCreated) -> Sequence[Action]:
@@ -196,11 +216,26 @@ class Router(Seats):
                 out.append(Post(node, Withdraw(client_id)))
             if host != self.node:
                 out.extend(self._withdraw(client_id))
+            out.extend(self._withdrawing(client_id))
         if host != self.node and host is not None and node_of(client_id) == self.node:
             others = {m.client_id for m in event.members if m.client_id != client_id}
             self.remote_sessions.setdefault(client_id, {})[event.session_id] = others
             out.extend(self._held_at(host, client_id))
         return out
+
+    def _withdrawing(self, client_id: str) -> Sequence[Action]:
+        """The client was matched: its entries at other members are on their way out (the
+        host's core withdrew those it held, a ``Withdraw`` goes to the others). Until they
+        say so, they are not moved or entered again; one whose member died already is
+        withdrawn here."""
+        waiting = self.waiting.get(client_id, {})
+        out: list[Delivery] = []
+        for name, entry in list(waiting.items()):
+            entry.withdrawn = True
+            if not entry.node:
+                del waiting[name]
+                out.append(((client_id,), entry.withdrawal(name)))
+        return [Deliver(out, remote=False)] if out else NOTHING
 
     def _held_at(self, host: str, client_id: str) -> Sequence[Action]:
         """A local client is a member of a session at ``host``, which holds a proxy of it
@@ -321,31 +356,47 @@ class Router(Seats):
     def _answers(self, sender: str, message: Answers, now: float, now_ms: int) -> Sequence[Action]:
         """Answers to a local client's forwarded request."""
         client_id = message.client
-        waiting = self.waiting.get(client_id, {})
         shown: list[Effect] = []
-        entered = False
+        moved = False  # an entry may have to move: its owner may have changed meanwhile
         for effect in (_decode_answer(e) for e in message.effects):
             request_id = getattr(effect, "request_id", None)
-            if request_id == INTERNAL:
-                continue  # the answer to a re-entry or a move: nobody asked
-            if request_id is not None:
+            if request_id is not None and request_id != INTERNAL:
                 # (An answer after expire() refused the request still goes out.)
                 self.pending.pop((client_id, request_id), None)
             if isinstance(effect, Reply):
-                answer = effect.answer
-                if isinstance(answer, PoolLeft):
-                    waiting.pop(answer.pool, None)
-                elif isinstance(answer, PoolEntered):
-                    entered = True
-                elif isinstance(answer, SessionLeft):
-                    self.remote_sessions.get(client_id, {}).pop(answer.session_id, None)
-            elif isinstance(effect, Refuse) and effect.request_id is not None:
-                self._forget_entry(client_id, effect.request_id)
-            shown.append(effect)
+                moved |= self._answered(sender, client_id, effect)
+            elif isinstance(effect, Refuse) and request_id != INTERNAL:
+                self._forget_entry(client_id, request_id)
+                moved = True
+            if request_id != INTERNAL:  # else the answer to a move: nobody asked
+                shown.append(effect)
         out: list[Action] = [Perform(client_id, shown)] if shown else []
-        if entered:
-            out.extend(self._rehome(client_id, now_ms))  # its owner may have changed meanwhile
+        if moved:
+            out.extend(self._rehome(client_id, now_ms))
         return out
+
+    def _answered(self, sender: str, client_id: str, reply: Reply) -> bool:
+        """Follow what a reply from ``sender`` says of the client's entries and sessions;
+        whether an entry was entered."""
+        answer = reply.answer
+        waiting = self.waiting.get(client_id, {})
+        if isinstance(answer, PoolEntered):
+            entry = waiting.get(answer.pool)
+            if entry is not None and entry.node == sender:
+                entry.entry_id = answer.entry_id
+                if reply.request_id != INTERNAL:
+                    entry.told = answer.entry_id
+            return True
+        if isinstance(answer, PoolLeft) and reply.request_id != INTERNAL:
+            entry = waiting.get(answer.pool)
+            if entry is not None and (
+                entry.entry_id == answer.entry_id
+                or (entry.leaving and entry.leave_request == reply.request_id)
+            ):
+                del waiting[answer.pool]
+        elif isinstance(answer, SessionLeft):
+            self.remote_sessions.get(client_id, {}).pop(answer.session_id, None)
+        return False
 
     def _gone(self, sender: str, message: Gone, now: float, now_ms: int) -> Sequence[Action]:
         proxy = self.proxies.pop(message.client, None)

@@ -1,0 +1,195 @@
+"""Failover step by step: an entry that is withdrawn or left while its owner changes.
+
+The simulated members of the state machine (no Redis, no asyncio), driven by hand
+so each message's order is the test's. With members ``a`` and ``b``, pool ``trio``
+is ``a``'s; once ``c`` joins it is ``c``'s. Pool ``ranked`` is ``b``'s while ``b``
+lives, ``a``'s after. In one process a matched client waits in no pool, and a left
+entry stays left; the cluster must agree whatever its members do meanwhile. The
+hypothesis machines (``test_routing_state_machine.py``) cover the interleavings.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from matchmaker.cluster.messages import Withdraw
+from matchmaker.cluster.ring import owner, pool_key
+from matchmaker.core.commands import EnterPool, LeavePool
+from matchmaker.core.effects import Effect, Reply
+from matchmaker.core.events import PoolEntered, PoolLeft, PoolWithdrawn, SessionCreated
+
+from .test_routing_state_machine import Cluster
+
+
+class Members(Cluster):
+    initial = 2  # a and b; c joins in some tests
+
+
+class Scene:
+    """The members and what their clients were told."""
+
+    def __init__(self, initial: int = 2) -> None:
+        Members.initial = initial
+        self.cluster = Members()
+        Members.initial = 2
+        self.told: dict[str, list[Any]] = {}
+        cluster = self.cluster
+        original = cluster.told_event
+
+        def told(client_id: str, event: Any) -> None:
+            self.told.setdefault(client_id, []).append(event)
+            original(client_id, event)
+
+        cluster.told_event = told  # type: ignore[method-assign]
+
+    def client(self, member: str) -> str:
+        return self.cluster.connected(member, "eu", 1000)
+
+    def answers(self, client_id: str) -> list[Effect]:
+        """The answers of ``client_id``'s last request."""
+        return list(self.cluster.answers[client_id].values())[-1]
+
+    def drain(self) -> None:
+        while links := self.cluster.busy_links():
+            self.cluster.pass_one(links[0])
+
+    def join_c(self) -> None:
+        """``c`` joins and every member notices, before any message is delivered."""
+        cluster = self.cluster
+        cluster.join()
+        for member in list(cluster.members.values()):
+            cluster.notice(member)
+        assert owner(pool_key("p", "trio"), sorted(cluster.members)) == "c"
+
+    def kill(self, name: str) -> None:
+        """``name`` dies with its clients and its inbox; the others notice."""
+        cluster = self.cluster
+        cluster.members.pop(name)
+        for client_id in [c for c, home in cluster.home.items() if home == name]:
+            del cluster.home[client_id]
+        for link in [link for link in cluster.links if link[1] == name]:
+            del cluster.links[link]
+        for member in list(cluster.members.values()):
+            cluster.notice(member)
+
+    def waits(self, client_id: str) -> set[tuple[str, str]]:
+        """Where ``client_id`` has an entry: (pool, member)."""
+        return {
+            (name, member.name)
+            for member in self.cluster.members.values()
+            if (state := member.core.clients.get(client_id)) is not None
+            for name in state.entries
+        }
+
+    def check(self) -> None:
+        """What the state machine checks once everything settled."""
+        self.cluster.teardown()
+
+
+def test_a_client_matched_while_its_other_owner_dies_is_not_entered_again() -> None:
+    """x (a's) waits in ``ranked`` at b and is matched in ``duo`` at a; b dies before
+    the withdrawal reaches it. One process would have withdrawn the ``ranked`` entry:
+    x is told so and waits nowhere, instead of being entered again at a."""
+    scene = Scene(3)
+    cluster = scene.cluster
+    x, y = scene.client("a"), scene.client("a")
+    assert owner(pool_key("p", "ranked"), sorted(cluster.members)) == "b"
+    cluster.request(x, EnterPool(policy="ranked"))
+    scene.drain()
+    (entered,) = scene.answers(x)
+    assert isinstance(entered, Reply)
+    assert isinstance(entered.answer, PoolEntered)
+    assert scene.waits(x) == {("ranked", "b")}
+    cluster.request(x, EnterPool(policy="duo"))
+    cluster.request(y, EnterPool(policy="duo"))  # matched at a at once
+    assert isinstance(scene.told[x][-1], SessionCreated)
+    assert any(isinstance(m, Withdraw) for m in cluster.links["a", "b"])
+    scene.kill("b")  # before the withdrawal reached it
+    scene.drain()
+    assert scene.waits(x) == set()
+    withdrawn = [e for e in scene.told[x] if isinstance(e, PoolWithdrawn)]
+    assert withdrawn == [PoolWithdrawn("ranked", entered.answer.entry_id, "matched")]
+    scene.check()
+
+
+def test_a_client_matched_while_its_other_pool_moves_is_not_entered_again() -> None:
+    """The same when the other pool moves to a member that joins: the entry is
+    withdrawn where it is, not moved."""
+    scene = Scene()
+    cluster = scene.cluster
+    x, y = scene.client("b"), scene.client("b")
+    cluster.request(x, EnterPool(policy="trio"))  # a's
+    scene.drain()
+    cluster.request(x, EnterPool(policy="ranked"))  # b's: matched at b
+    cluster.request(y, EnterPool(policy="ranked"))
+    cluster.tick()  # groups of two after a second
+    assert any(isinstance(e, SessionCreated) for e in scene.told[x])
+    scene.join_c()  # trio is c's now; b's withdrawal has not reached a
+    scene.drain()
+    assert scene.waits(x) == set()
+    assert [e.pool for e in scene.told[x] if isinstance(e, PoolWithdrawn)] == ["trio"]
+    scene.check()
+
+
+@pytest.mark.parametrize("answered", [False, True], ids=["enter travelling", "entered"])
+def test_an_entry_left_while_its_pool_moves_stays_left(answered: bool) -> None:
+    """x (b's) enters ``trio`` at a and leaves it; c joins (``trio`` is c's now) before
+    a heard the leave (and, ``answered`` false, the enter). The leave follows the entry
+    to a: left there, it is entered nowhere else."""
+    scene = Scene()
+    cluster = scene.cluster
+    x = scene.client("b")
+    cluster.request(x, EnterPool(policy="trio"))
+    if answered:
+        scene.drain()
+    cluster.request(x, LeavePool("trio"))
+    scene.join_c()
+    scene.drain()
+    (left,) = scene.answers(x)
+    assert isinstance(left, Reply)
+    assert isinstance(left.answer, PoolLeft)
+    assert scene.waits(x) == set()
+    scene.check()
+
+
+def test_an_entry_left_after_its_pool_moved_is_left_where_it_waits() -> None:
+    """x's ``pool.enter`` is still on its way to a when b sees c join and x leaves: the
+    leave goes after the enter (to a), not to c, which never had the entry."""
+    scene = Scene()
+    cluster = scene.cluster
+    x = scene.client("b")
+    cluster.request(x, EnterPool(policy="trio"))
+    scene.join_c()
+    cluster.request(x, LeavePool("trio"))
+    scene.drain()
+    entered, left = (answers[0] for answers in cluster.answers[x].values())
+    assert isinstance(entered, Reply)
+    assert isinstance(entered.answer, PoolEntered)
+    assert isinstance(left, Reply), left
+    assert left.answer == PoolLeft("trio", entered.answer.entry_id)
+    assert scene.waits(x) == set()
+    scene.check()
+
+
+def test_a_leave_whose_entry_s_owner_dies_is_answered_left() -> None:
+    """x's leave is on its way to the member holding its entry when that member dies:
+    the entry died with it, so the leave is answered (``pool.left``) and nothing is
+    entered again."""
+    scene = Scene(3)
+    cluster = scene.cluster
+    x = scene.client("a")
+    cluster.request(x, EnterPool(policy="ranked"))  # b's
+    scene.drain()
+    (entered,) = scene.answers(x)
+    assert isinstance(entered, Reply)
+    assert isinstance(entered.answer, PoolEntered)
+    cluster.request(x, LeavePool("ranked"))
+    scene.kill("b")
+    scene.drain()
+    (left,) = scene.answers(x)
+    assert isinstance(left, Reply), left
+    assert left.answer == PoolLeft("ranked", entered.answer.entry_id)
+    assert scene.waits(x) == set()
+    scene.check()
