@@ -17,7 +17,7 @@ import pytest
 from matchmaker.cluster.messages import Withdraw
 from matchmaker.cluster.ring import owner, pool_key
 from matchmaker.core.commands import EnterPool, LeavePool
-from matchmaker.core.effects import Effect, Reply
+from matchmaker.core.effects import Effect, Refuse, Reply
 from matchmaker.core.events import PoolEntered, PoolLeft, PoolWithdrawn, SessionCreated
 
 from .test_routing_state_machine import Cluster
@@ -111,6 +111,31 @@ def test_a_client_matched_while_its_other_owner_dies_is_not_entered_again() -> N
     assert scene.waits(x) == set()
     withdrawn = [e for e in scene.told[x] if isinstance(e, PoolWithdrawn)]
     assert withdrawn == [PoolWithdrawn("ranked", entered.answer.entry_id, "matched")]
+    scene.check()
+
+
+def test_an_entry_entered_again_while_the_matched_one_is_withdrawn_keeps_both_followed() -> None:
+    """x enters ``ranked`` (at b) again after its match, before b withdrew the first entry,
+    and b dies: x is told the first was withdrawn, and its new enter is refused."""
+    scene = Scene(3)
+    cluster = scene.cluster
+    x, y = scene.client("a"), scene.client("a")
+    cluster.request(x, EnterPool(policy="ranked"))
+    scene.drain()
+    (entered,) = scene.answers(x)
+    assert isinstance(entered, Reply)
+    assert isinstance(entered.answer, PoolEntered)
+    cluster.request(x, EnterPool(policy="duo"))
+    cluster.request(y, EnterPool(policy="duo"))  # matched at a at once
+    cluster.request(x, EnterPool(policy="ranked"))  # after b's withdrawal, not yet read
+    scene.kill("b")
+    scene.drain()
+    withdrawn = [e for e in scene.told[x] if isinstance(e, PoolWithdrawn)]
+    assert withdrawn == [PoolWithdrawn("ranked", entered.answer.entry_id, "matched")]
+    (refused,) = scene.answers(x)
+    assert isinstance(refused, Refuse)
+    assert refused.error.code == "cluster.unavailable"
+    assert scene.waits(x) == set()
     scene.check()
 
 

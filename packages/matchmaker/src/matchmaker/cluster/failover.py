@@ -109,35 +109,40 @@ class Failover(Routes):
             holders.discard(node)
         for client_id, waiting in self.waiting.items():
             for name, entry in list(waiting.items()):
-                if entry.node == node:
-                    out.extend(self._entry_died(client_id, name, entry))
+                if entry.node != node:
+                    continue
+                told = self._entry_died(client_id, name, entry)
+                if told is None:  # _rebalance enters it again at the new owner
+                    entry.node, entry.asked, entry.entry_id = "", INTERNAL, None
+                else:
+                    del waiting[name]
+                    out.extend(told)
+        for client_id, outgoing in self.outgoing.items():
+            for name, entry in [(n, e) for n, e in outgoing if e.node == node]:
+                outgoing.remove((name, entry))
+                out.extend(self._entry_died(client_id, name, entry) or NOTHING)
         return out
 
-    def _entry_died(self, client_id: str, name: str, entry: Waiting) -> Sequence[Action]:
-        """The member holding a local client's entry died, and its pools with it."""
-        waiting = self.waiting[client_id]
+    def _entry_died(self, client_id: str, name: str, entry: Waiting) -> Sequence[Action] | None:
+        """The member holding a local client's entry died, and its pools with it: what its
+        client is told (the entry is gone), or ``None`` (it is to be entered again)."""
         asked, leave = entry.asked, entry.leave_request
         if entry.leaving and leave is not None:
             self.pending.pop((client_id, leave), None)
         if asked is not None and self.pending.pop((client_id, asked), None) is not None:
             # Not answered yet: refused now (the client may enter again), not entered
             # again behind its back before the timeout would refuse it; so is its leave.
-            del waiting[name]
             refused = list(self._refused(client_id, asked))
             if entry.leaving:
                 refused.extend(self._refused(client_id, leave))
             return refused
         if entry.leaving:
             # Left with its member, as the client asked: so it is answered.
-            del waiting[name]
             return [Perform(client_id, [entry.left(name)])]
         if entry.withdrawn:
             # Its client was matched: one process would have withdrawn it, and says so.
-            del waiting[name]
             return [Deliver([((client_id,), entry.withdrawal(name))], remote=False)]
-        # _rebalance enters it again at the new owner.
-        entry.node, entry.asked, entry.entry_id = "", INTERNAL, None
-        return NOTHING
+        return None
 
     def _rebalance(self, local_clients: Iterable[str], now_ms: int) -> Sequence[Action]:
         """The members changed: local clients' entries whose pool has a new owner move there.

@@ -173,6 +173,9 @@ class Routes:
         self.remote_sessions: dict[str, dict[str, set[str]]] = {}
         # Local clients: pool name -> their entry at another member.
         self.waiting: dict[str, dict[str, Waiting]] = {}
+        # Local clients: (pool name, entry) on their way out, replaced in ``waiting`` by a
+        # new pool.enter: still followed until their member says they are gone.
+        self.outgoing: dict[str, list[tuple[str, Waiting]]] = {}
         # Members found dead, until seen again (a Redis restart can make live ones look dead).
         self.departed: set[str] = set()
         # Forwarded requests awaiting their answer: (client id, request id) -> when sent.
@@ -277,3 +280,28 @@ class Routes:
                 del waiting[name]
             elif entry.leaving and entry.leave_request == request_id:
                 entry.leaving, entry.leave_request = False, None
+        outgoing = self.outgoing.get(client_id)
+        if outgoing and request_id is not None:
+            outgoing[:] = [
+                (n, e) for n, e in outgoing if request_id not in (e.asked, e.leave_request)
+            ]
+
+    def _replace(self, client_id: str, name: str, entry: Waiting) -> None:
+        """``entry`` is the client's entry in pool ``name`` now; one on its way out there
+        is still followed (:attr:`outgoing`)."""
+        waiting = self.waiting.setdefault(client_id, {})
+        old = waiting.get(name)
+        if old is not None:
+            self.outgoing.setdefault(client_id, []).append((name, old))
+        waiting[name] = entry
+
+    def _gone_entry(self, client_id: str, name: str, found: Callable[[Waiting], bool]) -> None:
+        """The client's entry in pool ``name`` for which ``found`` holds is gone."""
+        waiting = self.waiting.get(client_id, {})
+        entry = waiting.get(name)
+        if entry is not None and found(entry):
+            del waiting[name]
+            return
+        outgoing = self.outgoing.get(client_id)
+        if outgoing:
+            outgoing[:] = [(n, e) for n, e in outgoing if n != name or not found(e)]

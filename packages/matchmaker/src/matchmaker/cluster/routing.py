@@ -139,12 +139,11 @@ class Router(Seats):
             return self._refused(client_id, request_id)
         if type(command) is EnterPool:
             name = command.policy or command.pool or self._default_policy(client) or ""
-            waiting = self.waiting.setdefault(client_id, {})
-            old = waiting.get(name)
+            old = self.waiting.get(client_id, {}).get(name)
             # Already waiting there: the owner refuses this one (pool.already_entered), and
             # the entry stays the one entered first (unless that one is on its way out).
             if old is None or old.settling:
-                waiting[name] = Waiting(target, command, request_id)
+                self._replace(client_id, name, Waiting(target, command, request_id))
         elif type(command) is LeavePool:
             entry = self.waiting.get(client_id, {}).get(command.pool)
             if entry is not None and entry.node == target:
@@ -198,11 +197,9 @@ class Router(Seats):
                 else:
                     others.discard(event.client_id)
         elif isinstance(event, EntryClosed):
+            closed = event.entry_id  # (not one entered again since, in its place)
             for client_id in recipients:
-                waiting = self.waiting.get(client_id, {})
-                entry = waiting.get(event.pool)
-                if entry is not None and entry.entry_id == event.entry_id:
-                    del waiting[event.pool]  # (not one entered again since, in its place)
+                self._gone_entry(client_id, event.pool, lambda e: e.entry_id == closed)
         return NOTHING
 
     def _on_session_created(self, event: SessionCreated) -> Sequence[Action]:
@@ -269,6 +266,7 @@ class Router(Seats):
         self._away.discard(client_id)
         self.remote_sessions.pop(client_id, None)
         self.waiting.pop(client_id, None)
+        self.outgoing.pop(client_id, None)
         for key in [k for k in self.pending if k[0] == client_id]:
             del self.pending[key]
         return out
@@ -381,19 +379,21 @@ class Router(Seats):
         answer = reply.answer
         waiting = self.waiting.get(client_id, {})
         if isinstance(answer, PoolEntered):
-            entry = waiting.get(answer.pool)
-            if entry is not None and entry.node == sender:
-                entry.entry_id = answer.entry_id
-                if reply.request_id != INTERNAL:
-                    entry.told = answer.entry_id
+            outgoing = self.outgoing.get(client_id, ())
+            for entry in (waiting.get(answer.pool), *(e for n, e in outgoing if n == answer.pool)):
+                if entry is not None and entry.node == sender and entry.asked == reply.request_id:
+                    entry.entry_id = answer.entry_id
+                    if reply.request_id != INTERNAL:
+                        entry.told = answer.entry_id
+                    break
             return True
         if isinstance(answer, PoolLeft) and reply.request_id != INTERNAL:
-            entry = waiting.get(answer.pool)
-            if entry is not None and (
-                entry.entry_id == answer.entry_id
-                or (entry.leaving and entry.leave_request == reply.request_id)
-            ):
-                del waiting[answer.pool]
+            left, asked = answer.entry_id, reply.request_id
+            self._gone_entry(
+                client_id,
+                answer.pool,
+                lambda e: e.entry_id == left or (e.leaving and e.leave_request == asked),
+            )
         elif isinstance(answer, SessionLeft):
             self.remote_sessions.get(client_id, {}).pop(answer.session_id, None)
         return False
