@@ -23,6 +23,7 @@ from matchmaker.core.events import (
     MemberJoined,
     MemberLeft,
     PoolLeft,
+    PoolWithdrawn,
     SessionCreated,
 )
 from matchmaker.core.state import Entry
@@ -321,4 +322,33 @@ def test_the_opening_is_mirrored_whole() -> None:
         scene.y: 1050,
     }
     scene.drain()
+    scene.check()
+
+
+def test_an_entry_offered_when_its_client_is_matched_elsewhere_is_withdrawn() -> None:
+    """z's entry in squad is held at c and offered to a when z is matched in ``ranked`` at
+    b; then the session at a ends, so a declines. One process would have withdrawn the
+    entry at z's match: it is not put back in its pool."""
+    scene = Scene()
+    session_id = scene.session_at_a(SQUAD)
+    scene.join_c()
+    scene.ask(scene.x, Backfill(session_id, 1))
+    cluster = scene.cluster
+    z, w = scene.client("b"), scene.client("b")
+    assert owner(pool_key("p", "ranked"), sorted(cluster.members)) == "b"
+    scene.ask(z, EnterPool(policy="ranked"))
+    cluster.request(z, EnterPool(policy="squad"))
+    cluster.pass_one(("b", "c"))  # held at c, offered to a
+    cluster.pass_one(("c", "b"))  # z hears pool.entered
+    assert isinstance(cluster.links["c", "a"][0], Offer)
+    cluster.request(w, EnterPool(policy="ranked"))
+    cluster.tick()  # z and w matched at b: the withdrawal goes to c
+    assert scene.last(z, SessionCreated).pool == "ranked"
+    for member in (scene.x, scene.y):  # the session at a ends before the offer arrives
+        cluster.request(member, LeaveSession(session_id))
+    while cluster.links["b", "a"]:
+        cluster.pass_one(("b", "a"))
+    scene.drain()
+    assert not cluster.members["c"].core.clients[z].entries
+    assert scene.last(z, PoolWithdrawn).pool == "squad"
     scene.check()

@@ -244,14 +244,14 @@ class Router(Seats):
         return [Post(host, Away(client_id))] if client_id in self._away else NOTHING
 
     def _withdraw(self, client_id: str) -> Sequence[Action]:
-        """The client was matched elsewhere: withdraw its entries held here."""
+        """The client was matched elsewhere: withdraw its entries held here (one held for
+        a backfill elsewhere too: seated meanwhile, its host takes it out again, as for an
+        entry left while it is offered)."""
         state = self.core.clients.get(client_id)
         if state is None:
             return NOTHING
         out: list[Delivery] = []
-        for name, entry in list(state.entries.items()):
-            if entry.held:
-                continue  # held for a backfill elsewhere: its answer settles it
+        for name in list(state.entries):
             entry_id, dropped = self.core.leave_pool(client_id, name)
             out.extend(dropped)
             out.append(((client_id,), PoolWithdrawn(name, entry_id, "matched")))
