@@ -113,9 +113,7 @@ def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _load(root: Path, *, use_cache: bool = True) -> Repository:
     """The repository as ``get`` loads it: without bodies (a scan with bodies that parsed a
     file writes every rows file anew, and every folder's columns with them)."""
-    return load_context(
-        cwd=root, env={}, home=root.parent / "home", use_cache=use_cache, bodies=False
-    )
+    return load_context(cwd=root, env={}, home=root.parent / "home", use_cache=use_cache)
 
 
 def _answer(repo: Repository, task_id: str) -> Any:

@@ -8,6 +8,7 @@ scalar as a string); ordering helpers turn them into ranks.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from enum import StrEnum
 
 import msgspec
@@ -18,10 +19,12 @@ __all__ = [
     "RESOLVED_STATUSES",
     "STATUS_ORDER",
     "TASK_TYPES",
+    "BodyAt",
     "Priority",
     "Status",
     "Task",
     "natural_key",
+    "read_kept_bodies_with",
 ]
 
 
@@ -56,6 +59,32 @@ TASK_TYPES: tuple[str, ...] = ("feature", "bug", "improvement", "chore", "docs")
 DEFAULT_EFFORT: tuple[str, ...] = ("small", "medium", "large")
 
 
+class BodyAt(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """Where a task's body is kept when it was not read with the task: bytes
+    ``start:end`` of the body store of the parse cache's rows file ``store`` (its 16 hex
+    digits as a number; :mod:`tasktool.files.bodies` reads it). A body store is written
+    with the rows and never changed, so the body read there is the one the task's
+    frontmatter was parsed with."""
+
+    store: int
+    start: int
+    end: int
+
+
+def _no_reader(task: Task, at: BodyAt) -> str:
+    raise RuntimeError("no reader of kept bodies: import tasktool.files.bodies")
+
+
+#: Reads a kept body; :mod:`tasktool.files.bodies` installs its reader when imported (the
+#: model imports nothing of the files layer, which alone decodes a :class:`BodyAt`).
+_kept_body: list[Callable[[Task, BodyAt], str]] = [_no_reader]
+
+
+def read_kept_bodies_with(reader: Callable[[Task, BodyAt], str]) -> None:
+    """Have :attr:`Task.body` read kept bodies with ``reader``."""
+    _kept_body[0] = reader
+
+
 # gc=False: a task holds only strings, tuples and flags, so it can never be part of a cycle;
 # untracked, 10,000 of them do not set off garbage collections while a run loads them.
 class Task(msgspec.Struct, frozen=True, kw_only=True, gc=False):
@@ -88,7 +117,17 @@ class Task(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     worktree: str | None = None
     branch: str | None = None
     sibling_only: bool = False
-    body: str = ""
+    #: The body as the task holds it: its text (a file parsed by this run, a task made in
+    #: memory) or where the parse cache keeps it (:class:`BodyAt`). Read :attr:`body`.
+    raw_body: str | BodyAt = msgspec.field(default="", name="body")
+
+    @property
+    def body(self) -> str:
+        """The Markdown after the frontmatter, read on first use when the task came from
+        the parse cache: no caller decides up front whether it needs bodies, and none
+        sees an empty body for a kept one."""
+        raw = self.raw_body
+        return raw if isinstance(raw, str) else _kept_body[0](self, raw)
 
     @property
     def resolved(self) -> bool:

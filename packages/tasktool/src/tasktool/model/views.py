@@ -14,15 +14,17 @@ from tasktool.model.task import Task
 __all__ = ["TASK_KEYS", "TaskRows", "row_type", "task_summary", "task_view", "task_views"]
 
 #: Keys of a task object, in output order (``body`` only where asked for).
-TASK_KEYS: tuple[str, ...] = tuple(field for field in Task.__struct_fields__ if field != "body")
+TASK_KEYS: tuple[str, ...] = tuple(field for field in Task.__struct_fields__ if field != "raw_body")
 
 
 def task_views(tasks: Sequence[Task], *, body: bool = False) -> list[dict[str, Any]]:
-    """Tasks as JSON-ready dicts with every field (lists as lists, unset as ``null``)."""
+    """Tasks as JSON-ready dicts with every field (lists as lists, unset as ``null``); with
+    ``body``, the body last (read now when the parse cache keeps it)."""
     views: list[dict[str, Any]] = msgspec.to_builtins(tasks)
-    if not body:
-        for view in views:
-            del view["body"]
+    for view, task in zip(views, tasks, strict=True):
+        del view["body"]  # as the task holds it: perhaps only where it is kept
+        if body:
+            view["body"] = task.body
     return views
 
 
@@ -32,12 +34,6 @@ def row_type(keys: tuple[str, ...]) -> type[msgspec.Struct]:
     encodes to the same JSON as :func:`task_views`' dicts restricted to ``keys``."""
     types = {field.name: field.type for field in msgspec.structs.fields(Task)}
     return msgspec.defstruct("TaskRow", [(key, types[key]) for key in keys], gc=False)
-
-
-#: The end of a task without a body in compact JSON. ``body`` is the last field, and the
-#: bytes ``,"`` never occur inside an encoded string (a quote there is ``\"``), so in a
-#: JSON array of tasks this marks exactly the empty bodies' keys and values.
-_EMPTY_BODY = b',"body":""}'
 
 
 class TaskRows(Sequence[msgspec.Struct]):
@@ -52,12 +48,7 @@ class TaskRows(Sequence[msgspec.Struct]):
 
     def encode(self, start: int, stop: int) -> bytes:
         """Rows ``start:stop`` as a compact JSON array (``UnicodeEncodeError`` when some
-        text is not UTF-8). Every field but the body, of tasks without one (a listing's,
-        loaded without bodies), is the tasks' own JSON minus the empty body: encoded
-        straight from the tasks, without building rows."""
-        tasks = self._tasks[start:stop]
-        if self._keys == TASK_KEYS and not any(task.body for task in tasks):
-            return msgspec.json.encode(tasks).replace(_EMPTY_BODY, b"}")
+        text is not UTF-8)."""
         return msgspec.json.encode(self[start:stop])
 
     def __len__(self) -> int:
