@@ -101,7 +101,7 @@ def _open(number: int) -> int | None:
         os.close(fd)
         return None
     _open_stores[number] = fd
-    if len(_open_stores) > OPEN_STORES:
+    while len(_open_stores) > OPEN_STORES:
         os.close(_open_stores.popitem(last=False)[1])
     return fd
 
