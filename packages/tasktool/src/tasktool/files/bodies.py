@@ -35,7 +35,15 @@ from tasktool.files.taskfile import parse_task
 from tasktool.model.errors import TaskToolError
 from tasktool.model.task import BodyAt, Task, read_kept_bodies_with
 
-__all__ = ["OPEN_STORES", "kept_bytes", "known", "read_body", "store_name", "store_number"]
+__all__ = [
+    "OPEN_STORES",
+    "kept_bytes",
+    "known",
+    "read_body",
+    "store_bytes",
+    "store_name",
+    "store_number",
+]
 
 #: Body stores kept open at once (the least recently read one is closed first).
 OPEN_STORES = 32
@@ -84,6 +92,22 @@ def kept_bytes(at: BodyAt) -> bytes | None:
         except OSError:
             return None
     return found if len(found) == size else None
+
+
+def store_bytes(number: int) -> bytes | None:
+    """The whole store ``number`` (``None``: unknown, gone, empty or damaged): for a
+    writer that copies many of its bodies into a new store."""
+    with _lock:
+        fd = _open_stores.get(number)
+        fd = _open(number) if fd is None else fd
+        if fd is None:
+            return None
+        _, length = _stores[number]
+        try:
+            found = os.pread(fd, length, 0)
+        except OSError:
+            return None
+    return found if len(found) == length else None
 
 
 def _open(number: int) -> int | None:

@@ -81,9 +81,10 @@ def _bodies_moved(rows: Sequence[Row], number: int) -> tuple[list[Row], bytes]:
     moved: list[Row] = []
     chunks: list[bytes] = []
     at = 0
+    stores: dict[int, bytes | None] = {}  # the old stores, each read once
     for row in rows:
         task = row.task
-        data = _body_bytes(task) if task is not None else b""
+        data = _body_bytes(task, stores) if task is not None else b""
         if task is None or not data:
             moved.append(
                 row if task is None or task.raw_body == "" else Row(replace(task, raw_body=""))
@@ -95,13 +96,18 @@ def _bodies_moved(rows: Sequence[Row], number: int) -> tuple[list[Row], bytes]:
     return moved, b"".join(chunks)
 
 
-def _body_bytes(task: Task) -> bytes:
-    """A task's body as UTF-8: its own, or the bytes its store keeps (else read anew)."""
+def _body_bytes(task: Task, stores: dict[int, bytes | None]) -> bytes:
+    """A task's body as UTF-8: its own, or the bytes its store keeps (``stores``: the
+    stores read so far), else read anew."""
     raw = task.raw_body
     if isinstance(raw, str):
         return raw.encode()
-    kept = bodies.kept_bytes(raw)
-    return kept if kept is not None else task.body.encode()
+    if raw.store not in stores:
+        stores[raw.store] = bodies.store_bytes(raw.store)
+    store = stores[raw.store]
+    if store is not None and 0 <= raw.start <= raw.end <= len(store):
+        return store[raw.start : raw.end]
+    return task.body.encode()
 
 
 def _task_key(row: Row) -> tuple[object, ...]:
