@@ -46,7 +46,12 @@ from matchmaker.core.effects import (
 )
 from matchmaker.core.events import Event, PoolEntered, PoolLeft, Welcome
 from matchmaker.data.observer import DataObserver
-from matchmaker.data.protocol import REQUEST_DECODER, REQUEST_TYPES, Request, decode_envelope
+from matchmaker.data.protocol.requests import (
+    REQUEST_DECODER,
+    REQUEST_TYPES,
+    Request,
+    decode_envelope,
+)
 from matchmaker.data.translate import PING_FRAME, command, error_frame, partial_frame, reply_frame
 from matchmaker.errors import MatchmakerError, internal_error
 
