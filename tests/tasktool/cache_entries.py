@@ -26,7 +26,7 @@ class CacheEntry(msgspec.Struct, frozen=True):
 
 
 def cached_entries(root: Path) -> dict[str, CacheEntry]:
-    """Path -> entry of every file cached for good (not racy) in ``root``, bodies included."""
+    """Path -> entry of every file cached for good (not racy) in ``root``, bodies read."""
     cache = ParseCache.open(root)
     rows = cache.rows()
     if rows is None:
@@ -38,7 +38,8 @@ def cached_entries(root: Path) -> dict[str, CacheEntry]:
             row = next(numbers)
             sig = folder.signature(index)
             if sig != signature.UNSETTLED:
-                found[os.path.join(folder.path, name)] = CacheEntry(sig, row.task, row.broken)
+                task = row.task and msgspec.structs.replace(row.task, raw_body=row.task.body)
+                found[os.path.join(folder.path, name)] = CacheEntry(sig, task, row.broken)
     return found
 
 

@@ -24,7 +24,7 @@ from tasktool.files.cache_files import FORMAT
 from tasktool.files.scan import scan_tasks
 from tasktool.mcp.server import create_server
 from tasktool.model.errors import TaskToolError
-from tasktool.model.task import BodyAt, Task
+from tasktool.model.task import KEPT, Task
 from tasktool.planning.repository import Repository, load_context, loader
 from tasktool.web.app import WebConfig
 from tasktool.web.export import export_site
@@ -174,7 +174,7 @@ def test_the_dashboard_and_the_export_show_the_bodies(
 
 def _close_stores() -> None:
     """Forget the stores this process opened (a test's earlier loads opened some)."""
-    for fd in bodies._open_stores.values():
+    for fd, _offsets in bodies._open_stores.values():
         os.close(fd)
     bodies._open_stores.clear()
 
@@ -205,17 +205,16 @@ def test_only_a_few_stores_stay_open(project: Project, monkeypatch: pytest.Monke
     for task in [*repo.tasks, *repo.archived]:
         assert task.body == _file_body(task.file_path)
         assert len(bodies._open_stores) <= 1
-    assert (
-        len({task.raw_body.store for task in repo.tasks if isinstance(task.raw_body, BodyAt)}) > 1
-    )
+    assert len({os.path.dirname(task.file_path) for task in repo.tasks}) > 1  # stores
 
 
-def _kept(project: Project) -> dict[str, Task]:
-    """Every task of a warm load, by id (each body kept in a store, not read yet)."""
+def _kept(project: Project) -> tuple[Repository, dict[str, Task]]:
+    """A warm load and its tasks by id (each body kept in a store, not read yet; the
+    tasks find their stores while the load is held)."""
     repo = _load(project)
     found = {task.id: task for task in [*repo.tasks, *repo.archived]}
-    assert all(isinstance(found[task_id].raw_body, BodyAt) for task_id in WITH_BODIES)
-    return found
+    assert all(found[task_id].raw_body == KEPT for task_id in WITH_BODIES)
+    return repo, found
 
 
 def test_a_body_read_after_its_file_changed_is_the_one_loaded_with_the_fields(
@@ -225,7 +224,7 @@ def test_a_body_read_after_its_file_changed_is_the_one_loaded_with_the_fields(
     body its loaded fields came with, not the new one."""
     tasks = _write(project)
     _warm(tasks)
-    loaded = _kept(project)
+    _repo, loaded = _kept(project)
     path = tasks / "a" / "002-task.md"
     path.write_text(
         task_text("002", "Task 002 renamed", status="blocked", body="a new body"),
@@ -241,7 +240,7 @@ def test_without_its_store_a_body_comes_only_with_the_same_fields(project: Proje
     the pair is the file as it is now), else ``task.changed``, never a mix."""
     tasks = _write(project)
     _warm(tasks)
-    loaded = _kept(project)
+    _repo, loaded = _kept(project)
     for store in (tasks / ".tasktool" / "cache").glob("*.bodies"):
         store.unlink()
     _close_stores()  # as a process that never opened them
@@ -304,3 +303,21 @@ def test_another_versions_cache_is_never_read(project: Project) -> None:
         assert [task.body for task in warm.tasks] == [task.body for task in cold.tasks]
     assert not (cache / "tasks-7.msgpack").exists()
     assert not (cache / "bodies-tasks-7.msgpack").exists()
+
+
+def test_a_task_outliving_its_load_or_shown_with_another_status_has_its_body(
+    project: Project,
+) -> None:
+    """A task kept after its load was dropped reads its file (unchanged: its body); one
+    the overlay shows with a sibling worktree's status still finds its row's store."""
+    tasks = _write(project)
+    _warm(tasks)
+    alone = _load(project).get("002")
+    assert alone.raw_body == KEPT
+    assert alone.body == TASKS["002"][1]
+    _repo, loaded = _kept(project)
+    shown = msgspec.structs.replace(
+        loaded["004"], status="completed", completed_at="2024-01-01", worktree="/b", branch="b"
+    )
+    (tasks / "b" / "004-task.md").unlink()  # so only the store can give the body
+    assert shown.body == TASKS["004"][1]

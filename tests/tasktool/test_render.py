@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tasktool.model.task import BodyAt, Task
+from tasktool.model.task import KEPT, Task
 from tasktool.model.views import TASK_KEYS, TaskRows, task_views
 from tasktool.present import render
 from tasktool.present.render import (
@@ -69,8 +69,8 @@ def test_json_and_yaml_keep_key_order() -> None:
 def test_streamed_rows_are_byte_for_byte_the_dict_json(
     count: int, kept: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Tasks with their bodies inline or kept by the parse cache (never read for a
-    listing: no store is known here), titles holding what looks like a body, and text that
+    """Tasks with their bodies inline, or none and kept by the parse cache (never read
+    for a listing: no store is known here), titles holding what looks like a body, and text that
     is not UTF-8 (a file name's lone surrogate, encoded the careful way)."""
     monkeypatch.setattr(render, "JSON_CHUNK", 2)  # chunk edges: none, exact, one over
     titles = ['t\u00e9 "quoted"', 'x,"body":""}', 'x\\","body":""}', "bad \udce9"]
@@ -79,7 +79,7 @@ def test_streamed_rows_are_byte_for_byte_the_dict_json(
             id=str(n),
             title=titles[n % len(titles)],
             tags=("a", "b")[: n % 3],
-            raw_body=BodyAt(1, 0, n) if kept else "x" * n,
+            raw_body=(KEPT if n % 2 else "") if kept else "x" * n,
             owner='",\\' if n % 2 else None,
         )
         for n in range(count)

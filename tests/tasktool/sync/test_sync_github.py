@@ -12,7 +12,7 @@ import pytest
 
 from tasktool.files.cache import ParseCache
 from tasktool.files.scan import scan_tasks
-from tasktool.model.task import BodyAt
+from tasktool.model.task import KEPT
 from tasktool.sync import engine
 from tasktool.sync.state import STATE_FILE
 from tests.tasktool.sync.trackers import GITHUB_TOKEN, FakeGitHub, Workspace, github_entry
@@ -357,7 +357,7 @@ def test_a_sync_over_a_warm_cache_compares_the_real_bodies(synced: Workspace) ->
     scan_tasks(synced.tasks)
     rows = ParseCache.open(synced.tasks).rows()
     assert rows is not None
-    assert sum(isinstance(row.task.raw_body, BodyAt) for row in rows if row.task) == 5
+    assert sum(row.task.raw_body == KEPT for row in rows if row.task) == 5
     (synced.tasks / ".tasktool" / STATE_FILE).unlink()
     before = synced.task_files("github")
     result = synced.sync()

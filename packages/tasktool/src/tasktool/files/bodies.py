@@ -1,58 +1,117 @@
 """Tasks' bodies, read when a caller first asks for one (:attr:`Task.body`).
 
 The parse cache keeps each rows file's bodies in a body store beside it
-(``rows-N.bodies``: the bodies' UTF-8 bytes one after the other, written with the rows
-and never changed); a task decoded from the rows holds where its body is
-(:class:`~tasktool.model.task.BodyAt`: the store's number and a byte range), not the body.
-No command decides up front whether it needs bodies: a listing never reads one, ``get``
-reads one, ``search`` reads each as it looks at it.
+(``rows-N.bodies``: the offsets of the folder's bodies, one per row, then their UTF-8
+bytes), written with the rows and never changed. A task decoded from the rows holds
+:data:`~tasktool.model.task.KEPT` instead of its body: nothing per task to decode or
+hold, and a listing's JSON is as fast as without bodies. No command decides up front
+whether it needs bodies: a listing never reads one, ``get`` reads one, ``search`` reads
+each as it looks at it.
 
-The stores a head named are known by number once this process read it (:func:`known`):
-the table holds a folder path per rows file, not per task. A store is opened once and
-each body read at its offset (``pread``: a store damaged in place reads short, where a
-mapping would fault); the last :data:`OPEN_STORES` stay open, and no body is kept after
-it was handed out, so the bodies are never all resident.
+Where a kept body is: the rows a cache read decoded are registered here, folder by
+folder (:class:`Part`, held by the :class:`~tasktool.files.cache.ParseCache` that read
+them, weakly here), with the number of their store. A task finds its row by its file's
+folder and name; the row is the task itself, or one with the same fields (the overlay
+gives a task its status from another worktree). Only the last :data:`OPEN_STORES`
+stores stay open, and no body is kept after it was handed out, so the bodies are never
+all resident.
 
-A body is always the one its frontmatter came with. From a store it is by construction
-(the store was written from the same parse as the row). When the store is gone (a later
-run replaced that folder's rows and a minute passed) or unknown here (a task a sibling
-worktree's index kept), the task's file is parsed again and its body returned only when
-its frontmatter is still the task's; otherwise the file changed since the task was
-loaded, and mixing the new body with the old fields would show a version that never
-existed: ``task.changed`` (run again).
+A body is always the one its fields came with. From a store it is by construction (the
+store was written from the same parse as the row). When no row matches (the store is
+gone or damaged, the cache that read it no longer held), the task's file is parsed
+again and its body returned only when its frontmatter is still the task's; otherwise the
+file changed since the task was loaded, and mixing the new body with the old fields
+would show a version that never existed: ``task.changed`` (run again).
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import threading
+import weakref
+from array import array
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Protocol
 
 import msgspec
 
 from tasktool.files.taskfile import parse_task
 from tasktool.model.errors import TaskToolError
-from tasktool.model.task import BodyAt, Task, read_kept_bodies_with
+from tasktool.model.task import KEPT, Task, read_kept_bodies_with
 
 __all__ = [
     "OPEN_STORES",
-    "kept_bytes",
+    "Part",
+    "encode_store",
     "known",
     "read_body",
-    "store_bytes",
     "store_name",
     "store_number",
+    "stored_bodies",
 ]
 
 #: Body stores kept open at once (the least recently read one is closed first).
 OPEN_STORES = 32
+_OFFSET = array("Q").itemsize
 
 _lock = threading.Lock()
 #: Store number -> the cache folder holding it and its length, for every rows file a head
 #: read in this process named (rows files are named at random, so a number is one file).
 _stores: dict[int, tuple[str, int]] = {}
-_open_stores: OrderedDict[int, int] = OrderedDict()  # store number -> file descriptor
+#: Store number -> its open descriptor and its offsets.
+_open_stores: OrderedDict[int, tuple[int, array[int]]] = OrderedDict()
+#: Folder path -> the parts decoded from its rows files, newest last.
+_parts: dict[str, list[weakref.ref[Part]]] = {}
+
+
+class _Row(Protocol):
+    @property
+    def task(self) -> Task | None: ...
+
+
+class Part:
+    """One folder's rows (all, or some by index) as a cache read decoded them, and the
+    number of the store that keeps their bodies."""
+
+    __slots__ = ("__weakref__", "_index", "names", "path", "rows", "store")
+
+    def __init__(
+        self, path: str, names: str, store: int, rows: Sequence[_Row] | Mapping[int, _Row]
+    ) -> None:
+        self.path, self.names, self.store, self.rows = path, names, store, rows
+        self._index: dict[str, int] | None = None
+
+    @property
+    def count(self) -> int:
+        """The folder's number of rows."""
+        return self.names.count("\0") + 1 if self.names else 0
+
+    def row_of(self, task: Task) -> int | None:
+        """The index of ``task``'s row here: the row holding it, or its fields."""
+        if self._index is None:
+            listed = self.names.split("\0") if self.names else []
+            self._index = {name: index for index, name in enumerate(listed)}
+        index = self._index.get(os.path.basename(task.file_path))
+        if index is None:
+            return None
+        rows = self.rows
+        if isinstance(rows, Mapping):
+            row = rows.get(index)
+        else:
+            row = rows[index] if index < len(rows) else None
+        found = row.task if row is not None else None
+        if found is None or not (found is task or _same_fields(found, task)):
+            return None
+        return index
+
+    def register(self) -> None:
+        """Have the tasks of these rows find their bodies here (while this part lives)."""
+        with _lock:
+            live = [ref for ref in _parts.get(self.path, []) if ref() is not None]
+            live.append(weakref.ref(self))
+            _parts[self.path] = live
 
 
 def store_number(rows_name: str) -> int:
@@ -74,72 +133,126 @@ def known(cache_folder: str, rows_names: Iterable[str], lengths: Iterable[int]) 
                 _stores[store_number(name)] = (cache_folder, length)
 
 
-def kept_bytes(at: BodyAt) -> bytes | None:
-    """The bytes of a kept body (``None``: its store is gone, unknown or too short)."""
-    size = at.end - at.start
-    if at.start < 0 or size < 0:
-        return None
+def encode_store(texts: Sequence[bytes]) -> bytes:
+    """A body store of these bodies, one per row (empty for a row without a task)."""
+    offsets = array("Q", [0] * (len(texts) + 1))
+    at = _OFFSET * len(offsets)
+    for index, text in enumerate(texts):
+        offsets[index] = at
+        at += len(text)
+    offsets[len(texts)] = at
+    if sys.byteorder == "big":
+        offsets.byteswap()
+    return offsets.tobytes() + b"".join(texts)
+
+
+def _find(task: Task) -> tuple[int, int, int] | None:
+    """The store of ``task``'s body, its number of rows and the task's row there, from
+    the parts registered (the newest first)."""
     with _lock:
-        fd = _open_stores.get(at.store)
-        if fd is not None:
-            _open_stores.move_to_end(at.store)
-        else:
-            fd = _open(at.store)
-            if fd is None:
-                return None
-        try:
-            found = os.pread(fd, size, at.start)
-        except OSError:
-            return None
-    return found if len(found) == size else None
+        refs = list(_parts.get(os.path.dirname(task.file_path), ()))
+    for ref in reversed(refs):
+        part = ref()
+        index = part.row_of(task) if part is not None else None
+        if part is not None and index is not None:
+            return part.store, part.count, index
+    return None
 
 
-def store_bytes(number: int) -> bytes | None:
-    """The whole store ``number`` (``None``: unknown, gone, empty or damaged): for a
-    writer that copies many of its bodies into a new store."""
-    with _lock:
-        fd = _open_stores.get(number)
-        fd = _open(number) if fd is None else fd
-        if fd is None:
-            return None
-        _, length = _stores[number]
-        try:
-            found = os.pread(fd, length, 0)
-        except OSError:
-            return None
-    return found if len(found) == length else None
-
-
-def _open(number: int) -> int | None:
-    """An open descriptor of the store ``number`` (``None``: unknown, gone, empty or not
-    the length its head says). An open store outlives its file: deleted now, it still
-    reads."""
+def _opened(number: int, count: int) -> tuple[int, array[int]] | None:
+    """The store's descriptor and offsets (``None``: unknown, gone, damaged), with
+    ``_lock`` held. An open store outlives its file: deleted now, it still reads."""
+    found = _open_stores.get(number)
+    if found is not None:
+        _open_stores.move_to_end(number)
+        return found if len(found[1]) == count + 1 else None
     folder, length = _stores.get(number, ("", -1))
-    if length <= 0:
+    header = _OFFSET * (count + 1)
+    if length < header:
         return None
     try:
         fd = os.open(os.path.join(folder, store_name(number)), os.O_RDONLY)
     except OSError:
         return None
-    if os.fstat(fd).st_size != length:
+    offsets = array("Q")
+    try:
+        if os.fstat(fd).st_size == length:
+            offsets.frombytes(os.pread(fd, header, 0))
+    except OSError:
+        pass
+    if sys.byteorder == "big":
+        offsets.byteswap()
+    if len(offsets) != count + 1 or offsets[0] != header or offsets[-1] != length:
         os.close(fd)
         return None
-    _open_stores[number] = fd
+    _open_stores[number] = (fd, offsets)
     while len(_open_stores) > OPEN_STORES:
-        os.close(_open_stores.popitem(last=False)[1])
-    return fd
+        os.close(_open_stores.popitem(last=False)[1][0])
+    return fd, offsets
 
 
-def read_body(task: Task, at: BodyAt) -> str:
-    """The body of ``task``, kept at ``at``: from its store, else from its file when the
-    file still holds the task's frontmatter (``task.changed`` when it does not)."""
-    kept = kept_bytes(at)
-    if kept is not None:
+def _kept_bytes(number: int, count: int, index: int) -> bytes | None:
+    with _lock:
+        opened = _opened(number, count)
+        if opened is None:
+            return None
+        fd, offsets = opened
+        start, end = offsets[index], offsets[index + 1]
+        if not 0 < start <= end <= offsets[-1]:
+            return None
         try:
-            return kept.decode("utf-8")
-        except UnicodeDecodeError:
-            pass  # a damaged store: the file says what the body is
+            found = os.pread(fd, end - start, start)
+        except OSError:
+            return None
+    return found if len(found) == end - start else None
+
+
+def _whole(number: int, count: int) -> tuple[bytes, array[int]] | None:
+    with _lock:
+        opened = _opened(number, count)
+        if opened is None:
+            return None
+        fd, offsets = opened
+        try:
+            found = os.pread(fd, offsets[-1], 0)
+        except OSError:
+            return None
+    return (found, offsets) if len(found) == offsets[-1] else None
+
+
+def read_body(task: Task) -> str:
+    """The body of ``task``, kept by the parse cache: from its store, else from its file
+    when the file still holds the task's frontmatter (``task.changed`` when it does not)."""
+    found = _find(task)
+    if found is not None:
+        kept = _kept_bytes(*found)
+        if kept is not None:
+            try:
+                return kept.decode("utf-8")
+            except UnicodeDecodeError:
+                pass  # a damaged store: the file says what the body is
     return _from_file(task)
+
+
+def stored_bodies(part: Part | None, tasks: Sequence[Task | None]) -> list[bytes]:
+    """The UTF-8 bodies of one folder's rows (``None``: no task), for its new store: a
+    body held inline encoded, a kept one copied from the store of ``part`` (the folder's
+    rows the cache read: its store is read once) or read anew."""
+    whole = _whole(part.store, part.count) if part is not None else None
+    texts: list[bytes] = []
+    for task in tasks:
+        if task is None:
+            texts.append(b"")
+        elif task.raw_body != KEPT:
+            texts.append(task.raw_body.encode())
+        else:
+            index = part.row_of(task) if part is not None and whole is not None else None
+            if whole is not None and index is not None:
+                store, offsets = whole
+                texts.append(store[offsets[index] : offsets[index + 1]])
+            else:
+                texts.append(task.body.encode())
+    return texts
 
 
 def _from_file(task: Task) -> str:
@@ -149,16 +262,25 @@ def _from_file(task: Task) -> str:
     except (OSError, UnicodeDecodeError) as exc:
         raise _changed(task, f"cannot be read again ({exc})") from None
     parsed = parse_task(text, file_path=task.file_path, group=task.group, archived=task.archived)
-    if not isinstance(parsed, Task) or not _same_frontmatter(parsed, task):
+    if not isinstance(parsed, Task) or not _same_fields(parsed, task):
         raise _changed(task, "changed since it was loaded")
     return parsed.body
 
 
-def _same_frontmatter(parsed: Task, task: Task) -> bool:
-    """Whether ``parsed`` (the file now) has ``task``'s fields, where it comes from aside."""
-    replace = msgspec.structs.replace
-    overlay = {"worktree": task.worktree, "branch": task.branch, "sibling_only": task.sibling_only}
-    return replace(parsed, raw_body="", **overlay) == replace(task, raw_body="")
+def _same_fields(found: Task, task: Task) -> bool:
+    """Whether ``found`` (a file's task) has ``task``'s fields, its body and what another
+    worktree gives it aside (its provenance; its status and dates, when it has one)."""
+    given: dict[str, object] = {
+        "raw_body": task.raw_body,
+        "worktree": task.worktree,
+        "branch": task.branch,
+        "sibling_only": task.sibling_only,
+    }
+    if task.worktree is not None:
+        given.update(
+            status=task.status, completed_at=task.completed_at, cancelled_at=task.cancelled_at
+        )
+    return msgspec.structs.replace(found, **given) == task
 
 
 def _changed(task: Task, why: str) -> TaskToolError:

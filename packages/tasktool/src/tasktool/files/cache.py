@@ -28,6 +28,7 @@ store), so every store stands alone.
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from collections.abc import Mapping, Sequence
@@ -58,7 +59,7 @@ from tasktool.files.cache_files import (
 )
 from tasktool.files.storage import STATE_DIR, atomic_write_bytes, ensure_state_dir
 from tasktool.model.errors import TaskToolError
-from tasktool.model.task import BodyAt, Task, natural_key
+from tasktool.model.task import KEPT, natural_key
 
 if TYPE_CHECKING:
     from tasktool.files.id_columns import IdColumns
@@ -73,41 +74,19 @@ ORPHAN_AGE_NS = 60 * 1_000_000_000
 Order = tuple[list[int], list[int], list[int]]
 
 
-def _bodies_moved(rows: Sequence[Row], number: int) -> tuple[list[Row], bytes]:
-    """``rows`` with their tasks' bodies moved to the body store numbered ``number``: the
-    rows, each task naming its body's bytes there (an empty body stays inline), and the
-    store. A body kept in an older store is copied from it as bytes."""
+def _bodies_moved(rows: Sequence[Row], old: bodies.Part | None) -> tuple[list[Row], bytes]:
+    """One folder's rows with their tasks' bodies moved out (each task :data:`KEPT`) and
+    their body store: the bodies held inline, and those kept in the folder's old store
+    (``old``: its rows as this cache read them) copied from it."""
     replace = msgspec.structs.replace
-    moved: list[Row] = []
-    chunks: list[bytes] = []
-    at = 0
-    stores: dict[int, bytes | None] = {}  # the old stores, each read once
-    for row in rows:
-        task = row.task
-        data = _body_bytes(task, stores) if task is not None else b""
-        if task is None or not data:
-            moved.append(
-                row if task is None or task.raw_body == "" else Row(replace(task, raw_body=""))
-            )
-            continue
-        chunks.append(data)
-        moved.append(Row(replace(task, raw_body=BodyAt(number, at, at + len(data)))))
-        at += len(data)
-    return moved, b"".join(chunks)
-
-
-def _body_bytes(task: Task, stores: dict[int, bytes | None]) -> bytes:
-    """A task's body as UTF-8: its own, or the bytes its store keeps (``stores``: the
-    stores read so far), else read anew."""
-    raw = task.raw_body
-    if isinstance(raw, str):
-        return raw.encode()
-    if raw.store not in stores:
-        stores[raw.store] = bodies.store_bytes(raw.store)
-    store = stores[raw.store]
-    if store is not None and 0 <= raw.start <= raw.end <= len(store):
-        return store[raw.start : raw.end]
-    return task.body.encode()
+    texts = bodies.stored_bodies(old, [row.task for row in rows])
+    moved = [
+        row
+        if row.task is None or row.task.raw_body == KEPT
+        else Row(replace(row.task, raw_body=KEPT))
+        for row in rows
+    ]
+    return moved, bodies.encode_store(texts)
 
 
 def _task_key(row: Row) -> tuple[object, ...]:
@@ -177,6 +156,8 @@ class ParseCache:
         self._found = found
         self.head = found[0] if found is not None else None
         self._rows: list[Row] | None = None
+        #: The rows decoded, by folder path, where their tasks find their bodies.
+        self._parts: dict[str, bodies.Part] = {}
         if self.head is not None and self.path is not None:
             bodies.known(str(self.path.parent), self.head.files, self.head.stores)
 
@@ -209,14 +190,24 @@ class ParseCache:
             return None
         head = self._found[0]
         if self._rows is None:
-            rows = read_rows(self.root, head) if self.root is not None else None
-            parts = (head.tasks, head.archived, head.broken)
-            if rows is None or any(
-                part and (min(part) < 0 or max(part) >= len(rows)) for part in parts
+            parts = read_rows(self.root, head) if self.root is not None else None
+            rows = [row for part in parts for row in part] if parts is not None else []
+            order = (head.tasks, head.archived, head.broken)
+            if parts is None or any(
+                part and (min(part) < 0 or max(part) >= len(rows)) for part in order
             ):
                 return None  # gone, damaged, or an order naming a row not there
+            for folder, name, part in zip(head.folders, head.files, parts, strict=True):
+                self._keep(folder, name, part)
             self._rows = rows
         return self._rows
+
+    def _keep(self, folder: Folder, name: str, rows: Sequence[Row] | Mapping[int, Row]) -> None:
+        """Register a folder's rows decoded (all, or some by index) with their store."""
+        if name:
+            part = bodies.Part(folder.path, folder.names, bodies.store_number(name), rows)
+            part.register()
+            self._parts[folder.path] = part
 
     def id_columns(self) -> list[IdColumns] | None:
         """Each folder's columns of ids (:mod:`tasktool.files.id_columns`), in the head's
@@ -265,7 +256,20 @@ class ParseCache:
         if self.root is None or self.head is None:
             return None
         found = read_some_rows(self.root, self.head, numbers)
-        return [found[number] for number in numbers] if found is not None else None
+        if found is None:
+            return None
+        import bisect  # get alone reads rows alone
+
+        by_folder: dict[int, dict[int, Row]] = {}
+        starts = list(
+            itertools.accumulate((len(folder) for folder in self.head.folders), initial=0)
+        )
+        for number, row in found.items():
+            at = bisect.bisect_right(starts, number) - 1
+            by_folder.setdefault(at, {})[number - starts[at]] = row
+        for at, some in by_folder.items():
+            self._keep(self.head.folders[at], self.head.files[at], some)
+        return [found[number] for number in numbers]
 
     def walked(self, ignore: Sequence[str]) -> list[Folder]:
         """The folders of the walk the cache holds when it was made with this ``ignore``
@@ -346,12 +350,12 @@ class ParseCache:
                     stores.append(self.head.stores[was] if self.head is not None else 0)
                 else:
                     name = f"{ROWS_PREFIX}{os.urandom(8).hex()}.msgpack"
-                    kept_in = bodies.store_number(name)
-                    part, store = _bodies_moved(rows[start : start + len(folder)], kept_in)
+                    old = self._parts.get(folder.path)
+                    part, store = _bodies_moved(rows[start : start + len(folder)], old)
                     columns = IdColumns.of([row.task for row in part])
                     files.append(name)
                     stores.append(len(store))
-                    written.append((bodies.store_name(kept_in), store))
+                    written.append((bodies.store_name(bodies.store_number(name)), store))
                     written.append((name, encoder.encode(part)))
                     written.append((columns_name(name), encoder.encode(columns)))
                 start += len(folder)

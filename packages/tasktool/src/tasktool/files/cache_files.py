@@ -44,7 +44,7 @@ __all__ = [
 ]
 
 #: 5: rows by folder; 6: folder signatures; 7: a rows file per folder; 8: a body store per
-#: rows file (a row's task names its body's place, :class:`~tasktool.model.task.BodyAt`).
+#: rows file (a row's task holds :data:`~tasktool.model.task.KEPT` for its body).
 FORMAT = "tasks-8"
 #: A folder's rows file: this prefix, 16 hex digits, ``.msgpack`` (never rewritten).
 ROWS_PREFIX = "rows-"
@@ -207,21 +207,21 @@ def rows_bytes(root: Path, name: str) -> bytes:
         return handle.read()
 
 
-def read_rows(root: Path, head: Head) -> list[Row] | None:
-    """Every folder's rows, read and decoded a folder at a time; ``None`` when a rows file
-    is gone (deleted by a later writer) or does not decode."""
-    rows: list[Row] = []
+def read_rows(root: Path, head: Head) -> list[list[Row]] | None:
+    """Every folder's rows, read and decoded a folder at a time (``[]`` for a folder
+    without files); ``None`` when a rows file is gone (deleted by a later writer) or does
+    not decode."""
+    parts: list[list[Row]] = []
     try:
         with no_collection():
             for folder, name in zip(head.folders, head.files, strict=True):
-                if name:
-                    part = _rows_decoder.decode(rows_bytes(root, name))
-                    if len(part) != len(folder):
-                        return None
-                    rows += part
+                part = _rows_decoder.decode(rows_bytes(root, name)) if name else []
+                if len(part) != len(folder):
+                    return None
+                parts.append(part)
     except (OSError, msgspec.DecodeError):
         return None
-    return rows
+    return parts
 
 
 def read_some_rows(root: Path, head: Head, numbers: Sequence[int]) -> dict[int, Row] | None:

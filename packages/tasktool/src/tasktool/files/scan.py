@@ -90,10 +90,14 @@ class Scan:
         *,
         cache: ParseCache | None = None,
         folders: Sequence[str] | None = None,
+        read: ParseCache | None = None,
     ) -> None:
         self.identity = identity
         self._compute = compute
         self._cache = cache  # the cache read for the identity (its rows are the result)
+        #: The cache this scan read: the tasks taken from its rows find their bodies
+        #: through it (:mod:`tasktool.files.bodies`) while it is held.
+        self._read = read or cache
         #: Every folder the walk entered (absolute paths), ``None`` for a scan made
         #: elsewhere: where a worklog lookup looks for ``.worklogs/`` folders.
         self.folders = folders
@@ -178,7 +182,7 @@ def scan_source(root: Path, ignore: tuple[str, ...] = (), *, use_cache: bool = T
 
     rows, order, written = rescan(root, ignore, walked, cache)
     result = _result(rows, *order)
-    return Scan(written, lambda: result, folders=folders)
+    return Scan(written, lambda: result, folders=folders, read=cache)
 
 
 def _from_cache(

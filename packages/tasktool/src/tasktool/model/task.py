@@ -15,11 +15,11 @@ import msgspec
 
 __all__ = [
     "DEFAULT_EFFORT",
+    "KEPT",
     "PRIORITY_ORDER",
     "RESOLVED_STATUSES",
     "STATUS_ORDER",
     "TASK_TYPES",
-    "BodyAt",
     "Priority",
     "Status",
     "Task",
@@ -59,28 +59,22 @@ TASK_TYPES: tuple[str, ...] = ("feature", "bug", "improvement", "chore", "docs")
 DEFAULT_EFFORT: tuple[str, ...] = ("small", "medium", "large")
 
 
-class BodyAt(msgspec.Struct, frozen=True, array_like=True, gc=False):
-    """Where a task's body is kept when it was not read with the task: bytes
-    ``start:end`` of the body store of the parse cache's rows file ``store`` (its 16 hex
-    digits as a number; :mod:`tasktool.files.bodies` reads it). A body store is written
-    with the rows and never changed, so the body read there is the one the task's
-    frontmatter was parsed with."""
-
-    store: int
-    start: int
-    end: int
+#: What :attr:`Task.raw_body` holds when the parse cache keeps the body (a NUL: one
+#: string for every such task, nothing to decode or hold per task). A file whose whole
+#: body is a NUL reads as kept too, and :attr:`Task.body` then finds it in its file.
+KEPT = "\x00"
 
 
-def _no_reader(task: Task, at: BodyAt) -> str:
+def _no_reader(task: Task) -> str:
     raise RuntimeError("no reader of kept bodies: import tasktool.files.bodies")
 
 
 #: Reads a kept body; :mod:`tasktool.files.bodies` installs its reader when imported (the
-#: model imports nothing of the files layer, which alone decodes a :class:`BodyAt`).
-_kept_body: list[Callable[[Task, BodyAt], str]] = [_no_reader]
+#: model imports nothing of the files layer, which alone decodes kept tasks).
+_kept_body: list[Callable[[Task], str]] = [_no_reader]
 
 
-def read_kept_bodies_with(reader: Callable[[Task, BodyAt], str]) -> None:
+def read_kept_bodies_with(reader: Callable[[Task], str]) -> None:
     """Have :attr:`Task.body` read kept bodies with ``reader``."""
     _kept_body[0] = reader
 
@@ -118,8 +112,8 @@ class Task(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     branch: str | None = None
     sibling_only: bool = False
     #: The body as the task holds it: its text (a file parsed by this run, a task made in
-    #: memory) or where the parse cache keeps it (:class:`BodyAt`). Read :attr:`body`.
-    raw_body: str | BodyAt = msgspec.field(default="", name="body")
+    #: memory), or :data:`KEPT` when the parse cache keeps it. Read :attr:`body`.
+    raw_body: str = msgspec.field(default="", name="body")
 
     @property
     def body(self) -> str:
@@ -127,7 +121,7 @@ class Task(msgspec.Struct, frozen=True, kw_only=True, gc=False):
         the parse cache: no caller decides up front whether it needs bodies, and none
         sees an empty body for a kept one."""
         raw = self.raw_body
-        return raw if isinstance(raw, str) else _kept_body[0](self, raw)
+        return _kept_body[0](self) if raw == KEPT else raw
 
     @property
     def resolved(self) -> bool:

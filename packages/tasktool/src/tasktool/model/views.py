@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from operator import attrgetter
 from types import GenericAlias
 from typing import Any, overload
 
 import msgspec
 
-from tasktool.model.task import Task
+from tasktool.model.task import KEPT, Task
 
 __all__ = ["TASK_KEYS", "TaskRows", "row_type", "task_summary", "task_view", "task_views"]
 
@@ -36,6 +37,14 @@ def row_type(keys: tuple[str, ...]) -> type[msgspec.Struct]:
     return msgspec.defstruct("TaskRow", [(key, types[key]) for key in keys], gc=False)
 
 
+#: The end of a task without its body in compact JSON, by what the task holds for it: no
+#: body, or one the parse cache keeps. ``body`` is the last field, and the bytes ``,"``
+#: never occur inside an encoded string (a quote there is ``\"``), so in a JSON array of
+#: tasks these mark exactly those bodies' keys and values.
+_BODY_ENDS = {raw: b',"body":' + msgspec.json.encode(raw) + b"}" for raw in ("", KEPT)}
+_raw_body = attrgetter("raw_body")
+
+
 class TaskRows(Sequence[msgspec.Struct]):
     """Tasks as structs holding only ``keys``: the fast way to JSON for long listings (no
     dict per task, and columns not asked for are never touched). Converted a slice at a
@@ -48,7 +57,17 @@ class TaskRows(Sequence[msgspec.Struct]):
 
     def encode(self, start: int, stop: int) -> bytes:
         """Rows ``start:stop`` as a compact JSON array (``UnicodeEncodeError`` when some
-        text is not UTF-8)."""
+        text is not UTF-8). Every field but the body, of tasks that hold none or whose body
+        the parse cache keeps (a listing's, from the cache), is the tasks' own JSON minus
+        that body: encoded straight from the tasks, without building rows."""
+        tasks = self._tasks[start:stop]
+        if self._keys == TASK_KEYS:
+            held = set(map(_raw_body, tasks))
+            if held <= _BODY_ENDS.keys():
+                encoded = msgspec.json.encode(tasks)
+                for raw in held:
+                    encoded = encoded.replace(_BODY_ENDS[raw], b"}")
+                return encoded
         return msgspec.json.encode(self[start:stop])
 
     def __len__(self) -> int:
