@@ -26,6 +26,7 @@ from tasktool.mcp.server import create_server
 from tasktool.model.errors import TaskToolError
 from tasktool.model.task import KEPT, Task
 from tasktool.planning.repository import Repository, load_context, loader
+from tasktool.planning.search import search_tasks
 from tasktool.web.app import WebConfig
 from tasktool.web.export import export_site
 from tests.tasktool.conftest import Project, task_text
@@ -321,3 +322,19 @@ def test_a_task_outliving_its_load_or_shown_with_another_status_has_its_body(
     )
     (tasks / "b" / "004-task.md").unlink()  # so only the store can give the body
     assert shown.body == TASKS["004"][1]
+
+
+def test_search_reads_the_bodies_a_store_at_a_time_as_if_inline(
+    project: Project, tasks: Path
+) -> None:
+    """``search`` reads the kept bodies grouped by store (most of a store at once, a few
+    alone): the same hits, scores and order as over the same tasks with their bodies
+    inline."""
+    repo = _load(project)
+    every = [*repo.tasks, *repo.archived]
+    inline = [msgspec.structs.replace(task, raw_body=task.body) for task in every]
+    for query in ("zebra", "zebra002", "in folder", "task", "ünïcode", "nothing"):
+        assert [(hit.task.id, hit.score) for hit in search_tasks(every, query)] == [
+            (hit.task.id, hit.score) for hit in search_tasks(inline, query)
+        ]
+    assert [hit.task.id for hit in search_tasks(every[:1], "zebra001")] == ["001"]

@@ -32,8 +32,8 @@ import threading
 import weakref
 from array import array
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Protocol
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import NamedTuple, Protocol
 
 import msgspec
 
@@ -44,6 +44,7 @@ from tasktool.model.task import KEPT, Task, read_kept_bodies_with
 __all__ = [
     "OPEN_STORES",
     "Part",
+    "each_body",
     "encode_store",
     "known",
     "read_body",
@@ -60,8 +61,8 @@ _lock = threading.Lock()
 #: Store number -> the cache folder holding it and its length, for every rows file a head
 #: read in this process named (rows files are named at random, so a number is one file).
 _stores: dict[int, tuple[str, int]] = {}
-#: Store number -> its open descriptor and its offsets.
-_open_stores: OrderedDict[int, tuple[int, array[int]]] = OrderedDict()
+#: Store number -> the store open.
+_open_stores: OrderedDict[int, _Open] = OrderedDict()
 #: Folder path -> the parts decoded from its rows files, newest last.
 _parts: dict[str, list[weakref.ref[Part]]] = {}
 
@@ -75,32 +76,27 @@ class Part:
     """One folder's rows (all, or some by index) as a cache read decoded them, and the
     number of the store that keeps their bodies."""
 
-    __slots__ = ("__weakref__", "_index", "names", "path", "rows", "store")
+    __slots__ = ("__weakref__", "_index", "count", "names", "path", "rows", "store")
 
     def __init__(
         self, path: str, names: str, store: int, rows: Sequence[_Row] | Mapping[int, _Row]
     ) -> None:
         self.path, self.names, self.store, self.rows = path, names, store, rows
+        #: The folder's number of rows.
+        self.count = names.count("\0") + 1 if names else 0
         self._index: dict[str, int] | None = None
 
-    @property
-    def count(self) -> int:
-        """The folder's number of rows."""
-        return self.names.count("\0") + 1 if self.names else 0
-
-    def row_of(self, task: Task) -> int | None:
-        """The index of ``task``'s row here: the row holding it, or its fields."""
+    def row_of(self, task: Task, name: str) -> int | None:
+        """The index of the row of ``task`` (its file named ``name``) here: the row
+        holding it, or its fields."""
         if self._index is None:
             listed = self.names.split("\0") if self.names else []
             self._index = {name: index for index, name in enumerate(listed)}
-        index = self._index.get(os.path.basename(task.file_path))
+        index = self._index.get(name)
         if index is None:
             return None
         rows = self.rows
-        if isinstance(rows, Mapping):
-            row = rows.get(index)
-        else:
-            row = rows[index] if index < len(rows) else None
+        row = rows.get(index) if isinstance(rows, dict) else rows[index]
         found = row.task if row is not None else None
         if found is None or not (found is task or _same_fields(found, task)):
             return None
@@ -112,6 +108,22 @@ class Part:
             live = [ref for ref in _parts.get(self.path, []) if ref() is not None]
             live.append(weakref.ref(self))
             _parts[self.path] = live
+
+
+class _Open(NamedTuple):
+    """A store open: its descriptor and offsets."""
+
+    fd: int
+    offsets: array[int]
+
+    def body(self, index: int) -> bytes | None:
+        """The bytes of body ``index`` (``None``: out of the store or short)."""
+        offsets = self.offsets
+        start, end = offsets[index], offsets[index + 1]
+        if not 0 < start <= end <= offsets[-1]:
+            return None
+        found = os.pread(self.fd, end - start, start)
+        return found if len(found) == end - start else None
 
 
 def store_number(rows_name: str) -> int:
@@ -146,26 +158,28 @@ def encode_store(texts: Sequence[bytes]) -> bytes:
     return offsets.tobytes() + b"".join(texts)
 
 
-def _find(task: Task) -> tuple[int, int, int] | None:
-    """The store of ``task``'s body, its number of rows and the task's row there, from
-    the parts registered (the newest first)."""
-    with _lock:
-        refs = list(_parts.get(os.path.dirname(task.file_path), ()))
-    for ref in reversed(refs):
-        part = ref()
-        index = part.row_of(task) if part is not None else None
-        if part is not None and index is not None:
-            return part.store, part.count, index
+def _live(folder: str) -> list[Part]:
+    """The parts of ``folder`` alive, the newest first."""
+    return [part for ref in reversed(_parts.get(folder, ())) if (part := ref()) is not None]
+
+
+def _find(task: Task) -> tuple[Part, int] | None:
+    """The part holding ``task``'s row and the row's index (the newest part first)."""
+    folder, _, name = task.file_path.rpartition(os.sep)
+    for part in _live(folder):
+        index = part.row_of(task, name)
+        if index is not None:
+            return part, index
     return None
 
 
-def _opened(number: int, count: int) -> tuple[int, array[int]] | None:
-    """The store's descriptor and offsets (``None``: unknown, gone, damaged), with
-    ``_lock`` held. An open store outlives its file: deleted now, it still reads."""
+def _opened(number: int, count: int) -> _Open | None:
+    """The store open (``None``: unknown, gone, damaged), with ``_lock`` held. An open
+    store outlives its file: deleted now, it still reads."""
     found = _open_stores.get(number)
     if found is not None:
         _open_stores.move_to_end(number)
-        return found if len(found[1]) == count + 1 else None
+        return found if len(found.offsets) == count + 1 else None
     folder, length = _stores.get(number, ("", -1))
     header = _OFFSET * (count + 1)
     if length < header:
@@ -185,39 +199,32 @@ def _opened(number: int, count: int) -> tuple[int, array[int]] | None:
     if len(offsets) != count + 1 or offsets[0] != header or offsets[-1] != length:
         os.close(fd)
         return None
-    _open_stores[number] = (fd, offsets)
+    opened = _open_stores[number] = _Open(fd, offsets)
     while len(_open_stores) > OPEN_STORES:
-        os.close(_open_stores.popitem(last=False)[1][0])
-    return fd, offsets
+        os.close(_open_stores.popitem(last=False)[1].fd)
+    return opened
 
 
-def _kept_bytes(number: int, count: int, index: int) -> bytes | None:
+def _kept_bytes(part: Part, index: int) -> bytes | None:
     with _lock:
-        opened = _opened(number, count)
-        if opened is None:
-            return None
-        fd, offsets = opened
-        start, end = offsets[index], offsets[index + 1]
-        if not 0 < start <= end <= offsets[-1]:
-            return None
+        opened = _opened(part.store, part.count)
         try:
-            found = os.pread(fd, end - start, start)
+            return opened.body(index) if opened is not None else None
         except OSError:
             return None
-    return found if len(found) == end - start else None
 
 
-def _whole(number: int, count: int) -> tuple[bytes, array[int]] | None:
+def _store_whole(part: Part) -> tuple[bytes, array[int]] | None:
     with _lock:
-        opened = _opened(number, count)
+        opened = _opened(part.store, part.count)
         if opened is None:
             return None
-        fd, offsets = opened
+        length = opened.offsets[-1]
         try:
-            found = os.pread(fd, offsets[-1], 0)
+            found = os.pread(opened.fd, length, 0)
         except OSError:
             return None
-    return (found, offsets) if len(found) == offsets[-1] else None
+    return (found, opened.offsets) if len(found) == length else None
 
 
 def read_body(task: Task) -> str:
@@ -238,7 +245,7 @@ def stored_bodies(part: Part | None, tasks: Sequence[Task | None]) -> list[bytes
     """The UTF-8 bodies of one folder's rows (``None``: no task), for its new store: a
     body held inline encoded, a kept one copied from the store of ``part`` (the folder's
     rows the cache read: its store is read once) or read anew."""
-    whole = _whole(part.store, part.count) if part is not None else None
+    whole = _store_whole(part) if part is not None else None
     texts: list[bytes] = []
     for task in tasks:
         if task is None:
@@ -246,13 +253,51 @@ def stored_bodies(part: Part | None, tasks: Sequence[Task | None]) -> list[bytes
         elif task.raw_body != KEPT:
             texts.append(task.raw_body.encode())
         else:
-            index = part.row_of(task) if part is not None and whole is not None else None
+            name = os.path.basename(task.file_path)
+            index = part.row_of(task, name) if part is not None and whole is not None else None
             if whole is not None and index is not None:
                 store, offsets = whole
                 texts.append(store[offsets[index] : offsets[index + 1]])
             else:
                 texts.append(task.body.encode())
     return texts
+
+
+def each_body(tasks: Sequence[Task]) -> Iterator[tuple[int, str]]:
+    """Each task's position in ``tasks`` and its body, for a reader of many (``search``):
+    the bodies held inline first, then those kept, a store at a time (each read whole
+    once, then let go: one store's bytes in memory at a time, not every body)."""
+    grouped: dict[int, tuple[Part, list[tuple[int, int]]]] = {}
+    folders: dict[str, list[Part]] = {}  # the parts of each folder, the newest first
+    for position, task in enumerate(tasks):
+        if task.raw_body != KEPT:
+            yield position, task.raw_body
+            continue
+        folder, _, name = task.file_path.rpartition(os.sep)
+        parts = folders.get(folder)
+        if parts is None:
+            parts = folders[folder] = _live(folder)
+        for part in parts:
+            index = part.row_of(task, name)
+            if index is not None:
+                grouped.setdefault(id(part), (part, []))[1].append((position, index))
+                break
+        else:
+            yield position, task.body
+    for part, rows in grouped.values():
+        # A few of a store's bodies are read alone, most of them with the store at once.
+        whole = _store_whole(part) if len(rows) * 8 > part.count else None
+        for position, index in rows:
+            if whole is not None:
+                store, offsets = whole
+                kept: bytes | None = store[offsets[index] : offsets[index + 1]]
+            else:
+                kept = _kept_bytes(part, index)
+            try:
+                text = kept.decode("utf-8") if kept is not None else None
+            except UnicodeDecodeError:
+                text = None  # a damaged store: the file says what the body is
+            yield position, text if text is not None else _from_file(tasks[position])
 
 
 def _from_file(task: Task) -> str:
