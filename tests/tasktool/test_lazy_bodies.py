@@ -338,3 +338,18 @@ def test_search_reads_the_bodies_a_store_at_a_time_as_if_inline(
             (hit.task.id, hit.score) for hit in search_tasks(inline, query)
         ]
     assert [hit.task.id for hit in search_tasks(every[:1], "zebra001")] == ["001"]
+
+
+def test_a_body_that_is_one_nul_is_read_from_its_file(project: Project) -> None:
+    """A body that is the marker of a kept one (one NUL) is not taken for a row of the
+    cache (whose fields it may share): its file gives it."""
+    tasks = _write(project)
+    _warm(tasks)
+    _repo, loaded = _kept(project)  # the cache's rows, registered
+    path = tasks / "a" / "002-task.md"
+    path.write_text(task_text("002", "Task 002", status="pending")[:-1] + KEPT)
+    reread = scan_tasks(tasks, use_cache=False).tasks
+    (nul,) = [task for task in reread if task.id == "002"]
+    assert nul.raw_body == KEPT
+    assert nul.body == KEPT
+    assert loaded["002"].body == TASKS["002"][1]  # the kept one: its store's

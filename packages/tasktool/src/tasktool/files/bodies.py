@@ -11,8 +11,8 @@ each as it looks at it.
 Where a kept body is: the rows a cache read decoded are registered here, folder by
 folder (:class:`Part`, held by the :class:`~tasktool.files.cache.ParseCache` that read
 them, weakly here), with the number of their store. A task finds its row by its file's
-folder and name; the row is the task itself, or one with the same fields (the overlay
-gives a task its status from another worktree). Only the last :data:`OPEN_STORES`
+folder and name; the row holds the task itself, or (the overlay shows a task with its
+status from another worktree) one with the same fields. Only the last :data:`OPEN_STORES`
 stores stay open, and no body is kept after it was handed out, so the bodies are never
 all resident.
 
@@ -87,8 +87,7 @@ class Part:
         self._index: dict[str, int] | None = None
 
     def row_of(self, task: Task, name: str) -> int | None:
-        """The index of the row of ``task`` (its file named ``name``) here: the row
-        holding it, or its fields."""
+        """The index of the row of ``task`` (its file named ``name``) here."""
         if self._index is None:
             listed = self.names.split("\0") if self.names else []
             self._index = {name: index for index, name in enumerate(listed)}
@@ -98,9 +97,13 @@ class Part:
         rows = self.rows
         row = rows.get(index) if isinstance(rows, dict) else rows[index]
         found = row.task if row is not None else None
-        if found is None or not (found is task or _same_fields(found, task)):
-            return None
-        return index
+        # The task itself; or, shown with another worktree's status (the overlay makes a
+        # new task), one with its fields. Any other task holding KEPT (a body that is one
+        # NUL) is not taken for a row: its file tells.
+        same = found is task or (
+            found is not None and task.worktree is not None and _same_fields(found, task)
+        )
+        return index if same else None
 
     def register(self) -> None:
         """Have the tasks of these rows find their bodies here (while this part lives)."""
@@ -265,39 +268,48 @@ def stored_bodies(part: Part | None, tasks: Sequence[Task | None]) -> list[bytes
 
 def each_body(tasks: Sequence[Task]) -> Iterator[tuple[int, str]]:
     """Each task's position in ``tasks`` and its body, for a reader of many (``search``):
-    the bodies held inline first, then those kept, a store at a time (each read whole
-    once, then let go: one store's bytes in memory at a time, not every body)."""
-    grouped: dict[int, tuple[Part, list[tuple[int, int]]]] = {}
-    folders: dict[str, list[Part]] = {}  # the parts of each folder, the newest first
+    the bodies held inline first, then those kept, a store at a time (most of a store's
+    read with it whole, then let go: one store's bytes in memory at a time, never every
+    body), then any other (:attr:`Task.body`)."""
+    wanted: dict[int, int] = {}  # id of a kept task -> its position
     for position, task in enumerate(tasks):
-        if task.raw_body != KEPT:
-            yield position, task.raw_body
-            continue
-        folder, _, name = task.file_path.rpartition(os.sep)
-        parts = folders.get(folder)
-        if parts is None:
-            parts = folders[folder] = _live(folder)
-        for part in parts:
-            index = part.row_of(task, name)
-            if index is not None:
-                grouped.setdefault(id(part), (part, []))[1].append((position, index))
-                break
+        if task.raw_body == KEPT:
+            wanted[id(task)] = position
         else:
-            yield position, task.body
-    for part, rows in grouped.values():
-        # A few of a store's bodies are read alone, most of them with the store at once.
-        whole = _store_whole(part) if len(rows) * 8 > part.count else None
-        for position, index in rows:
-            if whole is not None:
-                store, offsets = whole
-                kept: bytes | None = store[offsets[index] : offsets[index + 1]]
-            else:
-                kept = _kept_bytes(part, index)
-            try:
-                text = kept.decode("utf-8") if kept is not None else None
-            except UnicodeDecodeError:
-                text = None  # a damaged store: the file says what the body is
-            yield position, text if text is not None else _from_file(tasks[position])
+            yield position, task.raw_body
+    with _lock:
+        parts = [part for refs in _parts.values() for ref in refs if (part := ref()) is not None]
+    for part in parts:
+        if not wanted:
+            break
+        rows = part.rows
+        numbered = rows.items() if isinstance(rows, Mapping) else enumerate(rows)
+        found = [
+            (wanted.pop(id(row.task)), index) for index, row in numbered if id(row.task) in wanted
+        ]
+        if found:
+            yield from _read_part(part, found, tasks)
+    for position in wanted.values():
+        yield position, tasks[position].body
+
+
+def _read_part(
+    part: Part, found: list[tuple[int, int]], tasks: Sequence[Task]
+) -> Iterator[tuple[int, str]]:
+    """The bodies of rows ``found`` (position in ``tasks``, index here) of ``part``."""
+    # A few of a store's bodies are read alone, most of them with the store at once.
+    whole = _store_whole(part) if len(found) * 8 > part.count else None
+    for position, index in found:
+        if whole is not None:
+            store, offsets = whole
+            kept: bytes | None = store[offsets[index] : offsets[index + 1]]
+        else:
+            kept = _kept_bytes(part, index)
+        try:
+            text = kept.decode("utf-8") if kept is not None else None
+        except UnicodeDecodeError:
+            text = None  # a damaged store: the file says what the body is
+        yield position, text if text is not None else _from_file(tasks[position])
 
 
 def _from_file(task: Task) -> str:
@@ -309,7 +321,7 @@ def _from_file(task: Task) -> str:
     parsed = parse_task(text, file_path=task.file_path, group=task.group, archived=task.archived)
     if not isinstance(parsed, Task) or not _same_fields(parsed, task):
         raise _changed(task, "changed since it was loaded")
-    return parsed.body
+    return parsed.raw_body  # the text itself (``body`` would look for a KEPT one again)
 
 
 def _same_fields(found: Task, task: Task) -> bool:

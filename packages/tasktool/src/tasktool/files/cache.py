@@ -19,11 +19,12 @@ once a minute old. Each rows file has its columns of ids beside it
 with it: what ``get`` looks an id up in.
 
 The tasks' bodies are half of the bytes and most commands never show them, so each rows
-file has a body store beside it (``rows-N.bodies``, written with it, deleted with it):
-a row's task names its body's byte range there, and :attr:`Task.body` reads it on first
-use (:mod:`tasktool.files.bodies`). A folder's new rows file takes its bodies along,
-those of the files parsed now and those of the unchanged ones (copied from the old
-store), so every store stands alone.
+file has a body store beside it (``rows-N.bodies``, written with it, deleted with it,
+its length in the head): a row's task holds :data:`~tasktool.model.task.KEPT`, and
+:attr:`Task.body` reads the body from the row's place in the store on first use
+(:mod:`tasktool.files.bodies`). A folder's new rows file takes its bodies along, those
+of the files parsed now and those of the unchanged ones (copied from the old store), so
+every store stands alone.
 """
 
 from __future__ import annotations

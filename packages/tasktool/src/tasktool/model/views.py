@@ -61,13 +61,11 @@ class TaskRows(Sequence[msgspec.Struct]):
         the parse cache keeps (a listing's, from the cache), is the tasks' own JSON minus
         that body: encoded straight from the tasks, without building rows."""
         tasks = self._tasks[start:stop]
-        if self._keys == TASK_KEYS:
-            held = set(map(_raw_body, tasks))
-            if held <= _BODY_ENDS.keys():
-                encoded = msgspec.json.encode(tasks)
-                for raw in held:
-                    encoded = encoded.replace(_BODY_ENDS[raw], b"}")
-                return encoded
+        if self._keys == TASK_KEYS and all(raw in _BODY_ENDS for raw in map(_raw_body, tasks)):
+            encoded = msgspec.json.encode(tasks)
+            for raw in set(map(_raw_body, tasks)):
+                encoded = encoded.replace(_BODY_ENDS[raw], b"}")
+            return encoded
         return msgspec.json.encode(self[start:stop])
 
     def __len__(self) -> int:
