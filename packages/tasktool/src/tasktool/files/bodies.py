@@ -6,7 +6,7 @@ bytes), written with the rows and never changed. A task decoded from the rows ho
 :data:`~tasktool.model.task.KEPT` instead of its body: nothing per task to decode or
 hold, and a listing's JSON is as fast as without bodies. No command decides up front
 whether it needs bodies: a listing never reads one, ``get`` reads one, ``search`` reads
-each as it looks at it.
+them a store at a time (:func:`each_body`).
 
 Where a kept body is: the rows a cache read decoded are registered here, folder by
 folder (:class:`Part`, held by the :class:`~tasktool.files.cache.ParseCache` that read
@@ -14,7 +14,8 @@ them, weakly here), with the number of their store. A task finds its row by its 
 folder and name; the row holds the task itself, or (the overlay shows a task with its
 status from another worktree) one with the same fields. Only the last :data:`OPEN_STORES`
 stores stay open, and no body is kept after it was handed out, so the bodies are never
-all resident.
+all resident. The tables here grow with the rows files and folders this process read
+(a number and a path each), not with the tasks.
 
 A body is always the one its fields came with. From a store it is by construction (the
 store was written from the same parse as the row). When no row matches (the store is
