@@ -46,7 +46,13 @@ from matchmaker.core.effects import (
 )
 from matchmaker.core.events import Event, PoolEntered, PoolLeft, Welcome
 from matchmaker.data.observer import DataObserver
-from matchmaker.data.protocol import REQUEST_DECODER, REQUEST_TYPES, Request, decode_envelope
+from matchmaker.data.protocol import (
+    REQUEST_DECODER,
+    REQUEST_TYPES,
+    Request,
+    SessionSend,
+    decode_envelope,
+)
 from matchmaker.data.translate import PING_FRAME, command, error_frame, partial_frame, reply_frame
 from matchmaker.errors import MatchmakerError, internal_error
 
@@ -270,11 +276,18 @@ class Connection:
             self.perform(conversation.refuse(request_id, coded, now))
             return
         try:
-            decoded = command(request)
             forward = self._hub.forward
-            if forward is not None and forward(conversation, decoded, request.id, now):
-                return
-            effects = conversation.receive(decoded, request.id, now)
+            if type(request) is SessionSend and forward is None:
+                # The per-message path: no command object, no dispatch on its type.
+                data = request.data
+                effects = conversation.relay_message(
+                    data.session_id, data.to, data.data, request.id, now
+                )
+            else:
+                decoded = command(request)
+                if forward is not None and forward(conversation, decoded, request.id, now):
+                    return
+                effects = conversation.receive(decoded, request.id, now)
         except Exception:
             # A bug must cost one reply, not the connection or the process.
             _log.exception("unhandled error on %s", type(request).__name__)

@@ -251,11 +251,11 @@ class DataPlane:
         elif kind is SessionCreated or isinstance(event, EntryClosed):
             self._observe_pool_event(recipients, event)
         cluster = self.cluster
-        elsewhere: list[str] = []
+        elsewhere: list[str] | None = None if cluster is None else []
         for client_id in recipients:
             outbox = outboxes.get(client_id)
             if outbox is None:
-                if cluster is not None:
+                if elsewhere is not None:
                     elsewhere.append(client_id)
                 continue
             frame = outbox.stamp(head)

@@ -173,8 +173,34 @@ def _answer_data(answer: events.Answer) -> object:
 
 def event_head(event: events.Event) -> str:
     """The pushed frame of a core event without its closing brace: the shell appends
-    each recipient's ``seq``, so one encoding serves every recipient."""
+    each recipient's ``seq``, so one encoding serves every recipient.
+
+    A relayed message (one per ``session.send``) is not encoded: its frame is the
+    session's and sender's prefix, kept, then the sender's ``data`` as it arrived."""
+    if type(event) is events.MessageRelayed:
+        data = cast(Raw, event.data)
+        return _message_prefix(event.session_id, event.sender) + str(data, "utf-8") + "}"
     return encode(_wire_event(event))[:-1].decode()
+
+
+# session.message prefixes by (session id, sender); bounded, emptied when full.
+_PREFIXES: dict[tuple[str, str], str] = {}
+_PREFIXES_KEPT = 4096
+_SENTINEL_TAIL = "0}}"
+
+
+def _message_prefix(session_id: str, sender: str) -> str:
+    """A ``session.message`` frame up to its ``data``: encoded from the protocol's Structs
+    with a one-byte ``data``, which is cut off (the shape stays the protocol's)."""
+    key = (session_id, sender)
+    prefix = _PREFIXES.get(key)
+    if prefix is None:
+        if len(_PREFIXES) >= _PREFIXES_KEPT:
+            _PREFIXES.clear()
+        data = protocol.SessionMessageData(session_id, sender, Raw(b"0"))
+        whole = encode(protocol.SessionMessage(data)).decode()
+        prefix = _PREFIXES[key] = whole[: -len(_SENTINEL_TAIL)]
+    return prefix
 
 
 def _wire_event(event: events.Event) -> protocol.Event | protocol.ModeNotice:
