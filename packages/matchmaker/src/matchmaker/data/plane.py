@@ -104,6 +104,7 @@ class DataPlane:
         self.directory = directory
         self.shutdown = shutdown
         self.core = Matchmaker(config.limits, node=None if cluster is None else cluster.node)
+        self._outboxes = self.core.resumption.outboxes  # read on every delivery
         self.clients: dict[str, Connection] = {}
         self.open: set[Connection] = set()
         self._tasks: list[asyncio.Task[None]] = []
@@ -242,7 +243,7 @@ class DataPlane:
         came from another process: ``remote=False``).
         """
         head = event_head(event)
-        clients, outboxes = self.clients, self.core.resumption.outboxes
+        clients, outboxes = self.clients, self._outboxes
         kind = type(event)
         if not remote:
             pass  # counted by the process whose core produced it (a cluster sums once)
