@@ -150,6 +150,40 @@ def test_readyz_answers_503_while_the_process_stops(tmp_path: Path, server: str)
     assert mm.stop(timeout=15) == 0
 
 
+@pytest.mark.parametrize("server", SERVERS)
+def test_a_second_sigint_ends_the_shutdown_grace_and_a_second_sigterm_does_not(
+    tmp_path: Path, server: str
+) -> None:
+    """A developer's second Ctrl-C stops the process at once, not after a long grace; a
+    supervisor repeating SIGTERM leaves the grace whole (a load balancer still probes)."""
+    mm = MatchmakerProcess(
+        ["--port", "0", "--server", server, "--shutdown-grace", "120"],
+        cwd=tmp_path,
+        expect_control=False,
+    )
+    with httpx.Client(base_url=mm.data_url, timeout=5) as http:
+
+        def stopping() -> bool:
+            return http.get("/readyz").status_code == 503
+
+        mm.process.send_signal(signal.SIGTERM)
+        wait_until(stopping, within_s=5, what="/readyz 503")
+        mm.process.send_signal(signal.SIGTERM)
+        # Probed as a load balancer would, a few times a second for a second: still there.
+        answers = []
+        for _ in range(5):
+            answers.append(http.get("/readyz").status_code)
+            time.sleep(0.2)  # the probe interval, not a wait for a state
+        assert answers == [503] * 5
+        assert mm.process.poll() is None
+        began = time.monotonic()
+        mm.process.send_signal(signal.SIGINT)
+        assert mm.process.wait(15) == 0
+    assert time.monotonic() - began < 15
+    assert "SIGINT received during the shutdown grace, stopping at once" in mm.log()
+    mm.stop()
+
+
 def test_repeated_signals_during_shutdown_still_exit_cleanly(mm: MatchmakerProcess) -> None:
     """A supervisor that repeats SIGTERM until the process is gone gets a clean exit (0)."""
     with websocket(mm) as ws:

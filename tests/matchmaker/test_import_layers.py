@@ -60,7 +60,15 @@ def test_the_control_plane_does_not_load_the_data_plane_or_the_core() -> None:
     assert under(loaded, "hypercorn", "websockets", "aiortc") == []
 
 
-@pytest.mark.parametrize("module", ["matchmaker.data.protocol", "matchmaker.data.translate"])
+@pytest.mark.parametrize(
+    "module",
+    [
+        "matchmaker.data.protocol.requests",
+        "matchmaker.data.protocol.replies",
+        "matchmaker.data.protocol.events",
+        "matchmaker.data.translate",
+    ],
+)
 def test_a_data_module_alone_does_not_load_the_app(module: str) -> None:
     loaded = loaded_after(module)
     assert under(loaded, "starlette", "hypercorn") == []

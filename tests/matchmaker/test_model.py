@@ -10,7 +10,7 @@ import pytest
 
 from matchmaker.config import ControlLimits, Limits
 from matchmaker.control.validation import decode_project
-from matchmaker.data.protocol import REQUEST_DECODER
+from matchmaker.data.protocol.requests import REQUEST_DECODER
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import MAX_NAME_CHARS, MAX_SECRET_CHARS
 

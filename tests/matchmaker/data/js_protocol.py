@@ -20,7 +20,10 @@ import msgspec
 import msgspec.inspect as mi
 
 from matchmaker.core import claim, delegated, events, mutual, propose
-from matchmaker.data import protocol, webrtc
+from matchmaker.data import webrtc
+from matchmaker.data.protocol import events as wire_events
+from matchmaker.data.protocol import replies
+from matchmaker.data.protocol import requests as wire_requests
 
 TARGET = Path(__file__).parents[3] / "clients" / "js" / "src" / "protocol.ts"
 
@@ -34,13 +37,13 @@ HEADER = """\
 # What each request's reply carries. A request type missing here (or named here and
 # gone from the protocol) makes rendering fail, and with it the test.
 REPLIES: dict[str, object] = {
-    "hello": protocol.HelloReply,
+    "hello": replies.HelloReply,
     "ping": None,
     "pong": None,
     "bye": None,
-    "pool.enter": protocol.PoolEntered,
+    "pool.enter": replies.PoolEntered,
     "pool.leave": events.PoolLeft,
-    "session.join": protocol.SessionJoined,
+    "session.join": replies.SessionJoined,
     "session.leave": events.SessionLeft,
     "session.backfill": events.Backfilled,
     "session.send": events.Relayed,
@@ -142,7 +145,7 @@ def render() -> str:
     renderer = _Renderer()
     requests: list[str] = []
     tags = []
-    for cls in typing.get_args(protocol.Request):
+    for cls in typing.get_args(wire_requests.Request):
         tag = str(cls.__struct_config__.tag)
         tags.append(tag)
         hints = typing.get_type_hints(cls)
@@ -159,14 +162,14 @@ def render() -> str:
             f"tests/matchmaker/data/js_protocol.py names requests the protocol lacks: {unknown}"
         )
     pushed: list[str] = []
-    for cls in protocol.Event.__subclasses__():
+    for cls in wire_events.Event.__subclasses__():
         hints = typing.get_type_hints(cls)
         if "data" in hints:
             tag = str(cls.__struct_config__.tag)
             pushed.append(f'  "{tag}": {renderer.of(hints["data"])};')
     for mode_event in _defined(events.ModeEvent.__subclasses__()):
         pushed.append(f'  "{mode_event.KIND}": {renderer.of(mode_event)};')
-    error = renderer.of(protocol.ErrorBody)
+    error = renderer.of(replies.ErrorBody)
     return "\n".join(
         [
             HEADER,

@@ -14,7 +14,9 @@ import msgspec
 import pytest
 
 from matchmaker.core import events
-from matchmaker.data import protocol
+from matchmaker.data.protocol import events as wire_events
+from matchmaker.data.protocol import payloads, replies
+from matchmaker.data.protocol import requests as wire_requests
 from tests.matchmaker.data.js_protocol import REPLIES, TARGET, render
 
 
@@ -37,31 +39,33 @@ def test_every_request_event_and_field_is_on_both_sides() -> None:
     pushed = re.search(r"export interface Events \{\n(.*?)\n\}", text, re.S)
     assert requests is not None
     assert pushed is not None
-    request_tags = {str(cls.__struct_config__.tag) for cls in typing.get_args(protocol.Request)}
+    request_tags = {
+        str(cls.__struct_config__.tag) for cls in typing.get_args(wire_requests.Request)
+    }
     assert set(re.findall(r'"([\w.]+)":', requests[1])) == request_tags == set(REPLIES)
-    event_tags = {str(cls.__struct_config__.tag) for cls in protocol.Event.__subclasses__()}
+    event_tags = {str(cls.__struct_config__.tag) for cls in wire_events.Event.__subclasses__()}
     event_tags |= {cls.KIND for cls in events.ModeEvent.__subclasses__()}
     assert set(re.findall(r'"([\w.]+)":', pushed[1])) == event_tags - {"ping"}
-    for struct in (protocol.PoolEnterData, protocol.HelloReply, protocol.SessionCreatedData):
+    for struct in (payloads.PoolEnterData, replies.HelloReply, wire_events.SessionCreatedData):
         wire = {field.encode_name for field in msgspec.structs.fields(struct)}
-        name = "SessionCreatedData" if struct is protocol.SessionCreatedData else struct.__name__
+        name = "SessionCreatedData" if struct is wire_events.SessionCreatedData else struct.__name__
         assert interface(text, name) == wire
 
 
-class ChangedLeaveData(protocol.PoolLeaveData):
+class ChangedLeaveData(payloads.PoolLeaveData):
     """``pool.leave.data`` with a field the committed types lack."""
 
     reason: str | None = None
 
 
-class ChangedLeave(protocol.PoolLeave, tag="pool.leave"):
+class ChangedLeave(wire_requests.PoolLeave, tag="pool.leave"):
     data: ChangedLeaveData
 
 
 def test_a_struct_change_the_types_do_not_follow_fails(monkeypatch: pytest.MonkeyPatch) -> None:
     """Adding a field to a wire Struct changes the rendering, so the committed file is stale."""
-    union = typing.get_args(protocol.Request)
-    changed = tuple(ChangedLeave if cls is protocol.PoolLeave else cls for cls in union)
-    monkeypatch.setattr(protocol, "Request", typing.Union[changed])  # noqa: UP007
+    union = typing.get_args(wire_requests.Request)
+    changed = tuple(ChangedLeave if cls is wire_requests.PoolLeave else cls for cls in union)
+    monkeypatch.setattr(wire_requests, "Request", typing.Union[changed])  # noqa: UP007
     assert "  reason?: string | null;" in render()
     assert render() != TARGET.read_text()

@@ -8,7 +8,7 @@ from msgspec import Raw
 
 from matchmaker.core.events import MessageRelayed
 from matchmaker.data import translate
-from matchmaker.data.protocol import encode
+from matchmaker.data.protocol.replies import encode
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,7 @@ from typing import Any
 from matchmaker.config import Limits, ServerConfig
 from matchmaker.data.direct import DirectConnection
 from matchmaker.data.plane import DataPlane
-from matchmaker.data.protocol import REQUEST_DECODER
+from matchmaker.data.protocol.requests import REQUEST_DECODER
 from matchmaker.data.translate import command, event_head
 from matchmaker.data.writer import WriterConnection
 from matchmaker.directory import ProjectDirectory

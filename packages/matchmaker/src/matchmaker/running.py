@@ -84,11 +84,12 @@ async def serve(
     directory: ProjectDirectory | None = None,
     shutdown: asyncio.Event | None = None,
     tune_runtime: bool = False,
+    hurry: asyncio.Event | None = None,
 ) -> AsyncIterator[RunningServer]:
     """Serve ``config`` in this event loop for the duration of the ``async with`` block.
 
     ``shutdown`` (optional) stops the server early when set, as :meth:`RunningServer.stop`
-    does; ``directory`` and ``tune_runtime`` are :func:`~matchmaker.server.run`'s.
+    does; ``directory``, ``tune_runtime`` and ``hurry`` are :func:`~matchmaker.server.run`'s.
     """
     directory = ProjectDirectory() if directory is None else directory
     shutdown = asyncio.Event() if shutdown is None else shutdown
@@ -100,6 +101,7 @@ async def serve(
             ready=ready.set_result,
             directory=directory,
             tune_runtime=tune_runtime,
+            hurry=hurry,
         )
     )
     try:
@@ -122,19 +124,27 @@ async def serve(
 async def serve_until_signalled(config: ServerConfig) -> None:
     """The process entry point: :func:`serve` tuned for many connections, stopped by a signal.
 
-    SIGINT and SIGTERM start a graceful shutdown. The soft open-file limit is
-    raised to the hard one (every connection is a descriptor).
+    SIGINT and SIGTERM start a graceful shutdown, which keeps the ports answering for
+    the shutdown grace. A second SIGINT (a developer's second Ctrl-C) ends that grace at
+    once; a repeated SIGTERM does not, since supervisors repeat it while a load balancer
+    is still meant to see the node leave. The soft open-file limit is raised to the hard
+    one (every connection is a descriptor).
     """
     files = raise_open_file_limit()
     log.info("open-file limit %d", files)
     shutdown = asyncio.Event()
+    hurry = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, _on_signal, signum, shutdown)
-    async with serve(config, shutdown=shutdown, tune_runtime=True) as server:
+        loop.add_signal_handler(signum, _on_signal, signum, shutdown, hurry)
+    async with serve(config, shutdown=shutdown, tune_runtime=True, hurry=hurry) as server:
         await server.wait()
 
 
-def _on_signal(signum: int, shutdown: asyncio.Event) -> None:
-    log.info("%s received, shutting down", signal.Signals(signum).name)
-    shutdown.set()
+def _on_signal(signum: int, shutdown: asyncio.Event, hurry: asyncio.Event) -> None:
+    if not shutdown.is_set():
+        log.info("%s received, shutting down", signal.Signals(signum).name)
+        shutdown.set()
+    elif signum == signal.SIGINT and not hurry.is_set():
+        log.info("SIGINT received during the shutdown grace, stopping at once")
+        hurry.set()

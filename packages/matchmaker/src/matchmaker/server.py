@@ -24,6 +24,7 @@ whatever they hold.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import socket
@@ -67,6 +68,7 @@ async def run(
     ready: Callable[[Bound], None] | None = None,
     directory: ProjectDirectory | None = None,
     tune_runtime: bool = False,
+    hurry: asyncio.Event | None = None,
 ) -> None:
     """Serve until ``shutdown`` is set; ``ready`` gets the bound addresses once listening.
 
@@ -76,7 +78,8 @@ async def run(
     serving; only a process that is nothing but this server should ask for it. Such a
     process also keeps its ports answering for the whole shutdown grace once a stop
     began (``/readyz`` 503, new WebSockets 1001), so a load balancer's probes see it
-    leave; embedded, the servers are told to stop at once.
+    leave; embedded, the servers are told to stop at once. Setting ``hurry`` during
+    that grace ends it at once (a second Ctrl-C).
     """
     directory = ProjectDirectory() if directory is None else directory
     server_name = resolve_server(config.server)
@@ -145,7 +148,7 @@ async def run(
         _log_listening(config, server_name, bound, store, len(directory))
         if ready is not None:
             ready(bound)
-        await _serve_all(listeners, shutdown, grace if tune_runtime else 0.0)
+        await _serve_all(listeners, shutdown, grace if tune_runtime else 0.0, hurry)
     finally:
         await _release(sockets, cluster, refresher, store)
     log.info("stopped")
@@ -251,11 +254,14 @@ def configure_logging(config: ServerConfig) -> None:
 
 
 async def _serve_all(
-    listeners: list[tuple[Serve, Listener]], shutdown: asyncio.Event, linger_s: float
+    listeners: list[tuple[Serve, Listener]],
+    shutdown: asyncio.Event,
+    linger_s: float,
+    hurry: asyncio.Event | None,
 ) -> None:
     """Serve every listener until ``shutdown``, and ``linger_s`` longer (:func:`_linger`)."""
     stop = asyncio.Event()
-    lingering = asyncio.create_task(_linger(shutdown, stop, linger_s))
+    lingering = asyncio.create_task(_linger(shutdown, stop, linger_s, hurry or asyncio.Event()))
     try:
         await asyncio.gather(*(_serve(serve, lst, shutdown, stop) for serve, lst in listeners))
     finally:
@@ -273,8 +279,11 @@ async def _serve(
         stop.set()
 
 
-async def _linger(shutdown: asyncio.Event, stop: asyncio.Event, linger_s: float) -> None:
-    """Once a stop begins, keep every port listening ``linger_s`` more, then stop the servers.
+async def _linger(
+    shutdown: asyncio.Event, stop: asyncio.Event, linger_s: float, hurry: asyncio.Event
+) -> None:
+    """Once a stop begins, keep every port listening ``linger_s`` more (or until ``hurry``
+    is set), then stop the servers.
 
     Meanwhile WebSockets are closed with 1001 (new ones at once) and ``/readyz`` answers
     503 ``server.shutting_down``: a load balancer probing it sees the node leave instead
@@ -282,7 +291,8 @@ async def _linger(shutdown: asyncio.Event, stop: asyncio.Event, linger_s: float)
     """
     await shutdown.wait()
     if linger_s > 0:
-        await asyncio.sleep(linger_s)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(hurry.wait(), linger_s)
     stop.set()
 
 

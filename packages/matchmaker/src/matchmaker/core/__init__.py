@@ -15,6 +15,8 @@ process's :class:`Matchmaker`, fed commands and the time, whose effects
     effects.py    what the shell must do: Reply, Refuse, Close, ...
     events.py     what the core answers and announces, and to whom (Delivery)
     engine.py     Matchmaker: every pool and session of one process
+    sessions.py   what Matchmaker does to sessions: forming, seats, rooms, relay, leaving
+    tables.py     the records Matchmaker keeps, ids, an entry taken out of its pool
     modes.py      one strategy per pool mode: which waiting entries form groups
     skill.py      auto pools with a range rule: sorted index, widening windows
     pools.py      which pool a request means (PoolSpec, resolve_pool) and who it admits

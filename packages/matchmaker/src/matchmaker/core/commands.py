@@ -1,6 +1,6 @@
 """What a client asks of the core, as plain values decoded from the wire by the shell.
 
-The data plane's wire module (:mod:`matchmaker.data.protocol`) validates frames
+The data plane's wire Structs (:mod:`matchmaker.data.protocol`) validate frames
 and :mod:`matchmaker.data.translate` turns each request into one of these; the
 core never sees JSON. Sizes the core rules on (``public``, relayed ``data``)
 are measured by the shell, which holds the encoded bytes.

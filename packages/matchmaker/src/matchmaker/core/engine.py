@@ -4,21 +4,22 @@ Every operation takes plain values (and the time, where it matters) and
 returns its result plus a list of :data:`Delivery` — events for the I/O shell
 to send. Nothing here awaits, so one operation is atomic with respect to every
 other: a client can never be matched twice or half-matched.
+
+:class:`Matchmaker` holds the clients' operations (connect, away, back, gone)
+and the pools' (enter, the modes' commands, leave, expiry, policy changes); it
+builds on :class:`~matchmaker.core.sessions.Sessions` (forming, rooms, relay)
+and :class:`~matchmaker.core.tables.Tables` (the records and shared steps).
 """
 
 from __future__ import annotations
 
 import heapq
-import itertools
-import secrets
-from collections.abc import Sequence
 from typing import Any
 
 from matchmaker.config import Limits
 from matchmaker.core.backfill import Backfills
 from matchmaker.core.commands import (
     AttachDelegate,
-    Backfill,
     CancelProposal,
     EnterPool,
     FormGroups,
@@ -26,71 +27,30 @@ from matchmaker.core.commands import (
     RespondProposal,
 )
 from matchmaker.core.events import (
-    Backfilled,
     Delivery,
-    MemberInfo,
-    MemberJoined,
-    MemberLeft,
-    MemberStatus,
-    MessageRelayed,
     ModeAnswer,
     PoolClosed,
     PoolEntered,
     PoolExpired,
-    PoolWithdrawn,
-    SessionCreated,
-    SessionJoined,
-    SignalRelayed,
 )
 from matchmaker.core.modes import MODES
 from matchmaker.core.pools import PoolKey, PoolSpec, resolve_pool
 from matchmaker.core.projects import DELEGATE_SCOPE, holds_scope
-from matchmaker.core.resume import Resumption
-from matchmaker.core.state import ClientState, Entry, Member, Origin, Pool, Session
+from matchmaker.core.sessions import Sessions, session_limit
+from matchmaker.core.state import ClientState, Entry, Pool
 from matchmaker.core.strategy import wrong_mode
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import FilterValue, Project
 
-__all__ = ["Matchmaker", "entry_limit", "member_infos"]
-
-# Rebuild the expiry heap once this many of its items belong to entries that left otherwise.
-_HEAP_COMPACT_MIN = 1024
+__all__ = ["Matchmaker", "entry_limit"]
 
 
-class Matchmaker:
+class Matchmaker(Sessions):
     """All pools and sessions of one process, and the clients in them."""
 
     def __init__(self, limits: Limits, *, node: str | None = None) -> None:
-        self.limits = limits
-        self.clients: dict[str, ClientState] = {}
-        self.pools: dict[PoolKey, Pool] = {}
-        self.sessions: dict[str, Session] = {}
-        self.rooms: dict[tuple[str, str], Session] = {}
-        # (project id, player id) -> the connected (or away) clients of that player
-        self.players: dict[tuple[str, str], set[str]] = {}
-        self.resumption = Resumption(
-            limits.resume_buffer, limits.resume_grace_ms / 1000, issuer=node
-        )
-        self._node = node if node is not None else secrets.token_hex(3)
-        self._counter = itertools.count(1)
-        self._expiry: list[tuple[int, int, Entry]] = []
-        self._stale = 0
-        self._timers: list[tuple[int, int, Pool, str]] = []
-        self._clock = 0  # the latest time an operation was given: disconnect has none
+        super().__init__(limits, node=node)
         self.backfills = Backfills(self)
-
-    def schedule(self, due_ms: int, pool: Pool, key: str) -> None:
-        """Run ``pool.mode.timer(key)`` from the first :meth:`expire` at or after ``due_ms``."""
-        heapq.heappush(self._timers, (due_ms, next(self._counter), pool, key))
-
-    def entry_of(self, client_id: str, pool: Pool) -> Entry | None:
-        """The live entry ``client_id`` holds in ``pool``, if any."""
-        client = self.clients.get(client_id)
-        entry = client.entries.get(pool.name) if client is not None else None
-        return entry if entry is not None and entry.pool is pool and not entry.paused else None
-
-    def new_id(self, prefix: str) -> str:
-        return f"{prefix}{self._node}-{next(self._counter)}"
 
     # -- clients --------------------------------------------------------------------------
 
@@ -109,16 +69,6 @@ class Matchmaker:
         if player_id is not None:
             self.players.setdefault((project_id, player_id), set()).add(client.client_id)
         return client
-
-    def session_count(self, client: ClientState) -> int:
-        """The sessions ``max_sessions_per_client`` counts for ``client``: a player's
-        (token ``sub``) over all its connections, each session once."""
-        if client.player_id is None:
-            return len(client.sessions)
-        ids = self.players.get((client.project_id, client.player_id), set()) | {client.client_id}
-        return len(
-            {sid for cid in ids if cid in self.clients for sid in self.clients[cid].sessions}
-        )
 
     def disconnect(self, client_id: str, reason: str = "disconnected") -> list[Delivery]:
         """Forget a client: withdraw its entries and leave its sessions."""
@@ -184,12 +134,6 @@ class Matchmaker:
             pool.mode.entered(entry, now_ms, out)
         return out
 
-    def _status(self, client: ClientState, status: str, out: list[Delivery]) -> None:
-        for session in client.sessions.values():
-            others = [cid for cid in session.members if cid != client.client_id]
-            if others:
-                out.append((others, MemberStatus(session.session_id, client.client_id, status)))
-
     # -- pools ----------------------------------------------------------------------------
 
     def enter(
@@ -208,7 +152,7 @@ class Matchmaker:
         if len(client.entries) >= self.limits.max_pools_per_client:
             raise entry_limit(self.limits)
         if self.session_count(client) >= self.limits.max_sessions_per_client:
-            raise _session_limit(self.limits)
+            raise session_limit(self.limits)
         pool = self._pool_for(project.id, name, spec, is_policy, request)
         bucket = pool.spec.bucket_for(client.attributes)
         ttl = min(request.ttl_ms or self.limits.entry_ttl_ms, self.limits.entry_ttl_ms)
@@ -413,217 +357,6 @@ class Matchmaker:
                 out.append(((entry.client.client_id,), closed))
         return out
 
-    def _drop_entry(
-        self, entry: Entry, reason: str, out: list[Delivery], *, stale: bool = True
-    ) -> None:
-        pool = entry.pool
-        entry.live = False
-        del entry.client.entries[pool.name]
-        if entry.paused:  # it left the buckets and the mode's view when its client went away
-            pool.paused -= 1
-        else:
-            pool.mode.leaving(entry, reason, out)
-            pool.remove(entry)
-        self._free_if_idle(pool)
-        if stale:
-            self._stale += 1
-            if self._stale >= _HEAP_COMPACT_MIN and self._stale * 2 > len(self._expiry):
-                self._expiry = [item for item in self._expiry if item[2].live]
-                heapq.heapify(self._expiry)
-                self._stale = 0
-
-    def _free_if_idle(self, pool: Pool) -> None:
-        """Forget a pool with no entries, waiting or paused (and nothing its mode keeps it
-        live for)."""
-        idle = pool.size == 0 and pool.paused == 0 and not pool.mode.holds()
-        if idle and self.pools.get(pool.key) is pool:
-            del self.pools[pool.key]
-
-    def form(self, group: list[Entry], out: list[Delivery]) -> str:
-        """Move ``group`` (live entries of one pool, validated by its mode) into a new
-        session; returns its id. Nothing here can fail, so the group forms whole."""
-        pool = group[0].pool
-        assert all(e.live and e.pool is pool for e in group), "a mode formed a stale group"
-        origin = Origin(pool.key, pool.spec, group[0].bucket)
-        session = Session(self.new_id("s"), pool.project_id, pool=pool.name, origin=origin)
-        for entry in group:
-            self._matched(entry, session, out)
-        self.sessions[session.session_id] = session
-        self._announce(session, out)
-        return session.session_id
-
-    def _matched(self, entry: Entry, session: Session, out: list[Delivery]) -> None:
-        """``entry`` leaves its pool for ``session``: the client's other entries are
-        withdrawn (matched in one pool, it waits in none)."""
-        client = entry.client
-        self._drop_entry(entry, "matched", out)
-        for other in list(client.entries.values()):
-            self._drop_entry(other, "matched", out)
-            withdrawn = PoolWithdrawn(other.pool.name, other.entry_id, "matched")
-            out.append(((client.client_id,), withdrawn))
-        session.members[client.client_id] = Member(client, entry.public)
-        client.sessions[session.session_id] = session
-
-    def seat(self, entry: Entry, session: Session, out: list[Delivery]) -> None:
-        """Backfill: ``entry`` joins a formed session. The members get
-        ``session.member_joined``, the newcomer ``session.created`` with every member."""
-        client = entry.client
-        joined = MemberJoined(session.session_id, client.client_id, entry.public, client.player_id)
-        out.append((list(session.members), joined))
-        self._matched(entry, session, out)
-        created = SessionCreated(
-            session.session_id, member_infos(session), client.client_id, session.pool
-        )
-        out.append(((client.client_id,), created))
-
-    def take_seat(self, entry: Entry, now_ms: int, out: list[Delivery]) -> bool:
-        return self.backfills.take(entry, now_ms, out)
-
-    def refill(self, session_id: str, opened_ms: int, now_ms: int, out: list[Delivery]) -> None:
-        self.backfills.retry(session_id, opened_ms, now_ms, out)
-
-    def backfill(
-        self, client_id: str, command: Backfill, now_ms: int
-    ) -> tuple[Backfilled, list[Delivery]]:
-        """``session.backfill``: a member asks the session's pool to fill open seats."""
-        self._clock = now_ms
-        session = self._membership(self.clients[client_id], command.session_id)
-        out: list[Delivery] = []
-        return self.backfills.request(session, command.seats, now_ms, out), out
-
-    def _announce(self, session: Session, out: list[Delivery]) -> None:
-        members = member_infos(session)
-        for cid in session.members:
-            created = SessionCreated(session.session_id, members, cid, session.pool)
-            out.append(((cid,), created))
-
-    # -- sessions -------------------------------------------------------------------------
-
-    def join_session(
-        self, client_id: str, project: Project, room: str, create: bool, public: Any
-    ) -> tuple[SessionJoined, list[Delivery]]:
-        """``session.join``: enter an ad-hoc room, creating it with ``create: true``."""
-        client = self.clients[client_id]
-        if create and project.lockdown:
-            raise MatchmakerError(
-                "this Project is locked down: ad-hoc sessions cannot be created",
-                code="project.lockdown",
-            )
-        session = self.rooms.get((project.id, room))
-        if session is not None and client_id in session.members:
-            return SessionJoined(session.session_id, created=False), []
-        if self.session_count(client) >= self.limits.max_sessions_per_client:
-            raise _session_limit(self.limits)
-        out: list[Delivery] = []
-        if session is None:
-            if not create:
-                raise MatchmakerError(
-                    f"no session named {room!r}; send create: true to open it",
-                    code="session.not_found",
-                    details={"session": room},
-                )
-            session = Session(self.new_id("s"), project.id, room=room)
-            self.rooms[(project.id, room)] = session
-            self.sessions[session.session_id] = session
-        elif len(session.members) >= self.limits.max_session_members:
-            raise MatchmakerError(
-                f"session {room!r} is full",
-                code="session.full",
-                details={"limit": self.limits.max_session_members},
-            )
-        else:
-            joined = MemberJoined(session.session_id, client_id, public, client.player_id)
-            out.append((list(session.members), joined))
-        created = not session.members
-        session.members[client_id] = Member(client, public)
-        client.sessions[session.session_id] = session
-        members = member_infos(session)
-        out.append(
-            (
-                (client_id,),
-                SessionCreated(session.session_id, members, client_id),
-            )
-        )
-        return SessionJoined(session.session_id, created), out
-
-    def leave_session(self, client_id: str, session_id: str) -> list[Delivery]:
-        """``session.leave``: the others get ``session.member_left {reason: left}``."""
-        client = self.clients[client_id]
-        session = self._membership(client, session_id)
-        out: list[Delivery] = []
-        self._leave(client, session, "left", out)
-        return out
-
-    def relay(
-        self, client_id: str, session_id: str, to: list[str] | None, data: object
-    ) -> Delivery:
-        """``session.send``: the ``session.message`` and who gets it."""
-        client = self.clients[client_id]
-        session = client.sessions.get(session_id) or self._membership(client, session_id)
-        members = session.members
-        if to is None:
-            recipients: Sequence[str] = [cid for cid in members if cid != client_id]
-        else:
-            missing = [cid for cid in to if cid not in members]
-            if missing:
-                raise MatchmakerError(
-                    "some recipients are not members of the session",
-                    code="session.not_member",
-                    details={"session_id": session_id, "to": missing},
-                )
-            # Each member once: repeating an id must not multiply one frame into a flood
-            # that overflows that member's outbound queue (3008).
-            recipients = list(dict.fromkeys(to))
-        return recipients, MessageRelayed(session_id, client_id, data)
-
-    def signal(self, client_id: str, session_id: str, to: str, signal: object) -> Delivery:
-        """``rtc.signal``: relay to ``to``, who must be another member of the session; a
-        signal never reaches anyone outside it."""
-        client = self.clients[client_id]
-        session = self._membership(client, session_id)
-        if to == client_id or to not in session.members:
-            raise MatchmakerError(
-                "signals go to another member of the same session",
-                code="session.not_member",
-                details={"session_id": session_id, "to": [to]},
-            )
-        return (to,), SignalRelayed(session_id, client_id, signal)
-
-    def _membership(self, client: ClientState, session_id: str) -> Session:
-        session = client.sessions.get(session_id)
-        if session is not None:
-            return session
-        if session_id in self.sessions:
-            raise MatchmakerError(
-                "you are not a member of this session",
-                code="session.not_member",
-                details={"session_id": session_id},
-            )
-        raise MatchmakerError(
-            f"no session {session_id!r}",
-            code="session.not_found",
-            details={"session_id": session_id},
-        )
-
-    def _leave(
-        self, client: ClientState, session: Session, reason: str, out: list[Delivery]
-    ) -> None:
-        del session.members[client.client_id]
-        del client.sessions[session.session_id]
-        if session.members:
-            left = MemberLeft(session.session_id, client.client_id, reason)
-            out.append((list(session.members), left))
-            return
-        del self.sessions[session.session_id]
-        self.backfills.cancel(session.session_id)
-        if session.room is not None:
-            del self.rooms[(session.project_id, session.room)]
-
-
-def member_infos(session: Session) -> list[MemberInfo]:
-    """The members of ``session`` as ``session.created`` shows them."""
-    return [MemberInfo(cid, m.public, m.client.player_id) for cid, m in session.members.items()]
-
 
 def entry_limit(limits: Limits) -> MatchmakerError:
     """The refusal of a ``pool.enter`` past ``max_pools_per_client``."""
@@ -646,12 +379,4 @@ def _joining(live: PoolSpec, request: EnterPool) -> PoolSpec:
         pick(request.filter, dict(live.filter)),
         pick(request.min_group_size, live.min_group_size),
         pick(request.fill_timeout_ms, live.fill_timeout_ms),
-    )
-
-
-def _session_limit(limits: Limits) -> MatchmakerError:
-    return MatchmakerError(
-        f"at most {limits.max_sessions_per_client} sessions per client",
-        code="session.limit",
-        details={"limit": limits.max_sessions_per_client},
     )

@@ -7,7 +7,7 @@
     connection.py   one WebSocket: frames decoded into core commands, effects carried out
     writer.py       a connection drained by a task through an ASGI-style send
     direct.py       a connection written straight to a frame server's socket (picows)
-    protocol.py     the wire Structs (docs/protocol.md)
+    protocol/       the wire Structs (docs/protocol.md): payloads, requests, replies, events
     translate.py    wire Structs to core commands, core answers and events to wire Structs
     runtime.py      tune_gc, raise_open_file_limit: process-wide settings for the launcher
 

@@ -46,7 +46,7 @@ from matchmaker.core.effects import (
 )
 from matchmaker.core.events import Event, PoolEntered, PoolLeft, Welcome
 from matchmaker.data.observer import DataObserver
-from matchmaker.data.protocol import (
+from matchmaker.data.protocol.requests import (
     REQUEST_DECODER,
     REQUEST_TYPES,
     Request,

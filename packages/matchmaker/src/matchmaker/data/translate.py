@@ -14,8 +14,9 @@ from msgspec import Raw
 
 from matchmaker.core import commands, events
 from matchmaker.core.commands import Command
-from matchmaker.data import protocol
-from matchmaker.data.protocol import encode
+from matchmaker.data.protocol import events as wire_events
+from matchmaker.data.protocol import replies, requests
+from matchmaker.data.protocol.replies import encode
 from matchmaker.errors import MatchmakerError
 
 __all__ = [
@@ -27,21 +28,21 @@ __all__ = [
     "reply_frame",
 ]
 
-PING_FRAME = encode(protocol.ServerPing()).decode()
+PING_FRAME = encode(wire_events.ServerPing()).decode()
 """The server's heartbeat ping (``{"type":"ping"}``): no ``seq``, it is not an event."""
 
 
-def command(request: protocol.Request) -> Command:
+def command(request: requests.Request) -> Command:
     """The core command for a decoded request."""
     return _COMMANDS[type(request)](request)
 
 
-def _send(request: protocol.SessionSend) -> commands.Send:
+def _send(request: requests.SessionSend) -> commands.Send:
     data = request.data
     return commands.Send(data.session_id, data.data, data.to)
 
 
-def _enter_pool(request: protocol.PoolEnter) -> commands.EnterPool:
+def _enter_pool(request: requests.PoolEnter) -> commands.EnterPool:
     data = request.data
     return commands.EnterPool(
         policy=data.policy,
@@ -59,14 +60,14 @@ def _enter_pool(request: protocol.PoolEnter) -> commands.EnterPool:
     )
 
 
-def _join_session(request: protocol.SessionJoin) -> commands.JoinSession:
+def _join_session(request: requests.SessionJoin) -> commands.JoinSession:
     data = request.data
     return commands.JoinSession(
         data.session, data.create, data.public, public_size=_size(data.public)
     )
 
 
-def _hello(request: protocol.Hello) -> commands.Hello:
+def _hello(request: requests.Hello) -> commands.Hello:
     data, resume = request.data, request.data.resume
     return commands.Hello(
         data.v,
@@ -79,32 +80,32 @@ def _hello(request: protocol.Hello) -> commands.Hello:
 
 # One converter per request type: a new request adds its Struct, its command and a line here.
 _COMMANDS: dict[type, Callable[[Any], Command]] = {
-    protocol.SessionSend: _send,
-    protocol.PoolEnter: _enter_pool,
-    protocol.PoolLeave: lambda request: commands.LeavePool(request.data.pool),
-    protocol.SessionJoin: _join_session,
-    protocol.SessionLeave: lambda request: commands.LeaveSession(request.data.session_id),
-    protocol.SessionBackfill: lambda request: commands.Backfill(
+    requests.SessionSend: _send,
+    requests.PoolEnter: _enter_pool,
+    requests.PoolLeave: lambda request: commands.LeavePool(request.data.pool),
+    requests.SessionJoin: _join_session,
+    requests.SessionLeave: lambda request: commands.LeaveSession(request.data.session_id),
+    requests.SessionBackfill: lambda request: commands.Backfill(
         request.data.session_id, request.data.seats
     ),
-    protocol.Hello: _hello,
-    protocol.Ping: lambda _: commands.Ping(),
-    protocol.Pong: lambda _: commands.Pong(),
-    protocol.Bye: lambda _: commands.Bye(),
-    protocol.RtcSignal: lambda r: commands.Signal(r.data.session_id, r.data.to, r.data.signal),
-    protocol.RtcOffer: lambda r: commands.Offer(r.data.sdp),
-    protocol.PoolList: lambda r: commands.ListPool(r.data.pool, r.data.cursor, r.data.limit),
-    protocol.PoolWatch: lambda r: commands.WatchPool(r.data.pool, r.data.watch),
-    protocol.ClaimMake: lambda r: commands.MakeClaim(r.data.pool, r.data.targets),
-    protocol.PickAdd: lambda r: commands.Pick(r.data.pool, r.data.target, add=True),
-    protocol.PickRemove: lambda r: commands.Pick(r.data.pool, r.data.target, add=False),
-    protocol.ProposalCreate: lambda r: commands.CreateProposal(
+    requests.Hello: _hello,
+    requests.Ping: lambda _: commands.Ping(),
+    requests.Pong: lambda _: commands.Pong(),
+    requests.Bye: lambda _: commands.Bye(),
+    requests.RtcSignal: lambda r: commands.Signal(r.data.session_id, r.data.to, r.data.signal),
+    requests.RtcOffer: lambda r: commands.Offer(r.data.sdp),
+    requests.PoolList: lambda r: commands.ListPool(r.data.pool, r.data.cursor, r.data.limit),
+    requests.PoolWatch: lambda r: commands.WatchPool(r.data.pool, r.data.watch),
+    requests.ClaimMake: lambda r: commands.MakeClaim(r.data.pool, r.data.targets),
+    requests.PickAdd: lambda r: commands.Pick(r.data.pool, r.data.target, add=True),
+    requests.PickRemove: lambda r: commands.Pick(r.data.pool, r.data.target, add=False),
+    requests.ProposalCreate: lambda r: commands.CreateProposal(
         r.data.pool, r.data.members, r.data.ttl_ms
     ),
-    protocol.ProposalRespond: lambda r: commands.RespondProposal(r.data.proposal_id, r.data.accept),
-    protocol.ProposalCancel: lambda r: commands.CancelProposal(r.data.proposal_id),
-    protocol.DelegateAttach: lambda r: commands.AttachDelegate(r.data.pool),
-    protocol.DelegateForm: lambda r: commands.FormGroups(r.data.pool, r.data.groups),
+    requests.ProposalRespond: lambda r: commands.RespondProposal(r.data.proposal_id, r.data.accept),
+    requests.ProposalCancel: lambda r: commands.CancelProposal(r.data.proposal_id),
+    requests.DelegateAttach: lambda r: commands.AttachDelegate(r.data.pool),
+    requests.DelegateForm: lambda r: commands.FormGroups(r.data.pool, r.data.groups),
 }
 
 
@@ -117,13 +118,13 @@ def reply_frame(request_id: str | None, answer: events.Answer) -> str:
     """The frame answering request ``request_id`` with ``answer``."""
     if type(answer) is events.Alive:
         return encode({"type": "pong", "id": request_id}).decode()
-    return encode(protocol.Reply(request_id, True, _answer_data(answer))).decode()
+    return encode(replies.Reply(request_id, True, _answer_data(answer))).decode()
 
 
 def error_frame(request_id: str | None, error: MatchmakerError) -> str:
     """The frame answering request ``request_id`` (``None``: unknown) with ``error``."""
-    body = protocol.ErrorBody(error.code, error.message, error.details)
-    return encode(protocol.Reply(request_id, False, error=body)).decode()
+    body = replies.ErrorBody(error.code, error.message, error.details)
+    return encode(replies.Reply(request_id, False, error=body)).decode()
 
 
 def _answer_data(answer: events.Answer) -> object:
@@ -131,11 +132,11 @@ def _answer_data(answer: events.Answer) -> object:
         case events.Relayed():
             return {}
         case events.PoolEntered():
-            return protocol.PoolEntered(
+            return replies.PoolEntered(
                 answer.pool, answer.entry_id, answer.mode, answer.group_size, answer.expires_at
             )
         case events.SessionJoined():
-            return protocol.SessionJoined(answer.session_id, answer.created)
+            return replies.SessionJoined(answer.session_id, answer.created)
         case events.PoolLeft():
             return {"pool": answer.pool, "entry_id": answer.entry_id}
         case events.SessionLeft():
@@ -148,21 +149,21 @@ def _answer_data(answer: events.Answer) -> object:
             }
         case events.Welcome():
             limits, project = answer.limits, answer.project
-            return protocol.HelloReply(
+            return replies.HelloReply(
                 client_id=answer.client_id,
                 resume_token=answer.resume_token,
                 project=project.id,
-                heartbeat=protocol.Heartbeat(
+                heartbeat=replies.Heartbeat(
                     limits.heartbeat_interval_ms, limits.heartbeat_timeout_ms
                 ),
                 limits=limits,
                 policies=[
-                    protocol.PolicyInfo(p.name, p.mode, p.group_size, p.default)
+                    replies.PolicyInfo(p.name, p.mode, p.group_size, p.default)
                     for p in project.policies
                 ],
                 lockdown=project.lockdown,
                 resumed=answer.resumed,
-                ice_servers=[protocol.IceServer([url]) for url in answer.ice_servers],
+                ice_servers=[replies.IceServer([url]) for url in answer.ice_servers],
                 player_id=answer.player_id,
             )
         case events.Alive():
@@ -198,56 +199,58 @@ def _message_prefix(session_id: str, sender: str) -> str:
     Structs with a one-byte ``data``, which is cut off (the shape stays the protocol's)."""
     if len(_PREFIXES) >= _PREFIXES_KEPT:
         _PREFIXES.clear()
-    data = protocol.SessionMessageData(session_id, sender, Raw(b"0"))
-    whole = encode(protocol.SessionMessage(data)).decode()
+    data = wire_events.SessionMessageData(session_id, sender, Raw(b"0"))
+    whole = encode(wire_events.SessionMessage(data)).decode()
     prefix = _PREFIXES[session_id, sender] = whole[: -len(_SENTINEL_TAIL)]
     return prefix
 
 
-def _wire_event(event: events.Event) -> protocol.Event | protocol.ModeNotice:
+def _wire_event(event: events.Event) -> wire_events.Event | wire_events.ModeNotice:
     # Cases by how often they occur. A relayed message takes event_head's shortcut; its
     # case here is the shape that shortcut must produce (tests/matchmaker/data/test_translate.py).
     match event:
         case events.MessageRelayed():
             # The shell relays what it decoded: ``data`` is the sender's ``Raw`` bytes.
             data = cast(Raw, event.data)
-            return protocol.SessionMessage(
-                protocol.SessionMessageData(event.session_id, event.sender, data)
+            return wire_events.SessionMessage(
+                wire_events.SessionMessageData(event.session_id, event.sender, data)
             )
         case events.ModeEvent():
-            return protocol.ModeNotice(event.KIND, event)
+            return wire_events.ModeNotice(event.KIND, event)
         case events.SignalRelayed():
             signal = cast(Raw, event.signal)
-            return protocol.RtcSignalled(
-                protocol.SignalData(event.session_id, event.sender, signal)
+            return wire_events.RtcSignalled(
+                wire_events.SignalData(event.session_id, event.sender, signal)
             )
         case events.SessionCreated():
             members = [
-                protocol.MemberInfo(m.client_id, m.public, m.player_id) for m in event.members
+                wire_events.MemberInfo(m.client_id, m.public, m.player_id) for m in event.members
             ]
-            return protocol.SessionCreated(
-                protocol.SessionCreatedData(event.session_id, members, event.you, event.pool)
+            return wire_events.SessionCreated(
+                wire_events.SessionCreatedData(event.session_id, members, event.you, event.pool)
             )
         case events.MemberJoined():
-            return protocol.SessionMemberJoined(
-                protocol.MemberData(
+            return wire_events.SessionMemberJoined(
+                wire_events.MemberData(
                     event.session_id, event.client_id, event.public, player_id=event.player_id
                 )
             )
         case events.MemberLeft():
-            return protocol.SessionMemberLeft(
-                protocol.MemberData(event.session_id, event.client_id, reason=event.reason)
+            return wire_events.SessionMemberLeft(
+                wire_events.MemberData(event.session_id, event.client_id, reason=event.reason)
             )
         case events.PoolWithdrawn():
-            return protocol.PoolWithdrawn(
-                protocol.EntryData(event.pool, event.entry_id, event.reason)
+            return wire_events.PoolWithdrawn(
+                wire_events.EntryData(event.pool, event.entry_id, event.reason)
             )
         case events.PoolExpired():
-            return protocol.PoolExpired(
-                protocol.EntryData(event.pool, event.entry_id, event.reason)
+            return wire_events.PoolExpired(
+                wire_events.EntryData(event.pool, event.entry_id, event.reason)
             )
         case events.PoolClosed():
-            return protocol.PoolClosed(protocol.EntryData(event.pool, event.entry_id, event.reason))
+            return wire_events.PoolClosed(
+                wire_events.EntryData(event.pool, event.entry_id, event.reason)
+            )
 
 
 def partial_frame(first: int, last: int) -> str:

@@ -1,0 +1,236 @@
+"""Sessions of the matching core: forming, seating, rooms, relay, leaving. Synchronous, no I/O.
+
+:class:`Sessions` adds to the process's :class:`~matchmaker.core.tables.Tables`
+what happens to sessions: a group a mode completed moves into a new session
+whole, a backfilled entry takes an open seat, a client joins an ad-hoc room,
+relays a message or a signal to the other members, leaves.
+:class:`~matchmaker.core.engine.Matchmaker` builds on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from matchmaker.config import Limits
+from matchmaker.core.commands import Backfill
+from matchmaker.core.events import (
+    Backfilled,
+    Delivery,
+    MemberInfo,
+    MemberJoined,
+    MemberLeft,
+    MemberStatus,
+    MessageRelayed,
+    PoolWithdrawn,
+    SessionCreated,
+    SessionJoined,
+    SignalRelayed,
+)
+from matchmaker.core.state import ClientState, Entry, Member, Origin, Session
+from matchmaker.core.tables import Tables
+from matchmaker.errors import MatchmakerError
+from matchmaker.model import Project
+
+__all__ = ["Sessions", "member_infos", "session_limit"]
+
+
+class Sessions(Tables):
+    """The sessions of one process: how members come into them, talk and leave."""
+
+    def _status(self, client: ClientState, status: str, out: list[Delivery]) -> None:
+        for session in client.sessions.values():
+            others = [cid for cid in session.members if cid != client.client_id]
+            if others:
+                out.append((others, MemberStatus(session.session_id, client.client_id, status)))
+
+    def form(self, group: list[Entry], out: list[Delivery]) -> str:
+        """Move ``group`` (live entries of one pool, validated by its mode) into a new
+        session; returns its id. Nothing here can fail, so the group forms whole."""
+        pool = group[0].pool
+        assert all(e.live and e.pool is pool for e in group), "a mode formed a stale group"
+        origin = Origin(pool.key, pool.spec, group[0].bucket)
+        session = Session(self.new_id("s"), pool.project_id, pool=pool.name, origin=origin)
+        for entry in group:
+            self._matched(entry, session, out)
+        self.sessions[session.session_id] = session
+        self._announce(session, out)
+        return session.session_id
+
+    def _matched(self, entry: Entry, session: Session, out: list[Delivery]) -> None:
+        """``entry`` leaves its pool for ``session``: the client's other entries are
+        withdrawn (matched in one pool, it waits in none)."""
+        client = entry.client
+        self._drop_entry(entry, "matched", out)
+        for other in list(client.entries.values()):
+            self._drop_entry(other, "matched", out)
+            withdrawn = PoolWithdrawn(other.pool.name, other.entry_id, "matched")
+            out.append(((client.client_id,), withdrawn))
+        session.members[client.client_id] = Member(client, entry.public)
+        client.sessions[session.session_id] = session
+
+    def seat(self, entry: Entry, session: Session, out: list[Delivery]) -> None:
+        """Backfill: ``entry`` joins a formed session. The members get
+        ``session.member_joined``, the newcomer ``session.created`` with every member."""
+        client = entry.client
+        joined = MemberJoined(session.session_id, client.client_id, entry.public, client.player_id)
+        out.append((list(session.members), joined))
+        self._matched(entry, session, out)
+        created = SessionCreated(
+            session.session_id, member_infos(session), client.client_id, session.pool
+        )
+        out.append(((client.client_id,), created))
+
+    def take_seat(self, entry: Entry, now_ms: int, out: list[Delivery]) -> bool:
+        return self.backfills.take(entry, now_ms, out)
+
+    def refill(self, session_id: str, opened_ms: int, now_ms: int, out: list[Delivery]) -> None:
+        self.backfills.retry(session_id, opened_ms, now_ms, out)
+
+    def backfill(
+        self, client_id: str, command: Backfill, now_ms: int
+    ) -> tuple[Backfilled, list[Delivery]]:
+        """``session.backfill``: a member asks the session's pool to fill open seats."""
+        self._clock = now_ms
+        session = self._membership(self.clients[client_id], command.session_id)
+        out: list[Delivery] = []
+        return self.backfills.request(session, command.seats, now_ms, out), out
+
+    def _announce(self, session: Session, out: list[Delivery]) -> None:
+        members = member_infos(session)
+        for cid in session.members:
+            created = SessionCreated(session.session_id, members, cid, session.pool)
+            out.append(((cid,), created))
+
+    def join_session(
+        self, client_id: str, project: Project, room: str, create: bool, public: Any
+    ) -> tuple[SessionJoined, list[Delivery]]:
+        """``session.join``: enter an ad-hoc room, creating it with ``create: true``."""
+        client = self.clients[client_id]
+        if create and project.lockdown:
+            raise MatchmakerError(
+                "this Project is locked down: ad-hoc sessions cannot be created",
+                code="project.lockdown",
+            )
+        session = self.rooms.get((project.id, room))
+        if session is not None and client_id in session.members:
+            return SessionJoined(session.session_id, created=False), []
+        if self.session_count(client) >= self.limits.max_sessions_per_client:
+            raise session_limit(self.limits)
+        out: list[Delivery] = []
+        if session is None:
+            if not create:
+                raise MatchmakerError(
+                    f"no session named {room!r}; send create: true to open it",
+                    code="session.not_found",
+                    details={"session": room},
+                )
+            session = Session(self.new_id("s"), project.id, room=room)
+            self.rooms[(project.id, room)] = session
+            self.sessions[session.session_id] = session
+        elif len(session.members) >= self.limits.max_session_members:
+            raise MatchmakerError(
+                f"session {room!r} is full",
+                code="session.full",
+                details={"limit": self.limits.max_session_members},
+            )
+        else:
+            joined = MemberJoined(session.session_id, client_id, public, client.player_id)
+            out.append((list(session.members), joined))
+        created = not session.members
+        session.members[client_id] = Member(client, public)
+        client.sessions[session.session_id] = session
+        members = member_infos(session)
+        out.append(
+            (
+                (client_id,),
+                SessionCreated(session.session_id, members, client_id),
+            )
+        )
+        return SessionJoined(session.session_id, created), out
+
+    def leave_session(self, client_id: str, session_id: str) -> list[Delivery]:
+        """``session.leave``: the others get ``session.member_left {reason: left}``."""
+        client = self.clients[client_id]
+        session = self._membership(client, session_id)
+        out: list[Delivery] = []
+        self._leave(client, session, "left", out)
+        return out
+
+    def relay(
+        self, client_id: str, session_id: str, to: list[str] | None, data: object
+    ) -> Delivery:
+        """``session.send``: the ``session.message`` and who gets it."""
+        client = self.clients[client_id]
+        session = client.sessions.get(session_id) or self._membership(client, session_id)
+        members = session.members
+        if to is None:
+            recipients: Sequence[str] = [cid for cid in members if cid != client_id]
+        else:
+            missing = [cid for cid in to if cid not in members]
+            if missing:
+                raise MatchmakerError(
+                    "some recipients are not members of the session",
+                    code="session.not_member",
+                    details={"session_id": session_id, "to": missing},
+                )
+            # Each member once: repeating an id must not multiply one frame into a flood
+            # that overflows that member's outbound queue (3008).
+            recipients = list(dict.fromkeys(to))
+        return recipients, MessageRelayed(session_id, client_id, data)
+
+    def signal(self, client_id: str, session_id: str, to: str, signal: object) -> Delivery:
+        """``rtc.signal``: relay to ``to``, who must be another member of the session; a
+        signal never reaches anyone outside it."""
+        client = self.clients[client_id]
+        session = self._membership(client, session_id)
+        if to == client_id or to not in session.members:
+            raise MatchmakerError(
+                "signals go to another member of the same session",
+                code="session.not_member",
+                details={"session_id": session_id, "to": [to]},
+            )
+        return (to,), SignalRelayed(session_id, client_id, signal)
+
+    def _membership(self, client: ClientState, session_id: str) -> Session:
+        session = client.sessions.get(session_id)
+        if session is not None:
+            return session
+        if session_id in self.sessions:
+            raise MatchmakerError(
+                "you are not a member of this session",
+                code="session.not_member",
+                details={"session_id": session_id},
+            )
+        raise MatchmakerError(
+            f"no session {session_id!r}",
+            code="session.not_found",
+            details={"session_id": session_id},
+        )
+
+    def _leave(
+        self, client: ClientState, session: Session, reason: str, out: list[Delivery]
+    ) -> None:
+        del session.members[client.client_id]
+        del client.sessions[session.session_id]
+        if session.members:
+            left = MemberLeft(session.session_id, client.client_id, reason)
+            out.append((list(session.members), left))
+            return
+        del self.sessions[session.session_id]
+        self.backfills.cancel(session.session_id)
+        if session.room is not None:
+            del self.rooms[(session.project_id, session.room)]
+
+
+def member_infos(session: Session) -> list[MemberInfo]:
+    """The members of ``session`` as ``session.created`` shows them."""
+    return [MemberInfo(cid, m.public, m.client.player_id) for cid, m in session.members.items()]
+
+
+def session_limit(limits: Limits) -> MatchmakerError:
+    return MatchmakerError(
+        f"at most {limits.max_sessions_per_client} sessions per client",
+        code="session.limit",
+        details={"limit": limits.max_sessions_per_client},
+    )

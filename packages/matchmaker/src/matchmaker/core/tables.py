@@ -1,0 +1,99 @@
+"""The tables of the matching core and the steps every operation shares. Synchronous, no I/O.
+
+:class:`Tables` holds the records of one process (clients, pools, sessions,
+rooms, players), the entries' expiry heap and the modes' timers; it mints ids and
+takes an entry out of its pool. :class:`~matchmaker.core.sessions.Sessions` adds
+the sessions' operations on top, :class:`~matchmaker.core.engine.Matchmaker` the
+clients' and the pools'.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import secrets
+
+from matchmaker.config import Limits
+from matchmaker.core.backfill import Backfills
+from matchmaker.core.events import Delivery
+from matchmaker.core.pools import PoolKey
+from matchmaker.core.resume import Resumption
+from matchmaker.core.state import ClientState, Entry, Pool, Session
+
+__all__ = ["Tables"]
+
+# Rebuild the expiry heap once this many of its items belong to entries that left otherwise.
+_HEAP_COMPACT_MIN = 1024
+
+
+class Tables:
+    """The records of one process and the steps its operations share."""
+
+    backfills: Backfills  # made by Matchmaker, which seats the entries backfill picks
+
+    def __init__(self, limits: Limits, *, node: str | None = None) -> None:
+        self.limits = limits
+        self.clients: dict[str, ClientState] = {}
+        self.pools: dict[PoolKey, Pool] = {}
+        self.sessions: dict[str, Session] = {}
+        self.rooms: dict[tuple[str, str], Session] = {}
+        # (project id, player id) -> the connected (or away) clients of that player
+        self.players: dict[tuple[str, str], set[str]] = {}
+        self.resumption = Resumption(
+            limits.resume_buffer, limits.resume_grace_ms / 1000, issuer=node
+        )
+        self._node = node if node is not None else secrets.token_hex(3)
+        self._counter = itertools.count(1)
+        self._expiry: list[tuple[int, int, Entry]] = []
+        self._stale = 0
+        self._timers: list[tuple[int, int, Pool, str]] = []
+        self._clock = 0  # the latest time an operation was given: disconnect has none
+
+    def schedule(self, due_ms: int, pool: Pool, key: str) -> None:
+        """Run ``pool.mode.timer(key)`` from the first :meth:`expire` at or after ``due_ms``."""
+        heapq.heappush(self._timers, (due_ms, next(self._counter), pool, key))
+
+    def entry_of(self, client_id: str, pool: Pool) -> Entry | None:
+        """The live entry ``client_id`` holds in ``pool``, if any."""
+        client = self.clients.get(client_id)
+        entry = client.entries.get(pool.name) if client is not None else None
+        return entry if entry is not None and entry.pool is pool and not entry.paused else None
+
+    def new_id(self, prefix: str) -> str:
+        return f"{prefix}{self._node}-{next(self._counter)}"
+
+    def session_count(self, client: ClientState) -> int:
+        """The sessions ``max_sessions_per_client`` counts for ``client``: a player's
+        (token ``sub``) over all its connections, each session once."""
+        if client.player_id is None:
+            return len(client.sessions)
+        ids = self.players.get((client.project_id, client.player_id), set()) | {client.client_id}
+        return len(
+            {sid for cid in ids if cid in self.clients for sid in self.clients[cid].sessions}
+        )
+
+    def _drop_entry(
+        self, entry: Entry, reason: str, out: list[Delivery], *, stale: bool = True
+    ) -> None:
+        pool = entry.pool
+        entry.live = False
+        del entry.client.entries[pool.name]
+        if entry.paused:  # it left the buckets and the mode's view when its client went away
+            pool.paused -= 1
+        else:
+            pool.mode.leaving(entry, reason, out)
+            pool.remove(entry)
+        self._free_if_idle(pool)
+        if stale:
+            self._stale += 1
+            if self._stale >= _HEAP_COMPACT_MIN and self._stale * 2 > len(self._expiry):
+                self._expiry = [item for item in self._expiry if item[2].live]
+                heapq.heapify(self._expiry)
+                self._stale = 0
+
+    def _free_if_idle(self, pool: Pool) -> None:
+        """Forget a pool with no entries, waiting or paused (and nothing its mode keeps it
+        live for)."""
+        idle = pool.size == 0 and pool.paused == 0 and not pool.mode.holds()
+        if idle and self.pools.get(pool.key) is pool:
+            del self.pools[pool.key]

@@ -1,0 +1,102 @@
+"""Outbound frames that answer a request: :class:`Reply`, its error body and each reply's data.
+
+A reply echoes the request's ``id``; :data:`encode` is the one JSON encoder of
+every outbound frame, replies and the events of
+:mod:`matchmaker.data.protocol.events`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from msgspec import Struct
+
+from matchmaker.config import Limits
+
+__all__ = [
+    "ErrorBody",
+    "Heartbeat",
+    "HelloReply",
+    "IceServer",
+    "PolicyInfo",
+    "PoolEntered",
+    "Reply",
+    "SessionJoined",
+    "encode",
+]
+
+
+class ErrorBody(Struct, gc=False, omit_defaults=True):
+    """``reply.error``: stable dotted ``code``, human ``message``, optional ``details``."""
+
+    code: str
+    message: str
+    details: dict[str, Any] | None = None
+
+
+class Reply(Struct, gc=False, tag="reply", tag_field="type", omit_defaults=True):
+    """The answer to one request; ``id`` echoes the request's."""
+
+    id: str | None
+    ok: bool
+    data: Any = None
+    error: ErrorBody | None = None
+
+
+class Heartbeat(Struct, gc=False):
+    """How often the server pings, and after how much silence it closes (3002)."""
+
+    interval_ms: int
+    timeout_ms: int
+
+
+class PolicyInfo(Struct, gc=False, rename={"group_size": "groupSize"}):
+    """A declared policy as ``hello`` lists it."""
+
+    name: str
+    mode: str
+    group_size: int
+    default: bool
+
+
+class IceServer(Struct, gc=False):
+    """A STUN/TURN server for peer-to-peer WebRTC, as ``RTCPeerConnection`` takes it."""
+
+    urls: list[str]
+
+
+class HelloReply(Struct, gc=False):
+    """``hello`` reply data: who you are, your Project's rules and the server's limits."""
+
+    client_id: str
+    resume_token: str
+    project: str
+    heartbeat: Heartbeat
+    limits: Limits
+    policies: list[PolicyInfo]
+    lockdown: bool
+    resumed: bool = False
+    ice_servers: list[IceServer] = []
+    player_id: str | None = None
+
+
+class PoolEntered(Struct, gc=False, rename={"group_size": "groupSize"}):
+    """``pool.enter`` reply data; ``expires_at`` is epoch milliseconds."""
+
+    pool: str
+    entry_id: str
+    mode: str
+    group_size: int
+    expires_at: int
+
+
+class SessionJoined(Struct, gc=False):
+    """``session.join`` reply data; ``created`` tells whether this join opened the room."""
+
+    session_id: str
+    created: bool
+
+
+_ENCODER = msgspec.json.Encoder()
+encode = _ENCODER.encode
