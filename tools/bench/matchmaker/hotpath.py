@@ -25,8 +25,7 @@ from typing import Any
 from matchmaker.config import Limits, ServerConfig
 from matchmaker.data.direct import DirectConnection
 from matchmaker.data.plane import DataPlane
-from matchmaker.data.protocol.payloads import SessionSendData
-from matchmaker.data.protocol.requests import REQUEST_DECODER
+from matchmaker.data.protocol.requests import REQUEST_DECODER, SessionSend
 from matchmaker.data.translate import event_head
 from matchmaker.data.writer import WriterConnection
 from matchmaker.directory import ProjectDirectory
@@ -63,8 +62,8 @@ async def measure(number: int, runs: int) -> dict[str, float]:
     session_id = json.loads(receiver._queue[-1])["data"]["session_id"]
     frame = f'{{"type":"session.send","data":{{"session_id":"{session_id}","data":12345.678}}}}'
     request = REQUEST_DECODER.decode(frame)
+    assert isinstance(request, SessionSend)
     data = request.data
-    assert isinstance(data, SessionSendData)
     effects = sender.conversation.relay_message(session_id, None, data.data, None, time.monotonic())
     recipients, event = effects[0]
     outbound = receiver._queue
