@@ -143,10 +143,11 @@ class Conversation:
         if wait:
             return self._limited(wait, request_id)
         self._abuse = 0
+        client = self.client
         try:
-            if self.client is None:
+            if client is None:
                 raise _not_ready()
-            return self._relayed(session_id, to, data, request_id)
+            return self._relayed(client, session_id, to, data, request_id)
         except MatchmakerError as error:
             return [Refuse(request_id, error)]
 
@@ -247,16 +248,21 @@ class Conversation:
     # One handler per command; ``self.client`` is set for all but the pre-hello ones.
 
     def _send(self, command: Send, request_id: str | None) -> list[Effect]:
-        return self._relayed(command.session_id, command.to, command.data, request_id)
+        client = self._client()
+        return self._relayed(client, command.session_id, command.to, command.data, request_id)
 
     def _relayed(
-        self, session_id: str, to: list[str] | None, data: bytes, request_id: str | None
+        self,
+        client: ClientState,
+        session_id: str,
+        to: list[str] | None,
+        data: bytes,
+        request_id: str | None,
     ) -> list[Effect]:
-        assert self.client is not None
-        limit = self.core.limits.max_send_bytes
-        if len(data) > limit:
-            raise _too_large("session.send data", limit)
-        relayed = self.core.relay(self.client.client_id, session_id, to, data)
+        core = self.core
+        if len(data) > core.limits.max_send_bytes:
+            raise _too_large("session.send data", core.limits.max_send_bytes)
+        relayed = core.relay(client.client_id, session_id, to, data)
         if request_id is None:
             return [relayed]
         return [relayed, Reply(request_id, Relayed())]
