@@ -292,7 +292,10 @@ class Connection:
             # A bug must cost one reply, not the connection or the process.
             _log.exception("unhandled error on %s", type(request).__name__)
             effects = [Refuse(request.id, internal_error())]
-        self.perform(effects)
+        if len(effects) == 1 and type(effects[0]) is tuple:
+            self._hub.deliver_one(*effects[0])  # a relayed message: perform's first case
+        else:
+            self.perform(effects)
 
 
 def _byte_size(frame: str | bytes) -> int:
