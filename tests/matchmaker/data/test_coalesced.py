@@ -182,3 +182,32 @@ async def test_a_close_frame_from_the_client_is_answered_after_pending_frames(
     assert [p["id"] for p in pongs] == [f"p{i}" for i in range(5)]
     assert await a.close_code() == 1000
     await b.aclose()
+
+
+@pytest.mark.parametrize("server_name", ["picows"], indirect=True)
+async def test_pending_frames_are_written_once_they_pass_16_kib(start_server: Any) -> None:
+    """Ten 5 KB events handed over in one go are not held whole until the loop turns: the
+    socket writes each time its pending frames pass 16 KiB (the transport's high-water
+    mark then pauses it as if each frame had been written alone), in order."""
+    server = await start_server()
+    a, b, a_id, b_id, session_id = await pair(server)
+    sock = server.plane.clients[b_id]._peer
+    writes: list[int] = []
+    write = sock._writelines
+
+    def counted(chunks: list[bytes]) -> object:
+        writes.append(sum(len(chunk) for chunk in chunks))
+        return write(chunks)
+
+    sock._writelines = counted
+    pad = b'"' + b"z" * 5000 + b'"'
+    for _ in range(10):
+        server.plane.deliver_one([b_id], MessageRelayed(session_id, a_id, Raw(pad)))
+    assert len(writes) == 2  # after the 4th and the 8th frame; the last two wait for the turn
+    assert all(16_384 < size < 16_384 + 5_300 for size in writes)
+    received = [await until_type(b, "session.message") for _ in range(10)]
+    seqs = [m["seq"] for m in received]
+    assert seqs == list(range(seqs[0], seqs[0] + 10))
+    assert len(writes) == 3
+    for raw in (a, b):
+        await raw.aclose()
