@@ -100,7 +100,6 @@ _CODES: dict[str, ErrorCode] = {
     "session.limit": Code(data=True),
     "backfill.invalid": Code(data=True),
     "backfill.unsupported": Code(data=True),
-    "backfill.unavailable": Code(data=True),
     "rate.limited": Code(data=True),
     "resume.expired": Code(data=True),
     "cluster.unavailable": Code(data=True, http=503, exit=1),

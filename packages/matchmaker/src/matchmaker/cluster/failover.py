@@ -25,6 +25,7 @@ from matchmaker.cluster.routes import (
     Action,
     Deliver,
     Routes,
+    pool_command,
 )
 from matchmaker.core.commands import EnterPool, LeavePool
 from matchmaker.core.events import (
@@ -39,7 +40,7 @@ __all__ = ["Failover"]
 class Failover(Routes):
     """The routing state's failure handling: losses, timeouts, members' changes."""
 
-    def lost(self, message: Message) -> Sequence[Action]:
+    def lost(self, message: Message, now_ms: int) -> Sequence[Action]:
         """Redis did not take ``message``: a forwarded request is refused
         (``cluster.unavailable``); anything else is left to the failure handling
         (members' deaths, :meth:`expire`)."""
@@ -135,19 +136,8 @@ class Failover(Routes):
                 new = self._owner(pool_key(state.project_id, name))
                 if new == self.node or spec.mode != "auto" or entry.paused:
                     continue
-                if entry.pool.key[0] == "policy":
-                    command = EnterPool(policy=name, public=entry.public)
-                else:
-                    command = EnterPool(
-                        pool=name,
-                        create=True,
-                        mode=spec.mode,
-                        group_size=spec.group_size,
-                        filter=dict(spec.filter) or None,
-                        min_group_size=spec.min_group_size,
-                        fill_timeout_ms=spec.fill_timeout_ms,
-                        public=entry.public,
-                    )
+                policy = entry.pool.key[0] == "policy"
+                command = pool_command(name, spec, entry.public, policy=policy)
                 _, left = self.core.leave_pool(client_id, name)
                 out.append(Deliver(left))
                 out.extend(self._move(state, name, new, command, now_ms))

@@ -12,6 +12,9 @@ connected to): :class:`Command` goes to the member that owns what it is about,
 :class:`Answers` back to the home, :class:`Events` to the members whose clients
 an event addresses; :class:`Gone`, :class:`Away`, :class:`Back` and
 :class:`Withdraw` follow the client at the members holding a proxy of it. The
+backfill messages carry a session's open seats to its pool's owner when that is
+another member: :class:`Opening` and :class:`Unmirror` (host to owner), :class:`Offer` (owner
+to host), :class:`Seated` (host to owner), :class:`Unseat` (owner to host). The
 tunnel messages carry a resume on another member (:mod:`.handoff`): ``tunnel``
 is its id, minted by the relay.
 """
@@ -31,11 +34,16 @@ __all__ = [
     "Events",
     "Gone",
     "Message",
+    "Offer",
+    "Opening",
+    "Seated",
     "TunnelClose",
     "TunnelEnd",
     "TunnelFrame",
     "TunnelOpen",
     "TunnelOut",
+    "Unmirror",
+    "Unseat",
     "Withdraw",
     "decode",
     "encode",
@@ -97,6 +105,63 @@ class Back(_Message, tag="back", frozen=True):
     client: str
 
 
+class Opening(_Message, tag="seats", frozen=True):
+    """The open backfill of ``session`` (hosted by the sender), for its pool's owner:
+    what a newcomer must fit, and how many seats are open (``0``: none any more)."""
+
+    session: str
+    project: str
+    pool: str
+    policy: bool  # a policy's pool (else an ad-hoc one)
+    spec: list[Any]  # the pool's parameters, as an encoded ``pool.enter``
+    bucket: list[list[Any]]
+    members: list[tuple[str, dict[str, Any]]]  # each member's id and attributes
+    seats: int
+    opened_ms: int
+
+
+class Unmirror(_Message, tag="unseats", frozen=True):
+    """The open backfill of ``session`` is no longer the receiver's to fill (filled,
+    cancelled, ended, or its pool has another owner now)."""
+
+    session: str
+
+
+class Offer(_Message, tag="offer", frozen=True):
+    """The owner holds ``entry`` of ``client`` (connected to the member its id names) for
+    ``session``'s open backfill: the session's member seats it or declines."""
+
+    session: str
+    entry: str
+    client: str
+    project: str
+    credential: str | None
+    attributes: dict[str, Any]
+    player_id: str | None
+    public: dict[str, Any] | None
+
+
+class Seated(_Message, tag="seated", frozen=True):
+    """The answer to an :class:`Offer`: the client was seated (the owner drops its entry as
+    matched and passes ``created``, the client's ``session.created``, on to its home) or
+    not (the entry returns to its place). The owner passes it on so that the home hears
+    the answer to the client's ``pool.enter`` (which the owner sent) first."""
+
+    session: str
+    entry: str
+    client: str
+    created: list[Any] | None  # the encoded event, when seated
+
+
+class Unseat(_Message, tag="unseat", frozen=True):
+    """The entry seated by an :class:`Offer` was gone by the time the answer came (its
+    client left the pool, it expired or was closed): the host takes the client out of
+    ``session`` again, before it was told."""
+
+    session: str
+    client: str
+
+
 class TunnelOpen(_Message, tag="topen", frozen=True):
     """A resuming ``hello`` (request ``request_id``), for the member that issued its token."""
 
@@ -143,6 +208,11 @@ Message = (
     | Withdraw
     | Away
     | Back
+    | Opening
+    | Unmirror
+    | Offer
+    | Seated
+    | Unseat
     | TunnelOpen
     | TunnelFrame
     | TunnelEnd

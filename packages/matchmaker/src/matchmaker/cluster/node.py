@@ -274,7 +274,7 @@ class ClusterNode:
         if fail is not None:
             fail()
         else:
-            self._run(self._routing().lost(message))
+            self._run(self._routing().lost(message, _wall_clock_ms()))
 
     def _routing(self) -> Router:
         router = self._router

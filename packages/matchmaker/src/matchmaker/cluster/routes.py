@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from matchmaker.cluster import codec
 from matchmaker.cluster.messages import (
@@ -22,6 +23,7 @@ from matchmaker.core import commands as core_commands
 from matchmaker.core.commands import EnterPool, JoinSession
 from matchmaker.core.conversation import Conversation
 from matchmaker.core.effects import Effect, Refuse
+from matchmaker.core.pools import PoolSpec
 from matchmaker.core.state import ClientState
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import Project
@@ -35,6 +37,7 @@ __all__ = [
     "Perform",
     "Post",
     "Routes",
+    "pool_command",
     "unavailable",
 ]
 
@@ -83,6 +86,23 @@ def unavailable() -> MatchmakerError:
     )
 
 
+def pool_command(name: str, spec: PoolSpec, public: Any, *, policy: bool) -> EnterPool:
+    """The ``pool.enter`` that makes (or joins) the pool ``name`` of ``spec`` on another
+    member: a policy's by name, an ad-hoc one with its parameters."""
+    if policy:
+        return EnterPool(policy=name, public=public)
+    return EnterPool(
+        pool=name,
+        create=True,
+        mode=spec.mode,
+        group_size=spec.group_size,
+        filter=dict(spec.filter) or None,
+        min_group_size=spec.min_group_size,
+        fill_timeout_ms=spec.fill_timeout_ms,
+        public=public,
+    )
+
+
 class Routes:
     """This member's routing state: proxies of remote clients, and where local clients'
     entries, sessions and requests are."""
@@ -120,6 +140,9 @@ class Routes:
         self.pending: dict[tuple[str, str], float] = {}
         # Owners by ring key among the current live members (emptied when they change).
         self._owners: dict[str, str] = {}
+        # Sessions hosted here whose open backfill is mirrored at their pool's owner: which.
+        self.mirrored: dict[str, str] = {}
+        core.backfills.report()  # the core notes every change of an opening (seats.py)
 
     # -- lookups --------------------------------------------------------------------------
 

@@ -23,6 +23,7 @@ the member that formed it (its id names that member). A request whose pool,
 room or session lives elsewhere goes there as a :class:`~.messages.Command`;
 the owner answers the home and routes the events. So matching stays one
 synchronous core step on one process, and a group forms whole or not at all.
+A backfill's open seats are filled where the session's pool is (:mod:`.seats`).
 
 A dropped client stays away for the resume grace wherever its state is: its
 home parks it and tells the holders (``Away``, later ``Back``, or ``Gone`` when
@@ -36,7 +37,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from matchmaker.cluster import codec
-from matchmaker.cluster.failover import Failover
 from matchmaker.cluster.messages import (
     Answers,
     Away,
@@ -45,6 +45,11 @@ from matchmaker.cluster.messages import (
     Events,
     Gone,
     Message,
+    Offer,
+    Opening,
+    Seated,
+    Unmirror,
+    Unseat,
     Withdraw,
 )
 from matchmaker.cluster.ring import node_of
@@ -58,8 +63,10 @@ from matchmaker.cluster.routes import (
     Post,
     unavailable,
 )
+from matchmaker.cluster.seats import Seats
 from matchmaker.core import Delivery, Event
 from matchmaker.core import commands as core_commands
+from matchmaker.core.backfill import SeatOffered, SeatsChanged
 from matchmaker.core.commands import EnterPool
 from matchmaker.core.conversation import Conversation, resume_refused
 from matchmaker.core.effects import Close, Effect, Refuse, Reply, ResumeElsewhere
@@ -90,7 +97,7 @@ __all__ = [
 _log = logging.getLogger("matchmaker.cluster")
 
 
-class Router(Failover):
+class Router(Seats):
     """A member's routing: fed what happened, returns what to do (see the module)."""
 
     # -- a local client's request ---------------------------------------------------------
@@ -151,11 +158,18 @@ class Router(Failover):
         return [Post(node, Events(ids, encoded)) for node, ids in by_node.items()]
 
     def observe(self, recipients: Sequence[str], event: Event) -> Sequence[Action]:
-        """Follow what local clients are told: their remote sessions and waiting entries."""
+        """Follow what local clients are told (their remote sessions and waiting entries),
+        and the core's notes about backfills (:mod:`.seats`)."""
         kind = type(event)
         if kind is SessionCreated:
             assert isinstance(event, SessionCreated)
             return self._on_session_created(event)
+        if kind is SeatsChanged:
+            assert isinstance(event, SeatsChanged)
+            return self.seats_changed(event.session_id)
+        if kind is SeatOffered:
+            assert isinstance(event, SeatOffered)
+            return self.seat_offered(event)
         if kind is MemberJoined or kind is MemberLeft:
             assert isinstance(event, MemberJoined | MemberLeft)
             for client_id in recipients:
@@ -182,10 +196,20 @@ class Router(Failover):
                 out.append(Post(node, Withdraw(client_id)))
             if host != self.node:
                 out.extend(self._withdraw(client_id))
-        if host != self.node:
+        if host != self.node and host is not None and node_of(client_id) == self.node:
             others = {m.client_id for m in event.members if m.client_id != client_id}
             self.remote_sessions.setdefault(client_id, {})[event.session_id] = others
+            out.extend(self._held_at(host, client_id))
         return out
+
+    def _held_at(self, host: str, client_id: str) -> Sequence[Action]:
+        """A local client is a member of a session at ``host``, which holds a proxy of it
+        (one seated by a backfill got it there without a request from here): ``host``
+        follows it like every holder (told now if it is away or gone already)."""
+        if client_id not in self.core.clients:
+            return [Post(host, Gone(client_id))]
+        self.holders.setdefault(client_id, set()).add(host)
+        return [Post(host, Away(client_id))] if client_id in self._away else NOTHING
 
     def _withdraw(self, client_id: str) -> Sequence[Action]:
         """The client was matched elsewhere: withdraw its entries held here."""
@@ -193,7 +217,9 @@ class Router(Failover):
         if state is None:
             return NOTHING
         out: list[Delivery] = []
-        for name in list(state.entries):
+        for name, entry in list(state.entries.items()):
+            if entry.held:
+                continue  # held for a backfill elsewhere: its answer settles it
             entry_id, dropped = self.core.leave_pool(client_id, name)
             out.extend(dropped)
             out.append(((client_id,), PoolWithdrawn(name, entry_id, "matched")))
@@ -364,4 +390,9 @@ _HANDLERS: dict[type, Callable[[Router, str, Any, float, int], Sequence[Action]]
     Withdraw: Router._withdrawn,
     Away: Router._paused,
     Back: Router._paused,
+    Opening: Router._opening,
+    Unmirror: Router._unmirror,
+    Offer: Router._offer,
+    Seated: Router._seated,
+    Unseat: Router._unseat,
 }

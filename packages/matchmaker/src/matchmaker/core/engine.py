@@ -108,6 +108,8 @@ class Matchmaker(Sessions):
         client.away = True
         out: list[Delivery] = []
         for entry in client.entries.values():
+            if entry.paused:
+                continue  # held for a seat elsewhere: already out of its bucket
             pool = entry.pool
             pool.mode.leaving(entry, "away", out)
             pool.remove(entry)
@@ -125,8 +127,8 @@ class Matchmaker(Sessions):
         out: list[Delivery] = []
         self._status(client, "back", out)
         for entry in list(client.entries.values()):
-            if not entry.live:
-                continue  # withdrawn because an earlier entry of this client just matched
+            if not entry.live or entry.held:
+                continue  # withdrawn as an earlier entry matched, or held for a seat elsewhere
             pool = entry.pool  # kept live by its paused entries
             pool.paused -= 1
             entry.paused = False
@@ -343,13 +345,12 @@ class Matchmaker(Sessions):
             if (pool.name, pool.spec) in current:
                 continue
             entries = [entry for fifo in pool.buckets.values() for entry in fifo.values()]
-            if pool.paused:  # away clients' entries: closed too, not resumed into the pool
+            if pool.paused:  # away clients' and held entries: closed too, not put back
                 entries += [
                     entry
                     for client in self.clients.values()
-                    if client.away
                     for entry in client.entries.values()
-                    if entry.pool is pool
+                    if entry.pool is pool and entry.paused
                 ]
             for entry in entries:
                 self._drop_entry(entry, "policy_changed", out)

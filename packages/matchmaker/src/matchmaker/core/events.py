@@ -31,6 +31,7 @@ __all__ = [
     "MessageRelayed",
     "ModeAnswer",
     "ModeEvent",
+    "Note",
     "PoolClosed",
     "PoolDelta",
     "PoolEntered",
@@ -234,6 +235,12 @@ class SignalRelayed:
 
 
 @dataclass(frozen=True, slots=True)
+class Note:
+    """Base of what the core tells a cluster member's router and no client: delivered to
+    no recipients, never encoded (the backfill's, :mod:`matchmaker.core.backfill`)."""
+
+
+@dataclass(frozen=True, slots=True)
 class ModeEvent:
     """Base of the events of the claim, mutual, propose and delegated modes."""
 
@@ -374,6 +381,7 @@ Event = (
     | ModeEvent
     | SignalRelayed
     | PoolClosed
+    | Note
 )
 
 Delivery = tuple[Sequence[str], Event]

@@ -58,28 +58,71 @@ class Sessions(Tables):
         return session.session_id
 
     def _matched(self, entry: Entry, session: Session, out: list[Delivery]) -> None:
-        """``entry`` leaves its pool for ``session``: the client's other entries are
-        withdrawn (matched in one pool, it waits in none)."""
-        client = entry.client
+        """``entry`` leaves its pool for ``session``."""
         self._drop_entry(entry, "matched", out)
+        self._joined(entry.client, entry.public, session, out)
+
+    def _joined(
+        self, client: ClientState, public: Any, session: Session, out: list[Delivery]
+    ) -> None:
+        """``client`` is a member of ``session`` now: its other entries are withdrawn
+        (matched in one pool, it waits in none)."""
+        self._withdraw_entries(client, out)
+        session.members[client.client_id] = Member(client, public)
+        client.sessions[session.session_id] = session
+
+    def _withdraw_entries(self, client: ClientState, out: list[Delivery]) -> None:
         for other in list(client.entries.values()):
             self._drop_entry(other, "matched", out)
             withdrawn = PoolWithdrawn(other.pool.name, other.entry_id, "matched")
             out.append(((client.client_id,), withdrawn))
-        session.members[client.client_id] = Member(client, entry.public)
-        client.sessions[session.session_id] = session
 
     def seat(self, entry: Entry, session: Session, out: list[Delivery]) -> None:
         """Backfill: ``entry`` joins a formed session. The members get
         ``session.member_joined``, the newcomer ``session.created`` with every member."""
-        client = entry.client
-        joined = MemberJoined(session.session_id, client.client_id, entry.public, client.player_id)
+        self._drop_entry(entry, "matched", out)
+        self.admit(entry.client, entry.public, session, out)
+
+    def admit(
+        self, client: ClientState, public: Any, session: Session, out: list[Delivery]
+    ) -> None:
+        """Backfill: ``client`` joins a formed session (its entry already left its pool,
+        here or at another cluster member)."""
+        joined = MemberJoined(session.session_id, client.client_id, public, client.player_id)
         out.append((list(session.members), joined))
-        self._matched(entry, session, out)
+        self._joined(client, public, session, out)
         created = SessionCreated(
             session.session_id, member_infos(session), client.client_id, session.pool
         )
         out.append(((client.client_id,), created))
+
+    def hold(self, entry: Entry, out: list[Delivery]) -> None:
+        """Backfill across members: ``entry`` leaves its bucket (and its mode's view), kept
+        for a session elsewhere until that member answers."""
+        pool = entry.pool
+        pool.mode.leaving(entry, "held", out)
+        pool.remove(entry)
+        pool.paused += 1
+        entry.paused = entry.held = True
+
+    def release(self, entry: Entry, now_ms: int, out: list[Delivery]) -> None:
+        """A held ``entry`` was not seated: back to its place (if its client is not away)."""
+        self._clock = now_ms
+        entry.held = False
+        if entry.client.away:
+            return  # it returns with its client (resume)
+        pool = entry.pool
+        pool.paused -= 1
+        entry.paused = False
+        pool.add(entry)
+        pool.mode.entered(entry, now_ms, out)
+
+    def seated_elsewhere(self, entry: Entry, out: list[Delivery]) -> None:
+        """A held ``entry`` was seated by the session's member: it leaves as matched, and
+        its client's other entries here are withdrawn."""
+        entry.held = False
+        self._drop_entry(entry, "matched", out)
+        self._withdraw_entries(entry.client, out)
 
     def take_seat(self, entry: Entry, now_ms: int, out: list[Delivery]) -> bool:
         return self.backfills.take(entry, now_ms, out)
@@ -216,9 +259,10 @@ class Sessions(Tables):
         if session.members:
             left = MemberLeft(session.session_id, client.client_id, reason)
             out.append((list(session.members), left))
+            self.backfills.changed(session.session_id, out)
             return
         del self.sessions[session.session_id]
-        self.backfills.cancel(session.session_id)
+        self.backfills.cancel(session.session_id, out)
         if session.room is not None:
             del self.rooms[(session.project_id, session.room)]
 

@@ -48,7 +48,8 @@ class Entry:
     live: bool = True
     entered_at: int = 0
     listed: bool = True  # claim pools: a listed entry can be claimed, a seeker only claims
-    paused: bool = False  # out of its pool's buckets while its client is away
+    paused: bool = False  # out of its pool's buckets while its client is away, or held
+    held: bool = False  # offered to a session hosted by another cluster member (paused too)
 
 
 @dataclass(slots=True, eq=False)

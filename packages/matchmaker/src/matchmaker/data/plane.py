@@ -13,9 +13,9 @@ from typing import Any, Protocol
 from matchmaker.asgi import Receive, Scope, Send
 from matchmaker.config import ServerConfig
 from matchmaker.core import Delivery, Event, Matchmaker, closecodes
-from matchmaker.core.commands import Backfill, Command
+from matchmaker.core.commands import Command
 from matchmaker.core.conversation import Conversation
-from matchmaker.core.effects import Effect, Refuse, ResumeElsewhere
+from matchmaker.core.effects import Effect, ResumeElsewhere
 from matchmaker.core.events import EntryClosed, MessageRelayed, SessionCreated
 from matchmaker.data.connection import Connection
 from matchmaker.data.direct import DirectConnection, Peer
@@ -109,7 +109,7 @@ class DataPlane:
         self.open: set[Connection] = set()
         self._tasks: list[asyncio.Task[None]] = []
         self.cluster = cluster
-        self.forward = None if cluster is None else self._cluster_forward
+        self.forward = None if cluster is None else cluster.forward
         if cluster is not None:
             cluster.bind(self)
         urls = (config.ice_servers or "").split(",")
@@ -240,8 +240,13 @@ class DataPlane:
         Only the ``seq`` differs between recipients: the frame up to its closing
         brace is encoded to text here, once, not once per recipient. In a cluster,
         recipients not connected here are routed to their process (unless the event
-        came from another process: ``remote=False``).
+        came from another process: ``remote=False``). An event for no one is a note
+        of the core for the cluster's router (a backfill's, :mod:`matchmaker.core.backfill`).
         """
+        if not recipients:
+            if self.cluster is not None:
+                self.cluster.observe(recipients, event)
+            return
         head = event_head(event)
         clients, outboxes = self.clients, self._outboxes
         kind = type(event)
@@ -267,22 +272,6 @@ class DataPlane:
             cluster.observe(recipients, event)
             if elsewhere and remote:
                 cluster.deliver_remote(elsewhere, event)
-
-    def _cluster_forward(
-        self, conversation: Conversation, command: Command, request_id: str | None, now: float
-    ) -> bool:
-        """The cluster's routing, less backfill: its openings live beside one process's
-        pools and are not carried across processes yet, so ``session.backfill`` under
-        ``--cluster`` is ``backfill.unavailable`` rather than half served."""
-        client = conversation.client
-        if type(command) is Backfill and client is not None:
-            error = MatchmakerError(
-                "session.backfill is not served with --cluster yet", code="backfill.unavailable"
-            )
-            self.perform_for(client.client_id, [Refuse(request_id, error)])
-            return True
-        assert self.cluster is not None
-        return self.cluster.forward(conversation, command, request_id, now)
 
     def perform_for(self, client_id: str, effects: list[Effect]) -> None:
         """Carry out ``effects`` (an answer from another process) on a client's connection."""

@@ -251,6 +251,8 @@ def _wire_event(event: events.Event) -> wire_events.Event | wire_events.ModeNoti
             return wire_events.PoolClosed(
                 wire_events.EntryData(event.pool, event.entry_id, event.reason)
             )
+        case events.Note():  # the plane hands notes to the cluster before encoding anything
+            raise TypeError(f"{type(event).__name__} is a note for the cluster, not a frame")
 
 
 def partial_frame(first: int, last: int) -> str:

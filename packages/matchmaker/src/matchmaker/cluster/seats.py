@@ -1,0 +1,253 @@
+"""Backfill across members, sans I/O: a session's open seats, filled at its pool's owner.
+
+A session lives on the member that formed it (its *host*), and its pool on the
+pool's owner, the same member until the live members change. While they are
+the same, the host's core fills the seats as one process does. When they differ,
+the host *mirrors* the opening at the owner (:class:`~.messages.Opening`, sent
+again whenever the seats or the members change, :class:`~.messages.Unmirror`
+once it is no longer the owner's to fill); the owner's core holds an entry that
+fits and offers it (:class:`~.messages.Offer`); the host seats its client (a
+proxy of it adopted here, if it is connected elsewhere) or declines, and
+answers (:class:`~.messages.Seated`): the owner drops the entry as matched or
+puts it back. The core decides every step (:mod:`matchmaker.core.backfill`);
+this module only carries its notes between members.
+
+When the members change, each opening goes where its pool went; a host that
+died took its sessions with it (its mirrors are forgotten and their held
+entries put back), an owner that died its held entries (their clients' homes
+enter them again at the new owner, as for any entry).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from matchmaker.cluster import codec
+from matchmaker.cluster.failover import Failover
+from matchmaker.cluster.messages import Message, Offer, Opening, Seated, Unmirror, Unseat
+from matchmaker.cluster.ring import node_of, pool_key
+from matchmaker.cluster.routes import NOTHING, Action, Deliver, Post, pool_command
+from matchmaker.core.backfill import SeatOffered, mirror_origin
+from matchmaker.core.commands import EnterPool
+from matchmaker.core.events import Delivery, SessionCreated
+from matchmaker.core.pools import PoolSpec
+from matchmaker.core.state import Session
+
+__all__ = ["Seats"]
+
+
+class Seats(Failover):
+    """The routing state's backfill: mirrors of openings, offers and their answers."""
+
+    # -- notes of this member's core --------------------------------------------------------
+
+    def seats_changed(self, session_id: str) -> Sequence[Action]:
+        """The opening of a session hosted here changed: mirror it where its pool is."""
+        view = self.core.backfills.opening(session_id)
+        target: str | None = None
+        if view is not None:
+            session = view[0]
+            assert session.pool is not None
+            target = self._owner(pool_key(session.project_id, session.pool))
+        old = self.mirrored.pop(session_id, None)
+        out: list[Action] = []
+        if old is not None and old != target:
+            out.append(Post(old, Unmirror(session_id)))
+        if view is not None and target is not None and target != self.node:
+            out.append(Post(target, _opening(*view)))
+            self.mirrored[session_id] = target
+        return out
+
+    def seat_offered(self, offer: SeatOffered) -> Sequence[Action]:
+        """This member's core holds an entry for a session hosted elsewhere: offer it."""
+        client = self.core.clients[offer.client_id]
+        message = Offer(
+            offer.session_id,
+            offer.entry_id,
+            client.client_id,
+            client.project_id,
+            client.credential,
+            client.attributes,
+            client.player_id,
+            offer.public,
+        )
+        return [Post(node_of(offer.session_id) or "", message)]
+
+    # -- messages from other members --------------------------------------------------------
+
+    def _opening(self, sender: str, message: Opening, now: float, now_ms: int) -> Sequence[Action]:
+        if node_of(message.session) != sender:
+            return NOTHING  # only a session's host speaks for its opening
+        command = codec.decode_value(message.spec)
+        assert isinstance(command, EnterPool)
+        assert command.mode is not None
+        assert command.group_size is not None
+        spec = PoolSpec.of(
+            command.mode,
+            command.group_size,
+            command.filter,
+            command.min_group_size,
+            command.fill_timeout_ms,
+        )
+        origin = mirror_origin(
+            message.project, message.pool, spec, message.bucket, policy=message.policy
+        )
+        out: list[Delivery] = []
+        members = [(client_id, attributes) for client_id, attributes in message.members]
+        backfills = self.core.backfills
+        backfills.mirror(
+            message.session,
+            origin,
+            members,
+            seats=message.seats,
+            opened_ms=message.opened_ms,
+            now_ms=now_ms,
+            out=out,
+        )
+        return [Deliver(out)] if out else NOTHING
+
+    def _unmirror(
+        self, sender: str, message: Unmirror, now: float, now_ms: int
+    ) -> Sequence[Action]:
+        if node_of(message.session) == sender:
+            self.core.backfills.unmirror(message.session)
+        return NOTHING
+
+    def _offer(self, sender: str, message: Offer, now: float, now_ms: int) -> Sequence[Action]:
+        """An owner holds an entry for a session hosted here: seat its client, or decline."""
+        client_id = message.client
+        home = node_of(client_id)
+        state = self.core.clients.get(client_id)
+        adopted = None
+        if state is None and home != self.node and home in self.live:
+            # Seated here, it needs a proxy like any remote member; its home hears of it
+            # from session.created (routing.py) and tells this member when it goes.
+            adopted = self._conversation(now)
+            adopted.adopt(
+                client_id,
+                message.project,
+                message.credential,
+                message.attributes,
+                player_id=message.player_id,
+            )
+            self.proxies[client_id] = (home or "", adopted)
+            state = adopted.client
+        out: list[Delivery] = []
+        accepted = state is not None and self.core.backfills.offered(
+            message.session, state, message.public, out
+        )
+        if adopted is not None and not accepted:
+            del self.proxies[client_id]
+            out.extend(adopted.disconnect())
+        # The newcomer's session.created goes through the owner, after its pool.entered.
+        created = next((d for d in out if _created_for(d, client_id)), None)
+        encoded = None if created is None else codec.encode_value(created[1])
+        answer = Seated(message.session, message.entry, client_id, encoded)
+        # The answer first: a note in ``out`` may re-mirror the opening, after it.
+        actions: list[Action] = [Post(sender, answer)]
+        rest = [d for d in out if d is not created]
+        if rest:
+            actions.append(Deliver(rest))
+        return actions
+
+    def _seated(self, sender: str, message: Seated, now: float, now_ms: int) -> Sequence[Action]:
+        """The host's answer to an offer: the entry leaves as matched and its client hears
+        of its session (after its pool.entered, which went from here), or it is put back.
+        Seated in an entry that left meanwhile, the client is taken out again, untold."""
+        out: list[Delivery] = []
+        accepted = message.created is not None
+        live = self.core.backfills.settle(message.entry, accepted, now_ms, out)
+        actions: list[Action] = []
+        if message.created is not None:
+            if live:
+                out.append(((message.client,), codec.decode_value(message.created)))
+            else:
+                actions.append(Post(sender, Unseat(message.session, message.client)))
+        if out:
+            actions.append(Deliver(out))
+        return actions
+
+    def _unseat(self, sender: str, message: Unseat, now: float, now_ms: int) -> Sequence[Action]:
+        client_id = message.client
+        state = self.core.clients.get(client_id)
+        if state is None or message.session not in state.sessions:
+            return NOTHING  # gone already
+        out = self.core.leave_session(client_id, message.session)
+        proxy = self.proxies.get(client_id)
+        if proxy is not None and not (state.sessions or state.entries or state.delegating):
+            # A proxy adopted for the seat alone, which its home never heard of: dropped.
+            del self.proxies[client_id]
+            out.extend(proxy[1].disconnect())
+        return [Deliver(out)]
+
+    # -- failures and members' changes ------------------------------------------------------
+
+    def lost(self, message: Message, now_ms: int) -> Sequence[Action]:
+        """As :meth:`Failover.lost`; an offer Redis did not take puts its entry back."""
+        if type(message) is Offer:
+            assert isinstance(message, Offer)
+            out: list[Delivery] = []
+            self.core.backfills.settle(message.entry, False, now_ms, out)
+            return [Deliver(out)] if out else NOTHING
+        return super().lost(message, now_ms)
+
+    def members_changed(
+        self,
+        live: Iterable[str],
+        joined: Iterable[str],
+        died: Iterable[str],
+        local_clients: Iterable[str],
+        now_ms: int,
+    ) -> Sequence[Action]:
+        """As :meth:`Failover.members_changed`; then the mirrors of dead hosts are
+        forgotten (their held entries put back) and each opening hosted here goes where
+        its pool went."""
+        out = list(super().members_changed(live, joined, died, local_clients, now_ms))
+        backfills = self.core.backfills
+        released: list[Delivery] = []
+        for session_id in backfills.mirrors():
+            if node_of(session_id) not in self.live:
+                backfills.unmirror(session_id)
+        for entry_id, session_id in backfills.held():
+            if node_of(session_id) not in self.live:
+                backfills.settle(entry_id, False, now_ms, released)
+        if released:
+            out.append(Deliver(released))
+        for session_id, node in list(self.mirrored.items()):
+            if node not in self.live:
+                del self.mirrored[session_id]
+        for session_id in backfills.hosted():
+            session, _, _ = self.core.backfills.opening(session_id) or (None, 0, 0)
+            assert session is not None
+            assert session.pool is not None
+            target = self._owner(pool_key(session.project_id, session.pool))
+            if self.mirrored.get(session_id) != (None if target == self.node else target):
+                out.extend(self.seats_changed(session_id))  # its pool has another owner
+        return out
+
+
+def _created_for(delivery: Delivery, client_id: str) -> bool:
+    recipients, event = delivery
+    return type(event) is SessionCreated and list(recipients) == [client_id]
+
+
+def _opening(session: Session, seats: int, opened_ms: int) -> Opening:
+    """The message that mirrors a session's opening at its pool's owner."""
+    origin = session.origin
+    assert origin is not None
+    assert session.pool is not None
+    policy = origin.key[0] == "policy"
+    # The parameters in full, a policy's too: the owner keys its pool by them.
+    command = pool_command(session.pool, origin.spec, None, policy=False)
+    members = [(client_id, dict(m.client.attributes)) for client_id, m in session.members.items()]
+    return Opening(
+        session.session_id,
+        session.project_id,
+        session.pool,
+        policy,
+        codec.encode_value(command),
+        [list(pair) for pair in origin.bucket],
+        members,
+        seats,
+        opened_ms,
+    )
