@@ -44,21 +44,25 @@ class RawSocket:
         self.writer.write(data)
         await self.writer.drain()
 
+    async def read_frame(self) -> tuple[int, bytes]:
+        """The next frame from the server: its opcode and payload (unmasked, as sent)."""
+        head = await self.reader.readexactly(2)
+        size = head[1] & 0x7F
+        if size == 126:
+            size = struct.unpack("!H", await self.reader.readexactly(2))[0]
+        elif size == 127:
+            size = struct.unpack("!Q", await self.reader.readexactly(8))[0]
+        return head[0] & 0x0F, await self.reader.readexactly(size)
+
     async def close_code(self, wait_s: float = 10.0) -> int | None:
         """The code of the server's close frame (1005: none given), ``None`` if the TCP
         connection ended without one; frames before it are skipped."""
         try:
             async with asyncio.timeout(wait_s):
                 while True:
-                    head = await self.reader.readexactly(2)
-                    size = head[1] & 0x7F
-                    if size == 126:
-                        size = struct.unpack("!H", await self.reader.readexactly(2))[0]
-                    elif size == 127:
-                        size = struct.unpack("!Q", await self.reader.readexactly(8))[0]
-                    payload = await self.reader.readexactly(size)
-                    if head[0] & 0x0F == CLOSE:
-                        return struct.unpack("!H", payload[:2])[0] if size >= 2 else 1005
+                    opcode, payload = await self.read_frame()
+                    if opcode == CLOSE:
+                        return struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else 1005
         except (asyncio.IncompleteReadError, ConnectionError):
             return None
 

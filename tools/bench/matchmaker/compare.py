@@ -148,6 +148,9 @@ def scenario_runs(args: argparse.Namespace) -> list[tuple[str, str, Callable[[st
     ours: Callable[[str], bool] = lambda target: target != "colyseus"  # noqa: E731
     clients = str(args.clients)
     half = str(args.clients // 2)
+    timing = ["--window", "4", "--duration", str(args.duration), "--warmup", "1"]
+    relay = ["--pairs", str(args.pairs), *timing]
+    relay_half = ["--pairs", str(args.pairs // 2), *timing]
     return [
         ("connect_match", "connect-match", every, (["--clients", clients, "--inflight", "50"], 1)),
         (
@@ -162,18 +165,9 @@ def scenario_runs(args: argparse.Namespace) -> list[tuple[str, str, Callable[[st
             ours,
             (["--clients", clients, "--duration", str(args.duration)], 1),
         ),
-        (
-            "relay",
-            "relay",
-            every,
-            (
-                [
-                    *("--pairs", str(args.pairs), "--window", "4"),
-                    *("--duration", str(args.duration), "--warmup", "1"),
-                ],
-                1,
-            ),
-        ),
+        ("relay", "relay", every, (relay, 1)),
+        # The same pairs split over two load-client processes: is one client the limit?
+        ("relay_2procs", "relay", every, (relay_half, 2)),
     ]
 
 
@@ -182,15 +176,16 @@ def run_once(args: argparse.Namespace, index: int) -> dict[str, Any]:
     for target in args.targets:
         proto = "colyseus" if target == "colyseus" else "mm"
         row: dict[str, Any] = {}
-        server = start(target, echo=True)
-        try:
-            row["echo"] = client(
-                server, proto, "echo", "--sockets", "200", "--messages", str(args.messages)
-            )
-        finally:
-            server.stop()
+        if not args.scenarios or "echo" in args.scenarios:
+            server = start(target, echo=True)
+            try:
+                row["echo"] = client(
+                    server, proto, "echo", "--sockets", "200", "--messages", str(args.messages)
+                )
+            finally:
+                server.stop()
         for name, scenario, applies, (extra, procs) in scenario_runs(args):
-            if not applies(target):
+            if not applies(target) or (args.scenarios and name not in args.scenarios):
                 continue
             server = start(target)
             try:
@@ -256,7 +251,8 @@ NOTES = """
   to the room (its matchmaking is the connect+match row).
 - **relay**: `--pairs` pairs in 2-member sessions (rooms), 4 messages in flight per
   socket, each bounced back on arrival (A → server → B → server → A), for
-  `--duration` s after 1 s of warm-up; p50/p99 of the round half-trips.
+  `--duration` s after 1 s of warm-up; p50/p99 of the round half-trips. "2 client
+  processes" splits the pairs over two load-client processes (each its own sessions).
 - **idle**: `--idle` clients past `hello` (Colyseus: in `duel` rooms), held idle;
   (RSS held − RSS of the fresh server) / clients.
 - **runs**: runs can be split over several invocations (each one's JSON lines
@@ -412,6 +408,7 @@ def report(args: argparse.Namespace, runs: list[dict[str, Any]]) -> str:
         ("connect_match_2procs", "matches_per_s", "matches/s", "connect+match, 2 client processes"),
         ("match_connected", "matches_per_s", "matches/s", "matching of connected clients"),
         ("relay", "messages_per_s", "msg/s", f"relay, {args.pairs} pairs × 4 in flight"),
+        ("relay_2procs", "messages_per_s", "msg/s", "same, 2 client processes"),
     ]
     for scenario, key, unit, label in scenarios:
         rows.append(
@@ -466,6 +463,13 @@ def main() -> None:
         type=lambda text: tuple(text.split(",")),
         default=TARGETS,
         help="comma-separated, of " + ", ".join(TARGETS),
+    )
+    parser.add_argument(
+        "--scenarios",
+        type=lambda text: tuple(text.split(",")),
+        default=(),
+        help="only these (echo, connect_match, connect_match_2procs, match_connected, relay, "
+        "relay_2procs; idle is --idle-runs); default: all",
     )
     parser.add_argument("--rerender", type=Path, help="rewrite the report from a run log")
     parser.add_argument(

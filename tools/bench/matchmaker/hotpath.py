@@ -7,7 +7,7 @@ Two clients join one session in a real :class:`DataPlane` (no sockets: a
 not started); then one ``session.send`` frame is handed to ``on_frame`` again
 and again. The same again through :class:`DirectConnection` (picows's path), whose
 peer keeps the last frame written instead of a socket. Each step of that path is timed
-on its own too (decode, command, the core, encoding the event, queueing it). Prints
+on its own too (decode, the core, the event's frame, queueing it). Prints
 the best of ``--runs`` in microseconds per call; docs/benchmarks/matchmaker-picows.md
 sets it against each server's CPU per relayed message.
 """
@@ -25,8 +25,8 @@ from typing import Any
 from matchmaker.config import Limits, ServerConfig
 from matchmaker.data.direct import DirectConnection
 from matchmaker.data.plane import DataPlane
-from matchmaker.data.protocol.requests import REQUEST_DECODER
-from matchmaker.data.translate import command, event_head
+from matchmaker.data.protocol.requests import REQUEST_DECODER, SessionSend
+from matchmaker.data.translate import event_head
 from matchmaker.data.writer import WriterConnection
 from matchmaker.directory import ProjectDirectory
 
@@ -62,8 +62,9 @@ async def measure(number: int, runs: int) -> dict[str, float]:
     session_id = json.loads(receiver._queue[-1])["data"]["session_id"]
     frame = f'{{"type":"session.send","data":{{"session_id":"{session_id}","data":12345.678}}}}'
     request = REQUEST_DECODER.decode(frame)
-    decoded = command(request)
-    effects = sender.conversation.receive(decoded, None, time.monotonic())
+    assert isinstance(request, SessionSend)
+    data = request.data
+    effects = sender.conversation.relay_message(session_id, None, data.data, None, time.monotonic())
     recipients, event = effects[0]
     outbound = receiver._queue
     peer = _Peer()
@@ -83,9 +84,8 @@ async def measure(number: int, runs: int) -> dict[str, float]:
             direct.on_frame(direct_frame)
         ),
         "decode (msgspec, to the request Struct)": lambda: REQUEST_DECODER.decode(frame),
-        "command (request to core command)": lambda: command(request),
-        "core: Conversation.receive (rate limit, relay)": lambda: sender.conversation.receive(
-            decoded, None, time.monotonic()
+        "core: Conversation.relay_message (rate limit, relay)": lambda: (
+            sender.conversation.relay_message(session_id, None, data.data, None, time.monotonic())
         ),
         "encode the event once (event_head)": lambda: event_head(event),
         "deliver: encode, seq, replay buffer, metrics, queue": lambda: (

@@ -243,7 +243,8 @@ async function relay(args) {
         const reply = new Promise((resolve) => (joined = resolve));
         const ws = await mmOpen(args.nextUrl(), (socket, text) => (socket.joining ? socket.joining(text) : onMessage(socket, text)));
         ws.joining = joined;
-        ws.send(`{"id":"j","type":"session.join","data":{"session":"r${i}","create":true}}`);
+        // Named per process: two load-client processes must not join each other's sessions.
+        ws.send(`{"id":"j","type":"session.join","data":{"session":"r${process.pid}-${i}","create":true}}`);
         sessionId = JSON.parse(await reply).data.session_id;
         ws.joining = null;
         const prefix = `{"type":"session.send","data":{"session_id":"${sessionId}","data":`;

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from matchmaker.config import Limits
 from matchmaker.core import closecodes
+from matchmaker.core.checks import check_attributes, check_pool
 from matchmaker.core.commands import (
     MODE_COMMANDS,
     Backfill,
@@ -57,10 +57,8 @@ from matchmaker.core.events import (
 from matchmaker.core.projects import current_project, resolve_hello
 from matchmaker.core.ratelimit import TokenBucket
 from matchmaker.core.state import ClientState
-from matchmaker.core.tokens import Identity
 from matchmaker.directory import ProjectDirectory
 from matchmaker.errors import MatchmakerError
-from matchmaker.filters import filter_problem, group_problem
 from matchmaker.model import FilterValue, Project
 
 __all__ = ["ABUSE_LIMIT", "PROTOCOL_VERSION", "Conversation", "resume_refused"]
@@ -126,11 +124,31 @@ class Conversation:
             return refused
         try:
             if self.client is None and kind not in _PRE_HELLO:
-                raise MatchmakerError("send hello first", code="protocol.not_ready")
+                raise _not_ready()
             return _HANDLERS[kind](self, command, request_id)
         except MatchmakerError as error:
             if kind is Hello and error.code in _HELLO_CLOSES:
                 return [Refuse(request_id, error), Close(closecodes.FORBIDDEN, error.code)]
+            return [Refuse(request_id, error)]
+
+    def relay_message(
+        self, session_id: str, to: list[str] | None, data: bytes, request_id: str | None, now: float
+    ) -> list[Effect]:
+        """``session.send`` as the shell decoded it: what :meth:`receive` does for a
+        :class:`Send` (the relay bucket, hello first, the size limit, membership), without
+        building the command or dispatching on its type, on the path every relayed
+        message takes."""
+        self.last_seen = now
+        wait = self._relay.take(now)  # what _admit does, one call fewer
+        if wait:
+            return self._limited(wait, request_id)
+        self._abuse = 0
+        client = self.client
+        try:
+            if client is None:
+                raise _not_ready()
+            return self._relayed(client, session_id, to, data, request_id)
+        except MatchmakerError as error:
             return [Refuse(request_id, error)]
 
     def admit(self, command: Command, request_id: str | None, now: float) -> list[Effect] | None:
@@ -214,6 +232,10 @@ class Conversation:
         if not wait:
             self._abuse = 0
             return None
+        return self._limited(wait, request_id)
+
+    def _limited(self, wait: float, request_id: str | None) -> list[Effect]:
+        """A frame over its rate limit (the bucket has a token in ``wait`` s)."""
         self._abuse += 1
         if self._abuse >= ABUSE_LIMIT:
             return [Close(closecodes.RATE_LIMITED, "rate limit exceeded repeatedly")]
@@ -226,13 +248,21 @@ class Conversation:
     # One handler per command; ``self.client`` is set for all but the pre-hello ones.
 
     def _send(self, command: Send, request_id: str | None) -> list[Effect]:
-        assert self.client is not None
-        limit = self.core.limits.max_send_bytes
-        if len(command.data) > limit:
-            raise _too_large("session.send data", limit)
-        relayed = self.core.relay(
-            self.client.client_id, command.session_id, command.to, command.data
-        )
+        client = self._client()
+        return self._relayed(client, command.session_id, command.to, command.data, request_id)
+
+    def _relayed(
+        self,
+        client: ClientState,
+        session_id: str,
+        to: list[str] | None,
+        data: bytes,
+        request_id: str | None,
+    ) -> list[Effect]:
+        core = self.core
+        if len(data) > core.limits.max_send_bytes:
+            raise _too_large("session.send data", core.limits.max_send_bytes)
+        relayed = core.relay(client.client_id, session_id, to, data)
         if request_id is None:
             return [relayed]
         return [relayed, Reply(request_id, Relayed())]
@@ -255,7 +285,7 @@ class Conversation:
     def _enter_pool(self, command: EnterPool, request_id: str | None) -> list[Effect]:
         client = self._client()
         self._check_public(command.public_size)
-        _check_pool(command, self.core.limits)
+        check_pool(command, self.core.limits)
         project = self._project(client)
         entered, deliveries = self.core.enter(
             client.client_id, project, command, self._wall_clock_ms()
@@ -337,7 +367,7 @@ class Conversation:
             now_s=self._wall_clock_ms() / 1000,
             limits=limits,
         )
-        attributes = _attributes(hello.attributes or {}, identity, limits)
+        attributes = check_attributes(hello.attributes or {}, identity, limits)
         player_id = None if identity is None else identity.player_id
         if hello.resume is not None:
             issuer = self.core.resumption.elsewhere(hello.resume.token)
@@ -411,56 +441,8 @@ def resume_refused(request_id: str | None) -> list[Effect]:
     return [Refuse(request_id, error), Close(closecodes.RESUME_EXPIRED, "resume expired")]
 
 
-def _attributes(
-    sent: dict[str, FilterValue], identity: Identity | None, limits: Limits
-) -> dict[str, FilterValue]:
-    """The client's attributes: those it sent, bounded, plus the trusted ones its token
-    carries. Sending a name the token's key fills is refused, so a client never believes
-    a value of its own was used."""
-    trusted = {} if identity is None else identity.attributes
-    claimed = sorted(set(sent) & identity.trusted) if identity is not None else []
-    if claimed:
-        raise MatchmakerError(
-            f"attribute {claimed[0]!r} comes from the credential and cannot be sent",
-            code="protocol.bad_request",
-            details={"attribute": claimed[0], "reason": "trusted"},
-        )
-    merged = {**sent, **trusted}
-    if len(merged) > limits.max_attributes:
-        raise MatchmakerError(
-            f"at most {limits.max_attributes} attributes",
-            code="protocol.bad_request",
-            details={"limit": limits.max_attributes},
-        )
-    for key, value in sent.items():
-        if isinstance(value, str) and len(value) > limits.max_attribute_value_chars:
-            raise MatchmakerError(
-                f"attribute {key!r} is too long",
-                code="protocol.bad_request",
-                details={"attribute": key, "limit": limits.max_attribute_value_chars},
-            )
-    return merged
-
-
-def _check_pool(command: EnterPool, limits: Limits) -> None:
-    """An ad-hoc pool's filter and group sizes obey the rules policies obey."""
-    sizes = (command.min_group_size, command.fill_timeout_ms)
-    problem = group_problem(command.mode, command.group_size, *sizes)
-    if problem is not None:
-        assert problem.attribute is not None
-        raise MatchmakerError(
-            problem.rule, code="protocol.bad_request", details={"field": problem.attribute}
-        )
-    if command.filter is None:
-        return
-    problem = filter_problem(command.filter, command.mode, limits)
-    if problem is not None:
-        details: dict[str, object] = {"field": "filter"}
-        if problem.attribute is not None:
-            details["attribute"] = problem.attribute
-        if problem.limit is not None:
-            details["limit"] = problem.limit
-        raise MatchmakerError(problem.rule, code="protocol.bad_request", details=details)
+def _not_ready() -> MatchmakerError:
+    return MatchmakerError("send hello first", code="protocol.not_ready")
 
 
 def _too_large(what: str, limit: int) -> MatchmakerError:

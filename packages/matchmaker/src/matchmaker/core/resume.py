@@ -34,16 +34,18 @@ class Outbox:
     client_id: str
     project_id: str
     token: str
-    frames: deque[tuple[int, str]]
+    # The last frames sent, oldest first: their seqs run up to ``seq`` without a gap, so a
+    # frame's seq is its place (no (seq, frame) pair to build and free per event).
+    frames: deque[str]
     seq: int = 0
     parked_until: float | None = None  # monotonic seconds; None while connected
 
     def stamp(self, head: str) -> str:
         """The event ``head`` (encoded without its closing brace) with the next ``seq``;
         kept for replay (the oldest kept frame is dropped when the buffer is full)."""
-        self.seq += 1
-        frame = f'{head},"seq":{self.seq}}}'
-        self.frames.append((self.seq, frame))
+        seq = self.seq = self.seq + 1
+        frame = f'{head},"seq":{seq}}}'
+        self.frames.append(frame)
         return frame
 
 
@@ -144,8 +146,9 @@ class Resumption:
         self._tokens[outbox.token] = outbox.client_id
         was_parked = outbox.parked_until is not None
         outbox.parked_until = None
-        replay = [frame for seq, frame in outbox.frames if seq > last_seq]
-        first_kept = outbox.frames[0][0] if outbox.frames else outbox.seq + 1
+        frames = outbox.frames
+        first_kept = outbox.seq - len(frames) + 1  # seq + 1 when nothing is kept
+        replay = list(itertools.islice(frames, max(0, last_seq + 1 - first_kept), None))
         missed = None
         if last_seq + 1 < first_kept and last_seq < outbox.seq:
             missed = (last_seq + 1, min(first_kept - 1, outbox.seq))

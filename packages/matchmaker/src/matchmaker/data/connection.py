@@ -50,6 +50,7 @@ from matchmaker.data.protocol.requests import (
     REQUEST_DECODER,
     REQUEST_TYPES,
     Request,
+    SessionSend,
     decode_envelope,
 )
 from matchmaker.data.translate import PING_FRAME, command, error_frame, partial_frame, reply_frame
@@ -275,16 +276,26 @@ class Connection:
             self.perform(conversation.refuse(request_id, coded, now))
             return
         try:
-            decoded = command(request)
             forward = self._hub.forward
-            if forward is not None and forward(conversation, decoded, request.id, now):
-                return
-            effects = conversation.receive(decoded, request.id, now)
+            if type(request) is SessionSend and forward is None:
+                # The per-message path: no command object, no dispatch on its type.
+                data = request.data
+                effects = conversation.relay_message(
+                    data.session_id, data.to, data.data, request.id, now
+                )
+            else:
+                decoded = command(request)
+                if forward is not None and forward(conversation, decoded, request.id, now):
+                    return
+                effects = conversation.receive(decoded, request.id, now)
         except Exception:
             # A bug must cost one reply, not the connection or the process.
             _log.exception("unhandled error on %s", type(request).__name__)
             effects = [Refuse(request.id, internal_error())]
-        self.perform(effects)
+        if len(effects) == 1 and type(effects[0]) is tuple:
+            self._hub.deliver_one(*effects[0])  # a relayed message: perform's first case
+        else:
+            self.perform(effects)
 
 
 def _byte_size(frame: str | bytes) -> int:

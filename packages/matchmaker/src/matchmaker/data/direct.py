@@ -28,11 +28,12 @@ class Peer(Protocol):
 class DirectConnection(Connection):
     """A :class:`Connection` that writes each frame to ``peer`` as it is pushed."""
 
-    __slots__ = ("_closing", "_paused", "_peer")
+    __slots__ = ("_closing", "_paused", "_peer", "_send")
 
     def __init__(self, hub: Hub, conversation: Conversation, peer: Peer) -> None:
         super().__init__(hub, conversation)
         self._peer = peer
+        self._send = peer.send  # bound once: it is called for every frame
         self._paused = False
         self._closing = False
 
@@ -40,7 +41,7 @@ class DirectConnection(Connection):
         """Write ``frame`` now; queue it (bounded) only while the transport is paused."""
         # Nothing is queued while the transport accepts data: the queue drains on resume.
         if not self._paused and self.close_code is None:
-            self._peer.send(frame)
+            self._send(frame)
         else:
             super().push(frame)
 

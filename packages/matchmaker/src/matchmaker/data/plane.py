@@ -104,6 +104,7 @@ class DataPlane:
         self.directory = directory
         self.shutdown = shutdown
         self.core = Matchmaker(config.limits, node=None if cluster is None else cluster.node)
+        self._outboxes = self.core.resumption.outboxes  # read on every delivery
         self.clients: dict[str, Connection] = {}
         self.open: set[Connection] = set()
         self._tasks: list[asyncio.Task[None]] = []
@@ -247,7 +248,7 @@ class DataPlane:
                 self.cluster.observe(recipients, event)
             return
         head = event_head(event)
-        clients, outboxes = self.clients, self.core.resumption.outboxes
+        clients, outboxes = self.clients, self._outboxes
         kind = type(event)
         if not remote:
             pass  # counted by the process whose core produced it (a cluster sums once)
@@ -256,11 +257,11 @@ class DataPlane:
         elif kind is SessionCreated or isinstance(event, EntryClosed):
             self._observe_pool_event(recipients, event)
         cluster = self.cluster
-        elsewhere: list[str] = []
+        elsewhere: list[str] | None = None if cluster is None else []
         for client_id in recipients:
             outbox = outboxes.get(client_id)
             if outbox is None:
-                if cluster is not None:
+                if elsewhere is not None:
                     elsewhere.append(client_id)
                 continue
             frame = outbox.stamp(head)

@@ -22,6 +22,16 @@ What picows leaves to us, and how this module closes it:
 - On stop it only stops accepting: ``serve`` gives open sockets ``grace_s`` to end
   (the data plane closes them with 1001), then drops the rest and runs the app's
   shutdown.
+- It writes each frame to the socket as it is sent, one system call per frame. Here
+  the frames leaving for one socket are framed into its pending list instead and
+  written with one ``writelines`` (one ``writev``) at the end of the batch of frames
+  picows hands over from one read (``last_in_buffer``), or, for frames sent outside
+  such a batch (timers, tasks), once the loop turns (:class:`_Batch`): a relayed
+  message costs a fraction of a system call when a read carries several. Order is
+  kept (the pending frames go out before a close frame of ours), and a socket whose
+  pending frames pass :data:`FLUSH_BYTES` is written at once, so the transport's
+  high-water mark (``pause_writing``, the data plane's bounded queue) still bounds
+  what is held.
 """
 
 from __future__ import annotations
@@ -29,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from picows import (
@@ -59,6 +70,11 @@ UPGRADE_TIMEOUT_S = 10.0
 # How long the client has to answer our close frame before the connection is dropped.
 CLOSE_TIMEOUT_S = 5.0
 
+# Pending frames of one socket past this many payload bytes are written at once, not at
+# the end of the batch: the transport's high-water mark (64 KiB) then pauses the socket
+# as if each frame had been written on its own.
+FLUSH_BYTES = 16384
+
 _NO_CODE = 1005
 _PROTOCOL_ERROR = 1002
 _INVALID_TEXT = 1007
@@ -69,6 +85,19 @@ _GOING_AWAY = 1001
 _TEXT = WSMsgType.TEXT
 _BINARY = WSMsgType.BINARY
 _CLOSE = WSMsgType.CLOSE
+
+
+# A server's text frame header, for each payload length under 126 (one byte of length).
+_SHORT_HEADS = tuple(bytes((0x81, size)) for size in range(126))
+
+
+def _text_head(size: int) -> bytes:
+    """The header of an unmasked, final text frame of ``size`` payload bytes (RFC 6455 5.2)."""
+    if size < 126:
+        return _SHORT_HEADS[size]
+    if size < 65536:
+        return b"\x81\x7e" + size.to_bytes(2, "big")
+    return b"\x81\x7f" + size.to_bytes(8, "big")
 
 
 class _QuietLog(logging.LoggerAdapter[logging.Logger]):
@@ -89,6 +118,37 @@ class _QuietLog(logging.LoggerAdapter[logging.Logger]):
         self.log(logging.ERROR, msg, *args, **kwargs)
 
 
+class _Batch:
+    """The sockets with frames pending, written together: at the end of a read's batch
+    of frames, and once per loop turn for frames sent outside one."""
+
+    __slots__ = ("_loop", "_scheduled", "dirty")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._scheduled = False
+        self.dirty: list[_Socket] = []
+
+    def mark(self, sock: _Socket) -> None:
+        """``sock`` has its first pending frame: it is written by the next :meth:`flush`."""
+        self.dirty.append(sock)
+        if not self._scheduled:
+            self._scheduled = True
+            self._loop.call_soon(self._turn)
+
+    def _turn(self) -> None:
+        self._scheduled = False
+        self.flush()
+
+    def flush(self) -> None:
+        """Write every socket's pending frames (each in one system call)."""
+        dirty = self.dirty
+        if dirty:
+            self.dirty = []
+            for sock in dirty:
+                sock.flush()
+
+
 class _Served:
     """What every socket of one server shares: the app, the hard cap, the open sockets."""
 
@@ -99,6 +159,7 @@ class _Served:
         self.idle = asyncio.Event()
         self.idle.set()
         self.loop = asyncio.get_running_loop()
+        self.batch = _Batch(self.loop)
 
     def route(self, request: WSUpgradeRequest) -> Any:
         """picows's upgrade hook: our path upgrades, any other GET is answered whole."""
@@ -131,7 +192,12 @@ class _Socket(WSListener):
     def __init__(self, served: _Served) -> None:
         super().__init__()
         self._served = served
+        self._batch = served.batch
         self._transport: WSTransport | None = None
+        # Framed and waiting for the batch's end: headers and payloads, in order.
+        self._pending: list[bytes] = []
+        self._pending_bytes = 0
+        self._writelines: Callable[[list[bytes]], object] | None = None
         self._handler: SocketHandler | None = None
         self._parts: list[bytes] | None = None  # an unfinished message's fragments
         self._text = False
@@ -144,15 +210,38 @@ class _Socket(WSListener):
     # -- SocketPeer: the app's writes --------------------------------------------------------
 
     def send(self, text: str) -> None:
+        if self._done:
+            return
+        payload = text.encode()
+        size = len(payload)
+        pending = self._pending
+        if not pending:
+            self._batch.mark(self)
+        pending.append(_SHORT_HEADS[size] if size < 126 else _text_head(size))
+        pending.append(payload)
+        self._pending_bytes += size
+        if self._pending_bytes > FLUSH_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the pending frames in one call; dropped once the socket is closing."""
+        pending = self._pending
+        if not pending:
+            return
+        self._pending = []
+        self._pending_bytes = 0
         transport = self._transport
-        if transport is not None and not self._done:
-            # picows encodes a str to UTF-8 itself, in C.
-            transport.send(_TEXT, text)
+        if self._writelines is None or transport is None:
+            return
+        # picows may have sent a close frame itself (a frame over its cap): nothing after it.
+        if not (transport.is_close_frame_sent or transport.is_disconnected):
+            self._writelines(pending)
 
     def close(self, code: int, reason: str) -> None:
         transport = self._transport
         if transport is None or self._done:
             return
+        self.flush()
         self._done = True
         transport.send_close(WSCloseCode(code), reason.encode())
         self._closing = self._served.loop.call_later(CLOSE_TIMEOUT_S, transport.disconnect)
@@ -161,6 +250,9 @@ class _Socket(WSListener):
 
     def on_ws_connected(self, transport: WSTransport) -> None:
         self._transport = transport
+        underlying = transport.underlying_transport
+        # aiofastnet's transport (picows's own) has a writelines without per-call checks.
+        self._writelines = getattr(underlying, "writelines_nocheck", underlying.writelines)
         self._served.opened(self)
         self._handler = self._served.app.open_socket(self)
         if self._handler is None:
@@ -181,11 +273,14 @@ class _Socket(WSListener):
                     self._fail(_INVALID_TEXT, "text frame is not UTF-8")
                     return
                 handler.on_frame(text)
-                return
-            if kind == _BINARY:
+            elif kind == _BINARY:
                 handler.on_frame(frame.get_payload_as_bytes())
-                return
-        self._other(transport, frame, kind)
+            else:
+                self._other(transport, frame, kind)
+        else:
+            self._other(transport, frame, kind)
+        if frame.last_in_buffer:
+            self._batch.flush()
 
     def _other(self, transport: WSTransport, frame: WSFrame, kind: WSMsgType) -> None:
         """A close, a fragment, or a frame that breaks the protocol."""
@@ -194,6 +289,7 @@ class _Socket(WSListener):
             code = int.from_bytes(payload[:2], "big") if len(payload) >= 2 else _NO_CODE
             self._client_code = code
             if not self._done:
+                self.flush()
                 self._done = True
                 transport.send_close(WSCloseCode(1000 if code == _NO_CODE else code))
             transport.disconnect()
@@ -256,6 +352,7 @@ class _Socket(WSListener):
 
     def on_ws_disconnected(self, transport: WSTransport) -> None:
         self._done = True
+        self._pending = []
         if self._closing is not None:
             self._closing.cancel()
         self._served.ended(self)
