@@ -113,7 +113,7 @@ class Failover(Routes):
                     continue
                 told = self._entry_died(client_id, name, entry)
                 if told is None:  # _rebalance enters it again at the new owner
-                    entry.node, entry.asked, entry.entry_id = "", INTERNAL, None
+                    entry.node, entry.asked, entry.remote_id = "", INTERNAL, None
                 else:
                     del waiting[name]
                     out.extend(told)

@@ -95,7 +95,7 @@ class Waiting:
     node: str  # the member it was sent to ("": that member died, to be entered again)
     command: EnterPool
     asked: str | None  # the pool.enter's request id (INTERNAL: a move, answering nobody)
-    entry_id: str | None = None  # its id at ``node``, once ``node`` answered
+    remote_id: str | None = None  # its id at ``node``, once ``node`` answered
     told: str | None = None  # the id its client was told (kept when it moves)
     leaving: bool = False
     leave_request: str | None = None
@@ -109,11 +109,11 @@ class Waiting:
     def withdrawal(self, pool: str) -> PoolWithdrawn:
         """What its client is told when its member died while it was being withdrawn (what
         that member would have said)."""
-        return PoolWithdrawn(pool, self.entry_id or self.told or "", "matched")
+        return PoolWithdrawn(pool, self.remote_id or self.told or "", "matched")
 
     def left(self, pool: str) -> Reply:
         """The answer to its ``pool.leave`` when its member died before leaving it."""
-        return Reply(self.leave_request, PoolLeft(pool, self.entry_id or self.told or ""))
+        return Reply(self.leave_request, PoolLeft(pool, self.remote_id or self.told or ""))
 
 
 NOTHING: tuple[Action, ...] = ()  # most inputs call for no action

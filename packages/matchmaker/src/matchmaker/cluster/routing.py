@@ -199,7 +199,7 @@ class Router(Seats):
         elif isinstance(event, EntryClosed):
             closed = event.entry_id  # (not one entered again since, in its place)
             for client_id in recipients:
-                self._gone_entry(client_id, event.pool, lambda e: e.entry_id == closed)
+                self._gone_entry(client_id, event.pool, lambda e: e.remote_id == closed)
         return NOTHING
 
     def _on_session_created(self, event: SessionCreated) -> Sequence[Action]:
@@ -382,7 +382,7 @@ class Router(Seats):
             outgoing = self.outgoing.get(client_id, ())
             for entry in (waiting.get(answer.pool), *(e for n, e in outgoing if n == answer.pool)):
                 if entry is not None and entry.node == sender and entry.asked == reply.request_id:
-                    entry.entry_id = answer.entry_id
+                    entry.remote_id = answer.entry_id
                     if reply.request_id != INTERNAL:
                         entry.told = answer.entry_id
                     break
@@ -392,7 +392,7 @@ class Router(Seats):
             self._gone_entry(
                 client_id,
                 answer.pool,
-                lambda e: e.entry_id == left or (e.leaving and e.leave_request == asked),
+                lambda e: e.remote_id == left or (e.leaving and e.leave_request == asked),
             )
         elif isinstance(answer, SessionLeft):
             self.remote_sessions.get(client_id, {}).pop(answer.session_id, None)
