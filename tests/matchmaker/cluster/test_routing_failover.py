@@ -83,6 +83,21 @@ class Scene:
             for name in state.entries
         }
 
+    def last_withdrawn(self, client_id: str) -> Any:
+        return next(e for e in reversed(self.told[client_id]) if isinstance(e, PoolWithdrawn))
+
+    def entry_id(self, client_id: str, pool: str) -> str:
+        """The id in ``client_id``'s ``pool.entered`` for ``pool``."""
+        (entry_id,) = (
+            answer.answer.entry_id
+            for answers in self.cluster.answers[client_id].values()
+            for answer in answers
+            if isinstance(answer, Reply)
+            and isinstance(answer.answer, PoolEntered)
+            and answer.answer.pool == pool
+        )
+        return entry_id
+
     def check(self) -> None:
         """What the state machine checks once everything settled."""
         self.cluster.teardown()
@@ -135,6 +150,27 @@ def test_an_entry_entered_again_while_the_matched_one_is_withdrawn_keeps_both_fo
     (refused,) = scene.answers(x)
     assert isinstance(refused, Refuse)
     assert refused.error.code == "cluster.unavailable"
+    assert scene.waits(x) == set()
+    scene.check()
+
+
+def test_an_entry_that_reaches_the_host_after_the_match_is_withdrawn() -> None:
+    """x (a's) waits in ``squad`` at c and enters ``trio`` (c's too); c matches it in
+    ``squad`` before the ``pool.enter`` arrives, so c's core had no ``trio`` entry to
+    withdraw: a has c withdraw it, as one process would (entered before the match)."""
+    scene = Scene(3)
+    cluster = scene.cluster
+    live = sorted(cluster.members)
+    assert owner(pool_key("p", "squad"), live) == owner(pool_key("p", "trio"), live) == "c"
+    x, y = scene.client("a"), scene.client("b")
+    cluster.request(x, EnterPool(policy="squad"))
+    scene.drain()
+    cluster.request(x, EnterPool(policy="trio"))  # on its way to c
+    cluster.request(y, EnterPool(policy="squad"))
+    cluster.pass_one(("b", "c"))
+    cluster.tick()  # c forms a group of two in squad
+    scene.drain()
+    assert scene.last_withdrawn(x) == PoolWithdrawn("trio", scene.entry_id(x, "trio"), "matched")
     assert scene.waits(x) == set()
     scene.check()
 

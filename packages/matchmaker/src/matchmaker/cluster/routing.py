@@ -208,8 +208,9 @@ class Router(Seats):
         out: list[Action] = []
         if event.pool is not None:
             self.waiting.get(client_id, {}).pop(event.pool, None)
-            # Matched in one pool: the entries it has with other owners are withdrawn too.
-            for node in self.holders.get(client_id, set()) - {host}:
+            # Matched in one pool: the entries it has with other owners are withdrawn too; the
+            # host's core withdrew those it had, not one whose pool.enter was still on its way.
+            for node in sorted(self.holders.get(client_id, ())):
                 out.append(Post(node, Withdraw(client_id)))
             if host != self.node:
                 out.extend(self._withdraw(client_id))
