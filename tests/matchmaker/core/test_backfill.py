@@ -238,3 +238,20 @@ def test_a_replaced_or_cancelled_opening_forgets_its_timer() -> None:
     enter(core, late, 2, policy="ranked")
     assert of(core.expire(60_000), events.MemberJoined) == []
     assert core.clients[late].entries
+
+
+def test_a_member_leaving_tries_the_open_seats_again() -> None:
+    """The seat's window is the members' that stay: an entry out of range of the one who
+    left takes the seat as soon as it leaves (no widening needed)."""
+    core = Matchmaker(Limits(), node="t")
+    players, session_id = ranked(core)  # 1000 and 1050 stay
+    answer, _ = core.backfill(players[0], Backfill(session_id, 1), 0)
+    assert (answer.filled, answer.pending) == ([], 1)
+    late = connect(core, rating=1120)  # 120 from the member rated 1000
+    assert of(enter(core, late, 0, policy="ranked"), events.MemberJoined) == []
+    out = core.leave_session(players[0], session_id)
+    assert of(out, events.MemberJoined) == [
+        ([players[1]], events.MemberJoined(session_id, late, None, None))
+    ]
+    assert set(core.sessions[session_id].members) == {players[1], late}
+    assert len(core.backfills) == 0

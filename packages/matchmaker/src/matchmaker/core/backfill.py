@@ -255,6 +255,17 @@ class Backfills:
             return True
         return False
 
+    def left(self, session_id: str, now_ms: int, out: list[Delivery]) -> None:
+        """A member left the session: what fits its opening may have changed (the window
+        is the others' now, and the one who left may wait in its pool), so fill what fits
+        now, as when the window widens."""
+        opening = self._by_session.get(session_id)
+        if opening is not None and not opening.mirror:
+            self.retry(session_id, opening.opened_ms, now_ms, out)
+            if session_id not in self._by_session:
+                return  # filled: cancel() told the router
+        self.changed(session_id, out)
+
     def changed(self, session_id: str, out: list[Delivery]) -> None:
         """The session's opening or members changed: tell the router, if one follows."""
         opening = self._by_session.get(session_id)

@@ -259,7 +259,7 @@ class Sessions(Tables):
         if session.members:
             left = MemberLeft(session.session_id, client.client_id, reason)
             out.append((list(session.members), left))
-            self.backfills.changed(session.session_id, out)
+            self.backfills.left(session.session_id, self._clock, out)
             return
         del self.sessions[session.session_id]
         self.backfills.cancel(session.session_id, out)
