@@ -222,10 +222,9 @@ class Router(Seats):
         return out
 
     def _withdrawing(self, client_id: str) -> Sequence[Action]:
-        """The client was matched: its entries at other members are on their way out (the
-        host's core withdrew those it held, a ``Withdraw`` goes to the others). Until they
-        say so, they are not moved or entered again; one whose member died already is
-        withdrawn here."""
+        """The client was matched: its entries at other members are on their way out (a
+        ``Withdraw`` went to each member holding a proxy of it). Until they say so, they
+        are not moved or entered again; one whose member died already is withdrawn here."""
         waiting = self.waiting.get(client_id, {})
         out: list[Delivery] = []
         for name, entry in list(waiting.items()):
