@@ -254,3 +254,36 @@ def test_a_leave_whose_entry_s_owner_dies_is_answered_left() -> None:
     assert left.answer == PoolLeft("ranked", entered.answer.entry_id)
     assert scene.waits(x) == set()
     scene.check()
+
+
+def test_a_leave_that_timed_out_is_answered_when_its_entry_s_member_is_found_dead() -> None:
+    """b dies unnoticed with x's entry; x's leave times out (``cluster.unavailable``) and x
+    enters again (that too to b). When b's death is noticed, the entry died with it: the
+    leave's late answer is ``pool.left``, the enter is refused, and x waits nowhere."""
+    scene = Scene(3)
+    cluster = scene.cluster
+    x = scene.client("a")
+    cluster.request(x, EnterPool(policy="ranked"))  # b's
+    scene.drain()
+    cluster.members.pop("b")  # nobody notices yet: what is sent to b is lost
+    cluster.request(x, LeavePool("ranked"))
+    for _ in range(4):
+        cluster.tick()
+    (refused,) = scene.answers(x)
+    assert isinstance(refused, Refuse)
+    assert refused.error.code == "cluster.unavailable"
+    cluster.request(x, EnterPool(policy="ranked"))
+    for member in list(cluster.members.values()):
+        cluster.notice(member)
+    scene.drain()
+    entered, left, again = cluster.answers[x].values()
+    assert isinstance(entered[0], Reply)
+    assert isinstance(entered[0].answer, PoolEntered)
+    assert left[1:] == [Reply(left[0].request_id, PoolLeft("ranked", entered[0].answer.entry_id))]
+    assert [_code(a) for a in again] == ["cluster.unavailable"]
+    assert scene.waits(x) == set()
+    scene.check()
+
+
+def _code(effect: Effect) -> str | None:
+    return effect.error.code if isinstance(effect, Refuse) else None

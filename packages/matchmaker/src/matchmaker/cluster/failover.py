@@ -59,7 +59,7 @@ class Failover(Routes):
         out: list[Action] = []
         for client_id, request_id in late:
             del self.pending[client_id, request_id]
-            self._forget_entry(client_id, request_id)
+            self._forget_entry(client_id, request_id, timed_out=True)
             out.extend(self._refused(client_id, request_id))
         return out
 

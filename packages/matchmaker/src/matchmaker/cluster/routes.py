@@ -271,17 +271,21 @@ class Routes:
             return NOTHING
         return [Perform(client_id, [Refuse(request_id, unavailable())])]
 
-    def _forget_entry(self, client_id: str, request_id: str | None) -> None:
+    def _forget_entry(
+        self, client_id: str, request_id: str | None, *, timed_out: bool = False
+    ) -> None:
         """The request sent as ``request_id`` was refused: a ``pool.enter``'s entry waits
-        nowhere, a ``pool.leave``'s entry stays (and may move again)."""
+        nowhere, a ``pool.leave``'s entry stays (and may move again). A ``pool.leave``
+        that ``timed_out`` may still be carried out (its answer follows, or its member
+        died): its entry stays on its way out."""
         waiting = self.waiting.get(client_id, {})
         for name, entry in list(waiting.items()):
             if entry.asked == request_id and request_id is not None:
                 del waiting[name]
-            elif entry.leaving and entry.leave_request == request_id:
+            elif entry.leaving and entry.leave_request == request_id and not timed_out:
                 entry.leaving, entry.leave_request = False, None
         outgoing = self.outgoing.get(client_id)
-        if outgoing and request_id is not None:
+        if outgoing and request_id is not None and not timed_out:
             outgoing[:] = [
                 (n, e) for n, e in outgoing if request_id not in (e.asked, e.leave_request)
             ]
