@@ -276,10 +276,10 @@ def test_a_leave_that_timed_out_is_answered_when_its_entry_s_member_is_found_dea
     for member in list(cluster.members.values()):
         cluster.notice(member)
     scene.drain()
-    entered, left, again = cluster.answers[x].values()
-    assert isinstance(entered[0], Reply)
-    assert isinstance(entered[0].answer, PoolEntered)
-    assert left[1:] == [Reply(left[0].request_id, PoolLeft("ranked", entered[0].answer.entry_id))]
+    (_, (entered,)), (leave_id, left), (_, again) = cluster.answers[x].items()
+    assert isinstance(entered, Reply)
+    assert isinstance(entered.answer, PoolEntered)
+    assert left[1:] == [Reply(leave_id, PoolLeft("ranked", entered.answer.entry_id))]
     assert [_code(a) for a in again] == ["cluster.unavailable"]
     assert scene.waits(x) == set()
     scene.check()
