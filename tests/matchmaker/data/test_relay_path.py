@@ -14,11 +14,8 @@ from tests.matchmaker.data.test_coalesced import pair, until_type
 
 def _send(session_id: str, data: str, *, extra: str = "", to: str = "") -> bytes:
     """A ``session.send`` frame; ``extra`` (an id) and ``to`` are inserted as written."""
-    text = (
-        f'{{{extra}"type":"session.send","data":{{"session_id":"{session_id}",'
-        f'"data":{data}{to}}}}}'
-    )
-    return frame(TEXT, text.encode())
+    body = f'{{"session_id":"{session_id}","data":{data}{to}}}'
+    return frame(TEXT, f'{{{extra}"type":"session.send","data":{body}}}'.encode())
 
 
 async def _raw_message(sock: RawSocket) -> str:
@@ -55,7 +52,8 @@ async def test_relayed_messages_are_numbered_kept_and_counted(start_server: Any)
     seqs = [m["seq"] for m in decoded]
     assert seqs == list(range(seqs[0], seqs[0] + 4))
     reply = await until_type(a, "reply")
-    assert reply["id"] == "r3" and reply["ok"] is True
+    assert reply["id"] == "r3"
+    assert reply["ok"] is True
     assert list(server.plane._outboxes[b_id].frames)[-4:] == frames
     heads = [text[: text.rindex(',"seq":')] for text in frames]
     assert metrics.relayed_messages - messages0 == 4

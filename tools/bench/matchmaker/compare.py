@@ -8,9 +8,10 @@ own client library runs on ``ws`` too) drives every server the same way, and
 reports its own CPU so a reader sees where the client, not the server, is the
 limit. With ``--pin`` every server runs on core 0 and every load client on core 1
 (``taskset``), the same for each target: the two no longer compete for one core, so
-the client's CPU share shows plainly when it is the limit. The Node packages (``peers/package.json``: Colyseus, ``ws``) are
-installed with npm into ``tools/bench/matchmaker/.cache/`` on first use:
-never committed, never installed by CI or the tests.
+the client's CPU share shows plainly when it is the limit. The Node packages
+(``peers/package.json``: Colyseus, ``ws``) are installed with npm into
+``tools/bench/matchmaker/.cache/`` on first use: never committed, never installed by
+CI or the tests.
 
 Writes docs/benchmarks/matchmaker-servers.md: medians of ``--runs`` runs and
 ratios against Colyseus measured in the same run.

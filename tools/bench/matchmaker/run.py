@@ -48,6 +48,7 @@ class Server:
         server: str = "hypercorn",
         flags: Sequence[str] = (),
         env: Mapping[str, str] | None = None,
+        *,
         prefix: Sequence[str] = (),
     ) -> None:
         """``flags`` go to ``server.py`` (``--cluster``); ``env`` replaces the environment;
