@@ -35,7 +35,7 @@ FRONT_END_ONLY = {
     "build_board": "the board command's text, drawn from the typed board",
     "change_from_json": "the dashboard's edit (PATCH /api/tasks/ID) body, checked as set",
     "group_tasks": "the list command's --group-by text",
-    "loader": "validate's loads, without bodies",
+    "loader": "validate's loads",
     "new_task_fields": "add's options and MCP create's arguments, checked as fields",
     "plan_tracks": "the tracks command's text, drawn from the typed tracks",
     "sort_tasks": "the list command's --sort of grouped tasks",

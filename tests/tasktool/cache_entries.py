@@ -4,6 +4,7 @@ written from such entries (a scan works on folders and rows instead)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import msgspec
@@ -11,6 +12,7 @@ import msgspec
 from tasktool.files import signature
 from tasktool.files.cache import ParseCache, result_order
 from tasktool.files.cache_files import Folder, Row
+from tasktool.files.scan import ScanResult
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task
 
@@ -24,9 +26,9 @@ class CacheEntry(msgspec.Struct, frozen=True):
 
 
 def cached_entries(root: Path) -> dict[str, CacheEntry]:
-    """Path -> entry of every file cached for good (not racy) in ``root``, bodies included."""
+    """Path -> entry of every file cached for good (not racy) in ``root``, bodies read."""
     cache = ParseCache.open(root)
-    rows = cache.rows(bodies=True)
+    rows = cache.rows()
     if rows is None:
         return {}
     found: dict[str, CacheEntry] = {}
@@ -36,7 +38,8 @@ def cached_entries(root: Path) -> dict[str, CacheEntry]:
             row = next(numbers)
             sig = folder.signature(index)
             if sig != signature.UNSETTLED:
-                found[os.path.join(folder.path, name)] = CacheEntry(sig, row.task, row.broken)
+                task = row.task and msgspec.structs.replace(row.task, raw_body=row.task.body)
+                found[os.path.join(folder.path, name)] = CacheEntry(sig, task, row.broken)
     return found
 
 
@@ -53,3 +56,16 @@ def store_entries(root: Path, entries: dict[str, CacheEntry]) -> None:
     flat = [row for part in rows.values() for row in part]
     folders = [Folder.of(path, listed, sigs[path]) for path, listed in names.items()]
     ParseCache.open(root).write(folders, flat, result_order(flat))
+
+
+def read_bodies(result: ScanResult) -> ScanResult:
+    """``result`` with every body read: a task the cache keeps holds where its body is, so
+    it equals a parsed one only once its body is read (``Task.body``)."""
+    return msgspec.structs.replace(
+        result, tasks=bodies_read(result.tasks), archived=bodies_read(result.archived)
+    )
+
+
+def bodies_read(tasks: Sequence[Task]) -> tuple[Task, ...]:
+    """``tasks``, each with its body read (see :func:`read_bodies`)."""
+    return tuple([msgspec.structs.replace(task, raw_body=task.body) for task in tasks])

@@ -1,5 +1,6 @@
-"""The parse cache never changes an answer: after any sequence of edits, a warm scan (with or
-without bodies) returns exactly what a cold, uncached scan returns."""
+"""The parse cache never changes an answer: after any sequence of edits, a warm scan returns
+exactly what a cold, uncached scan returns, bodies (read from the cache's body stores,
+or from the files when a store is damaged or gone) included."""
 
 from __future__ import annotations
 
@@ -15,12 +16,13 @@ import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 from tasktool.files import read
 from tasktool.files.read import READ_AHEAD_FROM
-from tasktool.files.scan import ScanResult, read_entry, scan_tasks, with_body
+from tasktool.files.scan import read_entry, scan_tasks
 from tasktool.model.task import Task
-from tests.tasktool.cache_entries import CacheEntry, cached_entries, store_entries
+from tests.tasktool.cache_entries import CacheEntry, cached_entries, read_bodies, store_entries
 
 PAST_NS = (time.time_ns() // 1_000_000_000 - 3600) * 1_000_000_000  # outside the racy window
 STATUSES = ("pending", "blocked", "completed")
@@ -28,13 +30,6 @@ STATUSES = ("pending", "blocked", "completed")
 
 def text(task_id: str, status: str, body: str) -> str:
     return f"---\nid: '{task_id}'\ntitle: Task {task_id}\nstatus: {status}\n---\n{body}\n"
-
-
-def stripped(result: ScanResult) -> ScanResult:
-    """The result as a scan without bodies may give it (every body empty)."""
-    empty = [msgspec.structs.replace(task, body="") for task in result.tasks]
-    gone = [msgspec.structs.replace(task, body="") for task in result.archived]
-    return msgspec.structs.replace(result, tasks=tuple(empty), archived=tuple(gone))
 
 
 operation = st.one_of(
@@ -46,25 +41,24 @@ operation = st.one_of(
     st.tuples(st.just("racy"), st.integers(0, 7), st.sampled_from(STATUSES)),
     st.tuples(
         st.just("cache"),
-        st.sampled_from(("corrupt", "truncate", "bodies", "other-bodies", "order", "delete")),
+        st.sampled_from(("corrupt", "truncate", "bodies", "bodies-gone", "order", "delete")),
     ),
-    st.tuples(st.just("scan"), st.booleans()),
+    st.tuples(st.just("scan")),
 )
 
 
 def damage_cache(root: Path, how: str) -> None:
     cache = root / ".tasktool" / "cache"
-    for found in sorted(cache.glob("*.msgpack")) if cache.is_dir() else []:
-        bodies = found.name.startswith("bodies-")
-        if how == "other-bodies" and bodies:
-            # Well-formed, but another run's: its token does not match the head's.
-            other = [found.name.removeprefix("bodies-").removesuffix(".msgpack")]
-            found.write_bytes(msgspec.msgpack.encode([*other, os.urandom(16), ["x"] * 9]))
-        elif how == "order" and found.name.startswith("tasks-"):
+    stores = sorted(cache.glob("*.bodies")) if cache.is_dir() else []
+    for found in sorted(cache.glob("*.msgpack")) + stores if cache.is_dir() else []:
+        bodies = found.suffix == ".bodies"
+        if how == "order" and found.name.startswith("tasks-"):
             # Well-formed, but the result order names rows that do not exist.
             head = msgspec.msgpack.decode(found.read_bytes())
-            head[5] = [*head[5], 10**6]  # format, token, ignore, folders, files, tasks...
+            head[6] = [*head[6], 10**6]  # format, token, ignore, folders, files, stores, tasks
             found.write_bytes(msgspec.msgpack.encode(head))
+        elif how == "bodies-gone" and bodies:
+            found.unlink()
         elif how == "corrupt" or (how == "bodies" and bodies):
             found.write_bytes(b"\x93garbage")
         elif how == "truncate":
@@ -86,7 +80,7 @@ def apply(root: Path, op: tuple[object, ...], counter: list[int]) -> None:
     elif kind == "cache":
         damage_cache(root, str(op[1]))
     elif kind == "scan":
-        scan_tasks(root, bodies=bool(op[1]))
+        scan_tasks(root)
     elif files:
         path = files[int(str(op[1])) % len(files)]
         if kind == "racy":
@@ -144,11 +138,8 @@ def test_warm_scans_always_equal_the_cold_scan(
             if settled:
                 settle_folders(root, counter)
             cold = scan_tasks(root, use_cache=False)
-            lean = scan_tasks(root, bodies=False)
-            assert stripped(lean) == stripped(cold)
-            assert [with_body(root, task) for task in lean.tasks] == list(cold.tasks)
-            assert scan_tasks(root) == cold
-            assert scan_tasks(root) == cold  # from the cache the previous scan wrote
+            assert read_bodies(scan_tasks(root)) == cold
+            assert read_bodies(scan_tasks(root)) == cold  # from the cache the scan wrote
 
 
 def test_two_processes_writing_the_cache_at_once_never_mix(tmp_path: Path) -> None:
@@ -162,7 +153,9 @@ def test_two_processes_writing_the_cache_at_once_never_mix(tmp_path: Path) -> No
     scan_tasks(tmp_path)  # writes the cache
     entries = cached_entries(tmp_path)
     other = {
-        key: msgspec.structs.replace(entry, task=msgspec.structs.replace(entry.task, body="other"))
+        key: msgspec.structs.replace(
+            entry, task=msgspec.structs.replace(entry.task, raw_body="other")
+        )
         for key, entry in entries.items()
         if entry.task is not None
     }
@@ -180,21 +173,26 @@ def test_two_processes_writing_the_cache_at_once_never_mix(tmp_path: Path) -> No
         thread.join()
     found = {e.task.body for e in cached_entries(tmp_path).values() if e.task}
     assert found in (set(), {"other"}, {task.body for task in cold.tasks})
-    assert stripped(scan_tasks(tmp_path, bodies=False)) == stripped(cold)
+    warm = scan_tasks(tmp_path)  # the files unchanged: "other" stands for what they hold
+    assert {task.body for task in warm.tasks} in ({"other"}, {task.body for task in cold.tasks})
+    assert [replace(t, raw_body="") for t in warm.tasks] == [
+        replace(t, raw_body="") for t in cold.tasks
+    ]
 
 
-#: A process that scans 15 times, with bodies or without (argv[1]: "1" or "0").
+#: A process that scans 15 times, reading every body every second time.
 SCANNER = (
     "import sys; from pathlib import Path; from tasktool.files.scan import scan_tasks\n"
-    "for _ in range(15): scan_tasks(Path(sys.argv[2]), bodies=sys.argv[1] == '1')"
+    "for n in range(15): [t.body for t in scan_tasks(Path(sys.argv[1])).tasks if n % 2]"
 )
 
 
 def test_two_processes_scanning_at_once_leave_a_cache_that_answers_as_cold(
     tmp_path: Path,
 ) -> None:
-    """Real processes, one scanning with bodies and one without, each rewriting the cache
-    (a file changes between rounds); afterwards warm scans still equal the cold one."""
+    """Real processes, two scanning at once, each rewriting the cache (a file changes
+    between rounds) and reading the bodies; afterwards warm scans still equal the cold
+    one."""
     for n in range(80):
         path = tmp_path / ("archive" if n % 9 == 0 else "g") / f"{n}-task.md"
         path.parent.mkdir(exist_ok=True)
@@ -205,14 +203,12 @@ def test_two_processes_scanning_at_once_leave_a_cache_that_answers_as_cold(
         changed.write_text(text(str(round_number + 1), "completed", f"round {round_number}"))
         os.utime(changed, ns=(PAST_NS + round_number, PAST_NS + round_number))
         workers = [
-            subprocess.Popen([sys.executable, "-c", SCANNER, flag, str(tmp_path)])
-            for flag in ("1", "0")
+            subprocess.Popen([sys.executable, "-c", SCANNER, str(tmp_path)]) for _ in range(2)
         ]
         assert [worker.wait(timeout=120) for worker in workers] == [0, 0]
         cold = scan_tasks(tmp_path, use_cache=False)
-        assert stripped(scan_tasks(tmp_path, bodies=False)) == stripped(cold)
-        assert scan_tasks(tmp_path) == cold
-        assert scan_tasks(tmp_path) == cold
+        assert read_bodies(scan_tasks(tmp_path)) == cold
+        assert read_bodies(scan_tasks(tmp_path)) == cold
 
 
 @pytest.mark.parametrize("slow_read_ns", [0, 10**12], ids=["threads", "one-by-one"])

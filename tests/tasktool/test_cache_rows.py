@@ -14,6 +14,7 @@ import msgspec
 from tasktool.files.cache import ParseCache
 from tasktool.files.id_columns import IdColumns
 from tasktool.files.scan import scan_source, scan_tasks
+from tests.tasktool.cache_entries import read_bodies
 from tests.tasktool.test_scan import age, cache_path, columns_kept, columns_named
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ def _cached(project: Project, write_task: TaskWriter) -> None:
 
 def test_rows_read_alone_are_the_rows(project: Project, write_task: TaskWriter) -> None:
     _cached(project, write_task)
-    every = ParseCache.open(project.root).rows(bodies=False)
+    every = ParseCache.open(project.root).rows()
     assert every is not None
     rng = random.Random(7)
     for size in (0, 1, 2, 5, len(every)):
@@ -66,10 +67,10 @@ def test_a_scan_reads_its_broken_files_and_tasks_alone(
     """Before its result is decoded, a scan answers ``broken`` and ``tasks_at`` from rows
     read alone; after, from the result: the same answers."""
     _cached(project, write_task)
-    result = scan_tasks(project.root, bodies=False)
+    result = scan_tasks(project.root)
     everything = result.tasks + result.archived
     positions = [0, len(everything) - 1, len(result.tasks), 3]
-    alone = scan_source(project.root, bodies=False)
+    alone = scan_source(project.root)
     assert alone.broken == result.broken
     assert len(alone.broken) == 1
     assert alone.tasks_at(positions) == [everything[at] for at in positions]
@@ -87,7 +88,7 @@ def test_each_rows_file_has_its_columns_of_ids_beside_it(
     built from the rows again and kept."""
     _cached(project, write_task)
     cache = ParseCache.open(project.root)
-    every = cache.rows(bodies=False)
+    every = cache.rows()
     assert every is not None
     assert cache.head is not None
     kept = columns_kept(project.root)
@@ -128,14 +129,14 @@ def test_only_a_scan_read_from_the_cache_has_the_id_table(
     kept = columns_kept(project.root)
     added = write_task("32", where="a")
     os.utime(added, (time.time() - 60, time.time() - 60))
-    parsed = scan_source(project.root, bodies=False)
+    parsed = scan_source(project.root)
     assert parsed.id_table() is None
     now = columns_kept(project.root)
     assert {name: now[name] for name in kept if name in now} == {
         name: kept[name] for name in kept if name in now
     }
     assert len(set(now) - set(kept)) == 1  # folder a's
-    cached = scan_source(project.root, bodies=False)
+    cached = scan_source(project.root)
     table = cached.id_table()
     assert table is not None
     assert table.clean
@@ -176,15 +177,13 @@ def test_one_changed_file_rewrites_its_folder_rows_alone(
     changed = project.root / "a" / "1-task.md"
     changed.write_text(changed.read_text().replace("A task", "Changed"))
     os.utime(changed, (time.time() - 60, time.time() - 60))
-    assert [t.title for t in scan_tasks(project.root, bodies=False).tasks if t.id == "1"] == [
-        "Changed"
-    ]
+    assert [t.title for t in scan_tasks(project.root).tasks if t.id == "1"] == ["Changed"]
     after = ParseCache.open(project.root)
     assert after.head is not None
     files_after = dict(zip((f.path for f in after.folders), after.head.files, strict=True))
     renamed = {path for path in files_after if files_after[path] != files_before[path]}
     assert renamed == {str(project.root / "a")}
-    assert scan_tasks(project.root) == scan_tasks(project.root, use_cache=False)
+    assert read_bodies(scan_tasks(project.root)) == scan_tasks(project.root, use_cache=False)
 
 
 def test_rows_files_no_head_names_go_once_old(project: Project, write_task: TaskWriter) -> None:
@@ -200,17 +199,20 @@ def test_rows_files_no_head_names_go_once_old(project: Project, write_task: Task
     old.write_bytes(b"\x90")
     beside_old = folder / f"rows-{'2' * 16}.ids.msgpack"  # its columns
     beside_old.write_bytes(b"\x90")
-    for path in (old, beside_old, *folder.glob("*.ids.msgpack")):
+    store_old = folder / f"rows-{'2' * 16}.bodies"  # its body store
+    store_old.write_bytes(b"body")
+    for path in (old, beside_old, store_old, *folder.glob("*.ids.msgpack")):
         os.utime(path, ns=(0, 0))
     for number in (1, 2):  # two writes, each after one file changed in folder a
         changed = project.root / "a" / f"{4 * number + 1}-task.md"
         changed.write_text(changed.read_text() + f"\nedit {number}\n")
         os.utime(changed, (time.time() - 60, time.time() - 60))
-        scan_tasks(project.root, bodies=False)
+        scan_tasks(project.root)
     left = set(_rows_files(project))
     assert young.name in left
     assert old.name not in left
     assert beside_old.name not in left
+    assert store_old.name not in left
     head = ParseCache.open(project.root).head
     assert head is not None
     named = {name for name in head.files if name}
@@ -221,14 +223,15 @@ def test_rows_files_no_head_names_go_once_old(project: Project, write_task: Task
     changed = project.root / "a" / "13-task.md"
     changed.write_text(changed.read_text() + "\nedit 3\n")
     os.utime(changed, (time.time() - 60, time.time() - 60))
-    scan_tasks(project.root, bodies=False)
+    scan_tasks(project.root)
     newest = ParseCache.open(project.root).head
     assert newest is not None
     named_now = named | {name for name in newest.files if name}
-    # The columns of a named rows file stay, however old; the others went with theirs.
-    assert set(_rows_files(project)) == named_now | columns_named(named_now)
+    # The columns and store of a named rows file stay, however old; the others went too.
+    stores = {name.replace(".msgpack", ".bodies") for name in named_now}
+    assert set(_rows_files(project)) == named_now | columns_named(named_now) | stores
     assert columns_named(named_before) - columns_named(named_now)  # some went
-    assert scan_tasks(project.root) == scan_tasks(project.root, use_cache=False)
+    assert read_bodies(scan_tasks(project.root)) == scan_tasks(project.root, use_cache=False)
 
 
 def test_a_head_naming_a_file_outside_the_cache_is_no_cache(
@@ -240,7 +243,7 @@ def test_a_head_naming_a_file_outside_the_cache_is_no_cache(
     head[4] = ["../../" + "x" * 21 if name else name for name in head[4]]
     path.write_bytes(msgspec.msgpack.encode(head))
     assert ParseCache.open(project.root).head is None
-    assert scan_tasks(project.root) == scan_tasks(project.root, use_cache=False)
+    assert read_bodies(scan_tasks(project.root)) == scan_tasks(project.root, use_cache=False)
 
 
 def test_a_write_removes_other_versions_files_and_no_others(

@@ -20,18 +20,21 @@ if TYPE_CHECKING:
 
 
 def numbered_by_process(items: Sequence[int]) -> list[Row]:
-    """Each item's row names it (``slot``) and the process that made it (``broken.file``):
+    """Each item's row names it (``broken.message``) and the process that made it (``broken.file``):
     module level, so a worker can unpickle it."""
     from tasktool.model.diagnostics import Diagnostic
 
-    made_by = Diagnostic(severity="error", code="pid", message="", file=str(os.getpid()))
-    return [Row(broken=made_by, slot=item) for item in items]
+    pid = str(os.getpid())
+    return [
+        Row(broken=Diagnostic(severity="error", code="pid", message=str(item), file=pid))
+        for item in items
+    ]
 
 
 @pytest.mark.parametrize("workers", [2, 3])
 def test_each_process_parses_a_contiguous_share_and_the_order_is_kept(workers: int) -> None:
     rows = fanout.parse_rows(numbered_by_process, list(range(1000)), workers=workers)
-    assert [row.slot for row in rows] == list(range(1000))
+    assert [row.broken.message for row in rows if row.broken] == list(map(str, range(1000)))
     made_by = [row.broken.file for row in rows if row.broken is not None]
     first = -(-1000 // workers)
     assert set(made_by[:first]) == {str(os.getpid())}  # the first share: here
@@ -124,5 +127,5 @@ def test_when_no_worker_can_be_forked_the_parse_runs_here(
 
     monkeypatch.setattr(os, "fork", refuse)
     rows = fanout.parse_rows(numbered_by_process, list(range(100)), workers=2)
-    assert [row.slot for row in rows] == list(range(100))
+    assert [row.broken.message for row in rows if row.broken] == list(map(str, range(100)))
     assert {row.broken.file for row in rows if row.broken} == {str(os.getpid())}

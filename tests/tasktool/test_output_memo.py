@@ -65,7 +65,7 @@ def _cold(root: Path, home: Path, argv: tuple[str, ...] = ()) -> bytes:
         "keys": TASK_KEYS,
     }
     query |= QUERIES[argv]
-    repo = load_context(cwd=root, env={}, home=home, use_cache=False, bodies=False)
+    repo = load_context(cwd=root, env={}, home=home, use_cache=False)
     tasks = list_tasks(
         repo,
         filters=query["filters"],
@@ -256,7 +256,7 @@ def test_an_output_that_fails_part_way_keeps_nothing(root: Path, home: Path) -> 
     _settle(root, home)
     for path in _kept(root):
         path.unlink()
-    repo = load_context(cwd=root, env={}, home=home, bodies=False)
+    repo = load_context(cwd=root, env={}, home=home)
 
     def fail_part_way() -> None:
         with output_memo.recording(repo, "list-json", ()) as write:

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tasktool.model.task import Task
+from tasktool.model.task import KEPT, Task
 from tasktool.model.views import TASK_KEYS, TaskRows, task_views
 from tasktool.present import render
 from tasktool.present.render import (
@@ -64,14 +64,14 @@ def test_json_and_yaml_keep_key_order() -> None:
     assert to_yaml(data) == "b: 1\na:\n- x\nc: null\n"
 
 
-@pytest.mark.parametrize("bodies", [True, False])
+@pytest.mark.parametrize("kept", [True, False])
 @pytest.mark.parametrize("count", [0, 1, 2, 3, 5, 7])
 def test_streamed_rows_are_byte_for_byte_the_dict_json(
-    count: int, bodies: bool, monkeypatch: pytest.MonkeyPatch
+    count: int, kept: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Tasks with bodies (rows built), without (encoded from the tasks, the empty body cut
-    out: even a title holding the very bytes cut stays whole), and with text that is not
-    UTF-8 (a file name's lone surrogate, encoded the careful way)."""
+    """Tasks with their bodies inline, or none and kept by the parse cache (never read
+    for a listing: no store is known here), titles holding what looks like a body, and text that
+    is not UTF-8 (a file name's lone surrogate, encoded the careful way)."""
     monkeypatch.setattr(render, "JSON_CHUNK", 2)  # chunk edges: none, exact, one over
     titles = ['t\u00e9 "quoted"', 'x,"body":""}', 'x\\","body":""}', "bad \udce9"]
     tasks = [
@@ -79,7 +79,7 @@ def test_streamed_rows_are_byte_for_byte_the_dict_json(
             id=str(n),
             title=titles[n % len(titles)],
             tags=("a", "b")[: n % 3],
-            body="x" * n if bodies else "",
+            raw_body=(KEPT if n % 2 else "") if kept else "x" * n,
             owner='",\\' if n % 2 else None,
         )
         for n in range(count)

@@ -111,11 +111,9 @@ def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _load(root: Path, *, use_cache: bool = True) -> Repository:
-    """The repository as ``get`` loads it: without bodies (a scan with bodies that parsed a
-    file writes every rows file anew, and every folder's columns with them)."""
-    return load_context(
-        cwd=root, env={}, home=root.parent / "home", use_cache=use_cache, bodies=False
-    )
+    """The repository as ``get`` loads it (a scan that parsed a file writes that folder's
+    rows file anew, and its columns with it)."""
+    return load_context(cwd=root, env={}, home=root.parent / "home", use_cache=use_cache)
 
 
 def _answer(repo: Repository, task_id: str) -> Any:

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import time
 from urllib.parse import parse_qs
 
 import pytest
 
+from tasktool.files.cache import ParseCache
+from tasktool.files.scan import scan_tasks
+from tasktool.model.task import KEPT
 from tasktool.sync import engine
 from tasktool.sync.state import STATE_FILE
 from tests.tasktool.sync.trackers import GITHUB_TOKEN, FakeGitHub, Workspace, github_entry
@@ -340,3 +345,24 @@ def test_new_tasks_are_written_in_batches(
     assert result.output.splitlines()[-1].startswith("created 7, updated 0")
     names = sorted(workspace.task_files("github"))
     assert names == [f"github/{n:03d}-issue-{n}.md" for n in range(1, 8)]
+
+
+def test_a_sync_over_a_warm_cache_compares_the_real_bodies(synced: Workspace) -> None:
+    """Files settled, the parse cache warm and the sync state gone: each task is adopted
+    by its external id when it holds what its issue says, its body included, which is
+    where the cache keeps it: read, found equal, nothing changed."""
+    past = time.time() - 3600
+    for path in synced.tasks.rglob("*.md"):
+        os.utime(path, (past, past))
+    scan_tasks(synced.tasks)
+    rows = ParseCache.open(synced.tasks).rows()
+    assert rows is not None
+    assert sum(row.task.raw_body == KEPT for row in rows if row.task) == 5
+    (synced.tasks / ".tasktool" / STATE_FILE).unlink()
+    before = synced.task_files("github")
+    result = synced.sync()
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1] == (
+        "created 0, updated 0, unchanged 5, conflicts 0, errors 0"
+    )
+    assert synced.task_files("github") == before

@@ -24,6 +24,7 @@ from tasktool.model.task import Task
 from tasktool.planning.overlay import Provenance, Verdict, Won
 from tasktool.planning.overlay_memo import memo_path
 from tasktool.planning.repository import Repository, load_context
+from tests.tasktool.cache_entries import bodies_read
 from tests.tasktool.conftest import edit_in_place
 
 from .conftest import Repo, Run, as_json, git
@@ -46,7 +47,7 @@ Shown = tuple[tuple[Task, ...], tuple[Task, ...], tuple[Diagnostic, ...]]
 
 
 def _shown(repo: Repository) -> Shown:
-    return (repo.tasks, repo.archived, repo.worktree_diagnostics)
+    return (bodies_read(repo.tasks), bodies_read(repo.archived), repo.worktree_diagnostics)
 
 
 def _memo(cwd: Path) -> Path:

@@ -116,8 +116,8 @@ def test_divergent_terminal_states(local: str, b: str, c: str | None, divergent:
 
 
 def test_every_local_copy_of_an_id_keeps_its_own_fields() -> None:
-    active = _task("1", "pending", body="active body")
-    archived = _task("1", "pending", "here/archive", archived=True, body="archived body")
+    active = _task("1", "pending", raw_body="active body")
+    archived = _task("1", "pending", "here/archive", archived=True, raw_body="archived body")
     result = overlay(
         [active], [archived], [_sibling("b", _task("1", "completed", "b"))], mtime=lambda _: 0.0
     )

@@ -35,14 +35,13 @@ HEADING = "## What each cache saves"
 _FULL_GET = (
     "from tasktool.planning.repository import load_context\n"
     "from tasktool.present.documents import task_detail\n"
-    "from tasktool.files.scan import with_body\n"
-    "repo = load_context(bodies=False)\n"
-    "task_detail(repo, with_body(repo.task_dir, repo.get('005')))\n"
+    "repo = load_context()\n"
+    "task_detail(repo, repo.get('005'))\n"
 )
 _INDEXED_GET = (
     "from tasktool.planning.repository import load_context\n"
     "from tasktool.present.documents import get_document\n"
-    "get_document(load_context(bodies=False), '005')\n"
+    "get_document(load_context(), '005')\n"
 )
 
 

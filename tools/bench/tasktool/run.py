@@ -167,6 +167,8 @@ def _tasktool_jobs(
             env,
         ),
         Job(f"{label}get, warm", [*tt, "get", probe], root, None, env),
+        # Reads every task's body (the words are in most titles and bodies).
+        Job(f"{label}search, warm", [*tt, "search", "flaky api", "--archived"], root, None, env),
         *(Job(f"{label}{name}, warm", [*tt, *argv], root, None, env) for name, argv in warm),
         Job(f"{label}validate, warm", [*tt, "validate"], root, None, env),
         # The same command run just before, nothing changed since: what it derives from

@@ -18,17 +18,18 @@ once a minute old. Each rows file has its columns of ids beside it
 (``rows-N.ids.msgpack``, :mod:`tasktool.files.id_columns`), written with it and deleted
 with it: what ``get`` looks an id up in.
 
-The tasks' bodies are half of the bytes and most commands never show them, so they
-live in another file (``bodies-N``) read only when asked for. Each row names its
-body's slot in that file; a scan without bodies that re-parsed a few files rewrites
-only the head and those rows, which carry their bodies inline (slot -1). The head
-carries the body file's random token: a body file left by another run (two processes
-writing at once, a crash between two renames) does not match and the cache counts as
-missing, never as a mix of two runs.
+The tasks' bodies are half of the bytes and most commands never show them, so each rows
+file has a body store beside it (``rows-N.bodies``, written with it, deleted with it,
+its length in the head): a row's task holds :data:`~tasktool.model.task.KEPT`, and
+:attr:`Task.body` reads the body from the row's place in the store on first use
+(:mod:`tasktool.files.bodies`). A folder's new rows file takes its bodies along, those
+of the files parsed now and those of the unchanged ones (copied from the old store), so
+every store stands alone.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from collections.abc import Mapping, Sequence
@@ -38,22 +39,19 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from tasktool.files import signature
+from tasktool.files import bodies, signature
 from tasktool.files.cache_files import (
     FORMAT,
     ROWS_PREFIX,
-    BodyFile,
     Folder,
     Head,
     Row,
-    body_path,
     cache_path,
     columns_name,
     encoder,
     ignore_entries,
     no_collection,
     projected,
-    read_bodies,
     read_head,
     read_rows,
     read_some_rows,
@@ -61,7 +59,8 @@ from tasktool.files.cache_files import (
     rows_name,
 )
 from tasktool.files.storage import STATE_DIR, atomic_write_bytes, ensure_state_dir
-from tasktool.model.task import natural_key
+from tasktool.model.errors import TaskToolError
+from tasktool.model.task import KEPT, natural_key
 
 if TYPE_CHECKING:
     from tasktool.files.id_columns import IdColumns
@@ -74,6 +73,21 @@ ORPHAN_AGE_NS = 60 * 1_000_000_000
 
 #: Row numbers in result order: active tasks, archived tasks, broken files.
 Order = tuple[list[int], list[int], list[int]]
+
+
+def _bodies_moved(rows: Sequence[Row], old: bodies.Part | None) -> tuple[list[Row], bytes]:
+    """One folder's rows with their tasks' bodies moved out (each task :data:`KEPT`) and
+    their body store: the bodies held inline, and those kept in the folder's old store
+    (``old``: its rows as this cache read them) copied from it."""
+    replace = msgspec.structs.replace
+    texts = bodies.stored_bodies(old, [row.task for row in rows])
+    moved = [
+        row
+        if row.task is None or row.task.raw_body == KEPT
+        else Row(replace(row.task, raw_body=KEPT))
+        for row in rows
+    ]
+    return moved, bodies.encode_store(texts)
 
 
 def _task_key(row: Row) -> tuple[object, ...]:
@@ -124,14 +138,14 @@ def updated_order(
 
 
 class _Encoded(msgspec.Struct, frozen=True):
-    """A cache write, encoded: the body file (``None``: kept), the new rows files and
-    their columns (name, bytes), the head, and every rows file the head names."""
+    """A cache write, encoded: the new rows files, their columns and body stores (name,
+    bytes), the head, and every rows file the head names with its body store's length."""
 
-    bodies: bytes | None
     written: list[tuple[str, bytes]]
     head: bytes
     token: bytes
     files: list[str]
+    stores: list[int]
 
 
 class ParseCache:
@@ -143,6 +157,10 @@ class ParseCache:
         self._found = found
         self.head = found[0] if found is not None else None
         self._rows: list[Row] | None = None
+        #: The rows decoded, by folder path, where their tasks find their bodies.
+        self._parts: dict[str, bodies.Part] = {}
+        if self.head is not None and self.path is not None:
+            bodies.known(str(self.path.parent), self.head.files, self.head.stores)
 
     @classmethod
     def empty(cls) -> ParseCache:
@@ -166,36 +184,31 @@ class ParseCache:
     def folders(self) -> list[Folder]:
         return self.head.folders if self.head is not None else []
 
-    def rows(self, *, bodies: bool) -> list[Row] | None:
-        """The cached rows (folder by folder, name by name), with their tasks' bodies when
-        ``bodies``; ``None`` when they do not decode or the body file does not match."""
+    def rows(self) -> list[Row] | None:
+        """The cached rows (folder by folder, name by name; their tasks' bodies read on
+        first use); ``None`` when they do not decode."""
         if self._found is None or self.path is None:
             return None
         head = self._found[0]
         if self._rows is None:
-            rows = read_rows(self.root, head) if self.root is not None else None
-            parts = (head.tasks, head.archived, head.broken)
-            if rows is None or any(
-                part and (min(part) < 0 or max(part) >= len(rows)) for part in parts
+            parts = read_rows(self.root, head) if self.root is not None else None
+            rows = [row for part in parts for row in part] if parts is not None else []
+            order = (head.tasks, head.archived, head.broken)
+            if parts is None or any(
+                part and (min(part) < 0 or max(part) >= len(rows)) for part in order
             ):
                 return None  # gone, damaged, or an order naming a row not there
+            for folder, name, part in zip(head.folders, head.files, parts, strict=True):
+                self._keep(folder, name, part)
             self._rows = rows
-        if not bodies:
-            return self._rows
-        texts = read_bodies(self.path, head.token)
-        if texts is None:
-            return None
-        replace = msgspec.structs.replace
-        try:
-            with no_collection():
-                return [
-                    row
-                    if row.task is None or row.slot < 0
-                    else replace(row, task=replace(row.task, body=texts[row.slot]))
-                    for row in self._rows
-                ]
-        except IndexError:
-            return None
+        return self._rows
+
+    def _keep(self, folder: Folder, name: str, rows: Sequence[Row] | Mapping[int, Row]) -> None:
+        """Register a folder's rows decoded (all, or some by index) with their store."""
+        if name:
+            part = bodies.Part(folder.path, folder.names, bodies.store_number(name), rows)
+            part.register()
+            self._parts[folder.path] = part
 
     def id_columns(self) -> list[IdColumns] | None:
         """Each folder's columns of ids (:mod:`tasktool.files.id_columns`), in the head's
@@ -233,7 +246,7 @@ class ParseCache:
         return columns
 
     def rows_at(self, numbers: Sequence[int]) -> list[Row] | None:
-        """The rows numbered ``numbers`` without their bodies, in that order: for a command
+        """The rows numbered ``numbers``, in that order: for a command
         that needs a few of them, read alone (:func:`read_some_rows`) unless all are
         decoded already; ``None`` as for :meth:`rows`."""
         if self._rows is not None:
@@ -244,7 +257,20 @@ class ParseCache:
         if self.root is None or self.head is None:
             return None
         found = read_some_rows(self.root, self.head, numbers)
-        return [found[number] for number in numbers] if found is not None else None
+        if found is None:
+            return None
+        import bisect  # get alone reads rows alone
+
+        by_folder: dict[int, dict[int, Row]] = {}
+        starts = list(
+            itertools.accumulate((len(folder) for folder in self.head.folders), initial=0)
+        )
+        for number, row in found.items():
+            at = bisect.bisect_right(starts, number) - 1
+            by_folder.setdefault(at, {})[number - starts[at]] = row
+        for at, some in by_folder.items():
+            self._keep(self.head.folders[at], self.head.files[at], some)
+        return [found[number] for number in numbers]
 
     def walked(self, ignore: Sequence[str]) -> list[Folder]:
         """The folders of the walk the cache holds when it was made with this ``ignore``
@@ -260,7 +286,6 @@ class ParseCache:
         order: Order,
         *,
         ignore: Sequence[str] = (),
-        bodies: bool = True,
         same: Mapping[int, int] | None = None,
     ) -> bytes | None:
         """Write the cache: ``rows`` one per name of ``folders``, in order, as a walk
@@ -270,13 +295,12 @@ class ParseCache:
         ``same`` maps a folder's number to that of a cached folder with the same rows:
         writing the head only, its rows file is named again, not written.
 
-        With ``bodies`` every task carries its body and every file is written; without,
-        the head and the rows files of the folders not in ``same``, the rows keeping their
-        slots in the current body file. Each rows file is written once under a new name
+        Each rows file (with its columns and body store) is written once under a new name
         and the head replaced atomically last, so a reader sees one whole cache or the
-        other. Best effort: a read-only task directory just stays uncached.
+        other. Best effort: a read-only task directory just stays uncached, and so does
+        one whose body a changed file no longer gives (``task.changed``).
         """
-        if self.path is None or (not bodies and self.head is None):
+        if self.path is None:
             return None
         task_dir = self.path.parent.parent.parent
         if not (task_dir / STATE_DIR).is_dir():
@@ -292,9 +316,8 @@ class ParseCache:
         try:
             ensure_state_dir(task_dir)
             self.path.parent.mkdir(exist_ok=True)
-            reused = same if same is not None and not bodies else {}
-            encoded = self._encode(folders, rows, order, ignore, bodies=bodies, same=reused)
-        except (OSError, UnicodeEncodeError):  # a name that is not UTF-8 stays uncached
+            encoded = self._encode(folders, rows, order, ignore, same=same or {})
+        except (OSError, UnicodeEncodeError, TaskToolError):  # e.g. a name that is not UTF-8
             return None
         return self._commit(encoded)
 
@@ -305,87 +328,76 @@ class ParseCache:
         order: Order,
         ignore: Sequence[str],
         *,
-        bodies: bool,
         same: Mapping[int, int],
     ) -> _Encoded:
-        """The files of a write (see :meth:`write`), encoded: with ``bodies`` the body
-        file and every folder's rows (their bodies moved out, each naming its slot), else
-        the rows of the folders not in ``same``."""
+        """The files of a write (see :meth:`write`), encoded: the rows of the folders not
+        in ``same``, their bodies moved to the rows file's body store."""
         from tasktool.files.id_columns import IdColumns  # a warm run writes nothing
 
-        replace = msgspec.structs.replace
         before = self.head.files if self.head is not None else []
-        encoded_bodies = None
         with no_collection():
-            if bodies:
-                token = os.urandom(16)
-                texts = [row.task.body if row.task else "" for row in rows]
-                rows = [
-                    Row(replace(row.task, body=""), None, number) if row.task else row
-                    for number, row in enumerate(rows)
-                ]
-                encoded_bodies = encoder.encode(BodyFile(FORMAT, token, texts))
-            else:
-                assert self.head is not None
-                token = self.head.token
+            token = os.urandom(16)
             files: list[str] = []
+            stores: list[int] = []
             written: list[tuple[str, bytes]] = []
             start = 0
             for number, folder in enumerate(folders):
                 was = same.get(number)
                 if not len(folder):
                     files.append("")
+                    stores.append(0)
                 elif was is not None and was < len(before) and before[was]:
                     files.append(before[was])
+                    stores.append(self.head.stores[was] if self.head is not None else 0)
                 else:
                     name = f"{ROWS_PREFIX}{os.urandom(8).hex()}.msgpack"
-                    part = rows[start : start + len(folder)]
+                    old = self._parts.get(folder.path)
+                    part, store = _bodies_moved(rows[start : start + len(folder)], old)
                     columns = IdColumns.of([row.task for row in part])
                     files.append(name)
+                    stores.append(len(store))
+                    written.append((bodies.store_name(bodies.store_number(name)), store))
                     written.append((name, encoder.encode(part)))
                     written.append((columns_name(name), encoder.encode(columns)))
                 start += len(folder)
-            head = Head(FORMAT, token, ignore_entries(ignore), folders, files, *order)
-            return _Encoded(encoded_bodies, written, encoder.encode(head), token, files)
+            head = Head(FORMAT, token, ignore_entries(ignore), folders, files, stores, *order)
+            return _Encoded(written, encoder.encode(head), token, files, stores)
 
     def _commit(self, encoded: _Encoded) -> bytes | None:
         """Write the encoded files, the head last, then remove what no head names; the
         identity of the cache written (``None``: nothing was)."""
         assert self.path is not None
         try:
-            # Bodies and rows first: a reader that sees the new head finds them (or, if
-            # another process wrote in between, a body token that does not match).
-            if encoded.bodies is not None:
-                atomic_write_bytes(body_path(self.path), encoded.bodies, sync=False)
+            # Stores and rows first: a reader that sees the new head finds them.
             for name, blob in encoded.written:
                 atomic_write_bytes(self.path.with_name(name), blob, sync=False)
             stat = atomic_write_bytes(self.path, encoded.head, sync=False)
         except OSError:
             return None
         before = self.head.files if self.head is not None else []
+        bodies.known(str(self.path.parent), encoded.files, encoded.stores)
         self._remove_unused({*encoded.files, *before})
         return encoded.token + signature.of(stat)
 
     def _remove_unused(self, named: set[str]) -> None:
         """Delete the parse cache files an older or newer tasktool left (never read), and
         the rows files that neither this head nor the one before names (with their
-        columns of ids), once old enough that no run still reads them
+        columns of ids and body stores), once old enough that no run still reads them
         (:data:`ORPHAN_AGE_NS`). Other files (the config file's cache, when the config
         sits in the task directory) are left alone."""
         assert self.path is not None
-        ours = {self.path.name, body_path(self.path).name}
         old_enough = time.time_ns() - ORPHAN_AGE_NS
         try:
-            for stale in self.path.parent.glob("*.msgpack"):
+            for stale in self.path.parent.iterdir():
                 name = stale.name
-                if name in ours or name in named:
+                if name == self.path.name or name in named:
                     continue
                 if name.startswith(ROWS_PREFIX):
                     if rows_name(name) in named:
-                        continue  # the columns of a named rows file
+                        continue  # the columns or body store of a named rows file
                     if stale.stat().st_mtime_ns < old_enough:
                         stale.unlink(missing_ok=True)
-                elif name.startswith(("tasks-", "bodies-tasks-")):
+                elif name.startswith(("tasks-", "bodies-tasks-")) and name.endswith(".msgpack"):
                     stale.unlink(missing_ok=True)
         except OSError:
             return

@@ -1,5 +1,6 @@
 """The parse cache's files under ``<task dir>/.tasktool/cache/`` and how they are read
-(:mod:`tasktool.files.cache` writes them): the head, one rows file per folder, the bodies.
+(:mod:`tasktool.files.cache` writes them): the head, one rows file per folder and its body
+store (read by :mod:`tasktool.files.bodies`).
 
 Each reader returns ``None`` for a file that is missing, corrupt or another version's:
 the cache then counts as missing and is rebuilt.
@@ -25,18 +26,15 @@ from tasktool.model.task import Task
 __all__ = [
     "FORMAT",
     "ROWS_PREFIX",
-    "BodyFile",
     "Folder",
     "Head",
     "Row",
-    "body_path",
     "cache_path",
     "columns_name",
     "encoder",
     "ignore_entries",
     "no_collection",
     "projected",
-    "read_bodies",
     "read_head",
     "read_rows",
     "read_some_rows",
@@ -45,7 +43,9 @@ __all__ = [
     "rows_name",
 ]
 
-FORMAT = "tasks-7"  # 5: rows by folder; 6: folder signatures; 7: a rows file per folder
+#: 5: rows by folder; 6: folder signatures; 7: a rows file per folder; 8: a body store per
+#: rows file (a row's task holds :data:`~tasktool.model.task.KEPT` for its body).
+FORMAT = "tasks-8"
 #: A folder's rows file: this prefix, 16 hex digits, ``.msgpack`` (never rewritten).
 ROWS_PREFIX = "rows-"
 _ROWS_NAME_LENGTH = len(ROWS_PREFIX) + 16 + len(".msgpack")
@@ -92,12 +92,11 @@ class Folder(msgspec.Struct, frozen=True, array_like=True, gc=False):
 
 # gc=False (here and on Row): they hold only strings, numbers and tuples (no cycles).
 class Row(msgspec.Struct, frozen=True, array_like=True, gc=False):
-    """What one file parsed to; ``slot`` is its body's index in the body file (-1: the
-    body, if any, is the task's own)."""
+    """What one file parsed to (a task's body inline when parsed by this run, else where
+    the body store keeps it)."""
 
     task: Task | None = None
     broken: Diagnostic | None = None
-    slot: int = -1
 
 
 def row_of(parsed: Task | Diagnostic | None) -> Row:
@@ -115,23 +114,19 @@ def _split(parsed: Task | Diagnostic | None) -> tuple[Task | None, Diagnostic | 
 class Head(msgspec.Struct, frozen=True, array_like=True, gc=False):
     """The head: the ``ignore`` setting of the walk, its folders in walk order, the name
     of each folder's rows file (one msgpack array, one row per name; ``""`` for a folder
-    without files), and the result order (row numbers of the active tasks, archived tasks
-    and broken files)."""
+    without files) and the length of its body store (one that reads otherwise is damaged),
+    and the result order (row numbers of the active tasks, archived tasks and broken
+    files)."""
 
     format: str
     token: bytes
     ignore: list[str]
     folders: list[Folder]
     files: list[str]
+    stores: list[int]
     tasks: list[int]
     archived: list[int]
     broken: list[int]
-
-
-class BodyFile(msgspec.Struct, frozen=True, array_like=True):
-    format: str
-    token: bytes
-    bodies: list[str]
 
 
 _head_decoder = msgspec.msgpack.Decoder(Head)
@@ -143,12 +138,11 @@ _row_decoder = msgspec.msgpack.Decoder(Row)
 @functools.cache
 def projected(kind: type[Any]) -> msgspec.msgpack.Decoder[list[Any]]:
     """A decoder of a folder's rows (as :class:`Row`) whose tasks decode as ``kind``."""
-    fields = [("task", kind | None), ("broken", msgspec.Raw), ("slot", int)]  # Raw: skipped
+    fields = [("task", kind | None), ("broken", msgspec.Raw)]  # Raw: skipped
     row = msgspec.defstruct("Projected", fields, array_like=True, frozen=True, gc=False)
     return msgspec.msgpack.Decoder(list[row])  # type: ignore[valid-type]
 
 
-_body_decoder = msgspec.msgpack.Decoder(BodyFile)
 encoder = msgspec.msgpack.Encoder()
 
 
@@ -187,7 +181,7 @@ def read_head(root: Path) -> tuple[Head, bytes] | None:
         return None
     if (
         head.format != FORMAT
-        or len(head.files) != len(head.folders)
+        or not len(head.files) == len(head.stores) == len(head.folders)
         or not all(map(_names_rows, head.folders, head.files))
     ):
         return None
@@ -213,21 +207,21 @@ def rows_bytes(root: Path, name: str) -> bytes:
         return handle.read()
 
 
-def read_rows(root: Path, head: Head) -> list[Row] | None:
-    """Every folder's rows, read and decoded a folder at a time; ``None`` when a rows file
-    is gone (deleted by a later writer) or does not decode."""
-    rows: list[Row] = []
+def read_rows(root: Path, head: Head) -> list[list[Row]] | None:
+    """Every folder's rows, read and decoded a folder at a time (``[]`` for a folder
+    without files); ``None`` when a rows file is gone (deleted by a later writer) or does
+    not decode."""
+    parts: list[list[Row]] = []
     try:
         with no_collection():
             for folder, name in zip(head.folders, head.files, strict=True):
-                if name:
-                    part = _rows_decoder.decode(rows_bytes(root, name))
-                    if len(part) != len(folder):
-                        return None
-                    rows += part
+                part = _rows_decoder.decode(rows_bytes(root, name)) if name else []
+                if len(part) != len(folder):
+                    return None
+                parts.append(part)
     except (OSError, msgspec.DecodeError):
         return None
-    return rows
+    return parts
 
 
 def read_some_rows(root: Path, head: Head, numbers: Sequence[int]) -> dict[int, Row] | None:
@@ -258,16 +252,6 @@ def read_some_rows(root: Path, head: Head, numbers: Sequence[int]) -> dict[int, 
     return rows if at == len(wanted) else None
 
 
-def read_bodies(path: Path, token: bytes) -> list[str] | None:
-    """The bodies in the body file of the head at ``path`` when its token is ``token``."""
-    try:
-        with no_collection():
-            found = _body_decoder.decode(body_path(path).read_bytes())
-    except (OSError, msgspec.DecodeError):
-        return None
-    return found.bodies if found.token == token and found.format == FORMAT else None
-
-
 def columns_name(rows_name: str) -> str:
     """The name of the file that keeps a rows file's columns of ids."""
     return f"{rows_name.removesuffix('.msgpack')}.ids.msgpack"
@@ -277,7 +261,3 @@ def rows_name(name: str) -> str:
     """The rows file a cache file named ``name`` (a rows file, or one kept beside one)
     belongs to."""
     return f"{name[: _ROWS_NAME_LENGTH - len('.msgpack')]}.msgpack"
-
-
-def body_path(path: Path) -> Path:
-    return path.with_name(f"bodies-{path.name}")

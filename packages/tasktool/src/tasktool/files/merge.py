@@ -26,8 +26,8 @@ class _Merge:
     """The rows of a rescan: each folder's files matched to the cached ones by name and
     signature, the others queued for parsing."""
 
-    def __init__(self, cache: ParseCache, *, bodies: bool) -> None:
-        self.before_rows = cache.rows(bodies=bodies) or []
+    def __init__(self, cache: ParseCache) -> None:
+        self.before_rows = cache.rows() or []
         # path -> folder, its first row, its number
         self.before: dict[str, tuple[Folder, int, int]] = {}
         start = 0
@@ -105,14 +105,12 @@ def rescan(
     ignore: tuple[str, ...],
     walked: list[tuple[Folder, str]],
     cache: ParseCache,
-    *,
-    bodies: bool,
 ) -> tuple[list[Row], Order, bytes | None]:
     """The rows and their result order when some file changed, appeared or vanished (or
     nothing is cached), and the identity of the cache it wrote when that cache holds
     every file settled (the next run, files unchanged, reads this result from it): a memo
     keyed on the identity can then keep what this run derives."""
-    merge = _Merge(cache, bodies=bodies)
+    merge = _Merge(cache)
     for folder, relative in walked:
         merge.add(folder, relative)
     merge.parse(root)
@@ -129,10 +127,5 @@ def rescan(
     if cache.path is not None and (
         merge.settled or merge.vanished(walked) or (settled and merge.regrouped(cache, ignore))
     ):
-        # Rows taken from a cache read without bodies have none: unless every row was
-        # parsed now, write the head only (they keep their slots in the body file).
-        complete = bodies or all(row.slot < 0 for row in rows)
-        written = cache.write(
-            merge.folders, rows, order, ignore=ignore, bodies=complete, same=merge.same
-        )
+        written = cache.write(merge.folders, rows, order, ignore=ignore, same=merge.same)
     return rows, order, written if settled else None

@@ -11,9 +11,6 @@ import os
 import time
 from collections import deque
 from collections.abc import Iterator, Sequence
-from pathlib import Path
-
-import msgspec
 
 from tasktool.files.cache_files import Row, row_of
 from tasktool.files.taskfile import id_in_text, looks_like_task, parse_task
@@ -32,7 +29,6 @@ __all__ = [
     "parse_files",
     "read_all",
     "read_entry",
-    "with_body",
 ]
 
 ARCHIVE_DIR = "archive"
@@ -150,12 +146,3 @@ def _unreadable(path: str, reason: str, task_id: str | None = None) -> Diagnosti
         file=path,
         task_id=task_id,
     )
-
-
-def with_body(root: Path, task: Task) -> Task:
-    """``task`` with its body, read from its file again (for a scan without bodies); the
-    task as it is when the file no longer parses to the same id."""
-    reread = read_entry(str(root), task.file_path)
-    if isinstance(reread, Task) and reread.id == task.id:
-        return msgspec.structs.replace(task, body=reread.body)
-    return task

@@ -20,7 +20,7 @@ import msgspec
 
 from tasktool.files.cache import ParseCache
 from tasktool.files.cache_files import Folder, Head, Row
-from tasktool.files.read import ARCHIVE_DIR, parse_entry, read_entry, with_body
+from tasktool.files.read import ARCHIVE_DIR, parse_entry, read_entry
 from tasktool.files.walk import SKIPPED_DIRS, is_scanned_folder, walk
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task
@@ -39,7 +39,6 @@ __all__ = [
     "read_entry",
     "scan_source",
     "scan_tasks",
-    "with_body",
 ]
 
 T = TypeVar("T")
@@ -60,18 +59,15 @@ class ScanResult(msgspec.Struct, frozen=True, kw_only=True):
         return frozenset((*(task.id for task in self.tasks + self.archived), *broken))
 
 
-def scan_tasks(
-    root: Path, ignore: tuple[str, ...] = (), *, use_cache: bool = True, bodies: bool = True
-) -> ScanResult:
+def scan_tasks(root: Path, ignore: tuple[str, ...] = (), *, use_cache: bool = True) -> ScanResult:
     """Read every task under ``root``, parsing only files changed since the cached run.
 
     When no folder's names or signatures changed, the cached rows are the answer, in the
     cached result order. Otherwise each folder's files are matched to the cached ones by
-    name and signature and only the others are parsed. Without ``bodies`` a task's body
-    may be empty (the body file is not read): for commands that never show one;
-    :func:`with_body` reads one task's body afterwards.
+    name and signature and only the others are parsed. A task read from the cache reads
+    its body when first asked for (:mod:`tasktool.files.bodies`).
     """
-    return scan_source(root, ignore, use_cache=use_cache, bodies=bodies).result
+    return scan_source(root, ignore, use_cache=use_cache).result
 
 
 class Scan:
@@ -80,8 +76,8 @@ class Scan:
 
     ``identity`` is the parse cache's identity when every file is as the cache holds it
     (the cache read, or the one this scan wrote with every file settled), else ``None``
-    (a file changed a moment ago, no cache): the same identity, the same result (bodies
-    aside). Read from the cache, the result is its rows, decoded only when asked for, so
+    (a file changed a moment ago, no cache): the same identity, the same result. Read from
+    the cache, the result is its rows, decoded only when asked for, so
     a command that recalls what it derived from them (a memo keyed on the identity) never
     decodes them (a good share of a warm run). Until then :attr:`broken` and
     :meth:`tasks_at` read the few rows they need alone.
@@ -94,10 +90,14 @@ class Scan:
         *,
         cache: ParseCache | None = None,
         folders: Sequence[str] | None = None,
+        read: ParseCache | None = None,
     ) -> None:
         self.identity = identity
         self._compute = compute
         self._cache = cache  # the cache read for the identity (its rows are the result)
+        #: The cache this scan read: the tasks taken from its rows find their bodies
+        #: through it (:mod:`tasktool.files.bodies`) while it is held.
+        self._read = read or cache
         #: Every folder the walk entered (absolute paths), ``None`` for a scan made
         #: elsewhere: where a worklog lookup looks for ``.worklogs/`` folders.
         self.folders = folders
@@ -114,8 +114,8 @@ class Scan:
         return self.result.broken
 
     def tasks_at(self, positions: Sequence[int]) -> list[Task] | None:
-        """The tasks at these positions of the result's active then archived tasks (their
-        bodies perhaps empty), read alone from the cache while the result is not decoded;
+        """The tasks at these positions of the result's active then archived tasks, read
+        alone from the cache while the result is not decoded;
         ``None`` when a position is out of range or the cache no longer reads as it did."""
         head = self._undecoded()
         if head is None:
@@ -168,9 +168,7 @@ def at_positions(first: Sequence[T], then: Sequence[T], positions: Sequence[int]
     return [first[position] if position < size else then[position - size] for position in positions]
 
 
-def scan_source(
-    root: Path, ignore: tuple[str, ...] = (), *, use_cache: bool = True, bodies: bool = True
-) -> Scan:
+def scan_source(root: Path, ignore: tuple[str, ...] = (), *, use_cache: bool = True) -> Scan:
     """The :class:`Scan` of ``root``: its files walked and compared with the parse cache now,
     the rows decoded (or the changed files parsed) when its result is first asked for."""
     cache = ParseCache.open(root) if use_cache else ParseCache.empty()
@@ -178,13 +176,13 @@ def scan_source(
     walked = walk(root, ignore, known)
     folders = [folder.path for folder, _ in walked]
     if cache.identity is not None and known == [folder for folder, _ in walked]:
-        compute = functools.partial(_from_cache, root, ignore, walked, cache, bodies=bodies)
+        compute = functools.partial(_from_cache, root, ignore, walked, cache)
         return Scan(cache.identity, compute, cache=cache, folders=folders)
     from tasktool.files.merge import rescan  # a run with nothing changed never merges
 
-    rows, order, written = rescan(root, ignore, walked, cache, bodies=bodies)
+    rows, order, written = rescan(root, ignore, walked, cache)
     result = _result(rows, *order)
-    return Scan(written, lambda: result, folders=folders)
+    return Scan(written, lambda: result, folders=folders, read=cache)
 
 
 def _from_cache(
@@ -192,16 +190,14 @@ def _from_cache(
     ignore: tuple[str, ...],
     walked: list[tuple[Folder, str]],
     cache: ParseCache,
-    *,
-    bodies: bool,
 ) -> ScanResult:
     """The result when every file is as cached: the cached rows in the cached order (or,
     should they not decode, a rescan, which rewrites the cache)."""
-    rows = cache.rows(bodies=bodies)
+    rows = cache.rows()
     if rows is None or cache.head is None:
         from tasktool.files.merge import rescan
 
-        rows, order, _written = rescan(root, ignore, walked, cache, bodies=bodies)
+        rows, order, _written = rescan(root, ignore, walked, cache)
         return _result(rows, *order)
     head = cache.head
     return _result(rows, head.tasks, head.archived, head.broken)

@@ -316,7 +316,7 @@ def _parse(
     base = str(root)
     if len(changed) <= _BULK:
         return {path: read_entry(base, os.path.join(base, path)) for path in changed}
-    scan = scan_tasks(root, ignore, use_cache=use_cache, bodies=False)
+    scan = scan_tasks(root, ignore, use_cache=use_cache)
     found: dict[str, Task | Diagnostic | None] = {
         item.file_path: item for item in (*scan.tasks, *scan.archived)
     }

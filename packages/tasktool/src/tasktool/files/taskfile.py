@@ -150,7 +150,7 @@ def task_from_mapping(
     if not fields.get("status"):
         fields["status"] = "pending"
     return Task(
-        id=task_id, **fields, group=group, file_path=file_path, archived=archived, body=body
+        id=task_id, **fields, group=group, file_path=file_path, archived=archived, raw_body=body
     )
 
 

@@ -67,6 +67,11 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("task.unresolved", "archive of an unfinished task (use --force)", _CONFLICT),
     ("task.archived", "archive of a task already archived", _CONFLICT),
     ("task.conflict", "The file changed while being edited; nothing written; retry", _CONFLICT),
+    (
+        "task.changed",
+        "A task's file changed after it was loaded, before its body was read; run again",
+        _CONFLICT,
+    ),
     ("task.lock", "The lock directory under .tasktool/ cannot be created", _BROKEN),
     ("task.dir_missing", "The task directory path is not a directory", _BROKEN),
     (

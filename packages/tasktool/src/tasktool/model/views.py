@@ -4,25 +4,28 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from operator import attrgetter
 from types import GenericAlias
 from typing import Any, overload
 
 import msgspec
 
-from tasktool.model.task import Task
+from tasktool.model.task import KEPT, Task
 
 __all__ = ["TASK_KEYS", "TaskRows", "row_type", "task_summary", "task_view", "task_views"]
 
 #: Keys of a task object, in output order (``body`` only where asked for).
-TASK_KEYS: tuple[str, ...] = tuple(field for field in Task.__struct_fields__ if field != "body")
+TASK_KEYS: tuple[str, ...] = tuple(field for field in Task.__struct_fields__ if field != "raw_body")
 
 
 def task_views(tasks: Sequence[Task], *, body: bool = False) -> list[dict[str, Any]]:
-    """Tasks as JSON-ready dicts with every field (lists as lists, unset as ``null``)."""
+    """Tasks as JSON-ready dicts with every field (lists as lists, unset as ``null``); with
+    ``body``, the body last (read now when the parse cache keeps it)."""
     views: list[dict[str, Any]] = msgspec.to_builtins(tasks)
-    if not body:
-        for view in views:
-            del view["body"]
+    for view, task in zip(views, tasks, strict=True):
+        del view["body"]  # as the task holds it: perhaps only where it is kept
+        if body:
+            view["body"] = task.body
     return views
 
 
@@ -34,10 +37,12 @@ def row_type(keys: tuple[str, ...]) -> type[msgspec.Struct]:
     return msgspec.defstruct("TaskRow", [(key, types[key]) for key in keys], gc=False)
 
 
-#: The end of a task without a body in compact JSON. ``body`` is the last field, and the
-#: bytes ``,"`` never occur inside an encoded string (a quote there is ``\"``), so in a
-#: JSON array of tasks this marks exactly the empty bodies' keys and values.
-_EMPTY_BODY = b',"body":""}'
+#: The end of a task without its body in compact JSON, by what the task holds for it: no
+#: body, or one the parse cache keeps. ``body`` is the last field, and the bytes ``,"``
+#: never occur inside an encoded string (a quote there is ``\"``), so in a JSON array of
+#: tasks these mark exactly those bodies' keys and values.
+_BODY_ENDS = {raw: b',"body":' + msgspec.json.encode(raw) + b"}" for raw in ("", KEPT)}
+_raw_body = attrgetter("raw_body")
 
 
 class TaskRows(Sequence[msgspec.Struct]):
@@ -52,12 +57,15 @@ class TaskRows(Sequence[msgspec.Struct]):
 
     def encode(self, start: int, stop: int) -> bytes:
         """Rows ``start:stop`` as a compact JSON array (``UnicodeEncodeError`` when some
-        text is not UTF-8). Every field but the body, of tasks without one (a listing's,
-        loaded without bodies), is the tasks' own JSON minus the empty body: encoded
-        straight from the tasks, without building rows."""
+        text is not UTF-8). Every field but the body, of tasks that hold none or whose body
+        the parse cache keeps (a listing's, from the cache), is the tasks' own JSON minus
+        that body: encoded straight from the tasks, without building rows."""
         tasks = self._tasks[start:stop]
-        if self._keys == TASK_KEYS and not any(task.body for task in tasks):
-            return msgspec.json.encode(tasks).replace(_EMPTY_BODY, b"}")
+        if self._keys == TASK_KEYS and all(raw in _BODY_ENDS for raw in map(_raw_body, tasks)):
+            encoded = msgspec.json.encode(tasks)
+            for raw in set(map(_raw_body, tasks)):
+                encoded = encoded.replace(_BODY_ENDS[raw], b"}")
+            return encoded
         return msgspec.json.encode(self[start:stop])
 
     def __len__(self) -> int:

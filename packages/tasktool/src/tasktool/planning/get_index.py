@@ -91,7 +91,7 @@ class _Stale(Exception):
 
 
 class Found(msgspec.Struct, frozen=True, gc=False):
-    """What ``get`` shows of an id: its task (body perhaps empty), the ids of its
+    """What ``get`` shows of an id: its task, the ids of its
     dependents, its children, and its unmet dependencies."""
 
     task: Task

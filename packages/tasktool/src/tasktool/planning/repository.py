@@ -310,7 +310,7 @@ class CacheView:
         return self._scan.id_table() if self._merged is None else None
 
     def tasks_at(self, positions: Sequence[int]) -> list[Task] | None:
-        """``all_tasks`` at these positions (their bodies perhaps empty); while the tasks are
+        """``all_tasks`` at these positions; while the tasks are
         not decoded, read alone from the parse cache. ``None`` when a position is out of
         range or the cache changed since this run read it."""
         if self._merged is not None:
@@ -336,12 +336,10 @@ def load_context(
     home: Path | None = None,
     tolerant: bool = False,
     use_cache: bool = True,
-    bodies: bool = True,
 ) -> Repository:
     """Load the config and scan the task directory.
 
     Unless ``tolerant`` (``validate``), a rejected config raises its first error.
-    Without ``bodies``, tasks may come with an empty body (see :func:`scan_tasks`).
     A task directory that does not exist yet gives a repository without tasks
     (:attr:`Repository.absent`; nothing is created by reading it); a task directory
     path that is not a directory raises ``task.dir_missing``.
@@ -355,7 +353,7 @@ def load_context(
     if not root.is_dir():
         raise TaskToolError(f"task directory {root} is not a directory", code="task.dir_missing")
     found = discover_worktrees(root) if config.settings.worktree_scope == "unified" else None
-    scan = scan_source(root, config.settings.ignore, use_cache=use_cache, bodies=bodies)
+    scan = scan_source(root, config.settings.ignore, use_cache=use_cache)
     if found is None or not found.siblings:
         return Repository(config, scan)
     # Imported only with siblings: a single worktree pays nothing for the overlay.
@@ -376,12 +374,11 @@ class Loader(Protocol):
     def __call__(self, *, tolerant: bool = False) -> Repository: ...
 
 
-def loader(overrides: Overrides | None = None, *, bodies: bool = True) -> Loader:
-    """A :class:`Loader` over :func:`load_context` with these global overrides (its tasks
-    without bodies unless ``bodies``: for a caller that never shows them)."""
+def loader(overrides: Overrides | None = None) -> Loader:
+    """A :class:`Loader` over :func:`load_context` with these global overrides."""
 
     def load(*, tolerant: bool = False) -> Repository:
-        return load_context(overrides, tolerant=tolerant, bodies=bodies)
+        return load_context(overrides, tolerant=tolerant)
 
     return load
 

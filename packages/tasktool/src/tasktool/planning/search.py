@@ -9,10 +9,11 @@ occurrence of a word in the body (at most 5 per word); ties keep natural id orde
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import msgspec
 
+from tasktool.files.bodies import each_body
 from tasktool.model.task import Task, natural_key
 
 __all__ = ["Hit", "search_tasks", "tag_counts"]
@@ -27,16 +28,18 @@ class Hit(msgspec.Struct, frozen=True):
     score: int
 
 
-def search_tasks(tasks: Iterable[Task], query: str) -> list[Hit]:
-    """Tasks matching ``query`` (see the module), best first."""
+def search_tasks(tasks: Sequence[Task], query: str) -> list[Hit]:
+    """Tasks matching ``query`` (see the module), best first (ties in ``tasks`` order).
+    The bodies are read as the search goes, a few at a time (``each_body``)."""
     words = query.casefold().split()
     if not words:
         return []
     phrase = " ".join(words)
-    hits: list[Hit] = []
-    for task in tasks:
+    found: list[tuple[int, Hit]] = []
+    for position, text in each_body(tasks):
+        task = tasks[position]
         title = task.title.casefold()
-        body = task.body.casefold()
+        body = text.casefold()
         score = 10 if phrase in title else 0
         for word in words:
             in_title = word in title
@@ -45,9 +48,9 @@ def search_tasks(tasks: Iterable[Task], query: str) -> list[Hit]:
                 break
             score += 3 * in_title + in_body
         else:
-            hits.append(Hit(task, score))
-    hits.sort(key=lambda hit: (-hit.score, natural_key(hit.task.id)))
-    return hits
+            found.append((position, Hit(task, score)))
+    found.sort(key=lambda item: (-item[1].score, natural_key(item[1].task.id), item[0]))
+    return [hit for _, hit in found]
 
 
 def tag_counts(tasks: Iterable[Task]) -> list[tuple[str, int]]:

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 from mtcommon import CodedError
 from tasktool.config import LoadedConfig
-from tasktool.files.scan import with_body
 from tasktool.files.taskfile import is_safe_id
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.settings import Settings
@@ -124,18 +123,17 @@ def task_detail(repo: Repository, task: Task) -> dict[str, Any]:
 
 
 def get_document(repo: Repository, task_id: str) -> dict[str, Any]:
-    """``get``: :func:`task_detail` of ``repo.get(task_id)`` (its errors included), the
-    task's body read from its file again. When the parse cache holds every file as it is
-    (no sibling worktree overlaid), answered from its columns of ids
-    (:mod:`tasktool.planning.get_index`): only the task's row and its children's are
-    decoded, not every task's."""
+    """``get``: :func:`task_detail` of ``repo.get(task_id)`` (its errors included). When
+    the parse cache holds every file as it is (no sibling worktree overlaid), answered
+    from its columns of ids (:mod:`tasktool.planning.get_index`): only the task's row and
+    its children's are decoded, not every task's."""
     from tasktool.planning.get_index import lookup  # list and the planning commands never look up
 
     found = lookup(repo, task_id)
     if found is None:
-        return task_detail(repo, with_body(repo.task_dir, repo.get(task_id)))
-    task = with_body(repo.task_dir, found.task)
-    worklog = _worklog(repo, task.id, found.task)
+        return task_detail(repo, repo.get(task_id))
+    task = found.task
+    worklog = _worklog(repo, task.id, task)
     return _detail(task, found.dependents, found.children, found.unmet, worklog)
 
 

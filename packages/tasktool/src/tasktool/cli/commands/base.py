@@ -145,14 +145,11 @@ def data_format(options: GlobalOptions, fmt: str | None) -> str | None:
 
 
 def load_repository(
-    options: GlobalOptions, *, tolerant: bool = False, bodies: bool = True, creating: bool = False
+    options: GlobalOptions, *, tolerant: bool = False, creating: bool = False
 ) -> Repository:
     """Load config and tasks; broken task files are warned about on stderr, and so is a
-    task directory that does not exist yet, unless the command is ``creating`` it.
-
-    ``bodies=False`` for a command that shows no body: a warm run then never reads them.
-    """
-    repo = oneshot.load(lambda: load_context(options.overrides(), tolerant=tolerant, bodies=bodies))
+    task directory that does not exist yet, unless the command is ``creating`` it."""
+    repo = oneshot.load(lambda: load_context(options.overrides(), tolerant=tolerant))
     settings = repo.settings
     options.loud, options.silent = settings.verbose, settings.quiet
     options.note_config(repo.config.file)
@@ -167,14 +164,11 @@ def load_repository(
     return repo
 
 
-def repositories(
-    options: GlobalOptions, *, bodies: bool = True
-) -> list[tuple[str | None, Repository]]:
+def repositories(options: GlobalOptions) -> list[tuple[str | None, Repository]]:
     """``[(None, repo)]``, or under ``--all-projects`` each registered project's repository
-    with its id, in registry order; the worktrees of one repository count once.
-    ``bodies`` as for :func:`load_repository`."""
+    with its id, in registry order; the worktrees of one repository count once."""
     if not options.all_projects:
-        return [(None, load_repository(options, bodies=bodies))]
+        return [(None, load_repository(options))]
     from tasktool.config.registry import project_home, read_registry
 
     found: list[tuple[str | None, Repository]] = []
@@ -185,7 +179,7 @@ def repositories(
             continue
         seen.add(home)
         scoped = msgspec.structs.replace(options, project=project.id)
-        found.append((project.id, load_repository(scoped, bodies=bodies)))
+        found.append((project.id, load_repository(scoped)))
     return found
 
 

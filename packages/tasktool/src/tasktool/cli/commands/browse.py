@@ -52,7 +52,7 @@ def search_command(
 @click.pass_obj
 def tags_command(options: GlobalOptions, /, *, archived: bool, fmt: str | None) -> None:
     """Every tag with the number of tasks carrying it, most used first."""
-    repo = load_repository(options, bodies=False)
+    repo = load_repository(options)
     tasks = repo.all_tasks if archived else repo.tasks
     rows = [{"tag": tag, "count": count} for tag, count in tag_counts(tasks)]
     output(options, fmt, rows, columns=("tag", "count"))

@@ -136,7 +136,7 @@ def add_command(
     completed_at/cancelled_at as set does. Values are checked as set checks them.
     A task directory that does not exist yet (a fresh clone) is created.
     """
-    repo = load_repository(options, bodies=False, creating=True)
+    repo = load_repository(options, creating=True)
     fields = new_task_fields(
         title,
         {field: values.get(field) for field in (*(f for f, _, _ in SCALARS), *DATES)},
@@ -193,7 +193,7 @@ def set_command(
     Completing stamps completed_at, cancelling stamps cancelled_at, reopening
     clears both. Effort, status, priority and type are checked.
     """
-    repo = load_repository(options, bodies=False)
+    repo = load_repository(options)
     if done:
         # With workflow: pr-review, done means "ready for review"; --status completed
         # still completes.
@@ -250,7 +250,7 @@ def edit_command(options: GlobalOptions, /, *, task_id: str, fmt: str | None) ->
     from tasktool.model.task import Task
     from tasktool.planning.changes import check_value
 
-    repo = load_repository(options, bodies=False)
+    repo = load_repository(options)
     path = repo.get(task_id).file_path
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     try:

@@ -55,7 +55,7 @@ def graph_command(
             f"unknown status {unknown[0]!r}; known: {', '.join(STATUS_ORDER)}",
             param_hint="--exclude-status",
         )
-    repo = load_repository(options, bodies=False)
+    repo = load_repository(options)
     chosen = graph_format or ("json" if options.format in {"json", "yaml"} else "ascii")
     view = select_graph(
         repo.graph,

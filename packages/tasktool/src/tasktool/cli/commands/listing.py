@@ -120,11 +120,10 @@ def list_command(
     query = _Query(filters, sort, limit, archived, shown if columns else TASK_KEYS)
     everywhere = options.all_projects
     if not group_by and chosen == "json" and not everywhere:
-        _json_list(load_repository(options, bodies=False), query)
+        _json_list(load_repository(options), query)
         return
     found = [
-        (project, repo.settings, _select(repo, query))
-        for project, repo in repositories(options, bodies=False)
+        (project, repo.settings, _select(repo, query)) for project, repo in repositories(options)
     ]
     keys = ("project", *shown) if everywhere else shown
 
@@ -220,7 +219,7 @@ def get_command(options: GlobalOptions, /, *, task_id: str, fmt: str | None) -> 
     A number finds the task whose id it is but for leading zeros (1 finds 001) when
     exactly one is.
     """
-    repo = load_repository(options, bodies=False)
+    repo = load_repository(options)
     try:
         detail = get_document(repo, task_id)
     except TaskToolError as exc:

@@ -42,7 +42,7 @@ __all__ = [
 @click.pass_obj
 def rm_command(options: GlobalOptions, /, *, task_id: str, force: bool) -> None:
     """Delete a task file and its worklog; refuses while other tasks reference it."""
-    repo = load_repository(options, bodies=False)
+    repo = load_repository(options)
     for path in remove_task(repo, task_id, force=force):
         options.info(f"removed {path}")
     if not options.silent:
@@ -97,7 +97,7 @@ def archive_command(
     selecting = all_resolved or statuses or tags or older_than is not None
     if not task_ids and not selecting:
         raise click.UsageError("give task ids, --all, --status, --tag or --older-than")
-    repo = load_repository(options, bodies=False)
+    repo = load_repository(options)
     chosen = choose_to_archive(
         repo,
         task_ids,
@@ -134,7 +134,7 @@ def restore_command(
 
     Refuses when an active task has the id or the file it would take exists.
     """
-    repo = load_repository(options, bodies=False)
+    repo = load_repository(options)
     rows = [{"id": task_id, "to": str(restore_task(repo, task_id))} for task_id in task_ids]
     if data_format(options, fmt):
         output(options, fmt, {"restored": rows})
@@ -148,7 +148,7 @@ def restore_command(
 @click.pass_obj
 def next_id_command(options: GlobalOptions, /, *, fmt: str | None) -> None:
     """Print the id the next ``add`` would use (id.strategy)."""
-    repo = load_repository(options, bodies=False)
+    repo = load_repository(options)
     value = next_id(repo.settings, repo.taken_ids)
     data = {"id": value, "strategy": repo.settings.id_strategy}
     if output_format(options, fmt) == "table":
@@ -167,7 +167,7 @@ def deduplicate_command(options: GlobalOptions, /, *, dry_run: bool, fmt: str | 
     Renumbered tasks get new ids from id.strategy and their files are renamed;
     their references to other renumbered ids follow them.
     """
-    repo = load_repository(options, bodies=False)
+    repo = load_repository(options)
     rows = deduplicate(repo, dry_run=dry_run)
     if not rows and output_format(options, fmt) == "table":
         click.echo("no duplicate ids")

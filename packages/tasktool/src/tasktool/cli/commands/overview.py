@@ -44,7 +44,7 @@ def board_command(options: GlobalOptions, /, *, group_by: str, fmt: str | None) 
     """
     boards = [
         (project, build_board(repo.tasks, repo.settings, group_by, ordered=True))
-        for project, repo in repositories(options, bodies=False)
+        for project, repo in repositories(options)
     ]
     structured = data_format(options, fmt)
     if structured:
@@ -101,9 +101,7 @@ def stats_command(options: GlobalOptions, /, *, fmt: str | None) -> None:
 
     The completion rate is completed tasks over tasks that are not cancelled.
     """
-    every = [
-        (project, repository_stats(repo)) for project, repo in repositories(options, bodies=False)
-    ]
+    every = [(project, repository_stats(repo)) for project, repo in repositories(options)]
     structured = data_format(options, fmt)
     if structured:
         if options.all_projects:

@@ -80,7 +80,7 @@ def next_command(
     section is malformed.
     """
     ranked: list[tuple[str | None, Ranked]] = []
-    for project, repo in repositories(options, bodies=False):
+    for project, repo in repositories(options):
         repo.config.require_next_config()  # a config error, before --filter's usage errors
         with usage_errors("--filter"):
             ranked += [
@@ -132,7 +132,7 @@ def tracks_command(options: GlobalOptions, /, *, strict_phases: bool, fmt: str |
     """
     from tasktool.planning.tracks import plan_tracks  # tracks only: next does not need it
 
-    repo = load_repository(options, bodies=False)
+    repo = load_repository(options)
     result = plan_tracks(repo.graph, repo.settings, strict_phases=strict_phases)
     structured = data_format(options, fmt)
     if structured:

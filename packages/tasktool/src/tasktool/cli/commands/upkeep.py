@@ -104,7 +104,7 @@ def validate_command(
     parents, dependency and parent cycles (the cycle printed), unknown phases
     and scopes; plus broken task-like files and every config rule.
     """
-    plain = loader(options.overrides(), bodies=False)
+    plain = loader(options.overrides())
 
     def load(*, tolerant: bool = False) -> Repository:
         repo = oneshot.load(lambda: plain(tolerant=tolerant))
@@ -149,7 +149,7 @@ def worklog_command(
     """
     from tasktool.planning.worklog import add_entry, format_entry, read_worklog  # not validate's
 
-    repo = load_repository(options, bodies=False)
+    repo = load_repository(options)
     # Appending writes here: a task only a sibling worktree holds is refused.
     task = repo.get(task_id) if text is None else repo.local(task_id)
     if text is not None:
