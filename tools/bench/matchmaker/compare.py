@@ -1,14 +1,17 @@
 """Side by side in one run: our data plane on hypercorn and picows, and Colyseus 0.16.
 
     python tools/bench/matchmaker/compare.py [--runs 5] [--idle 10000] [--idle-runs 1]
-        [--targets picows,colyseus]
+        [--targets picows,colyseus] [--pin]
 
 One Node load client (``peers/loadclient.cjs``, the ``ws`` library; Colyseus's
 own client library runs on ``ws`` too) drives every server the same way, and
 reports its own CPU so a reader sees where the client, not the server, is the
-limit. The Node packages (``peers/package.json``: Colyseus, ``ws``) are
-installed with npm into ``tools/bench/matchmaker/.cache/`` on first use:
-never committed, never installed by CI or the tests.
+limit. With ``--pin`` every server runs on core 0 and every load client on core 1
+(``taskset``), the same for each target: the two no longer compete for one core, so
+the client's CPU share shows plainly when it is the limit. The Node packages
+(``peers/package.json``: Colyseus, ``ws``) are installed with npm into
+``tools/bench/matchmaker/.cache/`` on first use: never committed, never installed by
+CI or the tests.
 
 Writes docs/benchmarks/matchmaker-servers.md: medians of ``--runs`` runs and
 ratios against Colyseus measured in the same run.
@@ -37,6 +40,8 @@ PEERS = HERE / "peers"
 CACHE = HERE / ".cache"
 TICKS = os.sysconf("SC_CLK_TCK")
 TARGETS = ("hypercorn", "picows", "colyseus")
+# ``--pin``: the command prefixes of servers and load clients (set once in main).
+PIN: dict[str, list[str]] = {"server": [], "client": []}
 
 
 def node_modules() -> Path:
@@ -57,7 +62,7 @@ class NodeServer:
         self.port = free_port()
         env = {**os.environ, "NODE_PATH": str(node_modules())}
         self.process = subprocess.Popen(
-            ["node", str(PEERS / script), str(self.port)],
+            [*PIN["server"], "node", str(PEERS / script), str(self.port)],
             env=env,
             stdout=subprocess.PIPE,
             text=True,
@@ -81,7 +86,7 @@ AnyServer = Server | NodeServer
 def start(target: str, echo: bool = False) -> AnyServer:
     if target == "colyseus":
         return NodeServer("echo_server.cjs" if echo else "colyseus_server.cjs")
-    return Server(echo=echo, server=target)
+    return Server(echo=echo, server=target, prefix=PIN["server"])
 
 
 def client(
@@ -89,7 +94,8 @@ def client(
 ) -> dict[str, Any]:
     """Run the load client (``procs`` processes at once); merged result with CPU shares."""
     url = server.url
-    command = ["node", str(PEERS / "loadclient.cjs"), scenario, "--proto", proto, "--url", url]
+    command = [*PIN["client"], "node", str(PEERS / "loadclient.cjs"), scenario]
+    command += ["--proto", proto, "--url", url]
     env = {**os.environ, "NODE_PATH": str(node_modules())}
     cpu0, wall0 = server.cpu_s(), time.monotonic()
     running = [
@@ -439,7 +445,8 @@ def report(args: argparse.Namespace, runs: list[dict[str, Any]]) -> str:
         f"Medians of {len(runs)} runs (idle memory: {min(args.idle_runs, len(runs))}); every "
         "server started fresh per scenario; all in one run, so the ratios compare like with "
         f"like. Clients {args.clients:,}, relay/matching {args.duration:g} s. "
-        "Reproduce: `python tools/bench/matchmaker/compare.py`.",
+        + ("Pinned: every server on core 0, every load client on core 1. " if args.pin else "")
+        + f"Reproduce: `python tools/bench/matchmaker/compare.py{' --pin' if args.pin else ''}`.",
         "",
         *rows,
         "",
@@ -471,11 +478,18 @@ def main() -> None:
         help="only these (echo, connect_match, connect_match_2procs, match_connected, relay, "
         "relay_2procs; idle is --idle-runs); default: all",
     )
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="servers on core 0, load clients on core 1 (taskset), for every target alike",
+    )
     parser.add_argument("--rerender", type=Path, help="rewrite the report from a run log")
     parser.add_argument(
         "--out", type=Path, default=ROOT / "docs" / "benchmarks" / "matchmaker-servers.md"
     )
     args = parser.parse_args()
+    if args.pin:
+        PIN["server"], PIN["client"] = ["taskset", "-c", "0"], ["taskset", "-c", "1"]
     if args.rerender:
         runs = [json.loads(x) for x in args.rerender.read_text().splitlines() if x[:1] == "{"]
     else:

@@ -92,6 +92,10 @@ async def measure(number: int, runs: int) -> dict[str, float]:
             plane.deliver_one(recipients, event),
             outbound.clear(),
         ),
+        "the same by the shell's short path (relay_local, outside a cluster)": lambda: (
+            plane.relay_local(recipients, event),
+            outbound.clear(),
+        ),
     }
     return {
         name: min(timeit.repeat(call, number=number, repeat=runs)) / number * 1e6

@@ -48,9 +48,13 @@ class Server:
         server: str = "hypercorn",
         flags: Sequence[str] = (),
         env: Mapping[str, str] | None = None,
+        *,
+        prefix: Sequence[str] = (),
     ) -> None:
-        """``flags`` go to ``server.py`` (``--cluster``); ``env`` replaces the environment."""
+        """``flags`` go to ``server.py`` (``--cluster``); ``env`` replaces the environment;
+        ``prefix`` runs before it (``taskset -c 0``: pinned to a core)."""
         self.server = server
+        self.prefix = list(prefix)
         self.flags = list(flags)
         self.env = env
         # A port picked free can be taken again before the server binds it (the load
@@ -65,7 +69,8 @@ class Server:
 
     def _start(self, echo: bool, default_gc: bool) -> None:
         self.port = free_port()
-        command = [PY, str(HERE / "server.py"), "--port", str(self.port), "--server", self.server]
+        command = [*self.prefix, PY, str(HERE / "server.py"), "--port", str(self.port)]
+        command += ["--server", self.server]
         management_port = free_port()
         if echo:
             command.append("--echo")

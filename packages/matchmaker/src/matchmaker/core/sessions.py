@@ -9,7 +9,6 @@ relays a message or a signal to the other members, leaves.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from matchmaker.config import Limits
@@ -208,7 +207,12 @@ class Sessions(Tables):
         session = client.sessions.get(session_id) or self._membership(client, session_id)
         members = session.members
         if to is None:
-            recipients: Sequence[str] = [cid for cid in members if cid != client_id]
+            # A loop, not a comprehension: on every relayed message, and a comprehension
+            # is a call of its own before Python 3.12.
+            recipients: list[str] = []
+            for cid in members:
+                if cid != client_id:
+                    recipients.append(cid)
         else:
             missing = [cid for cid in to if cid not in members]
             if missing:

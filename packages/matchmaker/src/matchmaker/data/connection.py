@@ -44,7 +44,7 @@ from matchmaker.core.effects import (
     Reply,
     ResumeElsewhere,
 )
-from matchmaker.core.events import Event, PoolEntered, PoolLeft, Welcome
+from matchmaker.core.events import Event, MessageRelayed, PoolEntered, PoolLeft, Welcome
 from matchmaker.data.observer import DataObserver
 from matchmaker.data.protocol.requests import (
     REQUEST_DECODER,
@@ -64,6 +64,8 @@ __all__ = ["HARD_CAP_FACTOR", "Connection", "Hub", "Relay"]
 # check is here too.
 HARD_CAP_FACTOR = 4
 _MESSAGE_TOO_BIG = 1009
+# Read on every inbound frame: a module global, not an attribute of ``time`` looked up.
+_monotonic = time.monotonic
 
 Forward = Callable[[Conversation, Command, str | None, float], bool]
 
@@ -85,6 +87,10 @@ class Hub(Protocol):
 
     def deliver_one(self, recipients: Sequence[str], event: Event) -> None:
         """Queue one event on each recipient's connection."""
+        ...
+
+    def relay_local(self, recipients: list[str], event: MessageRelayed) -> None:
+        """:meth:`deliver_one` for a relayed message, outside a cluster."""
         ...
 
     @property
@@ -238,7 +244,7 @@ class Connection:
         """Handle one inbound frame completely (synchronously)."""
         if self.close_code is not None:
             return
-        now = time.monotonic()
+        now = _monotonic()
         conversation = self.conversation
         limit = self.max_frame_bytes
         size = len(frame)
@@ -275,8 +281,8 @@ class Connection:
             request_id, coded = _undecodable(frame, error)
             self.perform(conversation.refuse(request_id, coded, now))
             return
+        forward = self._hub.forward
         try:
-            forward = self._hub.forward
             if type(request) is SessionSend and forward is None:
                 # The per-message path: no command object, no dispatch on its type.
                 data = request.data
@@ -293,7 +299,13 @@ class Connection:
             _log.exception("unhandled error on %s", type(request).__name__)
             effects = [Refuse(request.id, internal_error())]
         if len(effects) == 1 and type(effects[0]) is tuple:
-            self._hub.deliver_one(*effects[0])  # a relayed message: perform's first case
+            # A delivery alone (perform's first case): a relayed message outside a cluster
+            # goes the plane's shortest way.
+            recipients, event = effects[0]
+            if forward is None and type(event) is MessageRelayed:
+                self._hub.relay_local(recipients, event)  # type: ignore[arg-type]
+            else:
+                self._hub.deliver_one(recipients, event)
         else:
             self.perform(effects)
 

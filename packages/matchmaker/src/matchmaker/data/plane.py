@@ -100,6 +100,7 @@ class DataPlane:
     ) -> None:
         self.config = config
         self.observer = DataObserver(Metrics() if metrics is None else metrics)
+        self._metrics = self.observer.metrics  # relay_local counts without a call
         self._last_match = ""  # the session id last counted as a match
         self.directory = directory
         self.shutdown = shutdown
@@ -272,6 +273,23 @@ class DataPlane:
             cluster.observe(recipients, event)
             if elsewhere and remote:
                 cluster.deliver_remote(elsewhere, event)
+
+    def relay_local(self, recipients: list[str], event: MessageRelayed) -> None:
+        """:meth:`deliver_one` for a relayed message of a process outside a cluster (the one
+        delivery of almost every ``session.send``): no cluster to route to or tell, no
+        dispatch on the event's type; the same frame, seqs, replay buffer and counters."""
+        head = event_head(event)
+        metrics = self._metrics
+        metrics.relayed_messages += 1
+        metrics.relayed_bytes += len(head) * len(recipients)
+        clients, outboxes = self.clients, self._outboxes
+        for client_id in recipients:
+            outbox = outboxes.get(client_id)
+            if outbox is not None:
+                frame = outbox.stamp(head)
+                connection = clients.get(client_id)
+                if connection is not None:
+                    connection.push(frame)
 
     def perform_for(self, client_id: str, effects: list[Effect]) -> None:
         """Carry out ``effects`` (an answer from another process) on a client's connection."""

@@ -199,6 +199,8 @@ class _Socket(WSListener):
         self._pending_bytes = 0
         self._writelines: Callable[[list[bytes]], object] | None = None
         self._handler: SocketHandler | None = None
+        # The handler's on_frame, bound once: it is called for every message.
+        self._on_frame: Callable[[str | bytes], None] | None = None
         self._parts: list[bytes] | None = None  # an unfinished message's fragments
         self._text = False
         self._size = 0
@@ -254,13 +256,15 @@ class _Socket(WSListener):
         # aiofastnet's transport (picows's own) has a writelines without per-call checks.
         self._writelines = getattr(underlying, "writelines_nocheck", underlying.writelines)
         self._served.opened(self)
-        self._handler = self._served.app.open_socket(self)
-        if self._handler is None:
+        self._handler = handler = self._served.app.open_socket(self)
+        if handler is not None:
+            self._on_frame = handler.on_frame
+        else:
             self.close(_GOING_AWAY, "server shutting down")
 
     def on_ws_frame(self, transport: WSTransport, frame: WSFrame) -> None:
-        handler = self._handler
-        if handler is None or self._done:
+        on_frame = self._on_frame
+        if on_frame is None or self._done:
             if frame.msg_type == _CLOSE:
                 transport.disconnect()
             return
@@ -272,9 +276,9 @@ class _Socket(WSListener):
                 except UnicodeDecodeError:
                     self._fail(_INVALID_TEXT, "text frame is not UTF-8")
                     return
-                handler.on_frame(text)
+                on_frame(text)
             elif kind == _BINARY:
-                handler.on_frame(frame.get_payload_as_bytes())
+                on_frame(frame.get_payload_as_bytes())
             else:
                 self._other(transport, frame, kind)
         else:
@@ -356,7 +360,7 @@ class _Socket(WSListener):
         if self._closing is not None:
             self._closing.cancel()
         self._served.ended(self)
-        handler, self._handler = self._handler, None
+        handler, self._handler, self._on_frame = self._handler, None, None
         if handler is not None:
             handler.on_closed(self._client_code)
 
