@@ -352,3 +352,26 @@ def test_an_entry_offered_when_its_client_is_matched_elsewhere_is_withdrawn() ->
     assert not cluster.members["c"].core.clients[z].entries
     assert scene.last(z, PoolWithdrawn).pool == "squad"
     scene.check()
+
+
+def test_an_offer_for_a_client_gone_meanwhile_keeps_the_seat_open_at_the_owner() -> None:
+    """z (a's) leaves for good while c offers its held entry to a: a declines, and c's
+    mirror, which gave z the last seat, is open again for the next arrival."""
+    scene = Scene()
+    session_id = scene.session_at_a(SQUAD)
+    scene.join_c()
+    scene.ask(scene.x, Backfill(session_id, 1))
+    cluster = scene.cluster
+    z = scene.client("a")
+    cluster.request(z, EnterPool(policy="squad"))
+    cluster.pass_one(("a", "c"))  # held at c, offered to a
+    assert cluster.members["c"].core.backfills.mirrors() == []  # its one seat is z's
+    member = cluster.members[cluster.home.pop(z)]
+    cluster.deliver(member, member.clients.pop(z).disconnect(), remote=True)
+    cluster.run(member, member.router.client_gone(z))
+    scene.drain()
+    assert cluster.members["c"].core.backfills.mirrors() == [session_id]
+    w = scene.client("c")
+    scene.ask(w, EnterPool(policy="squad"))
+    assert scene.last(w, SessionCreated).session_id == session_id
+    scene.check()

@@ -136,6 +136,10 @@ class Seats(Failover):
         accepted = state is not None and self.core.backfills.offered(
             message.session, state, message.public, out
         )
+        if state is None:
+            # Its client is gone: declined, and the owner's mirror, which gave it its last
+            # seat, brought up to date (the core does so for every other refusal).
+            self.core.backfills.changed(message.session, out)
         if adopted is not None and not accepted:
             del self.proxies[client_id]
             out.extend(adopted.disconnect())
