@@ -375,3 +375,26 @@ def test_an_offer_for_a_client_gone_meanwhile_keeps_the_seat_open_at_the_owner()
     scene.ask(w, EnterPool(policy="squad"))
     assert scene.last(w, SessionCreated).session_id == session_id
     scene.check()
+
+
+@pytest.mark.parametrize("home", ["a", "b"])
+def test_a_newcomer_hears_of_its_session_before_the_next_newcomer(home: str) -> None:
+    """Two offers for one session cross the host's answer to the first: the first
+    newcomer's ``session.created``, which goes through the owner, still comes before the
+    ``member_joined`` of the second, which the host sends straight to it (the shrunk
+    failure of ``--hypothesis-seed=29``)."""
+    scene = Scene()
+    session_id = scene.session_at_a(SQUAD)
+    assert scene.ask(scene.x, LeaveSession(session_id)) is not None
+    assert scene.ask(scene.y, Backfill(session_id, 2)) == Backfilled(session_id, [], 2)
+    scene.join_c()
+    first, second = scene.client(home), scene.client("a")
+    scene.cluster.request(first, EnterPool(policy="squad"))
+    scene.cluster.pass_one((home, "c"))  # offered to a
+    scene.cluster.request(second, EnterPool(policy="squad"))  # offered before a answers
+    scene.drain()
+    about = [e for e in scene.told[first] if getattr(e, "session_id", None) == session_id]
+    assert [type(e) for e in about] == [SessionCreated, MemberJoined]
+    assert about[1].client_id == second
+    assert scene.members(session_id) == {scene.y, first, second}
+    scene.check()

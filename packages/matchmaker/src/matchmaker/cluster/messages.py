@@ -14,7 +14,8 @@ an event addresses; :class:`Gone`, :class:`Away`, :class:`Back` and
 :class:`Withdraw` follow the client at the members holding a proxy of it. The
 backfill messages carry a session's open seats to its pool's owner when that is
 another member: :class:`Opening` and :class:`Unmirror` (host to owner), :class:`Offer` (owner
-to host), :class:`Seated` (host to owner), :class:`Unseat` (owner to host). The
+to host), :class:`Seated` (host to owner), :class:`Unseat` (owner to host), :class:`Told`
+(the newcomer's home to host). The
 tunnel messages carry a resume on another member (:mod:`.handoff`): ``tunnel``
 is its id, minted by the relay.
 """
@@ -37,6 +38,7 @@ __all__ = [
     "Offer",
     "Opening",
     "Seated",
+    "Told",
     "TunnelClose",
     "TunnelEnd",
     "TunnelFrame",
@@ -162,6 +164,15 @@ class Unseat(_Message, tag="unseat", frozen=True):
     client: str
 
 
+class Told(_Message, tag="told", frozen=True):
+    """The home of a client seated by an :class:`Offer` told it of ``session`` (its
+    ``session.created`` came through the owner): the host sends it the session's events
+    it kept meanwhile, then every next one straight (after this, so after the created)."""
+
+    session: str
+    client: str
+
+
 class TunnelOpen(_Message, tag="topen", frozen=True):
     """A resuming ``hello`` (request ``request_id``), for the member that issued its token."""
 
@@ -213,6 +224,7 @@ Message = (
     | Offer
     | Seated
     | Unseat
+    | Told
     | TunnelOpen
     | TunnelFrame
     | TunnelEnd

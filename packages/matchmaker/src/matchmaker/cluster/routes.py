@@ -184,6 +184,9 @@ class Routes:
         self._owners: dict[str, str] = {}
         # Sessions hosted here whose open backfill is mirrored at their pool's owner: which.
         self.mirrored: dict[str, str] = {}
+        # Newcomers seated here by an offer, their session.created relayed by the pool's
+        # owner: (session id, client id) -> that owner, until their home says they were told.
+        self.relaying: dict[tuple[str, str], str] = {}
         core.backfills.report()  # the core notes every change of an opening (seats.py)
 
     # -- lookups --------------------------------------------------------------------------

@@ -48,6 +48,7 @@ from matchmaker.cluster.messages import (
     Offer,
     Opening,
     Seated,
+    Told,
     Unmirror,
     Unseat,
     Withdraw,
@@ -313,7 +314,12 @@ class Router(Seats):
         return _HANDLERS[type(message)](self, sender, message, now, now_ms)
 
     def _events(self, sender: str, message: Events, now: float, now_ms: int) -> Sequence[Action]:
-        return [Deliver([(message.to, codec.decode_value(message.event))], remote=False)]
+        event = codec.decode_value(message.event)
+        out: list[Action] = [Deliver([(message.to, event)], remote=False)]
+        if type(event) is SessionCreated:
+            assert isinstance(event, SessionCreated)
+            out.extend(self.told(sender, event))
+        return out
 
     def _serve(self, home: str, message: Command, now: float, now_ms: int) -> Sequence[Action]:
         """Run a forwarded request through the proxy conversation of its client."""
@@ -446,4 +452,5 @@ _HANDLERS: dict[type, Callable[[Router, str, Any, float, int], Sequence[Action]]
     Offer: Router._offer,
     Seated: Router._seated,
     Unseat: Router._unseat,
+    Told: Router._told,
 }

@@ -24,7 +24,15 @@ from collections.abc import Iterable, Sequence
 
 from matchmaker.cluster import codec
 from matchmaker.cluster.failover import Failover
-from matchmaker.cluster.messages import Message, Offer, Opening, Seated, Unmirror, Unseat
+from matchmaker.cluster.messages import (
+    Message,
+    Offer,
+    Opening,
+    Seated,
+    Told,
+    Unmirror,
+    Unseat,
+)
 from matchmaker.cluster.ring import node_of, pool_key
 from matchmaker.cluster.routes import NOTHING, Action, Deliver, Post, pool_command
 from matchmaker.core.backfill import SeatOffered, mirror_origin
@@ -147,6 +155,8 @@ class Seats(Failover):
         created = next((d for d in out if _created_for(d, client_id)), None)
         encoded = None if created is None else codec.encode_value(created[1])
         answer = Seated(message.session, message.entry, client_id, encoded)
+        if created is not None:
+            self.relaying[message.session, client_id] = sender
         # The answer first: a note in ``out`` may re-mirror the opening, after it.
         actions: list[Action] = [Post(sender, answer)]
         rest = [d for d in out if d is not created]
@@ -164,15 +174,38 @@ class Seats(Failover):
         actions: list[Action] = []
         if message.created is not None:
             if live:
-                out.append(((message.client,), codec.decode_value(message.created)))
+                created = codec.decode_value(message.created)
+                out.append(((message.client,), created))
+                if node_of(message.client) == self.node:  # its home: told with this
+                    actions.append(Deliver(out))
+                    return [*actions, *self.told(sender, created)]
             else:
                 actions.append(Post(sender, Unseat(message.session, message.client)))
         if out:
             actions.append(Deliver(out))
         return actions
 
+    def told(self, sender: str, event: SessionCreated) -> Sequence[Action]:
+        """A local client was just told of a session it was seated in by an offer (its
+        ``session.created`` came from ``sender``, the pool's owner, not the host): the
+        host may tell it the session's next events now (:class:`~.messages.Told`)."""
+        host = node_of(event.session_id)
+        if event.pool is None or host == sender or host is None:
+            return NOTHING  # from its host, as every session.created of a formed group
+        if host == self.node:
+            self.relaying.pop((event.session_id, event.you), None)
+            out = self.core.told(event.you, event.session_id)
+            return [Deliver(out)] if out else NOTHING
+        return [Post(host, Told(event.session_id, event.you))]
+
+    def _told(self, sender: str, message: Told, now: float, now_ms: int) -> Sequence[Action]:
+        self.relaying.pop((message.session, message.client), None)
+        out = self.core.told(message.client, message.session)
+        return [Deliver(out)] if out else NOTHING
+
     def _unseat(self, sender: str, message: Unseat, now: float, now_ms: int) -> Sequence[Action]:
         client_id = message.client
+        self.relaying.pop((message.session, client_id), None)
         state = self.core.clients.get(client_id)
         if state is None or message.session not in state.sessions:
             return NOTHING  # gone already
@@ -215,6 +248,12 @@ class Seats(Failover):
         for entry_id, session_id in backfills.held():
             if node_of(session_id) not in self.live:
                 backfills.settle(entry_id, False, now_ms, released)
+        for key, node in list(self.relaying.items()):
+            if node not in self.live:
+                # Its session.created died with the owner relaying it: what was kept for
+                # the newcomer goes out now rather than never.
+                del self.relaying[key]
+                released.extend(self.core.told(key[1], key[0]))
         if released:
             out.append(Deliver(released))
         for session_id, node in list(self.mirrored.items()):

@@ -92,8 +92,11 @@ class SeatHost(Protocol):
         public: dict[str, Any] | None,
         session: Session,
         out: list[Delivery],
+        *,
+        relayed: bool = False,
     ) -> None:
-        """Seat ``client``, whose entry was chosen by another member, in ``session``."""
+        """Seat ``client``, whose entry was chosen by another member, in ``session``
+        (``relayed``: its ``session.created`` goes through that member)."""
         ...
 
     def hold(self, entry: Entry, out: list[Delivery]) -> None:
@@ -362,7 +365,7 @@ class Backfills:
         if opening is None or opening.mirror or client.client_id in opening.session.members:
             self.changed(session_id, out)  # the owner's mirror is stale: bring it up to date
             return False
-        self._host.admit(client, public, opening.session, out)
+        self._host.admit(client, public, opening.session, out, relayed=True)
         opening.seats -= 1
         if not opening.seats:
             self.cancel(session_id, out)

@@ -9,6 +9,7 @@ relays a message or a signal to the other members, leaves.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from matchmaker.config import Limits
@@ -16,6 +17,7 @@ from matchmaker.core.commands import Backfill
 from matchmaker.core.events import (
     Backfilled,
     Delivery,
+    Event,
     MemberInfo,
     MemberJoined,
     MemberLeft,
@@ -39,9 +41,10 @@ class Sessions(Tables):
 
     def _status(self, client: ClientState, status: str, out: list[Delivery]) -> None:
         for session in client.sessions.values():
-            others = [cid for cid in session.members if cid != client.client_id]
+            event = MemberStatus(session.session_id, client.client_id, status)
+            others = _tell(session, (c for c in session.members if c != client.client_id), event)
             if others:
-                out.append((others, MemberStatus(session.session_id, client.client_id, status)))
+                out.append((others, event))
 
     def form(self, group: list[Entry], out: list[Delivery]) -> str:
         """Move ``group`` (live entries of one pool, validated by its mode) into a new
@@ -83,13 +86,22 @@ class Sessions(Tables):
         self.admit(entry.client, entry.public, session, out)
 
     def admit(
-        self, client: ClientState, public: Any, session: Session, out: list[Delivery]
+        self,
+        client: ClientState,
+        public: Any,
+        session: Session,
+        out: list[Delivery],
+        *,
+        relayed: bool = False,
     ) -> None:
         """Backfill: ``client`` joins a formed session (its entry already left its pool,
-        here or at another cluster member)."""
+        here or at another cluster member). ``relayed``: its ``session.created`` goes
+        through another member, so the session's next events wait for :meth:`told`."""
         joined = MemberJoined(session.session_id, client.client_id, public, client.player_id)
-        out.append((list(session.members), joined))
+        out.append((_tell(session, session.members, joined), joined))
         self._joined(client, public, session, out)
+        if relayed:
+            session.members[client.client_id].untold = []
         created = SessionCreated(
             session.session_id, member_infos(session), client.client_id, session.pool
         )
@@ -122,6 +134,17 @@ class Sessions(Tables):
         entry.held = False
         self._drop_entry(entry, "matched", out)
         self._withdraw_entries(entry.client, out)
+
+    def told(self, client_id: str, session_id: str) -> list[Delivery]:
+        """The home of a member seated by another member's offer told it of its session:
+        the session's events kept for it meanwhile, in order; it hears them at once from
+        now on."""
+        session = self.sessions.get(session_id)
+        member = None if session is None else session.members.get(client_id)
+        if member is None or member.untold is None:
+            return []
+        events, member.untold = member.untold, None
+        return [((client_id,), event) for event in events]
 
     def take_seat(self, entry: Entry, now_ms: int, out: list[Delivery]) -> bool:
         return self.backfills.take(entry, now_ms, out)
@@ -206,13 +229,18 @@ class Sessions(Tables):
         client = self.clients[client_id]
         session = client.sessions.get(session_id) or self._membership(client, session_id)
         members = session.members
+        relayed = MessageRelayed(session_id, client_id, data)
         if to is None:
             # A loop, not a comprehension: on every relayed message, and a comprehension
             # is a call of its own before Python 3.12.
             recipients: list[str] = []
-            for cid in members:
-                if cid != client_id:
+            for cid, member in members.items():
+                if cid == client_id:
+                    continue
+                if member.untold is None:
                     recipients.append(cid)
+                else:
+                    member.untold.append(relayed)
         else:
             missing = [cid for cid in to if cid not in members]
             if missing:
@@ -223,8 +251,8 @@ class Sessions(Tables):
                 )
             # Each member once: repeating an id must not multiply one frame into a flood
             # that overflows that member's outbound queue (3008).
-            recipients = list(dict.fromkeys(to))
-        return recipients, MessageRelayed(session_id, client_id, data)
+            recipients = _tell(session, dict.fromkeys(to), relayed)
+        return recipients, relayed
 
     def signal(self, client_id: str, session_id: str, to: str, signal: object) -> Delivery:
         """``rtc.signal``: relay to ``to``, who must be another member of the session; a
@@ -237,7 +265,8 @@ class Sessions(Tables):
                 code="session.not_member",
                 details={"session_id": session_id, "to": [to]},
             )
-        return (to,), SignalRelayed(session_id, client_id, signal)
+        relayed = SignalRelayed(session_id, client_id, signal)
+        return _tell(session, (to,), relayed), relayed
 
     def _membership(self, client: ClientState, session_id: str) -> Session:
         session = client.sessions.get(session_id)
@@ -262,13 +291,27 @@ class Sessions(Tables):
         del client.sessions[session.session_id]
         if session.members:
             left = MemberLeft(session.session_id, client.client_id, reason)
-            out.append((list(session.members), left))
+            out.append((_tell(session, session.members, left), left))
             self.backfills.left(session.session_id, self._clock, out)
             return
         del self.sessions[session.session_id]
         self.backfills.cancel(session.session_id, out)
         if session.room is not None:
             del self.rooms[(session.project_id, session.room)]
+
+
+def _tell(session: Session, recipients: Iterable[str], event: Event) -> list[str]:
+    """Those of ``recipients`` (members of ``session``) to tell ``event`` now: a member
+    not yet told of the session keeps it for later (:meth:`Sessions.told`), so it never
+    hears of the session's changes before the session itself."""
+    now: list[str] = []
+    for client_id in recipients:
+        member = session.members.get(client_id)
+        if member is not None and member.untold is not None:
+            member.untold.append(event)
+        else:
+            now.append(client_id)
+    return now
 
 
 def member_infos(session: Session) -> list[MemberInfo]:

@@ -58,6 +58,9 @@ class Member:
 
     client: ClientState
     public: dict[str, Any] | None
+    # Seated by another cluster member's offer, its session.created on its way through that
+    # member: the session's events for it, kept until its home says it was told (then None).
+    untold: list[Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
