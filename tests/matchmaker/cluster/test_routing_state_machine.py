@@ -523,10 +523,10 @@ class LossyBackfillCluster(BackfillCluster):
 
 TestCluster = Cluster.TestCase
 TestCluster.settings = settings(max_examples=200, stateful_step_count=50, deadline=None)
-#: The backfill machines still find one failure on a few random seeds (e.g.
-#: ``--hypothesis-seed=29``: a member's view of its session misses a newcomer the host
-#: seated, after the pool moved); until it is fixed, CI runs them on Hypothesis's fixed
-#: seed, so a red run means a change broke them, and a local run keeps exploring.
+#: CI runs the backfill machines on Hypothesis's fixed seed, so a red run means a change
+#: broke them, and a local run keeps exploring. (The failure of ``--hypothesis-seed=29``,
+#: a newcomer told of a later newcomer before its own session, is fixed and has its
+#: deterministic test in ``test_routing_backfill.py``.)
 FIXED_IN_CI = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 TestBackfillCluster = BackfillCluster.TestCase
 TestBackfillCluster.settings = settings(
