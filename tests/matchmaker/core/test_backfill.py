@@ -9,6 +9,7 @@ import pytest
 from matchmaker.config import Limits
 from matchmaker.core import Delivery, EnterPool, Matchmaker, events
 from matchmaker.core.commands import Backfill
+from matchmaker.core.sessions import UNTOLD_CAP
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import MatchmakingPolicy, Project, RangeRule, Widen
 
@@ -255,3 +256,34 @@ def test_a_member_leaving_tries_the_open_seats_again() -> None:
     ]
     assert set(core.sessions[session_id].members) == {players[1], late}
     assert len(core.backfills) == 0
+
+
+def test_a_newcomer_not_yet_told_hears_later_events_in_order_and_keeps_at_most_the_cap() -> None:
+    """Seated by another cluster member's offer, a newcomer's session events wait for its
+    home's word (``told``); if that word is lost, what is kept stops at ``UNTOLD_CAP`` and
+    the newcomer hears the session at once from then on."""
+    core = Matchmaker(Limits(), node="t")
+    players, session_id = squad(core)
+    leave(core, players[3], session_id)
+    newcomer = connect(core)
+    session = core.sessions[session_id]
+    out: list[Delivery] = []
+    core.admit(core.clients[newcomer], None, session, out, relayed=True)
+    recipients, _ = core.relay(players[0], session_id, None, {"n": 0})
+    assert newcomer not in recipients
+    ((told_to, kept),) = core.told(newcomer, session_id)
+    assert isinstance(kept, events.MessageRelayed)
+    assert (list(told_to), kept.data) == ([newcomer], {"n": 0})
+    assert core.told(newcomer, session_id) == []
+    recipients, _ = core.relay(players[0], session_id, None, {"n": 1})
+    assert newcomer in recipients  # told: at once from now on
+
+    late = connect(core)
+    core.admit(core.clients[late], None, session, out, relayed=True)
+    for n in range(UNTOLD_CAP):
+        recipients, _ = core.relay(players[0], session_id, None, {"n": n})
+        assert late not in recipients
+    recipients, _ = core.relay(players[0], session_id, None, {"n": UNTOLD_CAP})
+    assert late in recipients
+    assert session.members[late].untold is None
+    assert core.told(late, session_id) == []

@@ -33,7 +33,7 @@ from matchmaker.core.tables import Tables
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import Project
 
-__all__ = ["Sessions", "member_infos", "session_limit"]
+__all__ = ["UNTOLD_CAP", "Sessions", "member_infos", "session_limit"]
 
 
 class Sessions(Tables):
@@ -237,10 +237,8 @@ class Sessions(Tables):
             for cid, member in members.items():
                 if cid == client_id:
                     continue
-                if member.untold is None:
+                if member.untold is None or not _held(member, relayed):
                     recipients.append(cid)
-                else:
-                    member.untold.append(relayed)
         else:
             missing = [cid for cid in to if cid not in members]
             if missing:
@@ -300,6 +298,11 @@ class Sessions(Tables):
             del self.rooms[(session.project_id, session.room)]
 
 
+#: Events kept at most for one member seated by another cluster member's offer until its
+#: home says it was told (a lost ``Told`` must not keep them growing).
+UNTOLD_CAP = 256
+
+
 def _tell(session: Session, recipients: Iterable[str], event: Event) -> list[str]:
     """Those of ``recipients`` (members of ``session``) to tell ``event`` now: a member
     not yet told of the session keeps it for later (:meth:`Sessions.told`), so it never
@@ -307,11 +310,22 @@ def _tell(session: Session, recipients: Iterable[str], event: Event) -> list[str
     now: list[str] = []
     for client_id in recipients:
         member = session.members.get(client_id)
-        if member is not None and member.untold is not None:
-            member.untold.append(event)
-        else:
+        if member is None or member.untold is None or not _held(member, event):
             now.append(client_id)
     return now
+
+
+def _held(member: Member, event: Event) -> bool:
+    """Keep ``event`` for ``member``, not yet told of its session; at :data:`UNTOLD_CAP`
+    (its home's word was lost, as an outage loses events) what was kept is dropped and the
+    member hears the session's events at once from then on: False, tell it now."""
+    untold = member.untold
+    assert untold is not None
+    if len(untold) >= UNTOLD_CAP:
+        member.untold = None
+        return False
+    untold.append(event)
+    return True
 
 
 def member_infos(session: Session) -> list[MemberInfo]:
