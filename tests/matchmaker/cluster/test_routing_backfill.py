@@ -44,15 +44,7 @@ class Scene:
 
     def __init__(self) -> None:
         self.cluster = TwoMembers()
-        self.told: dict[str, list[Any]] = {}
-        cluster = self.cluster
-        original = cluster.told_event
-
-        def told(client_id: str, event: Any) -> None:
-            self.told.setdefault(client_id, []).append(event)
-            original(client_id, event)
-
-        cluster.told_event = told  # type: ignore[method-assign]
+        self.told: dict[str, list[Any]] = self.cluster.heard  # events narrowed by each test
 
     def client(self, member: str, rating: int = 1000) -> str:
         return self.cluster.connected(member, "eu", rating)

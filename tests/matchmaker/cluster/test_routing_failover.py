@@ -23,26 +23,20 @@ from matchmaker.core.events import PoolEntered, PoolLeft, PoolWithdrawn, Session
 from .test_routing_state_machine import Cluster
 
 
-class Members(Cluster):
+class TwoMembers(Cluster):
     initial = 2  # a and b; c joins in some tests
+
+
+class ThreeMembers(Cluster):
+    initial = 3
 
 
 class Scene:
     """The members and what their clients were told."""
 
     def __init__(self, initial: int = 2) -> None:
-        Members.initial = initial
-        self.cluster = Members()
-        Members.initial = 2
-        self.told: dict[str, list[Any]] = {}
-        cluster = self.cluster
-        original = cluster.told_event
-
-        def told(client_id: str, event: Any) -> None:
-            self.told.setdefault(client_id, []).append(event)
-            original(client_id, event)
-
-        cluster.told_event = told  # type: ignore[method-assign]
+        self.cluster = ThreeMembers() if initial == 3 else TwoMembers()
+        self.told: dict[str, list[Any]] = self.cluster.heard  # events narrowed by each test
 
     def client(self, member: str) -> str:
         return self.cluster.connected(member, "eu", 1000)

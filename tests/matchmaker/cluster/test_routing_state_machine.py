@@ -139,6 +139,7 @@ class Cluster(RuleBasedStateMachine):
         self.answers: dict[str, dict[str, list[Effect]]] = {}
         self.waiting: dict[str, set[str]] = {}
         self.told: dict[tuple[str, str], int] = defaultdict(int)  # (client, session) -> times
+        self.heard: dict[str, list[Event]] = defaultdict(list)  # client -> every event, in order
         # When (in the order clients are told things) each waiting entry was entered and
         # each client last matched: one process withdraws a matched client's other entries.
         self.clock = itertools.count()
@@ -196,6 +197,7 @@ class Cluster(RuleBasedStateMachine):
                 self.run(member, member.router.deliver_remote(elsewhere, event))
 
     def told_event(self, client_id: str, event: Event) -> None:
+        self.heard[client_id].append(event)
         if isinstance(event, SessionCreated):
             self.told[client_id, event.session_id] += 1
             self.sessions[event.session_id] = {m.client_id for m in event.members}
