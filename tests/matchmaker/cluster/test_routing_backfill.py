@@ -16,12 +16,20 @@ import pytest
 
 from matchmaker.cluster.messages import Offer, Opening, Seated, Unmirror
 from matchmaker.cluster.ring import owner, pool_key
-from matchmaker.core.commands import Backfill, EnterPool, JoinSession, LeavePool, LeaveSession
+from matchmaker.core.commands import (
+    Backfill,
+    EnterPool,
+    JoinSession,
+    LeavePool,
+    LeaveSession,
+    Send,
+)
 from matchmaker.core.effects import Refuse, Reply
 from matchmaker.core.events import (
     Backfilled,
     MemberJoined,
     MemberLeft,
+    MessageRelayed,
     PoolLeft,
     PoolWithdrawn,
     SessionCreated,
@@ -389,4 +397,47 @@ def test_a_newcomer_hears_of_its_session_before_the_next_newcomer(home: str) -> 
     assert [type(e) for e in about] == [SessionCreated, MemberJoined]
     assert about[1].client_id == second
     assert scene.members(session_id) == {scene.y, first, second}
+    scene.check()
+
+
+@pytest.mark.parametrize("home", ["a", "b", "c"])
+def test_a_newcomer_hears_the_sessions_messages_wherever_it_is_connected(home: str) -> None:
+    """Seated by c's offer, z hears what members send next, whether it is connected to
+    the host (a), to the owner relaying its ``session.created`` (c), or to neither (b)."""
+    scene = Scene()
+    session_id = scene.session_at_a(SQUAD)
+    scene.ask(scene.x, Backfill(session_id, 1))
+    scene.join_c()
+    z = scene.client(home)
+    scene.ask(z, EnterPool(policy="squad"))
+    assert scene.last(z, SessionCreated).session_id == session_id
+    scene.cluster.request(scene.x, Send(session_id, b'"hi"'))
+    scene.drain()
+    assert scene.last(z, MessageRelayed).sender == scene.x
+    assert scene.cluster.members["a"].router.relaying == {}
+    scene.check()
+
+
+def test_a_newcomer_gone_before_it_was_told_is_not_followed_by_the_host() -> None:
+    """z (b's) is seated at a by c's offer; a keeps z's session events until b says z
+    was told. z leaves for good before its ``session.created`` (relayed by c) arrives: a
+    forgets it at its next look, rather than keep the record until c dies."""
+    scene = Scene()
+    session_id = scene.session_at_a(SQUAD)
+    scene.join_c()
+    scene.ask(scene.x, Backfill(session_id, 1))
+    cluster = scene.cluster
+    z = scene.client("b")
+    cluster.request(z, EnterPool(policy="squad"))
+    for link in (("b", "c"), ("c", "a")):  # forwarded to c, offered to a
+        while cluster.links[link]:
+            cluster.pass_one(link)
+    host = cluster.members["a"]
+    assert host.router.relaying == {(session_id, z): "c"}
+    member = cluster.members[cluster.home.pop(z)]
+    cluster.deliver(member, member.clients.pop(z).disconnect(), remote=True)
+    cluster.run(member, member.router.client_gone(z))
+    scene.tick()
+    assert scene.members(session_id) == {scene.x, scene.y}
+    assert host.router.relaying == {}
     scene.check()

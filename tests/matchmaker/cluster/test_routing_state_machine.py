@@ -430,6 +430,8 @@ class Cluster(RuleBasedStateMachine):
         process; no rating session spans more than the widest window."""
         live = sorted(self.members)
         for member in self.members.values():
+            # Every newcomer seated by an offer was told of its session, or is gone.
+            assert not member.router.relaying, (member.name, member.router.relaying)
             for client in member.core.clients.values():
                 assert not any(e.held for e in client.entries.values()), client.client_id
             for session_id in member.core.backfills.hosted():

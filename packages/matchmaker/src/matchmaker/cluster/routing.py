@@ -318,7 +318,10 @@ class Router(Seats):
         out: list[Action] = [Deliver([(message.to, event)], remote=False)]
         if type(event) is SessionCreated:
             assert isinstance(event, SessionCreated)
-            out.extend(self.told(sender, event))
+            if event.pool is not None and sender != node_of(event.session_id):
+                # Relayed by the pool's owner: an offer seated it (from its host, as
+                # every session.created of a formed group, it needs no answer).
+                out.extend(self.told(event))
         return out
 
     def _serve(self, home: str, message: Command, now: float, now_ms: int) -> Sequence[Action]:

@@ -178,20 +178,20 @@ class Seats(Failover):
                 out.append(((message.client,), created))
                 if node_of(message.client) == self.node:  # its home: told with this
                     actions.append(Deliver(out))
-                    return [*actions, *self.told(sender, created)]
+                    return [*actions, *self.told(created)]
             else:
                 actions.append(Post(sender, Unseat(message.session, message.client)))
         if out:
             actions.append(Deliver(out))
         return actions
 
-    def told(self, sender: str, event: SessionCreated) -> Sequence[Action]:
+    def told(self, event: SessionCreated) -> Sequence[Action]:
         """A local client was just told of a session it was seated in by an offer (its
-        ``session.created`` came from ``sender``, the pool's owner, not the host): the
-        host may tell it the session's next events now (:class:`~.messages.Told`)."""
+        ``session.created`` came through the pool's owner, not from the host): the host
+        may tell it the session's next events now (:class:`~.messages.Told`)."""
         host = node_of(event.session_id)
-        if event.pool is None or host == sender or host is None:
-            return NOTHING  # from its host, as every session.created of a formed group
+        if host is None:
+            return NOTHING
         if host == self.node:
             self.relaying.pop((event.session_id, event.you), None)
             out = self.core.told(event.you, event.session_id)
@@ -227,6 +227,13 @@ class Seats(Failover):
             self.core.backfills.settle(message.entry, False, now_ms, out)
             return [Deliver(out)] if out else NOTHING
         return super().lost(message, now_ms)
+
+    def expire(self, now: float) -> Sequence[Action]:
+        """As :meth:`Failover.expire`; and a newcomer that left its session, or was
+        disconnected, before its home said it was told is no longer followed."""
+        for key in [k for k in self.relaying if not self.core.awaits_told(k[1], k[0])]:
+            del self.relaying[key]
+        return super().expire(now)
 
     def members_changed(
         self,

@@ -139,12 +139,21 @@ class Sessions(Tables):
         """The home of a member seated by another member's offer told it of its session:
         the session's events kept for it meanwhile, in order; it hears them at once from
         now on."""
+        member = self._untold(client_id, session_id)
+        if member is None:
+            return []
+        events, member.untold = member.untold or [], None
+        return [((client_id,), event) for event in events]
+
+    def awaits_told(self, client_id: str, session_id: str) -> bool:
+        """Whether ``client_id`` is still a member of ``session_id`` not yet told of it
+        (the cluster forgets which owner relays its ``session.created`` once it is not)."""
+        return self._untold(client_id, session_id) is not None
+
+    def _untold(self, client_id: str, session_id: str) -> Member | None:
         session = self.sessions.get(session_id)
         member = None if session is None else session.members.get(client_id)
-        if member is None or member.untold is None:
-            return []
-        events, member.untold = member.untold, None
-        return [((client_id,), event) for event in events]
+        return None if member is None or member.untold is None else member
 
     def take_seat(self, entry: Entry, now_ms: int, out: list[Delivery]) -> bool:
         return self.backfills.take(entry, now_ms, out)
