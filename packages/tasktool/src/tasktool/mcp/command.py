@@ -25,6 +25,9 @@ def mcp_command(options: Invocation, /) -> None:
     """
     require("mcp")
     from tasktool.mcp.server import create_server
+    from tasktool.mcp.stdin import cap_stdin
 
     load, _repo = serving_loader(options.overrides(), options.warn)
-    create_server(load).run("stdio")
+    server = create_server(load)
+    cap_stdin(options.warn)
+    server.run("stdio")

@@ -218,6 +218,7 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("task.invalid_value", "A web edit field of the wrong JSON type (in details.fields)", _FAILED),
     ("task.no_change", "An MCP set without a field", _FAILED),
     ("graph.root_missing", "MCP graph with upstream or downstream but no root", _FAILED),
+    ("mcp.too_large", "An MCP message past 4 MiB, skipped unread (warning)", _FINDING),
     ("web.host_forbidden", "A dashboard request whose Host is not the bound address", (1, 403)),
     ("web.origin_forbidden", "A dashboard write from another origin", (1, 403)),
     ("web.unsupported_media_type", "A dashboard write that is not application/json", (1, 415)),
