@@ -97,6 +97,16 @@ class Scene:
         self.x, self.y = x, y
         return session_id
 
+    def seat_open_at_c(
+        self, pool: dict[str, Any] | None = None, ratings: tuple[int, int] = (1000, 1000)
+    ) -> str:
+        """:meth:`session_at_a` (in ``squad`` by default), ``c`` joined, then one seat
+        opened by ``x``: its opening mirrored at ``c``, the pool's owner from then on."""
+        session_id = self.session_at_a(SQUAD if pool is None else pool, ratings)
+        self.join_c()
+        assert self.ask(self.x, Backfill(session_id, 1)) == Backfilled(session_id, [], 1)
+        return session_id
+
     def members(self, session_id: str) -> set[str]:
         return set(self.cluster.members["a"].core.sessions[session_id].members)
 
@@ -150,9 +160,7 @@ def test_a_newcomer_connected_to_a_third_member_is_followed_by_the_host() -> Non
     """z is b's client, its entry waits at c, the session is a's: a adopts a proxy of z,
     and when z leaves for good, a's session loses it."""
     scene = Scene()
-    session_id = scene.session_at_a(SQUAD)
-    scene.join_c()
-    assert scene.ask(scene.x, Backfill(session_id, 1)) == Backfilled(session_id, [], 1)
+    session_id = scene.seat_open_at_c()
     z = scene.client("b")
     scene.ask(z, EnterPool(policy="squad"))
     assert scene.last(z, SessionCreated).session_id == session_id
@@ -170,9 +178,7 @@ def test_a_newcomer_connected_to_a_third_member_is_followed_by_the_host() -> Non
 
 def test_the_rating_window_holds_at_the_new_owner() -> None:
     scene = Scene()
-    session_id = scene.session_at_a(RANKED, (1000, 1050))
-    scene.join_c()
-    assert scene.ask(scene.x, Backfill(session_id, 1)) == Backfilled(session_id, [], 1)
+    session_id = scene.seat_open_at_c(RANKED, (1000, 1050))
     far = scene.client("c", 1600)  # 550 from 1050: beyond the widest window (400)
     scene.ask(far, EnterPool(**RANKED))
     for _ in range(6):  # every window at its widest
@@ -188,9 +194,7 @@ def test_the_rating_window_holds_at_the_new_owner() -> None:
 
 def test_the_mirror_goes_when_the_session_ends() -> None:
     scene = Scene()
-    session_id = scene.session_at_a(SQUAD)
-    scene.join_c()
-    scene.ask(scene.x, Backfill(session_id, 1))
+    session_id = scene.seat_open_at_c()
     assert scene.cluster.members["c"].core.backfills.mirrors() == [session_id]
     for member in (scene.x, scene.y):
         scene.ask(member, LeaveSession(session_id))
@@ -203,9 +207,7 @@ def test_the_mirror_goes_when_the_session_ends() -> None:
 
 def test_an_offer_for_a_session_that_ended_meanwhile_puts_the_entry_back() -> None:
     scene = Scene()
-    session_id = scene.session_at_a(SQUAD)
-    scene.join_c()
-    scene.ask(scene.x, Backfill(session_id, 1))
+    session_id = scene.seat_open_at_c()
     cluster = scene.cluster
     z = scene.client("c")
     cluster.request(z, EnterPool(policy="squad"))  # held at c, offered to a
@@ -236,9 +238,7 @@ def test_an_entry_that_leaves_while_it_is_offered_is_not_seated() -> None:
     (it cannot know), the owner finds the entry gone and has the host take z out again,
     before z is told: z left its pool and is in no session, as in one process."""
     scene = Scene()
-    session_id = scene.session_at_a(SQUAD)
-    scene.join_c()
-    scene.ask(scene.x, Backfill(session_id, 1))
+    session_id = scene.seat_open_at_c()
     cluster = scene.cluster
     z = scene.client("c")
     cluster.request(z, EnterPool(policy="squad"))  # held at c, offered to a
@@ -259,9 +259,7 @@ def test_an_entry_that_leaves_while_it_is_offered_is_not_seated() -> None:
 
 def test_the_hosts_death_puts_held_entries_back() -> None:
     scene = Scene()
-    session_id = scene.session_at_a(SQUAD)
-    scene.join_c()
-    scene.ask(scene.x, Backfill(session_id, 1))
+    scene.seat_open_at_c()
     cluster = scene.cluster
     z = scene.client("c")
     cluster.request(z, EnterPool(policy="squad"))
@@ -330,9 +328,7 @@ def test_an_entry_offered_when_its_client_is_matched_elsewhere_is_withdrawn() ->
     b; then the session at a ends, so a declines. One process would have withdrawn the
     entry at z's match: it is not put back in its pool."""
     scene = Scene()
-    session_id = scene.session_at_a(SQUAD)
-    scene.join_c()
-    scene.ask(scene.x, Backfill(session_id, 1))
+    session_id = scene.seat_open_at_c()
     cluster = scene.cluster
     z, w = scene.client("b"), scene.client("b")
     assert owner(pool_key("p", "ranked"), sorted(cluster.members)) == "b"
@@ -358,9 +354,7 @@ def test_an_offer_for_a_client_gone_meanwhile_keeps_the_seat_open_at_the_owner()
     """z (a's) leaves for good while c offers its held entry to a: a declines, and c's
     mirror, which gave z the last seat, is open again for the next arrival."""
     scene = Scene()
-    session_id = scene.session_at_a(SQUAD)
-    scene.join_c()
-    scene.ask(scene.x, Backfill(session_id, 1))
+    session_id = scene.seat_open_at_c()
     cluster = scene.cluster
     z = scene.client("a")
     cluster.request(z, EnterPool(policy="squad"))
@@ -405,9 +399,7 @@ def test_a_newcomer_hears_the_sessions_messages_wherever_it_is_connected(home: s
     """Seated by c's offer, z hears what members send next, whether it is connected to
     the host (a), to the owner relaying its ``session.created`` (c), or to neither (b)."""
     scene = Scene()
-    session_id = scene.session_at_a(SQUAD)
-    scene.ask(scene.x, Backfill(session_id, 1))
-    scene.join_c()
+    session_id = scene.seat_open_at_c()
     z = scene.client(home)
     scene.ask(z, EnterPool(policy="squad"))
     assert scene.last(z, SessionCreated).session_id == session_id
@@ -423,9 +415,7 @@ def test_a_newcomer_gone_before_it_was_told_is_not_followed_by_the_host() -> Non
     was told. z leaves for good before its ``session.created`` (relayed by c) arrives: a
     forgets it at its next look, rather than keep the record until c dies."""
     scene = Scene()
-    session_id = scene.session_at_a(SQUAD)
-    scene.join_c()
-    scene.ask(scene.x, Backfill(session_id, 1))
+    session_id = scene.seat_open_at_c()
     cluster = scene.cluster
     z = scene.client("b")
     cluster.request(z, EnterPool(policy="squad"))
