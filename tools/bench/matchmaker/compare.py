@@ -234,17 +234,18 @@ def median(runs: list[dict[str, Any]], target: str, scenario: str, key: str) -> 
 NOTES = """
 ## Method
 
-- **servers**: "hypercorn" and "granian" are the real `matchmaker` launcher
+- **servers**: "hypercorn" and "picows" are the real `matchmaker` launcher
   (`tools/bench/matchmaker/server.py`, so `serve_until_signalled`: `tune_gc()`, the
   open-file limit, a `memory://` store and the `bench` Project declared through
   `/admin`, per-connection rate limits lifted), with `--server hypercorn` (standard
-  asyncio loop) or `--server granian` (embedded granian on uvloop). "Colyseus" is
+  asyncio loop) or `--server picows` (picows on uvloop). "Colyseus" is
   `@colyseus/core` 0.16 with `@colyseus/ws-transport` (`peers/colyseus_server.cjs`):
   a `duel` room with `maxClients` 2 that broadcasts `matched` once both members are
   in and relays every `relay` message to the other member. No state schema.
-- **echo floor**: each server's bare WebSocket echo (an ASGI echo app on the same
-  server through the launcher's seam; for Colyseus the bare `ws` server it runs on),
-  200 sockets × `--messages` messages, one in flight per socket.
+- **echo floor**: each server's bare WebSocket echo through the launcher's seam, as
+  the data plane is served (hypercorn: an ASGI echo app; picows: an echo where the
+  data plane's connection would be), and for Colyseus the bare `ws` server it runs
+  on; 200 sockets × `--messages` messages, one in flight per socket.
 - **connect+match**: `--clients` clients, 50 in flight: open a WebSocket, `hello`,
   `pool.enter` (policy `duel`, `auto`, groupSize 2), wait for `session.created`,
   close. Colyseus: `client.joinOrCreate("duel")` (its HTTP matchmake request, then
@@ -263,96 +264,15 @@ NOTES = """
   (RSS held − RSS of the fresh server) / clients.
 - **runs**: runs can be split over several invocations (each one's JSON lines
   appended to a log) and merged with `--rerender LOG`, which renders the medians
-  of every run in the log.
+  of every run in the log. `--targets` and `--scenarios` narrow a run; `--pin` puts
+  every server on core 0 and every load client on core 1.
 - **CPU**: `server CPU` is the share of one core the server process got during the
   scenario (`/proc/<pid>/stat`; for match-connected and relay from the client's
   `MEASURING` line, once its connections are set up); `client CPU` the load
   client's own. A client near 100% is the limit of that row, not the server.
 
-## Idle memory: why granian holds more, and what does not change it
-
-Measured directly (1,000 sockets, `matchmaker --server X`): granian 154.7 KiB per
-socket that never sent a frame and 156.5 KiB past `hello`; hypercorn 22.4 and 23.3 KiB.
-The ~130 KiB difference is tungstenite's read buffer, and it is touched memory, not
-a reservation: granian 2.8.7 (the release measured, pinned in `.ci/constraints.txt`;
-it pins tokio-tungstenite 0.30)
-upgrades every WebSocket with `WebSocketConfig` `None`, so `read_buffer_size` is
-tungstenite's default 128 KiB, and tungstenite's `FrameCodec::read_in` calls
-`in_buffer.resize(capacity, 0)` (a memset of the whole buffer) before every read,
-the first as soon as the app waits in `receive()`. Pages written with zeros are
-resident like any other, so no allocator setting can return them while the socket
-is open. Tried (`python tools/bench/matchmaker/idle_memory.py`, 1,000 clients past
-`hello`, medians of 3): the wheel's allocator is jemalloc 5.3.1 (tikv-jemallocator,
-read from `_RJEM_MALLOC_CONF`; not mimalloc: its `MIMALLOC_*` variables are not read),
-and neither one arena without thread caches and with dirty/muzzy pages returned at
-once, nor no transparent huge pages, nor glibc's `MALLOC_ARENA_MAX=1` for the Python
-side moved it by more than the run-to-run spread (table below). granian's own
-options do not reach the buffer either (measured with the launcher patched for the
-trial, 1,000 clients): `runtime_threads` 2 155.5 KiB, HTTP/1 `max_buffer_size`
-8 KiB 157.1 KiB, `blocking_threads`/`runtime_blocking_threads` 1 157.2 KiB,
-against 157.4 KiB with the launcher's settings. So the launcher sets no allocator
-variable, and the target (≤ 40 KiB per idle connection) is met by hypercorn only;
-closing it under granian needs a granian that passes a smaller `read_buffer_size`
-(the server cannot be rebuilt here: crates.io is out of reach). `docs/operations.md`
-says which server to run for many idle clients.
-
-| server | setting (jemalloc: `_RJEM_MALLOC_CONF`) | KiB per idle connection |
-|---|---|---|
-| hypercorn | defaults | 22.2 |
-| granian | defaults | 156.8 |
-| granian | jemalloc `narenas:1,tcache:false,dirty_decay_ms:0,muzzy_decay_ms:0` | 152.5 |
-| granian | jemalloc `thp:never,metadata_thp:disabled` (no huge pages) | 156.7 |
-| granian | glibc `MALLOC_ARENA_MAX=1` | 156.7 |
-
-## Where granian's relay time goes
-
-Server CPU per relayed message in the run above (server CPU share / messages per
-second, medians): granian about 23 µs, hypercorn about 37 µs, Colyseus about 10 µs.
-Our own synchronous work per message, timed without any server
-(`python tools/bench/matchmaker/hotpath.py`: frame in, decode, the core's relay,
-encode once, seq and replay buffer, metrics, queued for the recipient) is about
-3.6 µs:
-
-| step | µs per message |
-|---|---|
-| on_frame: the whole path (frame in, frame queued) | 3.63 |
-| decode (msgspec, to the request Struct) | 0.24 |
-| command (request to core command) | 0.22 |
-| core: Conversation.receive (rate limit, relay) | 1.06 |
-| encode the event once (event_head) | 0.52 |
-| deliver: encode, seq, replay buffer, metrics, queue | 1.41 |
-
-The rest is the bridge between granian's Rust thread and the Python thread, paid
-twice per relayed message (one `receive`, one `send`): each call creates a
-granian future and spawns a tokio task; its completion is handed to granian's
-"blocking" thread, which takes the GIL for that one completion and schedules the
-Python side with `call_soon_threadsafe`, and the Python task then takes its step
-on uvloop. py-spy (`--native`, relay, 50 pairs, on the shared machine): about
-45% of the process's samples on the Python thread, a quarter of those in our
-code, the rest in uvloop's callbacks and the granian calls; the blocking thread
-spins in `sched_yield` (crossbeam's channel backs off by yielding before it
-parks) in about 15% of samples. granian's
-own bare echo (no matchmaker code at all) moves 0.48× what Colyseus's `ws` echo does
-in the same run, and our relay on granian already moves more than granian's bare
-echo (the echo app alternates `receive` and `send`, the relay overlaps them). So
-relay ≥ 1× Colyseus cannot be reached from the app on granian 2.8.7: even with our
-3.6 µs at zero, granian's path would cost about 19 µs per message against
-Colyseus's whole 10 µs. granian options tried on the relay (3 alternating runs each
-on the quiet machine): `sys.setswitchinterval` 1 ms and 0.2 ms, `task_impl` `rust`;
-none moved the rate beyond the run-to-run spread (31-46k msg/s for all, defaults
-included), nor did `runtime_threads` 2 (tried on the busy machine only), so the
-launcher keeps granian's defaults.
-
-What was cut: the launcher's socket sets `TCP_NODELAY` (granian's handed-in
-sockets had none: the fastest connect+match took 44 ms behind delayed ACKs, 20 ms
-after); frames other than a close go to granian's `send` without a coroutine of
-ours in between; the connection's writer waits on one bare future per idle period
-instead of an `asyncio.Event` (whose `wait` is a coroutine and a waiter list per
-wake-up); encoding an event checks for a relayed message first. The sans-I/O
-core was not touched. The next lever, not taken: a writer that chains granian's
-send futures with a done-callback instead of a task (one task step less per
-relayed message, a few percent of the 23 µs), at the price of a second writer
-path for servers whose `send` is a coroutine.
+What each server spends its time on, and the granian measurements from before it
+was removed: `docs/benchmarks/matchmaker-picows.md`.
 """
 
 

@@ -6,8 +6,8 @@ Starts the real launcher (``server.py``, as ``compare.py`` does) once per row
 with the row's environment, holds ``--clients`` clients past ``hello`` with the
 Node load client and reports (RSS held - RSS of the fresh server) / clients,
 the median of ``--runs``. (Rows for granian, the server before picows, and its
-jemalloc settings are in docs/benchmarks/matchmaker-servers.md.) Prints a Markdown table for
-docs/benchmarks/matchmaker-servers.md.
+jemalloc settings are in docs/benchmarks/matchmaker-granian.md.) Prints a Markdown table for
+docs/benchmarks/matchmaker-picows.md.
 """
 
 from __future__ import annotations
