@@ -319,8 +319,8 @@ class Router(Seats):
         if type(event) is SessionCreated:
             assert isinstance(event, SessionCreated)
             if event.pool is not None and sender != node_of(event.session_id):
-                # Relayed by the pool's owner: an offer seated it (from its host, as
-                # every session.created of a formed group, it needs no answer).
+                # Relayed by the pool's owner for a client an offer seated: its host
+                # waits for Told. (From the host, as every formed group's, none is due.)
                 out.extend(self.told(event))
         return out
 

@@ -142,7 +142,8 @@ class Sessions(Tables):
         member = self._untold(client_id, session_id)
         if member is None:
             return []
-        events, member.untold = member.untold or [], None
+        events, member.untold = member.untold, None
+        assert events is not None  # (what _untold found)
         return [((client_id,), event) for event in events]
 
     def awaits_told(self, client_id: str, session_id: str) -> bool:
