@@ -80,6 +80,12 @@ class Scene:
     def last_withdrawn(self, client_id: str) -> Any:
         return next(e for e in reversed(self.told[client_id]) if isinstance(e, PoolWithdrawn))
 
+    @staticmethod
+    def entry_id_of(answer: Effect) -> str:
+        assert isinstance(answer, Reply)
+        assert isinstance(answer.answer, PoolEntered)
+        return answer.answer.entry_id
+
     def entry_id(self, client_id: str, pool: str) -> str:
         """The id in ``client_id``'s ``pool.entered`` for ``pool``."""
         (entry_id,) = (
@@ -145,6 +151,40 @@ def test_an_entry_entered_again_while_the_matched_one_is_withdrawn_keeps_both_fo
     assert isinstance(refused, Refuse)
     assert refused.error.code == "cluster.unavailable"
     assert scene.waits(x) == set()
+    scene.check()
+
+
+def test_an_enter_repeated_and_entered_after_the_match_is_followed_when_its_owner_dies() -> None:
+    """x enters ``pair`` twice; its owner matches the first entry, then enters the
+    second (the first is gone: no ``pool.already_entered``), and dies before x's member's
+    withdrawal arrives. x was told the second entry is in: its member follows it, and
+    enters it again at the pool's next owner (the shrunk failure of
+    ``--hypothesis-seed=2016``)."""
+    scene = Scene(3)
+    cluster = scene.cluster
+    pool_owner = owner(pool_key("p", "pair"), sorted(cluster.members))
+    home = next(name for name in sorted(cluster.members) if name != pool_owner)
+    x, y = scene.client(home), scene.client(pool_owner)
+    cluster.request(x, EnterPool(policy="pair"))
+    cluster.request(x, EnterPool(policy="pair"))  # refused, unless the first matched
+    cluster.pass_one((home, pool_owner))  # the first waits
+    cluster.request(y, EnterPool(policy="pair"))  # matched with x at once
+    while cluster.links[pool_owner, home]:  # x hears of the first and of its session
+        cluster.pass_one((pool_owner, home))
+    assert isinstance(scene.told[x][-1], SessionCreated)
+    cluster.pass_one((home, pool_owner))  # the second: entered (x's withdrawal follows)
+    cluster.members.pop(pool_owner)  # dies with its inbox, unnoticed yet
+    del cluster.links[home, pool_owner]
+    cluster.pass_one((pool_owner, home))  # what it sent before: the second is in
+    first, second = (answers[0] for answers in cluster.answers[x].values())
+    assert isinstance(second, Reply)
+    assert isinstance(second.answer, PoolEntered)
+    assert second.answer.entry_id != scene.entry_id_of(first)
+    for member in list(cluster.members.values()):
+        cluster.notice(member)
+    scene.drain()
+    next_owner = owner(pool_key("p", "pair"), sorted(cluster.members))
+    assert scene.waits(x) == {("pair", next_owner)}
     scene.check()
 
 

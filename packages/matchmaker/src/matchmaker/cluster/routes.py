@@ -180,6 +180,11 @@ class Routes:
         self.departed: set[str] = set()
         # Forwarded requests awaiting their answer: (client id, request id) -> when sent.
         self.pending: dict[tuple[str, str], float] = {}
+        # A pool.enter sent while its client already waits in that pool, until answered:
+        # (client id, request id) -> (pool name, command). The owner refuses it
+        # (pool.already_entered) unless the first entry matched meanwhile; then it is
+        # entered, and followed from its answer on.
+        self.again: dict[tuple[str, str], tuple[str, EnterPool]] = {}
         # Owners by ring key among the current live members (emptied when they change).
         self._owners: dict[str, str] = {}
         # Sessions hosted here whose open backfill is mirrored at their pool's owner: which.
@@ -281,6 +286,8 @@ class Routes:
         nowhere, a ``pool.leave``'s entry stays (and may move again). A ``pool.leave``
         that ``timed_out`` may still be carried out (its answer follows, or its member
         died): its entry stays on its way out."""
+        if request_id is not None:
+            self.again.pop((client_id, request_id), None)
         waiting = self.waiting.get(client_id, {})
         for name, entry in list(waiting.items()):
             if entry.asked == request_id and request_id is not None:

@@ -142,9 +142,12 @@ class Router(Seats):
             name = command.policy or command.pool or self._default_policy(client) or ""
             old = self.waiting.get(client_id, {}).get(name)
             # Already waiting there: the owner refuses this one (pool.already_entered), and
-            # the entry stays the one entered first (unless that one is on its way out).
+            # the entry stays the one entered first (unless that one is on its way out, or
+            # is matched before this one arrives: :attr:`again`).
             if old is None or old.settling:
                 self._replace(client_id, name, Waiting(target, command, request_id))
+            elif request_id is not None:
+                self.again[client_id, request_id] = (name, command)
         elif type(command) is LeavePool:
             entry = self.waiting.get(client_id, {}).get(command.pool)
             if entry is not None and entry.node == target:
@@ -270,6 +273,7 @@ class Router(Seats):
         self.outgoing.pop(client_id, None)
         for key in [k for k in self.pending if k[0] == client_id]:
             del self.pending[key]
+            self.again.pop(key, None)
         return out
 
     def client_away(self, client_id: str) -> Sequence[Action]:
@@ -395,6 +399,13 @@ class Router(Seats):
                     if reply.request_id != INTERNAL:
                         entry.told = answer.entry_id
                     break
+            else:
+                again = self.again.pop((client_id, reply.request_id or ""), None)
+                if again is not None:  # entered again once the first entry matched
+                    name, command = again
+                    entry = Waiting(sender, command, reply.request_id, answer.entry_id)
+                    entry.told = answer.entry_id
+                    self._replace(client_id, name, entry)
             return True
         if isinstance(answer, PoolLeft) and reply.request_id != INTERNAL:
             left, asked = answer.entry_id, reply.request_id
