@@ -181,10 +181,10 @@ class Routes:
         # Forwarded requests awaiting their answer: (client id, request id) -> when sent.
         self.pending: dict[tuple[str, str], float] = {}
         # A pool.enter sent while its client already waits in that pool, until answered:
-        # (client id, request id) -> (pool name, command). The owner refuses it
+        # (client id, request id) -> (pool name, its entry). The owner refuses it
         # (pool.already_entered) unless the first entry matched meanwhile; then it is
         # entered, and followed from its answer on.
-        self.again: dict[tuple[str, str], tuple[str, EnterPool]] = {}
+        self.again: dict[tuple[str, str], tuple[str, Waiting]] = {}
         # Owners by ring key among the current live members (emptied when they change).
         self._owners: dict[str, str] = {}
         # Sessions hosted here whose open backfill is mirrored at their pool's owner: which.

@@ -147,7 +147,7 @@ class Router(Seats):
             if old is None or old.settling:
                 self._replace(client_id, name, Waiting(target, command, request_id))
             elif request_id is not None:
-                self.again[client_id, request_id] = (name, command)
+                self.again[client_id, request_id] = (name, Waiting(target, command, request_id))
         elif type(command) is LeavePool:
             entry = self.waiting.get(client_id, {}).get(command.pool)
             if entry is not None and entry.node == target:
@@ -230,6 +230,9 @@ class Router(Seats):
         ``Withdraw`` went to each member holding a proxy of it). Until they say so, they
         are not moved or entered again; one whose member died already is withdrawn here."""
         waiting = self.waiting.get(client_id, {})
+        for key, (_, entry) in self.again.items():
+            if key[0] == client_id:  # sent before the Withdraw: withdrawn if entered
+                entry.withdrawn = True
         out: list[Delivery] = []
         for name, entry in list(waiting.items()):
             entry.withdrawn = True
@@ -402,9 +405,8 @@ class Router(Seats):
             else:
                 again = self.again.pop((client_id, reply.request_id or ""), None)
                 if again is not None:  # entered again once the first entry matched
-                    name, command = again
-                    entry = Waiting(sender, command, reply.request_id, answer.entry_id)
-                    entry.told = answer.entry_id
+                    name, entry = again
+                    entry.remote_id = entry.told = answer.entry_id
                     self._replace(client_id, name, entry)
             return True
         if isinstance(answer, PoolLeft) and reply.request_id != INTERNAL:
