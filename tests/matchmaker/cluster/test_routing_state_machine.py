@@ -387,6 +387,8 @@ class Cluster(RuleBasedStateMachine):
             self.check_backfills()
 
     def check_answers(self) -> None:
+        for member in self.members.values():  # all answered: no repeated enter awaited
+            assert not member.router.again, (member.name, member.router.again)
         for client_id in self.home:
             for request_id, answers in self.answers[client_id].items():
                 assert answers, f"request {request_id} of {client_id} was never answered"
