@@ -188,6 +188,28 @@ def test_an_enter_repeated_and_entered_after_the_match_is_followed_when_its_owne
     scene.check()
 
 
+def test_a_repeated_enter_whose_member_dies_unanswered_is_refused_at_once() -> None:
+    """x waits in ``pair`` and enters it again; the owner dies before answering: the
+    repeated enter is refused when the death is noticed (not at the answer timeout), and
+    the entry x has is entered again at the next owner."""
+    scene = Scene(3)
+    cluster = scene.cluster
+    pool_owner = owner(pool_key("p", "pair"), sorted(cluster.members))
+    home = next(name for name in sorted(cluster.members) if name != pool_owner)
+    x = scene.client(home)
+    cluster.request(x, EnterPool(policy="pair"))
+    scene.drain()
+    cluster.request(x, EnterPool(policy="pair"))  # on its way
+    scene.kill(pool_owner)
+    (refused,) = scene.answers(x)
+    assert isinstance(refused, Refuse)
+    assert refused.error.code == "cluster.unavailable"
+    assert cluster.members[home].router.again == {}
+    scene.drain()
+    assert scene.waits(x) == {("pair", owner(pool_key("p", "pair"), sorted(cluster.members)))}
+    scene.check()
+
+
 def test_an_entry_that_reaches_the_host_after_the_match_is_withdrawn() -> None:
     """x (a's) waits in ``squad`` at c and enters ``trio`` (c's too); c matches it in
     ``squad`` before the ``pool.enter`` arrives, so c's core had no ``trio`` entry to

@@ -121,6 +121,11 @@ class Failover(Routes):
             for name, entry in [(n, e) for n, e in outgoing if e.node == node]:
                 outgoing.remove((name, entry))
                 out.extend(self._entry_died(client_id, name, entry) or NOTHING)
+        for (client_id, request_id), (_, entry) in list(self.again.items()):
+            if entry.node == node:  # unanswered: refused now, as an entry's pool.enter is
+                del self.again[client_id, request_id]
+                self.pending.pop((client_id, request_id), None)
+                out.extend(self._refused(client_id, request_id))
         return out
 
     def _entry_died(self, client_id: str, name: str, entry: Waiting) -> Sequence[Action] | None:
