@@ -24,15 +24,7 @@ from collections.abc import Iterable, Sequence
 
 from matchmaker.cluster import codec
 from matchmaker.cluster.failover import Failover
-from matchmaker.cluster.messages import (
-    Message,
-    Offer,
-    Opening,
-    Seated,
-    Told,
-    Unmirror,
-    Unseat,
-)
+from matchmaker.cluster.messages import Message, Offer, Opening, Seated, Told, Unmirror, Unseat
 from matchmaker.cluster.ring import node_of, pool_key
 from matchmaker.cluster.routes import NOTHING, Action, Deliver, Post, pool_command
 from matchmaker.core.backfill import SeatOffered, mirror_origin
