@@ -117,3 +117,42 @@ async def test_max_sessions_per_client_counts_the_player_over_connections(
     with pytest.raises(MatchmakerError) as caught:
         await second.join("lobby-2", create=True)
     assert caught.value.code == "session.limit"
+
+
+@pytest.mark.parametrize(
+    "claims",
+    [
+        {"sub": "a\nb\u0000", "tier": "gold"},
+        {"sub": 42, "tier": "gold"},
+        {"sub": "ana", "tier": 10**40},
+        {"sub": "ana", "nbf": "soon"},
+    ],
+)
+async def test_a_claim_breaking_the_rules_a_client_value_obeys_is_a_bad_claim(
+    start_server: Any, claims: dict[str, Any]
+) -> None:
+    """A ``sub`` that is no name never becomes a player id peers see, a mapped claim a
+    client could not send never becomes a trusted attribute, and no library's exception
+    name reaches the client."""
+    server = await start_server(GAME)
+    client = await server.connect(hello=False)
+    with pytest.raises(MatchmakerError) as caught:
+        await client.hello(project="game", credential=token(**claims))
+    assert (caught.value.code, caught.value.details) == (
+        "auth.invalid_credential",
+        {"reason": "bad_claim"},
+    )
+    assert "Error" not in str(caught.value)
+    assert await client.wait_closed() == 4003
+
+
+async def test_a_client_value_breaking_the_attribute_rule_is_refused(start_server: Any) -> None:
+    """The rule a mapped claim obeys is the one a client's own attributes obey."""
+    server = await start_server()
+    for value in (10**40, -(2**53)):
+        with pytest.raises(MatchmakerError) as caught:
+            await server.connect(attributes={"rating": value})
+        assert caught.value.code == "protocol.bad_request"
+        assert caught.value.details == {"attribute": "rating", "limit": 2**53 - 1}
+    client = await server.connect(attributes={"rating": 2**53 - 1})
+    assert client.client_id
