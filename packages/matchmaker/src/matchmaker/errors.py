@@ -127,6 +127,7 @@ _CODES: dict[str, ErrorCode] = {
     "store.bad_url": Code(exit=1),
     "store.missing_extra": Code(exit=1),
     "store.bad_key": Code(exit=1),
+    "store.key_file_mode": Code(exit=1),
     "server.bind_failed": Code(exit=1),
     "usage": Code(exit=2),
     "server.unavailable": Code(exit=1),
