@@ -107,6 +107,7 @@ _CODES: dict[str, ErrorCode] = {
     # -- HTTP: the control plane, and the data port's /healthz and 404s ----------------------
     "request.malformed_json": Code(http=400),
     "request.invalid": Code(http=400),
+    "request.duplicate_key": Code(http=400),
     "project.reserved_id": Code(http=400),
     "auth.unauthorized": Code(http=401),
     "route.not_found": Code(http=404),
