@@ -67,11 +67,18 @@ async def test_trusted_attributes_decide_the_match_and_cannot_be_sent(start_serv
         ({"nbf": int(time.time()) + 3600}, "not_yet_valid"),
         ({"aud": "another-game"}, "wrong_audience"),
         ({"iss": "https://evil.example"}, "wrong_issuer"),
+        # A sub that is no name never becomes a player id peers see, a mapped claim a
+        # client could not send never becomes a trusted attribute.
+        ({"sub": "a\nb\u0000", "tier": "gold"}, "bad_claim"),
+        ({"sub": 42, "tier": "gold"}, "bad_claim"),
+        ({"sub": "ana", "tier": 10**40}, "bad_claim"),
+        ({"sub": "ana", "nbf": "soon"}, "bad_claim"),
     ],
 )
 async def test_a_refused_token_is_invalid_credential_with_its_reason_and_closes_4003(
     start_server: Any, claims: dict[str, Any], reason: str
 ) -> None:
+    """No library's exception name reaches the client: it branches on the reason."""
     server = await start_server(GAME)
     client = await server.connect(hello=False)
     with pytest.raises(MatchmakerError) as caught:
@@ -80,6 +87,7 @@ async def test_a_refused_token_is_invalid_credential_with_its_reason_and_closes_
         "auth.invalid_credential",
         {"reason": reason},
     )
+    assert "Error" not in str(caught.value)
     assert await client.wait_closed() == 4003
 
 
@@ -117,33 +125,6 @@ async def test_max_sessions_per_client_counts_the_player_over_connections(
     with pytest.raises(MatchmakerError) as caught:
         await second.join("lobby-2", create=True)
     assert caught.value.code == "session.limit"
-
-
-@pytest.mark.parametrize(
-    "claims",
-    [
-        {"sub": "a\nb\u0000", "tier": "gold"},
-        {"sub": 42, "tier": "gold"},
-        {"sub": "ana", "tier": 10**40},
-        {"sub": "ana", "nbf": "soon"},
-    ],
-)
-async def test_a_claim_breaking_the_rules_a_client_value_obeys_is_a_bad_claim(
-    start_server: Any, claims: dict[str, Any]
-) -> None:
-    """A ``sub`` that is no name never becomes a player id peers see, a mapped claim a
-    client could not send never becomes a trusted attribute, and no library's exception
-    name reaches the client."""
-    server = await start_server(GAME)
-    client = await server.connect(hello=False)
-    with pytest.raises(MatchmakerError) as caught:
-        await client.hello(project="game", credential=token(**claims))
-    assert (caught.value.code, caught.value.details) == (
-        "auth.invalid_credential",
-        {"reason": "bad_claim"},
-    )
-    assert "Error" not in str(caught.value)
-    assert await client.wait_closed() == 4003
 
 
 async def test_a_client_value_breaking_the_attribute_rule_is_refused(start_server: Any) -> None:
