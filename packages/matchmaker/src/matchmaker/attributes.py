@@ -39,7 +39,7 @@ def value_problem(value: object, limits: Limits) -> ValueProblem | None:
         chars = limits.max_attribute_value_chars
         if len(value) <= chars:
             return None
-        return ValueProblem(f"is longer than {chars} characters", chars)
+        return ValueProblem(f"is too long (at most {chars} characters)", chars)
     if isinstance(value, int):
         if abs(value) <= MAX_SAFE_INTEGER:
             return None
