@@ -25,15 +25,18 @@ import dataclasses
 
 import hypercorn.protocol.h2
 import hypercorn.protocol.h11
-from hypercorn.protocol.events import Event, Request, StreamClosed
+from hypercorn.protocol.events import Body, EndBody, Event, Request, Response, StreamClosed
 from hypercorn.protocol.ws_stream import FrameTooLargeError, WSStream
 from wsproto.connection import ConnectionState
 from wsproto.events import CloseConnection, Message, Ping
 from wsproto.frame_protocol import CloseReason
 
+from matchmaker.servers.wire import FRAME_CHARGE, version_refusal
+
 __all__ = ["GuardedWSStream", "install"]
 
 _EXTENSIONS = b"sec-websocket-extensions"
+_VERSION = b"sec-websocket-version"
 
 
 class GuardedWSStream(WSStream):
@@ -41,15 +44,31 @@ class GuardedWSStream(WSStream):
 
     async def handle(self, event: Event) -> None:
         if isinstance(event, Request):
+            versions = [value for name, value in event.headers if name == _VERSION]
+            refusal = version_refusal(versions[0].decode("latin-1") if versions else None)
+            if refusal is not None:
+                await self._refuse(*refusal)
+                return
             headers = [(name, value) for name, value in event.headers if name != _EXTENSIONS]
             event = dataclasses.replace(event, headers=headers)
         await super().handle(event)
+
+    async def _refuse(self, status: int, fields: dict[str, str], body: bytes) -> None:
+        """Answer the upgrade request with ``status`` (no app is started) and end."""
+        headers = [(name.lower().encode(), value.encode()) for name, value in fields.items()]
+        headers += [(b"content-length", b"%d" % len(body)), (b"connection", b"close")]
+        await self.send(Response(stream_id=self.stream_id, status_code=status, headers=headers))
+        await self.send(Body(stream_id=self.stream_id, data=body))
+        await self.send(EndBody(stream_id=self.stream_id))
+        self.closed = True
 
     async def _handle_events(self) -> None:
         for event in self.connection.events():
             if isinstance(event, Message):
                 if self.connection.state is not ConnectionState.OPEN:
                     continue
+                if event.frame_finished and not event.message_finished:
+                    self.buffer.length += FRAME_CHARGE  # checked by extend, with the payload
                 try:
                     self.buffer.extend(event)
                 except FrameTooLargeError:

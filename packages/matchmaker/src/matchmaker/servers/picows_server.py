@@ -55,6 +55,7 @@ from picows import (
 )
 
 from matchmaker.servers.base import FrameApp, Listener, SocketHandler
+from matchmaker.servers.wire import FRAME_CHARGE, close_code_refused, version_refusal
 
 __all__ = ["READ_BUFFER_BYTES", "serve"]
 
@@ -85,6 +86,8 @@ _GOING_AWAY = 1001
 _TEXT = WSMsgType.TEXT
 _BINARY = WSMsgType.BINARY
 _CLOSE = WSMsgType.CLOSE
+_PING = WSMsgType.PING
+_PONG = WSMsgType.PONG
 
 
 # A server's text frame header, for each payload length under 126 (one byte of length).
@@ -168,7 +171,9 @@ class _Served:
         ]
         answer = self.app.answer_get(request.path.decode("latin-1"), headers)
         if answer is None:
-            return _Socket(self)
+            answer = version_refusal(request.headers.get("sec-websocket-version"))
+            if answer is None:
+                return _Socket(self)
         status, fields, body = answer
         if status < 400:
             response = WSUpgradeResponse.create_ok_response(body, fields)
@@ -201,9 +206,9 @@ class _Socket(WSListener):
         self._handler: SocketHandler | None = None
         # The handler's on_frame, bound once: it is called for every message.
         self._on_frame: Callable[[str | bytes], None] | None = None
-        self._parts: list[bytes] | None = None  # an unfinished message's fragments
+        self._parts: bytearray | None = None  # an unfinished message's fragments, joined
         self._text = False
-        self._size = 0
+        self._size = 0  # what the fragments cost toward the hard cap (FRAME_CHARGE each)
         self._client_code = _GOING_AWAY
         # Set once our close frame is out or the socket ended: nothing more is written.
         self._done = False
@@ -269,7 +274,8 @@ class _Socket(WSListener):
                 transport.disconnect()
             return
         kind = frame.msg_type
-        if frame.fin and self._parts is None and not frame.rsv1:
+        # A reserved bit set (no extension is negotiated) takes the slow path, which refuses it.
+        if frame.fin and self._parts is None and not (frame.rsv1 or frame.rsv2 or frame.rsv3):
             if kind == _TEXT:
                 try:
                     text = frame.get_payload_as_utf8_text()
@@ -287,43 +293,53 @@ class _Socket(WSListener):
             self._batch.flush()
 
     def _other(self, transport: WSTransport, frame: WSFrame, kind: WSMsgType) -> None:
-        """A close, a fragment, or a frame that breaks the protocol."""
-        if kind == _CLOSE:
-            payload = frame.get_payload_as_bytes()
-            code = int.from_bytes(payload[:2], "big") if len(payload) >= 2 else _NO_CODE
-            self._client_code = code
-            if not self._done:
-                self.flush()
-                self._done = True
-                transport.send_close(WSCloseCode(1000 if code == _NO_CODE else code))
-            transport.disconnect()
-        elif kind in (WSMsgType.PING, WSMsgType.PONG):
-            return
-        elif frame.rsv1 or frame.rsv2 or frame.rsv3:
+        """A control frame, a fragment, or a frame that breaks the protocol."""
+        if frame.rsv1 or frame.rsv2 or frame.rsv3:
             self._fail(_PROTOCOL_ERROR, "no extension was negotiated")
+        elif kind == _CLOSE:
+            self._closed_by_client(transport, frame)
+        elif kind == _PING:
+            transport.send_pong(frame.get_payload_as_bytes())
+        elif kind == _PONG:
+            return
         elif kind == WSMsgType.CONTINUATION:
             self._fragment(frame)
         elif self._parts is not None:
             self._fail(_PROTOCOL_ERROR, "a new message before the last one finished")
         else:  # the first fragment of a message
-            self._parts, self._text, self._size = [], kind == _TEXT, 0
+            self._parts, self._text, self._size = bytearray(), kind == _TEXT, 0
             self._fragment(frame)
+
+    def _closed_by_client(self, transport: WSTransport, frame: WSFrame) -> None:
+        """Answer the client's close frame (1002 for a code no endpoint may send) and end."""
+        payload = frame.get_payload_as_bytes()
+        code = int.from_bytes(payload[:2], "big") if len(payload) >= 2 else _NO_CODE
+        answer = 1000 if code == _NO_CODE else code
+        if code != _NO_CODE and close_code_refused(code):
+            code = answer = _PROTOCOL_ERROR
+        self._client_code = code
+        if not self._done:
+            self.flush()
+            self._done = True
+            transport.send_close(WSCloseCode(answer))
+        transport.disconnect()
 
     def _fragment(self, frame: WSFrame) -> None:
         parts = self._parts
         if parts is None:
             self._fail(_PROTOCOL_ERROR, "a continuation frame without a message")
             return
-        self._size += frame.payload_size
+        # Each frame but the last costs FRAME_CHARGE too: empty ones pass the cap as well.
+        self._size += frame.payload_size if frame.fin else frame.payload_size + FRAME_CHARGE
         if self._size > self._served.max_message:
-            self._parts = None
             self._fail(_TOO_BIG, "message too large")
             return
-        parts.append(frame.get_payload_as_bytes())
+        if frame.payload_size:
+            parts += frame.get_payload_as_memoryview()
         if not frame.fin:
             return
         self._parts = None
-        message = b"".join(parts)
+        message = bytes(parts)
         if not self._text:
             self._deliver(message)
             return
@@ -380,7 +396,8 @@ async def serve(listener: Listener, shutdown: asyncio.Event) -> None:
             max_frame_size=listener.max_message,
             read_buffer_init_size=READ_BUFFER_BYTES,
             logger_name=_QuietLog(logging.getLogger("picows.server")),
-            enable_auto_pong=True,
+            # Pings are answered in _other, after the reserved bits are checked.
+            enable_auto_pong=False,
         )
         await shutdown.wait()
         server.close()
