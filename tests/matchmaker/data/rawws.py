@@ -13,14 +13,17 @@ import os
 import struct
 from dataclasses import dataclass
 
-TEXT, BINARY, CONTINUATION, CLOSE = 0x1, 0x2, 0x0, 0x8
-_FIN, _RSV1 = 0x80, 0x40
+TEXT, BINARY, CONTINUATION, CLOSE, PING, PONG = 0x1, 0x2, 0x0, 0x8, 0x9, 0xA
+# The reserved bits of a frame's first byte; RSV1 marks a compressed frame (RFC 7692).
+RSV1, RSV2, RSV3 = 0x40, 0x20, 0x10
+_FIN = 0x80
 _MASKED = 0x80
 
 
-def frame(opcode: int, payload: bytes, *, fin: bool = True, compressed: bool = False) -> bytes:
-    """One client frame (masked with a zero key, so the payload reads as given)."""
-    first = (_FIN if fin else 0) | (_RSV1 if compressed else 0) | opcode
+def frame(opcode: int, payload: bytes, *, fin: bool = True, rsv: int = 0) -> bytes:
+    """One client frame (masked with a zero key, so the payload reads as given); ``rsv``
+    is the reserved bits to set (:data:`RSV1` ...)."""
+    first = (_FIN if fin else 0) | rsv | opcode
     size = len(payload)
     if size < 126:
         head = bytes([first, _MASKED | size])
@@ -73,7 +76,12 @@ class RawSocket:
 
 
 async def open_raw(
-    base: str, *, method: str = "GET", key: str | None = None, extra: str = ""
+    base: str,
+    *,
+    method: str = "GET",
+    key: str | None = None,
+    extra: str = "",
+    version: str = "13",
 ) -> RawSocket:
     """Send an upgrade request for ``/ws`` to the server at ``base`` (``http://host:port``)."""
     host, port = base.removeprefix("http://").rsplit(":", 1)
@@ -83,7 +91,7 @@ async def open_raw(
     writer.write(
         f"{method} /ws HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\n"
         f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-        f"Sec-WebSocket-Version: 13\r\n{extra}\r\n".encode()
+        f"Sec-WebSocket-Version: {version}\r\n{extra}\r\n".encode()
     )
     head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
     status = int(head[0].split()[1])
