@@ -357,7 +357,8 @@ async def test_a_message_split_any_way_is_served_or_closed_1009_by_its_frame_cou
     bounds = [0, *sorted(min(cut, len(message)) for cut in cuts), len(message)]
     chunks = [message[a:b] for a, b in itertools.pairwise(bounds)]
     chunks[1:1] = [b""] * empties
-    cap, expected, cost = 4 * 1024, PONG_ID, 0
+    cap, cost = 4 * 1024, 0
+    expected: bytes | int = PONG_ID
     wire = []
     for index, chunk in enumerate(chunks):
         last = index == len(chunks) - 1
