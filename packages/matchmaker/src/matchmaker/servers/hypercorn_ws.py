@@ -2,7 +2,8 @@
 
 hypercorn builds one ``WSStream`` per upgraded connection (``hypercorn.protocol.h11``
 and ``h2`` name the class at module level, and offer no option for any of this).
-:func:`install` makes them build :class:`GuardedWSStream` instead, which closes three gaps:
+:func:`install` makes them build :class:`GuardedWSStream` instead, which closes these gaps
+(the last two shared with picows, :mod:`matchmaker.servers.wire`):
 
 - hypercorn accepts ``permessage-deflate`` whenever a client offers it (its
   ``Handshake.accept`` always lists ``PerMessageDeflate``), and wsproto inflates a whole
@@ -17,6 +18,11 @@ and ``h2`` name the class at module level, and offer no option for any of this).
   reading: a binary frame following a text one made ``StringIO.write`` raise ``TypeError``
   (an error-level traceback). The buffer is emptied and messages arriving after our close
   frame are dropped, as RFC 6455 allows once a close was sent.
+- hypercorn answers an upgrade of another ``Sec-WebSocket-Version`` than 13 with a bare
+  400; it gets the 426 with ``Sec-WebSocket-Version: 13`` RFC 6455 (4.2.2) asks for.
+- Each frame of an unfinished message is charged ``FRAME_CHARGE`` bytes toward the cap,
+  as under picows: a message split into empty frames closes 1009 at the same frame,
+  where wsproto went on parsing them without end.
 """
 
 from __future__ import annotations

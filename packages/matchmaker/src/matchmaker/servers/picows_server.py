@@ -9,13 +9,17 @@ the transport. Every other GET is answered from the upgrade hook
 
 What picows leaves to us, and how this module closes it:
 
-- It hands over frames, not messages: the fragments of a message are joined here, and
-  an unfinished message over the hard cap (``max_message``) closes 1009 before more
-  is held. One frame over the cap is refused by picows itself (``max_frame_size``,
-  1009) before it is buffered.
+- It hands over frames, not messages: the fragments of a message are joined here into
+  one buffer as they come, and an unfinished message whose frames cost more than the
+  hard cap (``max_message``; each frame but the last :data:`~matchmaker.servers.wire.FRAME_CHARGE`
+  more than its payload) closes 1009 before more is held. One frame over the cap is
+  refused by picows itself (``max_frame_size``, 1009) before it is buffered.
 - It does not check text frames are UTF-8 (1007 here), nor the reserved bits: no
-  extension is ever negotiated, so a compressed frame (RSV1) closes 1002.
-- A close frame from the client is answered here, and the TCP connection ended.
+  extension is ever negotiated, so a frame with RSV1, RSV2 or RSV3 set closes 1002,
+  a ping too (picows's automatic pong is off: pings are answered here, after the check).
+- A close frame from the client is answered here, and the TCP connection ended; a code
+  picows lets through but no endpoint may send (1006, 5000 and up) is answered 1002.
+- It upgrades ``Sec-WebSocket-Version`` 7 and 8: any version but 13 is answered 426.
 - Its log lines: a line per accepted connection at INFO (the peer's address) and a
   client's protocol error at ERROR. :class:`_QuietLog` moves them one level down
   (DEBUG, WARNING): a client's bad frame is not a fault of the server.
