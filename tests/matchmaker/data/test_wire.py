@@ -195,25 +195,30 @@ async def test_a_flood_of_empty_continuations_closes_1009_and_holds_no_one_up(se
     """The attack of issue 40: a text frame without FIN, then empty continuations (six
     bytes each), from a client that never sends ``hello``. 8,000,000 of them took picows
     from 56 MB to 778 MB and held another client's ping 2.9 s. Now the connection closes
-    1009 after a bounded number, memory stays flat, another client is answered at once."""
+    1009 after a bounded number, memory stays flat, and what the client goes on sending
+    after the close is not parsed (it held pings 2.5-5.7 s here while it was)."""
     other = await server.connect()
     flood = await open_raw(server.base)
-    empty = frame(CONTINUATION, b"", fin=False) * 10_000
+    empty = frame(CONTINUATION, b"", fin=False) * 100_000
     before = _rss()
 
     async def write() -> None:
         await flood.send(frame(TEXT, b"{", fin=False))
-        for _ in range(20):  # 200,000 empty continuations
+        for _ in range(20):  # 2,000,000 empty continuations (12 MB)
             await flood.send(empty)
 
+    closed = asyncio.create_task(flood.close_code(wait_s=30))  # read as it comes
     writer = asyncio.create_task(write())
     try:
-        started = time.monotonic()
-        assert await other.request("ping") is None
-        assert time.monotonic() - started < 1.0
-        assert await flood.close_code() == 1009
+        worst, pings = 0.0, 0
+        while pings < 3 or not writer.done():  # answered while the flood is written
+            started = time.monotonic()
+            assert await other.request("ping") is None
+            worst, pings = max(worst, time.monotonic() - started), pings + 1
+            await asyncio.wait([writer], timeout=0.05)  # within the control rate limit
+        assert worst < 1.0
+        assert await closed == 1009
         assert _rss() - before < 16 * MiB
-        assert await other.request("ping") is None
     finally:
         writer.cancel()
         with contextlib.suppress(asyncio.CancelledError, ConnectionError):

@@ -3,7 +3,7 @@
 hypercorn builds one ``WSStream`` per upgraded connection (``hypercorn.protocol.h11``
 and ``h2`` name the class at module level, and offer no option for any of this).
 :func:`install` makes them build :class:`GuardedWSStream` instead, which closes these gaps
-(the last two shared with picows, :mod:`matchmaker.servers.wire`):
+(the last three shared with picows, :mod:`matchmaker.servers.wire`):
 
 - hypercorn accepts ``permessage-deflate`` whenever a client offers it (its
   ``Handshake.accept`` always lists ``PerMessageDeflate``), and wsproto inflates a whole
@@ -20,6 +20,10 @@ and ``h2`` name the class at module level, and offer no option for any of this).
   frame are dropped, as RFC 6455 allows once a close was sent.
 - hypercorn answers an upgrade of another ``Sec-WebSocket-Version`` than 13 with a bare
   400; it gets the 426 with ``Sec-WebSocket-Version: 13`` RFC 6455 (4.2.2) asks for.
+- After our close frame hypercorn reads on until the client's close, and wsproto parses
+  every frame that comes meanwhile, in Python, without a deadline: past
+  ``AFTER_CLOSE_FRAMES`` what a client sends is dropped unparsed, and the connection
+  ended ``CLOSE_TIMEOUT_S`` later.
 - Each frame of an unfinished message is charged ``FRAME_CHARGE`` bytes toward the cap,
   as under picows: a message split into empty frames closes 1009 at the same frame,
   where wsproto went on parsing them without end.
@@ -27,17 +31,31 @@ and ``h2`` name the class at module level, and offer no option for any of this).
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 
 import hypercorn.protocol.h2
 import hypercorn.protocol.h11
-from hypercorn.protocol.events import Body, EndBody, Event, Request, Response, StreamClosed
+from hypercorn.protocol.events import (
+    Body,
+    Data,
+    EndBody,
+    Event,
+    Request,
+    Response,
+    StreamClosed,
+)
 from hypercorn.protocol.ws_stream import FrameTooLargeError, WSStream
 from wsproto.connection import ConnectionState
 from wsproto.events import CloseConnection, Message, Ping
 from wsproto.frame_protocol import CloseReason
 
-from matchmaker.servers.wire import FRAME_CHARGE, version_refusal
+from matchmaker.servers.wire import (
+    AFTER_CLOSE_FRAMES,
+    CLOSE_TIMEOUT_S,
+    FRAME_CHARGE,
+    version_refusal,
+)
 
 __all__ = ["GuardedWSStream", "install"]
 
@@ -48,7 +66,12 @@ _VERSION = b"sec-websocket-version"
 class GuardedWSStream(WSStream):
     """A ``WSStream`` that negotiates no extension and closes every failure with a code."""
 
+    # Messages' frames received since our close frame (set on the instance once counted).
+    _after_close = 0
+
     async def handle(self, event: Event) -> None:
+        if isinstance(event, Data) and self._after_close >= AFTER_CLOSE_FRAMES:
+            return  # not closing but sending: dropped unparsed until the close timeout
         if isinstance(event, Request):
             versions = [value for name, value in event.headers if name == _VERSION]
             refusal = version_refusal(versions[0].decode("latin-1") if versions else None)
@@ -72,7 +95,11 @@ class GuardedWSStream(WSStream):
         for event in self.connection.events():
             if isinstance(event, Message):
                 if self.connection.state is not ConnectionState.OPEN:
-                    continue
+                    self._after_close += 1
+                    if self._after_close < AFTER_CLOSE_FRAMES:
+                        continue
+                    self.task_group.spawn(self._close_timeout)
+                    break
                 if event.frame_finished and not event.message_finished:
                     self.buffer.length += FRAME_CHARGE  # checked by extend, with the payload
                 try:
@@ -96,6 +123,12 @@ class GuardedWSStream(WSStream):
                 elif self.connection.state is ConnectionState.REMOTE_CLOSING:
                     await self._send_wsproto_event(event.response())
                 await self.send(StreamClosed(stream_id=self.stream_id))
+
+    async def _close_timeout(self) -> None:
+        """End a connection whose client did not answer our close frame in time."""
+        await asyncio.sleep(CLOSE_TIMEOUT_S)
+        if not self.closed:
+            await self.send(StreamClosed(stream_id=self.stream_id))
 
 
 def install() -> None:

@@ -17,6 +17,9 @@ What picows leaves to us, and how this module closes it:
 - It does not check text frames are UTF-8 (1007 here), nor the reserved bits: no
   extension is ever negotiated, so a frame with RSV1, RSV2 or RSV3 set closes 1002,
   a ping too (picows's automatic pong is off: pings are answered here, after the check).
+- Once our close frame is out it reads on until the client's close: a client that sends
+  :data:`~matchmaker.servers.wire.AFTER_CLOSE_FRAMES` frames meanwhile is no longer
+  read, and the close timeout ends it.
 - A close frame from the client is answered here, and the TCP connection ended; a code
   picows lets through but no endpoint may send (1006, 5000 and up) is answered 1002.
 - It upgrades ``Sec-WebSocket-Version`` 7 and 8: any version but 13 is answered 426.
@@ -59,7 +62,13 @@ from picows import (
 )
 
 from matchmaker.servers.base import FrameApp, Listener, SocketHandler
-from matchmaker.servers.wire import FRAME_CHARGE, close_code_refused, version_refusal
+from matchmaker.servers.wire import (
+    AFTER_CLOSE_FRAMES,
+    CLOSE_TIMEOUT_S,
+    FRAME_CHARGE,
+    close_code_refused,
+    version_refusal,
+)
 
 __all__ = ["READ_BUFFER_BYTES", "serve"]
 
@@ -72,8 +81,6 @@ _log = logging.getLogger("matchmaker")
 READ_BUFFER_BYTES = 4096
 # How long an accepted TCP connection may take to send its upgrade request.
 UPGRADE_TIMEOUT_S = 10.0
-# How long the client has to answer our close frame before the connection is dropped.
-CLOSE_TIMEOUT_S = 5.0
 
 # Pending frames of one socket past this many payload bytes are written at once, not at
 # the end of the batch: the transport's high-water mark (64 KiB) then pauses the socket
@@ -214,6 +221,7 @@ class _Socket(WSListener):
         self._text = False
         self._size = 0  # what the fragments cost toward the hard cap (FRAME_CHARGE each)
         self._client_code = _GOING_AWAY
+        self._after_close = 0  # frames received since our close frame
         # Set once our close frame is out or the socket ended: nothing more is written.
         self._done = False
         self._closing: asyncio.TimerHandle | None = None
@@ -276,6 +284,12 @@ class _Socket(WSListener):
         if on_frame is None or self._done:
             if frame.msg_type == _CLOSE:
                 transport.disconnect()
+                return
+            self._after_close += 1
+            if self._after_close == AFTER_CLOSE_FRAMES:
+                # It goes on sending, not closing: stop reading it (the close timer ends it;
+                # our close frame still reaches it, where ending now could reset it unread).
+                transport.underlying_transport.pause_reading()
             return
         kind = frame.msg_type
         # A reserved bit set (no extension is negotiated) takes the slow path, which refuses it.
