@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 from matchmaker.data.connection import HARD_CAP_FACTOR
-from matchmaker.servers.wire import FRAME_CHARGE
+from matchmaker.servers.wire import CLOSE_TIMEOUT_S, FRAME_CHARGE
 from tests.matchmaker.data.rawws import (
     BINARY,
     CLOSE,
@@ -265,6 +265,20 @@ async def test_a_reserved_bit_closes_1002_on_any_frame(
     raw = await open_raw(server.base)
     await raw.send(frame(*sent, rsv=rsv))
     assert await answer_of(raw) == 1002
+    await raw.aclose()
+
+
+async def test_a_client_that_does_not_answer_our_close_is_dropped_at_the_close_timeout(
+    server: Any,
+) -> None:
+    """hypercorn waited for the client's close frame after a 1009 without a deadline."""
+    raw = await open_raw(server.base)
+    too_many = HARD_CAP_FACTOR * server.plane.config.limits.max_frame_bytes // FRAME_CHARGE + 1
+    await raw.send(fragmented(b"{", too_many))
+    assert await raw.close_code() == 1009
+    async with asyncio.timeout(CLOSE_TIMEOUT_S + 5):
+        with contextlib.suppress(ConnectionError):
+            assert await raw.reader.read() == b""
     await raw.aclose()
 
 

@@ -20,10 +20,10 @@ and ``h2`` name the class at module level, and offer no option for any of this).
   frame are dropped, as RFC 6455 allows once a close was sent.
 - hypercorn answers an upgrade of another ``Sec-WebSocket-Version`` than 13 with a bare
   400; it gets the 426 with ``Sec-WebSocket-Version: 13`` RFC 6455 (4.2.2) asks for.
-- After our close frame hypercorn reads on until the client's close, and wsproto parses
-  every frame that comes meanwhile, in Python, without a deadline: past
-  ``AFTER_CLOSE_FRAMES`` what a client sends is dropped unparsed, and the connection
-  ended ``CLOSE_TIMEOUT_S`` later.
+- After our close frame hypercorn waits for the client's close without a deadline, and
+  wsproto parses every frame that comes meanwhile, in Python: the connection is ended
+  ``CLOSE_TIMEOUT_S`` after our close (as picows's is), and past ``AFTER_CLOSE_FRAMES``
+  what the client sends is dropped unparsed.
 - Each frame of an unfinished message is charged ``FRAME_CHARGE`` bytes toward the cap,
   as under picows: a message split into empty frames closes 1009 at the same frame,
   where wsproto went on parsing them without end.
@@ -48,6 +48,7 @@ from hypercorn.protocol.events import (
 from hypercorn.protocol.ws_stream import FrameTooLargeError, WSStream
 from wsproto.connection import ConnectionState
 from wsproto.events import CloseConnection, Message, Ping
+from wsproto.events import Event as WSProtoEvent
 from wsproto.frame_protocol import CloseReason
 
 from matchmaker.servers.wire import (
@@ -68,10 +69,15 @@ class GuardedWSStream(WSStream):
 
     # Messages' frames received since our close frame (set on the instance once counted).
     _after_close = 0
+    # Ends the connection CLOSE_TIMEOUT_S after our close frame (once one was sent).
+    _closing: asyncio.TimerHandle | None = None
+    _ending: asyncio.Task[None] | None = None
 
     async def handle(self, event: Event) -> None:
         if isinstance(event, Data) and self._after_close >= AFTER_CLOSE_FRAMES:
             return  # not closing but sending: dropped unparsed until the close timeout
+        if isinstance(event, StreamClosed) and self._closing is not None:
+            self._closing.cancel()
         if isinstance(event, Request):
             versions = [value for name, value in event.headers if name == _VERSION]
             refusal = version_refusal(versions[0].decode("latin-1") if versions else None)
@@ -98,7 +104,6 @@ class GuardedWSStream(WSStream):
                     self._after_close += 1
                     if self._after_close < AFTER_CLOSE_FRAMES:
                         continue
-                    self.task_group.spawn(self._close_timeout)
                     break
                 if event.frame_finished and not event.message_finished:
                     self.buffer.length += FRAME_CHARGE  # checked by extend, with the payload
@@ -124,11 +129,21 @@ class GuardedWSStream(WSStream):
                     await self._send_wsproto_event(event.response())
                 await self.send(StreamClosed(stream_id=self.stream_id))
 
-    async def _close_timeout(self) -> None:
-        """End a connection whose client did not answer our close frame in time."""
-        await asyncio.sleep(CLOSE_TIMEOUT_S)
+    async def _send_wsproto_event(self, event: WSProtoEvent) -> None:
+        await super()._send_wsproto_event(event)
+        if (
+            isinstance(event, CloseConnection)
+            and self._closing is None
+            and self.connection.state is ConnectionState.LOCAL_CLOSING
+        ):
+            loop = asyncio.get_running_loop()
+            self._closing = loop.call_later(CLOSE_TIMEOUT_S, self._close_timeout)
+
+    def _close_timeout(self) -> None:
+        """End a connection whose client did not answer our close frame in time (hypercorn
+        waits for it without a deadline)."""
         if not self.closed:
-            await self.send(StreamClosed(stream_id=self.stream_id))
+            self._ending = asyncio.ensure_future(self.send(StreamClosed(stream_id=self.stream_id)))
 
 
 def install() -> None:
