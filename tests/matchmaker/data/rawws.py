@@ -11,7 +11,9 @@ import base64
 import contextlib
 import os
 import struct
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
+from typing import Any
 
 TEXT, BINARY, CONTINUATION, CLOSE, PING, PONG = 0x1, 0x2, 0x0, 0x8, 0x9, 0xA
 # The reserved bits of a frame's first byte; RSV1 marks a compressed frame (RFC 7692).
@@ -100,3 +102,18 @@ async def open_raw(
         for name, _, value in (line.partition(":") for line in head[1:] if line)
     )
     return RawSocket(reader, writer, status, headers)
+
+
+@contextlib.asynccontextmanager
+async def writing(
+    raw: RawSocket, write: Callable[[], Coroutine[Any, Any, None]]
+) -> AsyncIterator[asyncio.Task[None]]:
+    """Run ``write`` (a flood) as a task while the body reads; stop it and close after."""
+    writer = asyncio.create_task(write())
+    try:
+        yield writer
+    finally:
+        writer.cancel()
+        with contextlib.suppress(asyncio.CancelledError, ConnectionError):
+            await writer
+        await raw.aclose()

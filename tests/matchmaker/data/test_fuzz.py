@@ -19,19 +19,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from matchmaker.config import Limits
-from tests.matchmaker.data.rawws import (
-    CLOSE,
-    CONTINUATION,
-    PING,
-    PONG,
-    RSV1,
-    RSV2,
-    RSV3,
-    TEXT,
-    RawSocket,
-    frame,
-    open_raw,
-)
+from tests.matchmaker.data import rawws
+from tests.matchmaker.data.rawws import RawSocket, frame, open_raw
 
 from .conftest import DataServer
 
@@ -252,7 +241,7 @@ SENDABLE = {1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 1012, 1013, *r
 EDGE_CODES = [0, 999, 1000, 1004, 1005, 1006, 1012, 1014, 1015, 1016, 2999, 3000, 4999, 5000]
 close_codes = st.integers(0, 65535) | st.sampled_from([*EDGE_CODES, 65535])
 reasons = st.binary(max_size=6) | st.text(max_size=6).map(str.encode)
-reserved = st.sampled_from([0, 0, RSV1, RSV2, RSV3, RSV2 | RSV3])
+reserved = st.sampled_from([0, 0, rawws.RSV1, rawws.RSV2, rawws.RSV3, rawws.RSV2 | rawws.RSV3])
 
 
 def close_answers(payload: bytes, rsv: int) -> set[int]:
@@ -277,9 +266,9 @@ async def first_answer(raw: RawSocket) -> bytes | int:
     async with asyncio.timeout(10):
         while True:
             opcode, payload = await raw.read_frame()
-            if opcode == CLOSE:
+            if opcode == rawws.CLOSE:
                 return struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else 1005
-            if opcode != PONG:
+            if opcode != rawws.PONG:
                 return payload
 
 
@@ -318,7 +307,7 @@ async def test_generated_close_frames_are_answered_as_rfc_6455_says(
     close frame with RSV3 set. ``short`` 0 and 1 send no code and a one-byte payload."""
     payload = (struct.pack("!H", code) + reason)[: short if short < 2 else None]
     raw = await open_raw(small_cap_server.base)
-    await raw.send(frame(CLOSE, payload, rsv=rsv))
+    await raw.send(frame(rawws.CLOSE, payload, rsv=rsv))
     assert await first_answer(raw) in close_answers(payload, rsv)
     await raw.aclose()
     no_faults(caplog)
@@ -333,7 +322,7 @@ PONG_ID = b'{"type":"pong","id":"z"}'
     pad=st.integers(0, 900),
     cuts=st.lists(st.integers(0, 924), max_size=30),
     empties=st.sampled_from([0, 0, 1, 15, 16, 17, 500]),
-    rsv=st.sampled_from([RSV1, RSV2, RSV3]),
+    rsv=st.sampled_from([rawws.RSV1, rawws.RSV2, rawws.RSV3]),
     rsv_at=st.none() | st.integers(0, 40),
     ping_at=st.none() | st.integers(0, 40),
 )
@@ -363,8 +352,8 @@ async def test_a_message_split_any_way_is_served_or_closed_1009_by_its_frame_cou
     for index, chunk in enumerate(chunks):
         last = index == len(chunks) - 1
         if index == ping_at:
-            wire.append(frame(PING, b"p"))
-        opcode = TEXT if index == 0 else CONTINUATION
+            wire.append(frame(rawws.PING, b"p"))
+        opcode = rawws.TEXT if index == 0 else rawws.CONTINUATION
         wire.append(frame(opcode, chunk, fin=last, rsv=rsv if index == rsv_at else 0))
         if index == rsv_at:
             expected = 1002

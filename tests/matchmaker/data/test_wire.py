@@ -34,6 +34,7 @@ from tests.matchmaker.data.rawws import (
     RawSocket,
     frame,
     open_raw,
+    writing,
 )
 
 MiB = 1 << 20
@@ -115,15 +116,9 @@ async def test_an_unfinished_message_over_the_hard_cap_closes_1009_and_is_not_he
         for _ in range(UNFINISHED // len(chunk)):
             await raw.send(frame(CONTINUATION, chunk, fin=False))
 
-    writer = asyncio.create_task(write())
-    try:
+    async with writing(raw, write):
         assert await raw.close_code() == 1009
         assert _rss() - before < 16 * MiB
-    finally:
-        writer.cancel()
-        with contextlib.suppress(asyncio.CancelledError, ConnectionError):
-            await writer
-        await raw.aclose()
 
 
 # (method, Sec-WebSocket-Key or None for a valid one, more header lines)
@@ -208,8 +203,7 @@ async def test_a_flood_of_empty_continuations_closes_1009_and_holds_no_one_up(se
             await flood.send(empty)
 
     closed = asyncio.create_task(flood.close_code(wait_s=30))  # read as it comes
-    writer = asyncio.create_task(write())
-    try:
+    async with writing(flood, write) as writer:
         worst, pings = 0.0, 0
         while pings < 3 or not writer.done():  # answered while the flood is written
             started = time.monotonic()
@@ -219,11 +213,6 @@ async def test_a_flood_of_empty_continuations_closes_1009_and_holds_no_one_up(se
         assert worst < 1.0
         assert await closed == 1009
         assert _rss() - before < 16 * MiB
-    finally:
-        writer.cancel()
-        with contextlib.suppress(asyncio.CancelledError, ConnectionError):
-            await writer
-        await flood.aclose()
 
 
 # A client's close code and what the server answers (RFC 6455, section 7.4).
