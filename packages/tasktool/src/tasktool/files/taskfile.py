@@ -54,6 +54,18 @@ SCALAR_FIELDS = (
 LIST_FIELDS = ("dependencies", "tags", "touches", "context", "pr")
 _SCALARS = frozenset({"id", "created", *SCALAR_FIELDS})
 _LISTS = frozenset(LIST_FIELDS)
+#: Backlog.md's names of tasktool's fields, read when the file has no tasktool name for
+#: the field (``assignee`` is a list there: its names joined).
+ALIASES: dict[str, str] = {
+    "labels": "tags",
+    "assignee": "owner",
+    "created_date": "created_at",
+    "parent_task_id": "parent",
+    "milestone": "phase",
+}
+#: An unquoted ``assignee: @name`` (or ``reporter:``), which YAML refuses: Backlog.md
+#: quotes it before parsing, and so does :func:`parse_task` when the YAML fails.
+_BARE_AT = re.compile(r"^((?:assignee|reporter):[ \t]*)(@[^\n]*?)[ \t]*$", re.MULTILINE)
 #: Keys that mark a file as meant to be a task (also as the first key of a list item, the
 #: frontmatter of someone who wrote ``- id: 1`` for ``id: 1``).
 _TASK_LIKE = re.compile(r"^(?:-[ \t]+)?(id|status|priority|dependencies)\s*:", re.MULTILINE)
@@ -125,6 +137,22 @@ def _list(key: str, value: Any) -> tuple[str, ...]:
     return tuple(item.strip() for item in value if item.strip() not in _NULLS)
 
 
+def _unaliased(data: dict[Any, Any]) -> dict[Any, Any]:
+    """The frontmatter with Backlog.md's field names read as tasktool's (:data:`ALIASES`)
+    where the file has no tasktool name for the field; ``assignee``'s names joined."""
+    if not any(key in ALIASES for key in data):
+        return data
+    result: dict[Any, Any] = {}
+    for key, value in data.items():
+        name = ALIASES.get(key, key) if isinstance(key, str) else key
+        if name != key and name in data:
+            continue
+        if name == "owner" and isinstance(value, list):
+            value = ", ".join(item for item in value if isinstance(item, str)) or None  # noqa: PLW2901
+        result[name] = value
+    return result
+
+
 def task_from_mapping(
     data: Any, *, file_path: str, body: str, group: str | None, archived: bool
 ) -> Task:
@@ -132,7 +160,7 @@ def task_from_mapping(
     if not isinstance(data, dict):
         raise TaskFileError("task.frontmatter", "the frontmatter is not a mapping")
     fields: dict[str, Any] = {}
-    for key, value in data.items():
+    for key, value in _unaliased(data).items():
         if value is None:
             continue
         if key in _SCALARS:
@@ -198,7 +226,7 @@ def parse_task(
         return None
     frontmatter, body = parts
     try:
-        data = read_frontmatter(frontmatter, source=file_path)
+        data = _read_lenient(frontmatter, file_path)
         return task_from_mapping(
             data, file_path=file_path, body=body, group=group, archived=archived
         )
@@ -214,6 +242,20 @@ def parse_task(
         return _broken(
             file_path, exc.code, exc.message, task_id if isinstance(task_id, str) else None
         )
+
+
+def _read_lenient(frontmatter: str, source: str) -> Any:
+    """The frontmatter's data; an unquoted ``assignee: @name`` is read as Backlog.md
+    reads it (quoted) when the YAML as written does not parse."""
+    try:
+        return read_frontmatter(frontmatter, source=source)
+    except YamlError:
+        if _BARE_AT.search(frontmatter) is None:
+            raise
+    quoted = _BARE_AT.sub(
+        lambda m: f"{m.group(1)}'{m.group(2).replace(chr(39), 2 * chr(39))}'", frontmatter
+    )
+    return read_frontmatter(quoted, source=source)
 
 
 def id_in_text(text: str) -> str | None:
