@@ -195,11 +195,13 @@ def new_backlog_text(
         listed = list(values)
         return "".join(f"\n  - {yaml_scalar(v)}" for v in listed) if listed else " []"
 
-    status = layout.name_of(str(fields.get("status") or "")) if fields.get("status") else None
+    status = str(fields.get("status") or "")
+    default = layout.status_of(layout.default_status) == status or not status
+    name = layout.default_status if default else layout.name_of(status)
     lines = [
         f"id: {task_id}",
         f"title: {yaml_scalar(str(fields['title']))}",
-        f"status: {yaml_scalar(status or layout.default_status)}",
+        f"status: {yaml_scalar(name)}",
         f"assignee:{items(_list(fields.get('owner')))}",
         f"created_date: '{stamp(now)}'",
         f"labels:{items(_list(fields.get('tags')))}",

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from mtcommon import CodedError
 from tasktool.config import LoadedConfig
 from tasktool.files.taskfile import is_safe_id
+from tasktool.model.criteria import acceptance_criteria
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.settings import Settings
 from tasktool.model.task import Status, Task, natural_key
@@ -155,6 +156,8 @@ def _detail(
         resolved=task.resolved,
         worklog=worklog,
     )
+    criteria = acceptance_criteria(detail["body"])
+    detail["acceptance"] = criteria.to_json() if criteria is not None else None
     return detail
 
 
