@@ -43,7 +43,7 @@ def test_completing_stamps_and_reopening_clears(project: Project, write_task: Ta
 @pytest.mark.parametrize(
     ("change", "code"),
     [
-        (TaskChange(set={"status": "done"}), "task.invalid_status"),
+        (TaskChange(set={"status": "finished"}), "task.invalid_status"),
         (TaskChange(set={"priority": "urgent"}), "task.invalid_priority"),
         (TaskChange(set={"effort": "huge"}), "task.invalid_effort"),
         (TaskChange(set={"type": "epic"}), "task.invalid_type"),

@@ -18,7 +18,7 @@ from tasktool.config.convert import (
     convert_scopes,
     convert_strlist,
 )
-from tasktool.config.discovery import find_config, is_home_file
+from tasktool.config.discovery import TASKMD_CONFIG_NAME, find_config, is_home_file
 from tasktool.config.document import read_config
 from tasktool.config.layers import Raw, env_diagnostics, env_layer, file_layer
 from tasktool.config.options import OPTIONS, Option, Source
@@ -224,6 +224,8 @@ def load_config(
         fields[option.field] = value
         values[option.key] = _json_ready(value)
         sources[option.key] = source
+    if path is not None and path.name == TASKMD_CONFIG_NAME and sources["worklogs"] == "default":
+        fields["worklogs"] = values["worklogs"] = True  # taskmd's documented default
     if layout.foreign:
         fields["layout"] = layout
         fields["ignore"] = (*fields["ignore"], *BACKLOG_IGNORED)

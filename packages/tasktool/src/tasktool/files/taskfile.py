@@ -14,6 +14,7 @@ a task (a frontmatter line starting ``id:``, ``status:``, ``priority:`` or
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 
 from mtcommon import YamlError
@@ -74,7 +75,8 @@ BOM = "\ufeff"
 #: The id line of a file whose YAML does not parse (so ``get``/``validate`` can name the task).
 _ID_LINE = re.compile(r"""^id:[ \t]*(['"]?)([^'"\s#]+)\1[ \t]*(?:#.*)?$""", re.MULTILINE)
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
-_SLUG = re.compile(r"[^a-z0-9]+")
+#: Runs of characters that are not letters or digits of any script (``_`` included).
+_SLUG = re.compile(r"[\W_]+")
 
 
 class TaskFileError(Exception):
@@ -286,8 +288,12 @@ def is_safe_id(task_id: str) -> bool:
 
 
 def slugify(title: str) -> str:
-    """Lower case, runs of non-alphanumerics to ``-``, at most 50 characters."""
-    return _SLUG.sub("-", title.lower()).strip("-")[:50].rstrip("-") or "task"
+    """Lower case, runs of characters that are not letters or digits to ``-``, at most 50
+    characters. Letters of every script are kept as they are (NFC: one spelling of
+    ``é`` on every file system): ``Исправить ошибку`` is ``исправить-ошибку``, ``émoji``
+    stays ``émoji``."""
+    text = unicodedata.normalize("NFC", title).lower()
+    return _SLUG.sub("-", text).strip("-")[:50].rstrip("-") or "task"
 
 
 def task_filename(task_id: str, title: str) -> str:

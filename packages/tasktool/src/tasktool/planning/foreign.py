@@ -1,16 +1,18 @@
 """Writes to a repository kept by another tool (Backlog.md's layout), as that tool writes.
 
 What a user types is read in the repository's terms first (``--status "In Progress"``,
-``--dep 12``), so tasktool's checks apply; what is written is in the repository's
-terms again (:func:`tasktool.files.backlogmd.backlog_updates`). A new task takes the
-next number over every task Backlog.md counts (``tasks/``, ``completed/``,
-``archive/tasks/``) and a file named as Backlog.md names it, in ``tasks/``.
+``--dep 12``; in any repository ``done``, ``in_progress`` or ``To Do`` for tasktool's
+statuses, as taskmd and Backlog.md users type them), so tasktool's checks apply; what
+is written is in the repository's terms again
+(:func:`tasktool.files.backlogmd.backlog_updates`). A new task takes the next number over
+every task Backlog.md counts (``tasks/``, ``completed/``, ``archive/tasks/``) and a file
+named as Backlog.md names it, in ``tasks/``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,7 @@ from tasktool.files.scan import scan_tasks
 from tasktool.files.storage import atomic_write_text, repository_lock
 from tasktool.model.errors import TaskToolError
 from tasktool.model.layout import TASKS_DIR, Layout
-from tasktool.model.task import Task
+from tasktool.model.task import STATUS_ORDER, Task
 from tasktool.model.vocabulary import INVALID_CODE
 from tasktool.planning.changes import TaskChange, check_references
 from tasktool.planning.repository import Repository
@@ -33,46 +35,53 @@ def status_in(layout: Layout, name: str) -> str:
     """The tasktool status a status the user typed stands for in this repository (its own
     names in any case, tasktool's too); ``task.invalid_status`` naming its statuses."""
     found = layout.status_of(name)
-    if found is None:
-        raise TaskToolError(
-            f"invalid status {name!r}; this repository's statuses: {', '.join(layout.statuses)}",
-            code=INVALID_CODE["status"],
-        )
-    return found
+    if found is not None:
+        return found
+    if layout.statuses:
+        expected = f"this repository's statuses: {', '.join(layout.statuses)}"
+    else:
+        expected = f"expected one of: {', '.join(STATUS_ORDER)}"
+    raise TaskToolError(f"invalid status {name!r}; {expected}", code=INVALID_CODE["status"])
 
 
-def _ids(layout: Layout, values: Mapping[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+def _ids(
+    resolve: Callable[[str], str], values: Mapping[str, tuple[str, ...]]
+) -> dict[str, tuple[str, ...]]:
     return {
-        field: tuple(map(layout.canonical_id, items)) if field == "dependencies" else items
+        field: tuple(map(resolve, items)) if field == "dependencies" else items
         for field, items in values.items()
     }
 
 
-def incoming(change: TaskChange, layout: Layout) -> TaskChange:
-    """``change`` in tasktool's terms: statuses and task ids as tasktool spells them."""
+def incoming(change: TaskChange, layout: Layout, resolve: Callable[[str], str]) -> TaskChange:
+    """``change`` in tasktool's terms: statuses as tasktool spells them, and the task ids
+    it names (dependencies, parent) as ``resolve`` finds them (``back-3``, or ``1`` for
+    ``001``: :meth:`~tasktool.planning.repository.Repository.resolve`)."""
     scalars = dict(change.set)
     if scalars.get("status"):
         scalars["status"] = status_in(layout, str(scalars["status"]))
     if scalars.get("parent"):
-        scalars["parent"] = layout.canonical_id(str(scalars["parent"]))
+        scalars["parent"] = resolve(str(scalars["parent"]))
     return msgspec.structs.replace(
         change,
         set=scalars,
-        replace=_ids(layout, change.replace),
-        add=_ids(layout, change.add),
-        remove=_ids(layout, change.remove),
+        replace=_ids(resolve, change.replace),
+        add=_ids(resolve, change.add),
+        remove=_ids(resolve, change.remove),
     )
 
 
-def incoming_fields(fields: Mapping[str, Any], layout: Layout) -> dict[str, Any]:
+def incoming_fields(
+    fields: Mapping[str, Any], layout: Layout, resolve: Callable[[str], str]
+) -> dict[str, Any]:
     """A new task's fields in tasktool's terms (see :func:`incoming`)."""
     result = dict(fields)
     if result.get("status"):
         result["status"] = status_in(layout, str(result["status"]))
     if result.get("parent"):
-        result["parent"] = layout.canonical_id(str(result["parent"]))
+        result["parent"] = resolve(str(result["parent"]))
     if result.get("dependencies"):
-        result["dependencies"] = [layout.canonical_id(d) for d in result["dependencies"]]
+        result["dependencies"] = [resolve(d) for d in result["dependencies"]]
     return result
 
 

@@ -187,7 +187,7 @@ class Repository:
         """The task with this id (in any of the layout's spellings: ``back-208`` is
         ``BACK-208``): ``task.not_found`` when no file holds it, and
         ``task.ambiguous_id`` when several do (acting on one copy would be a guess)."""
-        task_id = self.settings.layout.canonical_id(task_id)
+        task_id = self.resolve(task_id)
         task = self.by_id.get(task_id)
         if task is not None:
             # No two files share an id unless some id maps fewer tasks than there are.
@@ -197,6 +197,15 @@ class Repository:
                 raise ambiguous_id(task_id, paths)
             return task
         raise self.missing(task_id)
+
+    def resolve(self, task_id: str) -> str:
+        """The id ``task_id`` names: in the layout's spelling (``back-208`` is ``BACK-208``),
+        and a bare number the one id that is it but for leading zeros (``1`` names ``001``,
+        as taskmd's commands take it) when no task has the number itself as its id."""
+        task_id = self.settings.layout.canonical_id(task_id)
+        if task_id in self.by_id or not task_id.isdigit():
+            return task_id
+        return self.same_number(task_id) or task_id
 
     def same_number(self, task_id: str) -> str | None:
         """The one id that is ``task_id`` but for leading zeros (``1`` for ``001``, as

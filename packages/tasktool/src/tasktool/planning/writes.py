@@ -112,8 +112,7 @@ def update_task(repo: Repository, task_id: str, change: TaskChange) -> Task:
     in another tool's layout, in its terms (:mod:`tasktool.planning.foreign`)."""
     task = repo.local(task_id)
     path, task_id, layout = Path(task.file_path), task.id, repo.settings.layout
-    if layout.foreign:
-        change = incoming(change, layout)
+    change = incoming(change, layout, repo.resolve)
     with task_lock(repo.task_dir, task_id):
         text, seen = _read(path, task_id)
         current = _parsed(repo, path, task_id, text)
@@ -241,8 +240,7 @@ def create_task(
     configured strategy unless given. Fields are checked like ``set`` checks them. In
     another tool's layout, written its way (:func:`~tasktool.planning.foreign.create_foreign`)."""
     layout = repo.settings.layout
-    if layout.foreign:
-        fields = incoming_fields(fields, layout)
+    fields = incoming_fields(fields, layout, repo.resolve)
     _check_fields(fields, body, repo.settings)
     if layout.foreign:
         return create_foreign(repo, fields, body, _now())
@@ -284,6 +282,7 @@ def _create_one(repo: Repository, task: NewTask) -> Task | TaskToolError:
 def remove_task(repo: Repository, task_id: str, *, force: bool = False) -> list[Path]:
     """Delete the task file and its worklog; refuses while other tasks reference it."""
     task = repo.local(task_id)
+    task_id = task.id
     referencing = repo.graph.references(task_id)
     if referencing and not force:
         raise TaskToolError(
@@ -338,6 +337,7 @@ def archive_task(repo: Repository, task_id: str) -> Path:
     """Move the task file to its archive folder (see :func:`archive_target`), and a
     worklog kept next to it along with it."""
     task = repo.local(task_id)
+    task_id = task.id
     if task.archived:
         raise TaskToolError(f"task {task_id} is already archived", code="task.archived")
     source = Path(task.file_path)
@@ -350,6 +350,7 @@ def restore_task(repo: Repository, task_id: str) -> Path:
     """Move an archived task back among the active ones (the inverse of
     :func:`archive_task`), and a worklog kept next to it; refuses when an active task
     has the id or the target file exists."""
+    task_id = repo.resolve(task_id)
     copies = [task for task in repo.all_tasks if task.id == task_id]
     if not copies:
         repo.get(task_id)  # task.not_found, or task.broken naming the file
