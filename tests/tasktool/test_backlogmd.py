@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
-from click.testing import CliRunner, Result
 
-from tasktool.cli.main import main as cli
+from tests.tasktool.cli_run import as_json, run
 
 if TYPE_CHECKING:
     from tests.tasktool.conftest import Project
@@ -107,17 +106,6 @@ def backlog(in_project: Project) -> Project:
         project.write(f"backlog/{name}", "---\nid: doc-1\ntitle: Guide\nstatus: To Do\n---\n")
     project.write("backlog/milestones/m-1 - First.md", "---\nid: m-1\ntitle: First\n---\n")
     return project
-
-
-def run(*args: str, code: int = 0) -> Result:
-    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
-    assert result.exit_code == code, result.output
-    assert "Traceback" not in result.stderr
-    return result
-
-
-def as_json(*args: str) -> Any:
-    return json.loads(run(*args, "--format", "json").stdout)
 
 
 def snapshot(root: Path) -> dict[Path, bytes]:

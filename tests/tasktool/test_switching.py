@@ -5,28 +5,15 @@ typed after the command."""
 
 from __future__ import annotations
 
-import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
-from click.testing import CliRunner, Result
 
-from tasktool.cli.main import main as cli
+from tests.tasktool.cli_run import as_json, run
 
 if TYPE_CHECKING:
     from tests.tasktool.conftest import Project
-
-
-def run(*args: str, code: int = 0) -> Result:
-    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
-    assert result.exit_code == code, result.output
-    assert "Traceback" not in result.stderr
-    return result
-
-
-def as_json(*args: str) -> Any:
-    return json.loads(run(*args, "--format", "json").stdout)
 
 
 @pytest.fixture

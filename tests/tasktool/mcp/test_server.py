@@ -227,26 +227,21 @@ async def test_the_tools_the_cli_has_beside_the_core_ones(project: Project, task
         assert wrong.is_error
 
 
+def _request(number: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": number, "method": method, "params": params}
+
+
 def _failed_call_stderr(project: Project, *flags: str) -> str:
     """stderr of ``tasktool [flags] mcp`` over real stdio after one failing tool call."""
     import subprocess
 
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("TASKTOOL_")}, **project.env}
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}}
     messages = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "test", "version": "1"},
-            },
-        },
+        _request(1, "initialize", hello),
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-         "params": {"name": "get", "arguments": {"id": "999"}}},
-    ]  # fmt: skip
+        _request(2, "tools/call", {"name": "get", "arguments": {"id": "999"}}),
+    ]
     with subprocess.Popen(
         [sys.executable, "-m", "tasktool", *flags, "mcp"],
         cwd=project.root,
