@@ -126,7 +126,7 @@ def test_list_shows_what_backlog_md_lists(backlog: Project) -> None:
         "BACK-3": "completed",
         "BACK-3.1": "pending",
         "BACK-4": "pending",
-        "BACK-4.1": "pending",
+        "BACK-4.01": "pending",  # as the file spells it, as Backlog.md lists it
         "BACK-7": "in-progress",
     }
     # Said once on stderr: the config read, and the file read leniently.
@@ -144,7 +144,7 @@ def test_list_shows_what_backlog_md_lists(backlog: Project) -> None:
     # Drafts, docs, decisions and milestones are no tasks: never listed nor recommended.
     assert not any(key.startswith(("DRAFT", "doc", "m-")) for key in every)
     recommended = [item["id"] for item in as_json("next", "--limit", "0")]
-    assert recommended == ["BACK-2", "BACK-3.1", "BACK-4.1"]  # BACK-4 waits on its subtask
+    assert recommended == ["BACK-2", "BACK-3.1", "BACK-4.01"]  # BACK-4 waits on its subtask
     assert snapshot(backlog.root) == before  # nothing written, nothing converted
 
 
@@ -171,6 +171,7 @@ def test_fields_are_read_under_backlog_md_names(backlog: Project) -> None:
     assert "2/3 done" in table
     assert "[ ] It is tested" in table
     assert as_json("get", "BACK-4.1")["parent"] == "BACK-4"
+    assert as_json("get", "back-4.001")["id"] == "BACK-4.01"
     assert as_json("get", "10")["owner"] == "@MrLesk"
 
 

@@ -31,6 +31,7 @@ __all__ = [
     "new_backlog_text",
     "normalized_scan",
     "shadowed_files",
+    "spellings",
     "stamp",
 ]
 
@@ -62,23 +63,39 @@ def _place(task_dir: Path, file_path: str) -> bool | None:
     return None
 
 
-def backlog_task(task: Task, layout: Layout) -> Task:
-    """One parsed task spelled tasktool's way: canonical ids (its own, dependencies,
-    parent), its status as one of tasktool's (a name that stands for none stays, and
-    ``validate`` reports it), a type tasktool knows (else none), no group. Its body is
-    read now: a body the parse cache keeps is found by the task it was stored with."""
+def backlog_task(task: Task, layout: Layout, ids: Mapping[str, str] | None = None) -> Task:
+    """One parsed task spelled tasktool's way: its id as the repository shows it
+    (:meth:`~tasktool.model.layout.Layout.spelled`), the ids it names (dependencies,
+    parent) as ``ids`` spells them (canonical id -> a task's id; else canonical), its
+    status as one of tasktool's (a name that stands for none stays, and ``validate``
+    reports it), a type tasktool knows (else none), no group. Its body is read now: a
+    body the parse cache keeps is found by the task it was stored with."""
+    ids = ids or {}
+
+    def named(other: str) -> str:
+        canonical = layout.canonical_id(other)
+        return ids.get(canonical, canonical)
+
     status = layout.status_of(task.status) or task.status
     kind = _TYPES.get(task.type or "", task.type)
     return msgspec.structs.replace(
         task,
-        id=layout.canonical_id(task.id),
+        id=layout.spelled(task.id),
         status=status,
         type=kind if kind in TASK_TYPES else None,
-        dependencies=tuple(map(layout.canonical_id, task.dependencies)),
-        parent=layout.canonical_id(task.parent) if task.parent else None,
+        dependencies=tuple(map(named, task.dependencies)),
+        parent=named(task.parent) if task.parent else None,
         group=None,
         raw_body=task.body,
     )
+
+
+def spellings(ids: Iterable[str], layout: Layout) -> dict[str, str]:
+    """Canonical id -> the id a task shows (the first file's, in the order given)."""
+    found: dict[str, str] = {}
+    for task_id in ids:
+        found.setdefault(layout.canonical_id(task_id), layout.spelled(task_id))
+    return found
 
 
 def normalized_scan(result: ScanResult, layout: Layout, task_dir: Path) -> ScanResult:
@@ -86,10 +103,15 @@ def normalized_scan(result: ScanResult, layout: Layout, task_dir: Path) -> ScanR
     of ``completed/`` and ``archive/tasks/`` archived, files elsewhere left out."""
     active: list[Task] = []
     archived: list[Task] = []
-    for task in (*result.tasks, *result.archived):
-        place = _place(task_dir, task.file_path)
+    placed = [
+        (task, place)
+        for task in (*result.tasks, *result.archived)
+        if (place := _place(task_dir, task.file_path)) is not None
+    ]
+    ids = spellings((task.id for task, _place_ in placed), layout)
+    for task, place in placed:
         if place is not None:
-            found = backlog_task(task, layout)
+            found = backlog_task(task, layout, ids)
             if place:
                 archived.append(msgspec.structs.replace(found, archived=True))
             else:

@@ -5,9 +5,10 @@ mean, so that tasktool reads and writes it as that tool does (docs/tasktool.md,
 A ``Layout`` is a plain value the config loader builds (``Settings.layout``); the
 default is tasktool's own (and taskmd's, which shares it). ``backlog`` is Backlog.md's:
 its statuses are the repository's own names (``To Do``, ``In Progress``, ``Done``), each
-read as one of tasktool's six, and its ids are ``PREFIX-N`` (``BACK-208``) written in
+read as one of tasktool's six, and its ids are ``PREFIX-N`` (``BACK-208``), named in
 any case, with or without the prefix, with leading zeros or an older prefix
-(``task-208``): one canonical spelling, as Backlog.md's ``canonicalTaskId``.
+(``task-208``): one canonical form, as Backlog.md's ``canonicalTaskId``, while a task
+shows its id as its file writes it (``BACK-24.02``).
 """
 
 from __future__ import annotations
@@ -107,6 +108,14 @@ class Layout(msgspec.Struct, frozen=True, kw_only=True):
             return text
         number = ".".join(part.lstrip("0") or "0" for part in found.group(2).split("."))
         return f"{self.prefix.upper()}-{number}"
+
+    def spelled(self, text: str) -> str:
+        """An id as the repository shows it: its prefix upper-cased and the current one
+        (``task-24.02`` is ``BACK-24.02``), its number as written (Backlog.md lists
+        ``BACK-24.02``); anything else as it is. Two spellings of one task share their
+        :meth:`canonical_id`."""
+        found = _ID.fullmatch(text.strip()) if self.prefix else None
+        return f"{self.prefix.upper()}-{found.group(2)}" if found is not None else text
 
     def number_of(self, task_id: str) -> int | None:
         """The top-level number of a canonical id (``BACK-222.1`` is 222)."""

@@ -202,10 +202,20 @@ class Repository:
         """The id ``task_id`` names: in the layout's spelling (``back-208`` is ``BACK-208``),
         and a bare number the one id that is it but for leading zeros (``1`` names ``001``,
         as taskmd's commands take it) when no task has the number itself as its id."""
-        task_id = self.settings.layout.canonical_id(task_id)
+        layout = self.settings.layout
+        if layout.foreign:
+            canonical = layout.canonical_id(task_id)
+            return self._spellings.get(canonical, canonical)
         if task_id in self.by_id or not task_id.isdigit():
             return task_id
         return self.same_number(task_id) or task_id
+
+    @cached_property
+    def _spellings(self) -> Mapping[str, str]:
+        """In another tool's layout: canonical id -> the id its task shows."""
+        from tasktool.files.backlogmd import spellings
+
+        return spellings((task.id for task in self.owners), self.settings.layout)
 
     def same_number(self, task_id: str) -> str | None:
         """The one id that is ``task_id`` but for leading zeros (``1`` for ``001``, as
