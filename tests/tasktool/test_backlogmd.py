@@ -141,7 +141,13 @@ def test_list_shows_what_backlog_md_lists(backlog: Project) -> None:
     assert len(listing) == len(tasks) + len(archived)
     every = {task["id"]: task for task in listing if task["archived"]}
     assert (every["BACK-9"]["status"], every["BACK-8"]["status"]) == ("cancelled", "pending")
-    # Drafts, docs, decisions and milestones are no tasks: never listed nor recommended.
+    # Drafts are shown by get with a flag, never listed nor recommended; docs, decisions
+    # and milestones are no tasks at all.
+    draft = as_json("get", "draft-1")
+    assert (draft["id"], draft["draft"], draft["priority"]) == ("DRAFT-1", True, "high")
+    assert "draft:" in run("get", "DRAFT-1").stdout
+    assert "draft" not in as_json("get", "BACK-2")
+    assert "[task.not_found]" in run("get", "doc-1", code=1).stderr
     assert not any(key.startswith(("DRAFT", "doc", "m-")) for key in every)
     recommended = [item["id"] for item in as_json("next", "--limit", "0")]
     assert recommended == ["BACK-2", "BACK-3.1", "BACK-4.01"]  # BACK-4 waits on its subtask

@@ -4,8 +4,9 @@ and turns its config into tasktool's :class:`~tasktool.model.layout.Layout`.
 A folder with no ``.tasktool.yaml`` nor ``.taskmd.yaml`` but a ``backlog/config.yml``
 is read as Backlog.md reads it, without copying or converting a file: the task
 directory is ``backlog/``; ``tasks/`` holds the active tasks, ``completed/`` and
-``archive/tasks/`` the archived ones (finished, not lost); ``drafts/``, ``docs/``,
-``decisions/``, ``milestones/`` and ``assets/`` hold no task to list.
+``archive/tasks/`` the archived ones (finished, not lost); ``drafts/`` drafts (shown by
+``get``, never listed nor recommended); ``docs/``, ``decisions/``, ``milestones/`` and
+``assets/`` hold no task.
 """
 
 from __future__ import annotations
@@ -29,13 +30,12 @@ __all__ = [
 BACKLOG_DIR = "backlog"
 BACKLOG_CONFIG = "config.yml"
 DEFAULT_PREFIX = "task"
-#: Folders of ``backlog/`` that hold no task to list (``archive/tasks/`` is read).
+#: Folders of ``backlog/`` that hold no task (``archive/tasks/`` and ``drafts/`` are read).
 BACKLOG_IGNORED: tuple[str, ...] = (
     "docs",
     "decisions",
     "milestones",
     "assets",
-    "drafts",
     "archive/drafts",
     "archive/milestones",
     "archive/docs",

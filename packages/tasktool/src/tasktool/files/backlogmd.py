@@ -14,13 +14,13 @@ import datetime as dt
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
 from tasktool.files.scan import ARCHIVE_DIR, ScanResult
 from tasktool.model.diagnostics import Diagnostic
-from tasktool.model.layout import COMPLETED_DIR, TASKS_DIR, Layout
+from tasktool.model.layout import COMPLETED_DIR, DRAFTS_DIR, TASKS_DIR, Layout
 from tasktool.model.task import TASK_TYPES, Task, natural_key
 
 __all__ = [
@@ -49,18 +49,21 @@ def stamp(now: dt.datetime) -> str:
     return now.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M")
 
 
-def _place(task_dir: Path, file_path: str) -> bool | None:
-    """Whether the file holds an archived task (``completed/``, ``archive/tasks/``), an
-    active one (``tasks/``), or ``None``: no task Backlog.md reads."""
+Place = Literal["active", "archived", "draft"]
+
+
+def _place(task_dir: Path, file_path: str) -> Place | None:
+    """Where Backlog.md keeps the file's task: ``tasks/`` (active), ``completed/`` and
+    ``archive/tasks/`` (archived), ``drafts/``; ``None``: no task Backlog.md reads."""
     try:
         parts = Path(file_path).parent.relative_to(task_dir).parts
     except ValueError:
         return None
     if parts == (TASKS_DIR,):
-        return False
+        return "active"
     if parts in {(COMPLETED_DIR,), (ARCHIVE_DIR, TASKS_DIR)}:
-        return True
-    return None
+        return "archived"
+    return "draft" if parts == (DRAFTS_DIR,) else None
 
 
 def backlog_task(task: Task, layout: Layout, ids: Mapping[str, str] | None = None) -> Task:
@@ -91,18 +94,21 @@ def backlog_task(task: Task, layout: Layout, ids: Mapping[str, str] | None = Non
 
 
 def spellings(ids: Iterable[str], layout: Layout) -> dict[str, str]:
-    """Canonical id -> the id a task shows (the first file's, in the order given)."""
+    """Canonical id (upper case: ``DRAFT-1`` for ``draft-1``) -> the id a task shows
+    (the first file's, in the order given)."""
     found: dict[str, str] = {}
     for task_id in ids:
-        found.setdefault(layout.canonical_id(task_id), layout.spelled(task_id))
+        found.setdefault(layout.canonical_id(task_id).upper(), layout.spelled(task_id))
     return found
 
 
-def normalized_scan(result: ScanResult, layout: Layout, task_dir: Path) -> ScanResult:
+def normalized_scan(
+    result: ScanResult, layout: Layout, task_dir: Path
+) -> tuple[ScanResult, tuple[Task, ...]]:
     """The scan of ``backlog/`` as Backlog.md reads it: tasks of ``tasks/`` active, those
-    of ``completed/`` and ``archive/tasks/`` archived, files elsewhere left out."""
-    active: list[Task] = []
-    archived: list[Task] = []
+    of ``completed/`` and ``archive/tasks/`` archived, files elsewhere left out; and the
+    drafts (``drafts/``), which are no task to list or recommend."""
+    kept: dict[Place, list[Task]] = {"active": [], "archived": [], "draft": []}
     placed = [
         (task, place)
         for task in (*result.tasks, *result.archived)
@@ -110,12 +116,9 @@ def normalized_scan(result: ScanResult, layout: Layout, task_dir: Path) -> ScanR
     ]
     ids = spellings((task.id for task, _place_ in placed), layout)
     for task, place in placed:
-        if place is not None:
-            found = backlog_task(task, layout, ids)
-            if place:
-                archived.append(msgspec.structs.replace(found, archived=True))
-            else:
-                active.append(found)
+        found = backlog_task(task, layout, ids)
+        kept[place].append(msgspec.structs.replace(found, archived=place == "archived"))
+    active, archived, drafts = kept["active"], kept["archived"], kept["draft"]
     broken = [
         msgspec.structs.replace(problem, task_id=layout.canonical_id(problem.task_id))
         if problem.task_id
@@ -123,11 +126,12 @@ def normalized_scan(result: ScanResult, layout: Layout, task_dir: Path) -> ScanR
         for problem in result.broken
         if problem.file is None or _place(task_dir, problem.file) is not None
     ]
-    return ScanResult(
+    scanned = ScanResult(
         tasks=tuple(sorted(active, key=_order)),
         archived=tuple(sorted(archived, key=_order)),
         broken=tuple(broken),
     )
+    return scanned, tuple(sorted(drafts, key=_order))
 
 
 def shadowed_files(tasks: Iterable[Task]) -> frozenset[str]:

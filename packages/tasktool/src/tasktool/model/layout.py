@@ -20,13 +20,15 @@ import msgspec
 
 from tasktool.model.task import Status
 
-__all__ = ["BACKLOG", "COMPLETED_DIR", "TASKS_DIR", "Layout", "LayoutKind"]
+__all__ = ["BACKLOG", "COMPLETED_DIR", "DRAFTS_DIR", "TASKS_DIR", "Layout", "LayoutKind"]
 
 LayoutKind = Literal["tasktool", "backlog"]
 BACKLOG: LayoutKind = "backlog"
 #: Backlog.md's folders of active tasks and of completed ones (``archive/tasks/`` too).
 TASKS_DIR = "tasks"
 COMPLETED_DIR = "completed"
+#: Backlog.md's drafts: read, shown by ``get`` with a flag, never listed nor recommended.
+DRAFTS_DIR = "drafts"
 
 #: Status names Backlog.md users write, by tasktool status (compared lower-cased).
 _NAMED: dict[str, str] = {
@@ -52,6 +54,8 @@ _USUAL: dict[str, str] = {
     Status.COMPLETED: "Done",
     Status.CANCELLED: "Won't Do",
 }
+#: Backlog.md's default task prefix, which files written before a prefix change hold.
+_LEGACY_PREFIX = "task"
 _ID = re.compile(r"(?:([A-Za-z]+)-)?([0-9]+(?:\.[0-9]+)*)")
 
 
@@ -101,9 +105,7 @@ class Layout(msgspec.Struct, frozen=True, kw_only=True):
     def canonical_id(self, text: str) -> str:
         """``back-208``, ``208``, ``task-208`` and ``BACK-0208`` all as ``BACK-208``;
         anything else as it is."""
-        if not self.prefix:
-            return text
-        found = _ID.fullmatch(text.strip())
+        found = self._numbered(text)
         if found is None:
             return text
         number = ".".join(part.lstrip("0") or "0" for part in found.group(2).split("."))
@@ -114,8 +116,18 @@ class Layout(msgspec.Struct, frozen=True, kw_only=True):
         (``task-24.02`` is ``BACK-24.02``), its number as written (Backlog.md lists
         ``BACK-24.02``); anything else as it is. Two spellings of one task share their
         :meth:`canonical_id`."""
-        found = _ID.fullmatch(text.strip()) if self.prefix else None
+        found = self._numbered(text)
         return f"{self.prefix.upper()}-{found.group(2)}" if found is not None else text
+
+    def _numbered(self, text: str) -> re.Match[str] | None:
+        """The id's prefix and number when it names one of the repository's tasks: its
+        prefix, ``task`` (Backlog.md's default, which an older file may still hold) or
+        none; never another kind's (``DRAFT-1``, ``doc-3``)."""
+        found = _ID.fullmatch(text.strip()) if self.prefix else None
+        if found is None:
+            return None
+        prefix = (found.group(1) or self.prefix).lower()
+        return found if prefix in {self.prefix.lower(), _LEGACY_PREFIX} else None
 
     def number_of(self, task_id: str) -> int | None:
         """The top-level number of a canonical id (``BACK-222.1`` is 222)."""

@@ -93,7 +93,7 @@ def create_foreign(
     repository's default status unless one is given."""
     layout = repo.settings.layout
     with repository_lock(repo.task_dir):
-        found = normalized_scan(
+        found, _drafts = normalized_scan(
             scan_tasks(repo.task_dir, repo.settings.ignore), layout, repo.task_dir
         )
         every = (*found.tasks, *found.archived)

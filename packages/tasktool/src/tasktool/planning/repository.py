@@ -71,10 +71,13 @@ class Repository:
         merged: Merged | None = None,
         *,
         notes: tuple[Diagnostic, ...] = (),
+        drafts: tuple[Task, ...] = (),
     ) -> None:
         self.config = config
         #: Warnings about how files were read (Backlog.md's files read leniently).
         self.notes = notes
+        #: Backlog.md's drafts: found by id (``get``), never listed, ranked or checked.
+        self.drafts = drafts
         self.settings: Settings = config.settings
         self.task_dir = Path(config.settings.task_dir)
         self._scan = scan if isinstance(scan, Scan) else Scan.of(scan)
@@ -160,7 +163,12 @@ class Repository:
         from tasktool.files.backlogmd import shadowed_files
 
         shadowed = shadowed_files(self.all_tasks)
-        return tuple(task for task in self.all_tasks if task.file_path not in shadowed)
+        live = (task for task in self.all_tasks if task.file_path not in shadowed)
+        return (*live, *self.drafts)
+
+    def is_draft(self, task: Task) -> bool:
+        """Whether the task is one of Backlog.md's drafts."""
+        return any(draft is task for draft in self.drafts)
 
     @cached_property
     def by_id(self) -> Mapping[str, Task]:
@@ -205,7 +213,7 @@ class Repository:
         layout = self.settings.layout
         if layout.foreign:
             canonical = layout.canonical_id(task_id)
-            return self._spellings.get(canonical, canonical)
+            return self._spellings.get(canonical.upper(), canonical)
         if task_id in self.by_id or not task_id.isdigit():
             return task_id
         return self.same_number(task_id) or task_id
@@ -413,11 +421,12 @@ def _foreign(config: LoadedConfig, root: Path, *, use_cache: bool) -> Repository
     from tasktool.files.backlogmd import lenient_note, normalized_scan
 
     layout = config.settings.layout
-    result = normalized_scan(
+    result, drafts = normalized_scan(
         scan_source(root, config.settings.ignore, use_cache=use_cache).result, layout, root
     )
     note = lenient_note((*result.tasks, *result.archived))
-    return Repository(config, result, notes=(note,) if note is not None else ())
+    notes = (note,) if note is not None else ()
+    return Repository(config, result, notes=notes, drafts=drafts)
 
 
 class Loader(Protocol):

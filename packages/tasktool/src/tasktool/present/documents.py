@@ -120,7 +120,10 @@ def task_detail(repo: Repository, task: Task) -> dict[str, Any]:
         if (found := by_id.get(dep)) is None or found.status != Status.COMPLETED.value
     ]
     children_tasks = [by_id[child] for child in children]
-    return _detail(task, dependents, children_tasks, unmet, _worklog(repo, task.id))
+    detail = _detail(task, dependents, children_tasks, unmet, _worklog(repo, task.id))
+    if repo.is_draft(task):
+        detail["draft"] = True  # Backlog.md's draft: never listed nor recommended
+    return detail
 
 
 def get_document(repo: Repository, task_id: str) -> dict[str, Any]:
