@@ -181,6 +181,9 @@ def test_a_task_in_conflict_here_is_reported_not_shown_from_a_sibling(repo: Repo
         assert "sibling_only" not in got.stdout
         refused = run(repo.main, *scope, "set", "003", "--priority", "low", code=1)
         assert "[task.merge_conflict]" in refused.stderr, (scope, refused.stderr)
+        assert "cannot be read" in refused.stderr
+        assert "[task.broken]" in refused.stderr
+        assert "worktree.sibling_only" not in refused.stderr
         assert "003" not in _by_id(run, repo.main, *scope)
     assert path.read_text().startswith(text.split("priority")[0])
     assert "<<<<<<< HEAD" in path.read_text()  # never rewritten
