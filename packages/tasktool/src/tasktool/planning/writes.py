@@ -262,6 +262,8 @@ def create_tasks(repo: Repository, batch: Sequence[NewTask]) -> list[Task | Task
         existing, style = _taken(repo)
         for task in batch:
             try:
+                fields = incoming_fields(task.fields, repo.settings.layout, repo.resolve)
+                task = msgspec.structs.replace(task, fields=fields)  # noqa: PLW2901
                 _check_fields(task.fields, task.body, repo.settings)
                 results.append(_write_new(repo, existing, task, None, style=style, swept=swept))
             except TaskToolError as exc:
