@@ -30,7 +30,7 @@ from matchmaker.errors import MatchmakerError
 from matchmaker.model import Project
 
 __all__ = [
-    "ANSWER_TIMEOUT_S",
+    "ANSWER_TIMEOUT_MS",
     "INTERNAL",
     "NOTHING",
     "Action",
@@ -50,7 +50,7 @@ OWNER_CACHE = 65_536
 INTERNAL = "\x00cluster"
 # A forwarded request not answered within this long (its answer was lost in a Redis outage)
 # is refused with cluster.unavailable, so no request is left waiting.
-ANSWER_TIMEOUT_S = 3.0
+ANSWER_TIMEOUT_MS = 3000
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,10 +153,10 @@ class Routes:
         live: Iterable[str],
         *,
         project: Callable[[ClientState], Project],
-        conversation: Callable[[float], Conversation],
+        conversation: Callable[[int], Conversation],
     ) -> None:
         """``project(client)`` is the client's Project as of now (raises a
-        ``MatchmakerError`` if it has none); ``conversation(now)`` a new conversation
+        ``MatchmakerError`` if it has none); ``conversation(now_ms)`` a new conversation
         with ``core``, for a proxy."""
         self.node = node
         self.core = core
@@ -179,7 +179,7 @@ class Routes:
         # Members found dead, until seen again (a Redis restart can make live ones look dead).
         self.departed: set[str] = set()
         # Forwarded requests awaiting their answer: (client id, request id) -> when sent.
-        self.pending: dict[tuple[str, str], float] = {}
+        self.pending: dict[tuple[str, str], int] = {}
         # A pool.enter sent while its client already waits in that pool, until answered:
         # (client id, request id) -> (pool name, its entry). The owner refuses it
         # (pool.already_entered) unless the first entry matched meanwhile; then it is
@@ -217,12 +217,12 @@ class Routes:
         target: str,
         command: core_commands.Command,
         request_id: str | None,
-        now: float,
+        now_ms: int,
     ) -> Post:
         client_id = client.client_id
         self.holders.setdefault(client_id, set()).add(target)
         if request_id is not None and request_id != INTERNAL:
-            self.pending[client_id, request_id] = now
+            self.pending[client_id, request_id] = now_ms
         message = Command(
             client_id,
             client.project_id,
