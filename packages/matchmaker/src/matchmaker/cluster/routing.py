@@ -151,7 +151,7 @@ class Router(Seats):
         elif type(command) is LeavePool:
             entry = self.waiting.get(client_id, {}).get(command.pool)
             if entry is not None and entry.node == target:
-                entry.leaving, entry.leave_request = True, request_id
+                entry.leave(request_id)
         return [self._forward(client, target, command, request_id, now_ms)]
 
     def _entry_node(self, client_id: str, command: core_commands.Command) -> str | None:
@@ -232,10 +232,10 @@ class Router(Seats):
         waiting = self.waiting.get(client_id, {})
         for key, (_, entry) in self.again.items():
             if key[0] == client_id:  # sent before the Withdraw: withdrawn if entered
-                entry.withdrawn = True
+                entry.withdraw()
         out: list[Delivery] = []
         for name, entry in list(waiting.items()):
-            entry.withdrawn = True
+            entry.withdraw()
             if not entry.node:
                 del waiting[name]
                 out.append(((client_id,), entry.withdrawal(name)))
