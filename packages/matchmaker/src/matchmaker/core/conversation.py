@@ -84,7 +84,6 @@ class Conversation:
         "_require_declared",
         "client",
         "core",
-        "last_seen_ms",
     )
 
     def __init__(
@@ -102,11 +101,17 @@ class Conversation:
         self._directory = directory
         self._require_declared = require_declared
         self.client: ClientState | None = None
-        self.last_seen_ms = now_ms
         self._last_ping_ms = now_ms
         self._control = TokenBucket(limits.control_rate_per_s, limits.control_burst, now_ms)
         self._relay = TokenBucket(limits.send_rate_per_s, limits.send_burst, now_ms)
         self._abuse = 0
+
+    @property
+    def last_seen_ms(self) -> int:
+        """When the client was last heard: every frame is charged to one of the two token
+        buckets, which stamp the time they were charged (so no third copy of it is kept
+        in step on the per-message path)."""
+        return max(self._control.stamp_ms, self._relay.stamp_ms)
 
     # -- inbound --------------------------------------------------------------------------
 
@@ -114,7 +119,6 @@ class Conversation:
         """Handle one decoded request that arrived at ``now_ms``."""
         # The per-message path (every relayed message comes through here): the bucket and
         # the handler are picked inline, not through admit() and a dispatch method.
-        self.last_seen_ms = now_ms
         kind = type(command)
         bucket = self._relay if kind in _RELAYED else self._control
         refused = self._admit(bucket, now_ms, request_id)
@@ -141,7 +145,6 @@ class Conversation:
         :class:`Send` (the relay bucket, hello first, the size limit, membership), without
         building the command or dispatching on its type, on the path every relayed
         message takes."""
-        self.last_seen_ms = now_ms
         wait_ms = self._relay.take(now_ms)  # what _admit does, one call fewer
         if wait_ms:
             return self._limited(wait_ms, request_id)
@@ -159,14 +162,12 @@ class Conversation:
         refusal. The client was heard at ``now_ms`` either way. (A cluster member charges a
         request here before sending it to another process, so the limits and the
         heartbeat hold per client, wherever its requests are served.)"""
-        self.last_seen_ms = now_ms
         return self._admit(
             self._relay if type(command) in _RELAYED else self._control, now_ms, request_id
         )
 
     def refuse(self, request_id: str | None, error: MatchmakerError, now_ms: int) -> list[Effect]:
         """A frame the shell could not decode: answer ``error``, rate-limited like a request."""
-        self.last_seen_ms = now_ms
         refused = self._admit(self._control, now_ms, request_id)
         return refused if refused is not None else [Refuse(request_id, error)]
 

@@ -24,11 +24,13 @@ class TokenBucket:
     def take(self, now_ms: int) -> float:
         """Spend a token: ``0.0`` if there was one, else the milliseconds until there is."""
         elapsed = now_ms - self.stamp_ms
-        self.stamp_ms = now_ms
-        if elapsed > 0:
-            tokens = self.tokens + elapsed * self.rate_per_ms
-            self.tokens = tokens if tokens < self.burst else self.burst
-        if self.tokens >= 1.0:
-            self.tokens -= 1.0
+        if elapsed:  # (frames of one millisecond: nothing to refill, on the hot path)
+            self.stamp_ms = now_ms
+            if elapsed > 0:
+                tokens = self.tokens + elapsed * self.rate_per_ms
+                self.tokens = tokens if tokens < self.burst else self.burst
+        tokens = self.tokens
+        if tokens >= 1.0:
+            self.tokens = tokens - 1.0
             return 0.0
-        return (1.0 - self.tokens) / self.rate_per_ms
+        return (1.0 - tokens) / self.rate_per_ms
