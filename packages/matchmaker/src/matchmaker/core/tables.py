@@ -39,15 +39,12 @@ class Tables:
         self.rooms: dict[tuple[str, str], Session] = {}
         # (project id, player id) -> the connected (or away) clients of that player
         self.players: dict[tuple[str, str], set[str]] = {}
-        self.resumption = Resumption(
-            limits.resume_buffer, limits.resume_grace_ms / 1000, issuer=node
-        )
+        self.resumption = Resumption(limits.resume_buffer, limits.resume_grace_ms, issuer=node)
         self._node = node if node is not None else secrets.token_hex(3)
         self._counter = itertools.count(1)
         self._expiry: list[tuple[int, int, Entry]] = []
         self._stale = 0
         self._timers: list[tuple[int, int, Pool, str]] = []
-        self._clock = 0  # the latest time an operation was given: disconnect has none
 
     def schedule(self, due_ms: int, pool: Pool, key: str) -> None:
         """Run ``pool.mode.timer(key)`` from the first :meth:`expire` at or after ``due_ms``."""
