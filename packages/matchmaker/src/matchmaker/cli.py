@@ -23,6 +23,7 @@ from click.core import ParameterSource
 
 from matchmaker import __version__
 from matchmaker.admin.commands import admin
+from matchmaker.config import Limits
 from matchmaker.settings import (
     CONFIG_OPTION,
     GROUPS,
@@ -229,6 +230,69 @@ def _text(value: Any) -> str:
     if isinstance(value, bool):
         return str(value).lower()
     return str(value)
+
+
+@main.command()
+@click.option(
+    "--policy",
+    "policy_file",
+    required=True,
+    help="The policy to try: one policy object as /admin takes it (JSON or YAML).",
+)
+@click.option(
+    "--arrivals",
+    "arrivals_file",
+    required=True,
+    help="JSON Lines of arrivals in time order (what --record-arrivals writes).",
+)
+@click.option("--compare", "compare_file", help="A second policy run over the same arrivals.")
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(["json", "table"]),
+    default="json",
+    show_default=True,
+    help="JSON for programs, or a table side by side.",
+)
+@click.option("--report", "report_file", help="Also write a self-contained HTML page of charts.")
+@click.option("--pool", help="Replay only the arrivals recorded under this policy name.")
+@click.option(
+    "--entry-ttl-ms",
+    type=click.IntRange(min=1),
+    default=Limits().entry_ttl_ms,
+    show_default=True,
+    help="The server's --entry-ttl-ms: an entry waiting longer expires.",
+)
+def simulate(
+    policy_file: str,
+    arrivals_file: str,
+    compare_file: str | None,
+    output: str,
+    report_file: str | None,
+    pool: str | None,
+    entry_ttl_ms: int,
+) -> None:
+    """Replay recorded or generated arrivals through the real matching core.
+
+    The same code the server runs (windows, fill timeouts, TTLs, tie-breaks) on a
+    simulated clock, no sockets: how long entries wait and how close their groups
+    are under a policy (and --compare another) before players see it. Same inputs,
+    same output, byte for byte. See docs/modes.md, Tuning a policy.
+    """
+    from matchmaker.simulate.main import simulate_files
+
+    files = [policy_file] if compare_file is None else [policy_file, compare_file]
+    try:
+        simulate_files(
+            files,
+            arrivals_file,
+            output=output,
+            report_file=report_file,
+            pool=pool,
+            limits=Limits(entry_ttl_ms=entry_ttl_ms),
+        )
+    except CodedError as exc:
+        raise CommandError(exc) from None
 
 
 main.add_command(admin)

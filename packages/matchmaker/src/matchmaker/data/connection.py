@@ -46,6 +46,7 @@ from matchmaker.core.effects import (
 )
 from matchmaker.core.events import Event, MessageRelayed, PoolEntered, PoolLeft, Welcome
 from matchmaker.data.observer import DataObserver
+from matchmaker.data.recording import ArrivalRecorder
 from matchmaker.data.protocol.requests import (
     REQUEST_DECODER,
     REQUEST_TYPES,
@@ -76,6 +77,7 @@ class Hub(Protocol):
     """What a connection needs from the data plane that owns it."""
 
     observer: DataObserver
+    recorder: ArrivalRecorder | None  # --record-arrivals: told of each pool entered
 
     def attach(self, connection: Connection) -> None:
         """The connection completed ``hello``: route its client's events to it."""
@@ -212,6 +214,9 @@ class Connection:
                     if kind is PoolEntered:
                         assert isinstance(answer, PoolEntered)
                         self.entered[answer.pool] = (time.monotonic(), answer.mode)
+                        recorder = self._hub.recorder
+                        if recorder is not None and self.conversation.client is not None:
+                            recorder.entered(self.conversation.client, answer.pool)
                     elif kind is PoolLeft:
                         assert isinstance(answer, PoolLeft)
                         self.entered.pop(answer.pool, None)
