@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 import msgspec
@@ -40,15 +39,13 @@ def read_trace(path: str, *, pool: str | None = None) -> Trace:
 def write_whole(path: str, text: str) -> None:
     """Write ``text`` to ``path`` atomically: a reader sees the old file or the new one."""
     target = Path(path)
+    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        fd, temp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.")
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(text)
+            temp.write_text(text, encoding="utf-8")
             os.replace(temp, target)
-        except BaseException:
-            os.unlink(temp)
-            raise
+        finally:
+            temp.unlink(missing_ok=True)
     except OSError as exc:
         raise _unreadable(path, exc, verb="write") from None
 
