@@ -66,7 +66,11 @@ async def test_a_recorded_trace_replays_to_the_sessions_the_server_formed(
     rating: dict[str, int] = {}
     try:
         for name, value in PLAYERS:
-            attributes = {"region": "eu", "rating": value, "nickname": f"player-{name}"}
+            attributes: dict[str, str | int | float | bool] = {
+                "region": "eu",
+                "rating": value,
+                "nickname": f"player-{name}",
+            }
             client = await Client.connect(
                 server.ws_url, project="game", credential=SECRET, attributes=attributes
             )
@@ -131,7 +135,8 @@ def test_the_file_rotates_by_size_keeping_whole_lines(tmp_path: Path) -> None:
     recorder.entered(client, "not-a-policy")
     recorder.close()
     rotated = Path(f"{path}.1")
-    assert 0 < path.stat().st_size <= 200 and 0 < rotated.stat().st_size <= 200
+    assert 0 < path.stat().st_size <= 200
+    assert 0 < rotated.stat().st_size <= 200
     kept = (
         parse_arrivals(rotated.read_bytes()).arrivals + parse_arrivals(path.read_bytes()).arrivals
     )

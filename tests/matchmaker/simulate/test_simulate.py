@@ -112,29 +112,31 @@ def _refused(result: Any) -> str:
     return str(line)
 
 
-@pytest.mark.parametrize(
-    ("line", "message", "code"),
-    [
-        ("{not json", "arrivals line 2: ", "simulate.bad_arrival"),
-        ('{"at_ms": 5}', "arrivals line 2: Object missing required field `attributes`", "simulate.bad_arrival"),
-        ('{"at_ms": -1, "attributes": {}}', "arrivals line 2: Expected `int` >= 0", "simulate.bad_arrival"),
-        ('{"at_ms": 5, "attributes": {}, "token": "x"}', "arrivals line 2: Object contains unknown field `token`", "simulate.bad_arrival"),
-        ('{"at_ms": 5, "attributes": {}, "leave_ms": 4}', "arrivals line 2: leave_ms is before at_ms", "simulate.bad_arrival"),
-        ('{"at_ms": 5, "attributes": {}, "latencies": {"eu": "far"}}', "arrivals line 2: ", "simulate.bad_arrival"),
-        ('{"at_ms": 0, "attributes": {"rating": 1}}', "arrivals line 2: at_ms 0 is before the line above (10)", "simulate.out_of_order"),
-        ('{"at_ms": 20, "attributes": {"level": 1}}', "arrivals line 2: the pool filters on attribute 'rating'", "pool.attribute_missing"),
-        ('{"at_ms": 20, "attributes": {"rating": "high"}}', "arrivals line 2: attribute 'rating' must be a number", "pool.filter_mismatch"),
-    ],
-)  # fmt: skip
+GOOD = '{"at_ms": 10, "attributes": {"rating": 1}}'
+BAD_LINES = [
+    ("{not json", "", "simulate.bad_arrival"),
+    ('{"at_ms": 5}', "missing required field `attributes`", "simulate.bad_arrival"),
+    ('{"at_ms": -1, "attributes": {}}', "Expected `int` >= 0", "simulate.bad_arrival"),
+    ('{"at_ms": 5, "attributes": {}, "tok": 1}', "unknown field `tok`", "simulate.bad_arrival"),
+    ('{"at_ms": 5, "attributes": {}, "leave_ms": 4}', "leave_ms is before", "simulate.bad_arrival"),
+    ('{"at_ms": 5, "attributes": {}, "latencies": {"eu": "x"}}', "", "simulate.bad_arrival"),
+    ('{"at_ms": 0, "attributes": {}}', "before the line above (10)", "simulate.out_of_order"),
+    ('{"at_ms": 20, "attributes": {"level": 1}}', "attribute 'rating'", "pool.attribute_missing"),
+    ('{"at_ms": 20, "attributes": {"rating": "x"}}', "must be a number", "pool.filter_mismatch"),
+]
+
+
+@pytest.mark.parametrize(("line", "message", "code"), BAD_LINES)
 def test_a_bad_arrivals_line_is_named_and_nothing_runs(
     tmp_path: Path, line: str, message: str, code: str
 ) -> None:
     arrivals = tmp_path / "a.jsonl"
-    arrivals.write_text('{"at_ms": 10, "attributes": {"rating": 1}}\n' + line + "\n")
+    arrivals.write_text(f"{GOOD}\n\n{line}\n")  # the blank line 2 is skipped, still counted
     policy = write_policy(tmp_path / "p.json", ranked(100))
     report = tmp_path / "r.html"
     shown = _refused(simulate("--policy", policy, "--arrivals", arrivals, "--report", report))
-    assert shown.startswith(f"error: {message}")
+    assert shown.startswith("error: arrivals line 3: ")
+    assert message in shown
     assert shown.endswith(f"[{code}]")
     assert not report.exists()
 

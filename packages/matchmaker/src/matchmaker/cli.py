@@ -185,20 +185,25 @@ def _serve(settings: Effective) -> None:
             signal.signal(signum, signal.SIG_IGN)
 
 
+def _format_option(choices: list[str], help_text: str) -> Callable[[F], F]:
+    """``--format`` (the parameter ``output``): one of ``choices``, the first by default."""
+    return click.option(
+        "--format",
+        "output",
+        type=click.Choice(choices),
+        default=choices[0],
+        show_default=True,
+        help=help_text,
+    )
+
+
 @main.group()
 def config() -> None:
     """Inspect the settings the server would run with."""
 
 
 @config.command()
-@click.option(
-    "--format",
-    "output",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Aligned text, or JSON for programs.",
-)
+@_format_option(["text", "json"], "Aligned text, or JSON for programs.")
 @click.pass_obj
 def show(invocation: Invocation, output: str) -> None:
     """Print every effective setting and where it came from (flag, env, file:line, default).
@@ -246,14 +251,7 @@ def _text(value: Any) -> str:
     help="JSON Lines of arrivals in time order (what --record-arrivals writes).",
 )
 @click.option("--compare", "compare_file", help="A second policy run over the same arrivals.")
-@click.option(
-    "--format",
-    "output",
-    type=click.Choice(["json", "table"]),
-    default="json",
-    show_default=True,
-    help="JSON for programs, or a table side by side.",
-)
+@_format_option(["json", "table"], "JSON for programs, or a table side by side.")
 @click.option("--report", "report_file", help="Also write a self-contained HTML page of charts.")
 @click.option("--pool", help="Replay only the arrivals recorded under this policy name.")
 @click.option(
@@ -264,6 +262,7 @@ def _text(value: Any) -> str:
     help="The server's --entry-ttl-ms: an entry waiting longer expires.",
 )
 def simulate(
+    *,
     policy_file: str,
     arrivals_file: str,
     compare_file: str | None,

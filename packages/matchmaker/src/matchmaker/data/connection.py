@@ -46,7 +46,6 @@ from matchmaker.core.effects import (
 )
 from matchmaker.core.events import Event, MessageRelayed, PoolEntered, PoolLeft, Welcome
 from matchmaker.data.observer import DataObserver
-from matchmaker.data.recording import ArrivalRecorder
 from matchmaker.data.protocol.requests import (
     REQUEST_DECODER,
     REQUEST_TYPES,
@@ -54,6 +53,7 @@ from matchmaker.data.protocol.requests import (
     SessionSend,
     decode_envelope,
 )
+from matchmaker.data.recording import ArrivalRecorder
 from matchmaker.data.translate import PING_FRAME, command, error_frame, partial_frame, reply_frame
 from matchmaker.errors import MatchmakerError, internal_error
 

@@ -76,6 +76,4 @@ class ArrivalRecorder:
         except OSError as exc:
             self._failed = True
             self.close()
-            _log.error(
-                "recording arrivals stopped: %s", exc, extra=fields(event="record_arrivals")
-            )
+            _log.error("recording arrivals stopped: %s", exc, extra=fields(event="record_arrivals"))

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import msgspec
 
+from matchmaker.arrivals import Trace, parse_arrivals
 from matchmaker.config import Limits
 from matchmaker.control.validation import decode_policy
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import MatchmakingPolicy
-from matchmaker.arrivals import Trace, parse_arrivals
 from mtcommon import load_safe
 
 __all__ = ["read_policy", "read_trace", "write_whole"]

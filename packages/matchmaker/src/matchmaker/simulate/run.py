@@ -19,12 +19,12 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 
+from matchmaker.arrivals import Trace
 from matchmaker.config import Limits
 from matchmaker.core import EnterPool, Matchmaker, PoolSpec
 from matchmaker.core.events import Delivery, PoolExpired, SessionCreated
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import MatchmakingPolicy, Project
-from matchmaker.arrivals import Trace
 
 __all__ = ["Group", "Outcome", "check_admitted", "replay"]
 

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from matchmaker.model import MatchmakingPolicy, RangeRule
 from matchmaker.arrivals import Trace
+from matchmaker.model import MatchmakingPolicy, RangeRule
 from matchmaker.simulate.run import Outcome
 
 __all__ = ["Summary", "percentile", "summarize", "to_json"]
@@ -65,7 +65,8 @@ def summarize(name: str, policy: MatchmakingPolicy, trace: Trace, outcome: Outco
 
 
 def _number(value: object) -> Number:
-    assert isinstance(value, int | float) and not isinstance(value, bool)
+    assert isinstance(value, int | float)
+    assert not isinstance(value, bool)
     return value
 
 

@@ -7,10 +7,10 @@ admit), so a run either reports every policy or none.
 
 from __future__ import annotations
 
+from matchmaker.arrivals import Trace
 from matchmaker.config import Limits
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import MatchmakingPolicy
-from matchmaker.arrivals import Trace
 from matchmaker.simulate.run import check_admitted, replay
 from matchmaker.simulate.stats import Summary, summarize
 
