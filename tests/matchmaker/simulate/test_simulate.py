@@ -57,6 +57,16 @@ def test_a_window_widens_at_its_step_on_the_simulated_clock(tmp_path: Path) -> N
     assert figures["sessions"] == 1
     assert figures["wait_ms"]["max"] == 2010  # the later one's window is 300 at 2010 ms
     assert figures["spread"]["rating"]["max"] == 250
+    # Without the last arrival the trace ends at 10 ms, before any window widened.
+    figures = _figures(tmp_path, policy, lines[:2])
+    assert (figures["sessions"], figures["unmatched"]) == (0, 2)
+
+
+def test_pool_replays_only_the_lines_recorded_under_that_policy(tmp_path: Path) -> None:
+    lines = [{**line, "pool": pool} for line, pool in zip(THREE, ["a", "b", "a"], strict=True)]
+    figures = _figures(tmp_path, ranked(100), lines, "--pool", "a")
+    assert (figures["entries"], figures["sessions"]) == (2, 1)
+    assert _figures(tmp_path, ranked(100), lines)["entries"] == 3
 
 
 def test_an_entry_leaves_at_leave_ms_and_one_waiting_too_long_expires(tmp_path: Path) -> None:
