@@ -241,19 +241,30 @@ def _text(value: Any) -> str:
 @click.option(
     "--policy",
     "policy_file",
+    metavar="FILE",
     required=True,
     help="The policy to try: one policy object as /admin takes it (JSON or YAML).",
 )
 @click.option(
     "--arrivals",
     "arrivals_file",
+    metavar="FILE",
     required=True,
     help="JSON Lines of arrivals in time order (what --record-arrivals writes).",
 )
-@click.option("--compare", "compare_file", help="A second policy run over the same arrivals.")
+@click.option(
+    "--compare", "compare_file", metavar="FILE", help="A second policy run over the same arrivals."
+)
 @_format_option(["json", "table"], "JSON for programs, or a table side by side.")
-@click.option("--report", "report_file", help="Also write a self-contained HTML page of charts.")
-@click.option("--pool", help="Replay only the arrivals recorded under this policy name.")
+@click.option(
+    "--report",
+    "report_file",
+    metavar="FILE.html",
+    help="Also write a self-contained HTML page of charts.",
+)
+@click.option(
+    "--pool", metavar="NAME", help="Replay only the arrivals recorded under this policy name."
+)
 @click.option(
     "--entry-ttl-ms",
     type=click.IntRange(min=1),
