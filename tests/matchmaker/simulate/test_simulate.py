@@ -44,6 +44,13 @@ def test_the_three_arrival_trace_of_the_docs(tmp_path: Path) -> None:
     }
 
 
+def test_the_docs_show_what_the_three_arrival_trace_gives(tmp_path: Path) -> None:
+    text = (Path(__file__).parents[3] / "docs" / "modes.md").read_text(encoding="utf-8")
+    section = text.split("The JSON document (", 1)[1]
+    shown = json.loads(section.split("```json\n", 1)[1].split("```", 1)[0])
+    assert shown == {"policies": [_figures(tmp_path, ranked(100), THREE)]}
+
+
 def test_a_window_widens_at_its_step_on_the_simulated_clock(tmp_path: Path) -> None:
     """1000 and 1250 meet when the window reaches 300 (two steps of 1 s); the trace's last
     arrival at 5 s keeps the clock running past that."""
