@@ -174,3 +174,12 @@ def test_a_missing_file_is_unreadable(tmp_path: Path) -> None:
     policy = write_policy(tmp_path / "p.json", ranked(100))
     shown = _refused(simulate("--policy", policy, "--arrivals", tmp_path / "none.jsonl"))
     assert shown.endswith("[simulate.unreadable]")
+
+
+def test_a_policy_file_that_is_not_yaml_names_where(tmp_path: Path) -> None:
+    policy = tmp_path / "p.yaml"
+    policy.write_text("name: ranked\nfilter: [unclosed\n")
+    arrivals = write_lines(tmp_path / "a.jsonl", THREE)
+    shown = _refused(simulate("--policy", policy, "--arrivals", arrivals))
+    assert shown.startswith(f"error: {policy}:")
+    assert shown.endswith("[yaml.syntax]")
