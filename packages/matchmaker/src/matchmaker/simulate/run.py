@@ -6,8 +6,9 @@ requests arrive and ``Matchmaker.expire`` on a 250 ms tick; here the clock
 jumps from one thing that can happen to the next (an arrival, a leave, the
 core's next deadline: a window widening, a fill timeout, an entry's TTL), so
 nothing sleeps and timers fire at their exact time. The core is called through
-five methods only: ``connect``, ``enter``, ``expire``, ``leave_pool`` and
-``next_due``.
+five ``Matchmaker`` methods only: ``connect``, ``enter``, ``expire``,
+``leave_pool`` and ``next_due``; ``PoolSpec.of_policy(...).bucket_for`` checks
+each arrival against the filter before the run.
 
 At one instant the core's due timers run first, then the leaves, then the
 arrival (as the server's tick would have run before the request). The trace
