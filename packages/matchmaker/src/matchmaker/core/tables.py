@@ -50,6 +50,13 @@ class Tables:
         """Run ``pool.mode.timer(key)`` from the first :meth:`expire` at or after ``due_ms``."""
         heapq.heappush(self._timers, (due_ms, next(self._counter), pool, key))
 
+    def next_due(self) -> int | None:
+        """The earliest time (ms) at which :meth:`expire` has something to look at: a mode
+        timer or an entry's TTL (possibly of an entry gone since, then a no-op), ``None``
+        when nothing is scheduled. A shell with a simulated clock steps to it."""
+        heads = [heap[0][0] for heap in (self._timers, self._expiry) if heap]
+        return min(heads) if heads else None
+
     def entry_of(self, client_id: str, pool: Pool) -> Entry | None:
         """The live entry ``client_id`` holds in ``pool``, if any."""
         client = self.clients.get(client_id)

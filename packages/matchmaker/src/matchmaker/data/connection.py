@@ -53,6 +53,7 @@ from matchmaker.data.protocol.requests import (
     SessionSend,
     decode_envelope,
 )
+from matchmaker.data.recording import ArrivalRecorder
 from matchmaker.data.translate import PING_FRAME, command, error_frame, partial_frame, reply_frame
 from matchmaker.errors import MatchmakerError, internal_error
 
@@ -77,6 +78,7 @@ class Hub(Protocol):
     """What a connection needs from the data plane that owns it."""
 
     observer: DataObserver
+    recorder: ArrivalRecorder | None  # --record-arrivals: told of each pool entered
 
     def attach(self, connection: Connection) -> None:
         """The connection completed ``hello``: route its client's events to it."""
@@ -213,6 +215,9 @@ class Connection:
                     if kind is PoolEntered:
                         assert isinstance(answer, PoolEntered)
                         self.entered[answer.pool] = (time.monotonic(), answer.mode)
+                        recorder = self._hub.recorder
+                        if recorder is not None and self.conversation.client is not None:
+                            recorder.entered(self.conversation.client, answer.pool)
                     elif kind is PoolLeft:
                         assert isinstance(answer, PoolLeft)
                         self.entered.pop(answer.pool, None)

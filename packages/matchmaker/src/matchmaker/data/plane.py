@@ -20,6 +20,7 @@ from matchmaker.core.events import EntryClosed, MessageRelayed, SessionCreated
 from matchmaker.data.connection import Connection
 from matchmaker.data.direct import DirectConnection, Peer
 from matchmaker.data.observer import DataObserver
+from matchmaker.data.recording import ArrivalRecorder
 from matchmaker.data.translate import error_frame, event_head, reply_frame
 from matchmaker.data.upgrade import upgrade_refusal
 from matchmaker.data.webrtc import ChannelAnswer, answer_offer, channel_send, close_quietly
@@ -108,6 +109,13 @@ class DataPlane:
         self._outboxes = self.core.resumption.outboxes  # read on every delivery
         self.clients: dict[str, Connection] = {}
         self.open: set[Connection] = set()
+        self.recorder = (
+            None
+            if config.record_arrivals is None
+            else ArrivalRecorder(
+                config.record_arrivals, config.record_arrivals_max_bytes, directory
+            )
+        )
         self._tasks: list[asyncio.Task[None]] = []
         self.cluster = cluster
         self.forward = None if cluster is None else cluster.forward
@@ -143,6 +151,8 @@ class DataPlane:
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        if self.recorder is not None:
+            self.recorder.close()
 
     def _on_project_changed(self, project_id: str, project: Project | None) -> None:
         """Clients waiting under a changed or removed policy are told (``pool.closed``)."""
