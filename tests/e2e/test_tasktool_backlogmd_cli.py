@@ -99,34 +99,43 @@ def test_tasktool_writes_read_back_by_backlog_cli(repo: Path, backlog: Run, tt: 
         "back-2 - Ship-the-thing.md",
         "back-3 - Write-the-docs.md",
     ]
-    view = backlog("task", "view", "BACK-3", "--plain").splitlines()
-    for line in (
-        "Task BACK-3 - Write the docs",
-        "Status: ◒ In Progress",
-        "Priority: Medium",
-        "Assignee: @bob",
-        "Labels: docs, web",
-        "└─ BACK-2 - Ship: the thing! [To Do]",
-    ):
-        assert line in view, "\n".join(view)
-    view = backlog("task", "view", "back-2", "--plain").splitlines()
-    for line in (
-        "Task BACK-2 - Ship: the thing!",
-        "Status: ○ To Do",
-        "Priority: High",
-        "Assignee: @alice",
-        "Labels: api",
-        "Parent: BACK-1 - Existing one",
-        "└─ BACK-1 - Existing one [completed]",
-        "└─ BACK-3 - Write the docs [In Progress]",
-    ):
-        assert line in view, "\n".join(view)
-    assert "Status: ✔ Done" in backlog("task", "view", "BACK-1", "--plain").splitlines()
+    #: Lines of `backlog task view ID --plain`, by the id Backlog.md is given.
+    expected = {
+        "BACK-3": (
+            "Task BACK-3 - Write the docs",
+            "Status: ◒ In Progress",
+            "Priority: Medium",
+            "Assignee: @bob",
+            "Labels: docs, web",
+            "└─ BACK-2 - Ship: the thing! [To Do]",
+        ),
+        "back-2": (
+            "Task BACK-2 - Ship: the thing!",
+            "Status: ○ To Do",
+            "Priority: High",
+            "Assignee: @alice",
+            "Labels: api",
+            "Parent: BACK-1 - Existing one",
+            "└─ BACK-1 - Existing one [completed]",
+            "└─ BACK-3 - Write the docs [In Progress]",
+        ),
+        "BACK-1": ("Task BACK-1 - Existing one", "Status: ✔ Done"),
+    }
+    for task_id, lines in expected.items():
+        view = backlog("task", "view", task_id, "--plain").splitlines()
+        assert [line for line in lines if line not in view] == [], "\n".join(view)
 
     assert sections(backlog("task", "list", "--plain")) == {
         "To Do": ["[HIGH] BACK-2 - Ship: the thing!"],
         "In Progress": ["[MEDIUM] BACK-3 - Write the docs"],
         "Done": ["BACK-1 - Existing one"],
+    }
+    # tasktool's own table names the statuses as Backlog.md's list does.
+    lines = tt("list", "--columns", "id,status").splitlines()[1:]
+    assert dict(line.rstrip().split(maxsplit=1) for line in lines) == {
+        "BACK-1": "Done",
+        "BACK-2": "To Do",
+        "BACK-3": "In Progress",
     }
     doctor = backlog("doctor")
     assert "No duplicate IDs, self-referential dependencies, or dependency cycles found." in doctor
