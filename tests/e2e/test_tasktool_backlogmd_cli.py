@@ -131,8 +131,8 @@ def test_tasktool_writes_read_back_by_backlog_cli(repo: Path, backlog: Run, tt: 
         "Done": ["BACK-1 - Existing one"],
     }
     # tasktool's own table names the statuses as Backlog.md's list does.
-    lines = tt("list", "--columns", "id,status").splitlines()[1:]
-    assert dict(line.rstrip().split(maxsplit=1) for line in lines) == {
+    rows = tt("list", "--columns", "id,status").splitlines()[1:]
+    assert dict(row.rstrip().split(maxsplit=1) for row in rows) == {
         "BACK-1": "Done",
         "BACK-2": "To Do",
         "BACK-3": "In Progress",
