@@ -222,7 +222,9 @@ def test_list_and_get_tables_name_statuses_as_the_repository_does(backlog: Proje
     fields = [line.split(maxsplit=1) for line in table.splitlines()]
     assert ["status:", "Done"] in fields
     assert ["child:", "BACK-3.1 [To Do] back-3.1 - Board-columns"] in fields
+    assert "In Progress" in run("search", "Core").stdout
     assert as_json("get", "back-2")["status"] == "in-progress"
+    assert as_json("search", "Core")[0]["status"] == "in-progress"
     assert {task["status"] for task in as_json("list")} <= {"pending", "in-progress", "completed"}
 
 
