@@ -11,6 +11,7 @@ import msgspec
 from tasktool.cli.commands.base import (
     GlobalOptions,
     format_option,
+    kept_when_piped,
     load_repository,
     output,
     output_format,
@@ -68,6 +69,12 @@ def _shortcut(
     )
 
 
+def _keeps_own(options: GlobalOptions, arguments: dict[str, Any]) -> bool:
+    """Whether ``list`` keeps its output itself (``--format json`` of one repository,
+    ungrouped: :func:`_json_list`)."""
+    return not arguments["group_by"] and output_format(options, arguments["fmt"]) == "json"
+
+
 @click.command("list")
 @click.option(
     "--filter",
@@ -87,6 +94,7 @@ def _shortcut(
 @click.option("--archived", is_flag=True, help="Include archived tasks.")
 @format_option
 @click.pass_obj
+@kept_when_piped(unless=_keeps_own)
 def list_command(
     options: GlobalOptions,
     /,

@@ -15,6 +15,7 @@ from tasktool.cli.commands.base import (
     GlobalOptions,
     data_format,
     format_option,
+    kept_when_piped,
     repositories,
     tagged,
 )
@@ -36,6 +37,7 @@ __all__ = ["board_command", "stats_command"]
 )
 @format_option
 @click.pass_obj
+@kept_when_piped()
 def board_command(options: GlobalOptions, /, *, group_by: str, fmt: str | None) -> None:
     """Show active tasks in columns, in the field's natural order.
 
@@ -96,6 +98,7 @@ def board_command(options: GlobalOptions, /, *, group_by: str, fmt: str | None) 
 @click.command("stats")
 @format_option
 @click.pass_obj
+@kept_when_piped()
 def stats_command(options: GlobalOptions, /, *, fmt: str | None) -> None:
     """Counts by status, priority, effort and phase; completion rate; blocked; longest chain.
 
