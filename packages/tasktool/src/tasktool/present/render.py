@@ -147,25 +147,26 @@ def cell(value: Any) -> str:
 def plain_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
     """Columns padded to their widest cell, two spaces apart, upper-case header, no colour.
 
-    Built a column at a time (``board`` prints every active task, however many).
+    Built a column at a time (``board`` prints every active task, however many), then each
+    line by one ``%`` of a pattern padding every column but the last (which needs none:
+    the line's trailing spaces are stripped anyway), a third less work per row than
+    padding each cell.
     """
     table = [[column.upper(), *_column_cells(rows, column)] for column in columns]
     widths = [max(map(len, texts)) for texts in table[:-1]]
-    padded = [
-        [text.ljust(width) for text in texts]
-        for texts, width in zip(table[:-1], widths, strict=True)
-    ]
-    # The last column needs no padding: the line's trailing spaces are stripped anyway.
-    lines = map("  ".join, zip(*padded, table[-1], strict=True))
-    return "".join(line.rstrip() + "\n" for line in lines)
+    pattern = "".join(f"%-{width}s  " for width in widths) + "%s"
+    return "".join([(pattern % cells).rstrip() + "\n" for cells in zip(*table, strict=True)])
 
 
 def _column_cells(rows: Sequence[Mapping[str, Any]], column: str) -> list[str]:
-    """One column's :func:`cell` texts on one line each (strings, the common case, as is)."""
+    """One column's :func:`cell` texts on one line each (strings, the common case, as is;
+    line breaks, rare, looked for in the whole column at once)."""
     texts = [
-        value if type(value) is str else cell(value) for value in (row.get(column) for row in rows)
+        value if type(value) is str else cell(value) for value in [row.get(column) for row in rows]
     ]
-    return [text.replace("\n", " ") for text in texts]
+    if "\n" in "".join(texts):
+        return [text.replace("\n", " ") for text in texts]
+    return texts
 
 
 def is_terminal(out: TextIO) -> bool:

@@ -23,7 +23,7 @@ from tasktool.cli.commands.base import (
 from tasktool.cli.commands.shell import complete_choices, complete_ids
 from tasktool.model.errors import TaskToolError
 from tasktool.model.task import Priority, Status, Task
-from tasktool.model.views import TASK_KEYS, TaskRows, task_views
+from tasktool.model.views import TASK_KEYS, TaskRows
 from tasktool.planning.filters import check_field, group_tasks, sort_tasks
 from tasktool.planning.repository import Repository
 from tasktool.present.documents import get_document, list_tasks
@@ -135,10 +135,12 @@ def list_command(
     ]
     keys = ("project", *shown) if everywhere else shown
 
+    # Only the fields shown: a table (or --columns) needs no dict of every field per task.
+    fields = shown if columns or chosen == "table" else TASK_KEYS
+
     def view(project: str | None, selection: list[Task]) -> list[dict[str, Any]]:
-        views = [tagged(project, item) for item in task_views(selection)]
-        if columns:
-            views = [{key: item[key] for key in keys} for item in views]
+        rows: list[dict[str, Any]] = msgspec.to_builtins(TaskRows(selection, fields)[:])
+        views = [tagged(project, item) for item in rows]
         if chosen == "table":
             for item, task in zip(views, selection, strict=True):
                 if task.worktree is not None and "status" in item:
