@@ -60,21 +60,17 @@ def _cold(root: Path, home: Path, argv: tuple[str, ...]) -> bytes:
 
 
 @pytest.fixture
-def home(project: Project) -> Path:
-    return project.home
-
-
-@pytest.fixture
-def root(project: Project) -> Path:
+def repo(project: Project) -> Project:
     """The derived memo's ten tasks (dependencies, priorities, phases), every file aged."""
     _project(project.root)
-    return project.root
+    return project
 
 
 @pytest.mark.parametrize("argv", COMMANDS.values(), ids=COMMANDS.keys())
 def test_a_repeated_command_replays_and_a_change_is_seen(
-    root: Path, home: Path, argv: tuple[str, ...]
+    repo: Project, argv: tuple[str, ...]
 ) -> None:
+    root, home = repo.root, repo.home
     cold = _cold(root, home, argv)
     for _ in range(2):  # the first run writes the parse cache; then every file is settled
         assert _run(root, home, argv) == cold
@@ -88,7 +84,8 @@ def test_a_repeated_command_replays_and_a_change_is_seen(
         _poison(root)
 
 
-def test_other_arguments_are_not_answered_from_the_kept_output(root: Path, home: Path) -> None:
+def test_other_arguments_are_not_answered_from_the_kept_output(repo: Project) -> None:
+    root, home = repo.root, repo.home
     _run(root, home, ("next", "--limit", "1"))
     _run(root, home, ("next", "--limit", "1"))
     _poison(root)
@@ -96,8 +93,9 @@ def test_other_arguments_are_not_answered_from_the_kept_output(root: Path, home:
     assert _run(root, home, ("next", "--limit", "2", "--format", "json")) != POISON
 
 
-def test_an_output_with_a_warning_is_not_kept(root: Path, home: Path) -> None:
+def test_an_output_with_a_warning_is_not_kept(repo: Project) -> None:
     """``graph`` warns about a cycle on stderr: a replay would not, so nothing is kept."""
+    root, home = repo.root, repo.home
     (root / "tasks" / "003-task.md").write_text(
         "---\nid: '003'\ntitle: Task 003\ndependencies: ['004']\n---\n", encoding="utf-8"
     )
@@ -112,9 +110,10 @@ def test_an_output_with_a_warning_is_not_kept(root: Path, home: Path) -> None:
     assert not [path for path in _kept(root) if path.name.startswith("graph-")]
 
 
-def test_commands_that_read_other_files_are_not_kept(root: Path, home: Path) -> None:
+def test_commands_that_read_other_files_are_not_kept(repo: Project) -> None:
     """``get`` (worklogs), ``validate`` (exit status, temporary files) and ``todos``
     (source files) compute every time."""
+    root, home = repo.root, repo.home
     for argv in (("get", "002"), ("validate",), ("todos",)):
         with contextlib.chdir(root):
             for _ in range(2):
@@ -122,8 +121,9 @@ def test_commands_that_read_other_files_are_not_kept(root: Path, home: Path) -> 
     assert _kept(root) == []
 
 
-def test_kept_outputs_are_pruned_per_command(root: Path, home: Path) -> None:
+def test_kept_outputs_are_pruned_per_command(repo: Project) -> None:
     """Each command keeps its last two outputs: one command's never push another's out."""
+    root, home = repo.root, repo.home
     for limit in ("1", "2", "3"):
         for _ in range(2):
             _run(root, home, ("next", "--limit", limit))
