@@ -7,6 +7,7 @@ import click
 from tasktool.cli.commands.base import (
     GlobalOptions,
     format_option,
+    kept_when_piped,
     load_repository,
     output,
     usage_errors,
@@ -26,6 +27,7 @@ __all__ = ["search_command", "tags_command"]
 @click.option("--archived", is_flag=True, help="Search archived tasks too.")
 @format_option
 @click.pass_obj
+@kept_when_piped()
 def search_command(
     options: GlobalOptions,
     /,
@@ -52,6 +54,7 @@ def search_command(
 @click.option("--archived", is_flag=True, help="Count archived tasks too.")
 @format_option
 @click.pass_obj
+@kept_when_piped()
 def tags_command(options: GlobalOptions, /, *, archived: bool, fmt: str | None) -> None:
     """Every tag with the number of tasks carrying it, most used first."""
     repo = load_repository(options)
