@@ -89,15 +89,14 @@ def graph_command(
         )
     repo = load_repository(options)
     chosen = graph_format or ("json" if options.format in {"json", "yaml"} else "ascii")
-    view = None if root is not None or draw_all else _actionable_view(repo, excluded, options)
-    if view is None:
-        view = select_graph(
-            repo.graph,
-            root=root,
-            upstream=upstream,
-            downstream=downstream,
-            exclude_status=excluded,
-        )
+    part = None if root is not None or draw_all else _actionable_view(repo, excluded, options)
+    view = part or select_graph(
+        repo.graph,
+        root=root,
+        upstream=upstream,
+        downstream=downstream,
+        exclude_status=excluded,
+    )
     emit_text(render_graph(view, chosen))
     for cycle in view.cycles:
         options.warn(f"dependency cycle: {' -> '.join(cycle)}")
