@@ -2,14 +2,16 @@
 
 =========================  ===================================================
 ``GET /api/tasks``         ``list``: ``filter`` (repeatable), ``sort``,
-                           ``limit``, ``archived``; with ``q``, ``search``
+                           ``archived``; with ``q``, ``search``; paged:
+                           ``limit`` (100; ``all``), ``offset``
 ``POST /api/tasks``        a new task (JSON object), as ``add``; 403 when read-only
 ``GET /api/tasks/{id}``    ``get``: body, dependencies both ways, children,
                            worklog
 ``PUT /api/tasks/{id}``    partial edit (JSON object); 403 when read-only
 ``GET /api/next``          ``next``: ``limit`` (5), ``quick_wins``,
                            ``strict_phases``, ``filter``
-``GET /api/board``         ``board``: ``group_by`` (status)
+``GET /api/board``         ``board``: ``group_by`` (status); paged in each
+                           column: ``limit`` (100; ``all``), ``offset``
 ``GET /api/graph``         ``graph`` JSON: ``root``, ``upstream``,
                            ``downstream``, ``exclude_status``
 ``GET /api/stats``         ``stats``
@@ -48,15 +50,17 @@ from tasktool.present.documents import (
     graph_document,
     rank,
     repository_stats,
-    search_document,
     task_detail,
-    tasks_document,
     tracks_document,
     validation_report,
 )
 from tasktool.present.render import to_json
+from tasktool.web.cards import trim_board
 from tasktool.web.events import ChangeFeed
+from tasktool.web.listing import list_page
 from tasktool.web.pages import NextOptions
+from tasktool.web.paging import link_headers, query_window
+from tasktool.web.snapshot import Snapshot
 
 __all__ = [
     "KEEPALIVE_S",
@@ -86,6 +90,7 @@ __all__ = [
     "stats_endpoint",
     "tracks_endpoint",
     "validate_endpoint",
+    "with_fresh_repo",
     "with_repo",
 ]
 
@@ -148,38 +153,34 @@ def query_list(request: Request, name: str) -> tuple[str, ...]:
 
 
 async def with_repo(request: Request, query: Callable[[Repository], T]) -> T:
-    """Load the tasks and run ``query`` in a worker thread (both read files)."""
-    load = request.app.state.config.load
+    """Run ``query`` on the tasks in a worker thread (both read files): loaded afresh, or
+    the large repository kept while nothing changed (:class:`~tasktool.web.snapshot.Snapshot`)."""
+    snapshot: Snapshot = request.app.state.snapshot
+    return await run_in_threadpool(snapshot.read, query)
 
-    def work() -> T:
-        return query(load())
 
-    return await run_in_threadpool(work)
+async def with_fresh_repo(request: Request, change: Callable[[Repository], T]) -> T:
+    """Run a write ``change`` on a fresh load in a worker thread (never a kept repository)."""
+    snapshot: Snapshot = request.app.state.snapshot
+    return await run_in_threadpool(snapshot.write, change)
 
 
 async def list_endpoint(request: Request) -> Response:
+    """A page of ``list`` (or ``search`` with ``q``): :data:`~tasktool.web.paging.PAGE_DEFAULT`
+    tasks unless ``limit`` says otherwise, the total in ``X-Total-Count``, the next page in
+    ``Link``."""
     filters = query_list(request, "filter")
     sort = request.query_params.get("sort") or None
-    limit = query_int(request, "limit", 0)
+    window = query_window(request)
     archived = query_bool(request, "archived", False)
     text = request.query_params.get("q", "")
-    if text.strip():
-        return json_response(
-            await with_repo(
-                request,
-                lambda repo: search_document(
-                    repo, text, filters=filters, limit=limit, archived=archived
-                ),
-            )
-        )
-    return json_response(
-        await with_repo(
-            request,
-            lambda repo: tasks_document(
-                repo, filters=filters, sort=sort, limit=limit, archived=archived
-            ),
-        )
+    listing = await with_repo(
+        request,
+        lambda repo: list_page(
+            repo, window, text=text, filters=filters, sort=sort, archived=archived
+        ),
     )
+    return link_headers(json_response(listing.views), request, window, listing.total)
 
 
 async def get_endpoint(request: Request) -> Response:
@@ -247,7 +248,7 @@ def apply_create(repo: Repository, payload: object) -> dict[str, Any]:
 async def create_endpoint(request: Request) -> Response:
     _refuse_when_read_only(request)
     payload = await read_json(request)
-    created = await with_repo(request, lambda repo: apply_create(repo, payload))
+    created = await with_fresh_repo(request, lambda repo: apply_create(repo, payload))
     return json_response(created, 201)
 
 
@@ -255,7 +256,8 @@ async def put_endpoint(request: Request) -> Response:
     _refuse_when_read_only(request)
     payload = await read_json(request)
     task_id = request.path_params["task_id"]
-    return json_response(await with_repo(request, lambda repo: apply_edit(repo, task_id, payload)))
+    edited = await with_fresh_repo(request, lambda repo: apply_edit(repo, task_id, payload))
+    return json_response(edited)
 
 
 def next_options(request: Request) -> NextOptions:
@@ -287,8 +289,11 @@ async def next_endpoint(request: Request) -> Response:
 
 
 async def board_endpoint(request: Request) -> Response:
-    group_by = board_field(request)
-    return json_response(await with_repo(request, lambda repo: board_document(repo, group_by)))
+    group_by, window = board_field(request), query_window(request)
+    board = await with_repo(
+        request, lambda repo: trim_board(board_document(repo, group_by), {}, window)
+    )
+    return json_response(board)
 
 
 def board_field(request: Request) -> str:

@@ -14,13 +14,14 @@ from tasktool.present.documents import (
     graph_document,
     related_tasks,
     task_detail,
-    tasks_document,
     validation_report,
     vocabulary,
 )
 from tasktool.web import pages
 from tasktool.web.api import board_field, graph_options, next_options, ranked, with_repo
+from tasktool.web.cards import board_shown, trim_board
 from tasktool.web.layout import Links
+from tasktool.web.table import table_query, table_rows
 
 __all__ = [
     "ROUTES",
@@ -48,13 +49,14 @@ def error_response(request: Request, error: CodedError, status: int) -> Response
 
 
 async def tasks_page(request: Request) -> Response:
-    links = _links(request)
-    return html(
-        await with_repo(
-            request,
-            lambda repo: pages.tasks_page(tasks_document(repo), vocabulary(repo.settings), links),
-        )
-    )
+    links, query = _links(request), table_query(request)
+
+    def render(repo: Repository) -> str:
+        known = vocabulary(repo.settings)
+        rows, table = table_rows(repo, query, known)
+        return pages.tasks_page(rows, known, links, table)
+
+    return html(await with_repo(request, render))
 
 
 async def task_page(request: Request) -> Response:
@@ -70,9 +72,9 @@ async def task_page(request: Request) -> Response:
 
 
 async def board_page(request: Request) -> Response:
-    links, group_by = _links(request), board_field(request)
-    board = await with_repo(request, lambda repo: board_document(repo, group_by))
-    return html(pages.board_page(board, links))
+    links, group_by, shown = _links(request), board_field(request), board_shown(request)
+    board = await with_repo(request, lambda repo: trim_board(board_document(repo, group_by), shown))
+    return html(pages.board_page(board, links, shown))
 
 
 async def graph_page(request: Request) -> Response:
