@@ -17,12 +17,14 @@ from tasktool.planning.board import GROUP_FIELDS
 from tasktool.planning.ranking import DEFAULT_LIMIT
 from tasktool.web.cards import more_cards
 from tasktool.web.forms import create_form, edit_form
+from tasktool.web.graphfocus import part_notice
 from tasktool.web.graphsvg import graph_svg
 from tasktool.web.layout import Links, chips, data_attributes, h, layout, pill, task_link
 from tasktool.web.markdown import markdown_html
 from tasktool.web.pager import count_line, page_inputs, pager, sort_state
 
 if TYPE_CHECKING:
+    from tasktool.web.graphfocus import GraphPart
     from tasktool.web.table import TablePage
 
 __all__ = [
@@ -293,8 +295,9 @@ def board_page(
     return layout(links, title=f"Board by {group_by}", active="board", body=body)
 
 
-def graph_page(graph: Mapping[str, Any], links: Links) -> str:
-    """The dependency graph as an SVG (edges point from a dependency to what waits on it)."""
+def graph_page(graph: Mapping[str, Any], links: Links, part: GraphPart | None = None) -> str:
+    """The dependency graph as an SVG (edges point from a dependency to what waits on it);
+    with ``part``, the part of a large graph it is (:mod:`tasktool.web.graphfocus`)."""
     cycles = "".join(f"<li>{h(' → '.join(cycle))}</li>" for cycle in graph["cycles"])
     warning = (
         f'<div class="notice warn"><p>Dependency cycles:</p><ul>{cycles}</ul></div>'
@@ -309,6 +312,7 @@ def graph_page(graph: Mapping[str, Any], links: Links) -> str:
     body = f"""<h1>Dependency graph</h1>
 <p class="muted">Arrows go from a dependency to the task that waits on it. {legend}
 <span class="pill actionable">actionable</span> outline marks tasks that can start now.</p>
+{part_notice(part, links)}
 {warning}
 <div class="graph-wrap">{svg}</div>"""
     return layout(links, title="Graph", active="graph", body=body)

@@ -11,7 +11,6 @@ from mtcommon import CodedError
 from tasktool.planning.repository import Repository
 from tasktool.present.documents import (
     board_document,
-    graph_document,
     related_tasks,
     task_detail,
     validation_report,
@@ -20,6 +19,7 @@ from tasktool.present.documents import (
 from tasktool.web import pages
 from tasktool.web.api import board_field, graph_options, next_options, ranked, with_repo
 from tasktool.web.cards import board_shown, trim_board
+from tasktool.web.graphfocus import focus, graph_part
 from tasktool.web.layout import Links
 from tasktool.web.table import table_query, table_rows
 
@@ -78,9 +78,9 @@ async def board_page(request: Request) -> Response:
 
 
 async def graph_page(request: Request) -> Response:
-    links, options = _links(request), graph_options(request)
-    graph = await with_repo(request, lambda repo: graph_document(repo, **options))
-    return html(pages.graph_page(graph, links))
+    links, options, wanted = _links(request), graph_options(request), focus(request)
+    graph, part = await with_repo(request, lambda repo: graph_part(repo, options, wanted))
+    return html(pages.graph_page(graph, links, part))
 
 
 async def next_page(request: Request) -> Response:

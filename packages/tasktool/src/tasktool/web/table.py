@@ -93,9 +93,7 @@ def _searched(tasks: list[Task], text: str) -> list[Task]:
 
     found = {id(hit.task) for hit in search_tasks(tasks, text)}
     return [
-        task
-        for task in tasks
-        if id(task) in found or all(word in row_text(task) for word in words)
+        task for task in tasks if id(task) in found or all(word in row_text(task) for word in words)
     ]
 
 
