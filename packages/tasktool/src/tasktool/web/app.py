@@ -33,7 +33,7 @@ from tasktool.planning.repository import Loader, Repository
 from tasktool.web import api, routes
 from tasktool.web.events import ChangeFeed
 from tasktool.web.security import RequestGuard
-from tasktool.web.snapshot import Snapshot
+from tasktool.web.snapshot import KEEP_FROM, Snapshot
 
 __all__ = ["STATIC_DIR", "WebConfig", "create_app", "log"]
 
@@ -55,6 +55,8 @@ class WebConfig:
     feed: ChangeFeed | None = None
     #: Sibling worktrees' task directories (with their ignore lists) the feed watches too.
     siblings: tuple[tuple[Path, tuple[str, ...]], ...] = ()
+    #: Task files from which a load is kept between requests (:mod:`tasktool.web.snapshot`).
+    keep_from: int = KEEP_FROM
 
     @classmethod
     def serving(cls, load: Loader, repo: Repository, *, readonly: bool = False) -> WebConfig:
@@ -97,7 +99,7 @@ def create_app(config: WebConfig) -> RequestGuard:
     )
     app.state.config = config
     app.state.feed = feed
-    app.state.snapshot = Snapshot(config.load, feed)
+    app.state.snapshot = Snapshot(config.load, feed, config.keep_from)
     return RequestGuard(app, hosts=config.hosts)
 
 
