@@ -21,6 +21,7 @@ from playwright.sync_api import expect
 from tasktool.config import Overrides
 from tasktool.planning.repository import loader
 from tasktool.web.app import WebConfig
+from tests.e2e.browser_page import open_page
 from tests.tasktool.conftest import Project
 from tests.tasktool.web.conftest import CONFIG, Dashboard, ServerThread
 
@@ -85,14 +86,8 @@ def large(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dashboard]:
 
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    opened = context.new_page()
-    opened.set_default_timeout(TIMEOUT_MS)
-    errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(str(error)))
-    yield opened
-    context.close()
-    assert errors == []
+    with open_page(browser, TIMEOUT_MS) as opened:
+        yield opened
 
 
 def elements(page: Any) -> int:

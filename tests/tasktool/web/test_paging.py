@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ import pytest
 from tasktool.config import Overrides
 from tasktool.planning.repository import Repository, loader
 from tasktool.web.app import WebConfig
+from tests.matchmaker.polling import wait_until
 from tests.tasktool.conftest import Project, task_text
 from tests.tasktool.web.conftest import CONFIG, Dashboard, ServerThread
 
@@ -149,7 +150,7 @@ def test_board_shows_the_first_cards_of_each_column_and_more(large: Dashboard) -
         bad = client.get("/board", params={"show": "pending"})
     pending = board.split('aria-label="pending"')[1].split("</section>")[0]
     assert pending.count('class="card ') == 40
-    assert "<span class=\"muted\" data-column-count>100</span>" in pending
+    assert '<span class="muted" data-column-count>100</span>' in pending
     assert "60 more:" in pending
     assert 'href="/?status=pending">all 100 in the table' in pending
     widened = wider.split('aria-label="pending"')[1].split("</section>")[0]
@@ -207,7 +208,7 @@ def test_a_kept_repository_follows_the_disk_and_the_writes(project: Project) -> 
             assert len(loads) == before  # answered from the kept load
             path = tasks / "005-task.md"
             path.write_text(path.read_text().replace("Task number 5", "Renamed on disk"))
-            eventually(lambda: client.get("/api/tasks/005").json()["title"] == "Renamed on disk")
+            wait_until(lambda: client.get("/api/tasks/005").json()["title"] == "Renamed on disk")
             edited = client.put(
                 "/api/tasks/006", json={"title": "Renamed by PUT"}, headers={"Origin": running.url}
             )
@@ -215,10 +216,3 @@ def test_a_kept_repository_follows_the_disk_and_the_writes(project: Project) -> 
             assert client.get("/api/tasks/006").json()["title"] == "Renamed by PUT"  # at once
     finally:
         server.stop()
-
-
-def eventually(check: Callable[[], bool], timeout: float = 10) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.05)

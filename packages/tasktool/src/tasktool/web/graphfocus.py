@@ -24,12 +24,13 @@ from urllib.parse import urlencode
 
 from starlette.requests import Request
 
-from tasktool.model.errors import TaskToolError, task_not_found
+from tasktool.model.errors import TaskToolError
 from tasktool.model.task import natural_key
 from tasktool.model.vocabulary import field_values
-from tasktool.planning.graph import TaskGraph, find_cycles
+from tasktool.planning.graph import TaskGraph
 from tasktool.planning.repository import Repository
 from tasktool.present.documents import graph_document
+from tasktool.present.graph_render import check_root, view_of
 from tasktool.web.layout import Links, h
 from tasktool.web.paging import query_window
 
@@ -117,41 +118,10 @@ def _walk(
     return list(reached)
 
 
-def _root_checked(graph: TaskGraph, root: str, allowed: Collection[str]) -> None:
-    """The errors ``graph --root`` gives (the whole selection's, see ``select_graph``)."""
-    if root not in graph.by_id:
-        raise task_not_found(root)
-    if root not in allowed:
-        raise TaskToolError(
-            f"task {root} has an excluded status ({graph.by_id[root].status})",
-            code="graph.root_excluded",
-        )
-
-
 def _document(graph: TaskGraph, chosen: Iterable[str]) -> dict[str, Any]:
     """``/api/graph``'s document of the chosen tasks, flags as in the whole graph."""
     kept = {node: graph.by_id[node] for node in sorted(chosen, key=natural_key)}
-    edges = [(dep, node) for node, task in kept.items() for dep in dict.fromkeys(task.dependencies)
-             if dep in kept]  # fmt: skip
-    successors: dict[str, list[str]] = {node: [] for node in kept}
-    for source, target in edges:
-        successors[source].append(target)
-    return {
-        "nodes": [
-            {
-                "id": task.id,
-                "title": task.title,
-                "status": task.status,
-                "priority": task.priority,
-                "phase": task.phase,
-                "actionable": graph.is_actionable(task),
-                "blocked": graph.is_blocked(task),
-            }
-            for task in kept.values()
-        ],
-        "edges": [{"from": source, "to": target} for source, target in edges],
-        "cycles": find_cycles(successors),
-    }
+    return view_of(graph, kept).to_json()
 
 
 def graph_part(
@@ -184,7 +154,7 @@ def graph_part(
         chosen = _walk([t.id for t in starts], [dependents], allowed, depth, wanted.limit)
         part = GraphPart(len(allowed), len(chosen), "actionable", depth, wanted)
         return _document(graph, chosen), part
-    _root_checked(graph, root, allowed)
+    check_root(graph, root, allowed)
     steps = [
         *([dependencies] if upstream or both else []),
         *([dependents] if downstream or both else []),

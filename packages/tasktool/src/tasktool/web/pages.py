@@ -3,8 +3,9 @@
 Each function takes documents (plain JSON data) and :class:`Links` and
 returns a whole HTML page, so the live server and the static export render
 identically. The task table filters and sorts in the browser (``app.js``)
-over ``data-*`` attributes of its rows; the pages work without script,
-minus filtering, editing and live reload.
+over ``data-*`` attributes of its rows, or, when the server pages it
+(:mod:`tasktool.web.table`), asks the server; the pages work without script,
+minus live filtering, editing and live reload.
 """
 
 from __future__ import annotations
