@@ -115,6 +115,25 @@ def test_api_board_pages_each_column(large: Dashboard) -> None:
     assert second_pending == whole_pending[50:100]
 
 
+def test_api_graph_pages_tasks_with_the_edges_into_them(large: Dashboard) -> None:
+    with large.client() as client:
+        whole = client.get("/api/graph", params={"limit": "all"}).json()
+        pages, answer = [], client.get("/api/graph", params={"limit": "95"})
+        pages.append(answer.json())
+        while "next" in answer.links:
+            answer = client.get(answer.links["next"]["url"])
+            pages.append(answer.json())
+        fits = client.get("/api/graph", params={"root": "125"})
+    assert answer.headers["X-Total-Count"] == str(COUNT)
+    assert [len(page["nodes"]) for page in pages] == [95, 95, 60]
+    assert [n for page in pages for n in page["nodes"]] == whole["nodes"]
+    assert [e for page in pages for e in page["edges"]] == whole["edges"]  # each edge once
+    assert {"from": "095", "to": "096"} not in pages[0]["edges"]
+    assert {"from": "095", "to": "096"} in pages[1]["edges"]  # on its dependent's page
+    assert "Link" not in fits.headers
+    assert [n["id"] for n in fits.json()["nodes"]] == [f"{n}" for n in range(121, 131)]
+
+
 def test_table_page_is_paged_filtered_and_sorted_on_the_server(large: Dashboard) -> None:
     with large.client() as client:
         first = client.get("/").text

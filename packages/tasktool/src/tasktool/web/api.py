@@ -13,7 +13,8 @@
 ``GET /api/board``         ``board``: ``group_by`` (status); paged in each
                            column: ``limit`` (100; ``all``), ``offset``
 ``GET /api/graph``         ``graph`` JSON: ``root``, ``upstream``,
-                           ``downstream``, ``exclude_status``
+                           ``downstream``, ``exclude_status``; paged by
+                           task: ``limit`` (1000; ``all``), ``offset``
 ``GET /api/stats``         ``stats``
 ``GET /api/tracks``        ``tracks``: ``strict_phases``
 ``GET /api/validate``      ``validate`` report
@@ -47,7 +48,6 @@ from tasktool.present.documents import (
     board_document,
     config_document,
     get_document,
-    graph_document,
     rank,
     repository_stats,
     task_detail,
@@ -57,6 +57,7 @@ from tasktool.present.documents import (
 from tasktool.present.render import to_json
 from tasktool.web.cards import trim_board
 from tasktool.web.events import ChangeFeed
+from tasktool.web.graphapi import graph_window, paged_graph
 from tasktool.web.listing import list_page
 from tasktool.web.pages import NextOptions
 from tasktool.web.paging import link_headers, query_window
@@ -324,8 +325,9 @@ def graph_options(request: Request) -> dict[str, Any]:
 
 
 async def graph_endpoint(request: Request) -> Response:
-    options = graph_options(request)
-    return json_response(await with_repo(request, lambda repo: graph_document(repo, **options)))
+    options, window = graph_options(request), graph_window(request)
+    graph, total = await with_repo(request, lambda repo: paged_graph(repo, options, window))
+    return link_headers(json_response(graph), request, window, total)
 
 
 async def stats_endpoint(request: Request) -> Response:
