@@ -220,7 +220,9 @@ def test_a_kept_repository_follows_the_disk_and_the_writes(project: Project) -> 
     running, server = serve(project, tasks, load=counting, keep_from=1)
     try:
         with running.client() as client:
-            client.get("/api/tasks")
+            assert client.get("/api/tasks", params={"limit": "5"}).json()[4]["title"] == (
+                "Task number 5"
+            )
             before = len(loads)
             for _ in range(3):
                 assert client.get("/api/tasks/005").json()["title"] == "Task number 5"
@@ -228,6 +230,8 @@ def test_a_kept_repository_follows_the_disk_and_the_writes(project: Project) -> 
             path = tasks / "005-task.md"
             path.write_text(path.read_text().replace("Task number 5", "Renamed on disk"))
             wait_until(lambda: client.get("/api/tasks/005").json()["title"] == "Renamed on disk")
+            listed = client.get("/api/tasks", params={"limit": "5"}).json()  # not a stale list
+            assert listed[4]["title"] == "Renamed on disk"
             edited = client.put(
                 "/api/tasks/006", json={"title": "Renamed by PUT"}, headers={"Origin": running.url}
             )

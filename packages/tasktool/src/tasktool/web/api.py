@@ -45,7 +45,6 @@ from tasktool.planning.ranking import DEFAULT_LIMIT
 from tasktool.planning.repository import Repository
 from tasktool.planning.writes import create_task, today, update_task
 from tasktool.present.documents import (
-    board_document,
     config_document,
     get_document,
     rank,
@@ -55,13 +54,13 @@ from tasktool.present.documents import (
     validation_report,
 )
 from tasktool.present.render import to_json
-from tasktool.web.cards import trim_board
+from tasktool.web.cards import board_cut
 from tasktool.web.events import ChangeFeed
 from tasktool.web.graphapi import graph_window, paged_graph
 from tasktool.web.listing import list_page
 from tasktool.web.pages import NextOptions
 from tasktool.web.paging import link_headers, query_window
-from tasktool.web.snapshot import Snapshot
+from tasktool.web.snapshot import Remember, Snapshot
 
 __all__ = [
     "KEEPALIVE_S",
@@ -92,6 +91,7 @@ __all__ = [
     "tracks_endpoint",
     "validate_endpoint",
     "with_fresh_repo",
+    "with_memo",
     "with_repo",
 ]
 
@@ -160,6 +160,15 @@ async def with_repo(request: Request, query: Callable[[Repository], T]) -> T:
     return await run_in_threadpool(snapshot.read, query)
 
 
+async def with_memo(request: Request, query: Callable[[Repository, Remember], T]) -> T:
+    """:func:`with_repo` for a query that remembers what it derives from a kept repository
+    (:meth:`~tasktool.web.snapshot.Snapshot.remembering`)."""
+    snapshot: Snapshot = request.app.state.snapshot
+    return await run_in_threadpool(
+        snapshot.read, lambda repo: query(repo, snapshot.remembering(repo))
+    )
+
+
 async def with_fresh_repo(request: Request, change: Callable[[Repository], T]) -> T:
     """Run a write ``change`` on a fresh load in a worker thread (never a kept repository)."""
     snapshot: Snapshot = request.app.state.snapshot
@@ -175,10 +184,10 @@ async def list_endpoint(request: Request) -> Response:
     window = query_window(request)
     archived = query_bool(request, "archived", False)
     text = request.query_params.get("q", "")
-    listing = await with_repo(
+    listing = await with_memo(
         request,
-        lambda repo: list_page(
-            repo, window, text=text, filters=filters, sort=sort, archived=archived
+        lambda repo, remember: list_page(
+            repo, window, remember, text=text, filters=filters, sort=sort, archived=archived
         ),
     )
     return link_headers(json_response(listing.views), request, window, listing.total)
@@ -291,8 +300,8 @@ async def next_endpoint(request: Request) -> Response:
 
 async def board_endpoint(request: Request) -> Response:
     group_by, window = board_field(request), query_window(request)
-    board = await with_repo(
-        request, lambda repo: trim_board(board_document(repo, group_by), {}, window)
+    board = await with_memo(
+        request, lambda repo, remember: board_cut(repo, group_by, remember, {}, window)
     )
     return json_response(board)
 
@@ -326,7 +335,9 @@ def graph_options(request: Request) -> dict[str, Any]:
 
 async def graph_endpoint(request: Request) -> Response:
     options, window = graph_options(request), graph_window(request)
-    graph, total = await with_repo(request, lambda repo: paged_graph(repo, options, window))
+    graph, total = await with_memo(
+        request, lambda repo, remember: paged_graph(repo, options, window, remember)
+    )
     return link_headers(json_response(graph), request, window, total)
 
 

@@ -8,17 +8,20 @@ the task table filters by, a link to the whole column there, paged.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
 from starlette.requests import Request
 
 from tasktool.model.errors import TaskToolError
+from tasktool.model.task import Task
+from tasktool.planning.repository import Repository
 from tasktool.web.layout import Links, h
 from tasktool.web.paging import Window
+from tasktool.web.snapshot import Remember
 
-__all__ = ["BOARD_CARDS", "FIRST_CARDS", "MORE_CARDS", "board_shown", "more_cards", "trim_board"]
+__all__ = ["BOARD_CARDS", "FIRST_CARDS", "MORE_CARDS", "board_cut", "board_shown", "more_cards"]
 
 BOARD_CARDS = 40
 MORE_CARDS = 200
@@ -48,21 +51,29 @@ def board_shown(request: Request) -> dict[str, int]:
     return shown
 
 
-def trim_board(
-    board: Mapping[str, Any], shown: Mapping[str, int], window: Window = FIRST_CARDS
+def board_cut(
+    repo: Repository,
+    group_by: str,
+    remember: Remember,
+    shown: Mapping[str, int],
+    window: Window = FIRST_CARDS,
 ) -> dict[str, Any]:
     """The board document with each column's tasks cut to what is shown (the first so
-    many of a column ``shown`` names, else ``window`` of it), its ``count`` kept."""
-    columns = [
-        {
-            **column,
-            "tasks": column["tasks"][: shown[column["name"]]]
-            if column["name"] in shown
-            else window.cut(column["tasks"]),
-        }
-        for column in board["columns"]
-    ]
-    return {**board, "columns": columns}
+    many of a column ``shown`` names, else ``window`` of it), its ``count`` all of them;
+    the columns are built once per kept repository."""
+    from tasktool.planning.board import Column, build_board
+
+    board = remember(
+        ("board", group_by),
+        lambda: build_board(repo.tasks, repo.settings, group_by, ordered=True),
+    )
+
+    def cut(column: Column) -> Sequence[Task]:
+        if column.name in shown:
+            return column.tasks[: shown[column.name]]
+        return window.cut(column.tasks)
+
+    return board.to_json(cut)
 
 
 def more_cards(

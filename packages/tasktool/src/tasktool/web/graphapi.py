@@ -19,6 +19,7 @@ from tasktool.planning.repository import Repository
 from tasktool.present.documents import graph_document
 from tasktool.present.graph_render import select_graph, view_of
 from tasktool.web.paging import Window, query_window
+from tasktool.web.snapshot import Remember
 
 __all__ = ["GRAPH_PAGE", "GRAPH_PAGE_MOST", "graph_window", "paged_graph"]
 
@@ -30,16 +31,23 @@ def graph_window(request: Request) -> Window:
     return query_window(request, default=GRAPH_PAGE, most=GRAPH_PAGE_MOST)
 
 
-def paged_graph(
-    repo: Repository, options: Mapping[str, Any], window: Window
-) -> tuple[dict[str, Any], int]:
-    """The page of the graph document ``options`` select, and how many tasks it selects."""
+def _selected(repo: Repository, options: Mapping[str, Any]) -> list[str]:
     graph = repo.graph
     if options["root"] is None:
         excluded = set(options["exclude_status"])
-        selected = [task.id for task in graph.unique if task.status not in excluded]
-    else:  # a task's neighbourhood: walked as ``graph --root`` walks it
-        selected = [task.id for task in select_graph(graph, **options).nodes]
+        return [task.id for task in graph.unique if task.status not in excluded]
+    # A task's neighbourhood, walked as ``graph --root`` walks it.
+    return [task.id for task in select_graph(graph, **options).nodes]
+
+
+def paged_graph(
+    repo: Repository, options: Mapping[str, Any], window: Window, remember: Remember
+) -> tuple[dict[str, Any], int]:
+    """The page of the graph document ``options`` select, and how many tasks it selects
+    (the selection is remembered for the next page)."""
+    graph = repo.graph
+    key = ("graph", *((name, str(value)) for name, value in sorted(options.items())))
+    selected = remember(key, lambda: _selected(repo, options))
     if window.offset == 0 and (window.limit is None or len(selected) <= window.limit):
         return graph_document(repo, **options), len(selected)
     members = set(selected)

@@ -33,6 +33,7 @@ from tasktool.present.documents import graph_document
 from tasktool.present.graph_render import check_root, view_of
 from tasktool.web.layout import Links, h
 from tasktool.web.paging import query_window
+from tasktool.web.snapshot import Remember
 
 __all__ = [
     "FOCUS_DEPTH",
@@ -124,13 +125,28 @@ def _document(graph: TaskGraph, chosen: Iterable[str]) -> dict[str, Any]:
     return view_of(graph, kept).to_json()
 
 
+def _starts(repo: Repository, allowed: Collection[str]) -> list[str]:
+    """The actionable tasks among ``allowed``, highest priority first, then by id."""
+    order = {
+        value: rank for rank, value in enumerate(field_values("priority", repo.settings) or ())
+    }
+    starts = sorted(
+        (task for task in repo.graph.actionable() if task.id in allowed),
+        key=lambda task: (-order.get(task.priority or "", -1), natural_key(task.id)),
+    )
+    return [task.id for task in starts]
+
+
 def graph_part(
-    repo: Repository, options: Mapping[str, Any], wanted: Focus
+    repo: Repository, options: Mapping[str, Any], wanted: Focus, remember: Remember
 ) -> tuple[dict[str, Any], GraphPart | None]:
     """The graph document to draw and, when it is a part, what part (``None``: whole)."""
     graph = repo.graph
-    excluded = set(options["exclude_status"])
-    allowed = {task.id for task in graph.unique if task.status not in excluded}
+    excluded = frozenset(options["exclude_status"])
+    allowed = remember(
+        ("graph-allowed", excluded),
+        lambda: {task.id for task in graph.unique if task.status not in excluded},
+    )
     root = options["root"]
     upstream, downstream = options["upstream"], options["downstream"]
     both = not upstream and not downstream
@@ -145,13 +161,8 @@ def graph_part(
         if wanted.depth is None and len(allowed) <= wanted.limit:
             return graph_document(repo, **options), None
         depth = 1 if wanted.depth is None else wanted.depth
-        priorities = field_values("priority", repo.settings) or ()
-        order = {value: rank for rank, value in enumerate(priorities)}
-        starts = sorted(
-            (task for task in graph.actionable() if task.id in allowed),
-            key=lambda task: (-order.get(task.priority or "", -1), natural_key(task.id)),
-        )
-        chosen = _walk([t.id for t in starts], [dependents], allowed, depth, wanted.limit)
+        starts = remember(("graph-starts", excluded), lambda: _starts(repo, allowed))
+        chosen = _walk(starts, [dependents], allowed, depth, wanted.limit)
         part = GraphPart(len(allowed), len(chosen), "actionable", depth, wanted)
         return _document(graph, chosen), part
     check_root(graph, root, allowed)

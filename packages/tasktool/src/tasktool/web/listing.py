@@ -15,6 +15,7 @@ from tasktool.model.views import task_views
 from tasktool.planning.repository import Repository
 from tasktool.present.documents import list_tasks
 from tasktool.web.paging import Window
+from tasktool.web.snapshot import Remember
 
 __all__ = ["Listing", "list_page"]
 
@@ -30,6 +31,7 @@ class Listing:
 def list_page(
     repo: Repository,
     window: Window,
+    remember: Remember,
     *,
     text: str = "",
     filters: Sequence[str] = (),
@@ -37,13 +39,18 @@ def list_page(
     archived: bool = False,
 ) -> Listing:
     """``list`` (or, with ``text``, ``search``: each view with its ``score``, best first,
-    ``sort`` ignored) cut to ``window``."""
+    ``sort`` ignored) cut to ``window``; the whole list is remembered for the next page."""
+    key = ("list", text.strip(), tuple(filters), sort, archived)
     if not text.strip():
-        tasks = list_tasks(repo, filters=filters, sort=sort, archived=archived)
+        tasks = remember(
+            key, lambda: list_tasks(repo, filters=filters, sort=sort, archived=archived)
+        )
         return Listing(task_views(window.cut(tasks)), len(tasks))
     from tasktool.planning.search import search_tasks
 
-    hits = search_tasks(list_tasks(repo, filters=filters, archived=archived), text)
+    hits = remember(
+        key, lambda: search_tasks(list_tasks(repo, filters=filters, archived=archived), text)
+    )
     page = window.cut(hits)
     views = task_views([hit.task for hit in page])
     scored = [{"score": hit.score, **view} for hit, view in zip(page, views, strict=True)]

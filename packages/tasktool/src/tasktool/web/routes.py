@@ -10,17 +10,24 @@ from starlette.routing import Route
 from mtcommon import CodedError
 from tasktool.planning.repository import Repository
 from tasktool.present.documents import (
-    board_document,
     related_tasks,
     task_detail,
     validation_report,
     vocabulary,
 )
 from tasktool.web import pages
-from tasktool.web.api import board_field, graph_options, next_options, ranked, with_repo
-from tasktool.web.cards import board_shown, trim_board
+from tasktool.web.api import (
+    board_field,
+    graph_options,
+    next_options,
+    ranked,
+    with_memo,
+    with_repo,
+)
+from tasktool.web.cards import board_cut, board_shown
 from tasktool.web.graphfocus import focus, graph_part
 from tasktool.web.layout import Links
+from tasktool.web.snapshot import Remember
 from tasktool.web.table import table_query, table_rows
 
 __all__ = [
@@ -51,12 +58,12 @@ def error_response(request: Request, error: CodedError, status: int) -> Response
 async def tasks_page(request: Request) -> Response:
     links, query = _links(request), table_query(request)
 
-    def render(repo: Repository) -> str:
+    def render(repo: Repository, remember: Remember) -> str:
         known = vocabulary(repo.settings)
-        rows, table = table_rows(repo, query, known)
+        rows, table = table_rows(repo, query, known, remember)
         return pages.tasks_page(rows, known, links, table)
 
-    return html(await with_repo(request, render))
+    return html(await with_memo(request, render))
 
 
 async def task_page(request: Request) -> Response:
@@ -73,13 +80,17 @@ async def task_page(request: Request) -> Response:
 
 async def board_page(request: Request) -> Response:
     links, group_by, shown = _links(request), board_field(request), board_shown(request)
-    board = await with_repo(request, lambda repo: trim_board(board_document(repo, group_by), shown))
+    board = await with_memo(
+        request, lambda repo, remember: board_cut(repo, group_by, remember, shown)
+    )
     return html(pages.board_page(board, links, shown))
 
 
 async def graph_page(request: Request) -> Response:
     links, options, wanted = _links(request), graph_options(request), focus(request)
-    graph, part = await with_repo(request, lambda repo: graph_part(repo, options, wanted))
+    graph, part = await with_memo(
+        request, lambda repo, remember: graph_part(repo, options, wanted, remember)
+    )
     return html(pages.graph_page(graph, links, part))
 
 

@@ -22,6 +22,7 @@ from tasktool.planning.filters import sort_tasks, values_of
 from tasktool.planning.repository import Repository
 from tasktool.web.pages import SELECT_FILTERS
 from tasktool.web.paging import Window, query_window
+from tasktool.web.snapshot import Remember
 
 __all__ = ["TABLE_PAGE", "TablePage", "TableQuery", "table_query", "table_rows"]
 
@@ -98,19 +99,24 @@ def _searched(tasks: list[Task], text: str) -> list[Task]:
 
 
 def table_rows(
-    repo: Repository, query: TableQuery, known: dict[str, list[str]]
+    repo: Repository, query: TableQuery, known: dict[str, list[str]], remember: Remember
 ) -> tuple[list[dict[str, Any]], TablePage | None]:
-    """The rows to render, and the page they are (``None``: every task, unfiltered)."""
-    tasks = list(repo.tasks)
+    """The rows to render, and the page they are (``None``: every task, unfiltered); the
+    query's whole list and the drop-downs' values are remembered for the next page."""
+    tasks = repo.tasks
     window = query.window
     if window.offset == 0 and (window.limit is None or len(tasks) <= window.limit):
         return task_views(tasks), None
-    kept = tasks
-    for name, value in query.chosen:
-        kept = [task for task in kept if value in values_of(task, name)]
-    if query.text:
-        kept = _searched(kept, query.text)
-    if query.sort:
-        kept = sort_tasks(kept, query.sort, repo.settings)
-    page = TablePage(query, len(kept), len(tasks), _choices(tasks, known))
+
+    def matching() -> list[Task]:
+        kept = list(tasks)
+        for name, value in query.chosen:
+            kept = [task for task in kept if value in values_of(task, name)]
+        if query.text:
+            kept = _searched(kept, query.text)
+        return sort_tasks(kept, query.sort, repo.settings) if query.sort else kept
+
+    kept = remember(("table", query.chosen, query.text, query.sort), matching)
+    choices = remember(("choices",), lambda: _choices(tasks, known))
+    page = TablePage(query, len(kept), len(tasks), choices)
     return task_views(window.cut(kept)), page
