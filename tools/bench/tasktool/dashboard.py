@@ -5,7 +5,7 @@ Usage: ``python -m tools.bench.tasktool.dashboard --before REV [--sizes 10000 10
 [--repo 100000=/work/bench-100k] [--runs 5] [--before-page-runs 1] [--out FILE]``.
 
 For each size, one repository (generated with ``tools.bench.tasktool.generate``, or
-the ``--repo`` given for that size, used as it is) is served by two real
+a copy of the ``--repo`` given for that size) is served by two real
 ``tasktool web start`` processes on loopback: ``REV``'s ``packages/`` (``git
 archive``) and this working tree's. Both are warmed (every page and request
 once), then each round requests everything from each side in turn, so a busy
@@ -14,8 +14,10 @@ Chromium (Playwright, a fresh context per load, ``load`` event): wall time to th
 event, elements in the document (``getElementsByTagName('*')``) and the HTML's
 bytes. API requests are timed over one keep-alive connection (httpx). The
 report gives medians and the after / before ratio of each, against the issue's
-targets. ``--before-page-runs`` bounds the before side's page loads, which take
-minutes at 100,000 tasks.
+targets. Two rows see past what the dashboard remembers: a list filtered by
+another word each round, and the table page loaded right after a task file
+changed (the repository loads again). ``--before-page-runs`` bounds the before
+side's page loads, which take minutes at 100,000 tasks.
 """
 
 from __future__ import annotations
@@ -45,10 +47,17 @@ from tools.bench.tasktool.process import ENV, age_files
 PAGES = ("/", "/board", "/graph")
 REQUESTS = (
     "/api/tasks",
-    "/api/tasks?offset=50000&limit=100",
+    "/api/tasks?offset=5000&limit=100",
     "/api/tasks?filter=status=pending",
     "/api/board",
+    "/api/graph",
 )
+#: Asked with another word each round, so no answer can come from a remembered list.
+FIRST_ASK = "/api/tasks?filter=title~{word}"
+WORDS = ("cache", "login", "search", "billing", "sync", "audit", "keys", "mode", "split")
+#: Loaded right after a task file changed (the repository loads again).
+CHANGED = "/ after a task file changed"
+SETTLE_S = 1.0
 PAGE_SECONDS, PAGE_ELEMENTS, API_SECONDS = 2.0, 5_000, 0.3
 HEADING = "## Dashboard at scale"
 
@@ -109,7 +118,15 @@ def _answer(client: httpx.Client, url: str) -> tuple[float, int]:
     return elapsed, len(answer.content)
 
 
-def measure(sides: list[Side], browser: Any, runs: int, before_page_runs: int) -> None:
+def _touch(repo: Path, round_number: int) -> None:
+    """Change one task file's text (its title keeps), then give the watcher time to see it."""
+    path = min((repo / "tasks").rglob("*.md"))
+    text = path.read_text(encoding="utf-8").rstrip("\n")
+    path.write_text(text + f"\n\nround {round_number}\n", encoding="utf-8")
+    time.sleep(SETTLE_S)
+
+
+def measure(sides: list[Side], browser: Any, repo: Path, runs: int, before_page_runs: int) -> None:
     """Warm both, then ``runs`` alternating rounds of every page and request."""
     clients = {side.name: httpx.Client(timeout=900) for side in sides}
     for side in sides:
@@ -129,14 +146,29 @@ def measure(sides: list[Side], browser: Any, runs: int, before_page_runs: int) -
             for side in sides:
                 elapsed, _ = _answer(clients[side.name], side.url + path)
                 side.answers.setdefault(path, []).append(elapsed)
+        asked = FIRST_ASK.format(word=WORDS[round_number % len(WORDS)])
+        for side in sides:
+            elapsed, _ = _answer(clients[side.name], side.url + asked)
+            side.answers.setdefault(FIRST_ASK, []).append(elapsed)
+        _touch(repo, round_number)
+        for side in sides:
+            if side.name == "before" and round_number >= before_page_runs:
+                continue
+            elapsed, elements = _load(browser, side.url + "/")
+            side.loads.setdefault(CHANGED, []).append(elapsed)
+            side.elements[CHANGED] = elements
+            side.bytes[CHANGED] = side.bytes["/"]
     for client in clients.values():
         client.close()
 
 
 def _repository(size: int, given: Path | None, work: Path) -> Path:
-    if given is not None:
-        return given
+    """A repository of ``size`` tasks of the bench's own: a copy of ``given`` (one of its
+    files changes each round), else generated."""
     directory = work / f"repo-{size}"
+    if given is not None:
+        shutil.copytree(given, directory, symlinks=True)
+        return directory
     directory.mkdir()
     subprocess.run(["git", "init", "-q", str(directory)], check=True)
     age_files(write_tasks(generate_tasks(size, 0), directory))
@@ -157,11 +189,12 @@ def report(size: int, before: Side, after: Side, runs: int, before_page_runs: in
         "| before load (s) | after load (s) | after / before | target | met |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---|---|",
     ]
-    for path in PAGES:
+    for path in (*PAGES, CHANGED):
         old, new = med(before.loads[path]), med(after.loads[path])
         elements = after.elements[path]
+        label = path if path == CHANGED else f"`{path}`"
         lines.append(
-            f"| `{path}` | {before.bytes[path]:,} | {after.bytes[path]:,} "
+            f"| {label} | {before.bytes[path]:,} | {after.bytes[path]:,} "
             f"| {before.elements[path]:,} | {elements:,} | {old:.3f} | {new:.3f} "
             f"| {new / old:.3f} | ≤ {PAGE_SECONDS:g} s, ≤ {PAGE_ELEMENTS:,} elements "
             f"| {'yes' if new <= PAGE_SECONDS and elements <= PAGE_ELEMENTS else 'no'} |"
@@ -171,7 +204,7 @@ def report(size: int, before: Side, after: Side, runs: int, before_page_runs: in
         "| request | before (s) | after (s) | after / before | target | met |",
         "|---|---:|---:|---:|---|---|",
     ]
-    for path in REQUESTS:
+    for path in (*REQUESTS, FIRST_ASK):
         old, new = med(before.answers[path]), med(after.answers[path])
         lines.append(
             f"| `GET {path}` | {old:.3f} | {new:.3f} | {new / old:.3f} "
@@ -211,7 +244,7 @@ def bench(
                 serving("before", repo, paths["before"]) as old,
                 serving("after", repo, paths["after"]) as new,
             ):
-                measure([old, new], browser, runs, before_page_runs)
+                measure([old, new], browser, repo, runs, before_page_runs)
             lines += [*report(size, old, new, runs, before_page_runs), ""]
         browser.close()
     lines.append(f"Load average at the end: {os.getloadavg()[0]:.1f}.")
