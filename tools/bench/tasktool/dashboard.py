@@ -59,6 +59,8 @@ WORDS = ("cache", "login", "search", "billing", "sync", "audit", "keys", "mode",
 CHANGED = "/ after a task file changed"
 SETTLE_S = 1.0
 PAGE_SECONDS, PAGE_ELEMENTS, API_SECONDS = 2.0, 5_000, 0.3
+#: The issue's targets are for this many tasks, warm; smaller sizes must not get slower.
+TARGET_SIZE = 100_000
 HEADING = "## Dashboard at scale"
 
 
@@ -196,8 +198,13 @@ def report(size: int, before: Side, after: Side, runs: int, before_page_runs: in
         lines.append(
             f"| {label} | {before.bytes[path]:,} | {after.bytes[path]:,} "
             f"| {before.elements[path]:,} | {elements:,} | {old:.3f} | {new:.3f} "
-            f"| {new / old:.3f} | ≤ {PAGE_SECONDS:g} s, ≤ {PAGE_ELEMENTS:,} elements "
-            f"| {'yes' if new <= PAGE_SECONDS and elements <= PAGE_ELEMENTS else 'no'} |"
+            f"| {new / old:.3f} | "
+            + (
+                f"≤ {PAGE_SECONDS:g} s, ≤ {PAGE_ELEMENTS:,} elements "
+                f"| {'yes' if new <= PAGE_SECONDS and elements <= PAGE_ELEMENTS else 'no'} |"
+                if size >= TARGET_SIZE and path != CHANGED
+                else "(warm, at 100,000) | |"
+            )
         )
     lines += [
         "",
@@ -208,7 +215,11 @@ def report(size: int, before: Side, after: Side, runs: int, before_page_runs: in
         old, new = med(before.answers[path]), med(after.answers[path])
         lines.append(
             f"| `GET {path}` | {old:.3f} | {new:.3f} | {new / old:.3f} "
-            f"| ≤ {API_SECONDS:g} s | {_met(new, API_SECONDS)} |"
+            + (
+                f"| ≤ {API_SECONDS:g} s | {_met(new, API_SECONDS)} |"
+                if size >= TARGET_SIZE
+                else "| (at 100,000) | |"
+            )
         )
     return lines
 
