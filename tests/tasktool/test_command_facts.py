@@ -47,3 +47,8 @@ def test_all_projects_is_refused_naming_the_commands_that_aggregate() -> None:
     refused = CliRunner().invoke(tasktool, ["--all-projects", "tags"], prog_name="tasktool")
     assert refused.exit_code == 2
     assert "--all-projects works with board, list, next, stats, not tags" in refused.stderr
+    (flag,) = [param for param in tasktool.params if param.name == "all_projects"]
+    assert isinstance(flag, click.Option)
+    assert flag.help is not None
+    aggregating = {name for name, found in said().items() if found.all_projects}
+    assert set(flag.help.partition(" over ")[0].split(", ")) == aggregating  # --help names them
