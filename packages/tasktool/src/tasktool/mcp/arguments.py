@@ -25,6 +25,7 @@ __all__ = [
     "SearchArguments",
     "SetArguments",
     "StrictPhasesArguments",
+    "TaskFields",
     "WorklogArguments",
 ]
 
@@ -87,9 +88,10 @@ def _given(args: Arguments, fields: tuple[str, ...]) -> dict[str, Any]:
     return {field: value for field in fields if (value := getattr(args, field)) is not None}
 
 
-class SetArguments(Arguments):
-    id: Id
-    title: Text = None
+class TaskFields(Arguments):
+    """The fields ``set`` and ``add`` both take, first in their schemas; ``None`` is not
+    given."""
+
     status: Text = None
     priority: Text = None
     effort: Text = None
@@ -99,22 +101,27 @@ class SetArguments(Arguments):
     parent: Text = None
     external_id: Text = None
     created_at: Text = None
+    dependencies: Items = None
+    tags: Items = None
+    touches: Items = None
+    context: Items = None
+    pr: Items = None
+
+
+class SetArguments(TaskFields):
+    id: Id
+    title: Text = None
     completed_at: Text = None
     cancelled_at: Text = None
     body: Annotated[str | None, Field(description="Replace the Markdown body.")] = None
-    dependencies: Items = None
     add_dependencies: AddItems = None
     remove_dependencies: DropItems = None
-    tags: Items = None
     add_tags: AddItems = None
     remove_tags: DropItems = None
-    touches: Items = None
     add_touches: AddItems = None
     remove_touches: DropItems = None
-    context: Items = None
     add_context: AddItems = None
     remove_context: DropItems = None
-    pr: Items = None
     add_pr: AddItems = None
     remove_pr: DropItems = None
 
@@ -137,22 +144,8 @@ class SetArguments(Arguments):
         )
 
 
-class AddArguments(Arguments):
+class AddArguments(TaskFields):
     title: Annotated[str, Field(description="The new task's title.")]
-    status: Text = None
-    priority: Text = None
-    effort: Text = None
-    type: Text = None
-    owner: Text = None
-    phase: Text = None
-    parent: Text = None
-    external_id: Text = None
-    created_at: Text = None
-    dependencies: Items = None
-    tags: Items = None
-    touches: Items = None
-    context: Items = None
-    pr: Items = None
     body: Annotated[str, Field(description="Markdown body.")] = ""
     group: Annotated[
         str | None, Field(description="Sub-directory of the task dir to write it in.")
