@@ -10,6 +10,7 @@ from tasktool.cli.commands.base import (
     load_repository,
     split_values,
 )
+from tasktool.cli.facts import facts
 from tasktool.model.task import STATUS_ORDER
 from tasktool.present.graph_render import GRAPH_FORMATS, render_graph, select_graph
 from tasktool.present.render import emit_text
@@ -17,6 +18,7 @@ from tasktool.present.render import emit_text
 __all__ = ["graph_command"]
 
 
+@facts(paged=True)
 @click.command("graph")
 @click.option(
     "--format",
