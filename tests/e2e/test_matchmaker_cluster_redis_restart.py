@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from matchmaker.cluster.membership import HEARTBEAT_S, MEMBER_TTL_MS  # noqa
+from matchmaker.cluster.membership import HEARTBEAT_S, MEMBER_TTL_MS
 from tests.matchmaker.polling import wait_until
 
 from .cluster_client import Client, cluster, health, pool_owned_by, wait_for_members
@@ -85,4 +85,5 @@ def test_pairs_stay_in_their_sessions_across_a_redis_restart_that_lost_the_regis
                 break
         assert all(health(p)["cluster"]["members"] == 2 for p in (a, b))
         for left, right, _ in pairs:
-            assert not left.events and not right.events
+            assert not left.events
+            assert not right.events
