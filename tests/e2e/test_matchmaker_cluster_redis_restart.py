@@ -9,6 +9,7 @@ pairs must stay in their sessions and relay both ways afterwards, nobody told
 from __future__ import annotations
 
 import itertools
+import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -87,3 +88,28 @@ def test_pairs_stay_in_their_sessions_across_a_redis_restart_that_lost_the_regis
         for left, right, _ in pairs:
             assert not left.events
             assert not right.events
+
+
+def test_a_process_found_dead_while_alive_tells_its_clients_when_it_is_back(
+    tmp_path: Path, own_redis: RedisServer
+) -> None:
+    """b is stopped (``SIGSTOP``) past the member TTL, so a finds it dead and tells x that
+    y left; b is continued and joins again: a tells b, and b tells y that x left, instead
+    of leaving y in a session whose host forgot it (its sends refused, nobody told why)."""
+    with cluster(tmp_path, 2, redis_url=own_redis.url) as (a, b):
+        x, y = Client(a), Client(b)
+        name = pool_owned_by(a, [a, b], x.project, "stall")
+        assert x.enter(name)["ok"]
+        assert y.enter(name)["ok"]
+        session = x.event("session.created")["session_id"]
+        assert y.event("session.created")["session_id"] == session
+        b.process.send_signal(signal.SIGSTOP)
+        try:
+            wait_until(lambda: health(a)["cluster"]["members"] == 1, within_s=10, what="b dead")
+        finally:
+            b.process.send_signal(signal.SIGCONT)
+        left = x.event("session.member_left")
+        assert left == {"session_id": session, "client_id": y.client_id, "reason": "disconnected"}
+        wait_for_members([a, b], 2, within_s=15)
+        told = y.event("session.member_left", timeout=10)
+        assert told == {"session_id": session, "client_id": x.client_id, "reason": "disconnected"}

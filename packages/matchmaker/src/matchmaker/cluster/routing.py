@@ -43,6 +43,7 @@ from matchmaker.cluster.messages import (
     Back,
     Command,
     Events,
+    Forgot,
     Gone,
     Message,
     Offer,
@@ -469,4 +470,5 @@ _HANDLERS: dict[type, Callable[[Router, str, Any, float, int], Sequence[Action]]
     Seated: Router._seated,
     Unseat: Router._unseat,
     Told: Router._told,
+    Forgot: Router._forgot,
 }
