@@ -28,6 +28,19 @@ def _found_dead_and_back(scene: Scene, member: str, by: str) -> None:
     scene.drain()
 
 
+def _pair(scene: Scene, host: str, other: str) -> tuple[str, str, str]:
+    """A client of each member matched in ``pair`` (hosted by ``host``): theirs, and the
+    session's id."""
+    cluster = scene.cluster
+    x, y = scene.client(host), scene.client(other)
+    cluster.request(x, EnterPool(policy="pair"))
+    cluster.request(y, EnterPool(policy="pair"))
+    scene.drain()
+    created = scene.told[y][-1]
+    assert isinstance(created, SessionCreated)
+    return x, y, created.session_id
+
+
 def test_a_member_found_dead_while_alive_tells_its_clients_their_sessions_ended() -> None:
     """x (at the host of the pool) and y (at the other member) are matched; the host
     finds y's member dead: x is told y left, and once y's member is back it is told so
@@ -36,13 +49,7 @@ def test_a_member_found_dead_while_alive_tells_its_clients_their_sessions_ended(
     cluster = scene.cluster
     host = owner(pool_key("p", "pair"), sorted(cluster.members))
     other = next(name for name in sorted(cluster.members) if name != host)
-    x, y = scene.client(host), scene.client(other)
-    cluster.request(x, EnterPool(policy="pair"))
-    cluster.request(y, EnterPool(policy="pair"))
-    scene.drain()
-    created = scene.told[y][-1]
-    assert isinstance(created, SessionCreated)
-    session = created.session_id
+    x, y, session = _pair(scene, host, other)
 
     _found_dead_and_back(scene, other, by=host)
 
@@ -56,13 +63,8 @@ def test_a_member_found_dead_while_alive_tells_its_clients_their_sessions_ended(
     assert isinstance(answer, Refuse)
     assert answer.error.code == "session.not_member"
     # The two members agree again: a new pair across them is matched and relays.
-    z, w = scene.client(host), scene.client(other)
-    cluster.request(z, EnterPool(policy="pair"))
-    cluster.request(w, EnterPool(policy="pair"))
-    scene.drain()
-    fresh = scene.told[w][-1]
-    assert isinstance(fresh, SessionCreated)
-    cluster.request(w, Send(fresh.session_id, b'"hi"'))
+    _, w, fresh = _pair(scene, host, other)
+    cluster.request(w, Send(fresh, b'"hi"'))
     scene.drain()
     (relayed,) = scene.answers(w)
     assert isinstance(relayed, Reply)
