@@ -231,7 +231,7 @@ def get_command(options: GlobalOptions, /, *, task_id: str, fmt: str | None) -> 
     if chosen != "table":
         emit_data(detail, chosen)
         return
-    hidden = {"body", "children", "worklog", "resolved"}
+    hidden = {"body", "children", "worklog", "resolved", "acceptance"}
     pairs = [
         (key, value)
         for key, value in detail.items()
@@ -240,6 +240,13 @@ def get_command(options: GlobalOptions, /, *, task_id: str, fmt: str | None) -> 
     worklog = detail["worklog"]
     if worklog:
         pairs.append(("worklog", f"{worklog['entries']} entries, last {worklog['last']}"))
+    criteria = detail["acceptance"]
+    if criteria:
+        pairs.append(("acceptance", f"{criteria['done']}/{criteria['total']} done"))
+        pairs += [
+            (f"  #{at}", f"[{'x' if item['checked'] else ' '}] {item['text']}")
+            for at, item in enumerate(criteria["items"], start=1)
+        ]
     pairs += [("child", f"{c['id']} [{c['status']}] {c['title']}") for c in detail["children"]]
     emit_fields(pairs, no_color=options.no_color)
     if detail["body"].strip():
