@@ -208,6 +208,26 @@ def test_board_has_the_repository_columns_in_its_order(backlog: Project) -> None
     ]
 
 
+def test_list_and_get_tables_name_statuses_as_the_repository_does(backlog: Project) -> None:
+    """A Backlog.md user reads `In Progress` in tables, as Backlog.md and `board` show it;
+    JSON keeps tasktool's status, whatever the repository calls it."""
+    run("set", "back-2", "--status", "In Progress")
+    lines = run("list", "--columns", "id,status").stdout.splitlines()
+    rows = dict(line.rstrip().split(maxsplit=1) for line in lines[1:])
+    assert (rows["BACK-1"], rows["BACK-2"], rows["BACK-3.1"]) == ("Done", "In Progress", "To Do")
+    grouped = run("list", "--group-by", "status").stdout
+    assert "status: In Progress\n" in grouped
+    assert "status: in-progress" not in grouped
+    table = run("get", "BACK-3").stdout
+    fields = [line.split(maxsplit=1) for line in table.splitlines()]
+    assert ["status:", "Done"] in fields
+    assert ["child:", "BACK-3.1 [To Do] back-3.1 - Board-columns"] in fields
+    assert "In Progress" in run("search", "Core").stdout
+    assert as_json("get", "back-2")["status"] == "in-progress"
+    assert as_json("search", "Core")[0]["status"] == "in-progress"
+    assert {task["status"] for task in as_json("list")} <= {"pending", "in-progress", "completed"}
+
+
 def test_add_writes_the_next_number_as_backlog_md_names_it(backlog: Project) -> None:
     added = as_json("add", "Fix the (big) bug!", "--tag", "cli", "--dep", "3.1")
     assert added["id"] == "BACK-11"  # after BACK-10 in completed/

@@ -73,7 +73,7 @@ class RegistryCluster(Cluster):
         if name is not None:
             self.rosters[name] = Roster(name)
             self.look(name)
-            self.members[name] = Member(name, self.rosters[name].live, self)
+            self.members[name] = Member(name, self.rosters[name].live)
 
     @precondition(lambda self: self.lossy or not self.busy_links())
     @rule()

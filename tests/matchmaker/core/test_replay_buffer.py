@@ -10,7 +10,7 @@ from matchmaker.core.resume import Resumption
 
 @pytest.mark.parametrize("last_seq", range(7))
 def test_a_resume_replays_what_followed_last_seq_and_names_the_lost_seqs(last_seq: int) -> None:
-    resumption = Resumption(buffer=4, grace_s=10.0)
+    resumption = Resumption(buffer=4, grace_ms=10_000)
     token = resumption.issue("c", "p")
     outbox = resumption.outboxes["c"]
     sent = [outbox.stamp(f'{{"n":{n}') for n in range(1, 7)]  # seqs 1-6; 3-6 kept
@@ -22,7 +22,7 @@ def test_a_resume_replays_what_followed_last_seq_and_names_the_lost_seqs(last_se
 
 
 def test_an_empty_buffer_replays_nothing_and_misses_nothing() -> None:
-    resumption = Resumption(buffer=4, grace_s=10.0)
+    resumption = Resumption(buffer=4, grace_ms=10_000)
     token = resumption.issue("c", "p")
     taken = resumption.take(token, "p", 0)
     assert taken is not None

@@ -145,13 +145,9 @@ class ClusterNode:
                 require_declared=require_declared,
             )
 
-        def conversation(now: float) -> Conversation:
+        def conversation(now_ms: int) -> Conversation:
             return Conversation(
-                plane.core,
-                plane.directory,
-                require_declared=require_declared,
-                now=now,
-                wall_clock_ms=_wall_clock_ms,
+                plane.core, plane.directory, require_declared=require_declared, now_ms=now_ms
             )
 
         self._router = Router(
@@ -199,7 +195,7 @@ class ClusterNode:
     # -- the shell's hooks ----------------------------------------------------------------
 
     def forward(
-        self, conversation: Conversation, command: Command, request_id: str | None, now: float
+        self, conversation: Conversation, command: Command, request_id: str | None, now_ms: int
     ) -> bool:
         """Send ``command`` to the member that owns its pool, room or session.
 
@@ -207,7 +203,9 @@ class ClusterNode:
         or refused at once); the answer comes back later.
         """
         sendable = self.available and len(self._outbox) < OUTBOX_LIMIT
-        actions = self._routing().forward(conversation, command, request_id, now, sendable=sendable)
+        actions = self._routing().forward(
+            conversation, command, request_id, now_ms, sendable=sendable
+        )
         if actions is None:
             return False
         self._run(actions)
@@ -341,14 +339,14 @@ class ClusterNode:
         except Exception:
             _log.exception("cannot decode a cluster stream entry")
             return
-        router, now, now_ms = self._routing(), time.monotonic(), _wall_clock_ms()
+        router, now_ms = self._routing(), _wall_clock_ms()
         sender = entry.sender
         for message in entry.messages:
             try:
                 if isinstance(message, TUNNEL_MESSAGES):
-                    self._handoff.handle(message, now)
+                    self._handoff.handle(message, now_ms)
                 else:
-                    self._run(router.receive(sender, message, now, now_ms))
+                    self._run(router.receive(sender, message, now_ms))
             except Exception:
                 _log.exception("cannot handle a cluster message")
 
@@ -361,7 +359,7 @@ class ClusterNode:
             else:
                 self._set_available(True)
                 self._members_changed(change.joined, change.died)
-            self._run(self._routing().expire(time.monotonic()))
+            self._run(self._routing().expire(_wall_clock_ms()))
             # While Redis does not answer, try again soon: back, this member is in the
             # registry again before its peers' patience (the member TTL) runs out.
             await asyncio.sleep(HEARTBEAT_S if self.available else RETRY_S)

@@ -34,7 +34,7 @@ def resolve_hello(
     credential: str | None,
     *,
     require_declared: bool,
-    now_s: float,
+    now_ms: int,
     limits: Limits,
 ) -> tuple[Project, Identity | None]:
     """The Project a ``hello`` binds to, by the design's rules, and the identity a token
@@ -53,7 +53,7 @@ def resolve_hello(
         bound = directory.project_for_secret(credential)
         if bound is None and looks_like_token(credential):
             project = _token_project(directory, project_id, credential)
-            return project, verify(project, credential, now_s, limits)
+            return project, verify(project, credential, now_ms, limits)
         if bound is None:
             raise MatchmakerError(
                 "the credential is not bound to any Project", code="auth.invalid_credential"

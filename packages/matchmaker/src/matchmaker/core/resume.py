@@ -38,7 +38,7 @@ class Outbox:
     # frame's seq is its place (no (seq, frame) pair to build and free per event).
     frames: deque[str]
     seq: int = 0
-    parked_until: float | None = None  # monotonic seconds; None while connected
+    parked_until_ms: int | None = None  # epoch milliseconds; None while connected
 
     def stamp(self, head: str) -> str:
         """The event ``head`` (encoded without its closing brace) with the next ``seq``;
@@ -63,13 +63,13 @@ class Taken:
 class Resumption:
     """Every client's outbox, by client id and by token, and the grace deadlines."""
 
-    def __init__(self, buffer: int, grace_s: float, issuer: str | None = None) -> None:
+    def __init__(self, buffer: int, grace_ms: int, issuer: str | None = None) -> None:
         self.buffer = buffer
-        self.grace_s = grace_s
+        self.grace_ms = grace_ms
         self._prefix = "" if issuer is None else f"{issuer}."
         self.outboxes: dict[str, Outbox] = {}
         self._tokens: dict[str, str] = {}  # token -> client id
-        self._deadlines: list[tuple[float, int, str]] = []
+        self._deadlines: list[tuple[int, int, str]] = []
         self._order = itertools.count()
 
     def issue(self, client_id: str, project_id: str) -> str:
@@ -90,25 +90,25 @@ class Resumption:
         issuer, dot, _ = token.partition(".")
         return issuer if dot and issuer and f"{issuer}." != self._prefix else None
 
-    def park(self, client_id: str, now: float) -> bool:
+    def park(self, client_id: str, now_ms: int) -> bool:
         """The client's connection dropped uncleanly: hold its outbox for the grace period.
         ``False`` when there is no outbox (the client never completed ``hello``)."""
         outbox = self.outboxes.get(client_id)
         if outbox is None:
             return False
-        outbox.parked_until = now + self.grace_s
-        heapq.heappush(self._deadlines, (outbox.parked_until, next(self._order), client_id))
+        outbox.parked_until_ms = now_ms + self.grace_ms
+        heapq.heappush(self._deadlines, (outbox.parked_until_ms, next(self._order), client_id))
         return True
 
-    def expired(self, now: float) -> list[str]:
-        """Clients whose grace ran out by ``now``; their outboxes and tokens are gone."""
+    def expired(self, now_ms: int) -> list[str]:
+        """Clients whose grace ran out by ``now_ms``; their outboxes and tokens are gone."""
         gone: list[str] = []
-        while self._deadlines and self._deadlines[0][0] <= now:
+        while self._deadlines and self._deadlines[0][0] <= now_ms:
             _, _, client_id = heapq.heappop(self._deadlines)
             outbox = self.outboxes.get(client_id)
             # A client that resumed (and perhaps dropped again) has another deadline, or none.
-            until = outbox.parked_until if outbox is not None else None
-            if until is not None and until <= now:
+            until = outbox.parked_until_ms if outbox is not None else None
+            if until is not None and until <= now_ms:
                 self.forget(client_id)
                 gone.append(client_id)
         return gone
@@ -144,8 +144,8 @@ class Resumption:
         del self._tokens[token]
         outbox.token = self._new_token()
         self._tokens[outbox.token] = outbox.client_id
-        was_parked = outbox.parked_until is not None
-        outbox.parked_until = None
+        was_parked = outbox.parked_until_ms is not None
+        outbox.parked_until_ms = None
         frames = outbox.frames
         first_kept = outbox.seq - len(frames) + 1  # seq + 1 when nothing is kept
         replay = list(itertools.islice(frames, max(0, last_seq + 1 - first_kept), None))

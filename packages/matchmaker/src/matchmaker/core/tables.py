@@ -39,19 +39,23 @@ class Tables:
         self.rooms: dict[tuple[str, str], Session] = {}
         # (project id, player id) -> the connected (or away) clients of that player
         self.players: dict[tuple[str, str], set[str]] = {}
-        self.resumption = Resumption(
-            limits.resume_buffer, limits.resume_grace_ms / 1000, issuer=node
-        )
+        self.resumption = Resumption(limits.resume_buffer, limits.resume_grace_ms, issuer=node)
         self._node = node if node is not None else secrets.token_hex(3)
         self._counter = itertools.count(1)
         self._expiry: list[tuple[int, int, Entry]] = []
         self._stale = 0
         self._timers: list[tuple[int, int, Pool, str]] = []
-        self._clock = 0  # the latest time an operation was given: disconnect has none
 
     def schedule(self, due_ms: int, pool: Pool, key: str) -> None:
         """Run ``pool.mode.timer(key)`` from the first :meth:`expire` at or after ``due_ms``."""
         heapq.heappush(self._timers, (due_ms, next(self._counter), pool, key))
+
+    def next_due(self) -> int | None:
+        """The earliest time (ms) at which :meth:`expire` has something to look at: a mode
+        timer or an entry's TTL (possibly of an entry gone since, then a no-op), ``None``
+        when nothing is scheduled. A shell with a simulated clock steps to it."""
+        heads = [heap[0][0] for heap in (self._timers, self._expiry) if heap]
+        return min(heads) if heads else None
 
     def entry_of(self, client_id: str, pool: Pool) -> Entry | None:
         """The live entry ``client_id`` holds in ``pool``, if any."""

@@ -96,9 +96,10 @@ def unverified_issuer(token: str) -> str | None:
     return issuer if isinstance(issuer, str) else None
 
 
-def verify(project: Project, token: str, now_s: float, limits: Limits) -> Identity:
-    """The identity in ``token`` if one of the Project's jwt keys verifies it at ``now_s``
-    (epoch seconds), else ``auth.invalid_credential``."""
+def verify(project: Project, token: str, now_ms: int, limits: Limits) -> Identity:
+    """The identity in ``token`` if one of the Project's jwt keys verifies it at ``now_ms``
+    (epoch milliseconds, the core's clock), else ``auth.invalid_credential``."""
+    now_s = now_ms / 1000  # what a JWT's time claims count in
     key, claims = _decode(project.jwt_keys(), token)
     expires = _time_claim(claims, "exp")
     if expires is not None and expires <= now_s - LEEWAY_S:

@@ -53,6 +53,7 @@ from matchmaker.data.protocol.requests import (
     SessionSend,
     decode_envelope,
 )
+from matchmaker.data.recording import ArrivalRecorder
 from matchmaker.data.translate import PING_FRAME, command, error_frame, partial_frame, reply_frame
 from matchmaker.errors import MatchmakerError, internal_error
 
@@ -64,10 +65,11 @@ __all__ = ["HARD_CAP_FACTOR", "Connection", "Hub", "Relay"]
 # check is here too.
 HARD_CAP_FACTOR = 4
 _MESSAGE_TOO_BIG = 1009
-# Read on every inbound frame: a module global, not an attribute of ``time`` looked up.
-_monotonic = time.monotonic
+# Read on every inbound frame (the core's clock, epoch milliseconds, as
+# ``plane._wall_clock_ms``): a module global, not an attribute of ``time`` looked up.
+_time_ns = time.time_ns
 
-Forward = Callable[[Conversation, Command, str | None, float], bool]
+Forward = Callable[[Conversation, Command, str | None, int], bool]
 
 _log = logging.getLogger("matchmaker.data")
 
@@ -76,6 +78,7 @@ class Hub(Protocol):
     """What a connection needs from the data plane that owns it."""
 
     observer: DataObserver
+    recorder: ArrivalRecorder | None  # --record-arrivals: told of each pool entered
 
     def attach(self, connection: Connection) -> None:
         """The connection completed ``hello``: route its client's events to it."""
@@ -212,6 +215,9 @@ class Connection:
                     if kind is PoolEntered:
                         assert isinstance(answer, PoolEntered)
                         self.entered[answer.pool] = (time.monotonic(), answer.mode)
+                        recorder = self._hub.recorder
+                        if recorder is not None and self.conversation.client is not None:
+                            recorder.entered(self.conversation.client, answer.pool)
                     elif kind is PoolLeft:
                         assert isinstance(answer, PoolLeft)
                         self.entered.pop(answer.pool, None)
@@ -244,7 +250,7 @@ class Connection:
         """Handle one inbound frame completely (synchronously)."""
         if self.close_code is not None:
             return
-        now = _monotonic()
+        now_ms = _time_ns() // 1_000_000
         conversation = self.conversation
         limit = self.max_frame_bytes
         size = len(frame)
@@ -259,7 +265,7 @@ class Connection:
                 code="protocol.too_large",
                 details={"limit": limit},
             )
-            self.perform(conversation.refuse(None, error, now))
+            self.perform(conversation.refuse(None, error, now_ms))
             return
         if isinstance(frame, bytes):
             # Frames go out as text: bytes that are not UTF-8 (which a relayed ``data``
@@ -268,7 +274,7 @@ class Connection:
                 frame = frame.decode()
             except UnicodeDecodeError:
                 error = MatchmakerError("frame is not UTF-8", code="protocol.bad_request")
-                self.perform(conversation.refuse(None, error, now))
+                self.perform(conversation.refuse(None, error, now_ms))
                 return
         if self.relay is not None:
             self.relay.frame(frame)
@@ -279,7 +285,7 @@ class Connection:
             # msgspec raises RecursionError for nesting deeper than it recurses (``Any``
             # and ``Raw`` fields): bad input like any other, not a fault.
             request_id, coded = _undecodable(frame, error)
-            self.perform(conversation.refuse(request_id, coded, now))
+            self.perform(conversation.refuse(request_id, coded, now_ms))
             return
         forward = self._hub.forward
         try:
@@ -287,13 +293,13 @@ class Connection:
                 # The per-message path: no command object, no dispatch on its type.
                 data = request.data
                 effects = conversation.relay_message(
-                    data.session_id, data.to, data.data, request.id, now
+                    data.session_id, data.to, data.data, request.id, now_ms
                 )
             else:
                 decoded = command(request)
-                if forward is not None and forward(conversation, decoded, request.id, now):
+                if forward is not None and forward(conversation, decoded, request.id, now_ms):
                     return
-                effects = conversation.receive(decoded, request.id, now)
+                effects = conversation.receive(decoded, request.id, now_ms)
         except Exception:
             # A bug must cost one reply, not the connection or the process.
             _log.exception("unhandled error on %s", type(request).__name__)

@@ -20,6 +20,7 @@ from matchmaker.core.events import EntryClosed, MessageRelayed, SessionCreated
 from matchmaker.data.connection import Connection
 from matchmaker.data.direct import DirectConnection, Peer
 from matchmaker.data.observer import DataObserver
+from matchmaker.data.recording import ArrivalRecorder
 from matchmaker.data.translate import error_frame, event_head, reply_frame
 from matchmaker.data.upgrade import upgrade_refusal
 from matchmaker.data.webrtc import ChannelAnswer, answer_offer, channel_send, close_quietly
@@ -55,7 +56,7 @@ class ClusterHooks(Protocol):
     def start(self) -> None: ...
 
     def forward(
-        self, conversation: Conversation, command: Command, request_id: str | None, now: float
+        self, conversation: Conversation, command: Command, request_id: str | None, now_ms: int
     ) -> bool:
         """Send a request that another process owns there; ``False``: handle it here."""
         ...
@@ -108,6 +109,13 @@ class DataPlane:
         self._outboxes = self.core.resumption.outboxes  # read on every delivery
         self.clients: dict[str, Connection] = {}
         self.open: set[Connection] = set()
+        self.recorder = (
+            None
+            if config.record_arrivals is None
+            else ArrivalRecorder(
+                config.record_arrivals, config.record_arrivals_max_bytes, directory
+            )
+        )
         self._tasks: list[asyncio.Task[None]] = []
         self.cluster = cluster
         self.forward = None if cluster is None else cluster.forward
@@ -143,6 +151,8 @@ class DataPlane:
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        if self.recorder is not None:
+            self.recorder.close()
 
     def _on_project_changed(self, project_id: str, project: Project | None) -> None:
         """Clients waiting under a changed or removed policy are told (``pool.closed``)."""
@@ -156,8 +166,9 @@ class DataPlane:
     async def _expire_loop(self) -> None:
         while True:
             await asyncio.sleep(EXPIRY_TICK_S)
-            self.deliver(self.core.expire(int(time.time() * 1000)))
-            gone, deliveries = self.core.end_grace(time.monotonic())
+            now_ms = _wall_clock_ms()
+            self.deliver(self.core.expire(now_ms))
+            gone, deliveries = self.core.end_grace(now_ms)
             self.deliver(deliveries)
             if self.cluster is not None:
                 for client_id in gone:
@@ -169,9 +180,9 @@ class DataPlane:
         interval = self.config.limits.heartbeat_interval_ms / 1000
         while True:
             await asyncio.sleep(interval / 4)
-            now = time.monotonic()
+            now_ms = _wall_clock_ms()
             for connection in list(self.clients.values()):
-                effect = connection.conversation.heartbeat(now)
+                effect = connection.conversation.heartbeat(now_ms)
                 if effect is not None:
                     connection.perform([effect])
 
@@ -218,7 +229,7 @@ class DataPlane:
         code = connection.close_code
         resumable = code is not None and code != closecodes.NORMAL and code < closecodes.BYE
         resumable = resumable and not self.shutdown.is_set()  # nothing survives a shutdown
-        self.deliver(connection.conversation.disconnect(resumable=resumable, now=time.monotonic()))
+        self.deliver(connection.conversation.disconnect(_wall_clock_ms(), resumable=resumable))
         cluster = self.cluster
         if cluster is not None and client_id is not None:
             # Parked (its outbox kept) or gone: the other members holding its state follow.
@@ -372,8 +383,7 @@ class DataPlane:
             self.core,
             self.directory,
             require_declared=self.config.require_declared_projects,
-            now=time.monotonic(),
-            wall_clock_ms=_wall_clock_ms,
+            now_ms=_wall_clock_ms(),
             ice_servers=self._ice_servers,
         )
 
@@ -470,4 +480,5 @@ async def _refuse_upgrade(send: Send, reason: str) -> None:
 
 
 def _wall_clock_ms() -> int:
+    """The core's clock: epoch milliseconds (``connection.py`` reads it inline per frame)."""
     return int(time.time() * 1000)

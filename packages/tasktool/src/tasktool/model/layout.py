@@ -102,6 +102,13 @@ class Layout(msgspec.Struct, frozen=True, kw_only=True):
                 return name
         return _USUAL.get(status, status)
 
+    def shown(self, status: str) -> str:
+        """A tasktool status as tables show it: under another tool's layout the
+        repository's name (a Backlog.md user reads ``In Progress``, as its own CLI and
+        ``board`` show it), else as it is. JSON and YAML keep tasktool's status, the one
+        value a program can rely on whatever the repository calls it."""
+        return self.name_of(status) if self.foreign else status
+
     def canonical_id(self, text: str) -> str:
         """``back-208``, ``208``, ``task-208`` and ``BACK-0208`` all as ``BACK-208``;
         anything else as it is."""

@@ -7,6 +7,7 @@ import click
 from tasktool.cli.commands.base import (
     GlobalOptions,
     format_option,
+    kept_when_piped,
     load_repository,
     output,
     usage_errors,
@@ -26,6 +27,7 @@ __all__ = ["search_command", "tags_command"]
 @click.option("--archived", is_flag=True, help="Search archived tasks too.")
 @format_option
 @click.pass_obj
+@kept_when_piped()
 def search_command(
     options: GlobalOptions,
     /,
@@ -43,13 +45,16 @@ def search_command(
     repo = load_repository(options)
     with usage_errors("--filter"):
         rows = search_document(repo, text, filters=filters, limit=limit, archived=archived)
-    output(options, fmt, rows, columns=("id", "score", "status", "title"))
+    shown = repo.settings.layout.shown  # the repository's status names in the table
+    table = [{**row, "status": shown(row["status"])} for row in rows]
+    output(options, fmt, rows, rows=table, columns=("id", "score", "status", "title"))
 
 
 @click.command("tags")
 @click.option("--archived", is_flag=True, help="Count archived tasks too.")
 @format_option
 @click.pass_obj
+@kept_when_piped()
 def tags_command(options: GlobalOptions, /, *, archived: bool, fmt: str | None) -> None:
     """Every tag with the number of tasks carrying it, most used first."""
     repo = load_repository(options)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -11,6 +12,7 @@ import msgspec
 from tasktool.cli.commands.base import (
     GlobalOptions,
     format_option,
+    kept_when_piped,
     load_repository,
     output,
     output_format,
@@ -21,17 +23,21 @@ from tasktool.cli.commands.base import (
 )
 from tasktool.cli.commands.shell import complete_choices, complete_ids
 from tasktool.model.errors import TaskToolError
+from tasktool.model.settings import Settings
 from tasktool.model.task import Priority, Status, Task
-from tasktool.model.views import TASK_KEYS, TaskRows, task_views
+from tasktool.model.views import TASK_KEYS, TaskRows
 from tasktool.planning.filters import check_field, group_tasks, sort_tasks
 from tasktool.planning.repository import Repository
 from tasktool.present.documents import get_document, list_tasks
 from tasktool.present.output_memo import recording, replay
 from tasktool.present.render import (
+    attribute_cells,
     emit_data,
     emit_fields,
     emit_table,
     emit_text,
+    is_terminal,
+    plain_columns,
     write_json_array,
 )
 
@@ -68,6 +74,12 @@ def _shortcut(
     )
 
 
+def _keeps_own(options: GlobalOptions, arguments: dict[str, Any]) -> bool:
+    """Whether ``list`` keeps its output itself (``--format json`` of one repository,
+    ungrouped: :func:`_json_list`)."""
+    return not arguments["group_by"] and output_format(options, arguments["fmt"]) == "json"
+
+
 @click.command("list")
 @click.option(
     "--filter",
@@ -87,6 +99,7 @@ def _shortcut(
 @click.option("--archived", is_flag=True, help="Include archived tasks.")
 @format_option
 @click.pass_obj
+@kept_when_piped(unless=_keeps_own)
 def list_command(
     options: GlobalOptions,
     /,
@@ -127,42 +140,54 @@ def list_command(
     ]
     keys = ("project", *shown) if everywhere else shown
 
-    def view(project: str | None, selection: list[Task]) -> list[dict[str, Any]]:
-        views = [tagged(project, item) for item in task_views(selection)]
-        if columns:
-            views = [{key: item[key] for key in keys} for item in views]
+    # Only the fields shown: a table (or --columns) needs no dict of every field per task.
+    fields = shown if columns or chosen == "table" else TASK_KEYS
+
+    def view(
+        project: str | None, settings: Settings, selection: list[Task]
+    ) -> list[dict[str, Any]]:
+        rows: list[dict[str, Any]] = msgspec.to_builtins(TaskRows(selection, fields)[:])
+        views = [tagged(project, item) for item in rows]
         if chosen == "table":
             for item, task in zip(views, selection, strict=True):
-                if task.worktree is not None and "status" in item:
-                    item["status"] = f"{task.status} @{_provenance(task)}"
+                if "status" in item:
+                    item["status"] = _table_status(task, settings)
                 if project is not None:
                     item["project"] = f"project:{project}"
         return views
 
+    if not group_by and chosen == "table" and not everywhere and not is_terminal(sys.stdout):
+        ((_, settings, tasks),) = found
+        # No status to annotate or rename: a sibling's provenance, another tool's names.
+        if not settings.layout.foreign and all(task.worktree is None for task in tasks):
+            # Each column straight from the tasks: no dict per task (100,000 of them).
+            emit_text(plain_columns(keys, [attribute_cells(tasks, key) for key in keys]))
+            return
     if not group_by:
-        rows = [row for project, _, tasks in found for row in view(project, tasks)]
+        rows = [row for project, settings, tasks in found for row in view(project, settings, tasks)]
         output(options, chosen, rows, columns=keys)
         return
     sections = [
-        (project, value, members)
+        (project, settings, value, members)
         for project, settings, tasks in found
         for value, members in group_tasks(tasks, group_by, settings)
     ]
     if chosen != "table":
         emit_data(
             [
-                tagged(project, {"group": value, "tasks": view(project, members)})
-                for project, value, members in sections
+                tagged(project, {"group": value, "tasks": view(project, settings, members)})
+                for project, settings, value, members in sections
             ],
             chosen,
         )
         return
-    for project, value, members in sections:
+    for project, settings, value, members in sections:
         where = f"project:{project} " if project is not None else ""
+        named = settings.layout.shown(value) if group_by == "status" and value else value
         emit_table(
-            view(project, members),
+            view(project, settings, members),
             keys,
-            title=f"{where}{group_by}: {value or '(none)'}",
+            title=f"{where}{group_by}: {named or '(none)'}",
             no_color=options.no_color,
         )
 
@@ -203,6 +228,13 @@ def _json_list(repo: Repository, query: _Query) -> None:
         write_json_array(TaskRows(tasks, query.keys), write)
 
 
+def _table_status(task: Task, settings: Settings) -> str:
+    """A task's status in a table: the repository's name for it (``In Progress`` in a
+    Backlog.md repository), and for a sibling worktree's task where it comes from."""
+    shown = settings.layout.shown(task.status)
+    return f"{shown} @{_provenance(task)}" if task.worktree is not None else shown
+
+
 def _provenance(task: Task) -> str:
     """Where a sibling worktree's status comes from, for tables: its branch, else its path."""
     only = " only" if task.sibling_only else ""
@@ -231,6 +263,9 @@ def get_command(options: GlobalOptions, /, *, task_id: str, fmt: str | None) -> 
     if chosen != "table":
         emit_data(detail, chosen)
         return
+    shown = repo.settings.layout.shown
+    if detail.get("status"):
+        detail = {**detail, "status": shown(detail["status"])}
     hidden = {"body", "children", "worklog", "resolved", "acceptance"}
     pairs = [
         (key, value)
@@ -247,7 +282,9 @@ def get_command(options: GlobalOptions, /, *, task_id: str, fmt: str | None) -> 
             (f"  #{at}", f"[{'x' if item['checked'] else ' '}] {item['text']}")
             for at, item in enumerate(criteria["items"], start=1)
         ]
-    pairs += [("child", f"{c['id']} [{c['status']}] {c['title']}") for c in detail["children"]]
+    pairs += [
+        ("child", f"{c['id']} [{shown(c['status'])}] {c['title']}") for c in detail["children"]
+    ]
     emit_fields(pairs, no_color=options.no_color)
     if detail["body"].strip():
         emit_text("\n" + detail["body"].strip("\n"))

@@ -17,6 +17,7 @@ from tasktool.cli.commands.base import (
     GlobalOptions,
     data_format,
     format_option,
+    kept_when_piped,
     load_repository,
     output,
     output_format,
@@ -59,6 +60,7 @@ def _why(item: Ranked) -> str:
 )
 @format_option
 @click.pass_obj
+@kept_when_piped()
 def next_command(
     options: GlobalOptions,
     /,
@@ -122,6 +124,7 @@ def next_command(
 @strict_phases_option
 @format_option
 @click.pass_obj
+@kept_when_piped()
 def tracks_command(options: GlobalOptions, /, *, strict_phases: bool, fmt: str | None) -> None:
     """Split actionable work into tracks that can be worked at the same time.
 

@@ -37,6 +37,16 @@ def _project_root(config_file: str | None) -> Path:
     return Path.cwd()
 
 
+def _inside(folder: Path, root: Path) -> tuple[str, ...]:
+    """``folder`` relative to ``root`` when strictly inside it (the task directory, which
+    ``todos`` does not read), else nothing."""
+    try:
+        relative = folder.resolve().relative_to(root.resolve())
+    except (OSError, ValueError):
+        return ()
+    return (relative.as_posix(),) if relative.parts else ()
+
+
 @click.command("todos")
 @click.argument("path", required=False, type=click.Path(exists=True, file_okay=False))
 @click.option(
@@ -66,7 +76,10 @@ def todos_command(
     settings = config.settings
     root = Path(path) if path else _project_root(config.file)
     files = discover_files(
-        root, ignore=settings.ignore, excludes=(*settings.todos_exclude, *excludes)
+        root,
+        ignore=settings.ignore,
+        excludes=(*settings.todos_exclude, *excludes),
+        skip_dirs=_inside(Path(settings.task_dir), root),
     )
     # Imported here: it compiles its comment patterns on import, which the other
     # commands of this module (validate) need not pay.
