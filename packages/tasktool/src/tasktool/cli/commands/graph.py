@@ -15,6 +15,7 @@ from tasktool.cli.commands.base import (
     load_repository,
     split_values,
 )
+from tasktool.cli.facts import facts
 from tasktool.model.task import STATUS_ORDER, natural_key
 from tasktool.planning.graph_part import actionable_part
 from tasktool.planning.repository import Repository
@@ -34,6 +35,7 @@ __all__ = ["WHOLE_UP_TO", "graph_command"]
 WHOLE_UP_TO = 1000
 
 
+@facts(paged=True)
 @click.command("graph")
 @click.option(
     "--format",
