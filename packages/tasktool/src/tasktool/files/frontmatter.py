@@ -3,7 +3,8 @@
 Cold scans of 10,000 files spend most of their time in PyYAML's Python-level
 constructor. Task frontmatter is nearly always flat ``key: value`` lines, flow
 lists (``[a, b]``) and block lists (``- a``), so :func:`read_frontmatter`
-parses that shape directly and hands anything else (nesting, anchors, escapes,
+parses that shape directly (a document of ``key: value`` lines alone, the most
+common, in two passes of the regex engine) and hands anything else (nesting, anchors, escapes,
 comments after values, multi-line scalars...) to :func:`mtcommon.load_text`.
 Where the fast path answers, it answers exactly what ``load_text`` would: every
 scalar as text (a hypothesis test holds it to that).
