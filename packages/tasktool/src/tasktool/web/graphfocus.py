@@ -7,7 +7,8 @@ drawn whole, as ``/api/graph`` gives it. A larger one opens on a part:
   steps from it (:data:`FOCUS_DEPTH`), upstream, downstream or both as asked;
 - without, the actionable subgraph: the tasks that can start now, highest
   priority first, with what each unblocks (``depth`` steps downstream, 1 unless
-  asked).
+  asked): :mod:`tasktool.planning.graph_part`'s rule, the one ``graph`` on the
+  command line opens on.
 
 Either way at most ``limit`` tasks, walked breadth first. The page says how
 many of how many it shows and links to the next ``depth`` and a larger
@@ -17,7 +18,7 @@ those of the whole graph, so a part reads as the whole would.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -26,8 +27,8 @@ from starlette.requests import Request
 
 from tasktool.model.errors import TaskToolError
 from tasktool.model.task import natural_key
-from tasktool.model.vocabulary import field_values
 from tasktool.planning.graph import TaskGraph
+from tasktool.planning.graph_part import actionable_part, actionable_starts, walk_breadth_first
 from tasktool.planning.repository import Repository
 from tasktool.present.documents import graph_document
 from tasktool.present.graph_render import check_root, view_of
@@ -92,49 +93,10 @@ def focus(request: Request) -> Focus:
     )
 
 
-def _walk(
-    starts: Sequence[str],
-    steps: Sequence[Callable[[str], Sequence[str]]],
-    allowed: Collection[str],
-    depth: int,
-    limit: int,
-) -> list[str]:
-    """Breadth first from ``starts`` along ``steps`` (a task's neighbours), ``depth`` steps,
-    ``limit`` tasks at most, in the order reached."""
-    reached = dict.fromkeys(starts[:limit])
-    layer = list(reached)
-    for _ in range(depth):
-        following = []
-        for node in layer:
-            for step in steps:
-                for other in step(node):
-                    if len(reached) >= limit:
-                        return list(reached)
-                    if other in allowed and other not in reached:
-                        reached[other] = None
-                        following.append(other)
-        layer = following
-        if not layer:
-            break
-    return list(reached)
-
-
 def _document(graph: TaskGraph, chosen: Iterable[str]) -> dict[str, Any]:
     """``/api/graph``'s document of the chosen tasks, flags as in the whole graph."""
     kept = {node: graph.by_id[node] for node in sorted(chosen, key=natural_key)}
     return view_of(graph, kept).to_json()
-
-
-def _starts(repo: Repository, allowed: Collection[str]) -> list[str]:
-    """The actionable tasks among ``allowed``, highest priority first, then by id."""
-    order = {
-        value: rank for rank, value in enumerate(field_values("priority", repo.settings) or ())
-    }
-    starts = sorted(
-        (task for task in repo.graph.actionable() if task.id in allowed),
-        key=lambda task: (-order.get(task.priority or "", -1), natural_key(task.id)),
-    )
-    return [task.id for task in starts]
 
 
 def graph_part(
@@ -161,8 +123,12 @@ def graph_part(
         if wanted.depth is None and len(allowed) <= wanted.limit:
             return graph_document(repo, **options), None
         depth = 1 if wanted.depth is None else wanted.depth
-        starts = remember(("graph-starts", excluded), lambda: _starts(repo, allowed))
-        chosen = _walk(starts, [dependents], allowed, depth, wanted.limit)
+        starts = remember(
+            ("graph-starts", excluded), lambda: actionable_starts(graph, repo.settings, allowed)
+        )
+        chosen = actionable_part(
+            graph, repo.settings, allowed, depth=depth, limit=wanted.limit, starts=starts
+        )
         part = GraphPart(len(allowed), len(chosen), "actionable", depth, wanted)
         return _document(graph, chosen), part
     check_root(graph, root, allowed)
@@ -170,11 +136,11 @@ def graph_part(
         *([dependencies] if upstream or both else []),
         *([dependents] if downstream or both else []),
     ]
-    everything = _walk([root], steps, allowed, len(allowed), wanted.limit + 1)
+    everything = walk_breadth_first([root], steps, allowed, len(allowed), wanted.limit + 1)
     if wanted.depth is None and len(everything) <= wanted.limit:
         return graph_document(repo, **options), None
     depth = FOCUS_DEPTH if wanted.depth is None else wanted.depth
-    chosen = _walk([root], steps, allowed, depth, wanted.limit)
+    chosen = walk_breadth_first([root], steps, allowed, depth, wanted.limit)
     return _document(graph, chosen), GraphPart(len(allowed), len(chosen), "neighbourhood",
                                                depth, wanted)  # fmt: skip
 
