@@ -92,14 +92,23 @@ def unverified_issuer(token: str) -> str | None:
     return issuer if isinstance(issuer, str) else None
 
 
-def verify(project: Project, token: str, now_s: float, limits: Limits) -> Identity:
+def verify(
+    project: Project, token: str, now_s: float, limits: Limits, *, resuming: bool = False
+) -> Identity:
     """The identity in ``token`` if one of the Project's jwt keys verifies it at ``now_s``
-    (epoch seconds), else ``auth.invalid_credential``."""
+    (epoch seconds), else ``auth.invalid_credential``.
+
+    ``resuming``: the token comes with a resume token, which proves the connection, so its
+    ``exp`` is not held against it (every other check is): a token verified at ``hello``
+    holds for the connection (:func:`signed_by`), and a resume continues that connection,
+    so a network blip after ``exp`` does not end a client that staying connected would
+    have kept. The resume token alone admits no one: it is single-use, rotated at every
+    resume, bound to the Project and to the token's ``sub``, and dies with the grace."""
     key, claims = _decode(project.jwt_keys(), token)
     expires = claims["exp"]
     if not _is_number(expires):
         raise invalid_credential("bad_claim", "the token's exp is not a number")
-    if expires <= now_s - LEEWAY_S:
+    if expires <= now_s - LEEWAY_S and not resuming:
         raise invalid_credential("expired", "the token has expired")
     starts = claims.get("nbf")
     if starts is not None and (not _is_number(starts) or starts > now_s + LEEWAY_S):
