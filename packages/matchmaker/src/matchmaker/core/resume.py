@@ -1,8 +1,11 @@
 """Reconnect and resume, sans I/O: resume tokens, per-client event numbering and replay.
 
 Every client past ``hello`` has an :class:`Outbox`: its resume token, the
-``seq`` of its last event and the last ``resume_buffer`` event frames (opaque
-text the shell encoded). Numbering lives here, not on the connection, so a
+``seq`` of its last event and its recent event frames (opaque text the shell
+encoded), bounded by a :class:`ReplayBound`: bytes and age, not a count, since
+what a resume needs is the traffic of a span of time (a client out of touch for
+the heartbeat timeout and then away for the grace), whatever the event rate.
+Numbering lives here, not on the connection, so a
 client that reconnects continues its sequence. After an unclean disconnect
 the client is *parked* until a deadline (``resume_grace_ms``); ``hello`` with
 ``resume {token, last_seq}`` takes the outbox back, the frames after
@@ -24,7 +27,29 @@ from dataclasses import dataclass, field
 
 from matchmaker.errors import MatchmakerError
 
-__all__ = ["Outbox", "Resumption", "Taken"]
+__all__ = ["FRAME_OVERHEAD_BYTES", "Outbox", "ReplayBound", "Resumption", "Taken"]
+
+FRAME_OVERHEAD_BYTES = 64
+"""What a kept frame costs beyond its characters (a str's header, 49 bytes for ASCII, and
+its slot in the deque), counted against the byte bound so that a flood of tiny frames is
+bounded in memory too."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayBound:
+    """How much of its recent traffic each outbox keeps: at most ``max_bytes`` (frames'
+    characters plus :data:`FRAME_OVERHEAD_BYTES` each), and frames no older than ``max_age_s``.
+
+    No time is kept per frame (a stamp costs a comparison, not a tuple): every half
+    ``max_age_s``, at a stamp, the outbox notes a boundary (the last seq stamped so far, and
+    the time), and frames are dropped through a boundary once it is ``max_age_s`` old. So a
+    frame is kept at least ``max_age_s`` unless the byte bound drops it first, and at most
+    1.5 times as long while events keep coming; an outbox that stops receiving keeps what
+    it holds (within the bytes) until its next event.
+    """
+
+    max_bytes: int
+    max_age_s: float
 
 
 @dataclass(slots=True, eq=False)
@@ -37,16 +62,50 @@ class Outbox:
     # The last frames sent, oldest first: their seqs run up to ``seq`` without a gap, so a
     # frame's seq is its place (no (seq, frame) pair to build and free per event).
     frames: deque[str]
+    bound: ReplayBound
     seq: int = 0
     parked_until: float | None = None  # monotonic seconds; None while connected
+    kept_bytes: int = 0  # what ``frames`` costs against ``bound.max_bytes``
+    # Age boundaries: frames through ``*_seq`` were stamped by ``*_s`` (monotonic seconds).
+    next_boundary_s: float = 0.0
+    newer_seq: int = 0
+    newer_s: float = 0.0
+    older_seq: int = 0
+    older_s: float = 0.0
 
-    def stamp(self, head: str) -> str:
-        """The event ``head`` (encoded without its closing brace) with the next ``seq``;
-        kept for replay (the oldest kept frame is dropped when the buffer is full)."""
+    def stamp(self, head: str, now_s: float) -> str:
+        """The event ``head`` (encoded without its closing brace) with the next ``seq``,
+        stamped at ``now_s`` (monotonic seconds); kept for replay within the bound (the
+        oldest kept frames are dropped first)."""
         seq = self.seq = self.seq + 1
         frame = f'{head},"seq":{seq}}}'
         self.frames.append(frame)
+        self.kept_bytes += len(frame) + FRAME_OVERHEAD_BYTES
+        if self.kept_bytes > self.bound.max_bytes or now_s >= self.next_boundary_s:
+            self._trim(now_s)
         return frame
+
+    def _trim(self, now_s: float) -> None:
+        """Drop what the bound no longer allows: when a boundary is due, the frames through
+        the newest boundary ``max_age_s`` old, and a new boundary is noted; then the oldest
+        frames until the bytes fit."""
+        bound = self.bound
+        if now_s >= self.next_boundary_s:
+            if now_s - self.newer_s >= bound.max_age_s:
+                self._drop_through(self.newer_seq)
+            elif now_s - self.older_s >= bound.max_age_s:
+                self._drop_through(self.older_seq)
+            self.older_seq, self.older_s = self.newer_seq, self.newer_s
+            self.newer_seq, self.newer_s = self.seq - 1, now_s
+            self.next_boundary_s = now_s + bound.max_age_s / 2
+        frames, most = self.frames, bound.max_bytes
+        while self.kept_bytes > most and frames:
+            self.kept_bytes -= len(frames.popleft()) + FRAME_OVERHEAD_BYTES
+
+    def _drop_through(self, last: int) -> None:
+        frames = self.frames
+        for _ in range(min(len(frames), last - (self.seq - len(frames)))):
+            self.kept_bytes -= len(frames.popleft()) + FRAME_OVERHEAD_BYTES
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,8 +122,8 @@ class Taken:
 class Resumption:
     """Every client's outbox, by client id and by token, and the grace deadlines."""
 
-    def __init__(self, buffer: int, grace_s: float, issuer: str | None = None) -> None:
-        self.buffer = buffer
+    def __init__(self, bound: ReplayBound, grace_s: float, issuer: str | None = None) -> None:
+        self.bound = bound
         self.grace_s = grace_s
         self._prefix = "" if issuer is None else f"{issuer}."
         self.outboxes: dict[str, Outbox] = {}
@@ -75,7 +134,7 @@ class Resumption:
     def issue(self, client_id: str, project_id: str) -> str:
         """A new client's outbox; returns its first token."""
         token = self._new_token()
-        self.outboxes[client_id] = Outbox(client_id, project_id, token, deque(maxlen=self.buffer))
+        self.outboxes[client_id] = Outbox(client_id, project_id, token, deque(), self.bound)
         self._tokens[token] = client_id
         return token
 

@@ -259,13 +259,14 @@ class DataPlane:
             self._observe_pool_event(recipients, event)
         cluster = self.cluster
         elsewhere: list[str] | None = None if cluster is None else []
+        now_s = time.monotonic()
         for client_id in recipients:
             outbox = outboxes.get(client_id)
             if outbox is None:
                 if elsewhere is not None:
                     elsewhere.append(client_id)
                 continue
-            frame = outbox.stamp(head)
+            frame = outbox.stamp(head, now_s)
             connection = clients.get(client_id)
             if connection is not None:
                 connection.push(frame)
@@ -283,10 +284,11 @@ class DataPlane:
         metrics.relayed_messages += 1
         metrics.relayed_bytes += len(head) * len(recipients)
         clients, outboxes = self.clients, self._outboxes
+        now_s = time.monotonic()
         for client_id in recipients:
             outbox = outboxes.get(client_id)
             if outbox is not None:
-                frame = outbox.stamp(head)
+                frame = outbox.stamp(head, now_s)
                 connection = clients.get(client_id)
                 if connection is not None:
                     connection.push(frame)
