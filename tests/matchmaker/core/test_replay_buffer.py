@@ -47,17 +47,17 @@ def kept_seqs(box: Outbox) -> list[int]:
     return list(range(box.seq - len(box.frames) + 1, box.seq + 1))
 
 
-def test_a_large_frame_pushes_out_as_many_small_ones_as_its_bytes() -> None:
+def test_past_its_bytes_the_buffer_drops_its_oldest_frames_down_to_seven_eighths() -> None:
     box = outbox(FOUR)
     for n in range(1, 5):
         box.stamp(f'{{"n":{n}', 0.0)
-    assert kept_seqs(box) == [1, 2, 3, 4]
-    overhead = len('{"n":"",seq":5}') + FRAME_OVERHEAD_BYTES
+    assert kept_seqs(box) == [1, 2, 3, 4]  # exactly the bound: nothing dropped
+    box.stamp('{"n":5', 0.0)
+    assert kept_seqs(box) == [3, 4, 5]  # down to 3.5 frames' worth, oldest first
+    overhead = len('{"n":"",seq":6}') + FRAME_OVERHEAD_BYTES
     box.stamp('{"n":"' + "x" * (2 * SMALL - overhead), 0.0)  # costs two small frames
-    assert kept_seqs(box) == [3, 4, 5]
-    box.stamp('{"n":"' + "x" * (2 * SMALL - overhead + 1), 0.0)  # a byte more: the big one
-    assert kept_seqs(box) == [6]  # goes too
-    assert box.kept_bytes == sum(len(f) + FRAME_OVERHEAD_BYTES for f in box.frames) <= 4 * SMALL
+    assert kept_seqs(box) == [5, 6]
+    assert box.kept_bytes == sum(len(f) + FRAME_OVERHEAD_BYTES for f in box.frames) == 3 * SMALL
     box.stamp('{"n":"' + "x" * 8 * SMALL, 0.0)  # past the bound alone: not kept at all
     assert (kept_seqs(box), box.kept_bytes) == ([], 0)
 
@@ -92,7 +92,7 @@ def test_kept_frames_are_contiguous_within_bytes_and_no_frame_younger_than_the_a
         costs = [len(frame) + FRAME_OVERHEAD_BYTES for frame in box.frames]
         assert box.kept_bytes == sum(costs) <= bound.max_bytes
         young = [seq for seq, at in enumerate(times, 1) if now - at < bound.max_age_s]
-        assert set(young[-36:]) <= set(kept)  # dropped only for bytes, else for age
+        assert set(young[-33:]) <= set(kept)  # dropped only for bytes, else for age
 
 
 def test_steady_traffic_keeps_no_frame_past_one_and_a_half_ages() -> None:

@@ -22,7 +22,6 @@ from __future__ import annotations
 import heapq
 import itertools
 import secrets
-from collections import deque
 from dataclasses import dataclass, field
 
 from matchmaker.errors import MatchmakerError
@@ -31,8 +30,9 @@ __all__ = ["FRAME_OVERHEAD_BYTES", "Outbox", "ReplayBound", "Resumption", "Taken
 
 FRAME_OVERHEAD_BYTES = 64
 """What a kept frame costs beyond its characters (a str's header, 49 bytes for ASCII, and
-its slot in the deque), counted against the byte bound so that a flood of tiny frames is
+its slot in the list), counted against the byte bound so that a flood of tiny frames is
 bounded in memory too."""
+_OVERHEAD = FRAME_OVERHEAD_BYTES  # read on every stamp
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +61,7 @@ class Outbox:
     token: str
     # The last frames sent, oldest first: their seqs run up to ``seq`` without a gap, so a
     # frame's seq is its place (no (seq, frame) pair to build and free per event).
-    frames: deque[str]
+    frames: list[str]  # a list, not a deque: batches leave it by a slice, in C
     bound: ReplayBound
     seq: int = 0
     parked_until: float | None = None  # monotonic seconds; None while connected
@@ -80,15 +80,17 @@ class Outbox:
         seq = self.seq = self.seq + 1
         frame = f'{head},"seq":{seq}}}'
         self.frames.append(frame)
-        self.kept_bytes += len(frame) + FRAME_OVERHEAD_BYTES
-        if self.kept_bytes > self.bound.max_bytes or now_s >= self.next_boundary_s:
+        kept = self.kept_bytes = self.kept_bytes + len(frame) + _OVERHEAD
+        # Both checks fail on almost every stamp: the trimming is done in batches.
+        if kept > self.bound.max_bytes or now_s >= self.next_boundary_s:
             self._trim(now_s)
         return frame
 
     def _trim(self, now_s: float) -> None:
         """Drop what the bound no longer allows: when a boundary is due, the frames through
-        the newest boundary ``max_age_s`` old, and a new boundary is noted; then the oldest
-        frames until the bytes fit."""
+        the newest boundary ``max_age_s`` old, and a new boundary is noted; past the bytes,
+        the oldest frames down to 7/8 of them (so a full buffer trims once per eighth, not
+        at every stamp)."""
         bound = self.bound
         if now_s >= self.next_boundary_s:
             if now_s - self.newer_s >= bound.max_age_s:
@@ -98,14 +100,22 @@ class Outbox:
             self.older_seq, self.older_s = self.newer_seq, self.newer_s
             self.newer_seq, self.newer_s = self.seq - 1, now_s
             self.next_boundary_s = now_s + bound.max_age_s / 2
-        frames, most = self.frames, bound.max_bytes
-        while self.kept_bytes > most and frames:
-            self.kept_bytes -= len(frames.popleft()) + FRAME_OVERHEAD_BYTES
+        if self.kept_bytes > bound.max_bytes:
+            target = bound.max_bytes - bound.max_bytes // 8
+            while self.kept_bytes > target:  # then frames is not empty
+                # As many frames as the excess at their average cost; again if short.
+                count = len(self.frames) * (self.kept_bytes - target) // self.kept_bytes
+                self._drop(count + 1)
 
     def _drop_through(self, last: int) -> None:
+        self._drop(last - (self.seq - len(self.frames)))
+
+    def _drop(self, count: int) -> None:
+        """Drop the ``count`` oldest frames (fewer if there are fewer; none if negative)."""
         frames = self.frames
-        for _ in range(min(len(frames), last - (self.seq - len(frames)))):
-            self.kept_bytes -= len(frames.popleft()) + FRAME_OVERHEAD_BYTES
+        count = max(0, min(count, len(frames)))
+        self.kept_bytes -= sum(map(len, frames[:count])) + count * _OVERHEAD
+        del frames[:count]
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +144,7 @@ class Resumption:
     def issue(self, client_id: str, project_id: str) -> str:
         """A new client's outbox; returns its first token."""
         token = self._new_token()
-        self.outboxes[client_id] = Outbox(client_id, project_id, token, deque(), self.bound)
+        self.outboxes[client_id] = Outbox(client_id, project_id, token, [], self.bound)
         self._tokens[token] = client_id
         return token
 

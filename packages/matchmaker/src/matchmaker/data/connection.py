@@ -89,8 +89,9 @@ class Hub(Protocol):
         """Queue one event on each recipient's connection."""
         ...
 
-    def relay_local(self, recipients: list[str], event: MessageRelayed) -> None:
-        """:meth:`deliver_one` for a relayed message, outside a cluster."""
+    def relay_local(self, recipients: list[str], event: MessageRelayed, now_s: float) -> None:
+        """:meth:`deliver_one` for a relayed message, outside a cluster, sent at ``now_s``
+        (monotonic seconds: the frame's arrival, already read)."""
         ...
 
     @property
@@ -303,7 +304,7 @@ class Connection:
             # goes the plane's shortest way.
             recipients, event = effects[0]
             if forward is None and type(event) is MessageRelayed:
-                self._hub.relay_local(recipients, event)  # type: ignore[arg-type]
+                self._hub.relay_local(recipients, event, now)  # type: ignore[arg-type]
             else:
                 self._hub.deliver_one(recipients, event)
         else:

@@ -275,16 +275,17 @@ class DataPlane:
             if elsewhere and remote:
                 cluster.deliver_remote(elsewhere, event)
 
-    def relay_local(self, recipients: list[str], event: MessageRelayed) -> None:
+    def relay_local(self, recipients: list[str], event: MessageRelayed, now_s: float) -> None:
         """:meth:`deliver_one` for a relayed message of a process outside a cluster (the one
         delivery of almost every ``session.send``): no cluster to route to or tell, no
-        dispatch on the event's type; the same frame, seqs, replay buffer and counters."""
+        dispatch on the event's type; the same frame, seqs, replay buffer and counters.
+        ``now_s`` (monotonic seconds) is the time the message arrived, for the replay
+        buffer's age bound: the connection read it already, so no clock is read here."""
         head = event_head(event)
         metrics = self._metrics
         metrics.relayed_messages += 1
         metrics.relayed_bytes += len(head) * len(recipients)
         clients, outboxes = self.clients, self._outboxes
-        now_s = time.monotonic()
         for client_id in recipients:
             outbox = outboxes.get(client_id)
             if outbox is not None:
