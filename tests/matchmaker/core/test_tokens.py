@@ -210,15 +210,15 @@ def test_a_resume_holds_an_expired_token_to_every_check_but_its_exp() -> None:
     welcome = hello(first, credential=token(sub="ana"))
     first.disconnect(resumable=True, now=0.0)
     resume = Resume(welcome.resume_token)
-    expired = {"exp": NOW - LEEWAY_S - 3600}
-    forged = signer("EdDSA", 1).token(iss=ISSUER, aud=AUDIENCE, now=NOW, sub="ana", **expired)
+    expired = NOW - LEEWAY_S - 3600
+    forged = signer("EdDSA", 1).token(iss=ISSUER, aud=AUDIENCE, now=NOW, sub="ana", exp=expired)
     refused = talk(core, directory).receive(Hello(1, credential=forged, resume=resume), "h", 0.0)
     assert refusal(refused).details == {"reason": "bad_signature"}
     other = talk(core, directory).receive(
-        Hello(1, credential=token(sub="bo", **expired), resume=resume), "h", 0.0
+        Hello(1, credential=token(sub="bo", exp=expired), resume=resume), "h", 0.0
     )
     assert refusal(other).code == "resume.expired"
-    late = token(sub="ana", **expired)
+    late = token(sub="ana", exp=expired)
     back = hello(talk(core, directory), credential=late, resume=resume)
     assert (back.client_id, back.resumed) == (welcome.client_id, True)
     assert core.clients[back.client_id].credential == late
