@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import socket
 from importlib.machinery import ModuleSpec
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -13,6 +15,7 @@ from matchmaker.cli import main
 from matchmaker.errors import MatchmakerError
 from matchmaker.server import _listen
 from matchmaker.servers import event_loop_factory, resolve_server
+from matchmaker.servers.streams import cancelled_connections_unlogged
 
 
 def _hidden(monkeypatch: pytest.MonkeyPatch, *hidden: str) -> None:
@@ -92,3 +95,36 @@ def test_the_listening_socket_sends_small_frames_at_once() -> None:
         assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
     finally:
         sock.close()
+
+
+async def test_a_connection_cancelled_at_shutdown_is_not_reported_and_other_faults_are() -> None:
+    """A stream server's connection task cancelled (as hypercorn cancels the ones left
+    when the grace ends) reaches no exception handler; any other report still does."""
+    loop = asyncio.get_running_loop()
+    reported: list[dict[str, Any]] = []
+    loop.set_exception_handler(lambda _, context: reported.append(context))
+    tasks: list[asyncio.Task[Any]] = []
+    connected = asyncio.Event()
+
+    async def held(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        tasks.append(task)
+        connected.set()
+        await reader.read()
+        writer.close()
+
+    try:
+        with cancelled_connections_unlogged():
+            server = await asyncio.start_server(held, "127.0.0.1", 0)
+            _, writer = await asyncio.open_connection(*server.sockets[0].getsockname()[:2])
+            await connected.wait()
+            tasks[0].cancel()
+            await asyncio.gather(tasks[0], return_exceptions=True)
+            loop.call_exception_handler({"message": "another fault", "exception": ValueError()})
+            writer.close()
+            server.close()
+            await server.wait_closed()
+    finally:
+        loop.set_exception_handler(None)
+    assert [context["message"] for context in reported] == ["another fault"]

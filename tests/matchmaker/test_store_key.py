@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import base64
 import logging
-import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +13,7 @@ from matchmaker import serve
 from matchmaker.config import ServerConfig
 from matchmaker.errors import MatchmakerError
 from matchmaker.store import StoreKey, open_store
+from tests.matchmaker.storekeys import new_key_file
 
 from .store.conftest import project
 
@@ -20,9 +21,7 @@ KEY = "management-key-for-store-key-tests"
 
 
 def key_file(tmp_path: Path, name: str) -> str:
-    path = tmp_path / name
-    path.write_text(base64.b64encode(os.urandom(32)).decode())
-    return str(path)
+    return str(new_key_file(tmp_path / name))
 
 
 def config(tmp_path: Path, key_path: str | None) -> ServerConfig:
@@ -79,3 +78,38 @@ async def test_an_unreadable_key_file_refuses_to_start(tmp_path: Path) -> None:
         async with serve(config(tmp_path, str(tmp_path / "missing.key"))):
             pass
     assert refused.value.code == "store.bad_key"
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o604, 0o620, 0o601])
+async def test_a_key_file_its_group_or_others_may_use_refuses_to_start(
+    tmp_path: Path, mode: int
+) -> None:
+    """As ``ssh`` refuses a private key others can read: the key opens every sealed secret.
+    The refusal names the file and its mode, and nothing is written."""
+    path = new_key_file(tmp_path / "store.key", mode)
+    with pytest.raises(MatchmakerError) as refused:
+        async with serve(config(tmp_path, str(path))):
+            pass
+    assert refused.value.code == "store.key_file_mode"
+    assert str(path) in refused.value.message
+    assert f"mode {mode:04o}" in refused.value.message
+    assert not (tmp_path / "projects.db").exists()
+
+
+def test_the_command_line_refuses_such_a_key_file_with_one_coded_line(tmp_path: Path) -> None:
+    """The process stops at once (were the file used, it would serve until the timeout)."""
+    path = new_key_file(tmp_path / "store.key", 0o644)
+    store = f"sqlite:///{tmp_path / 'projects.db'}"
+    flags = ["--port", "0", "--management-port", "0", "--management-key", KEY, "--store", store]
+    result = subprocess.run(
+        [sys.executable, "-m", "matchmaker", *flags, "--store-key-file", str(path)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode == 1
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1
+    assert errors[0].startswith(f"error: the store key file '{path}' has mode 0644")
+    assert errors[0].endswith(" [store.key_file_mode]")

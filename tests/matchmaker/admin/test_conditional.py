@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import asyncio
-import base64
-import os
 import re
 from pathlib import Path
 
@@ -18,6 +16,7 @@ from matchmaker.cli import main
 from matchmaker.store import StoreKey, open_store
 from tests.matchmaker.control.conftest import KEY
 from tests.matchmaker.store.conftest import project
+from tests.matchmaker.storekeys import new_key_file
 
 
 def run(env: dict[str, str], *args: str) -> Result:
@@ -61,9 +60,7 @@ def test_the_client_writes_what_it_listed_only_while_it_is_unchanged(
 
 
 def key_file(tmp_path: Path, name: str) -> str:
-    path = tmp_path / name
-    path.write_text(base64.b64encode(os.urandom(32)).decode())
-    return str(path)
+    return str(new_key_file(tmp_path / name))
 
 
 async def create_in_clear(url: str) -> None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -170,6 +172,89 @@ def test_413_is_answered_without_reading_the_rest(server: Bound) -> None:
         assert reply.startswith(b"HTTP/1.1 413")
         assert b"\r\nconnection: close\r\n" in reply.lower()  # the unread rest is not awaited
         assert time.monotonic() - started < 5
+
+
+THREE_MB = b'{"id": "a", "displayName": "' + b"x" * 3_000_000 + b'"}'
+
+
+def _send_whole_body_then_read(sock: socket.socket, body: bytes) -> tuple[bytes, bytes]:
+    """A client that writes its entire request before reading (as most do): the status
+    line and the body of the answer, read to its Content-Length."""
+    sock.sendall(
+        b"POST /admin/projects HTTP/1.1\r\nHost: x\r\n"
+        + f"Authorization: Bearer {KEY}\r\nContent-Type: application/json\r\n".encode()
+        + f"Content-Length: {len(body)}\r\n\r\n".encode()
+    )
+    sock.sendall(body)  # a reset here (or below) is what the server must not cause
+    reply = b""
+    while b"\r\n\r\n" not in reply:
+        reply += sock.recv(65536)
+    head, _, rest = reply.partition(b"\r\n\r\n")
+    length = int(
+        next(h for h in head.split(b"\r\n") if h.lower().startswith(b"content-length"))[15:]
+    )
+    while len(rest) < length:
+        rest += sock.recv(65536)
+    return head.split(b"\r\n")[0], rest
+
+
+def test_a_3_mb_body_is_answered_413_with_its_coded_body_every_time(server: Bound) -> None:
+    """The rest of a too-large body is read and dropped before the answer, so a client
+    still writing it never meets a reset: the same connection then serves the next one."""
+    assert server.management is not None
+    with socket.create_connection(server.management, timeout=10) as sock:
+        for _ in range(10):
+            status, body = _send_whole_body_then_read(sock, THREE_MB)
+            assert status == b"HTTP/1.1 413 "
+            assert json.loads(body)["error"]["code"] == "request.too_large"
+        status, body = _send_whole_body_then_read(sock, b'{"id": "kept"}')
+        assert status == b"HTTP/1.1 201 "
+
+
+def test_a_3_mb_body_sent_by_httpx_is_413_every_time(admin: httpx.Client) -> None:
+    def chunks() -> Iterator[bytes]:
+        for start in range(0, len(THREE_MB), 65536):
+            yield THREE_MB[start : start + 65536]
+
+    for content in [THREE_MB] * 10 + [chunks() for _ in range(10)]:
+        response = admin.post("/admin/projects", content=content, headers=JSON)
+        assert response.status_code == 413
+        assert response.json()["error"]["code"] == "request.too_large"
+    assert admin.get("/admin/projects/a").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        (b'{"id": "a", "id": "b"}', "$.id"),
+        (
+            b'{"id": "b", "policies": [{"name": "x", "mode": "auto", "groupSize": 2, '
+            b'"name": "y"}]}',
+            "$.policies[0].name",
+        ),
+        (
+            b'{"id": "b", "keys": [{"type": "shared-secret", "secret": "s1", "secret": "s2"}]}',
+            "$.keys[0].secret",
+        ),
+    ],
+)
+def test_a_key_repeated_in_one_object_is_a_coded_400(
+    admin: httpx.Client, body: bytes, field: str
+) -> None:
+    """One body, one meaning: a proxy whose parser keeps the first value and this server
+    must not act on two different requests."""
+    response = admin.post("/admin/projects", content=body, headers=JSON)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert (error["code"], error["details"]) == ("request.duplicate_key", {"field": field})
+    assert admin.get("/admin/projects").json()["projects"] == []
+    admin.post("/admin/projects", json={"id": "p"})
+    patched = admin.patch(
+        "/admin/projects/p", content=b'{"lockdown": true, "lockdown": false}', headers=JSON
+    )
+    assert patched.status_code == 400
+    assert patched.json()["error"]["details"] == {"field": "$.lockdown"}
+    assert admin.get("/admin/projects/p").json()["lockdown"] is False
 
 
 def test_list_is_ordered_by_id_and_paged(admin: httpx.Client) -> None:

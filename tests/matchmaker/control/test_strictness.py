@@ -55,6 +55,7 @@ def test_invalid_utf8_inside_a_string_is_malformed_json(
         ({"bad key": 1}, "auto", "$.policies[0].filter.bad key", "attribute name"),
         ({"k" * 65: 1}, "auto", "$.policies[0].filter." + "k" * 65, "attribute name"),
         ({"band": "x" * 257}, "auto", "$.policies[0].filter.band", "256 characters"),
+        ({"band": 10**40}, "auto", "$.policies[0].filter.band", "2^53"),
         ({f"k{i}": 1 for i in range(33)}, "auto", "$.policies[0].filter", "32 filter keys"),
         ({"band": "@self"}, "claim", "$.policies[0].filter", "mode auto only"),
     ],

@@ -11,16 +11,21 @@ import base64
 import contextlib
 import os
 import struct
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
+from typing import Any
 
-TEXT, BINARY, CONTINUATION, CLOSE = 0x1, 0x2, 0x0, 0x8
-_FIN, _RSV1 = 0x80, 0x40
+TEXT, BINARY, CONTINUATION, CLOSE, PING, PONG = 0x1, 0x2, 0x0, 0x8, 0x9, 0xA
+# The reserved bits of a frame's first byte; RSV1 marks a compressed frame (RFC 7692).
+RSV1, RSV2, RSV3 = 0x40, 0x20, 0x10
+_FIN = 0x80
 _MASKED = 0x80
 
 
-def frame(opcode: int, payload: bytes, *, fin: bool = True, compressed: bool = False) -> bytes:
-    """One client frame (masked with a zero key, so the payload reads as given)."""
-    first = (_FIN if fin else 0) | (_RSV1 if compressed else 0) | opcode
+def frame(opcode: int, payload: bytes, *, fin: bool = True, rsv: int = 0) -> bytes:
+    """One client frame (masked with a zero key, so the payload reads as given); ``rsv``
+    is the reserved bits to set (:data:`RSV1` ...)."""
+    first = (_FIN if fin else 0) | rsv | opcode
     size = len(payload)
     if size < 126:
         head = bytes([first, _MASKED | size])
@@ -73,7 +78,12 @@ class RawSocket:
 
 
 async def open_raw(
-    base: str, *, method: str = "GET", key: str | None = None, extra: str = ""
+    base: str,
+    *,
+    method: str = "GET",
+    key: str | None = None,
+    extra: str = "",
+    version: str = "13",
 ) -> RawSocket:
     """Send an upgrade request for ``/ws`` to the server at ``base`` (``http://host:port``)."""
     host, port = base.removeprefix("http://").rsplit(":", 1)
@@ -83,7 +93,7 @@ async def open_raw(
     writer.write(
         f"{method} /ws HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\n"
         f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-        f"Sec-WebSocket-Version: 13\r\n{extra}\r\n".encode()
+        f"Sec-WebSocket-Version: {version}\r\n{extra}\r\n".encode()
     )
     head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
     status = int(head[0].split()[1])
@@ -92,3 +102,18 @@ async def open_raw(
         for name, _, value in (line.partition(":") for line in head[1:] if line)
     )
     return RawSocket(reader, writer, status, headers)
+
+
+@contextlib.asynccontextmanager
+async def writing(
+    raw: RawSocket, write: Callable[[], Coroutine[Any, Any, None]]
+) -> AsyncIterator[asyncio.Task[None]]:
+    """Run ``write`` (a flood) as a task while the body reads; stop it and close after."""
+    writer = asyncio.create_task(write())
+    try:
+        yield writer
+    finally:
+        writer.cancel()
+        with contextlib.suppress(asyncio.CancelledError, ConnectionError):
+            await writer
+        await raw.aclose()

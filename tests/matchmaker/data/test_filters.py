@@ -13,6 +13,7 @@ from matchmaker.errors import MatchmakerError
     ("mode", "filter", "details"),
     [
         ("auto", {"band": "x" * 257}, {"field": "filter", "attribute": "band", "limit": 256}),
+        ("auto", {"band": -(2**53)}, {"field": "filter", "attribute": "band", "limit": 2**53 - 1}),
         ("auto", {f"k{i}": 1 for i in range(33)}, {"field": "filter", "limit": 32}),
         ("claim", {"band": "@self"}, {"field": "filter"}),
     ],

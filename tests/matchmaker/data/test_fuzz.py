@@ -4,9 +4,11 @@ traceback, a hang or a server that stops matching."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
 import re
+import struct
 from typing import Any
 
 import msgspec
@@ -17,6 +19,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from matchmaker.config import Limits
+from tests.matchmaker.data import rawws
+from tests.matchmaker.data.rawws import RawSocket, frame, open_raw
 
 from .conftest import DataServer
 
@@ -227,3 +231,139 @@ async def test_generated_frames_get_coded_replies_or_documented_closes(
     await fuzz_server.until(lambda: not fuzz_server.plane.core.clients)
     assert not fuzz_server.plane.core.pools
     assert not fuzz_server.plane.core.sessions
+
+
+# -- Frames below the envelope: what RFC 6455 refuses, the same on both servers -----------------
+
+# The close codes a client may send (RFC 6455 section 7.4, and 1012-1013 as IANA and
+# wsproto list them), written here independently of the servers' own table.
+SENDABLE = {1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 1012, 1013, *range(3000, 5000)}
+EDGE_CODES = [0, 999, 1000, 1004, 1005, 1006, 1012, 1014, 1015, 1016, 2999, 3000, 4999, 5000]
+close_codes = st.integers(0, 65535) | st.sampled_from([*EDGE_CODES, 65535])
+reasons = st.binary(max_size=6) | st.text(max_size=6).map(str.encode)
+reserved = st.sampled_from([0, 0, rawws.RSV1, rawws.RSV2, rawws.RSV3, rawws.RSV2 | rawws.RSV3])
+
+
+def close_answers(payload: bytes, rsv: int) -> set[int]:
+    """The codes a server may answer a client's close frame with: the code back when it is
+    well formed, else the code of any of its faults (the servers test them in their order)."""
+    faults = {1002} if rsv else set()
+    if len(payload) == 1 or (
+        len(payload) >= 2 and struct.unpack("!H", payload[:2])[0] not in SENDABLE
+    ):
+        faults.add(1002)
+    try:
+        payload[2:].decode()
+    except UnicodeDecodeError:
+        faults.add(1007)
+    if faults:
+        return faults
+    return {struct.unpack("!H", payload[:2])[0]} if payload else {1000, 1005}
+
+
+async def first_answer(raw: RawSocket) -> bytes | int:
+    """The server's first text frame, or its close code (1005 for none); pongs skipped."""
+    async with asyncio.timeout(10):
+        while True:
+            opcode, payload = await raw.read_frame()
+            if opcode == rawws.CLOSE:
+                return struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else 1005
+            if opcode != rawws.PONG:
+                return payload
+
+
+@pytest.fixture
+async def small_cap_server(start_server: Any, caplog: pytest.LogCaptureFixture) -> DataServer:
+    """A server whose hard cap is 4 KiB: a message crosses it in a few dozen frames."""
+    caplog.set_level(logging.WARNING)
+    server: DataServer = await start_server(max_frame_bytes=1024, resume_grace_ms=0)
+    return server
+
+
+def no_faults(caplog: pytest.LogCaptureFixture) -> None:
+    faults = [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    assert not faults, [r.getMessage() for r in faults]
+
+
+FRAME_FUZZ = settings(
+    max_examples=100,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+@FRAME_FUZZ
+@given(code=close_codes, reason=reasons, rsv=reserved, short=st.integers(0, 3))
+async def test_generated_close_frames_are_answered_as_rfc_6455_says(
+    small_cap_server: DataServer,
+    caplog: pytest.LogCaptureFixture,
+    *,
+    code: int,
+    reason: bytes,
+    rsv: int,
+    short: int,
+) -> None:
+    """Found by people before this test: picows echoed 1006, 5000 and 65535, and served a
+    close frame with RSV3 set. ``short`` 0 and 1 send no code and a one-byte payload."""
+    payload = (struct.pack("!H", code) + reason)[: short if short < 2 else None]
+    raw = await open_raw(small_cap_server.base)
+    await raw.send(frame(rawws.CLOSE, payload, rsv=rsv))
+    assert await first_answer(raw) in close_answers(payload, rsv)
+    await raw.aclose()
+    no_faults(caplog)
+
+
+PING_ID = b'{"type":"ping","id":"z"}'
+PONG_ID = b'{"type":"pong","id":"z"}'
+
+
+@FRAME_FUZZ
+@given(
+    pad=st.integers(0, 900),
+    cuts=st.lists(st.integers(0, 924), max_size=30),
+    empties=st.sampled_from([0, 0, 1, 15, 16, 17, 500]),
+    rsv=st.sampled_from([rawws.RSV1, rawws.RSV2, rawws.RSV3]),
+    rsv_at=st.none() | st.integers(0, 40),
+    ping_at=st.none() | st.integers(0, 40),
+)
+async def test_a_message_split_any_way_is_served_or_closed_1009_by_its_frame_count(
+    small_cap_server: DataServer,
+    caplog: pytest.LogCaptureFixture,
+    *,
+    pad: int,
+    cuts: list[int],
+    empties: int,
+    rsv: int,
+    rsv_at: int | None,
+    ping_at: int | None,
+) -> None:
+    """A ``ping`` split at ``cuts`` (equal cuts: empty frames), with ``empties`` more empty
+    continuations, a reserved bit on frame ``rsv_at`` and a ping frame before ``ping_at``:
+    a pong while the frames cost at most the hard cap (payload, plus 256 bytes for each
+    unfinished frame), 1009 past it, 1002 for a reserved bit reached first. Found by people
+    before this test: picows kept a list entry per empty frame, without end."""
+    message = PING_ID + b" " * pad
+    bounds = [0, *sorted(min(cut, len(message)) for cut in cuts), len(message)]
+    chunks = [message[a:b] for a, b in itertools.pairwise(bounds)]
+    chunks[1:1] = [b""] * empties
+    cap, cost = 4 * 1024, 0
+    expected: bytes | int = PONG_ID
+    wire = []
+    for index, chunk in enumerate(chunks):
+        last = index == len(chunks) - 1
+        if index == ping_at:
+            wire.append(frame(rawws.PING, b"p"))
+        opcode = rawws.TEXT if index == 0 else rawws.CONTINUATION
+        wire.append(frame(opcode, chunk, fin=last, rsv=rsv if index == rsv_at else 0))
+        if index == rsv_at:
+            expected = 1002
+            break
+        cost += len(chunk) + (0 if last else 256)
+        if cost > cap:
+            expected = 1009
+            break
+    raw = await open_raw(small_cap_server.base)
+    await raw.send(b"".join(wire))
+    assert await first_answer(raw) == expected
+    await raw.aclose()
+    no_faults(caplog)

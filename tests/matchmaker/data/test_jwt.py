@@ -67,11 +67,18 @@ async def test_trusted_attributes_decide_the_match_and_cannot_be_sent(start_serv
         ({"nbf": int(time.time()) + 3600}, "not_yet_valid"),
         ({"aud": "another-game"}, "wrong_audience"),
         ({"iss": "https://evil.example"}, "wrong_issuer"),
+        # A sub that is no name never becomes a player id peers see, a mapped claim a
+        # client could not send never becomes a trusted attribute.
+        ({"sub": "a\nb\u0000", "tier": "gold"}, "bad_claim"),
+        ({"sub": 42, "tier": "gold"}, "bad_claim"),
+        ({"sub": "ana", "tier": 10**40}, "bad_claim"),
+        ({"sub": "ana", "nbf": "soon"}, "bad_claim"),
     ],
 )
 async def test_a_refused_token_is_invalid_credential_with_its_reason_and_closes_4003(
     start_server: Any, claims: dict[str, Any], reason: str
 ) -> None:
+    """No library's exception name reaches the client: it branches on the reason."""
     server = await start_server(GAME)
     client = await server.connect(hello=False)
     with pytest.raises(MatchmakerError) as caught:
@@ -80,6 +87,7 @@ async def test_a_refused_token_is_invalid_credential_with_its_reason_and_closes_
         "auth.invalid_credential",
         {"reason": reason},
     )
+    assert "Error" not in str(caught.value)
     assert await client.wait_closed() == 4003
 
 
@@ -158,3 +166,15 @@ async def test_max_sessions_per_client_counts_the_player_over_connections(
     with pytest.raises(MatchmakerError) as caught:
         await second.join("lobby-2", create=True)
     assert caught.value.code == "session.limit"
+
+
+async def test_a_client_value_breaking_the_attribute_rule_is_refused(start_server: Any) -> None:
+    """The rule a mapped claim obeys is the one a client's own attributes obey."""
+    server = await start_server()
+    for value in (10**40, -(2**53)):
+        with pytest.raises(MatchmakerError) as caught:
+            await server.connect(attributes={"rating": value})
+        assert caught.value.code == "protocol.bad_request"
+        assert caught.value.details == {"attribute": "rating", "limit": 2**53 - 1}
+    client = await server.connect(attributes={"rating": 2**53 - 1})
+    assert client.client_id

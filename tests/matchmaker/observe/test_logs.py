@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
 import logging
 import os
@@ -22,6 +21,7 @@ import pytest
 from matchmaker.client import Client
 from matchmaker.errors import MatchmakerError
 from matchmaker.observe.logs import JsonFormatter, TextFormatter
+from tests.matchmaker.storekeys import new_key_file
 
 KEY = "mgmt-key-that-must-never-be-logged-7f3a"
 SECRET = "client-secret-that-must-never-be-logged-91c2"
@@ -99,11 +99,6 @@ def deployment(
         return Deployment(url, None, env)
     key_file = new_key_file(tmp_path / "store.key")
     return Deployment(url, key_file, {**env, "MATCHMAKER_STORE_KEY_FILE": str(key_file)})
-
-
-def new_key_file(path: Path) -> Path:
-    path.write_text(base64.b64encode(os.urandom(32)).decode())
-    return path
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
-import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import pytest
 from matchmaker.model import Project, ProjectKey
 from matchmaker.store import ProjectStore, StoreKey, open_store
 from tests.matchmaker.jwtkeys import signer
+from tests.matchmaker.storekeys import new_key_file
 
 from .conftest import code_of, project
 
@@ -28,9 +28,7 @@ RawText = Callable[[], Awaitable[bytes]]
 
 
 def key_file(tmp_path: Path, name: str) -> Path:
-    path = tmp_path / name
-    path.write_text(base64.b64encode(os.urandom(32)).decode() + "\n")
-    return path
+    return new_key_file(tmp_path / name)
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
@@ -175,6 +173,7 @@ def test_a_bad_key_file_is_a_coded_error(tmp_path: Path, content: bytes | None, 
     path = tmp_path / "store.key"
     if content is not None:
         path.write_bytes(content)
+        path.chmod(0o600)
     from matchmaker.errors import MatchmakerError
 
     with pytest.raises(MatchmakerError) as caught:

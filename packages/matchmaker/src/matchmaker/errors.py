@@ -107,6 +107,7 @@ _CODES: dict[str, ErrorCode] = {
     # -- HTTP: the control plane, and the data port's /healthz and 404s ----------------------
     "request.malformed_json": Code(http=400),
     "request.invalid": Code(http=400),
+    "request.duplicate_key": Code(http=400),
     "project.reserved_id": Code(http=400),
     "auth.unauthorized": Code(http=401),
     "route.not_found": Code(http=404),
@@ -127,6 +128,7 @@ _CODES: dict[str, ErrorCode] = {
     "store.bad_url": Code(exit=1),
     "store.missing_extra": Code(exit=1),
     "store.bad_key": Code(exit=1),
+    "store.key_file_mode": Code(exit=1),
     "server.bind_failed": Code(exit=1),
     "usage": Code(exit=2),
     "server.unavailable": Code(exit=1),

@@ -2,7 +2,8 @@
 
 A filter that breaks one describes a pool no client can enter: a key no
 client can declare (bad name, more keys than ``max_attributes``), a literal
-longer than any attribute value may be, or a filter on a mode whose groups
+no attribute value may be (:func:`matchmaker.attributes.value_problem`: too
+long, an integer past ±(2^53 − 1)), or a filter on a mode whose groups
 are not formed by the server. A range rule (``{"within": ..., "widen": ...}``)
 is one per filter, because the pool keeps one ordered index per bucket and one
 rule is what makes an enter cost O(log n); its ``widen.max`` is at least its
@@ -17,6 +18,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from matchmaker.attributes import value_problem
 from matchmaker.config import Limits
 from matchmaker.model import SELF, FilterTerm, RangeRule
 
@@ -66,13 +68,12 @@ def filter_problem(
             return FilterProblem(
                 "a filter key must be an attribute name: 1 to 64 of A-Z a-z 0-9 _ . -", key
             )
-        too_long = isinstance(value, str) and len(value) > limits.max_attribute_value_chars
-        if too_long and value != SELF:
+        literal = None
+        if not isinstance(value, RangeRule) and value != SELF:
+            literal = value_problem(value, limits)
+        if literal is not None:
             return FilterProblem(
-                f"a filter value is at most {limits.max_attribute_value_chars} characters "
-                "(the longest attribute value)",
-                key,
-                limits.max_attribute_value_chars,
+                f"a filter value {literal.rule}: no attribute can hold it", key, literal.limit
             )
         if isinstance(value, RangeRule) and value.widen and value.widen.max < value.within:
             return FilterProblem("widen.max must be at least within", key, part="widen.max")

@@ -43,12 +43,19 @@ from matchmaker.observe import logs as observe_logs
 from matchmaker.observe.metrics import Metrics
 from matchmaker.refresh import DirectoryRefresher
 from matchmaker.servers import Listener, Serve, resolve_server, serve_function
+from matchmaker.servers.streams import cancelled_connections_unlogged
 from matchmaker.store import DEFAULT_STORE_URL, ProjectStore, StoreKey, open_store
 
 if TYPE_CHECKING:
     from matchmaker.cluster import ClusterNode
 
 log = logging.getLogger("matchmaker")
+
+CLOSING_S = 1.0
+"""Once a process that kept its ports open for the shutdown grace stops listening, what a
+socket still open gets to finish closing (a close handshake, a response being
+written): it already had the whole grace, so the stop takes the grace and this, not
+the grace twice."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +85,9 @@ async def run(
     serving; only a process that is nothing but this server should ask for it. Such a
     process also keeps its ports answering for the whole shutdown grace once a stop
     began (``/readyz`` 503, new WebSockets 1001), so a load balancer's probes see it
-    leave; embedded, the servers are told to stop at once. Setting ``hurry`` during
-    that grace ends it at once (a second Ctrl-C).
+    leave, and then gives a socket still open :data:`CLOSING_S` more; embedded, the
+    servers are told to stop at once and open sockets get the grace. Setting
+    ``hurry`` during that grace ends it at once (a second Ctrl-C).
     """
     directory = ProjectDirectory() if directory is None else directory
     server_name = resolve_server(config.server)
@@ -91,7 +99,8 @@ async def run(
         cluster = await _join_cluster(config)
         if refresher is not None:
             await refresher.start()
-        grace = config.shutdown_grace_s
+        linger = config.shutdown_grace_s if tune_runtime else 0.0
+        grace = config.shutdown_grace_s if linger == 0 else min(linger, CLOSING_S)
         data_sock = _listen(config.host, config.port)
         sockets.append(data_sock)
         metrics = Metrics()
@@ -148,7 +157,8 @@ async def run(
         _log_listening(config, server_name, bound, store, len(directory))
         if ready is not None:
             ready(bound)
-        await _serve_all(listeners, shutdown, grace if tune_runtime else 0.0, hurry)
+        with cancelled_connections_unlogged():
+            await _serve_all(listeners, shutdown, linger, hurry)
     finally:
         await _release(sockets, cluster, refresher, store)
     log.info("stopped")

@@ -38,6 +38,7 @@ HINTS = {
     "auth.unauthorized": f"check --key / {_KEY.env}",
     "request.malformed_json": "the body is not valid JSON",
     "request.invalid": "the server refused a field; see the message",
+    "request.duplicate_key": "write each key once per object in the file",
     "request.unsupported_media_type": "the request was not sent as JSON",
     "request.too_large": "the body is over the server's --max-body-bytes",
     "request.timeout": "the body did not arrive within the server's --body-timeout-s",

@@ -21,17 +21,26 @@ from matchmaker.jsonhttp import JSON, error_response
 log = logging.getLogger("matchmaker.control")
 
 
+DRAIN_BYTES = 64 * 1024 * 1024
+"""The most of a too-large body that is read (and thrown away) before the ``413``, so that
+a client still sending it reads the answer instead of a reset; past it, or past
+``body_timeout_s``, the answer goes out at once with ``Connection: close``."""
+
+
 async def read_json_body(
     request: Request, limits: ControlLimits, media_types: tuple[str, ...] = (JSON,)
 ) -> bytes:
     """The request body, after checking its media type, never holding more than the limit.
 
-    A declared ``Content-Length`` over ``max_body_bytes`` is refused before
-    reading a byte; a body without one is read until it passes the limit, no
-    further. A body that has not fully arrived after ``body_timeout_s`` is
-    ``request.timeout`` (408), so a slow or stalled client cannot hold a
-    request open. A client that goes away mid-body is logged at debug: it is
-    the client's doing, not a server fault.
+    A body over ``max_body_bytes`` is ``request.too_large`` (413). Its rest is read
+    and dropped first, up to :data:`DRAIN_BYTES`: a client writing its whole body
+    before it reads (most do) would otherwise see its connection reset mid-write
+    and never read the answer. A declared ``Content-Length`` over ``DRAIN_BYTES`` is
+    answered after the headers, without reading a byte. A body that has not fully
+    arrived after ``body_timeout_s`` is ``request.timeout`` (408), or the 413 if it
+    was already too large, so a slow or stalled client cannot hold a request open.
+    A client that goes away mid-body is logged at debug: it is the client's doing,
+    not a server fault.
     """
     media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
     if media_type not in media_types:
@@ -39,13 +48,16 @@ async def read_json_body(
             f"the body must be {' or '.join(media_types)}, not {media_type or 'absent'!r}",
             code="request.unsupported_media_type",
         )
+    reading = _Reading(limits.max_body_bytes, max(DRAIN_BYTES, limits.max_body_bytes))
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limits.max_body_bytes:
+    if declared is not None and declared.isdigit() and int(declared) > reading.drain:
         raise _too_large(limits)
     try:
         async with asyncio.timeout(limits.body_timeout_s):
-            return await _read(request, limits)
+            await reading.read(request)
     except TimeoutError:
+        if reading.size > limits.max_body_bytes:
+            raise _too_large(limits) from None
         raise MatchmakerError(
             f"the body did not arrive within {limits.body_timeout_s:g} s (--body-timeout-s)",
             code="request.timeout",
@@ -54,17 +66,30 @@ async def read_json_body(
     except ClientDisconnect:
         log.debug("client disconnected before sending the whole body of %s", request.url.path)
         raise MatchmakerError("the client went away", code="request.aborted") from None
+    if reading.size > limits.max_body_bytes:
+        raise _too_large(limits)
+    return b"".join(reading.chunks)
 
 
-async def _read(request: Request, limits: ControlLimits) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limits.max_body_bytes:
-            raise _too_large(limits)
-        chunks.append(chunk)
-    return b"".join(chunks)
+class _Reading:
+    """A body as it arrives: its chunks while within ``limit``, then only its size (the
+    rest is dropped), until it ends or passes ``drain`` bytes."""
+
+    def __init__(self, limit: int, drain: int) -> None:
+        self.limit = limit
+        self.drain = drain
+        self.size = 0
+        self.chunks: list[bytes] = []
+
+    async def read(self, request: Request) -> None:
+        async for chunk in request.stream():
+            self.size += len(chunk)
+            if self.size <= self.limit:
+                self.chunks.append(chunk)
+                continue
+            self.chunks.clear()
+            if self.size > self.drain:
+                return
 
 
 def _too_large(limits: ControlLimits) -> MatchmakerError:

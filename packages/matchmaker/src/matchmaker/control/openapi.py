@@ -38,9 +38,11 @@ _ERRORS = {
 }
 _BODY_ERRORS = {
     "400": _error(
-        "Malformed JSON (`request.malformed_json`), an invalid body (`request.invalid`, "
-        "`details.field` names the field), the reserved id (`project.reserved_id`) or a "
-        "per-Project limit (`project.limit`, `details.limit` names it)"
+        "Malformed JSON (`request.malformed_json`), a key repeated in one object "
+        "(`request.duplicate_key`, `details.field` names it), an invalid body "
+        "(`request.invalid`, `details.field` names the field), the reserved id "
+        "(`project.reserved_id`) or a per-Project limit (`project.limit`, `details.limit` "
+        "names it)"
     ),
     "408": _error("The body did not arrive within the server's body timeout (`request.timeout`)"),
     "413": _error(

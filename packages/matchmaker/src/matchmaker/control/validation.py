@@ -7,6 +7,7 @@ rules from :mod:`matchmaker.control.keys`) are checked here on the whole
 result, so a PATCH is validated after merging. So are the name rule for
 policy names and the secret length cap: the store decodes Projects with the
 same Structs, and a Project stored before those rules must still load.
+A body that repeats a key in one object is refused (:mod:`.uniquekeys`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from msgspec import UNSET
 
 from matchmaker.config import ControlLimits, Limits
 from matchmaker.control.keys import check_keys
+from matchmaker.control.uniquekeys import check_unique_keys
 from matchmaker.control.wire import ProjectPatch
 from matchmaker.errors import MatchmakerError
 from matchmaker.filters import filter_problem, group_problem
@@ -134,7 +136,7 @@ def invalid(field: str, rule: str) -> MatchmakerError:
 
 def _decode(decoder: msgspec.json.Decoder[T], body: bytes) -> T:
     try:
-        return decoder.decode(body)
+        decoded = decoder.decode(body)
     except msgspec.ValidationError as exc:
         message = str(exc)
         at = _AT.search(message)
@@ -147,3 +149,5 @@ def _decode(decoder: msgspec.json.Decoder[T], body: bytes) -> T:
         raise MatchmakerError(
             f"the body is not valid JSON: {exc}", code="request.malformed_json"
         ) from None
+    check_unique_keys(body)
+    return decoded

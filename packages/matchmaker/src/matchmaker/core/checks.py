@@ -3,6 +3,7 @@ attributes at ``hello`` and an ad-hoc pool's rules at ``pool.enter``."""
 
 from __future__ import annotations
 
+from matchmaker.attributes import value_problem
 from matchmaker.config import Limits
 from matchmaker.core.commands import EnterPool
 from matchmaker.core.tokens import Identity
@@ -35,11 +36,13 @@ def check_attributes(
             details={"limit": limits.max_attributes},
         )
     for key, value in sent.items():
-        if isinstance(value, str) and len(value) > limits.max_attribute_value_chars:
+        problem = value_problem(value, limits)
+        if problem is not None:
+            details: dict[str, object] = {"attribute": key}
+            if problem.limit is not None:
+                details["limit"] = problem.limit
             raise MatchmakerError(
-                f"attribute {key!r} is too long",
-                code="protocol.bad_request",
-                details={"attribute": key, "limit": limits.max_attribute_value_chars},
+                f"attribute {key!r} {problem.rule}", code="protocol.bad_request", details=details
             )
     return merged
 

@@ -4,24 +4,29 @@ PyJWT checks the signature (with the Project key of the token's algorithm),
 ``iss``, ``aud`` and that ``sub`` and ``exp`` are present; the time claims are
 checked here against the wall clock the shell passes in, with
 :data:`LEEWAY_S` for clock skew, so the core reads no clock and tests need no
-sleeping. Every refusal is ``auth.invalid_credential`` with ``details.reason``
-(:data:`REASONS`), and neither the token nor a key is ever part of a message.
+sleeping. What a token gives obeys the rules a client's own values obey: ``sub``
+becomes the player id only if it keeps the name rule (``model.Name``), and a mapped
+claim becomes an attribute only if :func:`matchmaker.attributes.value_problem` finds
+none. Every refusal is ``auth.invalid_credential`` with ``details.reason``
+(:data:`REASONS`); neither the token, nor a key, nor a library's exception name is
+ever part of a message.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from matchmaker.attributes import value_problem
 from matchmaker.config import Limits
 from matchmaker.errors import MatchmakerError
-from matchmaker.model import FilterValue, Project, ProjectKey
+from matchmaker.model import MAX_NAME_CHARS, FilterValue, Project, ProjectKey, name_problem
 
 __all__ = [
     "LEEWAY_S",
-    "MAX_PLAYER_ID_CHARS",
     "REASONS",
     "Identity",
     "invalid_credential",
@@ -34,7 +39,6 @@ __all__ = [
 LEEWAY_S = 60
 """Seconds of clock skew allowed between the token's issuer and this server, both ways:
 a token is expired ``LEEWAY_S`` after its ``exp`` and valid ``LEEWAY_S`` before its ``nbf``."""
-MAX_PLAYER_ID_CHARS = 256
 ATTRIBUTE_PREFIX = "attributes."
 
 REASONS = (
@@ -105,18 +109,18 @@ def verify(
     have kept. The resume token alone admits no one: it is single-use, rotated at every
     resume, bound to the Project and to the token's ``sub``, and dies with the grace."""
     key, claims = _decode(project.jwt_keys(), token)
-    expires = claims["exp"]
-    if not _is_number(expires):
-        raise invalid_credential("bad_claim", "the token's exp is not a number")
-    if expires <= now_s - LEEWAY_S and not resuming:
+    expires = _time_claim(claims, "exp")
+    if expires is not None and expires <= now_s - LEEWAY_S and not resuming:
         raise invalid_credential("expired", "the token has expired")
-    starts = claims.get("nbf")
-    if starts is not None and (not _is_number(starts) or starts > now_s + LEEWAY_S):
+    starts = _time_claim(claims, "nbf")
+    if starts is not None and starts > now_s + LEEWAY_S:
         raise invalid_credential("not_yet_valid", "the token is not valid yet (nbf)")
     player_id = claims["sub"]
-    if not isinstance(player_id, str) or not 0 < len(player_id) <= MAX_PLAYER_ID_CHARS:
+    if not isinstance(player_id, str) or name_problem(player_id) is not None:
         raise invalid_credential(
-            "bad_claim", f"the token's sub is not a string of 1 to {MAX_PLAYER_ID_CHARS} characters"
+            "bad_claim",
+            f"the token's sub is not a name (1 to {MAX_NAME_CHARS} characters without "
+            "control characters)",
         )
     mapping = key.claims or {}
     attributes = dict(_trusted_attributes(mapping, claims, limits))
@@ -158,6 +162,8 @@ def _decode(keys: Iterable[ProjectKey], token: str) -> tuple[ProjectKey, dict[st
                     "verify_nbf": False,
                     "verify_iat": False,
                     "verify_aud": key.audience is not None,
+                    "verify_sub": False,  # checked here, by the name rule
+                    "verify_jti": False,  # ignored, as other claims are
                     "require": ["sub", "exp"],
                 },
             )
@@ -172,10 +178,10 @@ def _decode(keys: Iterable[ProjectKey], token: str) -> tuple[ProjectKey, dict[st
         except jwt.MissingRequiredClaimError as exc:
             reason = _CLAIMS_OF.get(exc.claim, "missing_claim")
             raise invalid_credential(reason, f"the token has no {exc.claim} claim") from None
-        except jwt.InvalidTokenError as exc:
-            raise invalid_credential(
-                "bad_claim", f"the token is refused ({type(exc).__name__})"
-            ) from None
+        except jwt.DecodeError:
+            raise invalid_credential("malformed", "the token is not a well-formed JWT") from None
+        except jwt.PyJWTError:
+            raise invalid_credential("bad_claim", "a claim of the token is refused") from None
         return key, claims
     raise invalid_credential(
         "bad_signature", "no key of the Project verifies the token's signature"
@@ -200,17 +206,18 @@ def _trusted_attributes(
         if claim not in claims:
             continue
         value = claims[claim]
-        if not isinstance(value, (str, int, float, bool)):
-            raise invalid_credential(
-                "bad_claim", f"claim {claim!r} is not a string, number or boolean"
-            )
-        if isinstance(value, str) and len(value) > limits.max_attribute_value_chars:
-            raise invalid_credential(
-                "bad_claim",
-                f"claim {claim!r} is longer than {limits.max_attribute_value_chars} characters",
-            )
+        problem = value_problem(value, limits)
+        if problem is not None:
+            raise invalid_credential("bad_claim", f"claim {claim!r} {problem.rule}")
         yield target.removeprefix(ATTRIBUTE_PREFIX), value
 
 
-def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+def _time_claim(claims: Mapping[str, Any], name: str) -> float | None:
+    """Claim ``name`` (``exp``, ``nbf``) as epoch seconds, ``None`` when absent; a value
+    that is not a finite number is a ``bad_claim``, never a time in the past or future."""
+    value = claims.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise invalid_credential("bad_claim", f"the token's {name} is not a number")
+    return float(value)

@@ -9,13 +9,20 @@ the transport. Every other GET is answered from the upgrade hook
 
 What picows leaves to us, and how this module closes it:
 
-- It hands over frames, not messages: the fragments of a message are joined here, and
-  an unfinished message over the hard cap (``max_message``) closes 1009 before more
-  is held. One frame over the cap is refused by picows itself (``max_frame_size``,
-  1009) before it is buffered.
+- It hands over frames, not messages: the fragments of a message are joined here into
+  one buffer as they come, and an unfinished message whose frames cost more than the
+  hard cap (``max_message``; each frame but the last :data:`~matchmaker.servers.wire.FRAME_CHARGE`
+  more than its payload) closes 1009 before more is held. One frame over the cap is
+  refused by picows itself (``max_frame_size``, 1009) before it is buffered.
 - It does not check text frames are UTF-8 (1007 here), nor the reserved bits: no
-  extension is ever negotiated, so a compressed frame (RSV1) closes 1002.
-- A close frame from the client is answered here, and the TCP connection ended.
+  extension is ever negotiated, so a frame with RSV1, RSV2 or RSV3 set closes 1002,
+  a ping too (picows's automatic pong is off: pings are answered here, after the check).
+- Once our close frame is out it reads on until the client's close: a client that sends
+  :data:`~matchmaker.servers.wire.AFTER_CLOSE_FRAMES` frames meanwhile is no longer
+  read, and the close timeout ends it.
+- A close frame from the client is answered here, and the TCP connection ended; a code
+  picows lets through but no endpoint may send (1006, 5000 and up) is answered 1002.
+- It upgrades ``Sec-WebSocket-Version`` 7 and 8: any version but 13 is answered 426.
 - Its log lines: a line per accepted connection at INFO (the peer's address) and a
   client's protocol error at ERROR. :class:`_QuietLog` moves them one level down
   (DEBUG, WARNING): a client's bad frame is not a fault of the server.
@@ -55,6 +62,13 @@ from picows import (
 )
 
 from matchmaker.servers.base import FrameApp, Listener, SocketHandler
+from matchmaker.servers.wire import (
+    AFTER_CLOSE_FRAMES,
+    CLOSE_TIMEOUT_S,
+    FRAME_CHARGE,
+    close_code_refused,
+    version_refusal,
+)
 
 __all__ = ["READ_BUFFER_BYTES", "serve"]
 
@@ -67,8 +81,6 @@ _log = logging.getLogger("matchmaker")
 READ_BUFFER_BYTES = 4096
 # How long an accepted TCP connection may take to send its upgrade request.
 UPGRADE_TIMEOUT_S = 10.0
-# How long the client has to answer our close frame before the connection is dropped.
-CLOSE_TIMEOUT_S = 5.0
 
 # Pending frames of one socket past this many payload bytes are written at once, not at
 # the end of the batch: the transport's high-water mark (64 KiB) then pauses the socket
@@ -85,6 +97,8 @@ _GOING_AWAY = 1001
 _TEXT = WSMsgType.TEXT
 _BINARY = WSMsgType.BINARY
 _CLOSE = WSMsgType.CLOSE
+_PING = WSMsgType.PING
+_PONG = WSMsgType.PONG
 
 
 # A server's text frame header, for each payload length under 126 (one byte of length).
@@ -168,7 +182,9 @@ class _Served:
         ]
         answer = self.app.answer_get(request.path.decode("latin-1"), headers)
         if answer is None:
-            return _Socket(self)
+            answer = version_refusal(request.headers.get("sec-websocket-version"))
+            if answer is None:
+                return _Socket(self)
         status, fields, body = answer
         if status < 400:
             response = WSUpgradeResponse.create_ok_response(body, fields)
@@ -201,10 +217,11 @@ class _Socket(WSListener):
         self._handler: SocketHandler | None = None
         # The handler's on_frame, bound once: it is called for every message.
         self._on_frame: Callable[[str | bytes], None] | None = None
-        self._parts: list[bytes] | None = None  # an unfinished message's fragments
+        self._parts: bytearray | None = None  # an unfinished message's fragments, joined
         self._text = False
-        self._size = 0
+        self._size = 0  # what the fragments cost toward the hard cap (FRAME_CHARGE each)
         self._client_code = _GOING_AWAY
+        self._after_close = 0  # frames received since our close frame
         # Set once our close frame is out or the socket ended: nothing more is written.
         self._done = False
         self._closing: asyncio.TimerHandle | None = None
@@ -267,9 +284,16 @@ class _Socket(WSListener):
         if on_frame is None or self._done:
             if frame.msg_type == _CLOSE:
                 transport.disconnect()
+                return
+            self._after_close += 1
+            if self._after_close == AFTER_CLOSE_FRAMES:
+                # It goes on sending, not closing: stop reading it (the close timer ends it;
+                # our close frame still reaches it, where ending now could reset it unread).
+                transport.underlying_transport.pause_reading()
             return
         kind = frame.msg_type
-        if frame.fin and self._parts is None and not frame.rsv1:
+        # A reserved bit set (no extension is negotiated) takes the slow path, which refuses it.
+        if frame.fin and self._parts is None and not (frame.rsv1 or frame.rsv2 or frame.rsv3):
             if kind == _TEXT:
                 try:
                     text = frame.get_payload_as_utf8_text()
@@ -287,43 +311,53 @@ class _Socket(WSListener):
             self._batch.flush()
 
     def _other(self, transport: WSTransport, frame: WSFrame, kind: WSMsgType) -> None:
-        """A close, a fragment, or a frame that breaks the protocol."""
-        if kind == _CLOSE:
-            payload = frame.get_payload_as_bytes()
-            code = int.from_bytes(payload[:2], "big") if len(payload) >= 2 else _NO_CODE
-            self._client_code = code
-            if not self._done:
-                self.flush()
-                self._done = True
-                transport.send_close(WSCloseCode(1000 if code == _NO_CODE else code))
-            transport.disconnect()
-        elif kind in (WSMsgType.PING, WSMsgType.PONG):
-            return
-        elif frame.rsv1 or frame.rsv2 or frame.rsv3:
+        """A control frame, a fragment, or a frame that breaks the protocol."""
+        if frame.rsv1 or frame.rsv2 or frame.rsv3:
             self._fail(_PROTOCOL_ERROR, "no extension was negotiated")
+        elif kind == _CLOSE:
+            self._closed_by_client(transport, frame)
+        elif kind == _PING:
+            transport.send_pong(frame.get_payload_as_bytes())
+        elif kind == _PONG:
+            return
         elif kind == WSMsgType.CONTINUATION:
             self._fragment(frame)
         elif self._parts is not None:
             self._fail(_PROTOCOL_ERROR, "a new message before the last one finished")
         else:  # the first fragment of a message
-            self._parts, self._text, self._size = [], kind == _TEXT, 0
+            self._parts, self._text, self._size = bytearray(), kind == _TEXT, 0
             self._fragment(frame)
+
+    def _closed_by_client(self, transport: WSTransport, frame: WSFrame) -> None:
+        """Answer the client's close frame (1002 for a code no endpoint may send) and end."""
+        payload = frame.get_payload_as_bytes()
+        code = int.from_bytes(payload[:2], "big") if len(payload) >= 2 else _NO_CODE
+        answer = 1000 if code == _NO_CODE else code
+        if code != _NO_CODE and close_code_refused(code):
+            code = answer = _PROTOCOL_ERROR
+        self._client_code = code
+        if not self._done:
+            self.flush()
+            self._done = True
+            transport.send_close(WSCloseCode(answer))
+        transport.disconnect()
 
     def _fragment(self, frame: WSFrame) -> None:
         parts = self._parts
         if parts is None:
             self._fail(_PROTOCOL_ERROR, "a continuation frame without a message")
             return
-        self._size += frame.payload_size
+        # Each frame but the last costs FRAME_CHARGE too: empty ones pass the cap as well.
+        self._size += frame.payload_size if frame.fin else frame.payload_size + FRAME_CHARGE
         if self._size > self._served.max_message:
-            self._parts = None
             self._fail(_TOO_BIG, "message too large")
             return
-        parts.append(frame.get_payload_as_bytes())
+        if frame.payload_size:
+            parts += frame.get_payload_as_memoryview()
         if not frame.fin:
             return
         self._parts = None
-        message = b"".join(parts)
+        message = bytes(parts)
         if not self._text:
             self._deliver(message)
             return
@@ -380,7 +414,8 @@ async def serve(listener: Listener, shutdown: asyncio.Event) -> None:
             max_frame_size=listener.max_message,
             read_buffer_init_size=READ_BUFFER_BYTES,
             logger_name=_QuietLog(logging.getLogger("picows.server")),
-            enable_auto_pong=True,
+            # Pings are answered in _other, after the reserved bits are checked.
+            enable_auto_pong=False,
         )
         await shutdown.wait()
         server.close()

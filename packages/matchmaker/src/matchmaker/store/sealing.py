@@ -26,6 +26,7 @@ import binascii
 import hashlib
 import hmac
 import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,6 +39,8 @@ __all__ = ["StoreKey", "plain_digest"]
 
 KEY_BYTES = 32
 _NONCE_BYTES = 12
+_SHARED_BITS = stat.S_IRWXG | stat.S_IRWXO
+"""Permission bits that give a store key file to anyone but its owner."""
 
 
 class StoreKey:
@@ -55,11 +58,24 @@ class StoreKey:
 
     @classmethod
     def from_file(cls, path: str | Path) -> StoreKey:
-        """The key in ``path`` (base64 of 32 bytes; surrounding whitespace ignored)."""
+        """The key in ``path`` (base64 of 32 bytes; surrounding whitespace ignored).
+
+        A file its group or others may read or write is refused (``store.key_file_mode``),
+        as ``ssh`` refuses such a private key: whoever reads it opens every sealed secret.
+        The mode is read from the file that was opened, so a swap between the check and
+        the read cannot slip another file in."""
         try:
-            text = Path(path).read_bytes().strip()
+            with open(path, "rb") as file:
+                mode = os.fstat(file.fileno()).st_mode
+                text = file.read().strip()
         except OSError as exc:
             raise bad_key(f"cannot read the store key file {str(path)!r}: {exc.strerror}") from None
+        if stat.S_IMODE(mode) & _SHARED_BITS:
+            raise MatchmakerError(
+                f"the store key file {str(path)!r} has mode {stat.S_IMODE(mode):04o}: its group "
+                f"or others may read it; make it the owner's only (chmod 600 {str(path)!r})",
+                code="store.key_file_mode",
+            )
         try:
             material = base64.b64decode(text, validate=True)
         except (binascii.Error, ValueError):
