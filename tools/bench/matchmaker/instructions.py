@@ -19,27 +19,14 @@ import subprocess
 import sys
 import tempfile
 
-from matchmaker.config import Limits, ServerConfig
+from hotpath import HELLO, JOIN, UNLIMITED, _Peer
+
+from matchmaker.config import ServerConfig
 from matchmaker.data.direct import DirectConnection
 from matchmaker.data.plane import DataPlane
 from matchmaker.directory import ProjectDirectory
 
-UNLIMITED = Limits(send_rate_per_s=1e12, send_burst=10**12, outbound_queue=10**9)
-HELLO = '{"id":"h","type":"hello","data":{"v":1,"project":"bench"}}'
-JOIN = '{"id":"j","type":"session.join","data":{"session":"r1","create":true}}'
 WARM_UP = 3000  # relayed first: the receiver's replay buffer is full, as in a long game
-
-
-class _Peer:
-    """A socket that keeps the last frame written."""
-
-    last = ""
-
-    def send(self, text: str) -> None:
-        self.last = text
-
-    def close(self, code: int, reason: str) -> None:
-        raise AssertionError("nothing closes here")
 
 
 async def relay(number: int) -> None:
