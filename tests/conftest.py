@@ -1,7 +1,8 @@
 """Suite-wide rules: in CI a test that needs a real component may not skip.
 
-A test marked ``postgres``, ``redis``, ``browser`` or ``unprivileged`` needs something
-outside Python (a server, Debian ``chromium``, a non-root uid). Outside CI such a test
+A test marked ``postgres``, ``redis``, ``browser``, ``backlogmd`` or ``unprivileged`` needs
+something outside Python (a server, Debian ``chromium``, Backlog.md's ``backlog`` CLI, a
+non-root uid). Outside CI such a test
 may skip when the component is missing. In CI (``CI`` set to anything but ``0``/``false``,
 as ``.ci/run`` does) its skip is reported as a failure, so a green run proves that every
 store, browser and privilege case really ran.
@@ -21,9 +22,14 @@ from typing import Any
 import pytest
 
 #: Markers naming a component a test cannot run without.
-REQUIRED_MARKERS = ("postgres", "redis", "browser", "unprivileged")
+REQUIRED_MARKERS = ("postgres", "redis", "browser", "backlogmd", "unprivileged")
 #: Fixtures that imply a marker, so a test cannot forget it.
-FIXTURE_MARKERS = {"postgres_url": "postgres", "browser": "browser", "own_redis": "redis"}
+FIXTURE_MARKERS = {
+    "postgres_url": "postgres",
+    "browser": "browser",
+    "own_redis": "redis",
+    "backlog_cli": "backlogmd",
+}
 
 
 def in_ci() -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,3 +23,16 @@ def own_redis(request: pytest.FixtureRequest) -> Iterator[RedisServer]:
             yield server
         finally:
             server.stop()
+
+
+@pytest.fixture
+def backlog_cli() -> str:
+    """Backlog.md's ``backlog`` CLI (1.52.0, as ``.ci/run`` installs it); skips, a failure
+    in CI, where it is not on PATH (``npm install -g backlog.md@1.52.0``)."""
+    executable = shutil.which("backlog")
+    if executable is None:
+        pytest.skip(
+            "Backlog.md's CLI is not installed (npm install -g backlog.md@1.52.0; .ci/run "
+            "installs it, and in CI this skip is a failure)"
+        )
+    return executable

@@ -334,7 +334,7 @@ def test_errors_are_one_line(repo: Path, tt: Run) -> None:
     for args, code in (
         (["get", "9"], "task.not_found"),
         (["set", "1", "--effort", "huge"], "task.invalid_effort"),
-        (["set", "1", "--status", "done"], "task.invalid_status"),
+        (["set", "1", "--status", "finished"], "task.invalid_status"),
         (["-d", "1-t.md", "list"], "task.dir_missing"),
     ):
         failed = tt(*args, check=False)

@@ -89,7 +89,7 @@ def test_the_check_sees_the_assignments_it_forbids(tmp_path: Path) -> None:
     (tmp_path / "shell.py").write_text(
         "plane.core.clients[client_id] = state\n"
         "old.conversation.client = None\n"
-        "conversation.last_seen += 1\n"
+        "conversation.core = other\n"
         "del core.sessions[key]\n"
         "entry.paused, other = True, 1\n"
         "self.clients[client_id] = connection\n"
@@ -98,7 +98,7 @@ def test_the_check_sees_the_assignments_it_forbids(tmp_path: Path) -> None:
     assert writes_outside_the_core(tmp_path, core_fields()) == [
         "shell.py:1: plane.core.clients",
         "shell.py:2: old.conversation.client",
-        "shell.py:3: conversation.last_seen",
+        "shell.py:3: conversation.core",
         "shell.py:4: core.sessions",
         "shell.py:5: entry.paused",
     ]

@@ -136,6 +136,11 @@ def test_admin_cli_codes_match_their_table() -> None:
     assert set(documented) == {c for c, spec in CATALOGUE.items() if "admin" in spec.surfaces}
 
 
+def test_simulator_codes_match_their_table() -> None:
+    documented = _documented("modes.md", "Simulator errors", 0)
+    assert set(documented) == {c for c, spec in CATALOGUE.items() if "simulate" in spec.surfaces}
+
+
 def test_every_code_has_a_surface() -> None:
     nowhere = [c for c, s in CATALOGUE.items() if not (s.surfaces or s.http or s.exit)]
     assert nowhere == []

@@ -156,15 +156,18 @@ def test_global_task_dir_option(tasktool: Invoke, project: Project) -> None:
 
 
 def test_taskmd_option_names(tasktool: Invoke, project: Project) -> None:
-    """--tags beside --tag on add, --tag beside --tags on set, --depends-on as taskmd
-    spells it, and list's --status/--priority/--tag shortcuts for its filters."""
+    """--tags beside --tag on add, --tag/--dep adding on set (--tags replacing), a bare
+    number for an id, --depends-on as taskmd spells it, and list's --status/--priority/--tag
+    shortcuts for its filters."""
     tasktool("add", "First", "--priority", "high")
     tasktool("add", "Second", "--tags", "a,b", "--depends-on", "001", "--status", "in-progress")
     (path,) = (project.root / "tasks").glob("002-*.md")
     text = path.read_text()
     assert re.search(r"tags: \[a, b\]", text), text
     assert re.search(r"dependencies: \['?001'?\]", text), text
-    tasktool("set", "002", "--tag", "c")
+    tasktool("set", "002", "--tag", "c", "--dep", "1")  # the singular adds, as on add
+    assert re.search(r"tags: \[a, b, c\]", path.read_text())
+    tasktool("set", "002", "--tags", "c")  # the plural replaces
     assert re.search(r"tags: \[c\]", path.read_text())
 
     def ids(*args: str) -> list[str]:

@@ -11,6 +11,7 @@ import ast
 import re
 from pathlib import Path
 
+from tasktool.config.backlogmd import BACKLOG_CONFIG
 from tasktool.config.options import OPTIONS
 from tasktool.model.errors import CATALOGUE, exit_status, http_status
 
@@ -21,8 +22,9 @@ DOCS = ROOT / "docs/tasktool.md"
 
 NAMESPACES = sorted({code.partition(".")[0] for code in CATALOGUE})
 CODE = re.compile(rf"^({'|'.join(NAMESPACES)})(\.[a-z_]+)+$")
-#: Dotted config keys (``id.length``) share the ``id`` namespace; they are not codes.
-CONFIG_KEYS = {option.key for option in OPTIONS}
+#: Dotted config keys (``id.length``) share the ``id`` namespace, and Backlog.md's
+#: ``config.yml`` the ``config`` one; they are not codes.
+CONFIG_KEYS = {option.key for option in OPTIONS} | {BACKLOG_CONFIG}
 
 
 def string_constants(root: Path) -> dict[str, set[str]]:

@@ -288,12 +288,12 @@ def test_another_versions_cache_is_never_read(project: Project) -> None:
     _warm(tasks)
     cache = tasks / ".tasktool" / "cache"
     head = cache / f"{FORMAT}.msgpack"
-    assert FORMAT == "tasks-8"
-    shutil.copy(head, cache / "tasks-7.msgpack")
-    (cache / "bodies-tasks-7.msgpack").write_bytes(b"\x93")
+    assert FORMAT == "tasks-9"
+    shutil.copy(head, cache / "tasks-8.msgpack")
+    (cache / "bodies-tasks-8.msgpack").write_bytes(b"\x93")
     decoded = msgspec.msgpack.decode(head.read_bytes())
     for damaged in (
-        ["tasks-7", *decoded[1:]],  # another format's name inside
+        ["tasks-8", *decoded[1:]],  # another format's name inside
         [*decoded[:5], *decoded[6:]],  # version 7's layout: no store lengths
     ):
         head.write_bytes(msgspec.msgpack.encode(damaged))
@@ -302,8 +302,8 @@ def test_another_versions_cache_is_never_read(project: Project) -> None:
         assert rebuilt == cold  # parsed: the bodies inline
         warm = scan_tasks(tasks)
         assert [task.body for task in warm.tasks] == [task.body for task in cold.tasks]
-    assert not (cache / "tasks-7.msgpack").exists()
-    assert not (cache / "bodies-tasks-7.msgpack").exists()
+    assert not (cache / "tasks-8.msgpack").exists()
+    assert not (cache / "bodies-tasks-8.msgpack").exists()
 
 
 def test_a_task_outliving_its_load_or_shown_with_another_status_has_its_body(

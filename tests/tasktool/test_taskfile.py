@@ -95,6 +95,10 @@ def test_slug_and_filename() -> None:
     assert slugify("Fix: the *login* bug!") == "fix-the-login-bug"
     assert len(slugify("x" * 80)) == 50
     assert slugify("!!!") == "task"
+    # Letters of every script are kept (NFC), never dropped.
+    assert slugify("Исправить ошибку") == "исправить-ошибку"
+    assert slugify("e\u0301moji_support") == "émoji-support"
+    assert slugify("修复 登录") == "修复-登录"
     assert task_filename("007", "Add OAuth") == "007-add-oauth.md"
 
 

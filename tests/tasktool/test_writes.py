@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -43,7 +44,7 @@ def test_completing_stamps_and_reopening_clears(project: Project, write_task: Ta
 @pytest.mark.parametrize(
     ("change", "code"),
     [
-        (TaskChange(set={"status": "done"}), "task.invalid_status"),
+        (TaskChange(set={"status": "finished"}), "task.invalid_status"),
         (TaskChange(set={"priority": "urgent"}), "task.invalid_priority"),
         (TaskChange(set={"effort": "huge"}), "task.invalid_effort"),
         (TaskChange(set={"type": "epic"}), "task.invalid_type"),
@@ -118,11 +119,12 @@ def test_create_many_under_one_lock(project: Project, write_task: TaskWriter) ->
         repo(project),
         [
             NewTask(fields={"title": "A", "tags": ["x"]}, body="Body A\n", group="imported"),
-            NewTask(fields={"title": "B", "status": "done"}),  # refused; takes no id
+            NewTask(fields={"title": "B", "status": "finished"}),  # refused; takes no id
             NewTask(fields={"title": "C", "status": "completed"}),
+            NewTask(fields={"title": "D", "status": "in_progress"}),  # written in-progress
         ],
     )
-    first, refused, third = results
+    first, refused, third, named = results
     assert isinstance(first, Task)
     assert (first.id, first.tags, first.body) == ("010", ("x",), "Body A\n")
     assert first.file_path == str(project.root / "imported" / "010-a.md")
@@ -130,7 +132,10 @@ def test_create_many_under_one_lock(project: Project, write_task: TaskWriter) ->
     assert refused.code == "task.invalid_status"
     assert isinstance(third, Task)
     assert (third.id, third.completed_at) == ("011", today())
-    assert sorted(repo(project).ids) == ["009", "010", "011"]
+    assert isinstance(named, Task)
+    assert named.status == "in-progress"
+    assert "status: in-progress\n" in Path(named.file_path).read_text()
+    assert sorted(repo(project).ids) == ["009", "010", "011", "012"]
 
 
 def test_create_uses_the_strategy_and_checks(project: Project, write_task: TaskWriter) -> None:

@@ -168,7 +168,7 @@ def test_a_newcomer_connected_to_a_third_member_is_followed_by_the_host() -> Non
     cluster = scene.cluster
     member = cluster.members[cluster.home.pop(z)]
     conversation = member.clients.pop(z)
-    cluster.deliver(member, conversation.disconnect(), remote=True)
+    cluster.deliver(member, conversation.disconnect(cluster.now_ms), remote=True)
     cluster.run(member, member.router.client_gone(z))
     scene.drain()
     assert scene.members(session_id) == {scene.x, scene.y}
@@ -361,7 +361,7 @@ def test_an_offer_for_a_client_gone_meanwhile_keeps_the_seat_open_at_the_owner()
     cluster.pass_one(("a", "c"))  # held at c, offered to a
     assert cluster.members["c"].core.backfills.mirrors() == []  # its one seat is z's
     member = cluster.members[cluster.home.pop(z)]
-    cluster.deliver(member, member.clients.pop(z).disconnect(), remote=True)
+    cluster.deliver(member, member.clients.pop(z).disconnect(cluster.now_ms), remote=True)
     cluster.run(member, member.router.client_gone(z))
     scene.drain()
     assert cluster.members["c"].core.backfills.mirrors() == [session_id]
@@ -425,7 +425,7 @@ def test_a_newcomer_gone_before_it_was_told_is_not_followed_by_the_host() -> Non
     host = cluster.members["a"]
     assert host.router.relaying == {(session_id, z): "c"}
     member = cluster.members[cluster.home.pop(z)]
-    cluster.deliver(member, member.clients.pop(z).disconnect(), remote=True)
+    cluster.deliver(member, member.clients.pop(z).disconnect(cluster.now_ms), remote=True)
     cluster.run(member, member.router.client_gone(z))
     scene.tick()
     assert scene.members(session_id) == {scene.x, scene.y}

@@ -24,10 +24,8 @@ LIVE = frozenset({"m1", "m2"})
 def member(name: str) -> tuple[Matchmaker, Router]:
     core = Matchmaker(Limits(), node=name)
 
-    def conversation(now: float) -> Conversation:
-        return Conversation(
-            core, DIRECTORY, require_declared=False, now=now, wall_clock_ms=lambda: 0
-        )
+    def conversation(now_ms: int) -> Conversation:
+        return Conversation(core, DIRECTORY, require_declared=False, now_ms=now_ms)
 
     router = Router(name, core, LIVE, project=lambda client: PROJECT, conversation=conversation)
     return core, router
@@ -36,18 +34,16 @@ def member(name: str) -> tuple[Matchmaker, Router]:
 def test_the_owner_s_proxy_keeps_the_player_id_of_a_token_bound_client() -> None:
     home_core, home = member("m1")
     owner_core, owner = member("m2")
-    local = Conversation(
-        home_core, DIRECTORY, require_declared=False, now=0.0, wall_clock_ms=lambda: 0
-    )
+    local = Conversation(home_core, DIRECTORY, require_declared=False, now_ms=0)
     local.adopt("cm1-1", "p", None, {"region": "eu"}, player_id="player-7")
     posts = []
     for policy in "abcdefghij":  # some policy's pool is owned by the other member
-        actions = home.forward(local, EnterPool(policy=policy), "1", 0.0, sendable=True)
+        actions = home.forward(local, EnterPool(policy=policy), "1", 0, sendable=True)
         posts = [a for a in actions or () if isinstance(a, Post) and a.node == "m2"]
         if posts:
             break
     (post,) = posts
     assert isinstance(post.message, Forwarded)
     assert post.message.player_id == "player-7"
-    owner.receive("m1", post.message, 0.0, 0)
+    owner.receive("m1", post.message, 0)
     assert owner_core.clients["cm1-1"].player_id == "player-7"

@@ -39,7 +39,7 @@ from matchmaker.cluster.messages import Command as Forwarded
 from matchmaker.cluster.messages import Message
 from matchmaker.cluster.ring import node_of, owner, pool_key
 from matchmaker.cluster.routing import (
-    ANSWER_TIMEOUT_S,
+    ANSWER_TIMEOUT_MS,
     INTERNAL,
     Action,
     Deliver,
@@ -95,7 +95,7 @@ NAMES = ["a", "b", "c", "d", "e", "f"]
 class Member:
     """One process: its core, its router, its connected clients' conversations."""
 
-    def __init__(self, name: str, live: frozenset[str], cluster: Cluster) -> None:
+    def __init__(self, name: str, live: frozenset[str]) -> None:
         self.name = name
         self.view = live  # the live members as this one last noticed them
         self.core = Matchmaker(LIMITS, node=name)
@@ -103,17 +103,9 @@ class Member:
         self.router = Router(
             name, self.core, live, project=lambda client: PROJECT, conversation=self.conversation
         )
-        self._cluster = cluster
 
-    def conversation(self, now: float) -> Conversation:
-        cluster = self._cluster
-        return Conversation(
-            self.core,
-            DIRECTORY,
-            require_declared=False,
-            now=now,
-            wall_clock_ms=lambda: cluster.now_ms,
-        )
+    def conversation(self, now_ms: int) -> Conversation:
+        return Conversation(self.core, DIRECTORY, require_declared=False, now_ms=now_ms)
 
 
 class Cluster(RuleBasedStateMachine):
@@ -125,13 +117,12 @@ class Cluster(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        self.now = 0.0
         self.now_ms = 1_000_000
         self.members: dict[str, Member] = {}
         self.names = iter(NAMES)
         live = frozenset(itertools.islice(self.names, self.initial))
         for name in sorted(live):
-            self.members[name] = Member(name, live, self)
+            self.members[name] = Member(name, live)
         self.links: dict[tuple[str, str], deque[Message]] = defaultdict(deque)
         self.home: dict[str, str] = {}  # connected clients' members
         self.requests = itertools.count(1)
@@ -218,10 +209,10 @@ class Cluster(RuleBasedStateMachine):
         request_id = str(next(self.requests))
         self.answers[client_id][request_id] = []
         forwarded = member.router.forward(
-            conversation, command, request_id, self.now, sendable=True
+            conversation, command, request_id, self.now_ms, sendable=True
         )
         if forwarded is None:
-            self.perform(member, client_id, conversation.receive(command, request_id, self.now))
+            self.perform(member, client_id, conversation.receive(command, request_id, self.now_ms))
         else:
             self.run(member, forwarded)
 
@@ -229,7 +220,7 @@ class Cluster(RuleBasedStateMachine):
         message = self.links[link].popleft()
         receiver = self.members.get(link[1])
         if receiver is not None:
-            actions = receiver.router.receive(link[0], message, self.now, self.now_ms)
+            actions = receiver.router.receive(link[0], message, self.now_ms)
             self.run(receiver, actions)
 
     def notice(self, member: Member) -> None:
@@ -253,9 +244,9 @@ class Cluster(RuleBasedStateMachine):
     def connected(self, name: str, region: str, rating: int) -> str:
         """A new client of member ``name``; its id."""
         member = self.members[name]
-        conversation = member.conversation(self.now)
+        conversation = member.conversation(self.now_ms)
         hello = Hello(1, project="p", attributes={"region": region, "rating": rating})
-        (welcome,) = conversation.receive(hello, "hello", self.now)
+        (welcome,) = conversation.receive(hello, "hello", self.now_ms)
         assert isinstance(welcome, Reply)
         assert conversation.client is not None
         client_id = conversation.client.client_id
@@ -303,7 +294,7 @@ class Cluster(RuleBasedStateMachine):
         client_id = data.draw(st.sampled_from(sorted(self.home)))
         member = self.members[self.home.pop(client_id)]
         conversation = member.clients.pop(client_id)
-        self.deliver(member, conversation.disconnect(), remote=True)
+        self.deliver(member, conversation.disconnect(self.now_ms), remote=True)
         self.run(member, member.router.client_gone(client_id))
 
     @precondition(lambda self: self.busy_links())
@@ -316,7 +307,7 @@ class Cluster(RuleBasedStateMachine):
     def join(self) -> None:
         name = next(self.names, None)
         if name is not None:
-            self.members[name] = Member(name, frozenset({*self.members, name}), self)
+            self.members[name] = Member(name, frozenset({*self.members, name}))
 
     @precondition(lambda self: len(self.members) > 1)
     @rule(data=st.data())
@@ -338,10 +329,9 @@ class Cluster(RuleBasedStateMachine):
     def tick(self) -> None:
         """A second passes; without losses, only once every message arrived (a message is
         never late by the answer timeout: the timeout is for what Redis lost)."""
-        self.now += 1.0
         self.now_ms += 1000
         for member in list(self.members.values()):
-            self.run(member, member.router.expire(self.now))
+            self.run(member, member.router.expire(self.now_ms))
             # The plane's timer: entry TTLs, and the rating windows' and backfills' widening.
             self.deliver(member, member.core.expire(self.now_ms), remote=True)
 
@@ -368,7 +358,7 @@ class Cluster(RuleBasedStateMachine):
     def settle(self) -> None:
         for member in list(self.members.values()):
             self.notice(member)
-        for _ in range(int(ANSWER_TIMEOUT_S) + 2):
+        for _ in range(ANSWER_TIMEOUT_MS // 1000 + 2):
             while links := self.busy_links():
                 self.pass_one(links[0])
             # As the membership loop does at every heartbeat: a proxy made by a message of

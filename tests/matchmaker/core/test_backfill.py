@@ -46,7 +46,7 @@ def squad(core: Matchmaker, region: str = "eu") -> tuple[list[str], str]:
 
 
 def leave(core: Matchmaker, client_id: str, session_id: str) -> None:
-    core.leave_session(client_id, session_id)
+    core.leave_session(client_id, session_id, 0)
 
 
 def test_open_seats_fill_at_once_from_the_oldest_waiting_entries_of_the_bucket() -> None:
@@ -250,7 +250,7 @@ def test_a_member_leaving_tries_the_open_seats_again() -> None:
     assert (answer.filled, answer.pending) == ([], 1)
     late = connect(core, rating=1120)  # 120 from the member rated 1000
     assert of(enter(core, late, 0, policy="ranked"), events.MemberJoined) == []
-    out = core.leave_session(players[0], session_id)
+    out = core.leave_session(players[0], session_id, 0)
     assert of(out, events.MemberJoined) == [
         ([players[1]], events.MemberJoined(session_id, late, None, None))
     ]

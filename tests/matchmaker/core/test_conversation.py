@@ -42,9 +42,7 @@ def conversation(
 ) -> Conversation:
     core = core or Matchmaker(Limits(**limits), node="t")  # type: ignore[arg-type]
     directory = ProjectDirectory([Project(id="p", policies=(SOLO,)), KEYED])
-    return Conversation(
-        core, directory, require_declared=require_declared, now=0.0, wall_clock_ms=lambda: 0
-    )
+    return Conversation(core, directory, require_declared=require_declared, now_ms=0)
 
 
 def codes(effects: Sequence[object]) -> list[object]:
@@ -64,7 +62,7 @@ def codes(effects: Sequence[object]) -> list[object]:
 
 
 def welcome(talk: Conversation, **hello: object) -> Welcome:
-    (reply,) = talk.receive(Hello(1, **hello), "h", 0.0)  # type: ignore[arg-type]
+    (reply,) = talk.receive(Hello(1, **hello), "h", 0)  # type: ignore[arg-type]
     assert isinstance(reply, Reply)
     assert isinstance(reply.answer, Welcome)
     return reply.answer
@@ -72,13 +70,13 @@ def welcome(talk: Conversation, **hello: object) -> Welcome:
 
 def test_only_hello_ping_pong_and_bye_before_hello() -> None:
     talk = conversation()
-    assert codes(talk.receive(EnterPool(), "1", 0.0)) == ["protocol.not_ready"]
-    assert codes(talk.receive(Ping(), "2", 0.0)) == [Alive]
+    assert codes(talk.receive(EnterPool(), "1", 0)) == ["protocol.not_ready"]
+    assert codes(talk.receive(Ping(), "2", 0)) == [Alive]
     assert talk.client is None
     answer = welcome(talk, project="p")
     assert (answer.project.id, answer.client_id) == ("p", getattr(talk.client, "client_id", None))
-    assert codes(talk.receive(Hello(1), "3", 0.0)) == ["protocol.bad_request"]
-    assert codes(talk.receive(Bye(), None, 0.0)) == [closecodes.BYE]
+    assert codes(talk.receive(Hello(1), "3", 0)) == ["protocol.bad_request"]
+    assert codes(talk.receive(Bye(), None, 0)) == [closecodes.BYE]
 
 
 @pytest.mark.parametrize(
@@ -94,7 +92,7 @@ def test_only_hello_ping_pong_and_bye_before_hello() -> None:
 )
 def test_hello_rules(hello: Hello, expected: list[object]) -> None:
     talk = conversation()
-    assert codes(talk.receive(hello, "h", 0.0)) == expected
+    assert codes(talk.receive(hello, "h", 0)) == expected
     assert talk.client is None
     assert talk.core.clients == {}
 
@@ -107,50 +105,48 @@ def test_a_token_names_its_issuer_and_another_members_token_is_handed_over() -> 
     assert token.startswith("t.")
     elsewhere = conversation(Matchmaker(Limits(), node="u"))
     hello = Hello(1, project="p", resume=Resume(token, 3))
-    assert elsewhere.receive(hello, "h", 0.0) == [ResumeElsewhere("h", hello, "t")]
+    assert elsewhere.receive(hello, "h", 0) == [ResumeElsewhere("h", hello, "t")]
     assert elsewhere.client is None
     # A single process's tokens name nobody: an unknown token is just expired there.
     alone = Matchmaker(Limits())
     directory = ProjectDirectory([Project(id="p")])
 
     def talk() -> Conversation:
-        return Conversation(
-            alone, directory, require_declared=False, now=0.0, wall_clock_ms=lambda: 0
-        )
+        return Conversation(alone, directory, require_declared=False, now_ms=0)
 
     assert "." not in welcome(talk(), project="p").resume_token
-    assert codes(talk().receive(hello, "h", 0.0)) == ["resume.expired", closecodes.RESUME_EXPIRED]
+    assert codes(talk().receive(hello, "h", 0)) == ["resume.expired", closecodes.RESUME_EXPIRED]
 
 
 def test_undeclared_project_closes_when_declaration_is_required() -> None:
     talk = conversation(require_declared=True)
-    effects = talk.receive(Hello(1, project="nope"), "h", 0.0)
+    effects = talk.receive(Hello(1, project="nope"), "h", 0)
     assert codes(effects) == ["project.not_found", closecodes.FORBIDDEN]
 
 
 def test_requests_reach_the_core_and_answer_before_their_events() -> None:
     talk = conversation()
     welcome(talk, project="p")
-    effects = talk.receive(EnterPool(), "e", 0.0)
+    effects = talk.receive(EnterPool(), "e", 0)
     # The reply first, then the session.created of a group of one.
     assert codes(effects) == [PoolEntered, tuple]
-    assert codes(talk.receive(LeavePool("solo"), "l", 0.0)) == ["pool.not_found"]
-    (joined, _) = talk.receive(JoinSession("room", create=True), "j", 0.0)
+    assert codes(talk.receive(LeavePool("solo"), "l", 0)) == ["pool.not_found"]
+    (joined, _) = talk.receive(JoinSession("room", create=True), "j", 0)
     assert isinstance(joined, Reply)
     assert isinstance(joined.answer, SessionJoined)
     session_id = joined.answer.session_id
-    sent = talk.receive(Send(session_id, b"1"), "s", 0.0)
+    sent = talk.receive(Send(session_id, b"1"), "s", 0)
     assert isinstance(sent[0], tuple)
     assert isinstance(sent[0][1], MessageRelayed)
     assert codes(sent[1:]) == [Relayed]
-    assert len(talk.receive(Send(session_id, b"1"), None, 0.0)) == 1  # no id, no reply
+    assert len(talk.receive(Send(session_id, b"1"), None, 0)) == 1  # no id, no reply
 
 
 def test_sizes_measured_by_the_shell_are_limited() -> None:
     talk = conversation(max_send_bytes=4)
     welcome(talk, project="p")
-    assert codes(talk.receive(EnterPool(public_size=5), "e", 0.0)) == ["protocol.too_large"]
-    assert codes(talk.receive(Send("s", b"12345"), "s", 0.0)) == ["protocol.too_large"]
+    assert codes(talk.receive(EnterPool(public_size=5), "e", 0)) == ["protocol.too_large"]
+    assert codes(talk.receive(Send("s", b"12345"), "s", 0)) == ["protocol.too_large"]
 
 
 def test_leave_pool_answers_the_withdrawn_entry() -> None:
@@ -159,42 +155,51 @@ def test_leave_pool_answers_the_withdrawn_entry() -> None:
     welcome(talk)
     (reply,) = talk.receive(EnterPool(pool="x", create=True, mode="auto", group_size=2), "e", 0)
     assert isinstance(reply, Reply)
-    (left,) = talk.receive(LeavePool("x"), "l", 0.0)
+    (left,) = talk.receive(LeavePool("x"), "l", 0)
     assert left == Reply("l", PoolLeft("x", reply.answer.entry_id))  # type: ignore[union-attr]
 
 
 def test_rate_limit_refuses_then_closes_after_repeated_abuse() -> None:
     talk = conversation(control_rate_per_s=1.0, control_burst=1)
-    assert codes(talk.receive(Ping(), "1", 0.0)) == [Alive]
-    (refused,) = talk.receive(Ping(), "2", 0.0)
+    assert codes(talk.receive(Ping(), "1", 0)) == [Alive]
+    (refused,) = talk.receive(Ping(), "2", 0)
     assert isinstance(refused, Refuse)
     assert refused.error.details == {"retry_after_ms": 1000}
     error = MatchmakerError("bad", code="protocol.bad_request")
-    assert codes(talk.refuse(None, error, 0.0)) == ["rate.limited"]
+    assert codes(talk.refuse(None, error, 0)) == ["rate.limited"]
     for _ in range(ABUSE_LIMIT - 3):
-        assert codes(talk.receive(Ping(), None, 0.0)) == ["rate.limited"]
-    assert codes(talk.receive(Ping(), None, 0.0)) == [closecodes.RATE_LIMITED]
+        assert codes(talk.receive(Ping(), None, 0)) == ["rate.limited"]
+    assert codes(talk.receive(Ping(), None, 0)) == [closecodes.RATE_LIMITED]
 
 
 def test_send_has_its_own_bucket() -> None:
     talk = conversation(control_rate_per_s=1.0, control_burst=3, send_burst=5)
     welcome(talk)
-    talk.receive(JoinSession("r", create=True), None, 0.0)
+    talk.receive(JoinSession("r", create=True), None, 0)
     (session_id,) = talk.client.sessions  # type: ignore[union-attr]
-    assert codes(talk.receive(Ping(), None, 0.0)) == [Alive]
-    assert codes(talk.receive(Ping(), None, 0.0)) == ["rate.limited"]
-    assert codes(talk.receive(Send(session_id, b"1"), "s", 0.0)) == [tuple, Relayed]
+    assert codes(talk.receive(Ping(), None, 0)) == [Alive]
+    assert codes(talk.receive(Ping(), None, 0)) == ["rate.limited"]
+    assert codes(talk.receive(Send(session_id, b"1"), "s", 0)) == [tuple, Relayed]
+
+
+def test_a_clock_set_back_neither_refills_nor_locks_the_bucket() -> None:
+    talk = conversation(control_rate_per_s=1.0, control_burst=1)
+    assert codes(talk.receive(Ping(), "1", 10_000)) == [Alive]
+    (refused,) = talk.receive(Ping(), "2", 4_000)  # the wall clock stepped back 6 s
+    assert isinstance(refused, Refuse)
+    assert refused.error.details == {"retry_after_ms": 1000}
+    assert codes(talk.receive(Ping(), "3", 5_000)) == [Alive]  # a second later, as ever
 
 
 def test_heartbeat_pings_a_silent_client_once_per_interval_then_closes() -> None:
     talk = conversation(heartbeat_interval_ms=1000, heartbeat_timeout_ms=2500)
-    assert talk.heartbeat(0.5) is None
-    assert talk.heartbeat(1.0) == PingClient()
-    assert talk.heartbeat(1.5) is None
-    talk.receive(Ping(), None, 1.8)  # any frame counts as liveness
-    assert talk.heartbeat(2.6) is None
-    assert talk.heartbeat(2.9) == PingClient()
-    assert talk.heartbeat(4.4) == Close(closecodes.HEARTBEAT_TIMEOUT, "heartbeat timeout")
+    assert talk.heartbeat(500) is None
+    assert talk.heartbeat(1000) == PingClient()
+    assert talk.heartbeat(1500) is None
+    talk.receive(Ping(), None, 1800)  # any frame counts as liveness
+    assert talk.heartbeat(2600) is None
+    assert talk.heartbeat(2900) == PingClient()
+    assert talk.heartbeat(4400) == Close(closecodes.HEARTBEAT_TIMEOUT, "heartbeat timeout")
 
 
 def test_handshake_timeout_closes_only_before_hello() -> None:
@@ -209,22 +214,21 @@ def test_disconnect_leaves_the_core_once() -> None:
     a, b = conversation(core), conversation(core)
     welcome(a)
     welcome(b)
-    a.receive(JoinSession("r", create=True), None, 0.0)
-    b.receive(JoinSession("r"), None, 0.0)
-    (left,) = a.disconnect()
+    a.receive(JoinSession("r", create=True), None, 0)
+    b.receive(JoinSession("r"), None, 0)
+    (left,) = a.disconnect(0)
     assert list(left[0]) == [b.client.client_id]  # type: ignore[union-attr]
-    assert a.disconnect() == []
+    assert a.disconnect(0) == []
     assert a.client is None
     assert set(core.clients) == {b.client.client_id}  # type: ignore[union-attr]
 
 
-def test_entry_expiry_is_set_from_the_wall_clock_the_shell_passes() -> None:
+def test_entry_expiry_is_set_from_the_time_the_request_arrived() -> None:
     core = Matchmaker(Limits(entry_ttl_ms=500), node="t")
-    talk = Conversation(
-        core, ProjectDirectory(), require_declared=False, now=0.0, wall_clock_ms=lambda: 7_000
-    )
+    talk = Conversation(core, ProjectDirectory(), require_declared=False, now_ms=0)
     welcome(talk)
-    (reply,) = talk.receive(EnterPool(pool="x", create=True, mode="auto", group_size=2), "e", 0)
+    enter = EnterPool(pool="x", create=True, mode="auto", group_size=2)
+    (reply,) = talk.receive(enter, "e", 7_000)
     assert isinstance(reply, Reply)
     assert isinstance(reply.answer, PoolEntered)
     assert reply.answer.expires_at == 7_500
@@ -237,25 +241,25 @@ def test_a_proxy_speaks_for_a_client_another_member_connected() -> None:
     proxy.adopt("cab-7", "p", None, {"region": "eu"})
     assert proxy.core.clients["cab-7"] is proxy.client
     assert codes(
-        proxy.receive(EnterPool(pool="duel", create=True, mode="auto", group_size=2), "1", 0.0)
+        proxy.receive(EnterPool(pool="duel", create=True, mode="auto", group_size=2), "1", 0)
     ) == [PoolEntered]
     assert list(proxy.core.clients["cab-7"].entries) == ["duel"]
-    assert proxy.disconnect() == []
+    assert proxy.disconnect(0) == []
     assert "cab-7" not in proxy.core.clients
 
 
 def test_a_replaced_conversation_leaves_its_client_be() -> None:
     old = conversation()
-    old.receive(Hello(1, project="p"), "h", 0.0)
+    old.receive(Hello(1, project="p"), "h", 0)
     client = old.client
     assert client is not None
     old.replaced()
-    assert old.disconnect(resumable=False) == []
+    assert old.disconnect(0, resumable=False) == []
     assert old.core.clients[client.client_id] is client
 
 
 def test_a_charged_request_counts_as_hearing_from_the_client() -> None:
     talk = conversation()
-    talk.receive(Hello(1, project="p"), "h", 0.0)
-    assert talk.admit(Ping(), "1", 42.0) is None
-    assert talk.last_seen == 42.0
+    talk.receive(Hello(1, project="p"), "h", 0)
+    assert talk.admit(Ping(), "1", 42_000) is None
+    assert talk.last_seen_ms == 42_000

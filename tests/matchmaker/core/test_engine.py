@@ -218,13 +218,13 @@ def test_rooms_join_relay_leave_and_delete_when_empty() -> None:
     assert list(core.relay(a, joined.session_id, [c], msgspec.Raw(b"1"))[0]) == [c]
     # A repeated id is delivered once (one frame must not flood a peer's queue).
     assert list(core.relay(a, joined.session_id, [c, b, c, c], msgspec.Raw(b"1"))[0]) == [c, b]
-    out = core.leave_session(b, joined.session_id)
+    out = core.leave_session(b, joined.session_id, 0)
     left = by_type(out)["session.member_left"]
     assert left[0][0] == [a, c]
     assert (left[0][1].client_id, left[0][1].reason) == (b, "left")
-    out = core.disconnect(a)
+    out = core.disconnect(a, 0)
     assert by_type(out)["session.member_left"][0][1].reason == "disconnected"
-    core.leave_session(c, joined.session_id)
+    core.leave_session(c, joined.session_id, 0)
     assert core.sessions == {}
     assert core.rooms == {}
 
@@ -245,7 +245,7 @@ SessionOp = Callable[[Matchmaker, str, str, str], object]
         (lambda m, a, b, s: m.relay(b, s, None, msgspec.Raw(b"1")), "session.not_member"),
         (lambda m, a, b, s: m.relay(a, s, [b], msgspec.Raw(b"1")), "session.not_member"),
         (lambda m, a, b, s: m.relay(a, "nope", None, msgspec.Raw(b"1")), "session.not_found"),
-        (lambda m, a, b, s: m.leave_session(b, s), "session.not_member"),
+        (lambda m, a, b, s: m.leave_session(b, s, 0), "session.not_member"),
     ],
 )
 def test_session_errors(operation: SessionOp, code: str) -> None:

@@ -338,9 +338,9 @@ def test_no_delegate_notice_after_the_grace_and_the_pool_outlives_its_entries() 
     assert any(p.name == "ranked" for p in core.pools.values())  # kept live for the delegate
     entry2 = enter(core, a, "ranked", now=700)
     assert core.expire(900) == []
-    core.disconnect(delegate)  # at the core's last time, 900: the grace runs from there
-    assert core.expire(999) == []
-    assert [e for _, e in core.expire(1000)] == [events.PoolNoDelegate("ranked", entry2)]
+    core.disconnect(delegate, 950)  # the grace runs from the time disconnect is given
+    assert core.expire(1049) == []
+    assert [e for _, e in core.expire(1050)] == [events.PoolNoDelegate("ranked", entry2)]
     core.leave_pool(a, "ranked")
     assert not any(p.name == "ranked" for p in core.pools.values())
 

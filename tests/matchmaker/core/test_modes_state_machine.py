@@ -240,7 +240,7 @@ class ModesMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def disconnect(self, data: st.DataObject) -> None:
         client = data.draw(st.sampled_from(sorted(self.regions)))
-        self._apply(self.core.disconnect(client))
+        self._apply(self.core.disconnect(client, self.now))
         del self.regions[client]
         self.away.discard(client)
         self.waiting = {k: v for k, v in self.waiting.items() if k[0] != client}
@@ -265,7 +265,7 @@ class ModesMachine(RuleBasedStateMachine):
     @rule()
     def detach_delegate(self) -> None:
         assert self.delegate is not None
-        self._apply(self.core.disconnect(self.delegate))
+        self._apply(self.core.disconnect(self.delegate, self.now))
         self.delegate, self.mirror = None, None
 
     @rule(step=st.integers(1, 30))

@@ -36,7 +36,7 @@ def test_hello_resolves(
     expected: str,
 ) -> None:
     resolved, identity = resolve_hello(
-        directory, project, credential, require_declared=require, now_s=0, limits=Limits()
+        directory, project, credential, require_declared=require, now_ms=0, limits=Limits()
     )
     assert resolved.id == expected
     assert identity is None
@@ -60,7 +60,7 @@ def test_hello_refuses(
 ) -> None:
     with pytest.raises(MatchmakerError) as caught:
         resolve_hello(
-            directory, project, credential, require_declared=require, now_s=0, limits=Limits()
+            directory, project, credential, require_declared=require, now_ms=0, limits=Limits()
         )
     assert caught.value.code == code
 

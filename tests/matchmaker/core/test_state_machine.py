@@ -112,7 +112,7 @@ class CoreMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def disconnect(self, data: st.DataObject) -> None:
         client = data.draw(st.sampled_from(sorted(self.attributes)))
-        self.core.disconnect(client)
+        self.core.disconnect(client, self.now)
         del self.attributes[client]
         self.waiting = {k: v for k, v in self.waiting.items() if k[0] != client}
 
@@ -121,7 +121,7 @@ class CoreMachine(RuleBasedStateMachine):
     def leave_session(self, data: st.DataObject) -> None:
         session_id = data.draw(st.sampled_from(sorted(self.core.sessions)))
         member = data.draw(st.sampled_from(sorted(self.core.sessions[session_id].members)))
-        self.core.leave_session(member, session_id)
+        self.core.leave_session(member, session_id, self.now)
 
     @precondition(lambda self: self.core.sessions)
     @rule(data=st.data(), seats=st.integers(0, 3))

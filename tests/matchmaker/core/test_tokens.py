@@ -21,6 +21,7 @@ from matchmaker.model import MatchmakingPolicy, Project, ProjectKey
 from tests.matchmaker.jwtkeys import ALGORITHMS, AUDIENCE, ISSUER, signer
 
 NOW = 1_800_000_000.0
+NOW_MS = int(NOW * 1000)  # the core's clock
 RATED = {"rating": "attributes.rating", "region": "attributes.region"}
 DUEL = MatchmakingPolicy(name="duel", mode="auto", group_size=2, default=True)
 
@@ -34,7 +35,7 @@ def game(**fields: Any) -> Project:
 def resolve(credential: str, project: str | None = None, *extra: Project) -> Any:
     directory = ProjectDirectory([game(), *extra])
     return resolve_hello(
-        directory, project, credential, require_declared=False, now_s=NOW, limits=Limits()
+        directory, project, credential, require_declared=False, now_ms=NOW_MS, limits=Limits()
     )
 
 
@@ -147,9 +148,7 @@ def test_a_shared_secret_shaped_like_a_token_still_binds_by_secret() -> None:
 
 
 def talk(core: Matchmaker, directory: ProjectDirectory) -> Conversation:
-    return Conversation(
-        core, directory, require_declared=False, now=0.0, wall_clock_ms=lambda: int(NOW * 1000)
-    )
+    return Conversation(core, directory, require_declared=False, now_ms=NOW_MS)
 
 
 def refusal(effects: list[Effect]) -> MatchmakerError:
@@ -159,7 +158,7 @@ def refusal(effects: list[Effect]) -> MatchmakerError:
 
 
 def hello(conversation: Conversation, **fields: Any) -> Welcome:
-    (effect, *_) = conversation.receive(Hello(1, **fields), "h", 0.0)
+    (effect, *_) = conversation.receive(Hello(1, **fields), "h", NOW_MS)
     assert isinstance(effect, Reply), effect
     assert isinstance(effect.answer, Welcome), effect.answer
     return effect.answer
@@ -168,7 +167,7 @@ def hello(conversation: Conversation, **fields: Any) -> Welcome:
 def test_trusted_attributes_are_the_clients_and_cannot_be_sent() -> None:
     core, directory = Matchmaker(Limits(), node="t"), ProjectDirectory([game()])
     refused = talk(core, directory).receive(
-        Hello(1, credential=token(rating=1500), attributes={"rating": 3000}), "h", 0.0
+        Hello(1, credential=token(rating=1500), attributes={"rating": 3000}), "h", NOW_MS
     )
     assert refusal(refused).details == {"attribute": "rating", "reason": "trusted"}
     conversation = talk(core, directory)
@@ -189,11 +188,13 @@ def test_max_sessions_per_client_counts_a_players_sessions_over_its_connections(
     other = talk(core, directory)
     hello(other, credential=token(sub="bo"))
     for room, conversation in (("r1", first), ("r2", second)):
-        (reply, *_) = conversation.receive(JoinSession(room, create=True), "j", 0.0)
+        (reply, *_) = conversation.receive(JoinSession(room, create=True), "j", NOW_MS)
         assert isinstance(reply, Reply)
-    assert refusal(first.receive(JoinSession("r3", create=True), "j", 0.0)).code == "session.limit"
-    assert refusal(second.receive(EnterPool(), "e", 0.0)).code == "session.limit"
-    (reply, *_) = other.receive(JoinSession("r1"), "j", 0.0)  # another player is not counted
+    assert (
+        refusal(first.receive(JoinSession("r3", create=True), "j", NOW_MS)).code == "session.limit"
+    )
+    assert refusal(second.receive(EnterPool(), "e", NOW_MS)).code == "session.limit"
+    (reply, *_) = other.receive(JoinSession("r1"), "j", NOW_MS)  # another player is not counted
     assert isinstance(reply, Reply)
 
 
@@ -202,8 +203,8 @@ def test_session_members_show_their_player_id() -> None:
     ana, guest = talk(core, directory), talk(core, directory)
     hello(ana, credential=token(sub="ana"))
     hello(guest, credential=token(sub="bo"))
-    ana.receive(EnterPool(), "e", 0.0)
-    _, *deliveries = guest.receive(EnterPool(), "e", 0.0)
+    ana.receive(EnterPool(), "e", NOW_MS)
+    _, *deliveries = guest.receive(EnterPool(), "e", NOW_MS)
     created = [event for _, event in deliveries if isinstance(event, SessionCreated)]  # type: ignore[misc]
     assert {(m.client_id, m.player_id) for m in created[0].members} == {
         (ana.client.client_id, "ana"),  # type: ignore[union-attr]
@@ -215,10 +216,10 @@ def test_only_the_same_player_resumes_its_client() -> None:
     core, directory = Matchmaker(Limits(), node="t"), ProjectDirectory([game()])
     first = talk(core, directory)
     welcome = hello(first, credential=token(sub="ana"))
-    first.disconnect(resumable=True, now=0.0)
+    first.disconnect(NOW_MS, resumable=True)
     resume = Resume(welcome.resume_token)
     intruder = talk(core, directory).receive(
-        Hello(1, credential=token(sub="bo"), resume=resume), "h", 0.0
+        Hello(1, credential=token(sub="bo"), resume=resume), "h", NOW_MS
     )
     assert refusal(intruder).code == "resume.expired"
     back = hello(talk(core, directory), credential=token(sub="ana"), resume=resume)
@@ -232,11 +233,11 @@ def test_a_resume_holds_an_expired_token_to_every_check_but_its_exp() -> None:
     core, directory = Matchmaker(Limits(), node="t"), ProjectDirectory([game()])
     first = talk(core, directory)
     welcome = hello(first, credential=token(sub="ana"))
-    first.disconnect(resumable=True, now=0.0)
+    first.disconnect(NOW_MS, resumable=True)
     resume = Resume(welcome.resume_token)
     expired = NOW - LEEWAY_S - 3600
     forged = signer("EdDSA", 1).token(iss=ISSUER, aud=AUDIENCE, now=NOW, sub="ana", exp=expired)
-    refused = talk(core, directory).receive(Hello(1, credential=forged, resume=resume), "h", 0.0)
+    refused = talk(core, directory).receive(Hello(1, credential=forged, resume=resume), "h", NOW_MS)
     assert refusal(refused).details == {"reason": "bad_signature"}
     other = talk(core, directory).receive(
         Hello(1, credential=token(sub="bo", exp=expired), resume=resume), "h", 0.0
@@ -246,7 +247,7 @@ def test_a_resume_holds_an_expired_token_to_every_check_but_its_exp() -> None:
     back = hello(talk(core, directory), credential=late, resume=resume)
     assert (back.client_id, back.resumed) == (welcome.client_id, True)
     assert core.clients[back.client_id].credential == late
-    fresh = talk(core, directory).receive(Hello(1, credential=late), "h", 0.0)
+    fresh = talk(core, directory).receive(Hello(1, credential=late), "h", NOW_MS)
     assert refusal(fresh).details == {"reason": "expired"}  # no resume token: exp holds
 
 
@@ -254,11 +255,11 @@ def test_a_removed_key_forbids_the_next_operation_of_a_connected_client() -> Non
     core, directory = Matchmaker(Limits(), node="t"), ProjectDirectory([game()])
     conversation = talk(core, directory)
     hello(conversation, credential=token("ES256"))
-    (reply, *_) = conversation.receive(JoinSession("r", create=True), "j", 0.0)
+    (reply, *_) = conversation.receive(JoinSession("r", create=True), "j", NOW_MS)
     assert isinstance(reply, Reply)
     kept = tuple(k for k in game().keys if k.algorithm != "ES256")
     directory.put(Project(id="game", keys=kept, policies=(DUEL,)))
-    error = refusal(conversation.receive(EnterPool(), "e", 0.0))
+    error = refusal(conversation.receive(EnterPool(), "e", NOW_MS))
     assert (error.code, error.details) == (
         "auth.invalid_credential",
         {"project": "game", "reason": "revoked"},

@@ -18,7 +18,10 @@ from tasktool.planning.repository import loader
 from tests.tasktool.conftest import Project
 from tests.tasktool.web.conftest import seed_tasks
 
-TOOLS = {"list", "get", "next", "set", "add", "validate", "graph", "tracks"}
+TOOLS = {
+    *("list", "get", "next", "set", "add", "validate", "graph", "tracks"),
+    *("search", "worklog", "archive", "complete", "board", "stats"),
+}
 
 
 @pytest.fixture
@@ -138,6 +141,10 @@ async def test_every_tool_over_stdio(project: Project, tasks: Path) -> None:
             "validate": {},
             "graph": {"format": "dot"},
             "tracks": {},
+            "search": {"text": "endpoint"},
+            "board": {"group_by": "priority"},
+            "stats": {},
+            "worklog": {"id": "3"},
         }
         results = {name: _data(await client.call_tool(name, args)) for name, args in calls.items()}
     assert results["get"]["title"] == "Document it"
@@ -146,6 +153,10 @@ async def test_every_tool_over_stdio(project: Project, tasks: Path) -> None:
     assert results["add"]["id"] == "006"
     assert results["graph"]["text"].startswith("digraph")
     assert results["list"]["count"] == 5
+    assert [task["id"] for task in results["search"]["tasks"]] == ["003"]
+    assert results["board"]["group_by"] == "priority"
+    assert results["stats"]["total"] == 6
+    assert results["worklog"] == {"task_id": "003", "entries": []}
 
 
 def test_mcp_refuses_a_bad_next_section(project: Project, tasks: Path) -> None:
@@ -165,3 +176,99 @@ def test_mcp_refuses_a_bad_next_section(project: Project, tasks: Path) -> None:
     )
     assert done.returncode == 1
     assert "[config.next." in done.stderr
+
+
+async def test_the_tools_the_cli_has_beside_the_core_ones(project: Project, tasks: Path) -> None:
+    project.config("dir: tasks\nworklogs: true\n")
+    server = create_server(loader(Overrides(config=str(project.root / ".tasktool.yaml"))))
+    async with Client(server) as client:
+        found = _data(await client.call_tool("search", {"text": "every endpoint"}))
+        assert (found["count"], found["tasks"][0]["id"]) == (1, "003")
+        assert found["tasks"][0]["score"] > 0
+        narrowed = _data(
+            await client.call_tool("search", {"text": "the", "filter": ["priority=critical"]})
+        )
+        assert [task["id"] for task in narrowed["tasks"]] == ["002"]
+        bad = await client.call_tool("search", {"text": "x", "filter": ["colour=red"]})
+        assert bad.is_error
+        assert "[filter.field]" in _text(bad)
+
+        # A bare number names the task, as in the CLI (set {"id": "2"}).
+        assert _data(await client.call_tool("set", {"id": "2", "owner": "bo"}))["id"] == "002"
+        logged = _data(await client.call_tool("worklog", {"id": "2", "add": "started"}))
+        assert logged["task_id"] == "002"
+        assert [entry["content"] for entry in logged["entries"]] == ["started"]
+        empty = await client.call_tool("worklog", {"id": "2", "add": "  "})
+        assert "[worklog.empty]" in _text(empty)
+
+        finished = _data(await client.call_tool("complete", {"id": "5"}))
+        assert (finished["id"], finished["status"]) == ("005", "completed")
+        assert finished["completed_at"]
+        unresolved = await client.call_tool("archive", {"ids": ["2"]})
+        assert unresolved.is_error
+        assert "[task.unresolved]" in _text(unresolved)
+        planned = _data(await client.call_tool("archive", {"ids": ["5"], "dry_run": True}))
+        assert planned["dry_run"] is True
+        assert (tasks / "005-task.md").exists()
+        moved = _data(await client.call_tool("archive", {"ids": ["5"]}))
+        assert [row["id"] for row in moved["archived"]] == ["005"]
+        assert not (tasks / "005-task.md").exists()
+        assert (tasks / "archive" / "005-task.md").exists()
+
+        board = _data(await client.call_tool("board", {}))
+        assert [column["name"] for column in board["columns"]][:3] == [
+            "pending",
+            "blocked",
+            "in-progress",
+        ]
+        stats = _data(await client.call_tool("stats", {}))
+        assert stats["archived"] == 1
+        wrong = await client.call_tool("board", {"group_by": "colour"})
+        assert wrong.is_error
+
+
+def _request(number: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": number, "method": method, "params": params}
+
+
+def _failed_call_stderr(project: Project, *flags: str) -> str:
+    """stderr of ``tasktool [flags] mcp`` over real stdio after one failing tool call."""
+    import subprocess
+
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("TASKTOOL_")}, **project.env}
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}}
+    messages = [
+        _request(1, "initialize", hello),
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        _request(2, "tools/call", {"name": "get", "arguments": {"id": "999"}}),
+    ]
+    with subprocess.Popen(
+        [sys.executable, "-m", "tasktool", *flags, "mcp"],
+        cwd=project.root,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as process:
+        assert process.stdin is not None
+        assert process.stdout is not None
+        for message in messages:
+            process.stdin.write(json.dumps(message) + "\n")
+        process.stdin.flush()
+        answers = [json.loads(process.stdout.readline()) for _ in range(2)]
+        assert answers[1]["result"]["isError"] is True
+        _out, err = process.communicate(timeout=60)  # closes stdin: the server ends
+    return err
+
+
+def test_a_failed_tool_call_is_one_line_on_stderr_and_none_when_quiet(
+    project: Project, tasks: Path
+) -> None:
+    err = _failed_call_stderr(project)
+    lines = [line for line in err.splitlines() if "task.not_found" in line or "failed" in line]
+    assert len(lines) == 1, err
+    assert "[task.not_found]" in lines[0]
+    assert lines[0].startswith("tasktool mcp: ")
+    assert err.count("\n") == 1, err
+    assert _failed_call_stderr(project, "-q") == ""

@@ -327,3 +327,24 @@ def test_events_ignore_the_tools_own_state(dashboard: Dashboard) -> None:
                 if len(data) == 2:
                     break
     assert data == [0, 1]
+
+
+def test_the_task_page_shows_acceptance_criteria_and_their_progress(
+    dashboard: Dashboard,
+) -> None:
+    checklist = (
+        "## Acceptance Criteria\n<!-- AC:BEGIN -->\n- [x] #1 Builds\n"
+        "- [ ] #2 Tested & <b>reviewed</b>\n- [x] #3 Documented\n<!-- AC:END -->\n"
+    )
+    path = dashboard.task_file("005")
+    path.write_text(path.read_text() + checklist, encoding="utf-8")
+    with dashboard.client() as client:
+        detail = client.get("/api/tasks/005").json()
+        page = client.get("/tasks/005").text
+        plain = client.get("/tasks/004").text
+    assert detail["acceptance"]["done"] == 2
+    assert detail["acceptance"]["total"] == 3
+    assert "<dt>acceptance</dt><dd>2/3 done</dd>" in page
+    assert page.count('<input type="checkbox" disabled checked>') == 2
+    assert "Tested &amp; &lt;b&gt;reviewed&lt;/b&gt;" in page
+    assert "Acceptance criteria" not in plain

@@ -49,7 +49,7 @@ def test_post_reports_every_bad_field_and_writes_nothing(dashboard: Dashboard) -
     with dashboard.client() as client:
         bad = client.post(
             "/api/tasks",
-            json={"status": "done", "priority": 3, "colour": "red", "effort": "huge"},
+            json={"status": "finished", "priority": 3, "colour": "red", "effort": "huge"},
         )
         unknown_dep = client.post("/api/tasks", json={"title": "x", "dependencies": ["404"]})
         outside = client.post("/api/tasks", json={"title": "x", "group": "../out"})
@@ -140,3 +140,14 @@ def test_the_task_page_renders_markdown_without_raw_html(dashboard: Dashboard) -
 )
 def test_markdown_fragments(text: str, html: str) -> None:
     assert markdown_html(text) == f'<div class="body markdown">\n{html}\n</div>'
+
+
+def test_the_api_takes_status_names_and_bare_numbers_as_the_cli(dashboard: Dashboard) -> None:
+    with dashboard.client() as client:
+        made = client.post("/api/tasks", json={"title": "Named", "status": "done"})
+        moved = client.put("/api/tasks/2", json={"status": "In Progress"})
+    assert made.status_code == 201, made.text
+    assert made.json()["status"] == "completed"
+    assert moved.status_code == 200, moved.text
+    assert (moved.json()["id"], moved.json()["status"]) == ("002", "in-progress")
+    assert "status: in-progress" in dashboard.task_file("002").read_text()

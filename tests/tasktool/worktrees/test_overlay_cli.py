@@ -164,3 +164,26 @@ def test_a_new_id_never_takes_one_only_a_sibling_holds(repo: Repo, run: Run) -> 
     clash = run(repo.main, "add", "Clash", "--id", "004", code=1)
     assert "[task.exists]" in clash.stderr
     assert not list((repo.main / "tasks").glob("004-*"))
+
+
+def test_a_task_in_conflict_here_is_reported_not_shown_from_a_sibling(repo: Repo, run: Run) -> None:
+    a = repo.worktree("wt-a")
+    run(a, "set", "003", "--status", "in-progress")
+    path = repo.main / "tasks" / "003-task.md"
+    text = path.read_text()
+    conflicted = text.replace("priority: medium\n", "<<<<<<< HEAD\npriority: medium\n=======\n")
+    path.write_text(conflicted.replace("---\n\n", ">>>>>>> other\n---\n\n", 1))
+    assert "<<<<<<< HEAD" in path.read_text()
+
+    for scope in ((), ("--worktree-scope", "isolated")):
+        got = run(repo.main, *scope, "get", "003", code=1)
+        assert "[task.merge_conflict]" in got.stderr, (scope, got.stderr)
+        assert "sibling_only" not in got.stdout
+        refused = run(repo.main, *scope, "set", "003", "--priority", "low", code=1)
+        assert "[task.merge_conflict]" in refused.stderr, (scope, refused.stderr)
+        assert "cannot be read" in refused.stderr
+        assert "[task.broken]" in refused.stderr
+        assert "worktree.sibling_only" not in refused.stderr
+        assert "003" not in _by_id(run, repo.main, *scope)
+    assert path.read_text().startswith(text.split("priority")[0])
+    assert "<<<<<<< HEAD" in path.read_text()  # never rewritten

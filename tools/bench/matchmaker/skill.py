@@ -130,7 +130,7 @@ class Run:
             for member in (a, b):
                 self.latencies.append(now - self.entered.pop(member))
                 del self.rating[member]
-                self.core.disconnect(member)
+                self.core.disconnect(member, now)
 
 
 CHUNK = 250

@@ -23,6 +23,7 @@ from click.core import ParameterSource
 
 from matchmaker import __version__
 from matchmaker.admin.commands import admin
+from matchmaker.config import Limits
 from matchmaker.settings import (
     CONFIG_OPTION,
     GROUPS,
@@ -184,20 +185,25 @@ def _serve(settings: Effective) -> None:
             signal.signal(signum, signal.SIG_IGN)
 
 
+def _format_option(choices: list[str], help_text: str) -> Callable[[F], F]:
+    """``--format`` (the parameter ``output``): one of ``choices``, the first by default."""
+    return click.option(
+        "--format",
+        "output",
+        type=click.Choice(choices),
+        default=choices[0],
+        show_default=True,
+        help=help_text,
+    )
+
+
 @main.group()
 def config() -> None:
     """Inspect the settings the server would run with."""
 
 
 @config.command()
-@click.option(
-    "--format",
-    "output",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Aligned text, or JSON for programs.",
-)
+@_format_option(["text", "json"], "Aligned text, or JSON for programs.")
 @click.pass_obj
 def show(invocation: Invocation, output: str) -> None:
     """Print every effective setting and where it came from (flag, env, file:line, default).
@@ -229,6 +235,74 @@ def _text(value: Any) -> str:
     if isinstance(value, bool):
         return str(value).lower()
     return str(value)
+
+
+@main.command()
+@click.option(
+    "--policy",
+    "policy_file",
+    metavar="FILE",
+    required=True,
+    help="The policy to try: one policy object as /admin takes it (JSON or YAML).",
+)
+@click.option(
+    "--arrivals",
+    "arrivals_file",
+    metavar="FILE",
+    required=True,
+    help="JSON Lines of arrivals in time order (what --record-arrivals writes).",
+)
+@click.option(
+    "--compare", "compare_file", metavar="FILE", help="A second policy run over the same arrivals."
+)
+@_format_option(["json", "table"], "JSON for programs, or a table side by side.")
+@click.option(
+    "--report",
+    "report_file",
+    metavar="FILE.html",
+    help="Also write a self-contained HTML page of charts.",
+)
+@click.option(
+    "--pool", metavar="NAME", help="Replay only the arrivals recorded under this policy name."
+)
+@click.option(
+    "--entry-ttl-ms",
+    type=click.IntRange(min=1),
+    default=Limits().entry_ttl_ms,
+    show_default=True,
+    help="The server's --entry-ttl-ms: an entry waiting longer expires.",
+)
+def simulate(
+    *,
+    policy_file: str,
+    arrivals_file: str,
+    compare_file: str | None,
+    output: str,
+    report_file: str | None,
+    pool: str | None,
+    entry_ttl_ms: int,
+) -> None:
+    """Replay recorded or generated arrivals through the real matching core.
+
+    The same code the server runs (windows, fill timeouts, TTLs, tie-breaks) on a
+    simulated clock, no sockets: how long entries wait and how close their groups
+    are under a policy (and --compare another) before players see it. Same inputs,
+    same output, byte for byte. See docs/modes.md, Tuning a policy.
+    """
+    from matchmaker.simulate.main import simulate_files
+
+    files = [policy_file] if compare_file is None else [policy_file, compare_file]
+    try:
+        simulate_files(
+            files,
+            arrivals_file,
+            output=output,
+            report_file=report_file,
+            pool=pool,
+            limits=Limits(entry_ttl_ms=entry_ttl_ms),
+        )
+    except CodedError as exc:
+        raise CommandError(exc) from None
 
 
 main.add_command(admin)

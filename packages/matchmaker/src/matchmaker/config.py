@@ -98,3 +98,5 @@ class ServerConfig:
     no_playground: bool = False
     cluster_url: str | None = field(default=None, repr=False)
     cluster_name: str = "matchmaker"
+    record_arrivals: str | None = None
+    record_arrivals_max_bytes: int = 64 * 1024 * 1024

@@ -43,6 +43,7 @@ def Code(
     exit: int | None = None,
     client: bool = False,
     admin: bool = False,
+    simulate: bool = False,
 ) -> ErrorCode:
     """One entry of the table below (named as the entry it builds): where an error code
     is reported, each surface documented in its own table. ``data``: an error reply on
@@ -52,8 +53,10 @@ def Code(
     setting that cannot work, 2 for a malformed command line (``docs/control-plane.md``,
     Startup errors); ``client``: raised by the Python client :mod:`matchmaker.client`
     (``docs/protocol.md``, Client library errors); ``admin``: reported by ``matchmaker
-    admin`` itself, exit status 1 (``docs/operations.md``, Admin CLI errors)."""
-    named = {"data": data, "client": client, "admin": admin}
+    admin`` itself, exit status 1 (``docs/operations.md``, Admin CLI errors);
+    ``simulate``: reported by ``matchmaker simulate``, exit status 1 (``docs/modes.md``,
+    Simulator errors)."""
+    named = {"data": data, "client": client, "admin": admin, "simulate": simulate}
     surfaces = frozenset(surface for surface, reported in named.items() if reported)
     return ErrorCode(exit=exit, http=http, surfaces=surfaces)
 
@@ -144,6 +147,11 @@ _CODES: dict[str, ErrorCode] = {
     "admin.unreachable": Code(admin=True),
     "admin.bad_response": Code(admin=True),
     "admin.invalid_file": Code(admin=True),
+    # -- matchmaker simulate: its inputs ------------------------------------------------------
+    "simulate.unreadable": Code(simulate=True),
+    "simulate.bad_arrival": Code(simulate=True),
+    "simulate.out_of_order": Code(simulate=True),
+    "simulate.unsupported": Code(simulate=True),
 }
 
 CATALOGUE = Catalogue(_CODES)

@@ -19,7 +19,7 @@ from matchmaker.cluster.messages import (
 )
 from matchmaker.cluster.ring import node_of, pool_key
 from matchmaker.cluster.routes import (
-    ANSWER_TIMEOUT_S,
+    ANSWER_TIMEOUT_MS,
     INTERNAL,
     NOTHING,
     Action,
@@ -53,9 +53,9 @@ class Failover(Routes):
             return self._refused(message.client, message.request_id)
         return NOTHING
 
-    def expire(self, now: float) -> Sequence[Action]:
+    def expire(self, now_ms: int) -> Sequence[Action]:
         """Refuse the forwarded requests whose answer did not come in time."""
-        late = [k for k, sent in self.pending.items() if now - sent > ANSWER_TIMEOUT_S]
+        late = [k for k, sent in self.pending.items() if now_ms - sent > ANSWER_TIMEOUT_MS]
         out: list[Action] = []
         for client_id, request_id in late:
             del self.pending[client_id, request_id]
@@ -88,18 +88,18 @@ class Failover(Routes):
         self._owners.clear()
         out: list[Action] = []
         for node in died:
-            out.extend(self._member_died(node))
+            out.extend(self._member_died(node, now_ms))
         out.extend(self._rebalance(local_clients, now_ms))
         return out
 
-    def _member_died(self, node: str) -> Sequence[Action]:
+    def _member_died(self, node: str, now_ms: int) -> Sequence[Action]:
         """``node`` stopped renewing its key: forget its clients, re-home what it owned."""
         self.departed.add(node)
         out: list[Action] = []
         for client_id, (home, conversation) in list(self.proxies.items()):
             if home == node:
                 del self.proxies[client_id]
-                out.append(Deliver(conversation.disconnect()))
+                out.append(Deliver(conversation.disconnect(now_ms)))
         for client_id, sessions in self.remote_sessions.items():
             for session_id in [s for s in sessions if node_of(s) == node]:
                 for other in sorted(sessions.pop(session_id)):
@@ -198,7 +198,7 @@ class Failover(Routes):
                 continue
             del waiting[name]
             if entry.node in self.live:
-                out.append(self._forward(state, entry.node, LeavePool(name), INTERNAL, 0.0))
+                out.append(self._forward(state, entry.node, LeavePool(name), INTERNAL, now_ms))
             out.extend(self._move(state, name, new, entry.command, now_ms, told=entry.told))
         return out
 
@@ -217,7 +217,7 @@ class Failover(Routes):
         if target != self.node:
             entry = Waiting(target, command, INTERNAL, told=told)
             self.waiting.setdefault(state.client_id, {})[name] = entry
-            return [self._forward(state, target, command, INTERNAL, 0.0)]
+            return [self._forward(state, target, command, INTERNAL, now_ms)]
         with contextlib.suppress(MatchmakerError):
             project = self._project(state)
             _, out = self.core.enter(state.client_id, project, command, now_ms)

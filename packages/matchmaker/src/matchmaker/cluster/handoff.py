@@ -72,7 +72,7 @@ class Pipe(Protocol):
 
     def on_frame(self, frame: str | bytes) -> None: ...
 
-    def perform(self, effects: list[Effect]) -> None: ...
+    def perform(self, effects: list[Effect], now_ms: int) -> None: ...
 
     def relay_to(self, relay: _Relay) -> None: ...
 
@@ -111,22 +111,22 @@ class Handoff:
 
     # -- inbound --------------------------------------------------------------------------
 
-    def handle(self, message: TunnelMessage, now: float) -> None:
+    def handle(self, message: TunnelMessage, now_ms: int) -> None:
         """A tunnel message from another member (one of :data:`TUNNEL_MESSAGES`)."""
-        _HANDLERS[type(message)](self, message, now)
+        _HANDLERS[type(message)](self, message, now_ms)
 
-    def _out(self, message: TunnelOut, now: float) -> None:
+    def _out(self, message: TunnelOut, now_ms: int) -> None:
         relay = self._relays.get(message.tunnel)
         if relay is not None:
             relay.answered = True
             relay.connection.push(message.frame)
 
-    def _closed(self, message: TunnelClose, now: float) -> None:
+    def _closed(self, message: TunnelClose, now_ms: int) -> None:
         relay = self._relays.pop(message.tunnel, None)
         if relay is not None:
             relay.connection.close(message.code, message.reason)
 
-    def _in(self, message: TunnelFrame, now: float) -> None:
+    def _in(self, message: TunnelFrame, now_ms: int) -> None:
         tunnel = message.tunnel
         end = self._tunnels.get(tunnel)
         if end is not None:
@@ -137,19 +137,21 @@ class Handoff:
             close = TunnelClose(tunnel, closecodes.GOING_AWAY, "tunnel closed")
             self._post(relay_node, close, None)
 
-    def _end(self, message: TunnelEnd, now: float) -> None:
+    def _end(self, message: TunnelEnd, now_ms: int) -> None:
         end = self._tunnels.pop(message.tunnel, None)
         if end is not None:
             end[1].close(message.code, "")
 
-    def _open(self, message: TunnelOpen, now: float) -> None:
+    def _open(self, message: TunnelOpen, now_ms: int) -> None:
         """The issuer's end: a connection for the tunnel, fed the resuming ``hello``."""
         assert self._open_remote is not None, "Handoff.bind was not called"
         tunnel, relay_node = message.tunnel, message.relay
         connection = self._open_remote(self._sender(relay_node, tunnel))
         self._tunnels[tunnel] = (relay_node, connection)
         hello = codec.decode_value(message.hello)
-        connection.perform(connection.conversation.receive(hello, message.request_id, now))
+        connection.perform(
+            connection.conversation.receive(hello, message.request_id, now_ms), now_ms
+        )
 
     def _sender(self, relay_node: str, tunnel: str) -> Send:
         """The tunnel connection's ``send``: its frames and its close go to the relay."""
@@ -177,7 +179,7 @@ class Handoff:
         for relay in list(self._relays.values()):
             relay.unreachable()
 
-    def member_died(self, node: str) -> None:
+    def member_died(self, node: str, now_ms: int) -> None:
         """Close the tunnels whose relay was ``node`` (their clients are away, resumable
         elsewhere) and the relays to ``node`` as issuer (their clients are gone)."""
         for tunnel, (relay_node, connection) in list(self._tunnels.items()):
@@ -185,7 +187,7 @@ class Handoff:
                 del self._tunnels[tunnel]
                 connection.close(closecodes.GOING_AWAY, "the relaying process is gone")
         for relay in [r for r in self._relays.values() if r.issuer == node]:
-            relay.issuer_died()
+            relay.issuer_died(now_ms)
 
 
 class _Relay:
@@ -222,7 +224,7 @@ class _Relay:
         if self._relays.pop(self.tunnel, None) is not None:
             self.connection.close(closecodes.GOING_AWAY, "the client's process is unreachable")
 
-    def issuer_died(self) -> None:
+    def issuer_died(self, now_ms: int) -> None:
         """The client's state died with the issuer: an unanswered resume is
         ``resume.expired``, a resumed client's connection closes."""
         if self._relays.pop(self.tunnel, None) is None:
@@ -230,11 +232,11 @@ class _Relay:
         if self.answered:
             self.connection.close(closecodes.GOING_AWAY, "the client's process is gone")
         else:
-            self.connection.perform(resume_refused(self.request_id))
+            self.connection.perform(resume_refused(self.request_id), now_ms)
 
 
 # Each tunnel message and its handler.
-_HANDLERS: dict[type, Callable[[Handoff, Any, float], None]] = {
+_HANDLERS: dict[type, Callable[[Handoff, Any, int], None]] = {
     TunnelOpen: Handoff._open,
     TunnelFrame: Handoff._in,
     TunnelEnd: Handoff._end,

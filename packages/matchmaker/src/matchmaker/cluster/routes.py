@@ -18,6 +18,7 @@ from matchmaker.cluster.messages import (
     Message,
 )
 from matchmaker.cluster.ring import node_of, owner, pool_key, room_key
+from matchmaker.cluster.stages import LEAVING, WITHDRAWN, Stage, Step, advance
 from matchmaker.core import Delivery, Matchmaker
 from matchmaker.core import commands as core_commands
 from matchmaker.core.commands import EnterPool, JoinSession
@@ -30,7 +31,7 @@ from matchmaker.errors import MatchmakerError
 from matchmaker.model import Project
 
 __all__ = [
-    "ANSWER_TIMEOUT_S",
+    "ANSWER_TIMEOUT_MS",
     "INTERNAL",
     "NOTHING",
     "Action",
@@ -50,7 +51,7 @@ OWNER_CACHE = 65_536
 INTERNAL = "\x00cluster"
 # A forwarded request not answered within this long (its answer was lost in a Redis outage)
 # is refused with cluster.unavailable, so no request is left waiting.
-ANSWER_TIMEOUT_S = 3.0
+ANSWER_TIMEOUT_MS = 3000
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,9 +88,10 @@ class Waiting:
 
     Until its member says it is gone, the entry is this process's to follow: moved
     when its pool's owner changes, entered again when its member dies, unless its
-    client is leaving it (``leaving``: the ``pool.leave`` on its way behind the
-    ``pool.enter``) or was matched (``withdrawn``: a ``Withdraw`` on its way), as one
-    process would have let go of it by then.
+    client is leaving it (the ``pool.leave`` on its way behind the ``pool.enter``) or
+    was matched (a ``Withdraw`` on its way), as one process would have let go of it by
+    then. Which of those it is: its ``stage``, changed only by the steps of
+    :data:`~.stages.TRANSITIONS`.
     """
 
     node: str  # the member it was sent to ("": that member died, to be entered again)
@@ -97,14 +99,37 @@ class Waiting:
     asked: str | None  # the pool.enter's request id (INTERNAL: a move, answering nobody)
     remote_id: str | None = None  # its id at ``node``, once ``node`` answered
     told: str | None = None  # the id its client was told (kept when it moves)
-    leaving: bool = False
-    leave_request: str | None = None
-    withdrawn: bool = False
+    leave_request: str | None = None  # the pool.leave's request id, while ``leaving``
+    stage: Stage = Stage.FOLLOWED
 
     @property
     def settling(self) -> bool:
         """Whether it is on its way out (left or withdrawn): it stays where it is."""
-        return self.leaving or self.withdrawn
+        return self.stage is not Stage.FOLLOWED
+
+    @property
+    def leaving(self) -> bool:
+        """Whether its client's ``pool.leave`` is on its way."""
+        return self.stage in LEAVING
+
+    @property
+    def withdrawn(self) -> bool:
+        """Whether its client was matched (a ``Withdraw`` is on its way)."""
+        return self.stage in WITHDRAWN
+
+    def leave(self, request_id: str | None) -> None:
+        """Its client sent ``pool.leave`` for it (as ``request_id``)."""
+        self.stage = advance(self.stage, Step.LEAVE)
+        self.leave_request = request_id
+
+    def leave_refused(self) -> None:
+        """Its ``pool.leave`` was refused: it stands where it stood before."""
+        self.stage = advance(self.stage, Step.LEAVE_REFUSED)
+        self.leave_request = None
+
+    def withdraw(self) -> None:
+        """Its client was matched: the entry is on its way out."""
+        self.stage = advance(self.stage, Step.WITHDRAW)
 
     def withdrawal(self, pool: str) -> PoolWithdrawn:
         """What its client is told when its member died while it was being withdrawn (what
@@ -153,10 +178,10 @@ class Routes:
         live: Iterable[str],
         *,
         project: Callable[[ClientState], Project],
-        conversation: Callable[[float], Conversation],
+        conversation: Callable[[int], Conversation],
     ) -> None:
         """``project(client)`` is the client's Project as of now (raises a
-        ``MatchmakerError`` if it has none); ``conversation(now)`` a new conversation
+        ``MatchmakerError`` if it has none); ``conversation(now_ms)`` a new conversation
         with ``core``, for a proxy."""
         self.node = node
         self.core = core
@@ -179,7 +204,7 @@ class Routes:
         # Members found dead, until seen again (a Redis restart can make live ones look dead).
         self.departed: set[str] = set()
         # Forwarded requests awaiting their answer: (client id, request id) -> when sent.
-        self.pending: dict[tuple[str, str], float] = {}
+        self.pending: dict[tuple[str, str], int] = {}
         # A pool.enter sent while its client already waits in that pool, until answered:
         # (client id, request id) -> (pool name, its entry). The owner refuses it
         # (pool.already_entered) unless the first entry matched meanwhile; then it is
@@ -217,12 +242,12 @@ class Routes:
         target: str,
         command: core_commands.Command,
         request_id: str | None,
-        now: float,
+        now_ms: int,
     ) -> Post:
         client_id = client.client_id
         self.holders.setdefault(client_id, set()).add(target)
         if request_id is not None and request_id != INTERNAL:
-            self.pending[client_id, request_id] = now
+            self.pending[client_id, request_id] = now_ms
         message = Command(
             client_id,
             client.project_id,
@@ -293,7 +318,7 @@ class Routes:
             if entry.asked == request_id and request_id is not None:
                 del waiting[name]
             elif entry.leaving and entry.leave_request == request_id and not timed_out:
-                entry.leaving, entry.leave_request = False, None
+                entry.leave_refused()
         outgoing = self.outgoing.get(client_id)
         if outgoing and request_id is not None and not timed_out:
             outgoing[:] = [

@@ -55,7 +55,7 @@ from matchmaker.cluster.messages import (
 )
 from matchmaker.cluster.ring import node_of
 from matchmaker.cluster.routes import (
-    ANSWER_TIMEOUT_S,
+    ANSWER_TIMEOUT_MS,
     INTERNAL,
     NOTHING,
     Action,
@@ -86,7 +86,7 @@ from matchmaker.core.events import (
 from matchmaker.errors import internal_error
 
 __all__ = [
-    "ANSWER_TIMEOUT_S",
+    "ANSWER_TIMEOUT_MS",
     "INTERNAL",
     "Action",
     "Deliver",
@@ -109,7 +109,7 @@ class Router(Seats):
         conversation: Conversation,
         command: core_commands.Command,
         request_id: str | None,
-        now: float,
+        now_ms: int,
         *,
         sendable: bool,
     ) -> Sequence[Action] | None:
@@ -127,13 +127,13 @@ class Router(Seats):
         if target is None:
             return None
         if type(command) is EnterPool and self._over_entry_limit(client, command):
-            refused = conversation.admit(command, request_id, now)
+            refused = conversation.admit(command, request_id, now_ms)
             limit: list[Effect] = [Refuse(request_id, entry_limit(self.core.limits))]
             return [Perform(client.client_id, refused or limit)]
         if target == self.node:
             return None
         client_id = client.client_id
-        refused = conversation.admit(command, request_id, now)
+        refused = conversation.admit(command, request_id, now_ms)
         if refused is not None:
             return [Perform(client_id, refused)]
         if not sendable:
@@ -151,8 +151,8 @@ class Router(Seats):
         elif type(command) is LeavePool:
             entry = self.waiting.get(client_id, {}).get(command.pool)
             if entry is not None and entry.node == target:
-                entry.leaving, entry.leave_request = True, request_id
-        return [self._forward(client, target, command, request_id, now)]
+                entry.leave(request_id)
+        return [self._forward(client, target, command, request_id, now_ms)]
 
     def _entry_node(self, client_id: str, command: core_commands.Command) -> str | None:
         """Where a ``pool.leave`` goes when its entry waits at another member: after its
@@ -232,10 +232,10 @@ class Router(Seats):
         waiting = self.waiting.get(client_id, {})
         for key, (_, entry) in self.again.items():
             if key[0] == client_id:  # sent before the Withdraw: withdrawn if entered
-                entry.withdrawn = True
+                entry.withdraw()
         out: list[Delivery] = []
         for name, entry in list(waiting.items()):
-            entry.withdrawn = True
+            entry.withdraw()
             if not entry.node:
                 del waiting[name]
                 out.append(((client_id,), entry.withdrawal(name)))
@@ -310,7 +310,7 @@ class Router(Seats):
 
     # -- messages from other members ------------------------------------------------------
 
-    def receive(self, sender: str, message: Message, now: float, now_ms: int) -> Sequence[Action]:
+    def receive(self, sender: str, message: Message, now_ms: int) -> Sequence[Action]:
         """A message from member ``sender`` (not a tunnel's: those are :mod:`.handoff`'s).
 
         One sent by a member found dead since is ignored: what it answers or
@@ -318,9 +318,9 @@ class Router(Seats):
         """
         if sender in self.departed:
             return NOTHING
-        return _HANDLERS[type(message)](self, sender, message, now, now_ms)
+        return _HANDLERS[type(message)](self, sender, message, now_ms)
 
-    def _events(self, sender: str, message: Events, now: float, now_ms: int) -> Sequence[Action]:
+    def _events(self, sender: str, message: Events, now_ms: int) -> Sequence[Action]:
         event = codec.decode_value(message.event)
         out: list[Action] = [Deliver([(message.to, event)], remote=False)]
         if type(event) is SessionCreated:
@@ -331,12 +331,12 @@ class Router(Seats):
                 out.extend(self.told(event))
         return out
 
-    def _serve(self, home: str, message: Command, now: float, now_ms: int) -> Sequence[Action]:
+    def _serve(self, home: str, message: Command, now_ms: int) -> Sequence[Action]:
         """Run a forwarded request through the proxy conversation of its client."""
         client_id = message.client
         proxy = self.proxies.get(client_id)
         if proxy is None:
-            conversation = self._conversation(now)
+            conversation = self._conversation(now_ms)
             # The proxy is registered like a local client, so the core's rules (one entry
             # per pool, limits) and its events apply to it unchanged.
             conversation.adopt(
@@ -350,7 +350,7 @@ class Router(Seats):
         request_id = message.request_id
         try:
             command = codec.decode_value(message.command)
-            effects = proxy[1].receive(command, request_id, now)
+            effects = proxy[1].receive(command, request_id, now_ms)
         except Exception:
             _log.exception("unhandled error on a forwarded request")
             effects = [Refuse(request_id, internal_error())]
@@ -367,7 +367,7 @@ class Router(Seats):
         # state for it (a watch, a delegate) beyond entries and sessions.
         return out
 
-    def _answers(self, sender: str, message: Answers, now: float, now_ms: int) -> Sequence[Action]:
+    def _answers(self, sender: str, message: Answers, now_ms: int) -> Sequence[Action]:
         """Answers to a local client's forwarded request."""
         client_id = message.client
         shown: list[Effect] = []
@@ -420,18 +420,14 @@ class Router(Seats):
             self.remote_sessions.get(client_id, {}).pop(answer.session_id, None)
         return False
 
-    def _gone(self, sender: str, message: Gone, now: float, now_ms: int) -> Sequence[Action]:
+    def _gone(self, sender: str, message: Gone, now_ms: int) -> Sequence[Action]:
         proxy = self.proxies.pop(message.client, None)
-        return NOTHING if proxy is None else [Deliver(proxy[1].disconnect())]
+        return NOTHING if proxy is None else [Deliver(proxy[1].disconnect(now_ms))]
 
-    def _withdrawn(
-        self, sender: str, message: Withdraw, now: float, now_ms: int
-    ) -> Sequence[Action]:
+    def _withdrawn(self, sender: str, message: Withdraw, now_ms: int) -> Sequence[Action]:
         return self._withdraw(message.client)
 
-    def _paused(
-        self, sender: str, message: Away | Back, now: float, now_ms: int
-    ) -> Sequence[Action]:
+    def _paused(self, sender: str, message: Away | Back, now_ms: int) -> Sequence[Action]:
         """A remote client served here went away or came back: pause or resume it in the
         core, as its home did."""
         client_id, away = message.client, type(message) is Away
@@ -455,7 +451,7 @@ def _decode_answer(value: list[Any]) -> Effect:
 
 
 # Each message type and its handler, as the conversation's commands have theirs.
-_HANDLERS: dict[type, Callable[[Router, str, Any, float, int], Sequence[Action]]] = {
+_HANDLERS: dict[type, Callable[[Router, str, Any, int], Sequence[Action]]] = {
     Events: Router._events,
     Command: Router._serve,
     Answers: Router._answers,

@@ -75,7 +75,7 @@ class Seats(Failover):
 
     # -- messages from other members --------------------------------------------------------
 
-    def _opening(self, sender: str, message: Opening, now: float, now_ms: int) -> Sequence[Action]:
+    def _opening(self, sender: str, message: Opening, now_ms: int) -> Sequence[Action]:
         if node_of(message.session) != sender:
             return NOTHING  # only a session's host speaks for its opening
         command = codec.decode_value(message.spec)
@@ -106,14 +106,12 @@ class Seats(Failover):
         )
         return [Deliver(out)] if out else NOTHING
 
-    def _unmirror(
-        self, sender: str, message: Unmirror, now: float, now_ms: int
-    ) -> Sequence[Action]:
+    def _unmirror(self, sender: str, message: Unmirror, now_ms: int) -> Sequence[Action]:
         if node_of(message.session) == sender:
             self.core.backfills.unmirror(message.session)
         return NOTHING
 
-    def _offer(self, sender: str, message: Offer, now: float, now_ms: int) -> Sequence[Action]:
+    def _offer(self, sender: str, message: Offer, now_ms: int) -> Sequence[Action]:
         """An owner holds an entry for a session hosted here: seat its client, or decline."""
         client_id = message.client
         home = node_of(client_id)
@@ -122,7 +120,7 @@ class Seats(Failover):
         if state is None and home != self.node and home in self.live:
             # Seated here, it needs a proxy like any remote member; its home hears of it
             # from session.created (routing.py) and tells this member when it goes.
-            adopted = self._conversation(now)
+            adopted = self._conversation(now_ms)
             adopted.adopt(
                 client_id,
                 message.project,
@@ -142,7 +140,7 @@ class Seats(Failover):
             self.core.backfills.changed(message.session, out)
         if adopted is not None and not accepted:
             del self.proxies[client_id]
-            out.extend(adopted.disconnect())
+            out.extend(adopted.disconnect(now_ms))
         # The newcomer's session.created goes through the owner, after its pool.entered.
         created = next((d for d in out if _created_for(d, client_id)), None)
         encoded = None if created is None else codec.encode_value(created[1])
@@ -156,7 +154,7 @@ class Seats(Failover):
             actions.append(Deliver(rest))
         return actions
 
-    def _seated(self, sender: str, message: Seated, now: float, now_ms: int) -> Sequence[Action]:
+    def _seated(self, sender: str, message: Seated, now_ms: int) -> Sequence[Action]:
         """The host's answer to an offer: the entry leaves as matched and its client hears
         of its session (after its pool.entered, which went from here), or it is put back.
         Seated in an entry that left meanwhile, the client is taken out again, untold."""
@@ -190,23 +188,23 @@ class Seats(Failover):
             return [Deliver(out)] if out else NOTHING
         return [Post(host, Told(event.session_id, event.you))]
 
-    def _told(self, sender: str, message: Told, now: float, now_ms: int) -> Sequence[Action]:
+    def _told(self, sender: str, message: Told, now_ms: int) -> Sequence[Action]:
         self.relaying.pop((message.session, message.client), None)
         out = self.core.told(message.client, message.session)
         return [Deliver(out)] if out else NOTHING
 
-    def _unseat(self, sender: str, message: Unseat, now: float, now_ms: int) -> Sequence[Action]:
+    def _unseat(self, sender: str, message: Unseat, now_ms: int) -> Sequence[Action]:
         client_id = message.client
         self.relaying.pop((message.session, client_id), None)
         state = self.core.clients.get(client_id)
         if state is None or message.session not in state.sessions:
             return NOTHING  # gone already
-        out = self.core.leave_session(client_id, message.session)
+        out = self.core.leave_session(client_id, message.session, now_ms)
         proxy = self.proxies.get(client_id)
         if proxy is not None and not (state.sessions or state.entries or state.delegating):
             # A proxy adopted for the seat alone, which its home never heard of: dropped.
             del self.proxies[client_id]
-            out.extend(proxy[1].disconnect())
+            out.extend(proxy[1].disconnect(now_ms))
         return [Deliver(out)]
 
     # -- failures and members' changes ------------------------------------------------------
@@ -220,12 +218,12 @@ class Seats(Failover):
             return [Deliver(out)] if out else NOTHING
         return super().lost(message, now_ms)
 
-    def expire(self, now: float) -> Sequence[Action]:
+    def expire(self, now_ms: int) -> Sequence[Action]:
         """As :meth:`Failover.expire`; and a newcomer that left its session, or was
         disconnected, before its home said it was told is no longer followed."""
         for key in [k for k in self.relaying if not self.core.awaits_told(k[1], k[0])]:
             del self.relaying[key]
-        return super().expire(now)
+        return super().expire(now_ms)
 
     def members_changed(
         self,

@@ -34,6 +34,7 @@ from matchmaker.model import (
 T = TypeVar("T")
 
 _PROJECT = msgspec.json.Decoder(Project)
+_POLICY = msgspec.json.Decoder(MatchmakingPolicy)
 _PATCH = msgspec.json.Decoder(ProjectPatch)
 _AT = re.compile(r" - at `(?P<path>[^`]*)`$")
 _NAMED = re.compile(r"field `(?P<name>[^`]*)`")
@@ -50,6 +51,16 @@ def decode_project(body: bytes, limits: Limits, control: ControlLimits) -> Proje
         )
     check_project(project, limits, control)
     return project
+
+
+def decode_policy(body: bytes, limits: Limits) -> MatchmakingPolicy:
+    """One policy object as a Project's ``policies`` list holds it, checked by the rules
+    ``/admin`` applies to each policy (the same decoder and checks, so the same coded
+    errors; their paths start at the policy, ``$``): ``matchmaker simulate`` reads its
+    policy files with it."""
+    policy = _decode(_POLICY, body)
+    _check_policy("$", policy, limits)
+    return policy
 
 
 def decode_patch(body: bytes, project_id: str) -> ProjectPatch:

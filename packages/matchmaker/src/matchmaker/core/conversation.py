@@ -5,9 +5,10 @@ command, an undecodable frame, the passing of time) and returns the
 :mod:`effects <matchmaker.core.effects>` the shell must carry out. It owns the
 handshake state, the per-connection rate limits, the heartbeat rule and the
 checks each request must pass before it reaches the shared
-:class:`~matchmaker.core.engine.Matchmaker`. The core reads no clock: the shell
-passes its monotonic time (seconds) for limits and liveness, and a wall clock
-(epoch milliseconds, read only when an entry's expiry is set).
+:class:`~matchmaker.core.engine.Matchmaker`. The core reads no clock and keeps
+none: every call that needs the time is given it, ``now_ms`` (epoch
+milliseconds, what entries' expiry, the modes' timers and the protocol's
+``expires_at`` count in), for limits, liveness, expiry and tokens alike.
 """
 
 from __future__ import annotations
@@ -78,13 +79,11 @@ class Conversation:
         "_control",
         "_directory",
         "_ice_servers",
-        "_last_ping",
+        "_last_ping_ms",
         "_relay",
         "_require_declared",
-        "_wall_clock_ms",
         "client",
         "core",
-        "last_seen",
     )
 
     def __init__(
@@ -93,8 +92,7 @@ class Conversation:
         directory: ProjectDirectory,
         *,
         require_declared: bool,
-        now: float,
-        wall_clock_ms: Callable[[], int],
+        now_ms: int,
         ice_servers: tuple[str, ...] = (),
     ) -> None:
         limits = core.limits
@@ -102,46 +100,54 @@ class Conversation:
         self.core = core
         self._directory = directory
         self._require_declared = require_declared
-        self._wall_clock_ms = wall_clock_ms
         self.client: ClientState | None = None
-        self.last_seen = now
-        self._last_ping = now
-        self._control = TokenBucket(limits.control_rate_per_s, limits.control_burst, now)
-        self._relay = TokenBucket(limits.send_rate_per_s, limits.send_burst, now)
+        self._last_ping_ms = now_ms
+        self._control = TokenBucket(limits.control_rate_per_s, limits.control_burst, now_ms)
+        self._relay = TokenBucket(limits.send_rate_per_s, limits.send_burst, now_ms)
         self._abuse = 0
+
+    @property
+    def last_seen_ms(self) -> int:
+        """When the client was last heard: every frame is charged to one of the two token
+        buckets, which stamp the time they were charged (so no third copy of it is kept
+        in step on the per-message path)."""
+        return max(self._control.stamp_ms, self._relay.stamp_ms)
 
     # -- inbound --------------------------------------------------------------------------
 
-    def receive(self, command: Command, request_id: str | None, now: float) -> list[Effect]:
-        """Handle one decoded request that arrived at ``now``."""
+    def receive(self, command: Command, request_id: str | None, now_ms: int) -> list[Effect]:
+        """Handle one decoded request that arrived at ``now_ms``."""
         # The per-message path (every relayed message comes through here): the bucket and
         # the handler are picked inline, not through admit() and a dispatch method.
-        self.last_seen = now
         kind = type(command)
         bucket = self._relay if kind in _RELAYED else self._control
-        refused = self._admit(bucket, now, request_id)
+        refused = self._admit(bucket, now_ms, request_id)
         if refused is not None:
             return refused
         try:
             if self.client is None and kind not in _PRE_HELLO:
                 raise _not_ready()
-            return _HANDLERS[kind](self, command, request_id)
+            return _HANDLERS[kind](self, command, request_id, now_ms)
         except MatchmakerError as error:
             if kind is Hello and error.code in _HELLO_CLOSES:
                 return [Refuse(request_id, error), Close(closecodes.FORBIDDEN, error.code)]
             return [Refuse(request_id, error)]
 
     def relay_message(
-        self, session_id: str, to: list[str] | None, data: bytes, request_id: str | None, now: float
+        self,
+        session_id: str,
+        to: list[str] | None,
+        data: bytes,
+        request_id: str | None,
+        now_ms: int,
     ) -> list[Effect]:
         """``session.send`` as the shell decoded it: what :meth:`receive` does for a
         :class:`Send` (the relay bucket, hello first, the size limit, membership), without
         building the command or dispatching on its type, on the path every relayed
         message takes."""
-        self.last_seen = now
-        wait = self._relay.take(now)  # what _admit does, one call fewer
-        if wait:
-            return self._limited(wait, request_id)
+        wait_ms = self._relay.take(now_ms)  # what _admit does, one call fewer
+        if wait_ms:
+            return self._limited(wait_ms, request_id)
         self._abuse = 0
         client = self.client
         try:
@@ -151,20 +157,18 @@ class Conversation:
         except MatchmakerError as error:
             return [Refuse(request_id, error)]
 
-    def admit(self, command: Command, request_id: str | None, now: float) -> list[Effect] | None:
+    def admit(self, command: Command, request_id: str | None, now_ms: int) -> list[Effect] | None:
         """Charge ``command`` to this client's rate limits: ``None`` when admitted, else the
-        refusal. The client was heard at ``now`` either way. (A cluster member charges a
+        refusal. The client was heard at ``now_ms`` either way. (A cluster member charges a
         request here before sending it to another process, so the limits and the
         heartbeat hold per client, wherever its requests are served.)"""
-        self.last_seen = now
         return self._admit(
-            self._relay if type(command) in _RELAYED else self._control, now, request_id
+            self._relay if type(command) in _RELAYED else self._control, now_ms, request_id
         )
 
-    def refuse(self, request_id: str | None, error: MatchmakerError, now: float) -> list[Effect]:
+    def refuse(self, request_id: str | None, error: MatchmakerError, now_ms: int) -> list[Effect]:
         """A frame the shell could not decode: answer ``error``, rate-limited like a request."""
-        self.last_seen = now
-        refused = self._admit(self._control, now, request_id)
+        refused = self._admit(self._control, now_ms, request_id)
         return refused if refused is not None else [Refuse(request_id, error)]
 
     def adopt(
@@ -196,58 +200,60 @@ class Conversation:
             return []
         return [Close(closecodes.HANDSHAKE_TIMEOUT, "no hello")]
 
-    def heartbeat(self, now: float) -> Effect | None:
-        """Liveness at ``now``: close a client silent past the timeout, ping one silent for
-        an interval (once per interval). A busy client is never pinged."""
+    def heartbeat(self, now_ms: int) -> Effect | None:
+        """Liveness at ``now_ms``: close a client silent past the timeout, ping one silent
+        for an interval (once per interval). A busy client is never pinged."""
         limits = self.core.limits
-        silent = now - self.last_seen
-        if silent > limits.heartbeat_timeout_ms / 1000:
+        silent_ms = now_ms - self.last_seen_ms
+        if silent_ms > limits.heartbeat_timeout_ms:
             return Close(closecodes.HEARTBEAT_TIMEOUT, "heartbeat timeout")
-        interval = limits.heartbeat_interval_ms / 1000
-        if silent >= interval and now - self._last_ping >= interval:
-            self._last_ping = now
+        interval_ms = limits.heartbeat_interval_ms
+        if silent_ms >= interval_ms and now_ms - self._last_ping_ms >= interval_ms:
+            self._last_ping_ms = now_ms
             return PingClient()
         return None
 
-    def disconnect(self, *, resumable: bool = False, now: float = 0.0) -> list[Delivery]:
-        """The connection is gone. After a clean close the client leaves its pools and
-        sessions now; after an unclean one (``resumable``) it is away until ``now`` plus
-        the resume grace: entries paused, session peers told, events kept for replay."""
+    def disconnect(self, now_ms: int, *, resumable: bool = False) -> list[Delivery]:
+        """The connection is gone at ``now_ms``. After a clean close the client leaves its
+        pools and sessions now; after an unclean one (``resumable``) it is away until
+        ``now_ms`` plus the resume grace: entries paused, session peers told, events kept
+        for replay."""
         client, self.client = self.client, None
         if client is None:
             return []
-        if resumable and self.core.resumption.park(client.client_id, now):
+        if resumable and self.core.resumption.park(client.client_id, now_ms):
             return self.core.suspend(client.client_id)
         self.core.resumption.forget(client.client_id)
-        return self.core.disconnect(client.client_id)
+        return self.core.disconnect(client.client_id, now_ms)
 
     # -- rules ----------------------------------------------------------------------------
 
     def _admit(
-        self, bucket: TokenBucket, now: float, request_id: str | None
+        self, bucket: TokenBucket, now_ms: int, request_id: str | None
     ) -> list[Effect] | None:
         """Spend a token: ``None`` when there was one, else a ``rate.limited`` refusal (or,
         after :data:`ABUSE_LIMIT` refusals in a row, a close with 3029)."""
-        wait = bucket.take(now)
-        if not wait:
+        wait_ms = bucket.take(now_ms)
+        if not wait_ms:
             self._abuse = 0
             return None
-        return self._limited(wait, request_id)
+        return self._limited(wait_ms, request_id)
 
-    def _limited(self, wait: float, request_id: str | None) -> list[Effect]:
-        """A frame over its rate limit (the bucket has a token in ``wait`` s)."""
+    def _limited(self, wait_ms: float, request_id: str | None) -> list[Effect]:
+        """A frame over its rate limit (the bucket has a token in ``wait_ms``)."""
         self._abuse += 1
         if self._abuse >= ABUSE_LIMIT:
             return [Close(closecodes.RATE_LIMITED, "rate limit exceeded repeatedly")]
-        retry = max(1, int(wait * 1000 + 0.999))
+        retry = max(1, int(wait_ms + 0.999))
         error = MatchmakerError(
             "too many requests", code="rate.limited", details={"retry_after_ms": retry}
         )
         return [Refuse(request_id, error)]
 
-    # One handler per command; ``self.client`` is set for all but the pre-hello ones.
+    # One handler per command, given the time the request arrived; ``self.client`` is set
+    # for all but the pre-hello ones.
 
-    def _send(self, command: Send, request_id: str | None) -> list[Effect]:
+    def _send(self, command: Send, request_id: str | None, now_ms: int) -> list[Effect]:
         client = self._client()
         return self._relayed(client, command.session_id, command.to, command.data, request_id)
 
@@ -267,7 +273,7 @@ class Conversation:
             return [relayed]
         return [relayed, Reply(request_id, Relayed())]
 
-    def _signal(self, command: Signal, request_id: str | None) -> list[Effect]:
+    def _signal(self, command: Signal, request_id: str | None, now_ms: int) -> list[Effect]:
         client = self._client()
         limit = self.core.limits.max_send_bytes
         if len(command.signal) > limit:
@@ -277,40 +283,42 @@ class Conversation:
             return [relayed]
         return [relayed, Reply(request_id, Relayed())]
 
-    def _offer(self, command: Offer, request_id: str | None) -> list[Effect]:
+    def _offer(self, command: Offer, request_id: str | None, now_ms: int) -> list[Effect]:
         if len(command.sdp) > self.core.limits.max_send_bytes:
             raise _too_large("rtc.offer sdp", self.core.limits.max_send_bytes)
         return [OpenChannel(request_id, command.sdp)]
 
-    def _enter_pool(self, command: EnterPool, request_id: str | None) -> list[Effect]:
+    def _enter_pool(self, command: EnterPool, request_id: str | None, now_ms: int) -> list[Effect]:
         client = self._client()
         self._check_public(command.public_size)
         check_pool(command, self.core.limits)
         project = self._project(client)
-        entered, deliveries = self.core.enter(
-            client.client_id, project, command, self._wall_clock_ms()
-        )
+        entered, deliveries = self.core.enter(client.client_id, project, command, now_ms)
         out: list[Effect] = [Reply(request_id, entered)]
         out.extend(deliveries)
         return out
 
-    def _leave_pool(self, command: LeavePool, request_id: str | None) -> list[Effect]:
+    def _leave_pool(self, command: LeavePool, request_id: str | None, now_ms: int) -> list[Effect]:
         entry_id, deliveries = self.core.leave_pool(self._client().client_id, command.pool)
         out: list[Effect] = [Reply(request_id, PoolLeft(command.pool, entry_id))]
         out.extend(deliveries)
         return out
 
-    def _mode_command(self, command: ModeCommand, request_id: str | None) -> list[Effect]:
+    def _mode_command(
+        self, command: ModeCommand, request_id: str | None, now_ms: int
+    ) -> list[Effect]:
         """A claim, mutual, propose or delegated request: the pool's mode rules on it."""
         client = self._client()
         answer, deliveries = self.core.command(
-            client.client_id, self._project(client), command, self._wall_clock_ms()
+            client.client_id, self._project(client), command, now_ms
         )
         out: list[Effect] = [Reply(request_id, answer)]
         out.extend(deliveries)
         return out
 
-    def _join_session(self, command: JoinSession, request_id: str | None) -> list[Effect]:
+    def _join_session(
+        self, command: JoinSession, request_id: str | None, now_ms: int
+    ) -> list[Effect]:
         client = self._client()
         self._check_public(command.public_size)
         project = self._project(client)
@@ -321,27 +329,28 @@ class Conversation:
         out.extend(deliveries)
         return out
 
-    def _leave_session(self, command: LeaveSession, request_id: str | None) -> list[Effect]:
-        deliveries = self.core.leave_session(self._client().client_id, command.session_id)
+    def _leave_session(
+        self, command: LeaveSession, request_id: str | None, now_ms: int
+    ) -> list[Effect]:
+        client_id = self._client().client_id
+        deliveries = self.core.leave_session(client_id, command.session_id, now_ms)
         out: list[Effect] = [Reply(request_id, SessionLeft(command.session_id))]
         out.extend(deliveries)
         return out
 
-    def _backfill(self, command: Backfill, request_id: str | None) -> list[Effect]:
-        answer, deliveries = self.core.backfill(
-            self._client().client_id, command, self._wall_clock_ms()
-        )
+    def _backfill(self, command: Backfill, request_id: str | None, now_ms: int) -> list[Effect]:
+        answer, deliveries = self.core.backfill(self._client().client_id, command, now_ms)
         out: list[Effect] = [Reply(request_id, answer)]
         out.extend(deliveries)
         return out
 
-    def _ping(self, command: Ping, request_id: str | None) -> list[Effect]:
+    def _ping(self, command: Ping, request_id: str | None, now_ms: int) -> list[Effect]:
         return [Reply(request_id, Alive())]
 
-    def _pong(self, command: Pong, request_id: str | None) -> list[Effect]:
+    def _pong(self, command: Pong, request_id: str | None, now_ms: int) -> list[Effect]:
         return []
 
-    def _bye(self, command: Bye, request_id: str | None) -> list[Effect]:
+    def _bye(self, command: Bye, request_id: str | None, now_ms: int) -> list[Effect]:
         return [Close(closecodes.BYE, "bye")]
 
     def _client(self) -> ClientState:
@@ -349,7 +358,7 @@ class Conversation:
         assert client is not None
         return client
 
-    def _hello(self, hello: Hello, request_id: str | None) -> list[Effect]:
+    def _hello(self, hello: Hello, request_id: str | None, now_ms: int) -> list[Effect]:
         if self.client is not None:
             raise MatchmakerError("hello was already accepted", code="protocol.bad_request")
         limits = self.core.limits
@@ -364,7 +373,7 @@ class Conversation:
             hello.project,
             hello.credential,
             require_declared=self._require_declared,
-            now_s=self._wall_clock_ms() / 1000,
+            now_ms=now_ms,
             limits=limits,
             resuming=hello.resume is not None,
         )
@@ -374,7 +383,9 @@ class Conversation:
             issuer = self.core.resumption.elsewhere(hello.resume.token)
             if issuer is not None:
                 return [ResumeElsewhere(request_id, hello, issuer)]
-            return self._resume(hello.resume, project, hello.credential, player_id, request_id)
+            return self._resume(
+                hello.resume, project, player_id, request_id, now_ms, credential=hello.credential
+            )
         client = self.core.connect(project.id, hello.credential, attributes, player_id)
         self.client = client
         token = self.core.resumption.issue(client.client_id, project.id)
@@ -392,9 +403,11 @@ class Conversation:
         self,
         resume: Resume,
         project: Project,
-        credential: str | None,
         player_id: str | None,
         request_id: str | None,
+        now_ms: int,
+        *,
+        credential: str | None,
     ) -> list[Effect]:
         """``hello`` with ``resume``: take back the client of an earlier connection (its
         id, entries, sessions and event numbering), replay what it missed, rotate the
@@ -422,7 +435,7 @@ class Conversation:
         )
         out: list[Effect] = [Reply(request_id, welcome), Replay(taken.replay, taken.missed)]
         if taken.was_parked:
-            out.extend(self.core.resume(client.client_id, self._wall_clock_ms()))
+            out.extend(self.core.resume(client.client_id, now_ms))
         return out
 
     def _check_public(self, size: int) -> None:
@@ -463,7 +476,7 @@ _PRE_HELLO: frozenset[type] = frozenset({Hello, Ping, Pong, Bye})
 # Requests that relay to peers spend the relay token bucket, not the control one.
 _RELAYED: frozenset[type] = frozenset({Send, Signal})
 # Each command type and its handler: a new request type adds a command class and a line here.
-_HANDLERS: dict[type, Callable[[Conversation, Any, str | None], list[Effect]]] = {
+_HANDLERS: dict[type, Callable[[Conversation, Any, str | None, int], list[Effect]]] = {
     Send: Conversation._send,
     Signal: Conversation._signal,
     Offer: Conversation._offer,

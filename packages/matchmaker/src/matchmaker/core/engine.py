@@ -1,6 +1,7 @@
 """The matching core: clients, pools, sessions, membership. Synchronous, no I/O.
 
-Every operation takes plain values (and the time, where it matters) and
+Every operation takes plain values (and the time, where it matters: ``now_ms``,
+epoch milliseconds, the one clock of the core; nothing here remembers it) and
 returns its result plus a list of :data:`Delivery` — events for the I/O shell
 to send. Nothing here awaits, so one operation is atomic with respect to every
 other: a client can never be matched twice or half-matched.
@@ -70,8 +71,10 @@ class Matchmaker(Sessions):
             self.players.setdefault((project_id, player_id), set()).add(client.client_id)
         return client
 
-    def disconnect(self, client_id: str, reason: str = "disconnected") -> list[Delivery]:
-        """Forget a client: withdraw its entries and leave its sessions."""
+    def disconnect(
+        self, client_id: str, now_ms: int, reason: str = "disconnected"
+    ) -> list[Delivery]:
+        """Forget a client at ``now_ms``: withdraw its entries and leave its sessions."""
         client = self.clients.pop(client_id, None)
         if client is None:
             return []
@@ -84,20 +87,20 @@ class Matchmaker(Sessions):
         for entry in list(client.entries.values()):
             self._drop_entry(entry, reason, out)
         for pool in list(client.delegating.values()):
-            pool.mode.detach(client, self._clock, out)
+            pool.mode.detach(client, now_ms, out)
             self._free_if_idle(pool)
         for session in list(client.sessions.values()):
-            self._leave(client, session, reason, out)
+            self._leave(client, session, reason, now_ms, out)
         return out
 
-    def end_grace(self, now: float) -> tuple[list[str], list[Delivery]]:
-        """Remove every away client whose resume grace ran out by ``now`` (monotonic
-        seconds): entries withdrawn, peers told ``member_left {reason: disconnected}``.
+    def end_grace(self, now_ms: int) -> tuple[list[str], list[Delivery]]:
+        """Remove every away client whose resume grace ran out by ``now_ms``: entries
+        withdrawn, peers told ``member_left {reason: disconnected}``.
         Returns the removed clients' ids and the deliveries."""
-        gone = self.resumption.expired(now)
+        gone = self.resumption.expired(now_ms)
         out: list[Delivery] = []
         for client_id in gone:
-            out.extend(self.disconnect(client_id))
+            out.extend(self.disconnect(client_id, now_ms))
         return gone, out
 
     def suspend(self, client_id: str) -> list[Delivery]:
@@ -121,7 +124,6 @@ class Matchmaker(Sessions):
     def resume(self, client_id: str, now_ms: int) -> list[Delivery]:
         """The client is back: its entries return to their pools in their old places (and
         may complete groups at once); its session peers see it ``back``."""
-        self._clock = now_ms
         client = self.clients[client_id]
         client.away = False
         out: list[Delivery] = []
@@ -142,7 +144,6 @@ class Matchmaker(Sessions):
         self, client_id: str, project: Project, request: EnterPool, now_ms: int
     ) -> tuple[PoolEntered, list[Delivery]]:
         """``pool.enter``: resolve the pool, admit the client, match what is complete."""
-        self._clock = now_ms
         client = self.clients[client_id]
         name, spec, is_policy = resolve_pool(project, request)
         if name in client.entries:
@@ -191,7 +192,6 @@ class Matchmaker(Sessions):
     ) -> tuple[ModeAnswer, list[Delivery]]:
         """A request of the claim, mutual, propose or delegated mode: find the pool (and
         the client's entry in it) and let the pool's mode handle it."""
-        self._clock = now_ms
         client = self.clients[client_id]
         entry: Entry | None = None
         match command:
@@ -306,7 +306,6 @@ class Matchmaker(Sessions):
     def expire(self, now_ms: int) -> list[Delivery]:
         """Withdraw every entry whose TTL ran out by ``now_ms`` (``pool.expired`` to each)
         and run the mode timers that are due (proposal deadlines, delegate grace)."""
-        self._clock = now_ms
         out: list[Delivery] = []
         timers = self._timers
         while timers and timers[0][0] <= now_ms:

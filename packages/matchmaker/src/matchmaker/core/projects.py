@@ -34,7 +34,7 @@ def resolve_hello(
     credential: str | None,
     *,
     require_declared: bool,
-    now_s: float,
+    now_ms: int,
     limits: Limits,
     resuming: bool = False,
 ) -> tuple[Project, Identity | None]:
@@ -57,7 +57,7 @@ def resolve_hello(
         bound = directory.project_for_secret(credential)
         if bound is None and looks_like_token(credential):
             project = _token_project(directory, project_id, credential)
-            return project, verify(project, credential, now_s, limits, resuming=resuming)
+            return project, verify(project, credential, now_ms, limits, resuming=resuming)
         if bound is None:
             raise MatchmakerError(
                 "the credential is not bound to any Project", code="auth.invalid_credential"

@@ -38,18 +38,18 @@ _OVERHEAD = FRAME_OVERHEAD_BYTES  # read on every stamp
 @dataclass(frozen=True, slots=True)
 class ReplayBound:
     """How much of its recent traffic each outbox keeps: at most ``max_bytes`` (frames'
-    characters plus :data:`FRAME_OVERHEAD_BYTES` each), and frames no older than ``max_age_s``.
+    characters plus :data:`FRAME_OVERHEAD_BYTES` each), and frames no older than ``max_age_ms``.
 
     No time is kept per frame (a stamp costs a comparison, not a tuple): every half
-    ``max_age_s``, at a stamp, the outbox notes a boundary (the last seq stamped so far, and
-    the time), and frames are dropped through a boundary once it is ``max_age_s`` old. So a
-    frame is kept at least ``max_age_s`` unless the byte bound drops it first, and at most
+    ``max_age_ms``, at a stamp, the outbox notes a boundary (the last seq stamped so far, and
+    the time), and frames are dropped through a boundary once it is ``max_age_ms`` old. So a
+    frame is kept at least ``max_age_ms`` unless the byte bound drops it first, and at most
     1.5 times as long while events keep coming; an outbox that stops receiving keeps what
     it holds (within the bytes) until its next event.
     """
 
     max_bytes: int
-    max_age_s: float
+    max_age_ms: int
 
 
 @dataclass(slots=True, eq=False)
@@ -64,42 +64,42 @@ class Outbox:
     frames: list[str]  # a list, not a deque: batches leave it by a slice, in C
     bound: ReplayBound
     seq: int = 0
-    parked_until: float | None = None  # monotonic seconds; None while connected
+    parked_until_ms: int | None = None  # epoch milliseconds; None while connected
     kept_bytes: int = 0  # what ``frames`` costs against ``bound.max_bytes``
-    # Age boundaries: frames through ``*_seq`` were stamped by ``*_s`` (monotonic seconds).
-    next_boundary_s: float = 0.0
+    # Age boundaries: frames through ``*_seq`` were stamped by ``*_ms`` (epoch milliseconds).
+    next_boundary_ms: int = 0
     newer_seq: int = 0
-    newer_s: float = 0.0
+    newer_ms: int = 0
     older_seq: int = 0
-    older_s: float = 0.0
+    older_ms: int = 0
 
-    def stamp(self, head: str, now_s: float) -> str:
+    def stamp(self, head: str, now_ms: int) -> str:
         """The event ``head`` (encoded without its closing brace) with the next ``seq``,
-        stamped at ``now_s`` (monotonic seconds); kept for replay within the bound (the
+        stamped at ``now_ms`` (epoch milliseconds); kept for replay within the bound (the
         oldest kept frames are dropped first)."""
         seq = self.seq = self.seq + 1
         frame = f'{head},"seq":{seq}}}'
         self.frames.append(frame)
         kept = self.kept_bytes = self.kept_bytes + len(frame) + _OVERHEAD
         # Both checks fail on almost every stamp: the trimming is done in batches.
-        if kept > self.bound.max_bytes or now_s >= self.next_boundary_s:
-            self._trim(now_s)
+        if kept > self.bound.max_bytes or now_ms >= self.next_boundary_ms:
+            self._trim(now_ms)
         return frame
 
-    def _trim(self, now_s: float) -> None:
+    def _trim(self, now_ms: int) -> None:
         """Drop what the bound no longer allows: when a boundary is due, the frames through
-        the newest boundary ``max_age_s`` old, and a new boundary is noted; past the bytes,
+        the newest boundary ``max_age_ms`` old, and a new boundary is noted; past the bytes,
         the oldest frames down to 7/8 of them (so a full buffer trims once per eighth, not
         at every stamp)."""
         bound = self.bound
-        if now_s >= self.next_boundary_s:
-            if now_s - self.newer_s >= bound.max_age_s:
+        if now_ms >= self.next_boundary_ms:
+            if now_ms - self.newer_ms >= bound.max_age_ms:
                 self._drop_through(self.newer_seq)
-            elif now_s - self.older_s >= bound.max_age_s:
+            elif now_ms - self.older_ms >= bound.max_age_ms:
                 self._drop_through(self.older_seq)
-            self.older_seq, self.older_s = self.newer_seq, self.newer_s
-            self.newer_seq, self.newer_s = self.seq - 1, now_s
-            self.next_boundary_s = now_s + bound.max_age_s / 2
+            self.older_seq, self.older_ms = self.newer_seq, self.newer_ms
+            self.newer_seq, self.newer_ms = self.seq - 1, now_ms
+            self.next_boundary_ms = now_ms + bound.max_age_ms // 2
         if self.kept_bytes > bound.max_bytes:
             target = bound.max_bytes - bound.max_bytes // 8
             while self.kept_bytes > target:  # then frames is not empty
@@ -132,13 +132,13 @@ class Taken:
 class Resumption:
     """Every client's outbox, by client id and by token, and the grace deadlines."""
 
-    def __init__(self, bound: ReplayBound, grace_s: float, issuer: str | None = None) -> None:
+    def __init__(self, bound: ReplayBound, grace_ms: int, issuer: str | None = None) -> None:
         self.bound = bound
-        self.grace_s = grace_s
+        self.grace_ms = grace_ms
         self._prefix = "" if issuer is None else f"{issuer}."
         self.outboxes: dict[str, Outbox] = {}
         self._tokens: dict[str, str] = {}  # token -> client id
-        self._deadlines: list[tuple[float, int, str]] = []
+        self._deadlines: list[tuple[int, int, str]] = []
         self._order = itertools.count()
 
     def issue(self, client_id: str, project_id: str) -> str:
@@ -159,25 +159,25 @@ class Resumption:
         issuer, dot, _ = token.partition(".")
         return issuer if dot and issuer and f"{issuer}." != self._prefix else None
 
-    def park(self, client_id: str, now: float) -> bool:
+    def park(self, client_id: str, now_ms: int) -> bool:
         """The client's connection dropped uncleanly: hold its outbox for the grace period.
         ``False`` when there is no outbox (the client never completed ``hello``)."""
         outbox = self.outboxes.get(client_id)
         if outbox is None:
             return False
-        outbox.parked_until = now + self.grace_s
-        heapq.heappush(self._deadlines, (outbox.parked_until, next(self._order), client_id))
+        outbox.parked_until_ms = now_ms + self.grace_ms
+        heapq.heappush(self._deadlines, (outbox.parked_until_ms, next(self._order), client_id))
         return True
 
-    def expired(self, now: float) -> list[str]:
-        """Clients whose grace ran out by ``now``; their outboxes and tokens are gone."""
+    def expired(self, now_ms: int) -> list[str]:
+        """Clients whose grace ran out by ``now_ms``; their outboxes and tokens are gone."""
         gone: list[str] = []
-        while self._deadlines and self._deadlines[0][0] <= now:
+        while self._deadlines and self._deadlines[0][0] <= now_ms:
             _, _, client_id = heapq.heappop(self._deadlines)
             outbox = self.outboxes.get(client_id)
             # A client that resumed (and perhaps dropped again) has another deadline, or none.
-            until = outbox.parked_until if outbox is not None else None
-            if until is not None and until <= now:
+            until = outbox.parked_until_ms if outbox is not None else None
+            if until is not None and until <= now_ms:
                 self.forget(client_id)
                 gone.append(client_id)
         return gone
@@ -213,8 +213,8 @@ class Resumption:
         del self._tokens[token]
         outbox.token = self._new_token()
         self._tokens[outbox.token] = outbox.client_id
-        was_parked = outbox.parked_until is not None
-        outbox.parked_until = None
+        was_parked = outbox.parked_until_ms is not None
+        outbox.parked_until_ms = None
         frames = outbox.frames
         first_kept = outbox.seq - len(frames) + 1  # seq + 1 when nothing is kept
         replay = list(itertools.islice(frames, max(0, last_seq + 1 - first_kept), None))

@@ -118,7 +118,6 @@ class Sessions(Tables):
 
     def release(self, entry: Entry, now_ms: int, out: list[Delivery]) -> None:
         """A held ``entry`` was not seated: back to its place (if its client is not away)."""
-        self._clock = now_ms
         entry.held = False
         if entry.client.away:
             return  # it returns with its client (resume)
@@ -166,7 +165,6 @@ class Sessions(Tables):
         self, client_id: str, command: Backfill, now_ms: int
     ) -> tuple[Backfilled, list[Delivery]]:
         """``session.backfill``: a member asks the session's pool to fill open seats."""
-        self._clock = now_ms
         session = self._membership(self.clients[client_id], command.session_id)
         out: list[Delivery] = []
         return self.backfills.request(session, command.seats, now_ms, out), out
@@ -224,12 +222,13 @@ class Sessions(Tables):
         )
         return SessionJoined(session.session_id, created), out
 
-    def leave_session(self, client_id: str, session_id: str) -> list[Delivery]:
-        """``session.leave``: the others get ``session.member_left {reason: left}``."""
+    def leave_session(self, client_id: str, session_id: str, now_ms: int) -> list[Delivery]:
+        """``session.leave``: the others get ``session.member_left {reason: left}`` (and
+        the seat it frees is offered at ``now_ms``, when the session was backfilling)."""
         client = self.clients[client_id]
         session = self._membership(client, session_id)
         out: list[Delivery] = []
-        self._leave(client, session, "left", out)
+        self._leave(client, session, "left", now_ms, out)
         return out
 
     def relay(
@@ -293,14 +292,14 @@ class Sessions(Tables):
         )
 
     def _leave(
-        self, client: ClientState, session: Session, reason: str, out: list[Delivery]
+        self, client: ClientState, session: Session, reason: str, now_ms: int, out: list[Delivery]
     ) -> None:
         del session.members[client.client_id]
         del client.sessions[session.session_id]
         if session.members:
             left = MemberLeft(session.session_id, client.client_id, reason)
             out.append((_tell(session, session.members, left), left))
-            self.backfills.left(session.session_id, self._clock, out)
+            self.backfills.left(session.session_id, now_ms, out)
             return
         del self.sessions[session.session_id]
         self.backfills.cancel(session.session_id, out)

@@ -41,19 +41,25 @@ class Tables:
         self.players: dict[tuple[str, str], set[str]] = {}
         # A client is out of touch for up to the heartbeat timeout before it is parked,
         # then away for up to the grace: what it may ask to have replayed spans both.
-        replay_age_s = (limits.heartbeat_timeout_ms + limits.resume_grace_ms) / 1000
-        bound = ReplayBound(limits.resume_buffer_bytes, replay_age_s)
-        self.resumption = Resumption(bound, limits.resume_grace_ms / 1000, issuer=node)
+        replay_age_ms = limits.heartbeat_timeout_ms + limits.resume_grace_ms
+        bound = ReplayBound(limits.resume_buffer_bytes, replay_age_ms)
+        self.resumption = Resumption(bound, limits.resume_grace_ms, issuer=node)
         self._node = node if node is not None else secrets.token_hex(3)
         self._counter = itertools.count(1)
         self._expiry: list[tuple[int, int, Entry]] = []
         self._stale = 0
         self._timers: list[tuple[int, int, Pool, str]] = []
-        self._clock = 0  # the latest time an operation was given: disconnect has none
 
     def schedule(self, due_ms: int, pool: Pool, key: str) -> None:
         """Run ``pool.mode.timer(key)`` from the first :meth:`expire` at or after ``due_ms``."""
         heapq.heappush(self._timers, (due_ms, next(self._counter), pool, key))
+
+    def next_due(self) -> int | None:
+        """The earliest time (ms) at which :meth:`expire` has something to look at: a mode
+        timer or an entry's TTL (possibly of an entry gone since, then a no-op), ``None``
+        when nothing is scheduled. A shell with a simulated clock steps to it."""
+        heads = [heap[0][0] for heap in (self._timers, self._expiry) if heap]
+        return min(heads) if heads else None
 
     def entry_of(self, client_id: str, pool: Pool) -> Entry | None:
         """The live entry ``client_id`` holds in ``pool``, if any."""

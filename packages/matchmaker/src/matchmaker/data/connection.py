@@ -53,6 +53,7 @@ from matchmaker.data.protocol.requests import (
     SessionSend,
     decode_envelope,
 )
+from matchmaker.data.recording import ArrivalRecorder
 from matchmaker.data.translate import PING_FRAME, command, error_frame, partial_frame, reply_frame
 from matchmaker.errors import MatchmakerError, internal_error
 
@@ -64,10 +65,11 @@ __all__ = ["HARD_CAP_FACTOR", "Connection", "Hub", "Relay"]
 # check is here too.
 HARD_CAP_FACTOR = 4
 _MESSAGE_TOO_BIG = 1009
-# Read on every inbound frame: a module global, not an attribute of ``time`` looked up.
-_monotonic = time.monotonic
+# Read on every inbound frame (the core's clock, epoch milliseconds, as
+# ``plane._wall_clock_ms``): a module global, not an attribute of ``time`` looked up.
+_time_ns = time.time_ns
 
-Forward = Callable[[Conversation, Command, str | None, float], bool]
+Forward = Callable[[Conversation, Command, str | None, int], bool]
 
 _log = logging.getLogger("matchmaker.data")
 
@@ -76,8 +78,9 @@ class Hub(Protocol):
     """What a connection needs from the data plane that owns it."""
 
     observer: DataObserver
+    recorder: ArrivalRecorder | None  # --record-arrivals: told of each pool entered
 
-    def attach(self, connection: Connection) -> None:
+    def attach(self, connection: Connection, now_ms: int) -> None:
         """The connection completed ``hello``: route its client's events to it."""
         ...
 
@@ -85,13 +88,13 @@ class Hub(Protocol):
         """The connection is closing: its client leaves the core."""
         ...
 
-    def deliver_one(self, recipients: Sequence[str], event: Event) -> None:
-        """Queue one event on each recipient's connection."""
+    def deliver_one(self, recipients: Sequence[str], event: Event, now_ms: int) -> None:
+        """Queue one event on each recipient's connection (kept for replay as of ``now_ms``)."""
         ...
 
-    def relay_local(self, recipients: list[str], event: MessageRelayed, now_s: float) -> None:
-        """:meth:`deliver_one` for a relayed message, outside a cluster, sent at ``now_s``
-        (monotonic seconds: the frame's arrival, already read)."""
+    def relay_local(self, recipients: list[str], event: MessageRelayed, now_ms: int) -> None:
+        """:meth:`deliver_one` for a relayed message, outside a cluster, sent at ``now_ms``
+        (the frame's arrival, already read)."""
         ...
 
     @property
@@ -103,7 +106,9 @@ class Hub(Protocol):
         """Answer a WebRTC offer (``rtc.offer``) on ``connection``, in the background."""
         ...
 
-    def resume_elsewhere(self, connection: Connection, effect: ResumeElsewhere) -> None:
+    def resume_elsewhere(
+        self, connection: Connection, effect: ResumeElsewhere, now_ms: int
+    ) -> None:
         """In a cluster: hand ``connection`` over to the member that issued its token."""
         ...
 
@@ -196,15 +201,15 @@ class Connection:
         """A frame was queued or the close is due: the transport sends what it can."""
         raise NotImplementedError
 
-    def perform(self, effects: list[Effect]) -> None:
-        """Carry out what the conversation returned, in order."""
+    def perform(self, effects: list[Effect], now_ms: int) -> None:
+        """Carry out what the conversation returned at ``now_ms``, in order."""
         # Deliveries go out even once this connection closed: peers' events must not be lost
         # because this client's own queue overflowed.
         deliver_one = self._hub.deliver_one
         for effect in effects:
             # A delivery (the one effect of a relayed message) skips the match's class tests.
             if type(effect) is tuple:
-                deliver_one(*effect)
+                deliver_one(*effect, now_ms)
                 continue
             match effect:
                 case Reply(request_id=request_id, answer=answer):
@@ -213,12 +218,15 @@ class Connection:
                     if kind is PoolEntered:
                         assert isinstance(answer, PoolEntered)
                         self.entered[answer.pool] = (time.monotonic(), answer.mode)
+                        recorder = self._hub.recorder
+                        if recorder is not None and self.conversation.client is not None:
+                            recorder.entered(self.conversation.client, answer.pool)
                     elif kind is PoolLeft:
                         assert isinstance(answer, PoolLeft)
                         self.entered.pop(answer.pool, None)
                     elif kind is Welcome and self.close_code is None:
                         self._handshake_timer.cancel()
-                        self._hub.attach(self)
+                        self._hub.attach(self, now_ms)
                 case Refuse(request_id=request_id, error=error):
                     self._hub.observer.refused(error.code)
                     self.push(error_frame(request_id, error))
@@ -229,7 +237,7 @@ class Connection:
                 case OpenChannel(request_id=request_id, sdp=sdp):
                     self._hub.open_channel(self, request_id, sdp)
                 case ResumeElsewhere():
-                    self._hub.resume_elsewhere(self, effect)
+                    self._hub.resume_elsewhere(self, effect, now_ms)
                 case Replay(frames=frames, missed=missed):
                     if missed is not None:
                         self.push(partial_frame(*missed))
@@ -237,7 +245,7 @@ class Connection:
                         self.push(frame)
 
     def _handshake_expired(self) -> None:
-        self.perform(self.conversation.handshake_expired())
+        self.perform(self.conversation.handshake_expired(), _time_ns() // 1_000_000)
 
     # -- inbound --------------------------------------------------------------------------
 
@@ -245,7 +253,7 @@ class Connection:
         """Handle one inbound frame completely (synchronously)."""
         if self.close_code is not None:
             return
-        now = _monotonic()
+        now_ms = _time_ns() // 1_000_000
         conversation = self.conversation
         limit = self.max_frame_bytes
         size = len(frame)
@@ -260,7 +268,7 @@ class Connection:
                 code="protocol.too_large",
                 details={"limit": limit},
             )
-            self.perform(conversation.refuse(None, error, now))
+            self.perform(conversation.refuse(None, error, now_ms), now_ms)
             return
         if isinstance(frame, bytes):
             # Frames go out as text: bytes that are not UTF-8 (which a relayed ``data``
@@ -269,7 +277,7 @@ class Connection:
                 frame = frame.decode()
             except UnicodeDecodeError:
                 error = MatchmakerError("frame is not UTF-8", code="protocol.bad_request")
-                self.perform(conversation.refuse(None, error, now))
+                self.perform(conversation.refuse(None, error, now_ms), now_ms)
                 return
         if self.relay is not None:
             self.relay.frame(frame)
@@ -280,7 +288,7 @@ class Connection:
             # msgspec raises RecursionError for nesting deeper than it recurses (``Any``
             # and ``Raw`` fields): bad input like any other, not a fault.
             request_id, coded = _undecodable(frame, error)
-            self.perform(conversation.refuse(request_id, coded, now))
+            self.perform(conversation.refuse(request_id, coded, now_ms), now_ms)
             return
         forward = self._hub.forward
         try:
@@ -288,13 +296,13 @@ class Connection:
                 # The per-message path: no command object, no dispatch on its type.
                 data = request.data
                 effects = conversation.relay_message(
-                    data.session_id, data.to, data.data, request.id, now
+                    data.session_id, data.to, data.data, request.id, now_ms
                 )
             else:
                 decoded = command(request)
-                if forward is not None and forward(conversation, decoded, request.id, now):
+                if forward is not None and forward(conversation, decoded, request.id, now_ms):
                     return
-                effects = conversation.receive(decoded, request.id, now)
+                effects = conversation.receive(decoded, request.id, now_ms)
         except Exception:
             # A bug must cost one reply, not the connection or the process.
             _log.exception("unhandled error on %s", type(request).__name__)
@@ -304,11 +312,11 @@ class Connection:
             # goes the plane's shortest way.
             recipients, event = effects[0]
             if forward is None and type(event) is MessageRelayed:
-                self._hub.relay_local(recipients, event, now)  # type: ignore[arg-type]
+                self._hub.relay_local(recipients, event, now_ms)  # type: ignore[arg-type]
             else:
-                self._hub.deliver_one(recipients, event)
+                self._hub.deliver_one(recipients, event, now_ms)
         else:
-            self.perform(effects)
+            self.perform(effects, now_ms)
 
 
 def _byte_size(frame: str | bytes) -> int:

@@ -17,7 +17,7 @@ def live_snapshot(plane: DataPlane) -> list[LiveProject]:
     Reads the core's tables without changing them (synchronous, so consistent).
     Counts, modes, ids and ages only: no credential, attribute or public profile.
     """
-    now_ms = int(time.time() * 1000)  # the clock the core stamps entries with
+    now_ms = int(time.time() * 1000)  # the core's clock
     core = plane.core
     # A client is counted where its connection is (``plane.clients``) or, once it dropped,
     # as away while its outbox waits to be resumed: never both, as the totals count them.
@@ -27,7 +27,7 @@ def live_snapshot(plane: DataPlane) -> list[LiveProject]:
     for client_id, client in core.clients.items():
         if client_id in plane.clients:
             clients[client.project_id] += 1
-        elif (outbox := outboxes.get(client_id)) is not None and outbox.parked_until is not None:
+        elif (outbox := outboxes.get(client_id)) is not None and outbox.parked_until_ms is not None:
             away[client.project_id] += 1
     pools: defaultdict[str, list[LivePool]] = defaultdict(list)
     for pool in core.pools.values():

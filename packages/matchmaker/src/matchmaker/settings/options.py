@@ -355,6 +355,26 @@ def _server_options() -> list[Option]:
             process,
             "Name of the cluster: processes with the same Redis and name serve as one.",
         ),
+        Option(
+            "record_arrivals",
+            "--record-arrivals",
+            _TEXT,
+            None,
+            process,
+            "Append each pool.enter of a declared policy to this file as an arrivals line "
+            "for matchmaker simulate: the time, the policy and only the attributes its "
+            "filter reads (no credential, player id or public data).",
+            default_text="off",
+        ),
+        Option(
+            "record_arrivals_max_bytes",
+            "--record-arrivals-max-bytes",
+            _POSITIVE_INT,
+            defaults.record_arrivals_max_bytes,
+            process,
+            "Size past which the arrivals file is renamed FILE.1 (replacing the one "
+            "before) and a new one begins.",
+        ),
         *_limit_options("limits", Limits, DATA_LIMITS),
         *_limit_options("control", ControlLimits, CONTROL_LIMITS),
         Option(

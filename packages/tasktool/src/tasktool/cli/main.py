@@ -62,6 +62,12 @@ class TaskToolGroup(OneLineUsageGroup):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)  # usage errors: one line (OneLineUsageGroup)
+        except click.UsageError as exc:
+            # OneLineUsageGroup made it one line; the option it was about is its context.
+            cause = exc.__context__
+            if isinstance(cause, click.NoSuchOption):
+                raise _global_hint(cause, exc) from None
+            raise
         except CodedError as exc:
             raise CliError(exc) from None
         except BrokenPipeError:
@@ -83,6 +89,24 @@ class TaskToolGroup(OneLineUsageGroup):
                 f"internal error: {type(exc).__name__}: {exc}", code="tasktool.internal"
             )
             raise CliError(error) from None
+
+
+#: Global flags a user may type after the command (``tasktool list -q``), as git and gh
+#: take them there: the error says where they go.
+_GLOBAL_FLAGS = ("-q", "--quiet", "-v", "--verbose", "--no-color", "--no-pager")
+
+
+def _global_hint(error: click.NoSuchOption, line: click.UsageError) -> click.UsageError:
+    """A usage error that says where a global flag goes when it was given after the
+    command; else ``line`` (the error as one line)."""
+    if error.option_name not in _GLOBAL_FLAGS or error.ctx is None:
+        return line
+    command = error.ctx.info_name
+    return UsageLine(
+        f"{error.option_name} is a global option: put it before the command "
+        f"(tasktool {error.option_name} {command} ...)",
+        error.ctx,
+    )
 
 
 @click.group(

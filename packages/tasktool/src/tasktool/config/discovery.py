@@ -4,11 +4,14 @@ In each folder ``.tasktool.yaml`` comes first, then taskmd's ``.taskmd.yaml``: t
 writes the same keys (``dir``, ``id``, ``phases``, ``scopes``, ``todos``, ``web``,
 ``workflow``), so a repository that keeps its tasks with taskmd is read as it is, without
 copying its config. ``~/.taskmd.yaml`` is never read: it is taskmd's project registry.
+Then Backlog.md's ``backlog/config.yml`` (:mod:`tasktool.config.backlogmd`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+
+from tasktool.config.backlogmd import backlog_config, is_backlog_config
 
 __all__ = [
     "CONFIG_NAME",
@@ -28,12 +31,13 @@ HOME_CONFIG_ENV = "TASKTOOL_HOME_CONFIG"
 
 
 def project_config(directory: Path) -> Path | None:
-    """The folder's ``.tasktool.yaml``, else its ``.taskmd.yaml``, else ``None``."""
+    """The folder's ``.tasktool.yaml``, else its ``.taskmd.yaml``, else its
+    ``backlog/config.yml``, else ``None``."""
     for name in (CONFIG_NAME, TASKMD_CONFIG_NAME):
         candidate = directory / name
         if candidate.is_file():
             return candidate
-    return None
+    return backlog_config(directory)
 
 
 def find_config(cwd: Path, home: Path | None, *, fallback: bool = True) -> Path | None:
@@ -76,7 +80,12 @@ def is_home_file(path: Path, home: Path | None) -> bool:
 
 
 def taskmd_notice(file: str | None) -> str | None:
-    """What to say on stderr when the config loaded is taskmd's (``None`` otherwise)."""
-    if file is None or Path(file).name != TASKMD_CONFIG_NAME:
+    """What to say on stderr when the config loaded is taskmd's or Backlog.md's (``None``
+    otherwise)."""
+    if file is None:
         return None
-    return f"no {CONFIG_NAME} found: reading taskmd's config {file}"
+    if Path(file).name == TASKMD_CONFIG_NAME:
+        return f"no {CONFIG_NAME} found: reading taskmd's config {file}"
+    if is_backlog_config(Path(file)):
+        return f"no {CONFIG_NAME} found: reading Backlog.md's config {file}"
+    return None

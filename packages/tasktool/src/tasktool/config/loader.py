@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from tasktool.config.backlogmd import BACKLOG_IGNORED, backlog_layout, is_backlog_config
 from tasktool.config.convert import (
     INVALID,
     convert_effort,
@@ -17,12 +18,13 @@ from tasktool.config.convert import (
     convert_scopes,
     convert_strlist,
 )
-from tasktool.config.discovery import find_config, is_home_file
+from tasktool.config.discovery import TASKMD_CONFIG_NAME, find_config, is_home_file
 from tasktool.config.document import read_config
 from tasktool.config.layers import Raw, env_diagnostics, env_layer, file_layer
 from tasktool.config.options import OPTIONS, Option, Source
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.errors import TaskToolError
+from tasktool.model.layout import Layout
 from tasktool.model.settings import Settings
 
 if TYPE_CHECKING:
@@ -130,6 +132,28 @@ def _locate(
     return (path or find_config(cwd, home)), cwd
 
 
+def _file(
+    path: Path, file_dir: str, *, fallback: bool
+) -> tuple[dict[str, Any], dict[str, Raw], list[Diagnostic], Layout]:
+    """The config file's data, the values it sets, its problems, and the layout it
+    describes (Backlog.md's ``config.yml``: none of its keys is tasktool's)."""
+    document = read_config(path, cache=not fallback)
+    data = document.data
+    diagnostics: list[Diagnostic] = []
+    layout = Layout()
+    if is_backlog_config(path):
+        layout, found = backlog_layout(data, str(path))
+        diagnostics.extend(found)
+        data = {}
+    layers, found = file_layer(data, document.duplicates if data else (), str(path))
+    diagnostics.extend(found)
+    if "sync" in data:  # its checks (and their imports) only for a config that has one
+        from tasktool.config.sync import sync_diagnostics
+
+        diagnostics.extend(sync_diagnostics(data["sync"], file_dir, str(path)))
+    return data, layers, diagnostics, layout
+
+
 def load_config(
     overrides: Overrides | None = None,
     *,
@@ -158,19 +182,10 @@ def load_config(
     )
     file_dir = str(path.parent) if path is not None and not fallback else str(cwd)
 
-    data: dict[str, Any] = {}
-    layers: dict[str, Raw] = {}
-    diagnostics: list[Diagnostic] = []
     file = str(path) if path is not None else None
-    if path is not None:
-        document = read_config(path, cache=not fallback)
-        data = document.data
-        layers, found = file_layer(data, document.duplicates, str(path))
-        diagnostics.extend(found)
-        if "sync" in data:  # its checks (and their imports) only for a config that has one
-            from tasktool.config.sync import sync_diagnostics
-
-            diagnostics.extend(sync_diagnostics(data["sync"], file_dir, str(path)))
+    data, layers, diagnostics, layout = (
+        _file(path, file_dir, fallback=fallback) if path is not None else ({}, {}, [], Layout())
+    )
     layers.update(env_layer(env, data))
     diagnostics.extend(env_diagnostics(env, data))
     flags = {
@@ -209,6 +224,11 @@ def load_config(
         fields[option.field] = value
         values[option.key] = _json_ready(value)
         sources[option.key] = source
+    if path is not None and path.name == TASKMD_CONFIG_NAME and sources["worklogs"] == "default":
+        fields["worklogs"] = values["worklogs"] = True  # taskmd's documented default
+    if layout.foreign:
+        fields["layout"] = layout
+        fields["ignore"] = (*fields["ignore"], *BACKLOG_IGNORED)
     return LoadedConfig(
         file=file,
         settings=Settings(**fields),

@@ -44,8 +44,9 @@ __all__ = [
 ]
 
 #: 5: rows by folder; 6: folder signatures; 7: a rows file per folder; 8: a body store per
-#: rows file (a row's task holds :data:`~tasktool.model.task.KEPT` for its body).
-FORMAT = "tasks-8"
+#: rows file (a row's task holds :data:`~tasktool.model.task.KEPT` for its body); 9: Backlog.md's
+#: field names read (``labels``, ``assignee``...) and an unquoted ``assignee: @name``.
+FORMAT = "tasks-9"
 #: A folder's rows file: this prefix, 16 hex digits, ``.msgpack`` (never rewritten).
 ROWS_PREFIX = "rows-"
 _ROWS_NAME_LENGTH = len(ROWS_PREFIX) + 16 + len(".msgpack")

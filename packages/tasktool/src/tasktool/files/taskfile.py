@@ -14,6 +14,7 @@ a task (a frontmatter line starting ``id:``, ``status:``, ``priority:`` or
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 
 from mtcommon import YamlError
@@ -54,6 +55,18 @@ SCALAR_FIELDS = (
 LIST_FIELDS = ("dependencies", "tags", "touches", "context", "pr")
 _SCALARS = frozenset({"id", "created", *SCALAR_FIELDS})
 _LISTS = frozenset(LIST_FIELDS)
+#: Backlog.md's names of tasktool's fields, read when the file has no tasktool name for
+#: the field (``assignee`` is a list there: its names joined).
+ALIASES: dict[str, str] = {
+    "labels": "tags",
+    "assignee": "owner",
+    "created_date": "created_at",
+    "parent_task_id": "parent",
+    "milestone": "phase",
+}
+#: An unquoted ``assignee: @name`` (or ``reporter:``), which YAML refuses: Backlog.md
+#: quotes it before parsing, and so does :func:`parse_task` when the YAML fails.
+_BARE_AT = re.compile(r"^((?:assignee|reporter):[ \t]*)(@[^\n]*?)[ \t]*$", re.MULTILINE)
 #: Keys that mark a file as meant to be a task (also as the first key of a list item, the
 #: frontmatter of someone who wrote ``- id: 1`` for ``id: 1``).
 _TASK_LIKE = re.compile(r"^(?:-[ \t]+)?(id|status|priority|dependencies)\s*:", re.MULTILINE)
@@ -62,7 +75,8 @@ BOM = "\ufeff"
 #: The id line of a file whose YAML does not parse (so ``get``/``validate`` can name the task).
 _ID_LINE = re.compile(r"""^id:[ \t]*(['"]?)([^'"\s#]+)\1[ \t]*(?:#.*)?$""", re.MULTILINE)
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
-_SLUG = re.compile(r"[^a-z0-9]+")
+#: Runs of characters that are not letters or digits of any script (``_`` included).
+_SLUG = re.compile(r"[\W_]+")
 
 
 class TaskFileError(Exception):
@@ -125,6 +139,22 @@ def _list(key: str, value: Any) -> tuple[str, ...]:
     return tuple(item.strip() for item in value if item.strip() not in _NULLS)
 
 
+def _unaliased(data: dict[Any, Any]) -> dict[Any, Any]:
+    """The frontmatter with Backlog.md's field names read as tasktool's (:data:`ALIASES`)
+    where the file has no tasktool name for the field; ``assignee``'s names joined."""
+    if ALIASES.keys().isdisjoint(data):  # tasktool's own files: one set operation in C
+        return data
+    result: dict[Any, Any] = {}
+    for key, value in data.items():
+        name = ALIASES.get(key, key) if isinstance(key, str) else key
+        if name != key and name in data:
+            continue
+        if name == "owner" and isinstance(value, list):
+            value = ", ".join(item for item in value if isinstance(item, str)) or None  # noqa: PLW2901
+        result[name] = value
+    return result
+
+
 def task_from_mapping(
     data: Any, *, file_path: str, body: str, group: str | None, archived: bool
 ) -> Task:
@@ -132,7 +162,7 @@ def task_from_mapping(
     if not isinstance(data, dict):
         raise TaskFileError("task.frontmatter", "the frontmatter is not a mapping")
     fields: dict[str, Any] = {}
-    for key, value in data.items():
+    for key, value in _unaliased(data).items():
         if value is None:
             continue
         if key in _SCALARS:
@@ -198,7 +228,7 @@ def parse_task(
         return None
     frontmatter, body = parts
     try:
-        data = read_frontmatter(frontmatter, source=file_path)
+        data = _read_lenient(frontmatter, file_path)
         return task_from_mapping(
             data, file_path=file_path, body=body, group=group, archived=archived
         )
@@ -214,6 +244,20 @@ def parse_task(
         return _broken(
             file_path, exc.code, exc.message, task_id if isinstance(task_id, str) else None
         )
+
+
+def _read_lenient(frontmatter: str, source: str) -> Any:
+    """The frontmatter's data; an unquoted ``assignee: @name`` is read as Backlog.md
+    reads it (quoted) when the YAML as written does not parse."""
+    try:
+        return read_frontmatter(frontmatter, source=source)
+    except YamlError:
+        if _BARE_AT.search(frontmatter) is None:
+            raise
+    quoted = _BARE_AT.sub(
+        lambda m: f"{m.group(1)}'{m.group(2).replace(chr(39), 2 * chr(39))}'", frontmatter
+    )
+    return read_frontmatter(quoted, source=source)
 
 
 def id_in_text(text: str) -> str | None:
@@ -244,8 +288,12 @@ def is_safe_id(task_id: str) -> bool:
 
 
 def slugify(title: str) -> str:
-    """Lower case, runs of non-alphanumerics to ``-``, at most 50 characters."""
-    return _SLUG.sub("-", title.lower()).strip("-")[:50].rstrip("-") or "task"
+    """Lower case, runs of characters that are not letters or digits to ``-``, at most 50
+    characters. Letters of every script are kept as they are (NFC: one spelling of
+    ``é`` on every file system): ``Исправить ошибку`` is ``исправить-ошибку``, ``émoji``
+    stays ``émoji``."""
+    text = unicodedata.normalize("NFC", title).lower()
+    return _SLUG.sub("-", text).strip("-")[:50].rstrip("-") or "task"
 
 
 def task_filename(task_id: str, title: str) -> str:

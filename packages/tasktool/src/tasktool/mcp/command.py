@@ -6,6 +6,9 @@ loads inside the command (its import is slow: ``docs/benchmarks.md``).
 
 from __future__ import annotations
 
+import logging
+import sys
+
 import click
 
 from tasktool.model.extras import require
@@ -19,15 +22,26 @@ __all__ = ["mcp_command"]
 def mcp_command(options: Invocation, /) -> None:
     """Serve the tasks to agents over MCP on stdin/stdout.
 
-    Tools: list, get, next, set, add, validate, graph, tracks; each takes the
-    options of the command of the same name and returns JSON. Refuses to start
-    when the config's next section is malformed.
+    Tools: list, get, next, set, add, validate, graph, tracks, search, worklog,
+    archive, complete, board, stats; each takes the options of the command of the
+    same name and returns JSON. Refuses to start when the config's next section is
+    malformed. A failed tool call is one line on stderr (none with -q).
     """
     require("mcp")
     from tasktool.mcp.server import create_server
     from tasktool.mcp.stdin import cap_stdin
 
-    load, _repo = serving_loader(options.overrides(), options.warn)
+    load, repo = serving_loader(options.overrides(), options.warn)
+    _one_line_logs(quiet=repo.settings.quiet)
     server = create_server(load)
     cap_stdin(options.warn)
     server.run("stdio")
+
+
+def _one_line_logs(*, quiet: bool) -> None:
+    """The SDK's log records as one plain line each on stderr (its own set-up, a rich
+    handler, wraps a failed tool call over several lines), and none below a warning when
+    quiet. Set before the SDK's, which then leaves the root logger as it is."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("tasktool mcp: %(levelname)s %(message)s"))
+    logging.basicConfig(level=logging.WARNING if quiet else logging.INFO, handlers=[handler])

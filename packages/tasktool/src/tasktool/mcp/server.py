@@ -1,7 +1,8 @@
 """``create_server(load)``: the MCP tools over the same core functions as the CLI.
 
 Tools: ``list``, ``get``, ``next``, ``set``, ``add``, ``validate``, ``graph``,
-``tracks``. Each takes the CLI command's options, returns a JSON object and
+``tracks``, and (:mod:`tasktool.mcp.more_tools`) ``search``, ``worklog``, ``archive``,
+``complete``, ``board``, ``stats``. Each takes the CLI command's options, returns a JSON object and
 reports a tasktool error as a tool error (``is_error``) whose text ends with
 the error's code, e.g. ``no task with id '9' [task.not_found]``. Writes go
 through the CLI's write path: the same checks, bookkeeping, locks and atomic
@@ -23,6 +24,7 @@ from pydantic import Field
 
 from mtcommon import CodedError, render_line
 from tasktool import __version__
+from tasktool.mcp.more_tools import register_more
 from tasktool.model.views import task_view
 from tasktool.planning.changes import TaskChange, new_task_fields
 from tasktool.planning.ranking import DEFAULT_LIMIT
@@ -58,7 +60,9 @@ INSTRUCTIONS = """\
 Tasks kept as Markdown files with YAML frontmatter. Use `next` to pick work (it ranks
 actionable tasks: pending or in progress, dependencies completed), `get` to read a task,
 `set` to change it (status in-progress claims it; completed stamps completed_at), `add` to
-create one, `validate` after edits. Filters look like status=pending, priority>=high,
+create one, `validate` after edits; `search` finds tasks by words, `worklog` reads and
+appends notes, `complete` finishes a task, `archive` puts finished ones away, `board` and
+`stats` summarize. Filters look like status=pending, priority>=high,
 tags=api; several filters combine with AND."""
 
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -336,4 +340,11 @@ def create_server(load: Loader) -> MCPServer:
         with tool_errors():
             return tracks_document(load(), strict_phases=strict_phases)
 
+    register_more(
+        lambda name, annotations: tool(name=name, annotations=annotations),
+        load,
+        read=READ,
+        write=WRITE,
+        errors=tool_errors,
+    )
     return MCPServer(name="tasktool", version=__version__, instructions=INSTRUCTIONS, tools=tools)

@@ -98,6 +98,7 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ),
     # validate findings over the loaded tasks.
     ("task.stale_temp", "A temporary file an interrupted write left (warning)", _FINDING),
+    ("task.lenient", "Backlog.md files read leniently: 'assignee: @name' (warning)", _FINDING),
     ("task.duplicate_id", "One id in several files", _FINDING),
     (
         "task.ambiguous_id",
@@ -171,6 +172,7 @@ _ENTRIES: tuple[tuple[str, str, tuple[int | None, int | None]], ...] = (
     ("config.scopes.type", "scopes is not a mapping", _FINDING),
     ("config.scopes.entry", "A scope that is not a mapping", _FINDING),
     ("config.unknown_key", "A config key tasktool does not know (warning)", _FINDING),
+    ("config.backlog.value", "A Backlog.md config value of the wrong type (warning)", _FINDING),
     ("config.shadowed", "init wrote a file that hides a parent directory's config", _FINDING),
     ("config.both_dirs", "Both dir and task-dir in the config file (task-dir is used)", _FINDING),
     ("config.unknown_env", "A TASKTOOL_* variable that matches no settable key", _FINDING),

@@ -12,6 +12,7 @@ from typing import Literal
 
 import msgspec
 
+from tasktool.model.layout import Layout
 from tasktool.model.task import DEFAULT_EFFORT
 
 __all__ = ["IdStrategy", "Phase", "Scope", "Settings", "Unphased", "Workflow", "WorktreeScope"]
@@ -61,3 +62,5 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     next_unphased: Unphased = "current"
     verbose: bool = False
     quiet: bool = False
+    #: Another tool's layout (Backlog.md's), from its config file; tasktool's otherwise.
+    layout: Layout = Layout()

@@ -43,10 +43,12 @@ class Column(msgspec.Struct, frozen=True, kw_only=True):
 
     value: str | None
     tasks: tuple[Task, ...]
+    #: The repository's name for the value (Backlog.md's ``In Progress``), when not the value.
+    label: str | None = None
 
     @property
     def name(self) -> str:
-        return NONE_COLUMN if self.value is None else self.value
+        return NONE_COLUMN if self.value is None else self.label or self.value
 
 
 class Board(msgspec.Struct, frozen=True, kw_only=True):
@@ -92,7 +94,19 @@ def _known(group_by: str, settings: Settings) -> tuple[str, ...]:
         raise TaskToolError(
             f"cannot group by {group_by!r}; one of: {', '.join(GROUP_FIELDS)}", code="filter.field"
         )
+    layout = settings.layout
+    if group_by == "status" and layout.foreign:  # the repository's columns, in its order
+        meant = (layout.status_of(name) for name in layout.statuses)
+        return tuple(dict.fromkeys(status for status in meant if status is not None))
     return field_values(group_by, settings) or ()
+
+
+def _labeller(group_by: str, settings: Settings) -> Callable[[str | None], str | None]:
+    """The repository's name of a column's value (``None``: the value is its name)."""
+    layout = settings.layout
+    if group_by != "status" or not layout.foreign:
+        return lambda value: None
+    return lambda value: layout.name_of(value) if value is not None else None
 
 
 def _column_order(known: tuple[str, ...], present: Collection[str | None]) -> list[str | None]:
@@ -122,10 +136,11 @@ def build_board(
             else:
                 buckets[value] = [task]
     present = [value for value, members in buckets.items() if members]
+    label = _labeller(group_by, settings)
     return Board(
         group_by=group_by,
         columns=tuple(
-            Column(value=value, tasks=tuple(buckets.get(value, ())))
+            Column(value=value, tasks=tuple(buckets.get(value, ())), label=label(value))
             for value in _column_order(known, present)
         ),
     )

@@ -162,6 +162,17 @@ def _duplicates(tasks: Iterable[Task]) -> list[Diagnostic]:
     return found
 
 
+def _owners(tasks: Sequence[Task], settings: Settings) -> Sequence[Task]:
+    """The tasks that own their id: all but, in a Backlog.md layout, the archived copies
+    a live task's id shadows (:func:`tasktool.files.backlogmd.shadowed_files`)."""
+    if not settings.layout.foreign:
+        return tasks
+    from tasktool.files.backlogmd import shadowed_files
+
+    shadowed = shadowed_files(tasks)
+    return [task for task in tasks if task.file_path not in shadowed]
+
+
 def check_tasks(tasks: Sequence[Task] | TaskGraph, settings: Settings) -> list[Diagnostic]:
     """Every task check, in natural id order, then cycles.
 
@@ -194,7 +205,7 @@ def check_tasks(tasks: Sequence[Task] | TaskGraph, settings: Settings) -> list[D
             diagnostics.append(dangling("task.missing_parent", message, task))
     # Some id is in several files when fewer ids exist than files.
     if len(by_id) + len(archived.keys() - by_id.keys()) < len(every):
-        diagnostics.extend(_duplicates(every))
+        diagnostics.extend(_duplicates(_owners(every, settings)))
     diagnostics.extend(conformance_diagnostics(nonconforming, settings))
     diagnostics.sort(key=lambda d: natural_key(d.task_id or ""))
     for cycle in graph.dependency_cycles():

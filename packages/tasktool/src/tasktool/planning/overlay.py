@@ -229,12 +229,14 @@ def overlay(
     *,
     mtime: Callable[[str], float],
     here: str = "this worktree",
+    broken: frozenset[str] = frozenset(),
 ) -> OverlayResult:
     """The effective tasks of the current worktree (see the module docstring).
 
     ``mtime(file_path)`` is asked only to break a tie between sibling copies.
     """
-    return apply(tasks, archived, verdict(tasks, archived, siblings, mtime=mtime, here=here))
+    found = verdict(tasks, archived, siblings, mtime=mtime, here=here, broken=broken)
+    return apply(tasks, archived, found)
 
 
 def verdict(
@@ -244,8 +246,14 @@ def verdict(
     *,
     mtime: Callable[[str], float],
     here: str = "this worktree",
+    broken: frozenset[str] = frozenset(),
 ) -> Verdict:
-    """What the siblings change in ``tasks``/``archived`` (:func:`apply` applies it)."""
+    """What the siblings change in ``tasks``/``archived`` (:func:`apply` applies it).
+
+    ``broken`` holds the ids of this worktree's task files that did not load (a merge
+    conflict, bad YAML): the task is here, so a sibling's copy neither stands in for it
+    nor changes it; its file's error is what this worktree reports, as when isolated.
+    """
     local = (*tasks, *archived)
     local_ids = list(map(_ID, local))
     # Backwards, so that each id's first copy (an active one before an archived one) stands.
@@ -259,7 +267,12 @@ def verdict(
     for sibling in siblings:
         ids = sibling.ids
         for row in _marked(list(map(ne, map(local_status.get, ids), sibling.statuses))):
-            where = differing if ids[row] in local_status else only_in_siblings
+            if ids[row] in local_status:
+                where = differing
+            elif ids[row] in broken:
+                continue
+            else:
+                where = only_in_siblings
             where.setdefault(ids[row], []).append(_Held(sibling.copy(row), sibling, row))
 
     winners: dict[str, _Held] = {}  # id -> the sibling copy that wins

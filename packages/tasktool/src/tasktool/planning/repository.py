@@ -65,9 +65,19 @@ class Repository:
     """One run's view of the task directory (immutable once loaded)."""
 
     def __init__(
-        self, config: LoadedConfig, scan: Scan | ScanResult, merged: Merged | None = None
+        self,
+        config: LoadedConfig,
+        scan: Scan | ScanResult,
+        merged: Merged | None = None,
+        *,
+        notes: tuple[Diagnostic, ...] = (),
+        drafts: tuple[Task, ...] = (),
     ) -> None:
         self.config = config
+        #: Warnings about how files were read (Backlog.md's files read leniently).
+        self.notes = notes
+        #: Backlog.md's drafts: found by id (``get``), never listed, ranked or checked.
+        self.drafts = drafts
         self.settings: Settings = config.settings
         self.task_dir = Path(config.settings.task_dir)
         self._scan = scan if isinstance(scan, Scan) else Scan.of(scan)
@@ -144,10 +154,27 @@ class Repository:
         return self.tasks + self.archived
 
     @cached_property
+    def owners(self) -> tuple[Task, ...]:
+        """The tasks that own their id: all of them, but in a Backlog.md layout the
+        archived copies a live task's id shadows (``archive/tasks/``, whose ids Backlog.md
+        lets a new task take again)."""
+        if not self.settings.layout.foreign:
+            return self.all_tasks
+        from tasktool.files.backlogmd import shadowed_files
+
+        shadowed = shadowed_files(self.all_tasks)
+        live = (task for task in self.all_tasks if task.file_path not in shadowed)
+        return (*live, *self.drafts)
+
+    def is_draft(self, task: Task) -> bool:
+        """Whether the task is one of Backlog.md's drafts."""
+        return any(draft is task for draft in self.drafts)
+
+    @cached_property
     def by_id(self) -> Mapping[str, Task]:
         """Task per id; an active task wins over an archived copy, an earlier file over a later."""
         found: dict[str, Task] = {}
-        for task in self.all_tasks:
+        for task in self.owners:
             found.setdefault(task.id, task)
         return found
 
@@ -160,22 +187,43 @@ class Repository:
     def copies(self) -> Mapping[str, tuple[str, ...]]:
         """The files of every id that more than one file holds (active or archived)."""
         files: dict[str, list[str]] = {}
-        for task in self.all_tasks:
+        for task in self.owners:
             files.setdefault(task.id, []).append(task.file_path)
         return {task_id: tuple(paths) for task_id, paths in files.items() if len(paths) > 1}
 
     def get(self, task_id: str) -> Task:
-        """The task with this id: ``task.not_found`` when no file holds it, and
+        """The task with this id (in any of the layout's spellings: ``back-208`` is
+        ``BACK-208``): ``task.not_found`` when no file holds it, and
         ``task.ambiguous_id`` when several do (acting on one copy would be a guess)."""
+        task_id = self.resolve(task_id)
         task = self.by_id.get(task_id)
         if task is not None:
             # No two files share an id unless some id maps fewer tasks than there are.
-            unique = len(self.by_id) == len(self.tasks) + len(self.archived)
+            unique = len(self.by_id) == len(self.owners)
             paths = None if unique else self.copies.get(task_id)
             if paths:
                 raise ambiguous_id(task_id, paths)
             return task
         raise self.missing(task_id)
+
+    def resolve(self, task_id: str) -> str:
+        """The id ``task_id`` names: in the layout's spelling (``back-208`` is ``BACK-208``),
+        and a bare number the one id that is it but for leading zeros (``1`` names ``001``,
+        as taskmd's commands take it) when no task has the number itself as its id."""
+        layout = self.settings.layout
+        if layout.foreign:
+            canonical = layout.canonical_id(task_id)
+            return self._spellings.get(canonical.upper(), canonical)
+        if task_id in self.by_id or not task_id.isdigit():
+            return task_id
+        return self.same_number(task_id) or task_id
+
+    @cached_property
+    def _spellings(self) -> Mapping[str, str]:
+        """In another tool's layout: canonical id -> the id its task shows."""
+        from tasktool.files.backlogmd import spellings
+
+        return spellings((task.id for task in self.owners), self.settings.layout)
 
     def same_number(self, task_id: str) -> str | None:
         """The one id that is ``task_id`` but for leading zeros (``1`` for ``001``, as
@@ -189,6 +237,7 @@ class Repository:
     def missing(self, task_id: str) -> TaskToolError:
         """What :meth:`get` raises for an id that no task holds: ``task.broken`` when a file
         that cannot be read names it, else ``task.not_found``."""
+        task_id = self.settings.layout.canonical_id(task_id)
         for problem in self.broken:
             if problem.task_id == task_id:
                 return TaskToolError(
@@ -352,6 +401,8 @@ def load_context(
         return Repository(config, ScanResult(tasks=(), archived=(), broken=()))
     if not root.is_dir():
         raise TaskToolError(f"task directory {root} is not a directory", code="task.dir_missing")
+    if config.settings.layout.foreign:
+        return _foreign(config, root, use_cache=use_cache)
     found = discover_worktrees(root) if config.settings.worktree_scope == "unified" else None
     scan = scan_source(root, config.settings.ignore, use_cache=use_cache)
     if found is None or not found.siblings:
@@ -361,6 +412,21 @@ def load_context(
 
     reader = SiblingReader.of(found, config, overrides, env=env, home=home, use_cache=use_cache)
     return Repository(config, scan, merged=reader.merge(scan.result, scan.identity))
+
+
+def _foreign(config: LoadedConfig, root: Path, *, use_cache: bool) -> Repository:
+    """The repository of a Backlog.md layout: its files read the parse cache's way, then
+    placed and spelled as Backlog.md reads them (:mod:`tasktool.files.backlogmd`); no
+    worktree overlay (Backlog.md looks at other branches its own way)."""
+    from tasktool.files.backlogmd import lenient_note, normalized_scan
+
+    layout = config.settings.layout
+    result, drafts = normalized_scan(
+        scan_source(root, config.settings.ignore, use_cache=use_cache).result, layout, root
+    )
+    note = lenient_note((*result.tasks, *result.archived))
+    notes = (note,) if note is not None else ()
+    return Repository(config, result, notes=notes, drafts=drafts)
 
 
 class Loader(Protocol):

@@ -229,7 +229,8 @@ class SiblingReader(msgspec.Struct, frozen=True):
         """The overlay's verdict, computed (the memo did not have it)."""
         siblings = [read.tasks(worktree) for worktree, read in reads]
         here = self.worktrees.current.path
-        found = verdict(scan.tasks, scan.archived, siblings, mtime=_mtime, here=here)
+        broken = frozenset(d.task_id for d in scan.broken if d.task_id is not None)
+        found = verdict(scan.tasks, scan.archived, siblings, mtime=_mtime, here=here, broken=broken)
         for _, read in reads:
             read.source.save()  # the whole tasks the overlay loaded, for the next run
         return found

@@ -107,9 +107,13 @@ def add_entry(
 ) -> WorklogEntry:
     """Append one entry, if the config allows writing worklogs."""
     if not repo.settings.worklogs:
+        # The file loaded (taskmd's .taskmd.yaml too); Backlog.md's config.yml holds no
+        # tasktool key, so a .tasktool.yaml would be the place there.
+        loaded = repo.config.file
+        where = loaded if loaded and not repo.settings.layout.foreign else ".tasktool.yaml"
         raise TaskToolError(
-            "worklogs are disabled, so nothing was written: set `worklogs: true` in "
-            ".tasktool.yaml to allow worklog entries (reading them always works)",
+            f"worklogs are disabled, so nothing was written: set `worklogs: true` in "
+            f"{where} to allow worklog entries (reading them always works)",
             code="worklog.disabled",
         )
     if not content.strip():

@@ -16,6 +16,7 @@ from typing import Any
 import msgspec
 
 from tasktool.files import signature
+from tasktool.files.backlogmd import backlog_task, backlog_updates
 from tasktool.files.house_style import HouseStyle, learn_style
 from tasktool.files.roundtrip import apply_frontmatter, new_task_text
 from tasktool.files.scan import ARCHIVE_DIR, is_scanned_folder, parse_entry, read_entry, scan_tasks
@@ -32,6 +33,7 @@ from tasktool.model.limits import check_fields_size
 from tasktool.model.settings import Settings
 from tasktool.model.task import Task
 from tasktool.planning.changes import (
+    REMOVE,
     TaskChange,
     check_references,
     check_text,
@@ -39,12 +41,17 @@ from tasktool.planning.changes import (
     plan_create,
     plan_update,
 )
+from tasktool.planning.foreign import create_foreign, incoming, incoming_fields
 from tasktool.planning.repository import WORKLOG_DIR, Repository, active_place
 
 
 def today() -> str:
     """Today's date (UTC) as ``YYYY-MM-DD``."""
     return dt.datetime.now(dt.UTC).date().isoformat()
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
 
 
 def _signature(path: Path) -> bytes:
@@ -80,6 +87,9 @@ def _parsed(repo: Repository, path: Path, task_id: str, text: str | None = None)
         parsed = read_entry(str(repo.task_dir), str(path))
     else:
         parsed = parse_entry(str(repo.task_dir), str(path), text)
+    layout = repo.settings.layout
+    if isinstance(parsed, Task) and layout.foreign:
+        parsed = backlog_task(parsed, layout)
     if not isinstance(parsed, Task) or parsed.id != task_id:
         raise _conflict(task_id)
     return parsed
@@ -98,12 +108,17 @@ def _replace(path: Path, text: str, seen: bytes, task_id: str) -> None:
 
 
 def update_task(repo: Repository, task_id: str, change: TaskChange) -> Task:
-    """Apply ``change`` to the task's file (see :func:`tasktool.planning.changes.plan_update`)."""
-    path = Path(repo.local(task_id).file_path)
+    """Apply ``change`` to the task's file (see :func:`tasktool.planning.changes.plan_update`);
+    in another tool's layout, in its terms (:mod:`tasktool.planning.foreign`)."""
+    task = repo.local(task_id)
+    path, task_id, layout = Path(task.file_path), task.id, repo.settings.layout
+    change = incoming(change, layout, repo.resolve)
     with task_lock(repo.task_dir, task_id):
         text, seen = _read(path, task_id)
         current = _parsed(repo, path, task_id, text)
         updates = plan_update(current, change, repo.settings, repo.ids, today())
+        if layout.foreign:
+            updates = backlog_updates(updates, layout, _now(), remove=REMOVE)
         edited = apply_frontmatter(text, updates, source=str(path), body=change.body)
         _replace(path, edited, seen, task_id)
         remove_stale_temps(path.parent)  # a killed writer's leftovers (see stale_temps)
@@ -222,8 +237,13 @@ def create_task(
     task_id: str | None = None,
 ) -> Task:
     """Write a new task file ``<task dir>/[<group>/]<id>-<slug>.md``; the id comes from the
-    configured strategy unless given. Fields are checked like ``set`` checks them."""
+    configured strategy unless given. Fields are checked like ``set`` checks them. In
+    another tool's layout, written its way (:func:`~tasktool.planning.foreign.create_foreign`)."""
+    layout = repo.settings.layout
+    fields = incoming_fields(fields, layout, repo.resolve)
     _check_fields(fields, body, repo.settings)
+    if layout.foreign:
+        return create_foreign(repo, fields, body, _now())
     with repository_lock(repo.task_dir):
         existing, style = _taken(repo)
         new = NewTask(fields=fields, body=body, group=group)
@@ -234,12 +254,16 @@ def create_tasks(repo: Repository, batch: Sequence[NewTask]) -> list[Task | Task
     """:func:`create_task` for many tasks under one lock and one scan (a scan per task makes
     an import of hundreds quadratic). Ids come from the configured strategy; a task that
     cannot be written has its error in its place, and the others are still written."""
+    if repo.settings.layout.foreign:
+        return [_create_one(repo, task) for task in batch]
     results: list[Task | TaskToolError] = []
     swept: set[Path] = set()
     with repository_lock(repo.task_dir):
         existing, style = _taken(repo)
         for task in batch:
             try:
+                fields = incoming_fields(task.fields, repo.settings.layout, repo.resolve)
+                task = msgspec.structs.replace(task, fields=fields)  # noqa: PLW2901
                 _check_fields(task.fields, task.body, repo.settings)
                 results.append(_write_new(repo, existing, task, None, style=style, swept=swept))
             except TaskToolError as exc:
@@ -250,9 +274,17 @@ def create_tasks(repo: Repository, batch: Sequence[NewTask]) -> list[Task | Task
     return results
 
 
+def _create_one(repo: Repository, task: NewTask) -> Task | TaskToolError:
+    try:
+        return create_task(repo, task.fields, body=task.body)
+    except TaskToolError as exc:
+        return exc
+
+
 def remove_task(repo: Repository, task_id: str, *, force: bool = False) -> list[Path]:
     """Delete the task file and its worklog; refuses while other tasks reference it."""
     task = repo.local(task_id)
+    task_id = task.id
     referencing = repo.graph.references(task_id)
     if referencing and not force:
         raise TaskToolError(
@@ -307,6 +339,7 @@ def archive_task(repo: Repository, task_id: str) -> Path:
     """Move the task file to its archive folder (see :func:`archive_target`), and a
     worklog kept next to it along with it."""
     task = repo.local(task_id)
+    task_id = task.id
     if task.archived:
         raise TaskToolError(f"task {task_id} is already archived", code="task.archived")
     source = Path(task.file_path)
@@ -319,6 +352,7 @@ def restore_task(repo: Repository, task_id: str) -> Path:
     """Move an archived task back among the active ones (the inverse of
     :func:`archive_task`), and a worklog kept next to it; refuses when an active task
     has the id or the target file exists."""
+    task_id = repo.resolve(task_id)
     copies = [task for task in repo.all_tasks if task.id == task_id]
     if not copies:
         repo.get(task_id)  # task.not_found, or task.broken naming the file

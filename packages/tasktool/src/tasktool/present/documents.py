@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from mtcommon import CodedError
 from tasktool.config import LoadedConfig
 from tasktool.files.taskfile import is_safe_id
+from tasktool.model.criteria import acceptance_criteria
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.settings import Settings
 from tasktool.model.task import Status, Task, natural_key
@@ -119,7 +120,10 @@ def task_detail(repo: Repository, task: Task) -> dict[str, Any]:
         if (found := by_id.get(dep)) is None or found.status != Status.COMPLETED.value
     ]
     children_tasks = [by_id[child] for child in children]
-    return _detail(task, dependents, children_tasks, unmet, _worklog(repo, task.id))
+    detail = _detail(task, dependents, children_tasks, unmet, _worklog(repo, task.id))
+    if repo.is_draft(task):
+        detail["draft"] = True  # Backlog.md's draft: never listed nor recommended
+    return detail
 
 
 def get_document(repo: Repository, task_id: str) -> dict[str, Any]:
@@ -155,6 +159,8 @@ def _detail(
         resolved=task.resolved,
         worklog=worklog,
     )
+    criteria = acceptance_criteria(detail["body"])
+    detail["acceptance"] = criteria.to_json() if criteria is not None else None
     return detail
 
 

@@ -172,6 +172,20 @@ _DETAIL_FIELDS = (
 )  # fmt: skip
 
 
+def _criteria(criteria: Mapping[str, Any] | None) -> str:
+    """The acceptance criteria checklist and its progress (Backlog.md's ``ac: 2/3``)."""
+    if not criteria:
+        return ""
+    items = "".join(
+        f'<li><input type="checkbox" disabled{" checked" if item["checked"] else ""}> '
+        f"{h(item['text'])}</li>"
+        for item in criteria["items"]
+    )
+    return f"""<section aria-labelledby="ac-heading"><h2 id="ac-heading">Acceptance criteria
+<span class="muted">{criteria["done"]}/{criteria["total"]}</span></h2>
+<ul class="criteria">{items}</ul></section>"""
+
+
 def task_page(
     detail: Mapping[str, Any],
     related: Mapping[str, Mapping[str, Any]],
@@ -202,6 +216,9 @@ def task_page(
         rows.append(
             f"<dt>worklog</dt><dd>{worklog['entries']} entries, last {h(worklog['last'])}</dd>"
         )
+    criteria = detail.get("acceptance")
+    if criteria:
+        rows.append(f"<dt>acceptance</dt><dd>{criteria['done']}/{criteria['total']} done</dd>")
     dependencies = [by_id.get(dep, {"id": dep}) for dep in detail["dependencies"]]
     dependents = [by_id.get(dep, {"id": dep}) for dep in detail["dependents"]]
     state = '<span class="pill warn">blocked</span>' if detail["blocked"] else ""
@@ -223,6 +240,7 @@ def task_page(
 <section aria-labelledby="body-heading"><h2 id="body-heading">Description</h2>
 {markdown_html(body_text) if body_text else '<p class="muted">No description.</p>'}
 </section>
+{_criteria(criteria)}
 {edit_form(detail, vocabulary, links) if links.editable else ""}"""
     return layout(
         links, title=f"{detail['id']} {detail['title']}", active="tasks", body=body,

@@ -159,7 +159,8 @@ def load_repository(
             f"{len(repo.tasks)} tasks, {len(repo.archived)} archived"
         )
     note = None if creating else repo.absent_note()
-    for problem in (*(() if tolerant else repo.broken), *([note] if note else [])):
+    notes = (*repo.notes, *(() if tolerant else repo.broken), *([note] if note else []))
+    for problem in notes:
         options.warn(f"{problem.message} [{problem.code}]")
     return repo
 

@@ -150,12 +150,13 @@ def _list_options(function: F) -> F:
     # Decorators apply bottom-up: add them in reverse to read add, remove, replace in --help.
     for field, stem in reversed(LISTS):
         plural = stem if stem in {"touches", "context"} else f"{stem}s"
-        # --tag beside --tags (as add has --tags beside --tag): the same option, replacing.
-        replacing = (f"--{plural}", "--tag") if field == "tags" else (f"--{plural}",)
+        # The singular adds, as add's --tag/--dep do (and gh's --add-label): set --tag x
+        # never drops the other tags; the plural replaces the list.
+        adding = (f"--add-{stem}",) if plural == stem else (f"--add-{stem}", f"--{stem}")
         for flags, name, metavar, text in (
-            (replacing, f"replace_{field}", "A,B", f"Replace {field} ('' clears)."),
+            ((f"--{plural}",), f"replace_{field}", "A,B", f"Replace {field} ('' clears)."),
             ((f"--remove-{stem}",), f"remove_{field}", "VALUE", f"Remove from {field}."),
-            ((f"--add-{stem}",), f"add_{field}", "VALUE", f"Add to {field} (repeat or A,B)."),
+            (adding, f"add_{field}", "VALUE", f"Add to {field} (repeat or A,B)."),
         ):
             replace = name.startswith("replace_")
             function = click.option(

@@ -21,6 +21,7 @@ from tasktool.cli.commands.base import (
 )
 from tasktool.cli.commands.shell import complete_choices, complete_ids
 from tasktool.model.errors import TaskToolError
+from tasktool.model.settings import Settings
 from tasktool.model.task import Priority, Status, Task
 from tasktool.model.views import TASK_KEYS, TaskRows, task_views
 from tasktool.planning.filters import check_field, group_tasks, sort_tasks
@@ -127,42 +128,45 @@ def list_command(
     ]
     keys = ("project", *shown) if everywhere else shown
 
-    def view(project: str | None, selection: list[Task]) -> list[dict[str, Any]]:
+    def view(
+        project: str | None, settings: Settings, selection: list[Task]
+    ) -> list[dict[str, Any]]:
         views = [tagged(project, item) for item in task_views(selection)]
         if columns:
             views = [{key: item[key] for key in keys} for item in views]
         if chosen == "table":
             for item, task in zip(views, selection, strict=True):
-                if task.worktree is not None and "status" in item:
-                    item["status"] = f"{task.status} @{_provenance(task)}"
+                if "status" in item:
+                    item["status"] = _table_status(task, settings)
                 if project is not None:
                     item["project"] = f"project:{project}"
         return views
 
     if not group_by:
-        rows = [row for project, _, tasks in found for row in view(project, tasks)]
+        rows = [row for project, settings, tasks in found for row in view(project, settings, tasks)]
         output(options, chosen, rows, columns=keys)
         return
     sections = [
-        (project, value, members)
+        (project, settings, value, members)
         for project, settings, tasks in found
         for value, members in group_tasks(tasks, group_by, settings)
     ]
     if chosen != "table":
         emit_data(
             [
-                tagged(project, {"group": value, "tasks": view(project, members)})
-                for project, value, members in sections
+                tagged(project, {"group": value, "tasks": view(project, settings, members)})
+                for project, settings, value, members in sections
             ],
             chosen,
         )
         return
-    for project, value, members in sections:
+    for project, settings, value, members in sections:
         where = f"project:{project} " if project is not None else ""
+        named = settings.layout.shown(value) if group_by == "status" and value else value
         emit_table(
-            view(project, members),
+            view(project, settings, members),
             keys,
-            title=f"{where}{group_by}: {value or '(none)'}",
+            title=f"{where}{group_by}: {named or '(none)'}",
             no_color=options.no_color,
         )
 
@@ -203,6 +207,13 @@ def _json_list(repo: Repository, query: _Query) -> None:
         write_json_array(TaskRows(tasks, query.keys), write)
 
 
+def _table_status(task: Task, settings: Settings) -> str:
+    """A task's status in a table: the repository's name for it (``In Progress`` in a
+    Backlog.md repository), and for a sibling worktree's task where it comes from."""
+    shown = settings.layout.shown(task.status)
+    return f"{shown} @{_provenance(task)}" if task.worktree is not None else shown
+
+
 def _provenance(task: Task) -> str:
     """Where a sibling worktree's status comes from, for tables: its branch, else its path."""
     only = " only" if task.sibling_only else ""
@@ -231,7 +242,10 @@ def get_command(options: GlobalOptions, /, *, task_id: str, fmt: str | None) -> 
     if chosen != "table":
         emit_data(detail, chosen)
         return
-    hidden = {"body", "children", "worklog", "resolved"}
+    shown = repo.settings.layout.shown
+    if detail.get("status"):
+        detail = {**detail, "status": shown(detail["status"])}
+    hidden = {"body", "children", "worklog", "resolved", "acceptance"}
     pairs = [
         (key, value)
         for key, value in detail.items()
@@ -240,7 +254,16 @@ def get_command(options: GlobalOptions, /, *, task_id: str, fmt: str | None) -> 
     worklog = detail["worklog"]
     if worklog:
         pairs.append(("worklog", f"{worklog['entries']} entries, last {worklog['last']}"))
-    pairs += [("child", f"{c['id']} [{c['status']}] {c['title']}") for c in detail["children"]]
+    criteria = detail["acceptance"]
+    if criteria:
+        pairs.append(("acceptance", f"{criteria['done']}/{criteria['total']} done"))
+        pairs += [
+            (f"  #{at}", f"[{'x' if item['checked'] else ' '}] {item['text']}")
+            for at, item in enumerate(criteria["items"], start=1)
+        ]
+    pairs += [
+        ("child", f"{c['id']} [{shown(c['status'])}] {c['title']}") for c in detail["children"]
+    ]
     emit_fields(pairs, no_color=options.no_color)
     if detail["body"].strip():
         emit_text("\n" + detail["body"].strip("\n"))
