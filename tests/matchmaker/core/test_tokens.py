@@ -240,7 +240,7 @@ def test_a_resume_holds_an_expired_token_to_every_check_but_its_exp() -> None:
     refused = talk(core, directory).receive(Hello(1, credential=forged, resume=resume), "h", NOW_MS)
     assert refusal(refused).details == {"reason": "bad_signature"}
     other = talk(core, directory).receive(
-        Hello(1, credential=token(sub="bo", exp=expired), resume=resume), "h", 0.0
+        Hello(1, credential=token(sub="bo", exp=expired), resume=resume), "h", NOW_MS
     )
     assert refusal(other).code == "resume.expired"
     late = token(sub="ana", exp=expired)
