@@ -7,6 +7,7 @@ drive exactly the command users get.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Callable
@@ -211,3 +212,18 @@ def test_get_finds_a_padded_id_when_exactly_one_matches(tasktool: Invoke, projec
     failed = tasktool("get", "1", code=1)  # 001 or 01: a guess, so not found
     assert failed.stderr.endswith("[task.not_found]\n")
     assert '"id": "01"' in tasktool("get", "01", "--format", "json").stdout
+
+
+def test_todos_reads_source_files_not_the_task_directory(
+    tasktool: Invoke, project: Project
+) -> None:
+    """A marker in a task's body (Markdown comments count elsewhere) is not a source
+    TODO: ``todos`` neither lists nor reads the task directory."""
+    project.write("tasks/1-a.md", "---\nid: '1'\ntitle: A\n---\n<!-- TODO: in a task -->\n")
+    project.write("docs/notes.md", "<!-- TODO: in the docs -->\n")
+    project.write("src/app.py", "x = 1  # FIXME: in the source\n")
+    found = json.loads(tasktool("todos", "--format", "json").stdout)
+    assert sorted((item["file"], item["text"]) for item in found) == [
+        ("docs/notes.md", "in the docs"),
+        ("src/app.py", "in the source"),
+    ]

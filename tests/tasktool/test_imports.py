@@ -105,7 +105,9 @@ READ_PATHS: dict[tuple[str, ...], tuple[set[str], set[str]]] = {
             "tasktool.planning.tracks",
             "tasktool.present.graph_render",
         },
-        {"tasktool.cli.commands.overview", "tasktool.planning.stats"},
+        # A warm stats to a pipe replays its kept output: tasktool.planning.stats is not
+        # loaded then (tests/tasktool/test_piped_outputs.py).
+        {"tasktool.cli.commands.overview"},
     ),
     ("board",): (
         {

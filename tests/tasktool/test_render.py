@@ -11,9 +11,11 @@ from tasktool.model.task import KEPT, Task
 from tasktool.model.views import TASK_KEYS, TaskRows, task_views
 from tasktool.present import render
 from tasktool.present.render import (
+    attribute_cells,
     emit_data,
     emit_fields,
     emit_table,
+    plain_columns,
     plain_table,
     to_yaml,
     write_json_array,
@@ -98,3 +100,20 @@ def test_fields_align_keys() -> None:
     out = io.StringIO()
     emit_fields([("id", "1"), ("status", "pending"), ("owner", None)], out=out)
     assert out.getvalue() == "id:     1\nstatus: pending\nowner:\n"
+
+
+def test_columns_from_attributes_print_what_rows_print() -> None:
+    """``list``'s long tables take each column from the tasks' attributes: the text is the
+    rows' text, lists, ``None``, booleans and line breaks included."""
+    tasks = [
+        Task(id="2", title="Two\nlines", tags=("a", "b"), archived=False),
+        Task(id="10", title="Ten", status="completed", dependencies=("2",), archived=True),
+    ]
+    columns = ("id", "title", "tags", "effort", "archived", "dependencies")
+    rows = [{key: view[key] for key in columns} for view in task_views(tasks)]
+    expected = plain_table(rows, columns)
+    assert "Two lines" in expected
+    assert "a, b" in expected
+    assert "yes" in expected
+    cells = [attribute_cells(tasks, column) for column in columns]
+    assert plain_columns(columns, cells) == expected

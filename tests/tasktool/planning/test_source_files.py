@@ -52,6 +52,22 @@ def test_discovery(tmp_path: Path, git: bool) -> None:
     ]
 
 
+@pytest.mark.parametrize("git", [True, False])
+def test_skipped_folders_are_neither_listed_nor_walked(tmp_path: Path, git: bool) -> None:
+    """The task directory (``skip_dirs``) is left out whole, in git and out of it; a
+    folder that only starts with its name is not."""
+    _populate(tmp_path)
+    (tmp_path / "docs" / "older").mkdir()
+    (tmp_path / "docs" / "older" / "c.md").write_text("<!-- TODO -->\n")
+    if git:
+        subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    found = discover_files(tmp_path, skip_dirs=["docs/old", "third/"])
+    assert "docs/old/a.md" not in found
+    assert "third/lib.py" not in found
+    assert {"docs/new/b.md", "docs/older/c.md", "src/app.py"} <= set(found)
+    assert discover_files(tmp_path, skip_dirs=["."]) == discover_files(tmp_path)
+
+
 def test_read_source_skips_binary(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_bytes(b"# TODO \xff\n")
     (tmp_path / "b.py").write_bytes(b"\x00\x01# TODO\n")

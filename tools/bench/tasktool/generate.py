@@ -1,9 +1,10 @@
 """Generate N realistic task files (dependencies, phases, tags, bodies) for benchmarks.
 
 Usage: ``python -m tools.bench.tasktool.generate N DIR [--seed S]`` writes
-``DIR/.tasktool.yaml`` (phases and scopes) and the task files under
-``DIR/tasks/<group>/``; completed tasks older than the last tenth are archived
-under ``tasks/archive/``. The same seed gives the same files.
+``DIR/.tasktool.yaml`` (phases and scopes), the task files under
+``DIR/tasks/<group>/`` and 200 source files under ``DIR/src/`` (for ``todos``);
+completed tasks older than the last tenth are archived under ``tasks/archive/``. The
+same seed gives the same files.
 """
 
 from __future__ import annotations
@@ -200,6 +201,17 @@ def write_tasks(tasks: list[GeneratedTask], directory: Path) -> Path:
     return task_dir
 
 
+def write_sources(directory: Path, count: int = 200) -> None:
+    """``count`` small Python modules under ``directory/src/`` with a TODO or FIXME each
+    (what ``todos`` scans: its cost should follow these, not the tasks)."""
+    for number in range(count):
+        path = directory / "src" / SCOPES[number % len(SCOPES)] / f"module_{number}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        marker = "TODO" if number % 2 else "FIXME"
+        body = "".join(f"def f{n}(x):\n    return x + {n}\n\n\n" for n in range(20))
+        path.write_text(f'"""Module {number}."""\n\n# {marker}: tidy {number}\n{body}')
+
+
 def main(argv: list[str] | None = None) -> None:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -208,6 +220,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     write_tasks(generate_tasks(args.count, args.seed), args.directory)
+    write_sources(args.directory)
 
 
 if __name__ == "__main__":

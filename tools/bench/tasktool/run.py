@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tools.bench.tasktool.backlog import install_backlog, write_backlog
-from tools.bench.tasktool.generate import generate_tasks, write_tasks
+from tools.bench.tasktool.generate import generate_tasks, write_sources, write_tasks
 from tools.bench.tasktool.process import ENV, age_files, tasktool_argv
 
 
@@ -146,9 +146,18 @@ def _tasktool_jobs(
     env: dict[str, str] | None = None,
 ) -> list[Job]:
     warm = [("next", ["next"]), ("board", ["board"]), ("stats", ["stats"])]
+    # Issue 44: every read command, output piped (list: the default table).
+    more = [
+        ("list (table)", ["list"]),
+        ("graph", ["graph"]),
+        ("tracks", ["tracks"]),
+        ("search 'parser cache'", ["search", "parser cache"]),
+        ("tags", ["tags"]),
+        ("todos", ["todos"]),
+    ]
     # get's index of ids is kept like what these derive (the first get after a change,
     # "get, warm" below, builds it).
-    derived = [*warm, ("validate", ["validate"]), ("get", ["get", probe])]
+    derived = [*warm, ("validate", ["validate"]), ("get", ["get", probe]), *more]
     return [
         # Cold first in each round: it rebuilds the cache the warm runs then use.
         Job(
@@ -171,6 +180,7 @@ def _tasktool_jobs(
         Job(f"{label}search, warm", [*tt, "search", "flaky api", "--archived"], root, None, env),
         *(Job(f"{label}{name}, warm", [*tt, *argv], root, None, env) for name, argv in warm),
         Job(f"{label}validate, warm", [*tt, "validate"], root, None, env),
+        *(Job(f"{label}{name}, warm", [*tt, *argv], root, None, env) for name, argv in more),
         # The same command run just before, nothing changed since: what it derives from
         # the tasks may be remembered (the first run after a change above computes it).
         *(
@@ -202,6 +212,7 @@ def bench_size(
     shutil.rmtree(root, ignore_errors=True)
     tasks = generate_tasks(size)
     task_dir = write_tasks(tasks, root)
+    write_sources(root)
     cache = task_dir / ".tasktool" / "cache"
     tt = tasktool_argv()
     probe = next(task for task in tasks if not task.archived).id
@@ -218,6 +229,7 @@ def bench_size(
         base_root = work / f"baseline-{size}"
         shutil.rmtree(base_root, ignore_errors=True)
         base_dir = write_tasks(tasks, base_root)
+        write_sources(base_root)
         age_files(base_dir)
         base_changed = base_dir / changed.relative_to(task_dir)
         env = {**ENV, "PYTHONPATH": str(baseline)}
@@ -292,7 +304,10 @@ def report(results: list[Measure], backlog_note: str) -> str:
                     f"({kind}) {mine.seconds:.2f} s: **{other.seconds / mine.seconds:.1f}x** "
                     "faster."
                 )
-    lines += _targets(results)
+    lines += _targets(results, "issue 21", TARGETS)
+    lines += _targets(
+        results, "issue 44: the same command run again, as hyperfine does", TARGETS_44
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -315,19 +330,50 @@ TARGETS: dict[tuple[str, int], tuple[float, float | None]] = {
 }
 
 
-def _targets(results: list[Measure]) -> list[str]:
+#: Issue 44's targets at 100,000 tasks, warm in hyperfine's sense (the command run again,
+#: the cache current), output piped: every read command ≤ 0.5 s, ``list``, ``next``,
+#: ``get`` and ``stats`` ≤ 0.3 s, peak ≤ 200 MiB; ``list`` cold ≤ 2 s.
+TARGETS_44: dict[tuple[str, int], tuple[float, float | None]] = {
+    **{
+        (f"{name}, repeated", 100_000): (
+            0.3 if name in {"list (table)", "next", "get", "stats"} else 0.5,
+            200.0,
+        )
+        for name in (
+            "list (table)",
+            "next",
+            "get",
+            "stats",
+            "board",
+            "validate",
+            "graph",
+            "tracks",
+            "search 'parser cache'",
+            "tags",
+            "todos",
+        )
+    },
+    ("list --format json, cold", 100_000): (2.0, None),
+}
+
+
+def _targets(
+    results: list[Measure],
+    issue: str,
+    targets: dict[tuple[str, int], tuple[float, float | None]],
+) -> list[str]:
     """Each target against the measured median (wall and CPU), with the baseline's when
     there is one, and the time per task."""
     found = {(m.name, m.size): m for m in results}
     lines = [
         "",
-        "## Targets (issue 21)",
+        f"## Targets ({issue})",
         "",
         "| tasks | command | target | wall (s) | CPU (s) | µs/task (CPU) | peak MiB "
         "| baseline wall (s) | baseline MiB | verdict |",
         "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
-    for (name, size), (limit, mib) in TARGETS.items():
+    for (name, size), (limit, mib) in targets.items():
         m = found.get((name, size))
         if m is None:
             continue

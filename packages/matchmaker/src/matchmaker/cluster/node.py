@@ -26,7 +26,7 @@ from typing import Any, Protocol
 from matchmaker.asgi import Send
 from matchmaker.cluster import messages
 from matchmaker.cluster.handoff import TUNNEL_MESSAGES, Handoff, Pipe
-from matchmaker.cluster.membership import HEARTBEAT_S, Membership
+from matchmaker.cluster.membership import HEARTBEAT_S, RETRY_S, Membership
 from matchmaker.cluster.messages import Message
 from matchmaker.cluster.routing import Action, Deliver, Perform, Post, Router
 from matchmaker.cluster.streams import Inbox, Outbound, connection
@@ -94,8 +94,7 @@ async def open_cluster(url: str, name: str) -> ClusterNode:
         commands, writer, reader, name=name, node=secrets.token_hex(4), errors=RedisError
     )
     try:
-        await node.membership.beat()
-        await node.membership.poll()
+        await node.membership.poll(_wall_clock_ms())
     except (RedisError, OSError) as exc:
         await node.close()
         raise MatchmakerError(
@@ -263,9 +262,9 @@ class ClusterNode:
     def _post(self, node: str, message: Message, fail: Callable[[], None] | None) -> None:
         """Queue ``message`` for ``node``; if Redis does not take it, ``fail`` runs (the
         router's :meth:`~.routing.Router.lost` when there is none)."""
-        if node in self._routing().departed:
-            return  # writing would only recreate the deleted inbox of a member that died
-        if not self.available:
+        if node in self._routing().departed or not self.available:
+            # Not written (to a member that died, it would only recreate its deleted inbox):
+            # answered as a message Redis did not take, so no request is left waiting.
             self._failed(message, fail)
             return
         self._outbox.append((node, message, fail))
@@ -358,16 +357,17 @@ class ClusterNode:
     async def _membership_loop(self) -> None:
         while True:
             try:
-                await self.membership.beat()
-                joined, died = await self.membership.poll()
+                change = await self.membership.poll(_wall_clock_ms())
             except self._errors:
                 self._set_available(False)
             else:
                 self._set_available(True)
-                self._members_changed(joined, died)
+                self._members_changed(change.joined, change.died)
             now_ms = _wall_clock_ms()
             self._run(self._routing().expire(now_ms), now_ms)
-            await asyncio.sleep(HEARTBEAT_S)
+            # While Redis does not answer, try again soon: back, this member is in the
+            # registry again before its peers' patience (the member TTL) runs out.
+            await asyncio.sleep(HEARTBEAT_S if self.available else RETRY_S)
 
     def _members_changed(self, joined: frozenset[str], died: frozenset[str]) -> None:
         for node in sorted(died):

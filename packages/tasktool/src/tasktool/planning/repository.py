@@ -304,15 +304,21 @@ class Repository:
         return local if local.parent.is_dir() else root
 
     @cached_property
+    def walked_folders(self) -> Sequence[str]:
+        """Every folder the scan entered (absolute paths), known without decoding a task;
+        walked again only for a scan made elsewhere."""
+        folders = self._scan.folders
+        if folders is None:
+            folders = [folder.path for folder, _ in walk(self.task_dir, self.settings.ignore)]
+        return folders
+
+    @cached_property
     def worklog_files(self) -> Mapping[str, tuple[Path, ...]]:
         """Every ``.worklogs/<name>.md`` file in the folders the scan entered, by name:
         one listing per folder, made once per run and only when a worklog is not where a
         task's own folders keep it (a lookup per task would walk the tree each time)."""
-        folders = self._scan.folders
-        if folders is None:
-            folders = [folder.path for folder, _ in walk(self.task_dir, self.settings.ignore)]
         found: dict[str, list[Path]] = {}
-        for folder in folders:
+        for folder in self.walked_folders:
             logs = os.path.join(folder, WORKLOG_DIR)
             try:
                 with os.scandir(logs) as entries:
@@ -432,7 +438,8 @@ def _foreign(config: LoadedConfig, root: Path, *, use_cache: bool) -> Repository
 class Loader(Protocol):
     """Where a long-running front end (web server, MCP server, export) gets its tasks.
 
-    Called once per request, so every answer reflects the files on disk now.
+    Called once per request, so every answer reflects the files on disk now (the
+    dashboard keeps a large repository's load while its change feed reports no change).
     Each load goes through :func:`load_context`, so it merges sibling git worktrees
     (the overlay) exactly as the CLI's read commands do.
     """

@@ -239,13 +239,15 @@ def validation_report(load: Loader) -> ValidationReport:
 
 def stale_temps(repo: Repository) -> list[Diagnostic]:
     """``task.stale_temp`` warnings: temporary files a killed writer left in the task
-    directory or a folder holding tasks (the next write there removes them)."""
+    directory or a folder under it (the next write there removes them). The folders are
+    the walk's: a path per task (100,000 of them) and the tasks decoded for it cost most of
+    a warm ``validate``."""
     from pathlib import Path
 
     from tasktool.files import storage
 
     root = repo.task_dir
-    folders = {root} | {Path(task.file_path).parent for task in repo.all_tasks}
+    folders = {root} | {Path(folder) for folder in repo.walked_folders}
     return [
         Diagnostic(
             severity="warning",

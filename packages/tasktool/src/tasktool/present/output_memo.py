@@ -8,14 +8,20 @@ key is
 reading them, every setting, the options, this version), so only outputs that depend on
 nothing else may be kept: no clock, no terminal width, no colour.
 
-Each output is one file, ``<task dir>/.tasktool/output/<digest of the key>``, streamed in
-and checked by its key (a digest is not trusted alone) by :mod:`tasktool.files.memo`.
-The ``KEPT`` most recently used stay; writes are atomic and best effort (a read-only task
-directory keeps none, a damaged file is ignored and replaced)::
+Each output is one file, ``<task dir>/.tasktool/output/<kind>-<digest of the key>``,
+streamed in and checked by its key (a digest is not trusted alone) by
+:mod:`tasktool.files.memo`. The ``KEPT`` most recently used of each kind stay; writes are
+atomic and best effort (a read-only task directory keeps none, a damaged file is ignored
+and replaced)::
 
     if not replay(repo, "list-json", options):
         with recording(repo, "list-json", options) as write:
             write(b"...")  # reaches stdout at once, and the memo when the block ends
+
+A read command's whole output to a pipe (a table is plain text there: no width, no
+colour) is kept the same way by :func:`recording_streams`, which keeps what the block
+writes to ``sys.stdout``, unless it also wrote to ``sys.stderr`` (a warning, which a
+replay would not repeat) or ended in an error or another exit status.
 """
 
 from __future__ import annotations
@@ -36,9 +42,9 @@ from tasktool.files.storage import STATE_DIR
 from tasktool.planning.derived_memo import memo_key
 from tasktool.planning.repository import Repository
 
-__all__ = ["ABANDONED_NS", "KEPT", "Write", "recording", "replay"]
+__all__ = ["ABANDONED_NS", "KEPT", "Write", "recording", "recording_streams", "replay"]
 
-#: How many outputs (keys) are kept: each may be as large as the output.
+#: How many outputs (keys) of each kind are kept: each may be as large as the output.
 KEPT = 2
 #: A temporary file this old was left by a process killed while writing it.
 ABANDONED_NS = 3600 * 10**9
@@ -53,8 +59,8 @@ def _folder(repo: Repository) -> Path:
     return repo.task_dir / STATE_DIR / "output"
 
 
-def _path(repo: Repository, key: bytes) -> Path:
-    return _folder(repo) / blake2b(key, digest_size=16).hexdigest()
+def _path(repo: Repository, kind: str, key: bytes) -> Path:
+    return _folder(repo) / f"{kind}-{blake2b(key, digest_size=16).hexdigest()}"
 
 
 def _stdout() -> BinaryIO:
@@ -67,7 +73,7 @@ def replay(repo: Repository, kind: str, options: object) -> bool:
     """Write the output kept for ``repo``, ``kind`` and ``options`` to standard output;
     ``False`` (nothing written) when none is kept."""
     key = memo_key(repo, kind, options)
-    handle = open_kept(_path(repo, key), key) if key is not None else None
+    handle = open_kept(_path(repo, kind, key), key) if key is not None else None
     if handle is None:
         return False
     with handle:
@@ -103,7 +109,7 @@ def recording(repo: Repository, kind: str, options: object) -> Iterator[Write]:
     (an error, a broken pipe, keeps nothing). Without an identity it only writes."""
     out = _stdout()
     key = memo_key(repo, kind, options)
-    memo = Recording.start(_path(repo, key), key) if key is not None else None
+    memo = Recording.start(_path(repo, kind, key), key) if key is not None else None
     if memo is None:
         yield out.write
         return
@@ -121,19 +127,94 @@ def recording(repo: Repository, kind: str, options: object) -> Iterator[Write]:
         _prune(_folder(repo))
 
 
+class _Forward(io.RawIOBase):
+    """A binary stream that hands every write to ``write`` at once (no buffer: what a
+    command wrote before an error is out)."""
+
+    def __init__(self, write: Write) -> None:
+        super().__init__()
+        self._write = write
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: object) -> int:
+        chunk = bytes(data)  # type: ignore[call-overload]  # a bytes-like object
+        self._write(chunk)
+        return len(chunk)
+
+
+def _text(stream: object, write: Write) -> io.TextIOWrapper:
+    """A text stream like ``stream`` (its encoding and errors) whose bytes go to ``write``."""
+    return io.TextIOWrapper(
+        _Forward(write),  # type: ignore[arg-type]  # unbuffered: a raw stream
+        encoding=getattr(stream, "encoding", None) or "utf-8",
+        errors=getattr(stream, "errors", None) or "strict",
+        write_through=True,
+    )
+
+
+@contextlib.contextmanager
+def recording_streams(repo: Repository, kind: str, options: object) -> Iterator[None]:
+    """Keep, for :func:`replay` with the same ``repo``, ``kind`` and ``options``, what the
+    block writes to ``sys.stdout`` (text or its bytes), as it writes it; kept only when
+    the block ends without an error or exit and wrote nothing to ``sys.stderr``.
+    Without an identity, or streams without bytes underneath, it only runs the block."""
+    stdout, stderr = sys.stdout, sys.stderr
+    out: BinaryIO | None = getattr(stdout, "buffer", None)
+    err: BinaryIO | None = getattr(stderr, "buffer", None)
+    key = memo_key(repo, kind, options)
+    memo = None
+    if key is not None and out is not None and err is not None:
+        memo = Recording.start(_path(repo, kind, key), key)
+    if memo is None or out is None or err is None:
+        yield
+        return
+    stdout.flush()
+    stderr.flush()
+    spoke: list[bool] = []
+
+    def write_out(data: bytes) -> None:
+        out.write(data)
+        memo.write(data)
+
+    def write_err(data: bytes) -> None:
+        spoke.append(True)
+        err.write(data)
+
+    sys.stdout, sys.stderr = _text(stdout, write_out), _text(stderr, write_err)
+    try:
+        yield
+    except BaseException:
+        memo.drop()
+        raise
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
+    if spoke:
+        memo.drop()
+    elif memo.finish():
+        _prune(_folder(repo))
+
+
 def _prune(folder: Path) -> None:
-    """Delete all but the ``KEPT`` most recently used outputs, and temporary files an hour
-    old (left by a process that was killed while writing)."""
+    """Delete all but the ``KEPT`` most recently used outputs of each kind, and temporary
+    files an hour old (left by a process that was killed while writing)."""
     try:
         with os.scandir(folder) as entries:
             found = [(entry.stat().st_mtime_ns, entry.name) for entry in entries]
     except OSError:
         return
-    outputs = sorted((mtime, name) for mtime, name in found if not name.startswith("."))
+    kinds: dict[str, list[tuple[int, str]]] = {}
+    for mtime, name in found:
+        if not name.startswith("."):
+            kinds.setdefault(name.rpartition("-")[0], []).append((mtime, name))
     abandoned_before = time.time_ns() - ABANDONED_NS
-    stale = [name for _, name in outputs[:-KEPT]] + [
-        name for mtime, name in found if name.startswith(".") and mtime < abandoned_before
-    ]
+    unnamed = kinds.pop("", [])  # an older version's outputs, named by digest alone
+    stale = (
+        [name for outputs in kinds.values() for _, name in sorted(outputs)[:-KEPT]]
+        + [name for _, name in unnamed]
+        + [name for mtime, name in found if name.startswith(".") and mtime < abandoned_before]
+    )
     for name in stale:
         with contextlib.suppress(OSError):
             os.unlink(folder / name)

@@ -14,6 +14,7 @@ on stderr) and prints with :func:`output`::
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -29,7 +30,7 @@ from tasktool.cli import oneshot
 from tasktool.config import Overrides, taskmd_notice
 from tasktool.model.errors import TaskToolError, exit_status
 from tasktool.planning.repository import Repository, load_context
-from tasktool.present.render import FORMATS, emit_data, emit_table, for_terminal
+from tasktool.present.render import FORMATS, emit_data, emit_table, for_terminal, is_terminal
 
 __all__ = [
     "CliError",
@@ -37,6 +38,7 @@ __all__ = [
     "GlobalOptions",
     "data_format",
     "format_option",
+    "kept_when_piped",
     "load_repository",
     "output",
     "output_format",
@@ -87,6 +89,9 @@ class GlobalOptions(msgspec.Struct, kw_only=True):
     silent: bool = False
     #: Whether :meth:`note_config` has spoken in this invocation.
     noted: bool = False
+    #: A repository :func:`kept_when_piped` loaded, handed to the command's first
+    #: :func:`load_repository` (loaded once, its warnings said once).
+    loaded: Any = None
 
     def overrides(self) -> Overrides:
         return Overrides(
@@ -149,6 +154,10 @@ def load_repository(
 ) -> Repository:
     """Load config and tasks; broken task files are warned about on stderr, and so is a
     task directory that does not exist yet, unless the command is ``creating`` it."""
+    if options.loaded is not None and not (tolerant or creating):
+        repo: Repository = options.loaded
+        options.loaded = None
+        return repo
     repo = oneshot.load(lambda: load_context(options.overrides(), tolerant=tolerant))
     settings = repo.settings
     options.loud, options.silent = settings.verbose, settings.quiet
@@ -219,3 +228,40 @@ def usage_errors(param: str) -> Iterator[None]:
 def split_values(values: Sequence[str]) -> tuple[str, ...]:
     """Repeated and comma-separated option values as one tuple, blanks dropped."""
     return tuple(item.strip() for value in values for item in value.split(",") if item.strip())
+
+
+def kept_when_piped(
+    unless: Callable[[GlobalOptions, dict[str, Any]], bool] | None = None,
+) -> Callable[[F], F]:
+    """A read command's whole output to a pipe kept from one run to the next and replayed
+    while the tasks, the settings and the command's arguments are the same
+    (:func:`tasktool.present.output_memo.recording_streams`): at 100,000 tasks a repeated
+    ``list``, ``board`` or ``graph`` copies a file instead of decoding every task and
+    laying them out. Not on a terminal (width, colour and the pager are live), not with
+    ``--all-projects``, nor when ``unless(options, arguments)`` says the command keeps its
+    output itself."""
+
+    def decorate(command: F) -> F:
+        @functools.wraps(command)
+        def run(options: GlobalOptions, /, **arguments: Any) -> None:
+            if (
+                options.all_projects
+                or is_terminal(sys.stdout)
+                or (unless is not None and unless(options, arguments))
+            ):
+                command(options, **arguments)
+                return
+            from tasktool.present.output_memo import recording_streams, replay
+
+            repo = load_repository(options)
+            name = click.get_current_context().info_name or command.__name__
+            key = (options.format, sorted(arguments.items()))
+            if replay(repo, name, key):
+                return
+            options.loaded = repo
+            with recording_streams(repo, name, key):
+                command(options, **arguments)
+
+        return run  # type: ignore[return-value]
+
+    return decorate

@@ -7,16 +7,19 @@ import click
 from tasktool.cli.commands.base import (
     GlobalOptions,
     format_option,
+    kept_when_piped,
     load_repository,
     output,
     usage_errors,
 )
+from tasktool.cli.facts import facts
 from tasktool.planning.search import tag_counts
 from tasktool.present.documents import search_document
 
 __all__ = ["search_command", "tags_command"]
 
 
+@facts(paged=True)
 @click.command("search")
 @click.argument("text")
 @click.option(
@@ -26,6 +29,7 @@ __all__ = ["search_command", "tags_command"]
 @click.option("--archived", is_flag=True, help="Search archived tasks too.")
 @format_option
 @click.pass_obj
+@kept_when_piped()
 def search_command(
     options: GlobalOptions,
     /,
@@ -48,10 +52,12 @@ def search_command(
     output(options, fmt, rows, rows=table, columns=("id", "score", "status", "title"))
 
 
+@facts(paged=True)
 @click.command("tags")
 @click.option("--archived", is_flag=True, help="Count archived tasks too.")
 @format_option
 @click.pass_obj
+@kept_when_piped()
 def tags_command(options: GlobalOptions, /, *, archived: bool, fmt: str | None) -> None:
     """Every tag with the number of tasks carrying it, most used first."""
     repo = load_repository(options)

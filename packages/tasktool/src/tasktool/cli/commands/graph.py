@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import click
 
-from tasktool.cli.commands.base import GlobalOptions, load_repository, split_values
+from tasktool.cli.commands.base import (
+    GlobalOptions,
+    kept_when_piped,
+    load_repository,
+    split_values,
+)
+from tasktool.cli.facts import facts
 from tasktool.model.task import STATUS_ORDER
 from tasktool.present.graph_render import GRAPH_FORMATS, render_graph, select_graph
 from tasktool.present.render import emit_text
@@ -12,6 +18,7 @@ from tasktool.present.render import emit_text
 __all__ = ["graph_command"]
 
 
+@facts(paged=True)
 @click.command("graph")
 @click.option(
     "--format",
@@ -31,6 +38,7 @@ __all__ = ["graph_command"]
     help="Leave out tasks with this status (repeatable or comma separated).",
 )
 @click.pass_obj
+@kept_when_piped()
 def graph_command(
     options: GlobalOptions,
     /,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -11,6 +12,7 @@ import msgspec
 from tasktool.cli.commands.base import (
     GlobalOptions,
     format_option,
+    kept_when_piped,
     load_repository,
     output,
     output_format,
@@ -20,19 +22,23 @@ from tasktool.cli.commands.base import (
     usage_errors,
 )
 from tasktool.cli.commands.shell import complete_choices, complete_ids
+from tasktool.cli.facts import facts
 from tasktool.model.errors import TaskToolError
 from tasktool.model.settings import Settings
 from tasktool.model.task import Priority, Status, Task
-from tasktool.model.views import TASK_KEYS, TaskRows, task_views
+from tasktool.model.views import TASK_KEYS, TaskRows
 from tasktool.planning.filters import check_field, group_tasks, sort_tasks
 from tasktool.planning.repository import Repository
 from tasktool.present.documents import get_document, list_tasks
 from tasktool.present.output_memo import recording, replay
 from tasktool.present.render import (
+    attribute_cells,
     emit_data,
     emit_fields,
     emit_table,
     emit_text,
+    is_terminal,
+    plain_columns,
     write_json_array,
 )
 
@@ -69,6 +75,13 @@ def _shortcut(
     )
 
 
+def _keeps_own(options: GlobalOptions, arguments: dict[str, Any]) -> bool:
+    """Whether ``list`` keeps its output itself (``--format json`` of one repository,
+    ungrouped: :func:`_json_list`)."""
+    return not arguments["group_by"] and output_format(options, arguments["fmt"]) == "json"
+
+
+@facts(paged=True, all_projects=True)
 @click.command("list")
 @click.option(
     "--filter",
@@ -88,6 +101,7 @@ def _shortcut(
 @click.option("--archived", is_flag=True, help="Include archived tasks.")
 @format_option
 @click.pass_obj
+@kept_when_piped(unless=_keeps_own)
 def list_command(
     options: GlobalOptions,
     /,
@@ -128,12 +142,14 @@ def list_command(
     ]
     keys = ("project", *shown) if everywhere else shown
 
+    # Only the fields shown: a table (or --columns) needs no dict of every field per task.
+    fields = shown if columns or chosen == "table" else TASK_KEYS
+
     def view(
         project: str | None, settings: Settings, selection: list[Task]
     ) -> list[dict[str, Any]]:
-        views = [tagged(project, item) for item in task_views(selection)]
-        if columns:
-            views = [{key: item[key] for key in keys} for item in views]
+        rows: list[dict[str, Any]] = msgspec.to_builtins(TaskRows(selection, fields)[:])
+        views = [tagged(project, item) for item in rows]
         if chosen == "table":
             for item, task in zip(views, selection, strict=True):
                 if "status" in item:
@@ -142,6 +158,13 @@ def list_command(
                     item["project"] = f"project:{project}"
         return views
 
+    if not group_by and chosen == "table" and not everywhere and not is_terminal(sys.stdout):
+        ((_, settings, tasks),) = found
+        # No status to annotate or rename: a sibling's provenance, another tool's names.
+        if not settings.layout.foreign and all(task.worktree is None for task in tasks):
+            # Each column straight from the tasks: no dict per task (100,000 of them).
+            emit_text(plain_columns(keys, [attribute_cells(tasks, key) for key in keys]))
+            return
     if not group_by:
         rows = [row for project, settings, tasks in found for row in view(project, settings, tasks)]
         output(options, chosen, rows, columns=keys)
@@ -220,6 +243,7 @@ def _provenance(task: Task) -> str:
     return f"{task.branch or task.worktree}{only}"
 
 
+@facts(paged=True)
 @click.command("get")
 @click.argument("task_id", metavar="ID", shell_complete=complete_ids)
 @format_option

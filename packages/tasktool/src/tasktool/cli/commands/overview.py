@@ -15,16 +15,27 @@ from tasktool.cli.commands.base import (
     GlobalOptions,
     data_format,
     format_option,
+    kept_when_piped,
     repositories,
     tagged,
 )
+from tasktool.cli.facts import facts
 from tasktool.planning.board import GROUP_FIELDS, build_board
 from tasktool.present.documents import repository_stats
-from tasktool.present.render import emit_data, emit_fields, emit_table, emit_text, is_terminal
+from tasktool.present.render import (
+    attribute_cells,
+    emit_data,
+    emit_fields,
+    emit_table,
+    emit_text,
+    is_terminal,
+    plain_columns,
+)
 
 __all__ = ["board_command", "stats_command"]
 
 
+@facts(paged=True, all_projects=True)
 @click.command("board")
 @click.option(
     "--group-by",
@@ -36,6 +47,7 @@ __all__ = ["board_command", "stats_command"]
 )
 @format_option
 @click.pass_obj
+@kept_when_piped()
 def board_command(options: GlobalOptions, /, *, group_by: str, fmt: str | None) -> None:
     """Show active tasks in columns, in the field's natural order.
 
@@ -80,22 +92,22 @@ def board_command(options: GlobalOptions, /, *, group_by: str, fmt: str | None) 
                 empty_line = f"\nempty: {printable(', '.join(empty))}\n" if empty else ""
                 emit_text(text + empty_line, escaped=True)  # side_by_side escapes its cards
                 continue
+        keys = ("id", "priority", "status", "title")
         for column in board.columns:
-            rows = [
-                {"id": t.id, "priority": t.priority, "status": t.status, "title": t.title}
-                for t in column.tasks
-            ]
-            emit_table(
-                rows,
-                ("id", "priority", "status", "title"),
-                title=f"{where}{column.name} ({len(column.tasks)})",
-                no_color=options.no_color,
-            )
+            title = f"{where}{column.name} ({len(column.tasks)})"
+            if not is_terminal(sys.stdout):  # each column of cells straight from the tasks
+                cells = [attribute_cells(column.tasks, key) for key in keys]
+                emit_text(f"{title}\n{plain_columns(keys, cells)}")
+                continue
+            rows = [{key: getattr(t, key) for key in keys} for t in column.tasks]
+            emit_table(rows, keys, title=title, no_color=options.no_color)
 
 
+@facts(paged=True, all_projects=True)
 @click.command("stats")
 @format_option
 @click.pass_obj
+@kept_when_piped()
 def stats_command(options: GlobalOptions, /, *, fmt: str | None) -> None:
     """Counts by status, priority, effort and phase; completion rate; blocked; longest chain.
 

@@ -17,6 +17,7 @@ from tasktool.cli.commands.base import (
     GlobalOptions,
     data_format,
     format_option,
+    kept_when_piped,
     load_repository,
     output,
     output_format,
@@ -24,6 +25,7 @@ from tasktool.cli.commands.base import (
     tagged,
     usage_errors,
 )
+from tasktool.cli.facts import facts
 from tasktool.planning.ranking import DEFAULT_LIMIT, Ranked
 from tasktool.present.documents import rank
 from tasktool.present.render import emit_data, emit_table, emit_text
@@ -44,6 +46,7 @@ def _why(item: Ranked) -> str:
     return ", ".join(f"{r.detail} +{r.points}" for r in item.reasons if r.points)
 
 
+@facts(paged=True, all_projects=True)
 @click.command("next")
 @click.option(
     "--limit",
@@ -59,6 +62,7 @@ def _why(item: Ranked) -> str:
 )
 @format_option
 @click.pass_obj
+@kept_when_piped()
 def next_command(
     options: GlobalOptions,
     /,
@@ -118,10 +122,12 @@ def next_command(
     output(options, fmt, data, rows=rows, columns=columns)
 
 
+@facts(paged=True)
 @click.command("tracks")
 @strict_phases_option
 @format_option
 @click.pass_obj
+@kept_when_piped()
 def tracks_command(options: GlobalOptions, /, *, strict_phases: bool, fmt: str | None) -> None:
     """Split actionable work into tracks that can be worked at the same time.
 

@@ -19,6 +19,7 @@ from tasktool.cli.commands.base import (
     output_format,
 )
 from tasktool.cli.commands.shell import complete_ids
+from tasktool.cli.facts import facts
 from tasktool.config import CONFIG_NAME, load_config
 from tasktool.planning.repository import Repository, loader
 from tasktool.present.documents import validation_report
@@ -37,6 +38,17 @@ def _project_root(config_file: str | None) -> Path:
     return Path.cwd()
 
 
+def _inside(folder: Path, root: Path) -> tuple[str, ...]:
+    """``folder`` relative to ``root`` when strictly inside it (the task directory, which
+    ``todos`` does not read), else nothing."""
+    try:
+        relative = folder.resolve().relative_to(root.resolve())
+    except (OSError, ValueError):
+        return ()
+    return (relative.as_posix(),) if relative.parts else ()
+
+
+@facts(paged=True)
 @click.command("todos")
 @click.argument("path", required=False, type=click.Path(exists=True, file_okay=False))
 @click.option(
@@ -66,7 +78,10 @@ def todos_command(
     settings = config.settings
     root = Path(path) if path else _project_root(config.file)
     files = discover_files(
-        root, ignore=settings.ignore, excludes=(*settings.todos_exclude, *excludes)
+        root,
+        ignore=settings.ignore,
+        excludes=(*settings.todos_exclude, *excludes),
+        skip_dirs=_inside(Path(settings.task_dir), root),
     )
     # Imported here: it compiles its comment patterns on import, which the other
     # commands of this module (validate) need not pay.
@@ -89,6 +104,7 @@ def todos_command(
     )
 
 
+@facts(paged=True)
 @click.command("validate")
 @click.option("--strict", is_flag=True, help="Exit 2 when there are warnings (and no errors).")
 @format_option
@@ -133,6 +149,7 @@ def validate_command(
         ctx.exit(2)
 
 
+@facts(paged=True)
 @click.command("worklog")
 @click.argument("task_id", metavar="ID", shell_complete=complete_ids)
 @click.option("--add", "text", metavar="TEXT", help="Append an entry (needs worklogs: true).")
