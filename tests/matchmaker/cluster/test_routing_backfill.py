@@ -431,3 +431,24 @@ def test_a_newcomer_gone_before_it_was_told_is_not_followed_by_the_host() -> Non
     assert scene.members(session_id) == {scene.x, scene.y}
     assert host.router.routes.relaying == {}
     scene.check()
+
+
+def test_an_offer_redis_did_not_take_puts_the_entry_back() -> None:
+    """c's offer to a is lost (Redis did not take it): z's entry is not left held for a
+    seat a never heard of: it is back in its pool."""
+    scene = Scene()
+    session_id = scene.seat_open_at_c()
+    cluster = scene.cluster
+    owner_c = cluster.members["c"]
+    z = scene.client("c")
+    cluster.request(z, EnterPool(policy="squad"))  # held at c, offered to a
+    offer = cluster.links["c", "a"].pop()
+    assert isinstance(offer, Offer)
+    entry = owner_c.core.clients[z].entries["squad"]
+    assert held(entry)
+    cluster.run(owner_c, owner_c.router.lost(offer, cluster.now_ms))
+    assert not held(entry)
+    assert entry in owner_c.core.pools[entry.pool.key].buckets[()].values()
+    assert z not in scene.members(session_id)
+    cluster.lossy = True  # checked as LossyBackfillCluster is: a loss may leave a seat open
+    scene.check()
