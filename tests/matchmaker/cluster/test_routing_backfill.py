@@ -164,7 +164,7 @@ def test_a_newcomer_connected_to_a_third_member_is_followed_by_the_host() -> Non
     z = scene.client("b")
     scene.ask(z, EnterPool(policy="squad"))
     assert scene.last(z, SessionCreated).session_id == session_id
-    assert "a" in scene.cluster.members["b"].router.holders[z]
+    assert "a" in scene.cluster.members["b"].router.routes.holders[z]
     cluster = scene.cluster
     member = cluster.members[cluster.home.pop(z)]
     conversation = member.clients.pop(z)
@@ -229,7 +229,7 @@ def test_an_offer_for_a_session_that_ended_meanwhile_puts_the_entry_back() -> No
     assert not held(entry)
     assert entry.live
     assert entry in cluster.members["c"].core.pools[entry.pool.key].buckets[()].values()
-    assert z not in scene.cluster.members["a"].router.proxies
+    assert z not in scene.cluster.members["a"].router.routes.proxies
     scene.check()
 
 
@@ -252,7 +252,7 @@ def test_an_entry_that_leaves_while_it_is_offered_is_not_seated() -> None:
     scene.drain()  # c answers Unseat: a takes z out
     assert scene.members(session_id) == {scene.x, scene.y}
     assert session_id not in cluster.views[z]
-    assert z not in cluster.members["a"].router.proxies
+    assert z not in cluster.members["a"].router.routes.proxies
     assert scene.last(scene.x, MemberLeft).client_id == z
     scene.check()
 
@@ -406,7 +406,7 @@ def test_a_newcomer_hears_the_sessions_messages_wherever_it_is_connected(home: s
     scene.cluster.request(scene.x, Send(session_id, b'"hi"'))
     scene.drain()
     assert scene.last(z, MessageRelayed).sender == scene.x
-    assert scene.cluster.members["a"].router.relaying == {}
+    assert scene.cluster.members["a"].router.routes.relaying == {}
     scene.check()
 
 
@@ -423,11 +423,32 @@ def test_a_newcomer_gone_before_it_was_told_is_not_followed_by_the_host() -> Non
         while cluster.links[link]:
             cluster.pass_one(link)
     host = cluster.members["a"]
-    assert host.router.relaying == {(session_id, z): "c"}
+    assert host.router.routes.relaying == {(session_id, z): "c"}
     member = cluster.members[cluster.home.pop(z)]
     cluster.deliver(member, member.clients.pop(z).disconnect(cluster.now_ms), remote=True)
     cluster.run(member, member.router.client_gone(z))
     scene.tick()
     assert scene.members(session_id) == {scene.x, scene.y}
-    assert host.router.relaying == {}
+    assert host.router.routes.relaying == {}
+    scene.check()
+
+
+def test_an_offer_redis_did_not_take_puts_the_entry_back() -> None:
+    """c's offer to a is lost (Redis did not take it): z's entry is not left held for a
+    seat a never heard of: it is back in its pool."""
+    scene = Scene()
+    session_id = scene.seat_open_at_c()
+    cluster = scene.cluster
+    owner_c = cluster.members["c"]
+    z = scene.client("c")
+    cluster.request(z, EnterPool(policy="squad"))  # held at c, offered to a
+    offer = cluster.links["c", "a"].pop()
+    assert isinstance(offer, Offer)
+    entry = owner_c.core.clients[z].entries["squad"]
+    assert held(entry)
+    cluster.run(owner_c, owner_c.router.lost(offer, cluster.now_ms))
+    assert not held(entry)
+    assert entry in owner_c.core.pools[entry.pool.key].buckets[()].values()
+    assert z not in scene.members(session_id)
+    cluster.lossy = True  # checked as LossyBackfillCluster is: a loss may leave a seat open
     scene.check()

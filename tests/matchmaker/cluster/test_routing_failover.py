@@ -204,7 +204,7 @@ def test_a_repeated_enter_whose_member_dies_unanswered_is_refused_at_once() -> N
     (refused,) = scene.answers(x)
     assert isinstance(refused, Refuse)
     assert refused.error.code == "cluster.unavailable"
-    assert cluster.members[home].router.again == {}
+    assert cluster.members[home].router.routes.again == {}
     scene.drain()
     assert scene.waits(x) == {("pair", owner(pool_key("p", "pair"), sorted(cluster.members)))}
     scene.check()

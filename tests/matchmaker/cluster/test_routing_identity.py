@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from matchmaker.cluster.messages import Command as Forwarded
-from matchmaker.cluster.routing import Post, Router
+from matchmaker.cluster.routing import Post, Router, Routes
 from matchmaker.config import Limits
 from matchmaker.core import Matchmaker
 from matchmaker.core.commands import EnterPool
@@ -27,7 +27,8 @@ def member(name: str) -> tuple[Matchmaker, Router]:
     def conversation(now_ms: int) -> Conversation:
         return Conversation(core, DIRECTORY, require_declared=False, now_ms=now_ms)
 
-    router = Router(name, core, LIVE, project=lambda client: PROJECT, conversation=conversation)
+    routes = Routes(name, core, LIVE, project=lambda client: PROJECT, conversation=conversation)
+    router = Router(routes)
     return core, router
 
 

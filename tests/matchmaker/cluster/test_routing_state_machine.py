@@ -46,6 +46,7 @@ from matchmaker.cluster.routing import (
     Perform,
     Post,
     Router,
+    Routes,
 )
 from matchmaker.config import Limits
 from matchmaker.core import Delivery, Event, Matchmaker
@@ -100,9 +101,10 @@ class Member:
         self.view = live  # the live members as this one last noticed them
         self.core = Matchmaker(LIMITS, node=name)
         self.clients: dict[str, Conversation] = {}
-        self.router = Router(
+        routes = Routes(
             name, self.core, live, project=lambda client: PROJECT, conversation=self.conversation
         )
+        self.router = Router(routes)
 
     def conversation(self, now_ms: int) -> Conversation:
         return Conversation(self.core, DIRECTORY, require_declared=False, now_ms=now_ms)
@@ -146,7 +148,7 @@ class Cluster(RuleBasedStateMachine):
         for action in actions:
             match action:
                 case Post(node=node, message=message):
-                    if node in member.router.departed:  # not written: as if Redis refused it
+                    if node in member.router.routes.departed:  # not written: as if Redis refused it
                         self.run(member, member.router.lost(message, self.now_ms))
                     elif node in self.members:
                         self.links[member.name, node].append(message)
@@ -380,7 +382,7 @@ class Cluster(RuleBasedStateMachine):
 
     def check_answers(self) -> None:
         for member in self.members.values():  # all answered: no repeated enter awaited
-            assert not member.router.again, (member.name, member.router.again)
+            assert not member.router.routes.again, (member.name, member.router.routes.again)
         for client_id in self.home:
             for request_id, answers in self.answers[client_id].items():
                 assert answers, f"request {request_id} of {client_id} was never answered"
@@ -425,7 +427,7 @@ class Cluster(RuleBasedStateMachine):
         live = sorted(self.members)
         for member in self.members.values():
             # Every newcomer seated by an offer was told of its session, or is gone.
-            assert not member.router.relaying, (member.name, member.router.relaying)
+            assert not member.router.routes.relaying, (member.name, member.router.routes.relaying)
             for client in member.core.clients.values():
                 assert not any(e.held for e in client.entries.values()), client.client_id
             for session_id in member.core.backfills.hosted():

@@ -9,8 +9,11 @@ core stays the one place where matching happens. ::
     messages.py    every message between members, as msgspec structs (a tagged union)
     codec.py       commands, answers, events and errors as plain values inside them
     routing.py     Router, sans I/O: fed what happened, returns what to send and perform
-    routes.py      its state (proxies, entries waiting elsewhere, ...), lookups, actions
-    failover.py    its handling of members' deaths and joins, losses and timeouts
+    routes.py      Routes, the state it shares (proxies, entries waiting elsewhere, ...)
+    failover.py    Failover, on that state: members' deaths and joins, losses, timeouts
+    serving.py     Serving, on that state: remote clients served here through proxies
+    seats.py       Seats, on that state: backfill across members
+    stages.py      where an entry waiting elsewhere stands, and the steps that change it
     handoff.py     resume on another member than the token's issuer: relay and tunnel
     membership.py  TTL heartbeat keys: who is alive, who just died (not Redis's restart)
     streams.py     the members' inboxes on Redis Streams

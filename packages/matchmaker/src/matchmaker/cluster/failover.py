@@ -41,8 +41,12 @@ from matchmaker.errors import MatchmakerError
 __all__ = ["Failover"]
 
 
-class Failover(Routes):
-    """The routing state's failure handling: losses, timeouts, members' changes."""
+class Failover:
+    """What a member does to its routing state when messages are lost, answers are late,
+    or members come and go."""
+
+    def __init__(self, routes: Routes) -> None:
+        self.routes = routes
 
     def lost(self, message: Message, now_ms: int) -> Sequence[Action]:
         """Redis did not take ``message``: a forwarded request is refused
@@ -51,79 +55,76 @@ class Failover(Routes):
         if type(message) is Command:
             assert isinstance(message, Command)
             if message.request_id != INTERNAL:
-                self._forget_entry(message.client, message.request_id)
-            return self._refused(message.client, message.request_id)
+                self.routes.forget_entry(message.client, message.request_id)
+            return self.routes.refused(message.client, message.request_id)
         return NOTHING
 
     def expire(self, now_ms: int) -> Sequence[Action]:
         """Refuse the forwarded requests whose answer did not come in time."""
-        late = [k for k, sent in self.pending.items() if now_ms - sent > ANSWER_TIMEOUT_MS]
+        routes = self.routes
+        late = [k for k, sent in routes.pending.items() if now_ms - sent > ANSWER_TIMEOUT_MS]
         out: list[Action] = []
         for client_id, request_id in late:
-            del self.pending[client_id, request_id]
-            self._forget_entry(client_id, request_id, timed_out=True)
-            out.extend(self._refused(client_id, request_id))
+            del routes.pending[client_id, request_id]
+            routes.forget_entry(client_id, request_id, timed_out=True)
+            out.extend(routes.refused(client_id, request_id))
         return out
 
     def members_changed(
-        self,
-        live: Iterable[str],
-        joined: Iterable[str],
-        died: Iterable[str],
-        local_clients: Iterable[str],
-        now_ms: int,
+        self, joined: Iterable[str], died: Iterable[str], local_clients: Iterable[str], now_ms: int
     ) -> Sequence[Action]:
-        """The live members are now ``live``: forget the clients of those that ``died``,
-        and move the entries of ``local_clients`` (the clients connected here) whose
-        pool has a new owner.
+        """The live members changed (:attr:`.Routes.live` says who they are now): forget the
+        clients of those that ``died``, and move the entries of ``local_clients`` (the
+        clients connected here) whose pool has a new owner.
 
         A member that joined and died between two looks (so never seen here) may have
         left proxies here: it is handled as dead too.
         """
-        self.live = frozenset(live)
+        routes = self.routes
         joined = set(joined)
         # Found dead here, yet back: it must forget this member's clients as this one
         # forgot its own (it may not know it was found dead).
-        forgot: list[Action] = [Post(node, Forgot()) for node in sorted(joined & self.departed)]
-        self.departed -= joined
-        unseen = {home for home, _ in self.proxies.values()} - self.live
+        forgot: list[Action] = [Post(node, Forgot()) for node in sorted(joined & routes.departed)]
+        routes.departed -= joined
+        unseen = {home for home, _ in routes.proxies.values()} - routes.live
         died = sorted({*died, *unseen})
         if not joined and not died:
             return NOTHING
-        self._owners.clear()
+        routes.forget_owners()
         out = forgot
         for node in died:
             out.extend(self._member_died(node, now_ms))
         out.extend(self._rebalance(local_clients, now_ms))
         return out
 
-    def _forgot(self, sender: str, message: Forgot, now_ms: int) -> Sequence[Action]:
+    def on_forgot(self, sender: str, message: Forgot, now_ms: int) -> Sequence[Action]:
         """``sender`` found this member dead (it stalled, or lost Redis, past the member
         TTL) and forgot its clients, ending their sessions there: this member forgets
         ``sender``'s likewise, so every client of a session the two shared is told it
         ended (``member_left``) instead of having its sends refused, and its entries
         that waited at ``sender`` are entered there again."""
         out = list(self._member_died(sender, now_ms))
-        self.departed.discard(sender)  # alive: its messages count again
+        self.routes.departed.discard(sender)  # alive: its messages count again
         out.extend(self._rebalance((), now_ms))
         return out
 
     def _member_died(self, node: str, now_ms: int) -> Sequence[Action]:
         """``node`` stopped renewing its key: forget its clients, re-home what it owned."""
-        self.departed.add(node)
+        routes = self.routes
+        routes.departed.add(node)
         out: list[Action] = []
-        for client_id, (home, conversation) in list(self.proxies.items()):
+        for client_id, (home, conversation) in list(routes.proxies.items()):
             if home == node:
-                del self.proxies[client_id]
+                del routes.proxies[client_id]
                 out.append(Deliver(conversation.disconnect(now_ms)))
-        for client_id, sessions in self.remote_sessions.items():
+        for client_id, sessions in routes.remote_sessions.items():
             for session_id in [s for s in sessions if node_of(s) == node]:
                 for other in sorted(sessions.pop(session_id)):
                     left = MemberLeft(session_id, other, "disconnected")
                     out.append(Deliver([((client_id,), left)], remote=False))
-        for holders in self.holders.values():
+        for holders in routes.holders.values():
             holders.discard(node)
-        for client_id, waiting in self.waiting.items():
+        for client_id, waiting in routes.waiting.items():
             for name, entry in list(waiting.items()):
                 if entry.node != node:
                     continue
@@ -133,29 +134,30 @@ class Failover(Routes):
                 else:
                     del waiting[name]
                     out.extend(told)
-        for client_id, outgoing in self.outgoing.items():
+        for client_id, outgoing in routes.outgoing.items():
             for name, entry in [(n, e) for n, e in outgoing if e.node == node]:
                 outgoing.remove((name, entry))
                 out.extend(self._entry_died(client_id, name, entry) or NOTHING)
-        for (client_id, request_id), (_, entry) in list(self.again.items()):
+        for (client_id, request_id), (_, entry) in list(routes.again.items()):
             if entry.node == node:  # unanswered: refused now, as an entry's pool.enter is
-                del self.again[client_id, request_id]
-                self.pending.pop((client_id, request_id), None)
-                out.extend(self._refused(client_id, request_id))
+                del routes.again[client_id, request_id]
+                routes.pending.pop((client_id, request_id), None)
+                out.extend(routes.refused(client_id, request_id))
         return out
 
     def _entry_died(self, client_id: str, name: str, entry: Waiting) -> Sequence[Action] | None:
         """The member holding a local client's entry died, and its pools with it: what its
         client is told (the entry is gone), or ``None`` (it is to be entered again)."""
+        routes = self.routes
         asked, leave = entry.asked, entry.leave_request
         if entry.leaving and leave is not None:
-            self.pending.pop((client_id, leave), None)
-        if asked is not None and self.pending.pop((client_id, asked), None) is not None:
+            routes.pending.pop((client_id, leave), None)
+        if asked is not None and routes.pending.pop((client_id, asked), None) is not None:
             # Not answered yet: refused now (the client may enter again), not entered
             # again behind its back before the timeout would refuse it; so is its leave.
-            refused = list(self._refused(client_id, asked))
+            refused = list(routes.refused(client_id, asked))
             if entry.leaving:
-                refused.extend(self._refused(client_id, leave))
+                refused.extend(routes.refused(client_id, leave))
             return refused
         if entry.leaving:
             # Left with its member, as the client asked: so it is answered.
@@ -172,49 +174,51 @@ class Failover(Routes):
         ``auto`` mode that wait in this process's own core move too (others keep
         their mode's state here until they match, leave or expire).
         """
+        routes = self.routes
         out: list[Action] = []
-        for client_id in list(self.waiting):
-            out.extend(self._rehome(client_id, now_ms))
+        for client_id in list(routes.waiting):
+            out.extend(self.rehome(client_id, now_ms))
         for client_id in list(local_clients):
-            state = self.core.clients.get(client_id)
+            state = routes.core.clients.get(client_id)
             if state is None:
                 continue
             for name, entry in list(state.entries.items()):
                 spec = entry.pool.spec
-                new = self._owner(pool_key(state.project_id, name))
-                if new == self.node or spec.mode != "auto" or entry.paused:
+                new = routes.owner_of(pool_key(state.project_id, name))
+                if new == routes.node or spec.mode != "auto" or entry.paused:
                     continue
                 policy = entry.pool.key[0] == "policy"
                 command = pool_command(name, spec, entry.public, policy=policy)
-                _, left = self.core.leave_pool(client_id, name)
+                _, left = routes.core.leave_pool(client_id, name)
                 out.append(Deliver(left))
                 out.extend(self._move(state, name, new, command, now_ms))
         return out
 
-    def _rehome(self, client_id: str, now_ms: int) -> Sequence[Action]:
+    def rehome(self, client_id: str, now_ms: int) -> Sequence[Action]:
         """Move the client's entries held by other members whose pool has a new owner.
 
-        An away client's entries wait until it is back (:meth:`client_attached`):
+        An away client's entries wait until it is back (:meth:`.Router.client_attached`):
         entered at a new owner, one could be matched at once, while it is away. An
         entry whose ``pool.enter`` is not answered yet moves once it is (moved now, a
         timeout refusing that request would leave it entered behind the client's back).
         """
-        state = self.core.clients.get(client_id)
-        waiting = self.waiting.get(client_id)
+        routes = self.routes
+        state = routes.core.clients.get(client_id)
+        waiting = routes.waiting.get(client_id)
         if state is None or state.away or not waiting:
             return NOTHING
         out: list[Action] = []
         for name, entry in list(waiting.items()):
-            if entry.asked is not None and (client_id, entry.asked) in self.pending:
+            if entry.asked is not None and (client_id, entry.asked) in routes.pending:
                 continue  # moved once answered: the client must hear where it is first
             if entry.settling:
                 continue  # left or withdrawn where it is, as its client's member asked
-            new = self._target(state, entry.command)
+            new = routes.target(state, entry.command)
             if new is None or new == entry.node:
                 continue
             del waiting[name]
-            if entry.node in self.live:
-                out.append(self._forward(state, entry.node, LeavePool(name), INTERNAL, now_ms))
+            if entry.node in routes.live:
+                out.append(routes.send(state, entry.node, LeavePool(name), INTERNAL, now_ms))
             out.extend(self._move(state, name, new, entry.command, now_ms, told=entry.told))
         return out
 
@@ -230,12 +234,13 @@ class Failover(Routes):
     ) -> Sequence[Action]:
         """Enter ``command`` again at ``target`` (this process or another), answering nobody
         (its client was ``told`` the id of the entry it replaces)."""
-        if target != self.node:
+        routes = self.routes
+        if target != routes.node:
             entry = Waiting(target, command, INTERNAL, told=told)
-            self.waiting.setdefault(state.client_id, {})[name] = entry
-            return [self._forward(state, target, command, INTERNAL, now_ms)]
+            routes.waiting.setdefault(state.client_id, {})[name] = entry
+            return [routes.send(state, target, command, INTERNAL, now_ms)]
         with contextlib.suppress(MatchmakerError):
-            project = self._project(state)
-            _, out = self.core.enter(state.client_id, project, command, now_ms)
+            project = routes.project(state)
+            _, out = routes.core.enter(state.client_id, project, command, now_ms)
             return [Deliver(out)]
         return NOTHING

@@ -28,7 +28,7 @@ from matchmaker.cluster import messages
 from matchmaker.cluster.handoff import TUNNEL_MESSAGES, Handoff, Pipe
 from matchmaker.cluster.membership import HEARTBEAT_S, RETRY_S, Membership
 from matchmaker.cluster.messages import Message
-from matchmaker.cluster.routing import Action, Deliver, Perform, Post, Router
+from matchmaker.cluster.routing import Action, Deliver, Perform, Post, Router, Routes
 from matchmaker.cluster.streams import Inbox, Outbound, connection
 from matchmaker.config import ServerConfig
 from matchmaker.core import Event, Matchmaker
@@ -152,13 +152,10 @@ class ClusterNode:
                 plane.core, plane.directory, require_declared=require_declared, now_ms=now_ms
             )
 
-        self._router = Router(
-            self.node,
-            plane.core,
-            self.membership.live,
-            project=project,
-            conversation=conversation,
+        routes = Routes(
+            self.node, plane.core, self.membership.live, project=project, conversation=conversation
         )
+        self._router = Router(routes)
         self._handoff.bind(plane.open_remote)
 
     def start(self) -> None:
@@ -262,7 +259,7 @@ class ClusterNode:
     def _post(self, node: str, message: Message, fail: Callable[[], None] | None) -> None:
         """Queue ``message`` for ``node``; if Redis does not take it, ``fail`` runs (the
         router's :meth:`~.routing.Router.lost` when there is none)."""
-        if node in self._routing().departed or not self.available:
+        if node in self._routing().routes.departed or not self.available:
             # Not written (to a member that died, it would only recreate its deleted inbox):
             # answered as a message Redis did not take, so no request is left waiting.
             self._failed(message, fail)

@@ -1,9 +1,11 @@
 """The routing state of a member, and the lookups every routing decision starts from.
 
-:class:`Routes` holds what :class:`~.routing.Router` knows (see there): the
-proxies, and where local clients' entries, sessions and pending requests are;
-with who owns what (:mod:`.ring`) and how a request is sent to its owner. The
-actions a router returns are defined here too.
+:class:`Routes` is the one state a member's routing works on, held by the
+:class:`~.routing.Router` and handed to its collaborators (:class:`~.serving.Serving`,
+:class:`~.failover.Failover`, :class:`~.seats.Seats`), as a starlette ``Router`` holds
+its routes: the proxies, and where local clients' entries, sessions and pending
+requests are; with who owns what (:mod:`.ring`) and how a request is sent to its
+owner. The actions a router returns are defined here too.
 """
 
 from __future__ import annotations
@@ -186,14 +188,14 @@ class Routes:
         self.node = node
         self.core = core
         self.live: frozenset[str] = frozenset(live)
-        self._project = project
-        self._conversation = conversation
+        self.project = project
+        self.conversation = conversation
         # Remote clients served here: id -> (their home member, their proxy conversation).
         self.proxies: dict[str, tuple[str, Conversation]] = {}
         # Local clients: the members holding a proxy of them.
         self.holders: dict[str, set[str]] = {}
         # Local clients away (parked) whose holders were told so.
-        self._away: set[str] = set()
+        self.away: set[str] = set()
         # Local clients: sessions hosted elsewhere -> the other members' ids.
         self.remote_sessions: dict[str, dict[str, set[str]]] = {}
         # Local clients: pool name -> their entry at another member.
@@ -221,13 +223,13 @@ class Routes:
 
     # -- lookups --------------------------------------------------------------------------
 
-    def _over_entry_limit(self, client: ClientState, command: EnterPool) -> bool:
+    def over_entry_limit(self, client: ClientState, command: EnterPool) -> bool:
         """Whether a new entry would pass ``max_pools_per_client`` counting the client's
         entries at every owner (each owner's core only sees those in its own pools)."""
         waiting = self.waiting.get(client.client_id)
         if not waiting:
             return False  # all its entries are here: the core counts them
-        name = command.policy or command.pool or self._default_policy(client)
+        name = command.policy or command.pool or self.default_policy(client)
         old = waiting.get(name or "")
         if (old is not None and not old.settling) or name in client.entries:
             return False  # pool.already_entered, from whoever owns it
@@ -236,7 +238,7 @@ class Routes:
         staying = sum(1 for entry in waiting.values() if not entry.settling)
         return len(client.entries) + staying >= limit
 
-    def _forward(
+    def send(
         self,
         client: ClientState,
         target: str,
@@ -244,6 +246,8 @@ class Routes:
         request_id: str | None,
         now_ms: int,
     ) -> Post:
+        """The message that sends ``command`` to ``target``, which now holds a proxy of
+        the client; the request awaits its answer (:attr:`pending`) unless it is a move."""
         client_id = client.client_id
         self.holders.setdefault(client_id, set()).add(target)
         if request_id is not None and request_id != INTERNAL:
@@ -259,7 +263,7 @@ class Routes:
         )
         return Post(target, message)
 
-    def _target(self, client: ClientState, command: core_commands.Command) -> str | None:
+    def target(self, client: ClientState, command: core_commands.Command) -> str | None:
         """The member that owns what ``command`` is about; ``None``: no member in particular.
 
         A request naming a pool (``pool.enter``, ``pool.leave`` and every mode's
@@ -268,19 +272,23 @@ class Routes:
         """
         project_id = client.project_id
         if type(command) is EnterPool:
-            name = command.policy or command.pool or self._default_policy(client)
-            return None if name is None else self._owner(pool_key(project_id, name))
+            name = command.policy or command.pool or self.default_policy(client)
+            return None if name is None else self.owner_of(pool_key(project_id, name))
         if type(command) is JoinSession:
-            return self._owner(room_key(project_id, command.session))
+            return self.owner_of(room_key(project_id, command.session))
         for field in ("session_id", "proposal_id"):
             minted = getattr(command, field, None)
             if isinstance(minted, str):
                 node = node_of(minted)
                 return node if node in self.live else None
         pool = getattr(command, "pool", None)
-        return self._owner(pool_key(project_id, pool)) if isinstance(pool, str) else None
+        return self.owner_of(pool_key(project_id, pool)) if isinstance(pool, str) else None
 
-    def _owner(self, key: str) -> str:
+    def forget_owners(self) -> None:
+        """The live members changed: every owner is looked up again."""
+        self._owners.clear()
+
+    def owner_of(self, key: str) -> str:
         """``owner(key, live)``, hashed once per key while the members stay the same."""
         owners = self._owners
         found = owners.get(key)
@@ -290,21 +298,22 @@ class Routes:
             found = owners[key] = owner(key, self.live)
         return found
 
-    def _default_policy(self, client: ClientState) -> str | None:
+    def default_policy(self, client: ClientState) -> str | None:
+        """The client's Project's default policy, a request naming no pool enters."""
         try:
-            project = self._project(client)
+            project = self.project(client)
         except MatchmakerError:
             return None
         default = project.default_policy()
         return None if default is None else default.name
 
-    def _refused(self, client_id: str, request_id: str | None) -> Sequence[Action]:
+    def refused(self, client_id: str, request_id: str | None) -> Sequence[Action]:
         """``cluster.unavailable`` for a request that cannot be sent (or was lost)."""
         if request_id == INTERNAL:
             return NOTHING
         return [Perform(client_id, [Refuse(request_id, unavailable())])]
 
-    def _forget_entry(
+    def forget_entry(
         self, client_id: str, request_id: str | None, *, timed_out: bool = False
     ) -> None:
         """The request sent as ``request_id`` was refused: a ``pool.enter``'s entry waits
@@ -325,7 +334,7 @@ class Routes:
                 (n, e) for n, e in outgoing if request_id not in (e.asked, e.leave_request)
             ]
 
-    def _replace(self, client_id: str, name: str, entry: Waiting) -> None:
+    def replace(self, client_id: str, name: str, entry: Waiting) -> None:
         """``entry`` is the client's entry in pool ``name`` now; one on its way out there
         is still followed (:attr:`outgoing`)."""
         waiting = self.waiting.setdefault(client_id, {})
@@ -334,7 +343,7 @@ class Routes:
             self.outgoing.setdefault(client_id, []).append((name, old))
         waiting[name] = entry
 
-    def _gone_entry(self, client_id: str, name: str, found: Callable[[Waiting], bool]) -> None:
+    def gone_entry(self, client_id: str, name: str, found: Callable[[Waiting], bool]) -> None:
         """The client's entry in pool ``name`` for which ``found`` holds is gone."""
         waiting = self.waiting.get(client_id, {})
         entry = waiting.get(name)

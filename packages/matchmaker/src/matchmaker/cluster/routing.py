@@ -9,7 +9,9 @@ message to a member, perform effects on a local client's connection, deliver
 the core's events. It reads no clock and touches no socket; it calls the
 process's core (synchronous, like itself) for what the cluster does to it.
 
-It owns:
+Its state (a :class:`~.routes.Routes`, which it shares with the collaborators
+that own the remote clients served here, :mod:`.serving`, the failure handling,
+:mod:`.failover`, and the backfill, :mod:`.seats`) holds:
 
 - the *proxies*: remote clients served here, each through a conversation of its
   own (the same protocol rules and core calls as a local client's);
@@ -33,10 +35,11 @@ the grace ran out), which pause and resume it there as the core does locally.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from matchmaker.cluster import codec
+from matchmaker.cluster.failover import Failover
 from matchmaker.cluster.messages import (
     Answers,
     Away,
@@ -63,16 +66,18 @@ from matchmaker.cluster.routes import (
     Deliver,
     Perform,
     Post,
+    Routes,
     Waiting,
     unavailable,
 )
 from matchmaker.cluster.seats import Seats
+from matchmaker.cluster.serving import Serving
 from matchmaker.core import Delivery, Event
 from matchmaker.core import commands as core_commands
 from matchmaker.core.backfill import SeatOffered, SeatsChanged
 from matchmaker.core.commands import EnterPool, LeavePool
 from matchmaker.core.conversation import Conversation, resume_refused
-from matchmaker.core.effects import Close, Effect, Refuse, Reply, ResumeElsewhere
+from matchmaker.core.effects import Effect, Refuse, Reply, ResumeElsewhere
 from matchmaker.core.engine import entry_limit
 from matchmaker.core.events import (
     EntryClosed,
@@ -80,7 +85,6 @@ from matchmaker.core.events import (
     MemberLeft,
     PoolEntered,
     PoolLeft,
-    PoolWithdrawn,
     SessionCreated,
     SessionLeft,
 )
@@ -94,14 +98,46 @@ __all__ = [
     "Perform",
     "Post",
     "Router",
+    "Routes",
     "unavailable",
 ]
 
 _log = logging.getLogger("matchmaker.cluster")
 
 
-class Router(Seats):
-    """A member's routing: fed what happened, returns what to do (see the module)."""
+class Router:
+    """A member's routing: fed what happened, returns what to do (see the module).
+
+    Its state is one :class:`~.routes.Routes`, shared with the collaborators that own a
+    job on it: :class:`~.serving.Serving` (remote clients served here),
+    :class:`~.failover.Failover` (losses, timeouts, members' changes) and
+    :class:`~.seats.Seats` (backfill across members). The router decides for local
+    clients (their requests, what they are told, the answers and events members send
+    them) and hands the rest to the collaborator whose job it is, by explicit calls.
+    """
+
+    def __init__(self, routes: Routes) -> None:
+        self.routes = routes
+        self.failover = failover = Failover(routes)
+        self.seats = seats = Seats(routes)
+        self.serving = serving = Serving(routes)
+        # Each message type and its handler, as the conversation's commands have theirs.
+        self._handlers: dict[type, Callable[[str, Any, int], Sequence[Action]]] = {
+            Events: self._events,
+            Command: serving.on_command,
+            Answers: self._answers,
+            Gone: serving.on_gone,
+            Withdraw: serving.on_withdraw,
+            Away: serving.on_paused,
+            Back: serving.on_paused,
+            Opening: seats.on_opening,
+            Unmirror: seats.on_unmirror,
+            Offer: seats.on_offer,
+            Seated: seats.on_seated,
+            Unseat: seats.on_unseat,
+            Told: seats.on_told,
+            Forgot: failover.on_forgot,
+        }
 
     # -- a local client's request ---------------------------------------------------------
 
@@ -121,39 +157,40 @@ class Router(Seats):
         nothing can be sent (``sendable`` false: Redis is unreachable or the outbox
         full) such a request is refused at once with ``cluster.unavailable``.
         """
+        routes = self.routes
         client = conversation.client
-        if client is None or len(self.live) == 1:
+        if client is None or len(routes.live) == 1:
             return None  # alone, every owner is this member: not a single hash on the way
-        target = self._entry_node(client.client_id, command) or self._target(client, command)
+        target = self._entry_node(client.client_id, command) or routes.target(client, command)
         if target is None:
             return None
-        if type(command) is EnterPool and self._over_entry_limit(client, command):
+        if type(command) is EnterPool and routes.over_entry_limit(client, command):
             refused = conversation.admit(command, request_id, now_ms)
-            limit: list[Effect] = [Refuse(request_id, entry_limit(self.core.limits))]
+            limit: list[Effect] = [Refuse(request_id, entry_limit(routes.core.limits))]
             return [Perform(client.client_id, refused or limit)]
-        if target == self.node:
+        if target == routes.node:
             return None
         client_id = client.client_id
         refused = conversation.admit(command, request_id, now_ms)
         if refused is not None:
             return [Perform(client_id, refused)]
         if not sendable:
-            return self._refused(client_id, request_id)
+            return routes.refused(client_id, request_id)
         if type(command) is EnterPool:
-            name = command.policy or command.pool or self._default_policy(client) or ""
-            old = self.waiting.get(client_id, {}).get(name)
+            name = command.policy or command.pool or routes.default_policy(client) or ""
+            old = routes.waiting.get(client_id, {}).get(name)
             # Already waiting there: the owner refuses this one (pool.already_entered), and
             # the entry stays the one entered first (unless that one is on its way out, or
             # is matched before this one arrives: :attr:`again`).
             if old is None or old.settling:
-                self._replace(client_id, name, Waiting(target, command, request_id))
+                routes.replace(client_id, name, Waiting(target, command, request_id))
             elif request_id is not None:
-                self.again[client_id, request_id] = (name, Waiting(target, command, request_id))
+                routes.again[client_id, request_id] = (name, Waiting(target, command, request_id))
         elif type(command) is LeavePool:
-            entry = self.waiting.get(client_id, {}).get(command.pool)
+            entry = routes.waiting.get(client_id, {}).get(command.pool)
             if entry is not None and entry.node == target:
                 entry.leave(request_id)
-        return [self._forward(client, target, command, request_id, now_ms)]
+        return [routes.send(client, target, command, request_id, now_ms)]
 
     def _entry_node(self, client_id: str, command: core_commands.Command) -> str | None:
         """Where a ``pool.leave`` goes when its entry waits at another member: after its
@@ -161,7 +198,7 @@ class Router(Seats):
         never had the entry)."""
         if type(command) is not LeavePool:
             return None
-        entry = self.waiting.get(client_id, {}).get(command.pool)
+        entry = self.routes.waiting.get(client_id, {}).get(command.pool)
         return entry.node if entry is not None and entry.node else None
 
     # -- what local clients are told ------------------------------------------------------
@@ -171,7 +208,7 @@ class Router(Seats):
         by_node: dict[str, list[str]] = {}
         for client_id in recipients:
             node = node_of(client_id)
-            if node is not None and node != self.node:
+            if node is not None and node != self.routes.node:
                 by_node.setdefault(node, []).append(client_id)
         if not by_node:
             return NOTHING
@@ -187,14 +224,14 @@ class Router(Seats):
             return self._on_session_created(event)
         if kind is SeatsChanged:
             assert isinstance(event, SeatsChanged)
-            return self.seats_changed(event.session_id)
+            return self.seats.seats_changed(event.session_id)
         if kind is SeatOffered:
             assert isinstance(event, SeatOffered)
-            return self.seat_offered(event)
+            return self.seats.seat_offered(event)
         if kind is MemberJoined or kind is MemberLeft:
             assert isinstance(event, MemberJoined | MemberLeft)
             for client_id in recipients:
-                others = self.remote_sessions.get(client_id, {}).get(event.session_id)
+                others = self.routes.remote_sessions.get(client_id, {}).get(event.session_id)
                 if others is None:
                     continue
                 if kind is MemberJoined:
@@ -204,25 +241,26 @@ class Router(Seats):
         elif isinstance(event, EntryClosed):
             closed = event.entry_id  # (not one entered again since, in its place)
             for client_id in recipients:
-                self._gone_entry(client_id, event.pool, lambda e: e.remote_id == closed)
+                self.routes.gone_entry(client_id, event.pool, lambda e: e.remote_id == closed)
         return NOTHING
 
     def _on_session_created(self, event: SessionCreated) -> Sequence[Action]:
+        routes = self.routes
         client_id = event.you
         host = node_of(event.session_id)
         out: list[Action] = []
         if event.pool is not None:
-            self.waiting.get(client_id, {}).pop(event.pool, None)
+            routes.waiting.get(client_id, {}).pop(event.pool, None)
             # Matched in one pool: the entries it has with other owners are withdrawn too; the
             # host's core withdrew those it had, not one whose pool.enter was still on its way.
-            for node in sorted(self.holders.get(client_id, ())):
+            for node in sorted(routes.holders.get(client_id, ())):
                 out.append(Post(node, Withdraw(client_id)))
-            if host != self.node:
-                out.extend(self._withdraw(client_id))
+            if host != routes.node:
+                out.extend(self.serving.withdraw(client_id))
             out.extend(self._withdrawing(client_id))
-        if host != self.node and host is not None and node_of(client_id) == self.node:
+        if host != routes.node and host is not None and node_of(client_id) == routes.node:
             others = {m.client_id for m in event.members if m.client_id != client_id}
-            self.remote_sessions.setdefault(client_id, {})[event.session_id] = others
+            routes.remote_sessions.setdefault(client_id, {})[event.session_id] = others
             out.extend(self._held_at(host, client_id))
         return out
 
@@ -230,8 +268,8 @@ class Router(Seats):
         """The client was matched: its entries at other members are on their way out (a
         ``Withdraw`` went to each member holding a proxy of it). Until they say so, they
         are not moved or entered again; one whose member died already is withdrawn here."""
-        waiting = self.waiting.get(client_id, {})
-        for key, (_, entry) in self.again.items():
+        waiting = self.routes.waiting.get(client_id, {})
+        for key, (_, entry) in self.routes.again.items():
             if key[0] == client_id:  # sent before the Withdraw: withdrawn if entered
                 entry.withdraw()
         out: list[Delivery] = []
@@ -246,57 +284,48 @@ class Router(Seats):
         """A local client is a member of a session at ``host``, which holds a proxy of it
         (one seated by a backfill got it there without a request from here): ``host``
         follows it like every holder (told now if it is away or gone already)."""
-        if client_id not in self.core.clients:
+        routes = self.routes
+        if client_id not in routes.core.clients:
             return [Post(host, Gone(client_id))]
-        self.holders.setdefault(client_id, set()).add(host)
-        return [Post(host, Away(client_id))] if client_id in self._away else NOTHING
-
-    def _withdraw(self, client_id: str) -> Sequence[Action]:
-        """The client was matched elsewhere: withdraw its entries held here (one held for
-        a backfill elsewhere too: seated meanwhile, its host takes it out again, as for an
-        entry left while it is offered)."""
-        state = self.core.clients.get(client_id)
-        if state is None:
-            return NOTHING
-        out: list[Delivery] = []
-        for name in list(state.entries):
-            entry_id, dropped = self.core.leave_pool(client_id, name)
-            out.extend(dropped)
-            out.append(((client_id,), PoolWithdrawn(name, entry_id, "matched")))
-        return [Deliver(out)]
+        routes.holders.setdefault(client_id, set()).add(host)
+        return [Post(host, Away(client_id))] if client_id in routes.away else NOTHING
 
     # -- a local client's connection ------------------------------------------------------
 
     def client_gone(self, client_id: str) -> Sequence[Action]:
         """A local client disconnected for good (a clean close, or its resume grace ran
         out): every member holding a proxy of it drops it."""
-        out = [Post(node, Gone(client_id)) for node in self.holders.pop(client_id, ())]
-        self._away.discard(client_id)
-        self.remote_sessions.pop(client_id, None)
-        self.waiting.pop(client_id, None)
-        self.outgoing.pop(client_id, None)
-        for key in [k for k in self.pending if k[0] == client_id]:
-            del self.pending[key]
-            self.again.pop(key, None)
+        routes = self.routes
+        out = [Post(node, Gone(client_id)) for node in routes.holders.pop(client_id, ())]
+        routes.away.discard(client_id)
+        routes.remote_sessions.pop(client_id, None)
+        routes.waiting.pop(client_id, None)
+        routes.outgoing.pop(client_id, None)
+        for key in [k for k in routes.pending if k[0] == client_id]:
+            del routes.pending[key]
+            routes.again.pop(key, None)
         return out
 
     def client_away(self, client_id: str) -> Sequence[Action]:
         """A local client's connection dropped and it is parked: the members holding a
         proxy of it pause it too (its entries there, its sessions' peers see ``away``)."""
-        holders = self.holders.get(client_id)
+        holders = self.routes.holders.get(client_id)
         if not holders:
             return NOTHING
-        self._away.add(client_id)
+        self.routes.away.add(client_id)
         return [Post(node, Away(client_id)) for node in holders]
 
     def client_attached(self, client_id: str, now_ms: int) -> Sequence[Action]:
         """A local client has a connection again: the members told it was away hear
         it is ``back`` (its entries there return to their pools)."""
+        routes = self.routes
         out: list[Action] = []
-        if client_id in self._away:
-            self._away.discard(client_id)
-            out.extend(Post(node, Back(client_id)) for node in self.holders.get(client_id, ()))
-        out.extend(self._rehome(client_id, now_ms))  # the members may have changed meanwhile
+        if client_id in routes.away:
+            routes.away.discard(client_id)
+            out.extend(Post(node, Back(client_id)) for node in routes.holders.get(client_id, ()))
+        out.extend(
+            self.failover.rehome(client_id, now_ms)
+        )  # the members may have changed meanwhile
         return out
 
     def resume_elsewhere(self, effect: ResumeElsewhere, *, sendable: bool) -> list[Effect] | None:
@@ -305,9 +334,41 @@ class Router(Seats):
         took the client with it: ``resume.expired``)."""
         if not sendable:
             return [Refuse(effect.request_id, unavailable())]
-        if effect.issuer not in self.live:
+        if effect.issuer not in self.routes.live:
             return resume_refused(effect.request_id)
         return None
+
+    # -- failures and members' changes ----------------------------------------------------
+
+    def lost(self, message: Message, now_ms: int) -> Sequence[Action]:
+        """Redis did not take ``message``: an offer's entry is put back (:mod:`.seats`), a
+        forwarded request refused (:mod:`.failover`)."""
+        if type(message) is Offer:
+            assert isinstance(message, Offer)
+            return self.seats.lost(message, now_ms)
+        return self.failover.lost(message, now_ms)
+
+    def expire(self, now_ms: int) -> Sequence[Action]:
+        """The time passed: newcomers no longer awaited are forgotten (:mod:`.seats`), and
+        the forwarded requests whose answer did not come in time refused (:mod:`.failover`)."""
+        self.seats.expire()
+        return self.failover.expire(now_ms)
+
+    def members_changed(
+        self,
+        live: Iterable[str],
+        joined: Iterable[str],
+        died: Iterable[str],
+        local_clients: Iterable[str],
+        now_ms: int,
+    ) -> Sequence[Action]:
+        """The live members are now ``live``: the failure handling follows them
+        (:meth:`.Failover.members_changed`), then the openings follow their pools
+        (:meth:`.Seats.members_changed`)."""
+        self.routes.live = frozenset(live)
+        out = list(self.failover.members_changed(joined, died, local_clients, now_ms))
+        out.extend(self.seats.members_changed(now_ms))
+        return out
 
     # -- messages from other members ------------------------------------------------------
 
@@ -317,9 +378,9 @@ class Router(Seats):
         One sent by a member found dead since is ignored: what it answers or
         announces, and the proxy it would make, died with that member.
         """
-        if sender in self.departed:
+        if sender in self.routes.departed:
             return NOTHING
-        return _HANDLERS[type(message)](self, sender, message, now_ms)
+        return self._handlers[type(message)](sender, message, now_ms)
 
     def _events(self, sender: str, message: Events, now_ms: int) -> Sequence[Action]:
         event = codec.decode_value(message.event)
@@ -329,43 +390,7 @@ class Router(Seats):
             if event.pool is not None and sender != node_of(event.session_id):
                 # Relayed by the pool's owner for a client an offer seated: its host
                 # waits for Told. (From the host, as every formed group's, none is due.)
-                out.extend(self.told(event))
-        return out
-
-    def _serve(self, home: str, message: Command, now_ms: int) -> Sequence[Action]:
-        """Run a forwarded request through the proxy conversation of its client."""
-        client_id = message.client
-        proxy = self.proxies.get(client_id)
-        if proxy is None:
-            conversation = self._conversation(now_ms)
-            # The proxy is registered like a local client, so the core's rules (one entry
-            # per pool, limits) and its events apply to it unchanged.
-            conversation.adopt(
-                client_id,
-                message.project,
-                message.credential,
-                message.attributes,
-                player_id=message.player_id,
-            )
-            proxy = self.proxies[client_id] = (home, conversation)
-        request_id = message.request_id
-        try:
-            command = codec.decode_value(message.command)
-            effects = proxy[1].receive(command, request_id, now_ms)
-        except Exception:
-            _log.exception("unhandled error on a forwarded request")
-            effects = [Refuse(request_id, internal_error())]
-        out: list[Action] = []
-        answers = [e for e in effects if isinstance(e, Reply | Refuse | Close)]
-        # The answer first: the home member must see pool.entered before session.created.
-        if answers:
-            encoded = [codec.encode_effect(e) for e in answers]
-            out.append(Post(home, Answers(client_id, encoded)))
-        deliveries = [e for e in effects if isinstance(e, tuple)]
-        if deliveries:
-            out.append(Deliver(deliveries))
-        # The proxy stays until its client disconnects (or its home dies): a mode may keep
-        # state for it (a watch, a delegate) beyond entries and sessions.
+                out.extend(self.seats.told(event))
         return out
 
     def _answers(self, sender: str, message: Answers, now_ms: int) -> Sequence[Action]:
@@ -377,26 +402,27 @@ class Router(Seats):
             request_id = getattr(effect, "request_id", None)
             if request_id is not None and request_id != INTERNAL:
                 # (An answer after expire() refused the request still goes out.)
-                self.pending.pop((client_id, request_id), None)
+                self.routes.pending.pop((client_id, request_id), None)
             if isinstance(effect, Reply):
                 moved |= self._answered(sender, client_id, effect)
             elif isinstance(effect, Refuse) and request_id != INTERNAL:
-                self._forget_entry(client_id, request_id)
+                self.routes.forget_entry(client_id, request_id)
                 moved = True
             if request_id != INTERNAL:  # else the answer to a move: nobody asked
                 shown.append(effect)
         out: list[Action] = [Perform(client_id, shown)] if shown else []
         if moved:
-            out.extend(self._rehome(client_id, now_ms))
+            out.extend(self.failover.rehome(client_id, now_ms))
         return out
 
     def _answered(self, sender: str, client_id: str, reply: Reply) -> bool:
         """Follow what a reply from ``sender`` says of the client's entries and sessions;
         whether an entry was entered."""
+        routes = self.routes
         answer = reply.answer
-        waiting = self.waiting.get(client_id, {})
+        waiting = routes.waiting.get(client_id, {})
         if isinstance(answer, PoolEntered):
-            outgoing = self.outgoing.get(client_id, ())
+            outgoing = routes.outgoing.get(client_id, ())
             for entry in (waiting.get(answer.pool), *(e for n, e in outgoing if n == answer.pool)):
                 if entry is not None and entry.node == sender and entry.asked == reply.request_id:
                     entry.remote_id = answer.entry_id
@@ -404,40 +430,22 @@ class Router(Seats):
                         entry.told = answer.entry_id
                     break
             else:
-                again = self.again.pop((client_id, reply.request_id or ""), None)
+                again = routes.again.pop((client_id, reply.request_id or ""), None)
                 if again is not None:  # entered again once the first entry matched
                     name, entry = again
                     entry.remote_id = entry.told = answer.entry_id
-                    self._replace(client_id, name, entry)
+                    routes.replace(client_id, name, entry)
             return True
         if isinstance(answer, PoolLeft) and reply.request_id != INTERNAL:
             left, asked = answer.entry_id, reply.request_id
-            self._gone_entry(
+            routes.gone_entry(
                 client_id,
                 answer.pool,
                 lambda e: e.remote_id == left or (e.leaving and e.leave_request == asked),
             )
         elif isinstance(answer, SessionLeft):
-            self.remote_sessions.get(client_id, {}).pop(answer.session_id, None)
+            routes.remote_sessions.get(client_id, {}).pop(answer.session_id, None)
         return False
-
-    def _gone(self, sender: str, message: Gone, now_ms: int) -> Sequence[Action]:
-        proxy = self.proxies.pop(message.client, None)
-        return NOTHING if proxy is None else [Deliver(proxy[1].disconnect(now_ms))]
-
-    def _withdrawn(self, sender: str, message: Withdraw, now_ms: int) -> Sequence[Action]:
-        return self._withdraw(message.client)
-
-    def _paused(self, sender: str, message: Away | Back, now_ms: int) -> Sequence[Action]:
-        """A remote client served here went away or came back: pause or resume it in the
-        core, as its home did."""
-        client_id, away = message.client, type(message) is Away
-        state = self.core.clients.get(client_id)
-        if client_id not in self.proxies or state is None or state.away == away:
-            return NOTHING
-        if away:
-            return [Deliver(self.core.suspend(client_id))]
-        return [Deliver(self.core.resume(client_id, now_ms))]
 
 
 def _decode_answer(value: list[Any]) -> Effect:
@@ -449,22 +457,3 @@ def _decode_answer(value: list[Any]) -> Effect:
         _log.exception("cannot decode an answer from another member")
         request_id = value[1] if len(value) > 1 and isinstance(value[1], str) else None
         return Refuse(request_id, internal_error())
-
-
-# Each message type and its handler, as the conversation's commands have theirs.
-_HANDLERS: dict[type, Callable[[Router, str, Any, int], Sequence[Action]]] = {
-    Events: Router._events,
-    Command: Router._serve,
-    Answers: Router._answers,
-    Gone: Router._gone,
-    Withdraw: Router._withdrawn,
-    Away: Router._paused,
-    Back: Router._paused,
-    Opening: Router._opening,
-    Unmirror: Router._unmirror,
-    Offer: Router._offer,
-    Seated: Router._seated,
-    Unseat: Router._unseat,
-    Told: Router._told,
-    Forgot: Router._forgot,
-}

@@ -20,13 +20,12 @@ enter them again at the new owner, as for any entry).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from matchmaker.cluster import codec
-from matchmaker.cluster.failover import Failover
-from matchmaker.cluster.messages import Message, Offer, Opening, Seated, Told, Unmirror, Unseat
+from matchmaker.cluster.messages import Offer, Opening, Seated, Told, Unmirror, Unseat
 from matchmaker.cluster.ring import node_of, pool_key
-from matchmaker.cluster.routes import NOTHING, Action, Deliver, Post, pool_command
+from matchmaker.cluster.routes import NOTHING, Action, Deliver, Post, Routes, pool_command
 from matchmaker.core.backfill import SeatOffered, mirror_origin
 from matchmaker.core.commands import EnterPool
 from matchmaker.core.events import Delivery, SessionCreated
@@ -36,31 +35,36 @@ from matchmaker.core.state import Session
 __all__ = ["Seats"]
 
 
-class Seats(Failover):
-    """The routing state's backfill: mirrors of openings, offers and their answers."""
+class Seats:
+    """Backfill across members on the routing state: mirrors of openings, offers and
+    their answers."""
+
+    def __init__(self, routes: Routes) -> None:
+        self.routes = routes
 
     # -- notes of this member's core --------------------------------------------------------
 
     def seats_changed(self, session_id: str) -> Sequence[Action]:
         """The opening of a session hosted here changed: mirror it where its pool is."""
-        view = self.core.backfills.opening(session_id)
+        routes = self.routes
+        view = routes.core.backfills.opening(session_id)
         target: str | None = None
         if view is not None:
             session = view[0]
             assert session.pool is not None
-            target = self._owner(pool_key(session.project_id, session.pool))
-        old = self.mirrored.pop(session_id, None)
+            target = routes.owner_of(pool_key(session.project_id, session.pool))
+        old = routes.mirrored.pop(session_id, None)
         out: list[Action] = []
         if old is not None and old != target:
             out.append(Post(old, Unmirror(session_id)))
-        if view is not None and target is not None and target != self.node:
+        if view is not None and target is not None and target != routes.node:
             out.append(Post(target, _opening(*view)))
-            self.mirrored[session_id] = target
+            routes.mirrored[session_id] = target
         return out
 
     def seat_offered(self, offer: SeatOffered) -> Sequence[Action]:
         """This member's core holds an entry for a session hosted elsewhere: offer it."""
-        client = self.core.clients[offer.client_id]
+        client = self.routes.core.clients[offer.client_id]
         message = Offer(
             offer.session_id,
             offer.entry_id,
@@ -75,7 +79,7 @@ class Seats(Failover):
 
     # -- messages from other members --------------------------------------------------------
 
-    def _opening(self, sender: str, message: Opening, now_ms: int) -> Sequence[Action]:
+    def on_opening(self, sender: str, message: Opening, now_ms: int) -> Sequence[Action]:
         if node_of(message.session) != sender:
             return NOTHING  # only a session's host speaks for its opening
         command = codec.decode_value(message.spec)
@@ -94,7 +98,7 @@ class Seats(Failover):
         )
         out: list[Delivery] = []
         members = [(client_id, attributes) for client_id, attributes in message.members]
-        backfills = self.core.backfills
+        backfills = self.routes.core.backfills
         backfills.mirror(
             message.session,
             origin,
@@ -106,21 +110,22 @@ class Seats(Failover):
         )
         return [Deliver(out)] if out else NOTHING
 
-    def _unmirror(self, sender: str, message: Unmirror, now_ms: int) -> Sequence[Action]:
+    def on_unmirror(self, sender: str, message: Unmirror, now_ms: int) -> Sequence[Action]:
         if node_of(message.session) == sender:
-            self.core.backfills.unmirror(message.session)
+            self.routes.core.backfills.unmirror(message.session)
         return NOTHING
 
-    def _offer(self, sender: str, message: Offer, now_ms: int) -> Sequence[Action]:
+    def on_offer(self, sender: str, message: Offer, now_ms: int) -> Sequence[Action]:
         """An owner holds an entry for a session hosted here: seat its client, or decline."""
+        routes = self.routes
         client_id = message.client
         home = node_of(client_id)
-        state = self.core.clients.get(client_id)
+        state = routes.core.clients.get(client_id)
         adopted = None
-        if state is None and home != self.node and home in self.live:
+        if state is None and home != routes.node and home in routes.live:
             # Seated here, it needs a proxy like any remote member; its home hears of it
             # from session.created (routing.py) and tells this member when it goes.
-            adopted = self._conversation(now_ms)
+            adopted = routes.conversation(now_ms)
             adopted.adopt(
                 client_id,
                 message.project,
@@ -128,25 +133,25 @@ class Seats(Failover):
                 message.attributes,
                 player_id=message.player_id,
             )
-            self.proxies[client_id] = (home or "", adopted)
+            routes.proxies[client_id] = (home or "", adopted)
             state = adopted.client
         out: list[Delivery] = []
-        accepted = state is not None and self.core.backfills.offered(
+        accepted = state is not None and routes.core.backfills.offered(
             message.session, state, message.public, out
         )
         if state is None:
             # Its client is gone: declined, and the owner's mirror, which gave it its last
             # seat, brought up to date (the core does so for every other refusal).
-            self.core.backfills.changed(message.session, out)
+            routes.core.backfills.changed(message.session, out)
         if adopted is not None and not accepted:
-            del self.proxies[client_id]
+            del routes.proxies[client_id]
             out.extend(adopted.disconnect(now_ms))
         # The newcomer's session.created goes through the owner, after its pool.entered.
         created = next((d for d in out if _created_for(d, client_id)), None)
         encoded = None if created is None else codec.encode_value(created[1])
         answer = Seated(message.session, message.entry, client_id, encoded)
         if created is not None:
-            self.relaying[message.session, client_id] = sender
+            routes.relaying[message.session, client_id] = sender
         # The answer first: a note in ``out`` may re-mirror the opening, after it.
         actions: list[Action] = [Post(sender, answer)]
         rest = [d for d in out if d is not created]
@@ -154,19 +159,19 @@ class Seats(Failover):
             actions.append(Deliver(rest))
         return actions
 
-    def _seated(self, sender: str, message: Seated, now_ms: int) -> Sequence[Action]:
+    def on_seated(self, sender: str, message: Seated, now_ms: int) -> Sequence[Action]:
         """The host's answer to an offer: the entry leaves as matched and its client hears
         of its session (after its pool.entered, which went from here), or it is put back.
         Seated in an entry that left meanwhile, the client is taken out again, untold."""
         out: list[Delivery] = []
         accepted = message.created is not None
-        live = self.core.backfills.settle(message.entry, accepted, now_ms, out)
+        live = self.routes.core.backfills.settle(message.entry, accepted, now_ms, out)
         actions: list[Action] = []
         if message.created is not None:
             if live:
                 created = codec.decode_value(message.created)
                 out.append(((message.client,), created))
-                if node_of(message.client) == self.node:  # its home: told with this
+                if node_of(message.client) == self.routes.node:  # its home: told with this
                     actions.append(Deliver(out))
                     return [*actions, *self.told(created)]
             else:
@@ -179,89 +184,80 @@ class Seats(Failover):
         """A local client was just told of a session it was seated in by an offer (its
         ``session.created`` came through the pool's owner, not from the host): the host
         may tell it the session's next events now (:class:`~.messages.Told`)."""
+        routes = self.routes
         host = node_of(event.session_id)
         if host is None:
             return NOTHING
-        if host == self.node:
-            self.relaying.pop((event.session_id, event.you), None)
-            out = self.core.told(event.you, event.session_id)
+        if host == routes.node:
+            routes.relaying.pop((event.session_id, event.you), None)
+            out = routes.core.told(event.you, event.session_id)
             return [Deliver(out)] if out else NOTHING
         return [Post(host, Told(event.session_id, event.you))]
 
-    def _told(self, sender: str, message: Told, now_ms: int) -> Sequence[Action]:
-        self.relaying.pop((message.session, message.client), None)
-        out = self.core.told(message.client, message.session)
+    def on_told(self, sender: str, message: Told, now_ms: int) -> Sequence[Action]:
+        self.routes.relaying.pop((message.session, message.client), None)
+        out = self.routes.core.told(message.client, message.session)
         return [Deliver(out)] if out else NOTHING
 
-    def _unseat(self, sender: str, message: Unseat, now_ms: int) -> Sequence[Action]:
+    def on_unseat(self, sender: str, message: Unseat, now_ms: int) -> Sequence[Action]:
+        routes = self.routes
         client_id = message.client
-        self.relaying.pop((message.session, client_id), None)
-        state = self.core.clients.get(client_id)
+        routes.relaying.pop((message.session, client_id), None)
+        state = routes.core.clients.get(client_id)
         if state is None or message.session not in state.sessions:
             return NOTHING  # gone already
-        out = self.core.leave_session(client_id, message.session, now_ms)
-        proxy = self.proxies.get(client_id)
+        out = routes.core.leave_session(client_id, message.session, now_ms)
+        proxy = routes.proxies.get(client_id)
         if proxy is not None and not (state.sessions or state.entries or state.delegating):
             # A proxy adopted for the seat alone, which its home never heard of: dropped.
-            del self.proxies[client_id]
+            del routes.proxies[client_id]
             out.extend(proxy[1].disconnect(now_ms))
         return [Deliver(out)]
 
     # -- failures and members' changes ------------------------------------------------------
 
-    def lost(self, message: Message, now_ms: int) -> Sequence[Action]:
-        """As :meth:`Failover.lost`; an offer Redis did not take puts its entry back."""
-        if type(message) is Offer:
-            assert isinstance(message, Offer)
-            out: list[Delivery] = []
-            self.core.backfills.settle(message.entry, False, now_ms, out)
-            return [Deliver(out)] if out else NOTHING
-        return super().lost(message, now_ms)
+    def lost(self, message: Offer, now_ms: int) -> Sequence[Action]:
+        """Redis did not take an offer: its entry is put back."""
+        out: list[Delivery] = []
+        self.routes.core.backfills.settle(message.entry, False, now_ms, out)
+        return [Deliver(out)] if out else NOTHING
 
-    def expire(self, now_ms: int) -> Sequence[Action]:
-        """As :meth:`Failover.expire`; and a newcomer that left its session, or was
-        disconnected, before its home said it was told is no longer followed."""
-        for key in [k for k in self.relaying if not self.core.awaits_told(k[1], k[0])]:
-            del self.relaying[key]
-        return super().expire(now_ms)
+    def expire(self) -> None:
+        """A newcomer that left its session, or was disconnected, before its home said it
+        was told is no longer followed."""
+        routes = self.routes
+        for key in [k for k in routes.relaying if not routes.core.awaits_told(k[1], k[0])]:
+            del routes.relaying[key]
 
-    def members_changed(
-        self,
-        live: Iterable[str],
-        joined: Iterable[str],
-        died: Iterable[str],
-        local_clients: Iterable[str],
-        now_ms: int,
-    ) -> Sequence[Action]:
-        """As :meth:`Failover.members_changed`; then the mirrors of dead hosts are
-        forgotten (their held entries put back) and each opening hosted here goes where
-        its pool went."""
-        out = list(super().members_changed(live, joined, died, local_clients, now_ms))
-        backfills = self.core.backfills
+    def members_changed(self, now_ms: int) -> Sequence[Action]:
+        """The live members changed (:meth:`.Failover.members_changed` has followed them):
+        the mirrors of dead hosts are forgotten (their held entries put back) and each
+        opening hosted here goes where its pool went."""
+        routes = self.routes
+        live, backfills = routes.live, routes.core.backfills
         released: list[Delivery] = []
         for session_id in backfills.mirrors():
-            if node_of(session_id) not in self.live:
+            if node_of(session_id) not in live:
                 backfills.unmirror(session_id)
         for entry_id, session_id in backfills.held():
-            if node_of(session_id) not in self.live:
+            if node_of(session_id) not in live:
                 backfills.settle(entry_id, False, now_ms, released)
-        for key, node in list(self.relaying.items()):
-            if node not in self.live:
+        for key, node in list(routes.relaying.items()):
+            if node not in live:
                 # Its session.created died with the owner relaying it: what was kept for
                 # the newcomer goes out now rather than never.
-                del self.relaying[key]
-                released.extend(self.core.told(key[1], key[0]))
-        if released:
-            out.append(Deliver(released))
-        for session_id, node in list(self.mirrored.items()):
-            if node not in self.live:
-                del self.mirrored[session_id]
+                del routes.relaying[key]
+                released.extend(routes.core.told(key[1], key[0]))
+        out: list[Action] = [Deliver(released)] if released else []
+        for session_id, node in list(routes.mirrored.items()):
+            if node not in live:
+                del routes.mirrored[session_id]
         for session_id in backfills.hosted():
-            session, _, _ = self.core.backfills.opening(session_id) or (None, 0, 0)
+            session, _, _ = backfills.opening(session_id) or (None, 0, 0)
             assert session is not None
             assert session.pool is not None
-            target = self._owner(pool_key(session.project_id, session.pool))
-            if self.mirrored.get(session_id) != (None if target == self.node else target):
+            target = routes.owner_of(pool_key(session.project_id, session.pool))
+            if routes.mirrored.get(session_id) != (None if target == routes.node else target):
                 out.extend(self.seats_changed(session_id))  # its pool has another owner
         return out
 
