@@ -91,7 +91,6 @@ for _pattern, _suffixes in (
     for _suffix in _suffixes.split():
         _BY_SUFFIX[_suffix] = _pattern
 _BY_NAME = {"makefile": _HASH, "dockerfile": _HASH, "cmakelists.txt": _HASH, "gemfile": _HASH}
-_COMPILED: dict[str, re.Pattern[str]] = {}
 
 
 def comment_syntax(path: str) -> re.Pattern[str] | None:
@@ -100,11 +99,13 @@ def comment_syntax(path: str) -> re.Pattern[str] | None:
     source = _BY_NAME.get(name)
     if source is None and "." in name:
         source = _BY_SUFFIX.get(name.rsplit(".", 1)[1])
-    if source is None:
-        return None
-    if source not in _COMPILED:
-        _COMPILED[source] = re.compile(source)
-    return _COMPILED[source]
+    return None if source is None else _compiled(source)
+
+
+@functools.cache
+def _compiled(source: str) -> re.Pattern[str]:
+    """A kind's pattern, compiled once (a few dozen kinds at most)."""
+    return re.compile(source)
 
 
 def _clean(text: str) -> str:
