@@ -11,6 +11,7 @@ its occurrence among identical ones, so it survives lines moving around.
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import re
 from collections.abc import Callable, Iterable
