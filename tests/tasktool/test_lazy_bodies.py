@@ -187,18 +187,34 @@ def _open_stores(tasks: Path) -> list[str]:
     return held
 
 
+def _stores_opened(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The body stores this process opens from now on (every ``os.open`` watched)."""
+    opened: list[str] = []
+    real_open = os.open
+
+    def watched(path: str, flags: int, *args: int, **kwargs: int) -> int:
+        if str(path).endswith(".bodies"):
+            opened.append(str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", watched)
+    return opened
+
+
 def test_a_listing_reads_no_body(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     tasks = _write(project)
     _warm(tasks)
+    opened = _stores_opened(monkeypatch)
     listed = msgspec.json.decode(_cli(project, monkeypatch, "list", "--format", "json"))
     assert len(listed) == 4
     assert "body" not in listed[0]
     _cli(project, monkeypatch, "next")
     _cli(project, monkeypatch, "board")
     _cli(project, monkeypatch, "stats")
-    assert not _open_stores(tasks)
-    _cli(project, monkeypatch, "search", "zebra002")
-    assert _open_stores(tasks)  # search reads them
+    assert not opened
+    assert "002" in _cli(project, monkeypatch, "search", "zebra002")
+    assert opened  # search reads them
+    assert not _open_stores(tasks)  # and closes them with the load that owned them
 
 
 def test_only_a_few_stores_stay_open(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
