@@ -186,7 +186,13 @@ class Stores:
         self._where: dict[int, tuple[str, int]] = {}
         #: Store number -> the store open, the most recently read last.
         self._open: OrderedDict[int, _Open] = OrderedDict()
-        weakref.finalize(self, _close_all, self._open)
+
+    def __del__(self) -> None:
+        """Close the stores left open (not ``weakref.finalize``: its first use registers
+        an ``atexit`` handler, which would keep a read command from ending at once)."""
+        opened = self._open
+        while opened:
+            os.close(opened.popitem()[1].fd)
 
     def know(self, cache_folder: str, rows_names: Iterable[str], lengths: Iterable[int]) -> None:
         """Record that the body stores of these rows files are in ``cache_folder``, each
@@ -248,12 +254,6 @@ class Stores:
         while len(self._open) > OPEN_STORES:
             os.close(self._open.popitem(last=False)[1].fd)
         return opened
-
-
-def _close_all(opened: OrderedDict[int, _Open]) -> None:
-    """Close the stores a cache left open (it is gone)."""
-    while opened:
-        os.close(opened.popitem()[1].fd)
 
 
 def read_body(task: Task) -> str:
