@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 from tasktool.config import Overrides
 from tasktool.planning.repository import loader
 from tasktool.web.export import export_site
+from tests.e2e.browser_page import open_page
 from tests.e2e.tasktool_process import git_repository
 from tests.tasktool.conftest import Project
 from tests.tasktool.web.conftest import Dashboard, start_dashboard
@@ -23,14 +24,8 @@ TIMEOUT_MS = 15_000
 
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    opened = context.new_page()
-    opened.set_default_timeout(TIMEOUT_MS)
-    errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(str(error)))
-    yield opened
-    context.close()
-    assert errors == []  # no script error on any page
+    with open_page(browser, TIMEOUT_MS) as opened:
+        yield opened
 
 
 @pytest.fixture

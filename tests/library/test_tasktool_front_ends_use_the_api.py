@@ -52,6 +52,10 @@ FRONT_END_ONLY = {
     "serving_loader": "the first load and warnings of a serving front end",
     "today": "the date stamp for a JSON edit (change_from_json takes it)",
     "vocabulary": "the dashboard's select options",
+    "Column": "the board page's cut columns (first N cards and the count)",
+    "TaskGraph": "the graph page's focus on the actionable subgraph or a neighbourhood",
+    "search_tasks": "the paged table's search, ranked before the page is cut",
+    "values_of": "the paged table's filter choices, drawn from every task",
 }
 
 

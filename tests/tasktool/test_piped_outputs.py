@@ -93,8 +93,9 @@ def test_other_arguments_are_not_answered_from_the_kept_output(repo: Project) ->
     assert _run(root, home, ("next", "--limit", "2", "--format", "json")) != POISON
 
 
-def test_an_output_with_a_warning_is_not_kept(repo: Project) -> None:
-    """``graph`` warns about a cycle on stderr: a replay would not, so nothing is kept."""
+def test_graph_keeps_its_warnings_and_replays_them(repo: Project) -> None:
+    """``graph`` warns about a cycle on stderr, which depends only on the tasks: the
+    warning is kept with the drawing and a replay says it again."""
     root, home = repo.root, repo.home
     (root / "tasks" / "003-task.md").write_text(
         "---\nid: '003'\ntitle: Task 003\ndependencies: ['004']\n---\n", encoding="utf-8"
@@ -102,12 +103,16 @@ def test_an_output_with_a_warning_is_not_kept(repo: Project) -> None:
     (root / "tasks" / "004-task.md").write_text(
         "---\nid: '004'\ntitle: Task 004\ndependencies: ['003']\n---\n", encoding="utf-8"
     )
-    _age(root)  # the next runs are settled: they would keep their output
+    _age(root)  # the next runs are settled: they keep their output
     for _ in range(2):
         with contextlib.chdir(root):
             done = CliRunner().invoke(main, ["graph"], env={"HOME": str(home)})
         assert "dependency cycle" in done.stderr
-    assert not [path for path in _kept(root) if path.name.startswith("graph-")]
+    assert [path for path in _kept(root) if path.name.startswith("graph~notes-")]
+    _poison(root)
+    with contextlib.chdir(root):
+        done = CliRunner().invoke(main, ["graph"], env={"HOME": str(home)})
+    assert (done.stdout_bytes, done.stderr_bytes) == (POISON, POISON)
 
 
 def test_commands_that_read_other_files_are_not_kept(repo: Project) -> None:

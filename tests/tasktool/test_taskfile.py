@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mtcommon import YamlError, load_text
-from tasktool.files.frontmatter import read_frontmatter, repeated_keys
+from tasktool.files.frontmatter import _flat, read_frontmatter, repeated_keys
 from tasktool.files.taskfile import parse_task, slugify, split_frontmatter, task_filename
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task
@@ -171,3 +171,31 @@ def test_fast_reader_agrees_with_the_c_loader(lines: list[str]) -> None:
         assert raised.value.code == "yaml.duplicate_key"
         return
     assert read_frontmatter(text, source="x") == expected
+
+
+_FLAT_TASK = (
+    "id: '003'\ntitle: tables index cache   \n"
+    + """status: pending
+# estimate from planning
+dependencies: [002, '004']
+
+tags: []
+owner: bob
+"""
+)
+
+
+def test_a_flat_frontmatter_is_read_in_one_pass_as_the_loader_reads_it() -> None:
+    """Nearly every task file is flat: the regex pass answers it, as ``load_text`` does;
+    a block list or an indented line is another shape (the line loop reads it)."""
+    flat = _flat(_FLAT_TASK)
+    assert flat == load_text(_FLAT_TASK)
+    assert flat is not None
+    assert flat["title"] == "tables index cache"
+    assert _flat(_FLAT_TASK + "touches:\n- db\n") is None
+    assert _flat(_FLAT_TASK + "  more: x\n") is None
+    assert _flat("title: a\n  continued\n") is None
+    assert read_frontmatter("title: a # b\n", source="x") == {"title": "a"}  # the loader's
+    for wrong in ("title: ends:\n", "title: a: b\n"):
+        with pytest.raises(YamlError):
+            read_frontmatter(wrong, source="x")

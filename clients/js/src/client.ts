@@ -23,9 +23,16 @@ export interface ReconnectOptions {
   maxDelayMs?: number;
 }
 
+/**
+ * A credential, or a function called for it at every `hello` (the first and each resume):
+ * a game with short-lived tokens returns a fresh one each time.
+ */
+export type Credential = string | (() => string | Promise<string>);
+
 export interface ConnectOptions {
   project?: string;
-  credential?: string;
+  /** A string, or a function called at every (re)connect for a fresh one. */
+  credential?: Credential;
   attributes?: Attributes;
   /** How long a request waits for its reply (default 10 000 ms): then `client.timeout`. */
   timeoutMs?: number;
@@ -100,7 +107,7 @@ export class Client {
     const socket = await openSocket(this.#Socket, this.#url, this.#options.openTimeoutMs ?? 10_000);
     this.#attach(socket);
     try {
-      const reply = await this.#exchange("hello", this.#helloData(null), this.#timeoutMs());
+      const reply = await this.#exchange("hello", await this.#helloData(null), this.#timeoutMs());
       this.#welcome(reply);
       return reply;
     } catch (error) {
@@ -151,14 +158,18 @@ export class Client {
     return this.request("session.backfill", { session_id: sessionId, seats });
   }
 
-  /** `session.send`, fire and forget: a failure arrives as an `error` event. */
+  /**
+   * `session.send`, fire and forget: never throws. A failure arrives as an `error` event:
+   * the server's refusal, or `client.closed` when the client is closed (or closes while
+   * away, before the message could be sent).
+   */
   send(sessionId: string, data: unknown, options: { to?: string[] } = {}): void {
-    this.#ensureOpen();
     const message: Requests["session.send"]["data"] = { session_id: sessionId, data, ...options };
     if (this.#state === "open") this.#write({ type: "session.send", data: message });
+    else if (this.#state === "closed" || this.#state === "closing") this.#reportError(this.#closedError());
     else {
       const later = () => this.#write({ type: "session.send", data: message });
-      this.#whenOpen(Infinity).then(later, () => undefined);
+      this.#whenOpen(Infinity).then(later, (error: MatchmakerError) => this.#reportError(error));
     }
   }
 
@@ -290,8 +301,9 @@ export class Client {
     return this.#options.timeoutMs ?? 10_000;
   }
 
-  #helloData(resume: { token: string; last_seq: number } | null): HelloData {
-    const { project, credential, attributes } = this.#options;
+  async #helloData(resume: { token: string; last_seq: number } | null): Promise<HelloData> {
+    const { project, attributes } = this.#options;
+    const credential = await this.#credential();
     return {
       v: 1,
       ...(project !== undefined && { project }),
@@ -299,6 +311,28 @@ export class Client {
       ...(attributes !== undefined && { attributes }),
       ...(resume !== null && { resume }),
     };
+  }
+
+  /** The credential to present now: the option, or what its function returns. */
+  async #credential(): Promise<string | undefined> {
+    const source = this.#options.credential;
+    if (typeof source !== "function") return source;
+    let value: unknown;
+    try {
+      value = await source();
+    } catch (error) {
+      throw new MatchmakerError("client.credential", `the credential function failed: ${String(error)}`);
+    }
+    if (typeof value !== "string") {
+      throw new MatchmakerError("client.credential", `the credential function returned ${typeof value}, not a string`);
+    }
+    return value;
+  }
+
+  /** A fire-and-forget failure, as the `error` event the server's refusals also are. */
+  #reportError(error: MatchmakerError): void {
+    const body = { code: error.code, message: error.message, details: error.details };
+    this.#events.deliver({ type: "error", data: body, seq: null });
   }
 
   #welcome(reply: HelloReply): void {
@@ -451,7 +485,10 @@ export class Client {
       await new Promise((resolve) => setTimeout(resolve, wait));
       if (this.#state !== "away") return;
       let socket: WebSocketLike;
+      let hello: HelloData;
       try {
+        // A fresh credential first: a token service unreachable in the same blip is retried.
+        hello = await this.#helloData({ token: this.helloReply.resume_token, last_seq: this.lastSeq });
         socket = await openSocket(this.#Socket, this.#url, Math.max(1, until - Date.now()));
       } catch {
         continue;
@@ -462,8 +499,7 @@ export class Client {
       }
       this.#attach(socket);
       try {
-        const resume = { token: this.helloReply.resume_token, last_seq: this.lastSeq };
-        const reply = await this.#exchange("hello", this.#helloData(resume), Math.max(1, until - Date.now()));
+        const reply = await this.#exchange("hello", hello, Math.max(1, until - Date.now()));
         this.#welcome(reply);
         const back = { client_id: reply.client_id, attempts: attempt };
         this.#events.deliver({ type: "connection.back", data: back, seq: null });

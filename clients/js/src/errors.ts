@@ -5,7 +5,9 @@
  * for an error reply, or the client's own:
  *
  * - `client.connect`: the WebSocket could not be opened (refused, unreachable, timeout);
- * - `client.closed`: a request or send on a closed client (`details.close_code`);
+ * - `client.closed`: a request on a closed client (`details.close_code`; a `send` reports it
+ *   as an `error` event);
+ * - `client.credential`: the `credential` function threw, or returned no string;
  * - `client.timeout`: no reply within the request's timeout (`details.timeout_ms`);
  * - `client.interrupted`: the connection dropped while the request waited for its reply
  *   (replies are not replayed on resume: the request may or may not have taken effect).

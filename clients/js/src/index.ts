@@ -17,6 +17,7 @@ export type {
   Attributes,
   ClientState,
   ConnectOptions,
+  Credential,
   ReconnectOptions,
   Reply,
   RequestType,

@@ -43,7 +43,7 @@ export interface Limits {
   max_pending_proposals: number;
   delegate_grace_ms: number;
   resume_grace_ms: number;
-  resume_buffer: number;
+  resume_buffer_bytes: number;
   rtc_peers_per_connection: number;
 }
 

@@ -158,7 +158,13 @@ test("close sends bye: the peer sees disconnected at once, the client refuses mo
     const last = await bob.nextEvent("connection.closed");
     assert.equal(last.data.error, null);
     await assert.rejects(bob.enter({}), { code: "client.closed" });
-    assert.throws(() => bob.send(room.session_id, 1), { code: "client.closed" });
+    // send never throws: as docs/library.md says, its failure is an `error` event.
+    const failed = [];
+    bob.on("error", (event) => failed.push(event.data));
+    bob.send(room.session_id, 1);
+    assert.equal(failed.length, 1);
+    assert.equal(failed[0].code, "client.closed");
+    assert.equal((await bob.nextEvent("error")).data.details.close_code, 4000);
   } finally {
     await alice.close();
   }

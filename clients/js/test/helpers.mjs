@@ -1,5 +1,6 @@
 // Test helpers: a real matchmaker process on free ports, and a TCP proxy the tests can cut.
 import { spawn } from "node:child_process";
+import { createHmac } from "node:crypto";
 import net from "node:net";
 
 import { WebSocket } from "ws";
@@ -86,6 +87,17 @@ export async function declareProject(server, project) {
     body: JSON.stringify(project),
   });
   if (response.status !== 201) throw new Error(`declaring ${project.id}: ${await response.text()}`);
+}
+
+/**
+ * An HS256 token for `sub` signed with `secret` (node's HMAC), expiring `expiresInS` seconds
+ * from now (negative: already expired); `claims` are added to its payload.
+ */
+export function hs256Token(secret, sub, { expiresInS = 60, ...claims } = {}) {
+  const part = (value) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  const exp = Math.floor(Date.now() / 1000) + expiresInS;
+  const body = `${part({ alg: "HS256", typ: "JWT" })}.${part({ sub, exp, ...claims })}`;
+  return `${body}.${createHmac("sha256", secret).update(body).digest("base64url")}`;
 }
 
 /** `connect` with the `ws` package (Node 20 has no global WebSocket) and short timeouts. */

@@ -1,13 +1,12 @@
 // The playground (GET / on the data port) in Chromium: it runs this client's build, served by
 // the data port, under the page's CSP. Debian's chromium, never a downloaded browser.
 import assert from "node:assert/strict";
-import { createHmac } from "node:crypto";
 import { existsSync } from "node:fs";
 import { after, before, test } from "node:test";
 
 import { chromium } from "playwright-core";
 
-import { declareProject, startMatchmaker, startProxy } from "./helpers.mjs";
+import { declareProject, hs256Token, startMatchmaker, startProxy } from "./helpers.mjs";
 
 const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 let server;
@@ -152,12 +151,8 @@ test("an ad-hoc pool with minGroupSize forms a smaller group after fillTimeoutMs
 
 const JWT_SECRET = "js-playground-jwt-secret-0123456789abcdef";
 
-/** An HS256 token for `sub`, valid for a minute (node's HMAC: the test signs, never the page). */
-function token(sub) {
-  const part = (value) => Buffer.from(JSON.stringify(value)).toString("base64url");
-  const body = `${part({ alg: "HS256", typ: "JWT" })}.${part({ sub, exp: Math.floor(Date.now() / 1000) + 60 })}`;
-  return `${body}.${createHmac("sha256", JWT_SECRET).update(body).digest("base64url")}`;
-}
+/** An HS256 token for `sub`, valid for a minute (the test signs, never the page). */
+const token = (sub) => hs256Token(JWT_SECRET, sub);
 
 test("a JWT credential binds the page to its player id, shown to itself and to peers", async () => {
   const jwtServer = await startMatchmaker([], { management: true });

@@ -156,8 +156,13 @@ test("the client gives up with resume.expired when the grace runs out", async ()
     await bob.join("r");
     local.refuse();
     local.cut();
+    await waitFor(() => alice.state === "away", { what: "Alice away" });
+    alice.send("r", "never sent"); // waits for the connection, which never comes back
     const closed = await alice.nextEvent("connection.closed", { timeoutMs: 5000 });
     assert.equal(closed.data.error.code, "resume.expired");
+    const failed = await alice.nextEvent("error");
+    assert.equal(failed.data.code, "client.closed");
+    assert.equal(failed.data.details.reason, "resume.expired");
     assert.equal((await bob.nextEvent("session.member_left")).data.reason, "disconnected");
   } finally {
     await alice.close();

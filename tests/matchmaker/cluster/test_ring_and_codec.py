@@ -16,6 +16,7 @@ from matchmaker.cluster.messages import (
     Back,
     Command,
     Events,
+    Forgot,
     Gone,
     Offer,
     Opening,
@@ -140,6 +141,7 @@ def test_every_message_between_members_is_one_typed_struct_on_the_wire() -> None
         Seated("sab-1", "ecd-5", "cef-3", None),
         Unseat("sab-1", "cef-2"),
         Told("sab-1", "cef-2"),
+        Forgot(),
     ]
     assert messages.decode(messages.encode("ab", sent)) == messages.Entry("ab", sent)
     assert len({type(m) for m in sent}) == len(get_args(messages.Message))

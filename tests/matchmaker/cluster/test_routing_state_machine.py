@@ -146,7 +146,9 @@ class Cluster(RuleBasedStateMachine):
         for action in actions:
             match action:
                 case Post(node=node, message=message):
-                    if node not in member.router.departed and node in self.members:
+                    if node in member.router.departed:  # not written: as if Redis refused it
+                        self.run(member, member.router.lost(message, self.now_ms))
+                    elif node in self.members:
                         self.links[member.name, node].append(message)
                 case Perform(client_id=client_id, effects=effects):
                     if client_id in member.clients:

@@ -226,6 +226,31 @@ def test_only_the_same_player_resumes_its_client() -> None:
     assert (back.client_id, back.player_id, back.resumed) == (welcome.client_id, "ana", True)
 
 
+def test_a_resume_holds_an_expired_token_to_every_check_but_its_exp() -> None:
+    """The resume token proves the connection, so a token that expired since ``hello`` still
+    resumes (and becomes the client's credential); a bad signature, or another player,
+    does not."""
+    core, directory = Matchmaker(Limits(), node="t"), ProjectDirectory([game()])
+    first = talk(core, directory)
+    welcome = hello(first, credential=token(sub="ana"))
+    first.disconnect(NOW_MS, resumable=True)
+    resume = Resume(welcome.resume_token)
+    expired = NOW - LEEWAY_S - 3600
+    forged = signer("EdDSA", 1).token(iss=ISSUER, aud=AUDIENCE, now=NOW, sub="ana", exp=expired)
+    refused = talk(core, directory).receive(Hello(1, credential=forged, resume=resume), "h", NOW_MS)
+    assert refusal(refused).details == {"reason": "bad_signature"}
+    other = talk(core, directory).receive(
+        Hello(1, credential=token(sub="bo", exp=expired), resume=resume), "h", NOW_MS
+    )
+    assert refusal(other).code == "resume.expired"
+    late = token(sub="ana", exp=expired)
+    back = hello(talk(core, directory), credential=late, resume=resume)
+    assert (back.client_id, back.resumed) == (welcome.client_id, True)
+    assert core.clients[back.client_id].credential == late
+    fresh = talk(core, directory).receive(Hello(1, credential=late), "h", NOW_MS)
+    assert refusal(fresh).details == {"reason": "expired"}  # no resume token: exp holds
+
+
 def test_a_removed_key_forbids_the_next_operation_of_a_connected_client() -> None:
     core, directory = Matchmaker(Limits(), node="t"), ProjectDirectory([game()])
     conversation = talk(core, directory)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
 import pytest
@@ -136,8 +137,10 @@ async def test_frames_pending_when_the_server_shuts_down_go_out_before_1001(
     server = await start_server()
     a, b, a_id, b_id, session_id = await pair(server)
     connection = server.plane.clients[b_id]
+    now_ms = time.time_ns() // 1_000_000
     for i in range(5):
-        server.plane.deliver_one([b_id], MessageRelayed(session_id, a_id, Raw(b"%d" % i)))
+        event = MessageRelayed(session_id, a_id, Raw(b"%d" % i))
+        server.plane.deliver_one([b_id], event, now_ms)
     connection.close(closecodes.GOING_AWAY, "server shutting down")
     received = [await until_type(b, "session.message") for _ in range(5)]
     assert [m["data"]["data"] for m in received] == list(range(5))
@@ -201,8 +204,9 @@ async def test_pending_frames_are_written_once_they_pass_16_kib(start_server: An
 
     sock._writelines = counted
     pad = b'"' + b"z" * 5000 + b'"'
+    now_ms = time.time_ns() // 1_000_000
     for _ in range(10):
-        server.plane.deliver_one([b_id], MessageRelayed(session_id, a_id, Raw(pad)))
+        server.plane.deliver_one([b_id], MessageRelayed(session_id, a_id, Raw(pad)), now_ms)
     assert len(writes) == 2  # after the 4th and the 8th frame; the last two wait for the turn
     assert all(16_384 < size < 16_384 + 5_300 for size in writes)
     received = [await until_type(b, "session.message") for _ in range(10)]

@@ -25,7 +25,7 @@ async def test_zero_config_hello_binds_the_default_project(server: Any) -> None:
     assert reply["policies"] == []
     assert reply["lockdown"] is False
     assert reply["limits"]["max_frame_bytes"] == 64 * 1024
-    assert reply["heartbeat"] == {"interval_ms": 20_000, "timeout_ms": 45_000}
+    assert reply["heartbeat"] == {"interval_ms": 5_000, "timeout_ms": 15_000}
 
 
 @pytest.mark.parametrize(

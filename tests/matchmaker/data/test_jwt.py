@@ -115,6 +115,47 @@ async def test_a_player_resumes_its_client_and_no_one_else_can(start_server: Any
     assert (back.client_id, back.player_id) == (ana.client_id, "ana")
 
 
+async def test_a_resume_within_the_grace_keeps_the_match_with_a_token_expired_since_hello(
+    start_server: Any,
+) -> None:
+    server = await start_server(GAME, resume_grace_ms=10_000)
+    ana = await server.connect(credential=token(sub="ana", tier="gold"))
+    room = await ana.join("room", create=True)
+    ana.abort()
+    await server.until(lambda: server.plane.core.clients[ana.client_id].away)
+    expired = token(sub="ana", tier="gold", exp=int(time.time()) - 3600)
+    back = await server.connect(credential=expired, resume=(ana.resume_token, ana.last_seq))
+    assert (back.client_id, back.hello_reply["resumed"]) == (ana.client_id, True)
+    await back.send(room["session_id"], "still in")  # the same session, still a member
+    with pytest.raises(MatchmakerError) as caught:
+        await server.connect(credential=expired)
+    assert caught.value.details == {"reason": "expired"}
+
+
+async def test_a_credential_function_is_called_at_every_hello(start_server: Any) -> None:
+    server = await start_server(GAME)
+    issued: list[str] = []
+
+    def fresh() -> str:
+        issued.append(token(sub="ana", n=len(issued)))
+        return issued[-1]
+
+    async def fetched() -> str:
+        return fresh()
+
+    plain = await server.connect(credential=fresh)
+    awaited = await server.connect(credential=fetched)
+    assert len(issued) == 2
+    assert [plain.player_id, awaited.player_id] == ["ana", "ana"]
+    assert [server.plane.core.clients[c.client_id or ""].credential for c in (plain, awaited)] == (
+        issued
+    )
+    with pytest.raises(MatchmakerError) as caught:
+        await server.connect(credential=lambda: 1 / 0)
+    assert caught.value.code == "client.credential"
+    assert "ZeroDivisionError" in str(caught.value)
+
+
 async def test_max_sessions_per_client_counts_the_player_over_connections(
     start_server: Any,
 ) -> None:

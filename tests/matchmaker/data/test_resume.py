@@ -4,12 +4,14 @@ replay, token rotation and its limits, paused entries, heartbeat drops, replaced
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
 from websockets.asyncio.client import connect
 
 from matchmaker.client import Client
+from matchmaker.config import Limits
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import Project
 
@@ -119,12 +121,14 @@ async def test_entries_are_paused_while_away_and_match_on_resume(start_server: A
 
 
 async def test_an_overflowed_buffer_resumes_partially(start_server: Any) -> None:
-    server = await start_server(resume_grace_ms=10_000, resume_buffer=2)
+    """The buffer is bounded in bytes: five messages of about 1.2 KB each, and room for
+    two (``FRAME_OVERHEAD_BYTES`` each included), whatever the ids' lengths."""
+    server = await start_server(resume_grace_ms=10_000, resume_buffer_bytes=2900)
     a, b, session_id = await paired(server)
     b.abort()
     await a.next_event("session.member_status")
     for n in range(5):
-        await a.send(session_id, {"n": n})
+        await a.send(session_id, {"n": n, "pad": "x" * 1000})
     await a.request("ping")  # the sends were handled: all five are numbered for b
     first = b.last_seq + 1
     back = await resume(server, b)
@@ -185,6 +189,36 @@ async def test_a_heartbeat_timeout_is_resumable_and_a_half_open_socket_is_replac
     assert await back.wait_closed() == 3009
     assert again.client_id == hello["client_id"]
     assert room["session_id"] in server.plane.core.clients[again.client_id].sessions
+
+
+async def test_a_half_open_peer_is_noticed_well_inside_the_grace_with_the_default_ratios(
+    start_server: Any,
+) -> None:
+    """The default heartbeat and grace, scaled down 50 times: a peer that stops answering
+    (its socket open, nothing read) is seen away by its session within the heartbeat
+    timeout, well before a grace's worth of silence, and can still resume after that."""
+    defaults = Limits()
+    scaled = {
+        name: getattr(defaults, name) // 50
+        for name in ("heartbeat_interval_ms", "heartbeat_timeout_ms", "resume_grace_ms")
+    }
+    server = await start_server(**scaled)
+    a = await server.connect()
+    room = await a.join("r", create=True)
+    mute = await connect(server.url)  # answers no ping: the server hears nothing more
+    await mute.send('{"id":"h","type":"hello","data":{"v":1}}')
+    hello = json.loads(await mute.recv())["data"]
+    silent_since = time.monotonic()  # its last frame:
+    await mute.send('{"id":"j","type":"session.join","data":{"session":"r"}}')
+    await a.next_event("session.member_joined")
+    away = (await a.next_event("session.member_status")).data
+    noticed_ms = (time.monotonic() - silent_since) * 1000
+    assert (away["client_id"], away["status"]) == (hello["client_id"], "away")
+    assert noticed_ms < scaled["resume_grace_ms"] * 0.75
+    back = await server.connect(resume=(hello["resume_token"], 0))
+    assert back.client_id == hello["client_id"]
+    assert room["session_id"] in server.plane.core.clients[back.client_id].sessions
+    await mute.close()
 
 
 async def test_bye_leaves_at_once_with_nothing_to_resume(server: Any) -> None:

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from matchmaker.config import ServerConfig
+from matchmaker.config import Limits, ServerConfig
 from matchmaker.settings import SettingsError, resolve
+from matchmaker.settings.resolve import liveness_warnings
 
 
 def write(tmp_path: Path, text: str) -> str:
@@ -135,16 +136,16 @@ def test_typed_values_and_text_from_the_environment_still_parse(tmp_path: Path) 
     ("text", "env", "words"),
     [
         (
-            "heartbeat_timeout_ms: 10000\n",
+            "heartbeat_timeout_ms: 4000\n",
             {},
-            [":1: heartbeat_timeout_ms (10000", "(20000, default)"],
+            [":1: heartbeat_timeout_ms (4000", "(5000, default)"],
         ),
         (
-            "port: 1\nheartbeat_interval_ms: 50000\n",
+            "port: 1\nheartbeat_interval_ms: 20000\n",
             {},
-            ["heartbeat_timeout_ms (45000, default)", "(50000, file ", ":2)"],
+            ["heartbeat_timeout_ms (15000, default)", "(20000, file ", ":2)"],
         ),
-        ("", {"MATCHMAKER_HEARTBEAT_TIMEOUT_MS": "20000"}, ["env MATCHMAKER_HEARTBEAT_TIMEOUT_MS"]),
+        ("", {"MATCHMAKER_HEARTBEAT_TIMEOUT_MS": "5000"}, ["env MATCHMAKER_HEARTBEAT_TIMEOUT_MS"]),
     ],
 )
 def test_a_heartbeat_timeout_not_above_the_interval_is_refused(
@@ -155,3 +156,20 @@ def test_a_heartbeat_timeout_not_above_the_interval_is_refused(
     assert caught.value.code == "config.invalid"
     for word in words:
         assert word in caught.value.message
+
+
+def test_by_default_a_half_open_connection_is_noticed_well_inside_the_resume_grace() -> None:
+    """The heartbeat finds a silently dead connection (timeout, checked every quarter
+    interval) within half the grace: its peers see it away early, and it has most of the
+    grace left to come back (docs/operations.md, "Tuning for realtime games")."""
+    limits = Limits()
+    noticed_ms = limits.heartbeat_timeout_ms + limits.heartbeat_interval_ms / 4
+    assert noticed_ms <= limits.resume_grace_ms * 0.6
+    assert liveness_warnings(ServerConfig()) == []
+
+
+def test_a_heartbeat_timeout_not_below_the_grace_is_warned_about() -> None:
+    effective = resolve({"limits.resume_grace_ms": 15_000}, {})
+    (warning,) = effective.warnings
+    assert "heartbeat_timeout_ms (15000) is not below resume_grace_ms (15000)" in warning
+    assert resolve({"limits.resume_grace_ms": 15_001}, {}).warnings == ()

@@ -121,6 +121,34 @@ async def test_unknown_arguments_are_refused_by_name(project: Project, tasks: Pa
     assert (tasks / "002-task.md").read_bytes() == before
 
 
+async def test_tool_arguments_are_flat_on_the_wire(project: Project, tasks: Path) -> None:
+    """Each tool's schema comes from one arguments object, and that object's fields are
+    the tool's top-level arguments: no nesting under a parameter name, no references; a
+    value of the wrong type is refused and writes nothing."""
+    before = (tasks / "002-task.md").read_bytes()
+    server = create_server(loader(Overrides(config=str(project.root / ".tasktool.yaml"))))
+    async with Client(server) as client:
+        schemas = {tool.name: tool.input_schema for tool in (await client.list_tools()).tools}
+        wrong = await client.call_tool("set", {"id": "002", "tags": "not-a-list"})
+        listed = _data(await client.call_tool("list", {"limit": 1, "sort": "-id"}))
+    lists = ("dependencies", "tags", "touches", "context", "pr")
+    assert sorted(schemas["set"]["properties"]) == sorted(
+        [
+            *("id", "title", "status", "priority", "effort", "type", "owner", "phase"),
+            *("parent", "external_id", "created_at", "completed_at", "cancelled_at", "body"),
+            *(name for field in lists for name in (field, f"add_{field}", f"remove_{field}")),
+        ]
+    )
+    assert schemas["set"]["required"] == ["id"]
+    assert schemas["add"]["required"] == ["title"]
+    assert schemas["validate"]["properties"] == {}
+    assert not any("$defs" in schema or "$ref" in str(schema) for schema in schemas.values())
+    assert wrong.is_error
+    assert "tags" in _text(wrong)
+    assert (tasks / "002-task.md").read_bytes() == before
+    assert [task["id"] for task in listed["tasks"]] == ["005"]
+
+
 async def test_every_tool_over_stdio(project: Project, tasks: Path) -> None:
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("TASKTOOL_")},

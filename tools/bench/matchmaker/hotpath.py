@@ -93,11 +93,11 @@ async def measure(number: int, runs: int) -> dict[str, float]:
         ),
         "encode the event once (event_head)": lambda: event_head(event),
         "deliver: encode, seq, replay buffer, metrics, queue": lambda: (
-            plane.deliver_one(recipients, event),
+            plane.deliver_one(recipients, event, time.time_ns() // 1_000_000),
             outbound.clear(),
         ),
         "the same by the shell's short path (relay_local, outside a cluster)": lambda: (
-            plane.relay_local(recipients, event),
+            plane.relay_local(recipients, event, time.time_ns() // 1_000_000),
             outbound.clear(),
         ),
     }

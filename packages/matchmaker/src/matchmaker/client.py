@@ -10,14 +10,19 @@
 Replies that carry an error raise :class:`~matchmaker.errors.MatchmakerError`
 with the server's code; events (pushes) are read with :meth:`Client.next_event`
 or ``async for event in client.events()``.
+
+A ``credential`` is a string or a :data:`CredentialSource`, a function called at every
+``hello`` for the credential to present: a game with short-lived tokens hands over a
+fresh one each time it (re)connects.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import itertools
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
@@ -28,7 +33,11 @@ from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from matchmaker.errors import MatchmakerError
 
-__all__ = ["Client", "Event"]
+__all__ = ["Client", "CredentialSource", "Event"]
+
+CredentialSource = Callable[[], str | Awaitable[str]]
+"""A function (plain or async) returning the credential to present, called at every
+``hello``: where a game fetches a fresh short-lived token."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,13 +88,14 @@ class Client:
         *,
         hello: bool = True,
         project: str | None = None,
-        credential: str | None = None,
+        credential: str | CredentialSource | None = None,
         attributes: dict[str, str | int | float | bool] | None = None,
         open_timeout: float = 10.0,
         resume: tuple[str, int] | None = None,
     ) -> Client:
         """Open a WebSocket to ``url`` and, unless ``hello=False``, complete the handshake
-        (with ``resume=(token, last_seq)``: take back a dropped connection's client)."""
+        (with ``resume=(token, last_seq)``: take back a dropped connection's client).
+        ``credential`` may be a function, called for the credential at every ``hello``."""
         try:
             websocket = await connect(
                 url, compression=None, open_timeout=open_timeout, max_size=None, ping_interval=None
@@ -125,7 +135,7 @@ class Client:
         self,
         *,
         project: str | None = None,
-        credential: str | None = None,
+        credential: str | CredentialSource | None = None,
         attributes: dict[str, str | int | float | bool] | None = None,
         resume: tuple[str, int] | None = None,
     ) -> dict[str, Any]:
@@ -133,12 +143,15 @@ class Client:
 
         ``resume=(token, last_seq)`` resumes: the reply's ``client_id`` is the earlier one,
         and the events after ``last_seq`` follow (``resume.expired`` when it is too late).
+        ``credential`` may be a function (plain or async), called now for the credential
+        to present; one that raises fails the ``hello`` with ``client.credential``.
         """
         data: dict[str, Any] = {"v": 1}
         if project is not None:
             data["project"] = project
-        if credential is not None:
-            data["credential"] = credential
+        presented = await _credential(credential)
+        if presented is not None:
+            data["credential"] = presented
         if attributes:
             data["attributes"] = attributes
         if resume is not None:
@@ -225,7 +238,9 @@ class Client:
         await self.request("session.leave", {"session_id": session_id})
 
     async def send(self, session_id: str, data: Any, *, to: list[str] | None = None) -> None:
-        """``session.send``, fire and forget (errors arrive as ``error`` events)."""
+        """``session.send``, fire and forget: the server's refusal arrives as an ``error``
+        event (it has no reply); on a closed connection this raises ``client.closed``, as
+        every call does."""
         message: dict[str, Any] = {"session_id": session_id, "data": data}
         if to is not None:
             message["to"] = to
@@ -319,6 +334,26 @@ class Client:
                 if not future.done():
                     future.set_exception(closed)
             self._events.put_nowait(None)
+
+
+async def _credential(source: str | CredentialSource | None) -> str | None:
+    """The credential to present now: ``source`` itself, or what calling it returns."""
+    if source is None or isinstance(source, str):
+        return source
+    try:
+        value = source()
+        credential = await value if inspect.isawaitable(value) else value
+    except Exception as error:
+        raise MatchmakerError(
+            f"the credential function failed: {type(error).__name__}: {error}",
+            code="client.credential",
+        ) from error
+    if not isinstance(credential, str):
+        raise MatchmakerError(
+            f"the credential function returned {type(credential).__name__}, not a string",
+            code="client.credential",
+        )
+    return credential
 
 
 def _error(body: Any) -> MatchmakerError:

@@ -33,8 +33,10 @@ class Limits:
     outbound_queue: int = 1024
     handshake_timeout_s: float = 10.0
     entry_ttl_ms: int = 10 * 60 * 1000
-    heartbeat_interval_ms: int = 20_000
-    heartbeat_timeout_ms: int = 45_000
+    # Realtime defaults (docs/operations.md, "Tuning for realtime games"): a half-open
+    # connection is dropped 15 s after its last frame, half the grace before it ends.
+    heartbeat_interval_ms: int = 5_000
+    heartbeat_timeout_ms: int = 15_000
     control_rate_per_s: float = 50.0
     control_burst: int = 100
     send_rate_per_s: float = 500.0
@@ -43,8 +45,8 @@ class Limits:
     max_open_proposals: int = 4
     max_pending_proposals: int = 16
     delegate_grace_ms: int = 5_000
-    resume_grace_ms: int = 20_000
-    resume_buffer: int = 256
+    resume_grace_ms: int = 30_000
+    resume_buffer_bytes: int = 256 * 1024
     rtc_peers_per_connection: int = 1
 
 

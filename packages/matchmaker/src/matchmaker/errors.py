@@ -142,6 +142,7 @@ _CODES: dict[str, ErrorCode] = {
     # -- the Python client -------------------------------------------------------------------
     "client.connect": Code(client=True),
     "client.closed": Code(client=True),
+    "client.credential": Code(client=True),
     # -- matchmaker admin: the command line's own failures -----------------------------------
     "admin.unreachable": Code(admin=True),
     "admin.bad_response": Code(admin=True),

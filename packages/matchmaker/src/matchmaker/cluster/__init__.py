@@ -12,7 +12,7 @@ core stays the one place where matching happens. ::
     routes.py      its state (proxies, entries waiting elsewhere, ...), lookups, actions
     failover.py    its handling of members' deaths and joins, losses and timeouts
     handoff.py     resume on another member than the token's issuer: relay and tunnel
-    membership.py  TTL heartbeat keys: who is alive, who just died
+    membership.py  TTL heartbeat keys: who is alive, who just died (not Redis's restart)
     streams.py     the members' inboxes on Redis Streams
     node.py        ClusterNode: the loops, the outbox, Redis's availability
 

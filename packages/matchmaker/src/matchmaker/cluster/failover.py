@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 
 from matchmaker.cluster.messages import (
     Command,
+    Forgot,
     Message,
 )
 from matchmaker.cluster.ring import node_of, pool_key
@@ -25,6 +26,7 @@ from matchmaker.cluster.routes import (
     Action,
     Deliver,
     Perform,
+    Post,
     Routes,
     Waiting,
     pool_command,
@@ -80,16 +82,30 @@ class Failover(Routes):
         """
         self.live = frozenset(live)
         joined = set(joined)
+        # Found dead here, yet back: it must forget this member's clients as this one
+        # forgot its own (it may not know it was found dead).
+        forgot: list[Action] = [Post(node, Forgot()) for node in sorted(joined & self.departed)]
         self.departed -= joined
         unseen = {home for home, _ in self.proxies.values()} - self.live
         died = sorted({*died, *unseen})
         if not joined and not died:
             return NOTHING
         self._owners.clear()
-        out: list[Action] = []
+        out = forgot
         for node in died:
             out.extend(self._member_died(node, now_ms))
         out.extend(self._rebalance(local_clients, now_ms))
+        return out
+
+    def _forgot(self, sender: str, message: Forgot, now_ms: int) -> Sequence[Action]:
+        """``sender`` found this member dead (it stalled, or lost Redis, past the member
+        TTL) and forgot its clients, ending their sessions there: this member forgets
+        ``sender``'s likewise, so every client of a session the two shared is told it
+        ended (``member_left``) instead of having its sends refused, and its entries
+        that waited at ``sender`` are entered there again."""
+        out = list(self._member_died(sender, now_ms))
+        self.departed.discard(sender)  # alive: its messages count again
+        out.extend(self._rebalance((), now_ms))
         return out
 
     def _member_died(self, node: str, now_ms: int) -> Sequence[Action]:

@@ -72,7 +72,7 @@ class Pipe(Protocol):
 
     def on_frame(self, frame: str | bytes) -> None: ...
 
-    def perform(self, effects: list[Effect]) -> None: ...
+    def perform(self, effects: list[Effect], now_ms: int) -> None: ...
 
     def relay_to(self, relay: _Relay) -> None: ...
 
@@ -149,7 +149,9 @@ class Handoff:
         connection = self._open_remote(self._sender(relay_node, tunnel))
         self._tunnels[tunnel] = (relay_node, connection)
         hello = codec.decode_value(message.hello)
-        connection.perform(connection.conversation.receive(hello, message.request_id, now_ms))
+        connection.perform(
+            connection.conversation.receive(hello, message.request_id, now_ms), now_ms
+        )
 
     def _sender(self, relay_node: str, tunnel: str) -> Send:
         """The tunnel connection's ``send``: its frames and its close go to the relay."""
@@ -177,7 +179,7 @@ class Handoff:
         for relay in list(self._relays.values()):
             relay.unreachable()
 
-    def member_died(self, node: str) -> None:
+    def member_died(self, node: str, now_ms: int) -> None:
         """Close the tunnels whose relay was ``node`` (their clients are away, resumable
         elsewhere) and the relays to ``node`` as issuer (their clients are gone)."""
         for tunnel, (relay_node, connection) in list(self._tunnels.items()):
@@ -185,7 +187,7 @@ class Handoff:
                 del self._tunnels[tunnel]
                 connection.close(closecodes.GOING_AWAY, "the relaying process is gone")
         for relay in [r for r in self._relays.values() if r.issuer == node]:
-            relay.issuer_died()
+            relay.issuer_died(now_ms)
 
 
 class _Relay:
@@ -222,7 +224,7 @@ class _Relay:
         if self._relays.pop(self.tunnel, None) is not None:
             self.connection.close(closecodes.GOING_AWAY, "the client's process is unreachable")
 
-    def issuer_died(self) -> None:
+    def issuer_died(self, now_ms: int) -> None:
         """The client's state died with the issuer: an unanswered resume is
         ``resume.expired``, a resumed client's connection closes."""
         if self._relays.pop(self.tunnel, None) is None:
@@ -230,7 +232,7 @@ class _Relay:
         if self.answered:
             self.connection.close(closecodes.GOING_AWAY, "the client's process is gone")
         else:
-            self.connection.perform(resume_refused(self.request_id))
+            self.connection.perform(resume_refused(self.request_id), now_ms)
 
 
 # Each tunnel message and its handler.

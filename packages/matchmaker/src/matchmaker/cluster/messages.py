@@ -11,7 +11,9 @@ Between members, about a client (``client`` is its id, ``home`` the member it is
 connected to): :class:`Command` goes to the member that owns what it is about,
 :class:`Answers` back to the home, :class:`Events` to the members whose clients
 an event addresses; :class:`Gone`, :class:`Away`, :class:`Back` and
-:class:`Withdraw` follow the client at the members holding a proxy of it. The
+:class:`Withdraw` follow the client at the members holding a proxy of it.
+:class:`Forgot` tells a member, back after its peers found it dead, that the
+sender forgot its clients. The
 backfill messages carry a session's open seats to its pool's owner when that is
 another member: :class:`Opening` and :class:`Unmirror` (host to owner), :class:`Offer` (owner
 to host), :class:`Seated` (host to owner), :class:`Unseat` (owner to host), :class:`Told`
@@ -33,6 +35,7 @@ __all__ = [
     "Command",
     "Entry",
     "Events",
+    "Forgot",
     "Gone",
     "Message",
     "Offer",
@@ -173,6 +176,13 @@ class Told(_Message, tag="told", frozen=True):
     client: str
 
 
+class Forgot(_Message, tag="forgot", frozen=True):
+    """The sender found the receiver dead (it stopped renewing its key) and forgot its
+    clients: their proxies, and its own clients' sessions at the receiver. The receiver,
+    alive after all, forgets the sender's likewise, so that every client of a session
+    the two shared is told it ended, as a death would tell it."""
+
+
 class TunnelOpen(_Message, tag="topen", frozen=True):
     """A resuming ``hello`` (request ``request_id``), for the member that issued its token."""
 
@@ -225,6 +235,7 @@ Message = (
     | Seated
     | Unseat
     | Told
+    | Forgot
     | TunnelOpen
     | TunnelFrame
     | TunnelEnd

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 from matchmaker.asgi import Send
 from matchmaker.cluster import messages
 from matchmaker.cluster.handoff import TUNNEL_MESSAGES, Handoff, Pipe
-from matchmaker.cluster.membership import HEARTBEAT_S, Membership
+from matchmaker.cluster.membership import HEARTBEAT_S, RETRY_S, Membership
 from matchmaker.cluster.messages import Message
 from matchmaker.cluster.routing import Action, Deliver, Perform, Post, Router
 from matchmaker.cluster.streams import Inbox, Outbound, connection
@@ -61,11 +61,13 @@ class Plane(Protocol):
     config: ServerConfig
     clients: dict[str, Any]  # the local clients' connections, by client id
 
-    def deliver_one(self, recipients: Sequence[str], event: Event, *, remote: bool = True) -> None:
+    def deliver_one(
+        self, recipients: Sequence[str], event: Event, now_ms: int, *, remote: bool = True
+    ) -> None:
         """Queue ``event`` for the local ``recipients`` (and, if ``remote``, route the rest)."""
         ...
 
-    def perform_for(self, client_id: str, effects: list[Effect]) -> None:
+    def perform_for(self, client_id: str, effects: list[Effect], now_ms: int) -> None:
         """Carry out ``effects`` on a local client's connection, if it is still open."""
         ...
 
@@ -92,8 +94,7 @@ async def open_cluster(url: str, name: str) -> ClusterNode:
         commands, writer, reader, name=name, node=secrets.token_hex(4), errors=RedisError
     )
     try:
-        await node.membership.beat()
-        await node.membership.poll()
+        await node.membership.poll(_wall_clock_ms())
     except (RedisError, OSError) as exc:
         await node.close()
         raise MatchmakerError(
@@ -209,60 +210,61 @@ class ClusterNode:
         )
         if actions is None:
             return False
-        self._run(actions)
+        self._run(actions, now_ms)
         return True
 
-    def deliver_remote(self, recipients: Sequence[str], event: Event) -> None:
+    def deliver_remote(self, recipients: Sequence[str], event: Event, now_ms: int) -> None:
         """Route an event to the members whose clients it addresses (not connected here)."""
-        self._run(self._routing().deliver_remote(recipients, event))
+        self._run(self._routing().deliver_remote(recipients, event), now_ms)
 
-    def observe(self, recipients: Sequence[str], event: Event) -> None:
+    def observe(self, recipients: Sequence[str], event: Event, now_ms: int) -> None:
         """Follow what local clients are told: their remote sessions and waiting entries."""
         actions = self._routing().observe(recipients, event)
         if actions:
-            self._run(actions)
+            self._run(actions, now_ms)
 
-    def client_gone(self, client_id: str) -> None:
+    def client_gone(self, client_id: str, now_ms: int) -> None:
         """A local client disconnected for good: every member holding a proxy drops it."""
-        self._run(self._routing().client_gone(client_id))
+        self._run(self._routing().client_gone(client_id), now_ms)
 
-    def client_away(self, client_id: str) -> None:
+    def client_away(self, client_id: str, now_ms: int) -> None:
         """A local client's connection dropped and it is parked: its proxies pause too."""
-        self._run(self._routing().client_away(client_id))
+        self._run(self._routing().client_away(client_id), now_ms)
 
-    def client_attached(self, client_id: str) -> None:
+    def client_attached(self, client_id: str, now_ms: int) -> None:
         """A local client has a connection again: its proxies hear it is ``back``."""
-        self._run(self._routing().client_attached(client_id, _wall_clock_ms()))
+        self._run(self._routing().client_attached(client_id, now_ms), now_ms)
 
-    def resume_elsewhere(self, connection: Pipe, effect: ResumeElsewhere) -> None:
+    def resume_elsewhere(self, connection: Pipe, effect: ResumeElsewhere, now_ms: int) -> None:
         """``hello`` resumes with a token of ``effect.issuer``: relay the connection there
         (or refuse it, as the router says)."""
         refused = self._routing().resume_elsewhere(effect, sendable=self.available)
         if refused is None:
             self._handoff.relay(connection, effect)
         else:
-            connection.perform(refused)
+            connection.perform(refused, now_ms)
 
     # -- carrying out the router's actions ------------------------------------------------
 
-    def _run(self, actions: Sequence[Action]) -> None:
+    def _run(self, actions: Sequence[Action], now_ms: int) -> None:
+        """Carry out the router's ``actions``, decided at ``now_ms``."""
         plane = self._bound()
         for action in actions:
             match action:
                 case Post(node=node, message=message):
                     self._post(node, message, None)
                 case Perform(client_id=client_id, effects=effects):
-                    plane.perform_for(client_id, effects)
+                    plane.perform_for(client_id, effects, now_ms)
                 case Deliver(deliveries=deliveries, remote=remote):
                     for recipients, event in deliveries:
-                        plane.deliver_one(recipients, event, remote=remote)
+                        plane.deliver_one(recipients, event, now_ms, remote=remote)
 
     def _post(self, node: str, message: Message, fail: Callable[[], None] | None) -> None:
         """Queue ``message`` for ``node``; if Redis does not take it, ``fail`` runs (the
         router's :meth:`~.routing.Router.lost` when there is none)."""
-        if node in self._routing().departed:
-            return  # writing would only recreate the deleted inbox of a member that died
-        if not self.available:
+        if node in self._routing().departed or not self.available:
+            # Not written (to a member that died, it would only recreate its deleted inbox):
+            # answered as a message Redis did not take, so no request is left waiting.
             self._failed(message, fail)
             return
         self._outbox.append((node, message, fail))
@@ -272,7 +274,8 @@ class ClusterNode:
         if fail is not None:
             fail()
         else:
-            self._run(self._routing().lost(message, _wall_clock_ms()))
+            now_ms = _wall_clock_ms()
+            self._run(self._routing().lost(message, now_ms), now_ms)
 
     def _routing(self) -> Router:
         router = self._router
@@ -347,31 +350,34 @@ class ClusterNode:
                 if isinstance(message, TUNNEL_MESSAGES):
                     self._handoff.handle(message, now_ms)
                 else:
-                    self._run(router.receive(sender, message, now_ms))
+                    self._run(router.receive(sender, message, now_ms), now_ms)
             except Exception:
                 _log.exception("cannot handle a cluster message")
 
     async def _membership_loop(self) -> None:
         while True:
             try:
-                await self.membership.beat()
-                joined, died = await self.membership.poll()
+                change = await self.membership.poll(_wall_clock_ms())
             except self._errors:
                 self._set_available(False)
             else:
                 self._set_available(True)
-                self._members_changed(joined, died)
-            self._run(self._routing().expire(_wall_clock_ms()))
-            await asyncio.sleep(HEARTBEAT_S)
+                self._members_changed(change.joined, change.died)
+            now_ms = _wall_clock_ms()
+            self._run(self._routing().expire(now_ms), now_ms)
+            # While Redis does not answer, try again soon: back, this member is in the
+            # registry again before its peers' patience (the member TTL) runs out.
+            await asyncio.sleep(HEARTBEAT_S if self.available else RETRY_S)
 
     def _members_changed(self, joined: frozenset[str], died: frozenset[str]) -> None:
         for node in sorted(died):
             _log.warning("cluster member %s is gone", node)
         live, local = self.membership.live, list(self._bound().clients)
-        actions = self._routing().members_changed(live, joined, died, local, _wall_clock_ms())
+        now_ms = _wall_clock_ms()
+        actions = self._routing().members_changed(live, joined, died, local, now_ms)
         for node in sorted(died):
-            self._handoff.member_died(node)
-        self._run(actions)
+            self._handoff.member_died(node, now_ms)
+        self._run(actions, now_ms)
 
 
 def _wall_clock_ms() -> int:

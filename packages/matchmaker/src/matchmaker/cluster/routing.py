@@ -43,6 +43,7 @@ from matchmaker.cluster.messages import (
     Back,
     Command,
     Events,
+    Forgot,
     Gone,
     Message,
     Offer,
@@ -465,4 +466,5 @@ _HANDLERS: dict[type, Callable[[Router, str, Any, int], Sequence[Action]]] = {
     Seated: Router._seated,
     Unseat: Router._unseat,
     Told: Router._told,
+    Forgot: Router._forgot,
 }

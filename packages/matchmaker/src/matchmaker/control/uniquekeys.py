@@ -23,7 +23,9 @@ __all__ = ["check_unique_keys"]
 class _Repeated(dict[str, Any]):
     """An object in which ``key`` appeared more than once."""
 
-    key: str
+    def __init__(self, pairs: dict[str, Any], key: str) -> None:
+        super().__init__(pairs)
+        self.key = key
 
 
 def check_unique_keys(body: bytes) -> None:
@@ -46,9 +48,7 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
         if key in result:
-            repeated = _Repeated(result)
-            repeated.key = key
-            return repeated
+            return _Repeated(result, key)
         result[key] = value
     return result
 

@@ -375,6 +375,7 @@ class Conversation:
             require_declared=self._require_declared,
             now_ms=now_ms,
             limits=limits,
+            resuming=hello.resume is not None,
         )
         attributes = check_attributes(hello.attributes or {}, identity, limits)
         player_id = None if identity is None else identity.player_id
@@ -382,7 +383,9 @@ class Conversation:
             issuer = self.core.resumption.elsewhere(hello.resume.token)
             if issuer is not None:
                 return [ResumeElsewhere(request_id, hello, issuer)]
-            return self._resume(hello.resume, project, player_id, request_id, now_ms)
+            return self._resume(
+                hello.resume, project, player_id, request_id, now_ms, credential=hello.credential
+            )
         client = self.core.connect(project.id, hello.credential, attributes, player_id)
         self.client = client
         token = self.core.resumption.issue(client.client_id, project.id)
@@ -403,12 +406,15 @@ class Conversation:
         player_id: str | None,
         request_id: str | None,
         now_ms: int,
+        *,
+        credential: str | None,
     ) -> list[Effect]:
         """``hello`` with ``resume``: take back the client of an earlier connection (its
         id, entries, sessions and event numbering), replay what it missed, rotate the
         token. An unknown, used or expired token, one of another Project, or one of a
         client that was another player (token ``sub``), is ``resume.expired`` and closes
-        4004: the client must start afresh."""
+        4004: the client must start afresh. The credential this ``hello`` presented (a
+        fresh token, say) is the client's from now on, for the checks of later requests."""
         holder = self.core.clients.get(self.core.resumption.holder(resume.token) or "")
         if holder is not None and holder.player_id != player_id:
             return resume_refused(request_id)
@@ -416,6 +422,7 @@ class Conversation:
         if taken is None:
             return resume_refused(request_id)
         client = self.core.clients[taken.outbox.client_id]
+        client.credential = credential
         self.client = client
         welcome = Welcome(
             client.client_id,

@@ -36,6 +36,7 @@ def resolve_hello(
     require_declared: bool,
     now_ms: int,
     limits: Limits,
+    resuming: bool = False,
 ) -> tuple[Project, Identity | None]:
     """The Project a ``hello`` binds to, by the design's rules, and the identity a token
     proves (``None`` for a shared secret or no credential).
@@ -48,12 +49,15 @@ def resolve_hello(
        never at every Project's.
     3. Any other credential is ``auth.invalid_credential``.
     4. Otherwise ``project`` (absent: ``default``), admitted by :func:`current_project`.
+
+    ``resuming`` (the ``hello`` carries a resume token): a token's ``exp`` is not checked
+    (:func:`~matchmaker.core.tokens.verify`).
     """
     if credential is not None:
         bound = directory.project_for_secret(credential)
         if bound is None and looks_like_token(credential):
             project = _token_project(directory, project_id, credential)
-            return project, verify(project, credential, now_ms, limits)
+            return project, verify(project, credential, now_ms, limits, resuming=resuming)
         if bound is None:
             raise MatchmakerError(
                 "the credential is not bound to any Project", code="auth.invalid_credential"

@@ -1,8 +1,11 @@
 """Reconnect and resume, sans I/O: resume tokens, per-client event numbering and replay.
 
 Every client past ``hello`` has an :class:`Outbox`: its resume token, the
-``seq`` of its last event and the last ``resume_buffer`` event frames (opaque
-text the shell encoded). Numbering lives here, not on the connection, so a
+``seq`` of its last event and its recent event frames (opaque text the shell
+encoded), bounded by a :class:`ReplayBound`: bytes and age, not a count, since
+what a resume needs is the traffic of a span of time (a client out of touch for
+the heartbeat timeout and then away for the grace), whatever the event rate.
+Numbering lives here, not on the connection, so a
 client that reconnects continues its sequence. After an unclean disconnect
 the client is *parked* until a deadline (``resume_grace_ms``); ``hello`` with
 ``resume {token, last_seq}`` takes the outbox back, the frames after
@@ -19,12 +22,34 @@ from __future__ import annotations
 import heapq
 import itertools
 import secrets
-from collections import deque
 from dataclasses import dataclass, field
 
 from matchmaker.errors import MatchmakerError
 
-__all__ = ["Outbox", "Resumption", "Taken"]
+__all__ = ["FRAME_OVERHEAD_BYTES", "Outbox", "ReplayBound", "Resumption", "Taken"]
+
+FRAME_OVERHEAD_BYTES = 64
+"""What a kept frame costs beyond its characters (a str's header, 49 bytes for ASCII, and
+its slot in the list), counted against the byte bound so that a flood of tiny frames is
+bounded in memory too."""
+_OVERHEAD = FRAME_OVERHEAD_BYTES  # read on every stamp
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayBound:
+    """How much of its recent traffic each outbox keeps: at most ``max_bytes`` (frames'
+    characters plus :data:`FRAME_OVERHEAD_BYTES` each), and frames no older than ``max_age_ms``.
+
+    No time is kept per frame (a stamp costs a comparison, not a tuple): every half
+    ``max_age_ms``, at a stamp, the outbox notes a boundary (the last seq stamped so far, and
+    the time), and frames are dropped through a boundary once it is ``max_age_ms`` old. So a
+    frame is kept at least ``max_age_ms`` unless the byte bound drops it first, and at most
+    1.5 times as long while events keep coming; an outbox that stops receiving keeps what
+    it holds (within the bytes) until its next event.
+    """
+
+    max_bytes: int
+    max_age_ms: int
 
 
 @dataclass(slots=True, eq=False)
@@ -36,17 +61,61 @@ class Outbox:
     token: str
     # The last frames sent, oldest first: their seqs run up to ``seq`` without a gap, so a
     # frame's seq is its place (no (seq, frame) pair to build and free per event).
-    frames: deque[str]
+    frames: list[str]  # a list, not a deque: batches leave it by a slice, in C
+    bound: ReplayBound
     seq: int = 0
     parked_until_ms: int | None = None  # epoch milliseconds; None while connected
+    kept_bytes: int = 0  # what ``frames`` costs against ``bound.max_bytes``
+    # Age boundaries: frames through ``*_seq`` were stamped by ``*_ms`` (epoch milliseconds).
+    next_boundary_ms: int = 0
+    newer_seq: int = 0
+    newer_ms: int = 0
+    older_seq: int = 0
+    older_ms: int = 0
 
-    def stamp(self, head: str) -> str:
-        """The event ``head`` (encoded without its closing brace) with the next ``seq``;
-        kept for replay (the oldest kept frame is dropped when the buffer is full)."""
+    def stamp(self, head: str, now_ms: int) -> str:
+        """The event ``head`` (encoded without its closing brace) with the next ``seq``,
+        stamped at ``now_ms`` (epoch milliseconds); kept for replay within the bound (the
+        oldest kept frames are dropped first)."""
         seq = self.seq = self.seq + 1
         frame = f'{head},"seq":{seq}}}'
         self.frames.append(frame)
+        kept = self.kept_bytes = self.kept_bytes + len(frame) + _OVERHEAD
+        # Both checks fail on almost every stamp: the trimming is done in batches.
+        if kept > self.bound.max_bytes or now_ms >= self.next_boundary_ms:
+            self._trim(now_ms)
         return frame
+
+    def _trim(self, now_ms: int) -> None:
+        """Drop what the bound no longer allows: when a boundary is due, the frames through
+        the newest boundary ``max_age_ms`` old, and a new boundary is noted; past the bytes,
+        the oldest frames down to 7/8 of them (so a full buffer trims once per eighth, not
+        at every stamp)."""
+        bound = self.bound
+        if now_ms >= self.next_boundary_ms:
+            if now_ms - self.newer_ms >= bound.max_age_ms:
+                self._drop_through(self.newer_seq)
+            elif now_ms - self.older_ms >= bound.max_age_ms:
+                self._drop_through(self.older_seq)
+            self.older_seq, self.older_ms = self.newer_seq, self.newer_ms
+            self.newer_seq, self.newer_ms = self.seq - 1, now_ms
+            self.next_boundary_ms = now_ms + bound.max_age_ms // 2
+        if self.kept_bytes > bound.max_bytes:
+            target = bound.max_bytes - bound.max_bytes // 8
+            while self.kept_bytes > target:  # then frames is not empty
+                # As many frames as the excess at their average cost; again if short.
+                count = len(self.frames) * (self.kept_bytes - target) // self.kept_bytes
+                self._drop(count + 1)
+
+    def _drop_through(self, last: int) -> None:
+        self._drop(last - (self.seq - len(self.frames)))
+
+    def _drop(self, count: int) -> None:
+        """Drop the ``count`` oldest frames (fewer if there are fewer; none if negative)."""
+        frames = self.frames
+        count = max(0, min(count, len(frames)))
+        self.kept_bytes -= sum(map(len, frames[:count])) + count * _OVERHEAD
+        del frames[:count]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,8 +132,8 @@ class Taken:
 class Resumption:
     """Every client's outbox, by client id and by token, and the grace deadlines."""
 
-    def __init__(self, buffer: int, grace_ms: int, issuer: str | None = None) -> None:
-        self.buffer = buffer
+    def __init__(self, bound: ReplayBound, grace_ms: int, issuer: str | None = None) -> None:
+        self.bound = bound
         self.grace_ms = grace_ms
         self._prefix = "" if issuer is None else f"{issuer}."
         self.outboxes: dict[str, Outbox] = {}
@@ -75,7 +144,7 @@ class Resumption:
     def issue(self, client_id: str, project_id: str) -> str:
         """A new client's outbox; returns its first token."""
         token = self._new_token()
-        self.outboxes[client_id] = Outbox(client_id, project_id, token, deque(maxlen=self.buffer))
+        self.outboxes[client_id] = Outbox(client_id, project_id, token, [], self.bound)
         self._tokens[token] = client_id
         return token
 

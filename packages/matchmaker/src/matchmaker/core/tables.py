@@ -17,7 +17,7 @@ from matchmaker.config import Limits
 from matchmaker.core.backfill import Backfills
 from matchmaker.core.events import Delivery
 from matchmaker.core.pools import PoolKey
-from matchmaker.core.resume import Resumption
+from matchmaker.core.resume import ReplayBound, Resumption
 from matchmaker.core.state import ClientState, Entry, Pool, Session
 
 __all__ = ["Tables"]
@@ -39,7 +39,11 @@ class Tables:
         self.rooms: dict[tuple[str, str], Session] = {}
         # (project id, player id) -> the connected (or away) clients of that player
         self.players: dict[tuple[str, str], set[str]] = {}
-        self.resumption = Resumption(limits.resume_buffer, limits.resume_grace_ms, issuer=node)
+        # A client is out of touch for up to the heartbeat timeout before it is parked,
+        # then away for up to the grace: what it may ask to have replayed spans both.
+        replay_age_ms = limits.heartbeat_timeout_ms + limits.resume_grace_ms
+        bound = ReplayBound(limits.resume_buffer_bytes, replay_age_ms)
+        self.resumption = Resumption(bound, limits.resume_grace_ms, issuer=node)
         self._node = node if node is not None else secrets.token_hex(3)
         self._counter = itertools.count(1)
         self._expiry: list[tuple[int, int, Entry]] = []

@@ -96,13 +96,22 @@ def unverified_issuer(token: str) -> str | None:
     return issuer if isinstance(issuer, str) else None
 
 
-def verify(project: Project, token: str, now_ms: int, limits: Limits) -> Identity:
+def verify(
+    project: Project, token: str, now_ms: int, limits: Limits, *, resuming: bool = False
+) -> Identity:
     """The identity in ``token`` if one of the Project's jwt keys verifies it at ``now_ms``
-    (epoch milliseconds, the core's clock), else ``auth.invalid_credential``."""
+    (epoch milliseconds, the core's clock), else ``auth.invalid_credential``.
+
+    ``resuming``: the token comes with a resume token, which proves the connection, so its
+    ``exp`` is not held against it (every other check is): a token verified at ``hello``
+    holds for the connection (:func:`signed_by`), and a resume continues that connection,
+    so a network blip after ``exp`` does not end a client that staying connected would
+    have kept. The resume token alone admits no one: it is single-use, rotated at every
+    resume, bound to the Project and to the token's ``sub``, and dies with the grace."""
     now_s = now_ms / 1000  # what a JWT's time claims count in
     key, claims = _decode(project.jwt_keys(), token)
     expires = _time_claim(claims, "exp")
-    if expires is not None and expires <= now_s - LEEWAY_S:
+    if expires is not None and expires <= now_s - LEEWAY_S and not resuming:
         raise invalid_credential("expired", "the token has expired")
     starts = _time_claim(claims, "nbf")
     if starts is not None and starts > now_s + LEEWAY_S:

@@ -80,7 +80,7 @@ class Hub(Protocol):
     observer: DataObserver
     recorder: ArrivalRecorder | None  # --record-arrivals: told of each pool entered
 
-    def attach(self, connection: Connection) -> None:
+    def attach(self, connection: Connection, now_ms: int) -> None:
         """The connection completed ``hello``: route its client's events to it."""
         ...
 
@@ -88,12 +88,13 @@ class Hub(Protocol):
         """The connection is closing: its client leaves the core."""
         ...
 
-    def deliver_one(self, recipients: Sequence[str], event: Event) -> None:
-        """Queue one event on each recipient's connection."""
+    def deliver_one(self, recipients: Sequence[str], event: Event, now_ms: int) -> None:
+        """Queue one event on each recipient's connection (kept for replay as of ``now_ms``)."""
         ...
 
-    def relay_local(self, recipients: list[str], event: MessageRelayed) -> None:
-        """:meth:`deliver_one` for a relayed message, outside a cluster."""
+    def relay_local(self, recipients: list[str], event: MessageRelayed, now_ms: int) -> None:
+        """:meth:`deliver_one` for a relayed message, outside a cluster, sent at ``now_ms``
+        (the frame's arrival, already read)."""
         ...
 
     @property
@@ -105,7 +106,9 @@ class Hub(Protocol):
         """Answer a WebRTC offer (``rtc.offer``) on ``connection``, in the background."""
         ...
 
-    def resume_elsewhere(self, connection: Connection, effect: ResumeElsewhere) -> None:
+    def resume_elsewhere(
+        self, connection: Connection, effect: ResumeElsewhere, now_ms: int
+    ) -> None:
         """In a cluster: hand ``connection`` over to the member that issued its token."""
         ...
 
@@ -198,15 +201,15 @@ class Connection:
         """A frame was queued or the close is due: the transport sends what it can."""
         raise NotImplementedError
 
-    def perform(self, effects: list[Effect]) -> None:
-        """Carry out what the conversation returned, in order."""
+    def perform(self, effects: list[Effect], now_ms: int) -> None:
+        """Carry out what the conversation returned at ``now_ms``, in order."""
         # Deliveries go out even once this connection closed: peers' events must not be lost
         # because this client's own queue overflowed.
         deliver_one = self._hub.deliver_one
         for effect in effects:
             # A delivery (the one effect of a relayed message) skips the match's class tests.
             if type(effect) is tuple:
-                deliver_one(*effect)
+                deliver_one(*effect, now_ms)
                 continue
             match effect:
                 case Reply(request_id=request_id, answer=answer):
@@ -223,7 +226,7 @@ class Connection:
                         self.entered.pop(answer.pool, None)
                     elif kind is Welcome and self.close_code is None:
                         self._handshake_timer.cancel()
-                        self._hub.attach(self)
+                        self._hub.attach(self, now_ms)
                 case Refuse(request_id=request_id, error=error):
                     self._hub.observer.refused(error.code)
                     self.push(error_frame(request_id, error))
@@ -234,7 +237,7 @@ class Connection:
                 case OpenChannel(request_id=request_id, sdp=sdp):
                     self._hub.open_channel(self, request_id, sdp)
                 case ResumeElsewhere():
-                    self._hub.resume_elsewhere(self, effect)
+                    self._hub.resume_elsewhere(self, effect, now_ms)
                 case Replay(frames=frames, missed=missed):
                     if missed is not None:
                         self.push(partial_frame(*missed))
@@ -242,7 +245,7 @@ class Connection:
                         self.push(frame)
 
     def _handshake_expired(self) -> None:
-        self.perform(self.conversation.handshake_expired())
+        self.perform(self.conversation.handshake_expired(), _time_ns() // 1_000_000)
 
     # -- inbound --------------------------------------------------------------------------
 
@@ -265,7 +268,7 @@ class Connection:
                 code="protocol.too_large",
                 details={"limit": limit},
             )
-            self.perform(conversation.refuse(None, error, now_ms))
+            self.perform(conversation.refuse(None, error, now_ms), now_ms)
             return
         if isinstance(frame, bytes):
             # Frames go out as text: bytes that are not UTF-8 (which a relayed ``data``
@@ -274,7 +277,7 @@ class Connection:
                 frame = frame.decode()
             except UnicodeDecodeError:
                 error = MatchmakerError("frame is not UTF-8", code="protocol.bad_request")
-                self.perform(conversation.refuse(None, error, now_ms))
+                self.perform(conversation.refuse(None, error, now_ms), now_ms)
                 return
         if self.relay is not None:
             self.relay.frame(frame)
@@ -285,7 +288,7 @@ class Connection:
             # msgspec raises RecursionError for nesting deeper than it recurses (``Any``
             # and ``Raw`` fields): bad input like any other, not a fault.
             request_id, coded = _undecodable(frame, error)
-            self.perform(conversation.refuse(request_id, coded, now_ms))
+            self.perform(conversation.refuse(request_id, coded, now_ms), now_ms)
             return
         forward = self._hub.forward
         try:
@@ -309,11 +312,11 @@ class Connection:
             # goes the plane's shortest way.
             recipients, event = effects[0]
             if forward is None and type(event) is MessageRelayed:
-                self._hub.relay_local(recipients, event)  # type: ignore[arg-type]
+                self._hub.relay_local(recipients, event, now_ms)  # type: ignore[arg-type]
             else:
-                self._hub.deliver_one(recipients, event)
+                self._hub.deliver_one(recipients, event, now_ms)
         else:
-            self.perform(effects)
+            self.perform(effects, now_ms)
 
 
 def _byte_size(frame: str | bytes) -> int:

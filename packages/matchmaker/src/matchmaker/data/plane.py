@@ -61,27 +61,29 @@ class ClusterHooks(Protocol):
         """Send a request that another process owns there; ``False``: handle it here."""
         ...
 
-    def deliver_remote(self, recipients: Sequence[str], event: Event) -> None:
+    def deliver_remote(self, recipients: Sequence[str], event: Event, now_ms: int) -> None:
         """Route an event to clients that are not connected here."""
         ...
 
-    def observe(self, recipients: Sequence[str], event: Event) -> None:
+    def observe(self, recipients: Sequence[str], event: Event, now_ms: int) -> None:
         """See an event delivered to local clients."""
         ...
 
-    def client_gone(self, client_id: str) -> None:
+    def client_gone(self, client_id: str, now_ms: int) -> None:
         """A local client left the core."""
         ...
 
-    def client_away(self, client_id: str) -> None:
+    def client_away(self, client_id: str, now_ms: int) -> None:
         """A local client's connection dropped: it is away for the resume grace."""
         ...
 
-    def client_attached(self, client_id: str) -> None:
+    def client_attached(self, client_id: str, now_ms: int) -> None:
         """A local client has a connection (again, if it resumed)."""
         ...
 
-    def resume_elsewhere(self, connection: Connection, effect: ResumeElsewhere) -> None:
+    def resume_elsewhere(
+        self, connection: Connection, effect: ResumeElsewhere, now_ms: int
+    ) -> None:
         """Hand ``connection`` over to the member that issued its resume token."""
         ...
 
@@ -156,7 +158,7 @@ class DataPlane:
 
     def _on_project_changed(self, project_id: str, project: Project | None) -> None:
         """Clients waiting under a changed or removed policy are told (``pool.closed``)."""
-        self.deliver(self.core.close_changed_policies(project_id, project))
+        self.deliver(self.core.close_changed_policies(project_id, project), _wall_clock_ms())
 
     async def _watch_shutdown(self) -> None:
         await self.shutdown.wait()
@@ -167,12 +169,12 @@ class DataPlane:
         while True:
             await asyncio.sleep(EXPIRY_TICK_S)
             now_ms = _wall_clock_ms()
-            self.deliver(self.core.expire(now_ms))
+            self.deliver(self.core.expire(now_ms), now_ms)
             gone, deliveries = self.core.end_grace(now_ms)
-            self.deliver(deliveries)
+            self.deliver(deliveries, now_ms)
             if self.cluster is not None:
                 for client_id in gone:
-                    self.cluster.client_gone(client_id)
+                    self.cluster.client_gone(client_id, now_ms)
 
     async def _heartbeat_loop(self) -> None:
         # Only silent clients are pinged, a few at a time as they fall silent: a busy
@@ -184,11 +186,11 @@ class DataPlane:
             for connection in list(self.clients.values()):
                 effect = connection.conversation.heartbeat(now_ms)
                 if effect is not None:
-                    connection.perform([effect])
+                    connection.perform([effect], now_ms)
 
     # -- membership -----------------------------------------------------------------------
 
-    def attach(self, connection: Connection) -> None:
+    def attach(self, connection: Connection, now_ms: int) -> None:
         """A connection completed ``hello``. A resume that took the client from a connection
         still open (half-open TCP, say) closes that one with 3009, leaving the client be."""
         client_id = connection.client_id
@@ -201,7 +203,7 @@ class DataPlane:
         client = connection.conversation.client
         assert client is not None
         if self.cluster is not None:
-            self.cluster.client_attached(client_id)
+            self.cluster.client_attached(client_id, now_ms)
         _log.info(
             "client connected",
             extra=fields(event="hello", client=client_id, project=client.project_id),
@@ -229,25 +231,30 @@ class DataPlane:
         code = connection.close_code
         resumable = code is not None and code != closecodes.NORMAL and code < closecodes.BYE
         resumable = resumable and not self.shutdown.is_set()  # nothing survives a shutdown
-        self.deliver(connection.conversation.disconnect(_wall_clock_ms(), resumable=resumable))
+        now_ms = _wall_clock_ms()
+        self.deliver(connection.conversation.disconnect(now_ms, resumable=resumable), now_ms)
         cluster = self.cluster
         if cluster is not None and client_id is not None:
             # Parked (its outbox kept) or gone: the other members holding its state follow.
             if client_id in self.core.resumption.outboxes:
-                cluster.client_away(client_id)
+                cluster.client_away(client_id, now_ms)
             else:
-                cluster.client_gone(client_id)
+                cluster.client_gone(client_id, now_ms)
 
     # -- delivery -------------------------------------------------------------------------
 
-    def deliver(self, deliveries: list[Delivery]) -> None:
-        """Queue the core's outputs on their recipients' connections."""
+    def deliver(self, deliveries: list[Delivery], now_ms: int) -> None:
+        """Queue the core's outputs (of an operation at ``now_ms``) on their recipients'
+        connections."""
         for recipients, event in deliveries:
-            self.deliver_one(recipients, event)
+            self.deliver_one(recipients, event, now_ms)
 
-    def deliver_one(self, recipients: Sequence[str], event: Event, *, remote: bool = True) -> None:
-        """Encode ``event`` once, number it per recipient (kept for replay) and queue it
-        for each recipient that is connected; an away recipient gets it on resume.
+    def deliver_one(
+        self, recipients: Sequence[str], event: Event, now_ms: int, *, remote: bool = True
+    ) -> None:
+        """Encode ``event`` once, number it per recipient (kept for replay, stamped at
+        ``now_ms``: the time its caller already read, for the replay buffer's age bound) and
+        queue it for each recipient that is connected; an away recipient gets it on resume.
 
         Only the ``seq`` differs between recipients: the frame up to its closing
         brace is encoded to text here, once, not once per recipient. In a cluster,
@@ -257,7 +264,7 @@ class DataPlane:
         """
         if not recipients:
             if self.cluster is not None:
-                self.cluster.observe(recipients, event)
+                self.cluster.observe(recipients, event, now_ms)
             return
         head = event_head(event)
         clients, outboxes = self.clients, self._outboxes
@@ -276,19 +283,21 @@ class DataPlane:
                 if elsewhere is not None:
                     elsewhere.append(client_id)
                 continue
-            frame = outbox.stamp(head)
+            frame = outbox.stamp(head, now_ms)
             connection = clients.get(client_id)
             if connection is not None:
                 connection.push(frame)
         if cluster is not None:
-            cluster.observe(recipients, event)
+            cluster.observe(recipients, event, now_ms)
             if elsewhere and remote:
-                cluster.deliver_remote(elsewhere, event)
+                cluster.deliver_remote(elsewhere, event, now_ms)
 
-    def relay_local(self, recipients: list[str], event: MessageRelayed) -> None:
+    def relay_local(self, recipients: list[str], event: MessageRelayed, now_ms: int) -> None:
         """:meth:`deliver_one` for a relayed message of a process outside a cluster (the one
         delivery of almost every ``session.send``): no cluster to route to or tell, no
-        dispatch on the event's type; the same frame, seqs, replay buffer and counters."""
+        dispatch on the event's type; the same frame, seqs, replay buffer and counters.
+        ``now_ms`` (epoch milliseconds) is the time the message arrived, for the replay
+        buffer's age bound: the connection read it already, so no clock is read here."""
         head = event_head(event)
         metrics = self._metrics
         metrics.relayed_messages += 1
@@ -297,23 +306,26 @@ class DataPlane:
         for client_id in recipients:
             outbox = outboxes.get(client_id)
             if outbox is not None:
-                frame = outbox.stamp(head)
+                frame = outbox.stamp(head, now_ms)
                 connection = clients.get(client_id)
                 if connection is not None:
                     connection.push(frame)
 
-    def perform_for(self, client_id: str, effects: list[Effect]) -> None:
-        """Carry out ``effects`` (an answer from another process) on a client's connection."""
+    def perform_for(self, client_id: str, effects: list[Effect], now_ms: int) -> None:
+        """Carry out ``effects`` (an answer from another process, at ``now_ms``) on a
+        client's connection."""
         connection = self.clients.get(client_id)
         if connection is not None:
-            connection.perform(effects)
+            connection.perform(effects, now_ms)
 
     # -- cluster handoff ------------------------------------------------------------------
 
-    def resume_elsewhere(self, connection: Connection, effect: ResumeElsewhere) -> None:
+    def resume_elsewhere(
+        self, connection: Connection, effect: ResumeElsewhere, now_ms: int
+    ) -> None:
         """A resume token of another member: that member serves the client through here."""
         assert self.cluster is not None, "only a cluster member's tokens name another issuer"
-        self.cluster.resume_elsewhere(connection, effect)
+        self.cluster.resume_elsewhere(connection, effect, now_ms)
 
     def open_remote(self, send: Send) -> WriterConnection:
         """A connection whose socket is on another process (a client that resumed there

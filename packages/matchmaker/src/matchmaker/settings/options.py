@@ -218,7 +218,8 @@ LIMIT_HELP = {
     "delegate_grace_ms": "Milliseconds a delegated-pool entry waits for a delegate "
     "before it is told pool.no_delegate.",
     "resume_grace_ms": "Milliseconds a dropped client may resume before it is removed.",
-    "resume_buffer": "Recent events kept per client for replay on resume.",
+    "resume_buffer_bytes": "Bytes of recent events kept per client for replay on resume "
+    "(events older than heartbeat_timeout_ms + resume_grace_ms are dropped too).",
     "rtc_peers_per_connection": "Server-side WebRTC peers (rtc.offer) one connection may open.",
     "max_policies_per_project": "Most policies one Project may declare.",
     "max_keys_per_project": "Most keys (client credentials) one Project may hold.",

@@ -25,7 +25,14 @@ from matchmaker.settings.options import (
 )
 from mtcommon import CodedError, key_lines, load_roundtrip
 
-__all__ = ["KNOWN_ENV", "Effective", "SettingsError", "resolve", "unknown_env_warnings"]
+__all__ = [
+    "KNOWN_ENV",
+    "Effective",
+    "SettingsError",
+    "liveness_warnings",
+    "resolve",
+    "unknown_env_warnings",
+]
 
 KNOWN_ENV = frozenset(
     name for option in (*OPTIONS, CONFIG_OPTION, *ADMIN_OPTIONS) for name in option.envs
@@ -73,7 +80,8 @@ def resolve(
             origins[option.field] = "default"
     config = _build(values)
     _check_together(config, origins)
-    return Effective(config, origins, config_file, tuple(unknown_env_warnings(environ)))
+    warnings = [*unknown_env_warnings(environ), *liveness_warnings(config)]
+    return Effective(config, origins, config_file, tuple(warnings))
 
 
 def read_config_file(path: Path) -> dict[str, tuple[Any, int]]:
@@ -159,6 +167,20 @@ def _check_together(config: ServerConfig, origins: Mapping[str, str]) -> None:
             f"({limits.heartbeat_interval_ms}, {origins[interval]})",
             details={"key": "heartbeat_timeout_ms"},
         )
+
+
+def liveness_warnings(config: ServerConfig) -> list[str]:
+    """A warning when a connection that dies silently (half-open) is noticed later than a
+    dropped client is given to come back: valid, but its peers then wait longer for it than
+    for a client that disconnected, with no ``away`` to tell them why."""
+    limits = config.limits
+    if limits.heartbeat_timeout_ms < limits.resume_grace_ms:
+        return []
+    return [
+        f"heartbeat_timeout_ms ({limits.heartbeat_timeout_ms}) is not below resume_grace_ms "
+        f"({limits.resume_grace_ms}): a connection that dies silently is noticed later than "
+        "a dropped client is given to resume (see docs/operations.md, Tuning for realtime games)"
+    ]
 
 
 def _where(origin: str) -> str:

@@ -19,9 +19,10 @@ from mtcommon import CodedError
 from mtcommon.cli import OneLineUsageGroup, UsageLine
 from tasktool import __version__
 from tasktool.cli import oneshot
-from tasktool.cli.commands import ALL_PROJECTS, COMMANDS
+from tasktool.cli.commands import COMMANDS
 from tasktool.cli.commands.base import CliError, GlobalOptions
-from tasktool.cli.pager import PAGED, paging
+from tasktool.cli.facts import facts_of
+from tasktool.cli.pager import paging
 from tasktool.model.errors import TaskToolError
 from tasktool.present.render import FORMATS
 
@@ -58,6 +59,20 @@ class TaskToolGroup(OneLineUsageGroup):
         command = getattr(importlib.import_module(module_name), attribute)
         assert isinstance(command, click.Command)
         return command
+
+    def aggregating(self, ctx: click.Context) -> list[str]:
+        """The commands that take ``--all-projects`` (imports every command: for an error)."""
+        return [
+            name
+            for name in self.list_commands(ctx)
+            if facts_of(self._loadable(ctx, name)).all_projects
+        ]
+
+    def _loadable(self, ctx: click.Context, name: str) -> click.Command | None:
+        try:
+            return self.get_command(ctx, name)
+        except ImportError:  # a front end without its extras aggregates nothing
+            return None
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -154,16 +169,20 @@ def main(
     if ctx.invoked_subcommand is None:
         click.echo(ctx.get_help())
         ctx.exit(0)
-    if all_projects and ctx.invoked_subcommand not in ALL_PROJECTS and not ctx.resilient_parsing:
+    group = ctx.command
+    assert isinstance(group, TaskToolGroup)
+    # Loaded already: click resolves the command before it runs the group's callback.
+    said = facts_of(group.get_command(ctx, ctx.invoked_subcommand))
+    if all_projects and not said.all_projects and not ctx.resilient_parsing:
         raise UsageLine(
-            f"--all-projects works with {', '.join(sorted(ALL_PROJECTS))}, "
+            f"--all-projects works with {', '.join(group.aggregating(ctx))}, "
             f"not {ctx.invoked_subcommand}",
             ctx,
         )
     # The entry point's process (click's ``obj``), else an in-process caller's.
     process = ctx.obj if isinstance(ctx.obj, oneshot.Process) else oneshot.Process()
     process.reading(ctx.invoked_subcommand)
-    if ctx.invoked_subcommand in PAGED and not ctx.resilient_parsing:
+    if said.paged and not ctx.resilient_parsing:
         ctx.with_resource(paging(not no_pager))
     ctx.obj = GlobalOptions(
         config=config,

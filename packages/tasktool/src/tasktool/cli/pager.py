@@ -15,26 +15,8 @@ import os
 import sys
 from collections.abc import Iterator
 
-__all__ = ["DEFAULT_PAGER", "PAGED", "paging"]
+__all__ = ["DEFAULT_PAGER", "paging"]
 
-#: Commands whose output may be long enough to page (read commands).
-PAGED = frozenset(
-    {
-        "list",
-        "get",
-        "board",
-        "stats",
-        "graph",
-        "next",
-        "tracks",
-        "todos",
-        "validate",
-        "worklog",
-        "search",
-        "tags",
-        "config",
-    }
-)
 DEFAULT_PAGER = "less -R"
 
 

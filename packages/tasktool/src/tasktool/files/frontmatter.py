@@ -3,7 +3,8 @@
 Cold scans of 10,000 files spend most of their time in PyYAML's Python-level
 constructor. Task frontmatter is nearly always flat ``key: value`` lines, flow
 lists (``[a, b]``) and block lists (``- a``), so :func:`read_frontmatter`
-parses that shape directly and hands anything else (nesting, anchors, escapes,
+parses that shape directly (a document of ``key: value`` lines alone, the most
+common, in two passes of the regex engine) and hands anything else (nesting, anchors, escapes,
 comments after values, multi-line scalars...) to :func:`mtcommon.load_text`.
 Where the fast path answers, it answers exactly what ``load_text`` would: every
 scalar as text (a hypothesis test holds it to that).
@@ -27,6 +28,10 @@ _SIMPLE_SINGLE = re.compile(r"'([^'\n]*)'")
 _SIMPLE_DOUBLE = re.compile(r'"([^"\\\n]*)"')
 #: A top-level plain key (for spotting repeated keys, which YAML loaders let the last win).
 _TOP_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?=[ \t\r]|$)", re.MULTILINE)
+#: A flat document: only ``key: value`` lines (the value on the line), comments, blanks.
+_FLAT = re.compile(r"(?:(?:[A-Za-z_][A-Za-z0-9_-]*: +[^ \n][^\n]*|#[^\n]*| *)(?:\n|\Z))*")
+#: A flat document's ``key: value`` lines (the value without its trailing spaces).
+_PAIR = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*): +([^\n]*[^ \n])", re.MULTILINE)
 
 
 class _Fallback(Exception):
@@ -64,9 +69,36 @@ def _value(text: str) -> Any:
     return [_scalar(item.strip()) for item in inner.split(",")]
 
 
+def _flat(text: str) -> dict[str, Any] | None:
+    """A flat document (nearly every task file) read by two passes of the regex engine
+    instead of a Python step per line; ``None`` for any other shape. Answers as the
+    line loop of :func:`_fast` does: a plain value is taken as is, any other through
+    :func:`_value`."""
+    if _FLAT.fullmatch(text) is None:
+        return None
+    pairs = _PAIR.findall(text)
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if (
+            value[0] not in _INDICATORS
+            and ": " not in value
+            and " #" not in value
+            and value[-1] != ":"
+        ):
+            data[key] = value
+        else:
+            data[key] = _value(value)
+    if len(data) != len(pairs) or not data:
+        raise _Fallback  # a repeated key, or an empty document
+    return data
+
+
 def _fast(text: str) -> dict[str, Any]:
     if "\t" in text or "\r" in text:
         raise _Fallback
+    flat = _flat(text)
+    if flat is not None:
+        return flat
     data: dict[str, Any] = {}
     lines = text.split("\n")
     index, count = 0, len(lines)

@@ -5,12 +5,17 @@ of the same name (``complete`` is ``set --done``), with its codes and limits."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from mcp.types import ToolAnnotations
-from pydantic import Field
-
+from tasktool.mcp.arguments import (
+    ArchiveArguments,
+    BoardArguments,
+    GetArguments,
+    NoArguments,
+    SearchArguments,
+    WorklogArguments,
+)
+from tasktool.mcp.tooling import READ, WRITE, Register, tool_errors
 from tasktool.model.views import task_view
 from tasktool.planning.changes import TaskChange
 from tasktool.planning.repository import Loader
@@ -19,73 +24,52 @@ from tasktool.present.documents import board_document, repository_stats, search_
 
 __all__ = ["register_more"]
 
-Register = Callable[[str, ToolAnnotations], Callable[[Any], Any]]
-GroupBy = Literal["status", "priority", "effort", "type", "owner", "phase", "tag", "group"]
 
+def register_more(tool: Register, load: Loader) -> None:
+    """Register the tools with ``tool`` (the server's registrar)."""
 
-def register_more(
-    tool: Register,
-    load: Loader,
-    *,
-    read: ToolAnnotations,
-    write: ToolAnnotations,
-    errors: Callable[[], Any],
-) -> None:
-    """Register the tools with ``tool`` (the server's registrar); ``errors`` turns a
-    tasktool error into a tool error (``message [code]``)."""
-
-    @tool("search", read)
-    def search_tool(
-        text: Annotated[str, Field(description="Words the title or body must all hold.")],
-        filter: Annotated[
-            list[str] | None, Field(description="Filters as for `list`, combined with AND.")
-        ] = None,
-        limit: Annotated[int, Field(ge=0, description="At most this many (0: all).")] = 0,
-        archived: Annotated[bool, Field(description="Search archived tasks too.")] = False,
-    ) -> dict[str, Any]:
+    @tool("search", READ)
+    def search_tool(args: SearchArguments) -> dict[str, Any]:
         """Find tasks whose title or body hold every word of text, any case, best first (as
         `tasktool search --format json`): {"count", "tasks": [...]}, each with its score."""
-        with errors():
+        with tool_errors():
             found = search_document(
-                load(), text, filters=filter or (), limit=limit, archived=archived
+                load(),
+                args.text,
+                filters=args.filter or (),
+                limit=args.limit,
+                archived=args.archived,
             )
         return {"count": len(found), "tasks": found}
 
-    @tool("worklog", write)
-    def worklog_tool(
-        id: Annotated[str, Field(description="The task's id (a bare number finds 001).")],
-        add: Annotated[
-            str | None, Field(description="Append this entry (needs worklogs on).")
-        ] = None,
-    ) -> dict[str, Any]:
+    @tool("worklog", WRITE)
+    def worklog_tool(args: WorklogArguments) -> dict[str, Any]:
         """A task's worklog (as `tasktool worklog ID --format json`): {"task_id",
         "entries": [{"timestamp", "content", "title"}]}; with add, the entry is appended
         first (refused as the CLI refuses it: worklog.disabled, worklog.empty)."""
         from tasktool.planning.worklog import add_entry, read_worklog
 
-        with errors():
+        with tool_errors():
             repo = load()
-            task = repo.get(id) if add is None else repo.local(id)
-            if add is not None:
-                add_entry(repo, task.id, add)
+            task = repo.get(args.id) if args.add is None else repo.local(args.id)
+            if args.add is not None:
+                add_entry(repo, task.id, args.add)
             return read_worklog(repo, task.id).to_json()
 
-    @tool("archive", write)
-    def archive_tool(
-        ids: Annotated[list[str], Field(description="The tasks to archive.", min_length=1)],
-        force: Annotated[bool, Field(description="Archive unresolved tasks too.")] = False,
-        dry_run: Annotated[bool, Field(description="Only say what would move.")] = False,
-    ) -> dict[str, Any]:
+    @tool("archive", WRITE)
+    def archive_tool(args: ArchiveArguments) -> dict[str, Any]:
         """Move tasks under an archive folder (as `tasktool archive ID... --format json`):
         hidden from lists, still satisfying dependencies. {"dry_run", "archived": [{"id",
         "from", "to"}]}; a task not completed or cancelled needs force (task.unresolved)."""
         from tasktool.planning.archive import archive_plan, choose_to_archive, refuse_unresolved
 
-        with errors():
+        with tool_errors():
             repo = load()
             today = dt.datetime.now(dt.UTC).date()
-            plan = archive_plan(repo, choose_to_archive(repo, ids, today=today), force=force)
-            if dry_run:
+            plan = archive_plan(
+                repo, choose_to_archive(repo, args.ids, today=today), force=args.force
+            )
+            if args.dry_run:
                 return {"dry_run": True, "archived": [move.to_json() for move in plan]}
             refuse_unresolved(plan)
             moved = [
@@ -95,30 +79,28 @@ def register_more(
             ]
         return {"dry_run": False, "archived": moved}
 
-    @tool("complete", write)
-    def complete_tool(
-        id: Annotated[str, Field(description="The task's id.")],
-    ) -> dict[str, Any]:
+    @tool("complete", WRITE)
+    def complete_tool(args: GetArguments) -> dict[str, Any]:
         """Finish a task (as `tasktool set ID --done`): completed, stamping completed_at;
         in-review with workflow: pr-review. Returns the updated task."""
-        with errors():
+        with tool_errors():
             repo = load()
             finished = "in-review" if repo.settings.workflow == "pr-review" else "completed"
-            return task_view(update_task(repo, id, TaskChange(set={"status": finished})), body=True)
+            return task_view(
+                update_task(repo, args.id, TaskChange(set={"status": finished})), body=True
+            )
 
-    @tool("board", read)
-    def board_tool(
-        group_by: Annotated[GroupBy, Field(description="The field of the columns.")] = "status",
-    ) -> dict[str, Any]:
+    @tool("board", READ)
+    def board_tool(args: BoardArguments) -> dict[str, Any]:
         """Active tasks in columns (as `tasktool board --format json`): {"group_by",
         "columns": [{"name", "value", "count", "tasks"}]}, in the field's order (a
         Backlog.md repository's own status columns)."""
-        with errors():
-            return board_document(load(), group_by)
+        with tool_errors():
+            return board_document(load(), args.group_by)
 
-    @tool("stats", read)
-    def stats_tool() -> dict[str, Any]:
+    @tool("stats", READ)
+    def stats_tool(args: NoArguments) -> dict[str, Any]:
         """Counts by status, priority, effort and phase, completion rate, blocked, the
         longest dependency chain (as `tasktool stats --format json`)."""
-        with errors():
+        with tool_errors():
             return repository_stats(load()).to_json()

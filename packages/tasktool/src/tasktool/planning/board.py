@@ -57,8 +57,9 @@ class Board(msgspec.Struct, frozen=True, kw_only=True):
     group_by: str
     columns: tuple[Column, ...]
 
-    def to_json(self) -> dict[str, Any]:
-        """``{"group_by", "columns": [{"name", "value", "count", "tasks": [...]}]}``."""
+    def to_json(self, cut: Callable[[Column], Sequence[Task]] | None = None) -> dict[str, Any]:
+        """``{"group_by", "columns": [{"name", "value", "count", "tasks": [...]}]}``;
+        ``cut`` picks the tasks a column lists (a page of it), ``count`` is all of them."""
         return {
             "group_by": self.group_by,
             "columns": [
@@ -66,7 +67,10 @@ class Board(msgspec.Struct, frozen=True, kw_only=True):
                     "name": column.name,
                     "value": column.value,
                     "count": len(column.tasks),
-                    "tasks": [task_summary(task, _CARD_KEYS) for task in column.tasks],
+                    "tasks": [
+                        task_summary(task, _CARD_KEYS)
+                        for task in (cut(column) if cut else column.tasks)
+                    ],
                 }
                 for column in self.columns
             ],

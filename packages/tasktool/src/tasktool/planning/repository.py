@@ -438,7 +438,8 @@ def _foreign(config: LoadedConfig, root: Path, *, use_cache: bool) -> Repository
 class Loader(Protocol):
     """Where a long-running front end (web server, MCP server, export) gets its tasks.
 
-    Called once per request, so every answer reflects the files on disk now.
+    Called once per request, so every answer reflects the files on disk now (the
+    dashboard keeps a large repository's load while its change feed reports no change).
     Each load goes through :func:`load_context`, so it merges sibling git worktrees
     (the overlay) exactly as the CLI's read commands do.
     """

@@ -10,7 +10,7 @@ selected tasks are always reported.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal, get_args
 
 import msgspec
@@ -19,7 +19,15 @@ from tasktool.model.errors import TaskToolError, task_not_found
 from tasktool.model.task import Task, natural_key
 from tasktool.planning.graph import TaskGraph, build_graph, find_cycles
 
-__all__ = ["GRAPH_FORMATS", "GraphFormat", "GraphView", "render_graph", "select_graph"]
+__all__ = [
+    "GRAPH_FORMATS",
+    "GraphFormat",
+    "GraphView",
+    "check_root",
+    "render_graph",
+    "select_graph",
+    "view_of",
+]
 
 GraphFormat = Literal["ascii", "mermaid", "dot", "json"]
 GRAPH_FORMATS: tuple[str, ...] = get_args(GraphFormat)
@@ -65,6 +73,18 @@ def _walk(start: str, neighbours: dict[str, list[str]], allowed: Collection[str]
     return seen
 
 
+def check_root(graph: TaskGraph, root: str, kept: Collection[str]) -> None:
+    """``task.not_found`` for a root no task has, ``graph.root_excluded`` for one whose
+    status the view leaves out (not among the ``kept`` ids)."""
+    if root not in graph.by_id:
+        raise task_not_found(root)
+    if root not in kept:
+        raise TaskToolError(
+            f"task {root} has an excluded status ({graph.by_id[root].status})",
+            code="graph.root_excluded",
+        )
+
+
 def select_graph(
     tasks: Sequence[Task] | TaskGraph,
     *,
@@ -82,13 +102,7 @@ def select_graph(
     }
     deps = graph.dependency_edges()
     if root is not None:
-        if root not in graph.by_id:
-            raise task_not_found(root)
-        if root not in kept:
-            raise TaskToolError(
-                f"task {root} has an excluded status ({graph.by_id[root].status})",
-                code="graph.root_excluded",
-            )
+        check_root(graph, root, kept)
         both = not upstream and not downstream
         chosen = {root}
         if upstream or both:
@@ -96,8 +110,17 @@ def select_graph(
         if downstream or both:
             chosen |= _walk(root, graph.dependents, kept)
         kept = {task_id: kept[task_id] for task_id in kept if task_id in chosen}
+    return view_of(graph, kept)
+
+
+def view_of(graph: TaskGraph, kept: Mapping[str, Task]) -> GraphView:
+    """The view of the ``kept`` tasks (id to task, in the order drawn): the edges between
+    them, their cycles, and which are actionable or blocked in the whole ``graph``."""
     edges = tuple(
-        (dep, task_id) for task_id in kept for dep in dict.fromkeys(deps[task_id]) if dep in kept
+        (dep, task_id)
+        for task_id, task in kept.items()
+        for dep in dict.fromkeys(task.dependencies)
+        if dep in kept
     )
     successors: dict[str, list[str]] = {task_id: [] for task_id in kept}
     for source, target in edges:

@@ -69,15 +69,26 @@ def _stdout() -> BinaryIO:
     return sys.stdout.buffer
 
 
-def replay(repo: Repository, kind: str, options: object) -> bool:
-    """Write the output kept for ``repo``, ``kind`` and ``options`` to standard output;
-    ``False`` (nothing written) when none is kept."""
+def _notes(kind: str) -> str:
+    """The kind under which the notes of a ``kind`` output are kept (its stderr)."""
+    return f"{kind}~notes"
+
+
+def replay(repo: Repository, kind: str, options: object, *, notes: bool = False) -> bool:
+    """Write the output kept for ``repo``, ``kind`` and ``options`` to standard output
+    (with ``notes``, and the notes kept with it to standard error); ``False`` (nothing
+    written) when none is kept."""
     key = memo_key(repo, kind, options)
     handle = open_kept(_path(repo, kind, key), key) if key is not None else None
     if handle is None:
         return False
     with handle:
         _copy(handle, _stdout())
+    said = open_kept(_path(repo, _notes(kind), key), key) if notes and key is not None else None
+    if said is not None:
+        with said:
+            sys.stderr.flush()
+            _copy(said, sys.stderr.buffer)
     return True
 
 
@@ -155,10 +166,14 @@ def _text(stream: object, write: Write) -> io.TextIOWrapper:
 
 
 @contextlib.contextmanager
-def recording_streams(repo: Repository, kind: str, options: object) -> Iterator[None]:
+def recording_streams(
+    repo: Repository, kind: str, options: object, *, notes: bool = False
+) -> Iterator[None]:
     """Keep, for :func:`replay` with the same ``repo``, ``kind`` and ``options``, what the
     block writes to ``sys.stdout`` (text or its bytes), as it writes it; kept only when
-    the block ends without an error or exit and wrote nothing to ``sys.stderr``.
+    the block ends without an error or exit and wrote nothing to ``sys.stderr``, or with
+    ``notes`` (a command whose stderr depends only on what the key does) kept with what
+    it wrote there, for ``replay(..., notes=True)``.
     Without an identity, or streams without bytes underneath, it only runs the block."""
     stdout, stderr = sys.stdout, sys.stderr
     out: BinaryIO | None = getattr(stdout, "buffer", None)
@@ -167,19 +182,19 @@ def recording_streams(repo: Repository, kind: str, options: object) -> Iterator[
     memo = None
     if key is not None and out is not None and err is not None:
         memo = Recording.start(_path(repo, kind, key), key)
-    if memo is None or out is None or err is None:
+    if memo is None or key is None or out is None or err is None:
         yield
         return
     stdout.flush()
     stderr.flush()
-    spoke: list[bool] = []
+    spoke: list[bytes] = []
 
     def write_out(data: bytes) -> None:
         out.write(data)
         memo.write(data)
 
     def write_err(data: bytes) -> None:
-        spoke.append(True)
+        spoke.append(data)
         err.write(data)
 
     sys.stdout, sys.stderr = _text(stdout, write_out), _text(stderr, write_err)
@@ -190,10 +205,20 @@ def recording_streams(repo: Repository, kind: str, options: object) -> Iterator[
         raise
     finally:
         sys.stdout, sys.stderr = stdout, stderr
-    if spoke:
+    if spoke and not (notes and _keep_notes(repo, kind, key, b"".join(spoke))):
         memo.drop()
     elif memo.finish():
         _prune(_folder(repo))
+
+
+def _keep_notes(repo: Repository, kind: str, key: bytes, said: bytes) -> bool:
+    """Keep what a ``kind`` output wrote to stderr beside it (before the output is put
+    in place, so a replayed output never lacks its notes); whether it is kept."""
+    kept = Recording.start(_path(repo, _notes(kind), key), key)
+    if kept is None:
+        return False
+    kept.write(said)
+    return kept.finish()
 
 
 def _prune(folder: Path) -> None:

@@ -2,16 +2,19 @@
 
 =========================  ===================================================
 ``GET /api/tasks``         ``list``: ``filter`` (repeatable), ``sort``,
-                           ``limit``, ``archived``; with ``q``, ``search``
+                           ``archived``; with ``q``, ``search``; paged:
+                           ``limit`` (100; ``all``), ``offset``
 ``POST /api/tasks``        a new task (JSON object), as ``add``; 403 when read-only
 ``GET /api/tasks/{id}``    ``get``: body, dependencies both ways, children,
                            worklog
 ``PUT /api/tasks/{id}``    partial edit (JSON object); 403 when read-only
 ``GET /api/next``          ``next``: ``limit`` (5), ``quick_wins``,
                            ``strict_phases``, ``filter``
-``GET /api/board``         ``board``: ``group_by`` (status)
+``GET /api/board``         ``board``: ``group_by`` (status); paged in each
+                           column: ``limit`` (100; ``all``), ``offset``
 ``GET /api/graph``         ``graph`` JSON: ``root``, ``upstream``,
-                           ``downstream``, ``exclude_status``
+                           ``downstream``, ``exclude_status``; paged by
+                           task: ``limit`` (1000; ``all``), ``offset``
 ``GET /api/stats``         ``stats``
 ``GET /api/tracks``        ``tracks``: ``strict_phases``
 ``GET /api/validate``      ``validate`` report
@@ -42,21 +45,22 @@ from tasktool.planning.ranking import DEFAULT_LIMIT
 from tasktool.planning.repository import Repository
 from tasktool.planning.writes import create_task, today, update_task
 from tasktool.present.documents import (
-    board_document,
     config_document,
     get_document,
-    graph_document,
     rank,
     repository_stats,
-    search_document,
     task_detail,
-    tasks_document,
     tracks_document,
     validation_report,
 )
 from tasktool.present.render import to_json
+from tasktool.web.cards import board_cut
 from tasktool.web.events import ChangeFeed
+from tasktool.web.graphapi import graph_window, paged_graph
+from tasktool.web.listing import list_page
 from tasktool.web.pages import NextOptions
+from tasktool.web.paging import link_headers, query_window
+from tasktool.web.snapshot import Remember, Snapshot
 
 __all__ = [
     "KEEPALIVE_S",
@@ -86,6 +90,8 @@ __all__ = [
     "stats_endpoint",
     "tracks_endpoint",
     "validate_endpoint",
+    "with_fresh_repo",
+    "with_memo",
     "with_repo",
 ]
 
@@ -148,38 +154,43 @@ def query_list(request: Request, name: str) -> tuple[str, ...]:
 
 
 async def with_repo(request: Request, query: Callable[[Repository], T]) -> T:
-    """Load the tasks and run ``query`` in a worker thread (both read files)."""
-    load = request.app.state.config.load
+    """Run ``query`` on the tasks in a worker thread (both read files): loaded afresh, or
+    the large repository kept while nothing changed (:class:`~tasktool.web.snapshot.Snapshot`)."""
+    snapshot: Snapshot = request.app.state.snapshot
+    return await run_in_threadpool(snapshot.read, query)
 
-    def work() -> T:
-        return query(load())
 
-    return await run_in_threadpool(work)
+async def with_memo(request: Request, query: Callable[[Repository, Remember], T]) -> T:
+    """:func:`with_repo` for a query that remembers what it derives from a kept repository
+    (:meth:`~tasktool.web.snapshot.Snapshot.remembering`)."""
+    snapshot: Snapshot = request.app.state.snapshot
+    return await run_in_threadpool(
+        snapshot.read, lambda repo: query(repo, snapshot.remembering(repo))
+    )
+
+
+async def with_fresh_repo(request: Request, change: Callable[[Repository], T]) -> T:
+    """Run a write ``change`` on a fresh load in a worker thread (never a kept repository)."""
+    snapshot: Snapshot = request.app.state.snapshot
+    return await run_in_threadpool(snapshot.write, change)
 
 
 async def list_endpoint(request: Request) -> Response:
+    """A page of ``list`` (or ``search`` with ``q``): :data:`~tasktool.web.paging.PAGE_DEFAULT`
+    tasks unless ``limit`` says otherwise, the total in ``X-Total-Count``, the next page in
+    ``Link``."""
     filters = query_list(request, "filter")
     sort = request.query_params.get("sort") or None
-    limit = query_int(request, "limit", 0)
+    window = query_window(request)
     archived = query_bool(request, "archived", False)
     text = request.query_params.get("q", "")
-    if text.strip():
-        return json_response(
-            await with_repo(
-                request,
-                lambda repo: search_document(
-                    repo, text, filters=filters, limit=limit, archived=archived
-                ),
-            )
-        )
-    return json_response(
-        await with_repo(
-            request,
-            lambda repo: tasks_document(
-                repo, filters=filters, sort=sort, limit=limit, archived=archived
-            ),
-        )
+    listing = await with_memo(
+        request,
+        lambda repo, remember: list_page(
+            repo, window, remember, text=text, filters=filters, sort=sort, archived=archived
+        ),
     )
+    return link_headers(json_response(listing.views), request, window, listing.total)
 
 
 async def get_endpoint(request: Request) -> Response:
@@ -247,7 +258,7 @@ def apply_create(repo: Repository, payload: object) -> dict[str, Any]:
 async def create_endpoint(request: Request) -> Response:
     _refuse_when_read_only(request)
     payload = await read_json(request)
-    created = await with_repo(request, lambda repo: apply_create(repo, payload))
+    created = await with_fresh_repo(request, lambda repo: apply_create(repo, payload))
     return json_response(created, 201)
 
 
@@ -255,7 +266,8 @@ async def put_endpoint(request: Request) -> Response:
     _refuse_when_read_only(request)
     payload = await read_json(request)
     task_id = request.path_params["task_id"]
-    return json_response(await with_repo(request, lambda repo: apply_edit(repo, task_id, payload)))
+    edited = await with_fresh_repo(request, lambda repo: apply_edit(repo, task_id, payload))
+    return json_response(edited)
 
 
 def next_options(request: Request) -> NextOptions:
@@ -287,8 +299,11 @@ async def next_endpoint(request: Request) -> Response:
 
 
 async def board_endpoint(request: Request) -> Response:
-    group_by = board_field(request)
-    return json_response(await with_repo(request, lambda repo: board_document(repo, group_by)))
+    group_by, window = board_field(request), query_window(request)
+    board = await with_memo(
+        request, lambda repo, remember: board_cut(repo, group_by, remember, {}, window)
+    )
+    return json_response(board)
 
 
 def board_field(request: Request) -> str:
@@ -319,8 +334,11 @@ def graph_options(request: Request) -> dict[str, Any]:
 
 
 async def graph_endpoint(request: Request) -> Response:
-    options = graph_options(request)
-    return json_response(await with_repo(request, lambda repo: graph_document(repo, **options)))
+    options, window = graph_options(request), graph_window(request)
+    graph, total = await with_memo(
+        request, lambda repo, remember: paged_graph(repo, options, window, remember)
+    )
+    return link_headers(json_response(graph), request, window, total)
 
 
 async def stats_endpoint(request: Request) -> Response:

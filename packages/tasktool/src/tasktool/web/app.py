@@ -5,8 +5,10 @@
     app = create_app(WebConfig(load=loader(overrides), task_dir=Path("tasks")))
 
 Every request loads the tasks afresh through ``config.load`` (the scan cache
-keeps that cheap), so the answers follow the files on disk; blocking file
-work runs in a worker thread. Errors are ``{"error": {"code", "message"}}``
+keeps that cheap), so the answers follow the files on disk, except that a
+large repository is kept between requests until the change feed reports a
+change (:mod:`tasktool.web.snapshot`); blocking file work runs in a worker
+thread. Errors are ``{"error": {"code", "message"}}``
 with the status the error catalogue
 (``tasktool.model.errors``) gives its code; no traceback reaches a client.
 """
@@ -31,6 +33,7 @@ from tasktool.planning.repository import Loader, Repository
 from tasktool.web import api, routes
 from tasktool.web.events import ChangeFeed
 from tasktool.web.security import RequestGuard
+from tasktool.web.snapshot import KEEP_FROM, Snapshot
 
 __all__ = ["STATIC_DIR", "WebConfig", "create_app", "log"]
 
@@ -52,6 +55,8 @@ class WebConfig:
     feed: ChangeFeed | None = None
     #: Sibling worktrees' task directories (with their ignore lists) the feed watches too.
     siblings: tuple[tuple[Path, tuple[str, ...]], ...] = ()
+    #: Task files from which a load is kept between requests (:mod:`tasktool.web.snapshot`).
+    keep_from: int = KEEP_FROM
 
     @classmethod
     def serving(cls, load: Loader, repo: Repository, *, readonly: bool = False) -> WebConfig:
@@ -94,6 +99,7 @@ def create_app(config: WebConfig) -> RequestGuard:
     )
     app.state.config = config
     app.state.feed = feed
+    app.state.snapshot = Snapshot(config.load, feed, config.keep_from)
     return RequestGuard(app, hosts=config.hosts)
 
 

@@ -98,6 +98,11 @@ class ChangeFeed:
         finally:
             ready.set()
 
+    @property
+    def running(self) -> bool:
+        """The watcher is up: a change on disk will move :attr:`version`."""
+        return self._task is not None and not self._task.done() and not self.closed
+
     async def bump(self) -> None:
         """Announce a change to every listener."""
         async with self._changed:

@@ -3,22 +3,30 @@
 Each function takes documents (plain JSON data) and :class:`Links` and
 returns a whole HTML page, so the live server and the static export render
 identically. The task table filters and sorts in the browser (``app.js``)
-over ``data-*`` attributes of its rows; the pages work without script,
-minus filtering, editing and live reload.
+over ``data-*`` attributes of its rows, or, when the server pages it
+(:mod:`tasktool.web.table`), asks the server; the pages work without script,
+minus live filtering, editing and live reload.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tasktool.planning.board import GROUP_FIELDS
 from tasktool.planning.ranking import DEFAULT_LIMIT
+from tasktool.web.cards import more_cards
 from tasktool.web.forms import create_form, edit_form
+from tasktool.web.graphfocus import part_notice
 from tasktool.web.graphsvg import graph_svg
 from tasktool.web.layout import Links, chips, data_attributes, h, layout, pill, task_link
 from tasktool.web.markdown import markdown_html
+from tasktool.web.pager import count_line, page_inputs, pager, sort_state
+
+if TYPE_CHECKING:
+    from tasktool.web.graphfocus import GraphPart
+    from tasktool.web.table import TablePage
 
 __all__ = [
     "SELECT_FILTERS",
@@ -95,17 +103,27 @@ def _cell(task: Mapping[str, Any], field: str, links: Links) -> str:
 
 
 def tasks_page(
-    tasks: Sequence[Mapping[str, Any]], vocabulary: Mapping[str, Sequence[str]], links: Links
+    tasks: Sequence[Mapping[str, Any]],
+    vocabulary: Mapping[str, Sequence[str]],
+    links: Links,
+    table: TablePage | None = None,
 ) -> str:
-    """The task table with search, drop-down filters and sortable columns."""
+    """The task table with search, drop-down filters and sortable columns; with ``table``,
+    one page of it, filtered and sorted on the server (:mod:`tasktool.web.table`)."""
+    chosen = dict(table.query.chosen) if table else {}
     selects = "".join(
-        f'<label>{label} <select data-filter="{field}">'
-        f"{_options(_values(tasks, field, vocabulary.get(field, ())), None, blank='any')}"
-        "</select></label>"
+        f'<label>{label} <select data-filter="{field}" name="{field}">'
+        + _options(
+            table.choices[field] if table else _values(tasks, field, vocabulary.get(field, ())),
+            chosen.get(field),
+            blank="any",
+        )
+        + "</select></label>"
         for field, label in SELECT_FILTERS
     )
     head = "".join(
-        f'<th scope="col"><button type="button" data-sort="{field}">{label}</button></th>'
+        f'<th scope="col"{sort_state(table, field)}>'
+        f'<button type="button" data-sort="{field}">{label}</button></th>'
         for field, label in TABLE_COLUMNS
     )
     rows = []
@@ -129,23 +147,27 @@ def tasks_page(
     # Live, the words are also looked for in the bodies, by the API (as `search` does).
     search_api = "" if links.static else f' data-search-api="{h(links.api("tasks"))}"'
     searched = "id, title, owner, tag" + ("" if links.static else ", description")
+    paged = ' method="get" data-paged' if table else ""
+    text = h(table.query.text) if table else ""
+    empty = "No tasks match." if table else "No tasks yet."
     body = f"""<h1>Tasks</h1>
 {create_form(vocabulary, links) if links.editable else ""}
-<form class="filters" role="search" data-table-filters{search_api}>
-<label class="search">Search <input type="search" data-search
+<form class="filters" role="search" data-table-filters{search_api}{paged}>
+<label class="search">Search <input type="search" data-search name="q" value="{text}"
  placeholder="{searched}  ( / )" autocomplete="off"></label>
 {selects}
-<button type="reset">Clear</button>
+{page_inputs(table)}<button type="reset">Clear</button>
 </form>
-<p class="count" aria-live="polite" data-count>{len(tasks)} tasks</p>
+{count_line(table, len(tasks))}
 <div class="table-wrap">
-<table class="tasks" data-task-table>
+<table class="tasks" data-task-table{" data-paged" if table else ""}>
 <thead><tr>{head}</tr></thead>
 <tbody>
-{"".join(rows) or '<tr class="empty"><td colspan="8">No tasks yet.</td></tr>'}
+{"".join(rows) or f'<tr class="empty"><td colspan="8">{empty}</td></tr>'}
 </tbody>
 </table>
-</div>"""
+</div>
+{pager(table, links)}"""
     return layout(links, title="Tasks", active="tasks", body=body)
 
 
@@ -259,8 +281,12 @@ def _card_meta(card: Mapping[str, Any], group_by: str) -> str:
     return " ".join(parts)
 
 
-def board_page(board: Mapping[str, Any], links: Links) -> str:
-    """Active tasks in columns by one field; a link per field to regroup."""
+def board_page(
+    board: Mapping[str, Any], links: Links, shown: Mapping[str, int] | None = None
+) -> str:
+    """Active tasks in columns by one field; a link per field to regroup. A column cut
+    short (its ``count`` is more than its ``tasks``) ends with a link showing
+    :data:`~tasktool.web.cards.MORE_CARDS` more (``shown``: the counts asked so far)."""
     group_by = board["group_by"]
     switch = " ".join(
         f'<a href="{h(links.page("board", group_by=field))}"'
@@ -278,8 +304,9 @@ def board_page(board: Mapping[str, Any], links: Links) -> str:
         )
         columns.append(
             f'<section class="column" aria-label="{h(column["name"])}">'
-            f'<h2>{h(column["name"])} <span class="muted">{column["count"]}</span></h2>'
-            f'<ul class="cards">{cards}</ul></section>'
+            f'<h2>{h(column["name"])} <span class="muted" data-column-count>{column["count"]}'
+            f'</span></h2><ul class="cards">{cards}</ul>'
+            f"{more_cards(column, group_by, shown or {}, links)}</section>"
         )
     body = f"""<h1>Board <span class="muted">by {h(group_by)}</span></h1>
 <p class="switch">Group by: {switch}</p>
@@ -287,8 +314,9 @@ def board_page(board: Mapping[str, Any], links: Links) -> str:
     return layout(links, title=f"Board by {group_by}", active="board", body=body)
 
 
-def graph_page(graph: Mapping[str, Any], links: Links) -> str:
-    """The dependency graph as an SVG (edges point from a dependency to what waits on it)."""
+def graph_page(graph: Mapping[str, Any], links: Links, part: GraphPart | None = None) -> str:
+    """The dependency graph as an SVG (edges point from a dependency to what waits on it);
+    with ``part``, the part of a large graph it is (:mod:`tasktool.web.graphfocus`)."""
     cycles = "".join(f"<li>{h(' → '.join(cycle))}</li>" for cycle in graph["cycles"])
     warning = (
         f'<div class="notice warn"><p>Dependency cycles:</p><ul>{cycles}</ul></div>'
@@ -303,6 +331,7 @@ def graph_page(graph: Mapping[str, Any], links: Links) -> str:
     body = f"""<h1>Dependency graph</h1>
 <p class="muted">Arrows go from a dependency to the task that waits on it. {legend}
 <span class="pill actionable">actionable</span> outline marks tasks that can start now.</p>
+{part_notice(part, links)}
 {warning}
 <div class="graph-wrap">{svg}</div>"""
     return layout(links, title="Graph", active="graph", body=body)

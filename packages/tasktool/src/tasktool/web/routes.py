@@ -10,17 +10,25 @@ from starlette.routing import Route
 from mtcommon import CodedError
 from tasktool.planning.repository import Repository
 from tasktool.present.documents import (
-    board_document,
-    graph_document,
     related_tasks,
     task_detail,
-    tasks_document,
     validation_report,
     vocabulary,
 )
 from tasktool.web import pages
-from tasktool.web.api import board_field, graph_options, next_options, ranked, with_repo
+from tasktool.web.api import (
+    board_field,
+    graph_options,
+    next_options,
+    ranked,
+    with_memo,
+    with_repo,
+)
+from tasktool.web.cards import board_cut, board_shown
+from tasktool.web.graphfocus import focus, graph_part
 from tasktool.web.layout import Links
+from tasktool.web.snapshot import Remember
+from tasktool.web.table import table_query, table_rows
 
 __all__ = [
     "ROUTES",
@@ -48,13 +56,14 @@ def error_response(request: Request, error: CodedError, status: int) -> Response
 
 
 async def tasks_page(request: Request) -> Response:
-    links = _links(request)
-    return html(
-        await with_repo(
-            request,
-            lambda repo: pages.tasks_page(tasks_document(repo), vocabulary(repo.settings), links),
-        )
-    )
+    links, query = _links(request), table_query(request)
+
+    def render(repo: Repository, remember: Remember) -> str:
+        known = vocabulary(repo.settings)
+        rows, table = table_rows(repo, query, known, remember)
+        return pages.tasks_page(rows, known, links, table)
+
+    return html(await with_memo(request, render))
 
 
 async def task_page(request: Request) -> Response:
@@ -70,15 +79,19 @@ async def task_page(request: Request) -> Response:
 
 
 async def board_page(request: Request) -> Response:
-    links, group_by = _links(request), board_field(request)
-    board = await with_repo(request, lambda repo: board_document(repo, group_by))
-    return html(pages.board_page(board, links))
+    links, group_by, shown = _links(request), board_field(request), board_shown(request)
+    board = await with_memo(
+        request, lambda repo, remember: board_cut(repo, group_by, remember, shown)
+    )
+    return html(pages.board_page(board, links, shown))
 
 
 async def graph_page(request: Request) -> Response:
-    links, options = _links(request), graph_options(request)
-    graph = await with_repo(request, lambda repo: graph_document(repo, **options))
-    return html(pages.graph_page(graph, links))
+    links, options, wanted = _links(request), graph_options(request), focus(request)
+    graph, part = await with_memo(
+        request, lambda repo, remember: graph_part(repo, options, wanted, remember)
+    )
+    return html(pages.graph_page(graph, links, part))
 
 
 async def next_page(request: Request) -> Response:

@@ -55,7 +55,7 @@ export class Client {
         const socket = await openSocket(this.#Socket, this.#url, this.#options.openTimeoutMs ?? 10_000);
         this.#attach(socket);
         try {
-            const reply = await this.#exchange("hello", this.#helloData(null), this.#timeoutMs());
+            const reply = await this.#exchange("hello", await this.#helloData(null), this.#timeoutMs());
             this.#welcome(reply);
             return reply;
         }
@@ -93,15 +93,20 @@ export class Client {
     backfill(sessionId, seats) {
         return this.request("session.backfill", { session_id: sessionId, seats });
     }
-    /** `session.send`, fire and forget: a failure arrives as an `error` event. */
+    /**
+     * `session.send`, fire and forget: never throws. A failure arrives as an `error` event:
+     * the server's refusal, or `client.closed` when the client is closed (or closes while
+     * away, before the message could be sent).
+     */
     send(sessionId, data, options = {}) {
-        this.#ensureOpen();
         const message = { session_id: sessionId, data, ...options };
         if (this.#state === "open")
             this.#write({ type: "session.send", data: message });
+        else if (this.#state === "closed" || this.#state === "closing")
+            this.#reportError(this.#closedError());
         else {
             const later = () => this.#write({ type: "session.send", data: message });
-            this.#whenOpen(Infinity).then(later, () => undefined);
+            this.#whenOpen(Infinity).then(later, (error) => this.#reportError(error));
         }
     }
     /** `rtc.signal`: relay a WebRTC signal to one other member of a session. */
@@ -213,8 +218,9 @@ export class Client {
     #timeoutMs() {
         return this.#options.timeoutMs ?? 10_000;
     }
-    #helloData(resume) {
-        const { project, credential, attributes } = this.#options;
+    async #helloData(resume) {
+        const { project, attributes } = this.#options;
+        const credential = await this.#credential();
         return {
             v: 1,
             ...(project !== undefined && { project }),
@@ -222,6 +228,28 @@ export class Client {
             ...(attributes !== undefined && { attributes }),
             ...(resume !== null && { resume }),
         };
+    }
+    /** The credential to present now: the option, or what its function returns. */
+    async #credential() {
+        const source = this.#options.credential;
+        if (typeof source !== "function")
+            return source;
+        let value;
+        try {
+            value = await source();
+        }
+        catch (error) {
+            throw new MatchmakerError("client.credential", `the credential function failed: ${String(error)}`);
+        }
+        if (typeof value !== "string") {
+            throw new MatchmakerError("client.credential", `the credential function returned ${typeof value}, not a string`);
+        }
+        return value;
+    }
+    /** A fire-and-forget failure, as the `error` event the server's refusals also are. */
+    #reportError(error) {
+        const body = { code: error.code, message: error.message, details: error.details };
+        this.#events.deliver({ type: "error", data: body, seq: null });
     }
     #welcome(reply) {
         this.helloReply = reply;
@@ -375,7 +403,10 @@ export class Client {
             if (this.#state !== "away")
                 return;
             let socket;
+            let hello;
             try {
+                // A fresh credential first: a token service unreachable in the same blip is retried.
+                hello = await this.#helloData({ token: this.helloReply.resume_token, last_seq: this.lastSeq });
                 socket = await openSocket(this.#Socket, this.#url, Math.max(1, until - Date.now()));
             }
             catch {
@@ -387,8 +418,7 @@ export class Client {
             }
             this.#attach(socket);
             try {
-                const resume = { token: this.helloReply.resume_token, last_seq: this.lastSeq };
-                const reply = await this.#exchange("hello", this.#helloData(resume), Math.max(1, until - Date.now()));
+                const reply = await this.#exchange("hello", hello, Math.max(1, until - Date.now()));
                 this.#welcome(reply);
                 const back = { client_id: reply.client_id, attempts: attempt };
                 this.#events.deliver({ type: "connection.back", data: back, seq: null });

@@ -39,8 +39,4 @@ COMMANDS: dict[str, str] = {
     "mcp": "tasktool.mcp.command:mcp_command",
 }
 
-#: The commands that aggregate every registered project under ``--all-projects``; any
-#: other command refuses the flag rather than ignore it (``add`` would write here).
-ALL_PROJECTS = frozenset({"list", "next", "board", "stats"})
-
-__all__ = ["ALL_PROJECTS", "COMMANDS"]
+__all__ = ["COMMANDS"]

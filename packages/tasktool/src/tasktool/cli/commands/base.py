@@ -235,6 +235,8 @@ def split_values(values: Sequence[str]) -> tuple[str, ...]:
 
 def kept_when_piped(
     unless: Callable[[GlobalOptions, dict[str, Any]], bool] | None = None,
+    *,
+    notes: bool = False,
 ) -> Callable[[F], F]:
     """A read command's whole output to a pipe kept from one run to the next and replayed
     while the tasks, the settings and the command's arguments are the same
@@ -242,7 +244,8 @@ def kept_when_piped(
     ``list``, ``board`` or ``graph`` copies a file instead of decoding every task and
     laying them out. Not on a terminal (width, colour and the pager are live), not with
     ``--all-projects``, nor when ``unless(options, arguments)`` says the command keeps its
-    output itself."""
+    output itself. With ``notes`` what the command writes to stderr is kept and replayed
+    with its output (``graph``'s note on the part it draws)."""
 
     def decorate(command: F) -> F:
         @functools.wraps(command)
@@ -259,10 +262,10 @@ def kept_when_piped(
             repo = load_repository(options)
             name = click.get_current_context().info_name or command.__name__
             key = (options.format, sorted(arguments.items()))
-            if replay(repo, name, key):
+            if replay(repo, name, key, notes=notes):
                 return
             options.loaded = repo
-            with recording_streams(repo, name, key):
+            with recording_streams(repo, name, key, notes=notes):
                 command(options, **arguments)
 
         return run  # type: ignore[return-value]

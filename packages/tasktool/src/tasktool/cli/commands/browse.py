@@ -12,12 +12,14 @@ from tasktool.cli.commands.base import (
     output,
     usage_errors,
 )
+from tasktool.cli.facts import facts
 from tasktool.planning.search import tag_counts
 from tasktool.present.documents import search_document
 
 __all__ = ["search_command", "tags_command"]
 
 
+@facts(paged=True)
 @click.command("search")
 @click.argument("text")
 @click.option(
@@ -50,6 +52,7 @@ def search_command(
     output(options, fmt, rows, rows=table, columns=("id", "score", "status", "title"))
 
 
+@facts(paged=True)
 @click.command("tags")
 @click.option("--archived", is_flag=True, help="Count archived tasks too.")
 @format_option

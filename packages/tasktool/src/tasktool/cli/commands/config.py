@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from tasktool.cli.commands.base import GlobalOptions, format_option, output, output_format
+from tasktool.cli.facts import facts
 from tasktool.config import CONFIG_NAME, LoadedConfig, load_config
 from tasktool.files.storage import atomic_write_text
 from tasktool.model.errors import TaskToolError
@@ -17,6 +18,7 @@ from tasktool.present.render import cell
 __all__ = ["STARTER", "config_group", "init_command", "show_command"]
 
 
+@facts(paged=True)
 @click.group("config")
 def config_group() -> None:
     """Inspect the configuration."""

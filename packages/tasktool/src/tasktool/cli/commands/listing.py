@@ -22,6 +22,7 @@ from tasktool.cli.commands.base import (
     usage_errors,
 )
 from tasktool.cli.commands.shell import complete_choices, complete_ids
+from tasktool.cli.facts import facts
 from tasktool.model.errors import TaskToolError
 from tasktool.model.settings import Settings
 from tasktool.model.task import Priority, Status, Task
@@ -80,6 +81,7 @@ def _keeps_own(options: GlobalOptions, arguments: dict[str, Any]) -> bool:
     return not arguments["group_by"] and output_format(options, arguments["fmt"]) == "json"
 
 
+@facts(paged=True, all_projects=True)
 @click.command("list")
 @click.option(
     "--filter",
@@ -241,6 +243,7 @@ def _provenance(task: Task) -> str:
     return f"{task.branch or task.worktree}{only}"
 
 
+@facts(paged=True)
 @click.command("get")
 @click.argument("task_id", metavar="ID", shell_complete=complete_ids)
 @format_option

@@ -19,6 +19,7 @@ from tasktool.cli.commands.base import (
     repositories,
     tagged,
 )
+from tasktool.cli.facts import facts
 from tasktool.planning.board import GROUP_FIELDS, build_board
 from tasktool.present.documents import repository_stats
 from tasktool.present.render import (
@@ -34,6 +35,7 @@ from tasktool.present.render import (
 __all__ = ["board_command", "stats_command"]
 
 
+@facts(paged=True, all_projects=True)
 @click.command("board")
 @click.option(
     "--group-by",
@@ -101,6 +103,7 @@ def board_command(options: GlobalOptions, /, *, group_by: str, fmt: str | None) 
             emit_table(rows, keys, title=title, no_color=options.no_color)
 
 
+@facts(paged=True, all_projects=True)
 @click.command("stats")
 @format_option
 @click.pass_obj

@@ -25,6 +25,7 @@ from tasktool.cli.commands.base import (
     tagged,
     usage_errors,
 )
+from tasktool.cli.facts import facts
 from tasktool.planning.ranking import DEFAULT_LIMIT, Ranked
 from tasktool.present.documents import rank
 from tasktool.present.render import emit_data, emit_table, emit_text
@@ -45,6 +46,7 @@ def _why(item: Ranked) -> str:
     return ", ".join(f"{r.detail} +{r.points}" for r in item.reasons if r.points)
 
 
+@facts(paged=True, all_projects=True)
 @click.command("next")
 @click.option(
     "--limit",
@@ -120,6 +122,7 @@ def next_command(
     output(options, fmt, data, rows=rows, columns=columns)
 
 
+@facts(paged=True)
 @click.command("tracks")
 @strict_phases_option
 @format_option

@@ -18,6 +18,7 @@ from tasktool.cli.commands.base import (
     output_format,
 )
 from tasktool.cli.commands.shell import complete_ids
+from tasktool.cli.facts import facts
 from tasktool.config import CONFIG_NAME, load_config
 from tasktool.planning.repository import Repository, loader
 from tasktool.present.documents import validation_report
@@ -46,6 +47,7 @@ def _inside(folder: Path, root: Path) -> tuple[str, ...]:
     return (relative.as_posix(),) if relative.parts else ()
 
 
+@facts(paged=True)
 @click.command("todos")
 @click.argument("path", required=False, type=click.Path(exists=True, file_okay=False))
 @click.option(
@@ -101,6 +103,7 @@ def todos_command(
     )
 
 
+@facts(paged=True)
 @click.command("validate")
 @click.option("--strict", is_flag=True, help="Exit 2 when there are warnings (and no errors).")
 @format_option
@@ -145,6 +148,7 @@ def validate_command(
         ctx.exit(2)
 
 
+@facts(paged=True)
 @click.command("worklog")
 @click.argument("task_id", metavar="ID", shell_complete=complete_ids)
 @click.option("--add", "text", metavar="TEXT", help="Append an entry (needs worklogs: true).")

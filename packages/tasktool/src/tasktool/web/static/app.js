@@ -76,7 +76,7 @@
     asked = query;
     if (!query) { found = new Set(); applyFilters(); return; }
     try {
-      const response = await fetch(`${api}?q=${encodeURIComponent(query)}`, { headers: { Accept: "application/json" } });
+      const response = await fetch(`${api}?limit=all&q=${encodeURIComponent(query)}`, { headers: { Accept: "application/json" } });
       const hits = response.ok ? await response.json() : [];
       if (asked !== query) return; // a newer search is under way
       found = new Set(hits.map((task) => task.id));
@@ -115,7 +115,46 @@
     rows.forEach((row) => table.tBodies[0].appendChild(row));
   }
 
-  if (table && filters) {
+  // A large table is paged by the server: the filters, the search and a sort ask it for
+  // the page (the form's own GET), instead of hiding rows of the one page shown.
+  const paged = Boolean(table && table.hasAttribute("data-paged"));
+  let leaving;
+
+  function askServer(delay) {
+    clearTimeout(leaving);
+    leaving = setTimeout(() => {
+      const params = new URLSearchParams(new FormData(filters));
+      for (const [name, value] of Array.from(params.entries())) if (!value) params.delete(name);
+      const search = params.toString();
+      location.assign(search ? `${location.pathname}?${search}` : location.pathname);
+    }, delay);
+  }
+
+  if (paged && filters) {
+    filters.addEventListener("input", (event) => askServer(event.target.matches("[data-search]") ? 400 : 0));
+    filters.addEventListener("reset", () => { location.assign(location.pathname); });
+    table.querySelectorAll("[data-sort]").forEach((button) => {
+      button.addEventListener("click", () => {
+        const field = button.dataset.sort;
+        const current = new URLSearchParams(location.search).get("sort") || "";
+        let sort = filters.querySelector('input[name="sort"]');
+        if (!sort) {
+          sort = document.createElement("input");
+          sort.type = "hidden";
+          sort.name = "sort";
+          filters.appendChild(sort);
+        }
+        sort.value = current === field ? `-${field}` : field;
+        askServer(0);
+      });
+    });
+    table.tBodies[0].addEventListener("click", (event) => {
+      const row = event.target.closest("tr[data-href]");
+      if (row && !event.target.closest("a")) location.href = row.dataset.href;
+    });
+  }
+
+  if (table && filters && !paged) {
     const params = new URLSearchParams(location.search);
     filters.querySelector("[data-search]").value = params.get("q") || "";
     filters.querySelectorAll("[data-filter]").forEach((el) => {
@@ -266,7 +305,10 @@
     }
     if (event.key === "Escape" && typing(event.target)) {
       const search = event.target.matches("[data-search]") ? event.target : null;
-      if (search && search.value) { search.value = ""; applyFilters(); } else event.target.blur();
+      if (search && search.value) {
+        search.value = "";
+        if (paged) askServer(0); else applyFilters();
+      } else event.target.blur();
       return;
     }
     if (typing(event.target) || event.ctrlKey || event.metaKey || event.altKey) return;
