@@ -186,51 +186,45 @@ def test_one_changed_file_rewrites_its_folder_rows_alone(
     assert read_bodies(scan_tasks(project.root)) == scan_tasks(project.root, use_cache=False)
 
 
-def test_rows_files_no_head_names_go_once_old(project: Project, write_task: TaskWriter) -> None:
-    """A writer keeps the files the head before it named (a run may be reading them) and
-    young ones (another writer's, its head not yet written); it deletes the rest."""
-    _cached(project, write_task)
-    head_before = ParseCache.open(project.root).head
-    assert head_before is not None
-    named_before = set(head_before.files)
-    folder = cache_path(project.root).parent
-    young, old = folder / f"rows-{'1' * 16}.msgpack", folder / f"rows-{'2' * 16}.msgpack"
-    young.write_bytes(b"\x90")
-    old.write_bytes(b"\x90")
-    beside_old = folder / f"rows-{'2' * 16}.ids.msgpack"  # its columns
-    beside_old.write_bytes(b"\x90")
-    store_old = folder / f"rows-{'2' * 16}.bodies"  # its body store
-    store_old.write_bytes(b"body")
-    for path in (old, beside_old, store_old, *folder.glob("*.ids.msgpack")):
+def _cache_files(project: Project) -> set[str]:
+    """The files of the cache's folder, whatever their names."""
+    return {path.name for path in cache_path(project.root).parent.iterdir() if path.is_file()}
+
+
+def _aged_cache(project: Project) -> None:
+    """Every file of the cache's folder made old (as if written long ago)."""
+    for path in cache_path(project.root).parent.iterdir():
         os.utime(path, ns=(0, 0))
-    for number in (1, 2):  # two writes, each after one file changed in folder a
-        changed = project.root / "a" / f"{4 * number + 1}-task.md"
-        changed.write_text(changed.read_text() + f"\nedit {number}\n")
-        os.utime(changed, (time.time() - 60, time.time() - 60))
-        scan_tasks(project.root)
-    left = set(_rows_files(project))
-    assert young.name in left
-    assert old.name not in left
-    assert beside_old.name not in left
-    assert store_old.name not in left
-    head = ParseCache.open(project.root).head
-    assert head is not None
-    named = {name for name in head.files if name}
-    assert named <= left
-    # Everything old now: the next write keeps what its head and the one before name.
-    for name in left:
-        os.utime(folder / name, ns=(0, 0))
-    changed = project.root / "a" / "13-task.md"
-    changed.write_text(changed.read_text() + "\nedit 3\n")
+
+
+def _edit(project: Project, number: int) -> None:
+    """Change one file of folder ``a`` and scan: the cache is written again."""
+    changed = project.root / "a" / f"{4 * number + 1}-task.md"
+    changed.write_text(changed.read_text() + f"\nedit {number}\n")
     os.utime(changed, (time.time() - 60, time.time() - 60))
     scan_tasks(project.root)
-    newest = ParseCache.open(project.root).head
-    assert newest is not None
-    named_now = named | {name for name in newest.files if name}
-    # The columns and store of a named rows file stay, however old; the others went too.
-    stores = {name.replace(".msgpack", ".bodies") for name in named_now}
-    assert set(_rows_files(project)) == named_now | columns_named(named_now) | stores
-    assert columns_named(named_before) - columns_named(named_now)  # some went
+
+
+def test_old_cache_files_no_head_names_go(project: Project, write_task: TaskWriter) -> None:
+    """A writer keeps what the head before it named (a run may be reading it) and young
+    files (another writer's, its head not yet written); it deletes the rest, so the cache
+    does not grow with writes, and every run still reads what the files hold."""
+    _cached(project, write_task)
+    before = _cache_files(project)
+    for number in (1, 2):  # two writes, each after one file changed in folder a
+        _edit(project, number)
+    grown = _cache_files(project)
+    assert before < grown  # nothing young deleted: the first head's files all stay
+    _aged_cache(project)
+    _edit(project, 3)
+    after = _cache_files(project)
+    assert before - after  # old files no head names went (rows, columns and store)
+    assert len(before - after) >= 3
+    assert len(after) < len(grown)
+    for number in (4, 5):  # steady: each write adds what the one before it let go
+        _aged_cache(project)
+        _edit(project, number)
+        assert len(_cache_files(project)) == len(after)
     assert read_bodies(scan_tasks(project.root)) == scan_tasks(project.root, use_cache=False)
 
 

@@ -173,26 +173,48 @@ def test_the_dashboard_and_the_export_show_the_bodies(
         assert f"zebra{task_id}" in page
 
 
-def _close_stores() -> None:
-    """Forget the stores this process opened (a test's earlier loads opened some)."""
-    for fd, _offsets in bodies._open_stores.values():
-        os.close(fd)
-    bodies._open_stores.clear()
+def _open_stores(tasks: Path) -> list[str]:
+    """The body stores of ``tasks``' cache this process holds open (its descriptors)."""
+    cache = str(tasks / ".tasktool")
+    held = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue  # the listing's own descriptor, closed already
+        if target.startswith(cache) and target.endswith(".bodies"):
+            held.append(target)
+    return held
+
+
+def _stores_opened(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The body stores this process opens from now on (every ``os.open`` watched)."""
+    opened: list[str] = []
+    real_open = os.open
+
+    def watched(path: str, flags: int, *args: int, **kwargs: int) -> int:
+        if str(path).endswith(".bodies"):
+            opened.append(str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", watched)
+    return opened
 
 
 def test_a_listing_reads_no_body(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     tasks = _write(project)
     _warm(tasks)
-    _close_stores()
+    opened = _stores_opened(monkeypatch)
     listed = msgspec.json.decode(_cli(project, monkeypatch, "list", "--format", "json"))
     assert len(listed) == 4
     assert "body" not in listed[0]
     _cli(project, monkeypatch, "next")
     _cli(project, monkeypatch, "board")
     _cli(project, monkeypatch, "stats")
-    assert not bodies._open_stores
-    _cli(project, monkeypatch, "search", "zebra002")
-    assert bodies._open_stores  # search reads them
+    assert not opened
+    assert "002" in _cli(project, monkeypatch, "search", "zebra002")
+    assert opened  # search reads them
+    assert not _open_stores(tasks)  # and closes them with the load that owned them
 
 
 def test_only_a_few_stores_stay_open(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -201,12 +223,14 @@ def test_only_a_few_stores_stay_open(project: Project, monkeypatch: pytest.Monke
     monkeypatch.setattr(bodies, "OPEN_STORES", 1)
     tasks = _write(project)
     _warm(tasks)
-    _close_stores()
     repo = _load(project)
+    read = set()
     for task in [*repo.tasks, *repo.archived]:
         assert task.body == _file_body(task.file_path)
-        assert len(bodies._open_stores) <= 1
-    assert len({os.path.dirname(task.file_path) for task in repo.tasks}) > 1  # stores
+        held = _open_stores(tasks)
+        assert len(held) <= 1
+        read.update(held)
+    assert len(read) > 1  # several stores, read one after the other
 
 
 def _kept(project: Project) -> tuple[Repository, dict[str, Task]]:
@@ -242,9 +266,9 @@ def test_without_its_store_a_body_comes_only_with_the_same_fields(project: Proje
     tasks = _write(project)
     _warm(tasks)
     _repo, loaded = _kept(project)
+    assert not _open_stores(tasks)  # none read yet: deleted now, none can be read
     for store in (tasks / ".tasktool" / "cache").glob("*.bodies"):
         store.unlink()
-    _close_stores()  # as a process that never opened them
     assert loaded["004"].body == TASKS["004"][1]  # the file unchanged
     body_only = tasks / "a" / "001-task.md"
     body_only.write_text(
@@ -272,7 +296,7 @@ def test_a_damaged_store_is_not_read(project: Project) -> None:
     _warm(tasks)
     for store in (tasks / ".tasktool" / "cache").glob("*.bodies"):
         store.write_bytes(b"\xffgarbage" + store.read_bytes())
-    _close_stores()
+    assert not _open_stores(tasks)  # each is opened damaged
     repo = _load(project)
     for task in [*repo.tasks, *repo.archived]:
         assert task.body == _file_body(task.file_path)

@@ -4,7 +4,6 @@ sibling index and the config cache all record the same way."""
 from __future__ import annotations
 
 import os
-import re
 import time
 from pathlib import Path
 
@@ -62,12 +61,27 @@ def test_the_parse_cache_and_the_sibling_index_record_the_same_signature(
     assert expected in store.read_bytes()  # the index's signatures, joined as the cache's
 
 
-def test_only_the_signature_module_reads_a_file_s_inode() -> None:
-    """Every fingerprint of a file is a :mod:`tasktool.files.signature`: no module takes
-    ``stat`` fields of its own (they were packed in three orders in three modules)."""
-    readers = sorted(
-        str(path.relative_to(SOURCE))
-        for path in SOURCE.rglob("*.py")
-        if re.search(r"\bst_ino\b", path.read_text(encoding="utf-8"))
-    )
-    assert readers == ["files/signature.py"]
+def test_a_file_replaced_at_the_same_size_and_mtime_is_new_to_every_cache(
+    tmp_path: Path,
+) -> None:
+    """Every reader of a file's fingerprint (the parse cache, the walk, the sibling index)
+    takes the same one: a file atomically replaced by another of the same size and
+    mtime is a changed file to each of them (they once packed ``stat`` three ways)."""
+    path = _task(tmp_path / "g" / "1-task.md", "1")
+    os.utime(path.parent, (PAST, PAST))
+    store = tmp_path / ".tasktool" / "worktrees" / "index.msgpack"
+    assert [task.title for task in scan_tasks(tmp_path).tasks] == ["Task 1"]
+    os.utime(tmp_path, (PAST, PAST))  # settled again after the cache's folder was made
+    before = read_index(tmp_path, (), store).identity
+    assert before is not None
+    replacement = path.with_name("1-task.md.new")
+    replacement.write_text("---\nid: '1'\ntitle: Task X\n---\n", encoding="utf-8")
+    assert replacement.stat().st_size == path.stat().st_size
+    os.utime(replacement, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns))
+    os.replace(replacement, path)
+    os.utime(path.parent, (PAST, PAST))
+    assert [task.title for task in scan_tasks(tmp_path).tasks] == ["Task X"]
+    os.utime(tmp_path, (PAST, PAST))
+    after = read_index(tmp_path, (), store).identity
+    assert after is not None
+    assert after != before

@@ -179,7 +179,9 @@ def main(
             f"not {ctx.invoked_subcommand}",
             ctx,
         )
-    oneshot.reading(ctx.invoked_subcommand)
+    # The entry point's process (click's ``obj``), else an in-process caller's.
+    process = ctx.obj if isinstance(ctx.obj, oneshot.Process) else oneshot.Process()
+    process.reading(ctx.invoked_subcommand)
     if said.paged and not ctx.resilient_parsing:
         ctx.with_resource(paging(not no_pager))
     ctx.obj = GlobalOptions(
@@ -192,18 +194,19 @@ def main(
         worktree_scope=worktree_scope,
         project=project,
         all_projects=all_projects,
+        process=process,
     )
 
 
 def run() -> None:
     """The process's entry point (the ``tasktool`` script, ``python -m tasktool``): the
     command line, in a process that ends with it (:mod:`tasktool.cli.oneshot`)."""
-    oneshot.enable()
+    process = oneshot.Process(one_shot=True)
     try:
-        main()
+        main(obj=process)
     except SystemExit as done:
         if done.code is None or isinstance(done.code, int):
-            oneshot.end(done.code or 0)
+            process.end(done.code or 0)
         raise
 
 

@@ -7,20 +7,23 @@ million tuples, none of them garbage) and, at exit, freeing them object by objec
 ``tasktool`` is its own process (:func:`tasktool.cli.main.run`, the console script and
 ``python -m tasktool``), this module skips both:
 
-- :func:`load`: the collector is paused while the tasks load, then ``gc.freeze()`` moves
+- :meth:`Process.load`: the collector is paused while the tasks load, then ``gc.freeze()`` moves
   everything alive into its permanent generation and the loaded repository stays
   referenced. Other commands get the collector back for what they allocate next; a read
   command does not: what it allocates after the load is its answer, freed by reference
   counting (peak memory is the same either way);
-- :func:`end`, after a read command (:data:`READ_COMMANDS`) whose output is flushed: the
+- :meth:`Process.end`, after a read command (:data:`READ_COMMANDS`) whose output is flushed: the
   process ends with ``os._exit`` and the command's exit status, skipping the
   interpreter's teardown. Only when that teardown has nothing else to do: no ``atexit``
   handler registered (tasktool registers none; multiprocessing and logging do, imported
   only by a cold read's parse workers and reader threads) and no other thread alive
   (those pools are joined before any output); otherwise the process exits as usual.
 
-In-process callers (tests through click's ``CliRunner``, the web server, the MCP server,
-library users) never call :func:`enable`: for them nothing here does anything.
+The entry point makes the one :class:`Process` that says so and hands it to the command
+line (click's ``obj``), which keeps it in the invocation's options: a value passed down,
+not a switch on the module. In-process callers (tests through click's ``CliRunner``, the
+web server, the MCP server, library users) get an ordinary :class:`Process`: for them
+nothing here does anything.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-__all__ = ["READ_COMMANDS", "T", "enable", "end", "load", "reading"]
+__all__ = ["READ_COMMANDS", "Process", "T"]
 
 T = TypeVar("T")
 
@@ -43,62 +46,55 @@ READ_COMMANDS = frozenset(
 )
 
 
-class _Process:
-    """This process's state: whether it runs one command (set by the entry point only),
-    whether that command only reads, and what it loaded."""
+class Process:
+    """How this invocation's process may end: as one command's process (``one_shot``, made
+    by the entry point only) or as any other caller's; whether the command only reads
+    (:meth:`reading`), and what it loaded (kept until the process ends)."""
 
-    def __init__(self) -> None:
-        self.one_shot = False
-        self.reading = False
+    __slots__ = ("kept", "one_shot", "read_only")
+
+    def __init__(self, *, one_shot: bool = False) -> None:
+        self.one_shot = one_shot
+        self.read_only = False
         self.kept: list[object] = []
 
+    def reading(self, command: str | None) -> None:
+        """The command about to run (a read command lets :meth:`end` end the process)."""
+        self.read_only = command in READ_COMMANDS
 
-_PROCESS = _Process()
+    def load(self, make: Callable[[], T]) -> T:
+        """``make()`` (a load). In a one-shot process the collector is paused while it
+        runs, then everything alive is frozen (out of the collector's sight) and the
+        result kept until the process ends; elsewhere just ``make()``."""
+        if not self.one_shot:
+            return make()
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            loaded = make()
+        finally:
+            gc.freeze()
+            if enabled and not self.read_only:
+                gc.enable()
+        self.kept.append(loaded)
+        return loaded
 
-
-def enable() -> None:
-    """This process runs one command and ends (called by the entry point only)."""
-    _PROCESS.one_shot = True
-
-
-def reading(command: str | None) -> None:
-    """The command about to run (a read command lets :func:`end` end the process)."""
-    _PROCESS.reading = command in READ_COMMANDS
-
-
-def load(make: Callable[[], T]) -> T:
-    """``make()`` (a load). In a one-shot process the collector is paused while it runs,
-    then everything alive is frozen (out of the collector's sight) and the result kept
-    until the process ends; elsewhere just ``make()``."""
-    if not _PROCESS.one_shot:
-        return make()
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        loaded = make()
-    finally:
-        gc.freeze()
-        if enabled and not _PROCESS.reading:
-            gc.enable()
-    _PROCESS.kept.append(loaded)
-    return loaded
-
-
-def end(status: int) -> None:
-    """After a read command: flush the output and end the process now with ``status``.
-    Returns (does nothing) in any other case, and whenever the interpreter's exit still
-    has work: an ``atexit`` handler registered (coverage measuring subprocesses, a
-    ``sitecustomize``) or a thread still running. The caller then exits as usual."""
-    if not (_PROCESS.one_shot and _PROCESS.reading):
-        return
-    if _exit_handlers() != 0 or threading.active_count() > 1:
-        return
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except OSError:
-        return  # the usual exit path reports (or silences) a broken pipe
-    os._exit(status)
+    def end(self, status: int) -> None:
+        """After a read command: flush the output and end the process now with
+        ``status``. Returns (does nothing) in any other case, and whenever the
+        interpreter's exit still has work: an ``atexit`` handler registered (coverage
+        measuring subprocesses, a ``sitecustomize``) or a thread still running. The
+        caller then exits as usual."""
+        if not (self.one_shot and self.read_only):
+            return
+        if _exit_handlers() != 0 or threading.active_count() > 1:
+            return
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except OSError:
+            return  # the usual exit path reports (or silences) a broken pipe
+        os._exit(status)
 
 
 def _exit_handlers() -> int | None:

@@ -10,12 +10,14 @@ them a store at a time (:func:`each_body`).
 
 Where a kept body is: the rows a cache read decoded are registered here, folder by
 folder (:class:`Part`, held by the :class:`~tasktool.files.cache.ParseCache` that read
-them, weakly here), with the number of their store. A task finds its row by its file's
-folder and name; the row holds the task itself, or (the overlay shows a task with its
-status from another worktree) one with the same fields. Only the last :data:`OPEN_STORES`
-stores stay open, and no body is kept after it was handed out, so the bodies are never
-all resident. The tables here grow with the rows files and folders this process read
-(a number and a path each), not with the tasks.
+them, weakly here), with the number of their store and the cache's :class:`Stores`. A
+task finds its row by its file's folder and name; the row holds the task itself, or (the
+overlay shows a task with its status from another worktree) one with the same fields.
+The stores belong to the cache that read their head: it knows where each is, keeps only
+the last :data:`OPEN_STORES` open and closes them when it goes; no body is kept after it
+was handed out, so the bodies are never all resident. The folder table here (the one
+process-wide table left: ``Task.body`` has no owner to ask, see docs/architecture.md)
+grows with the folders this process read (a path each), not with the tasks.
 
 A body is always the one its fields came with. From a store it is by construction (the
 store was written from the same parse as the row). When no row matches (the store is
@@ -45,25 +47,20 @@ from tasktool.model.task import KEPT, Task, read_kept_bodies_with
 __all__ = [
     "OPEN_STORES",
     "Part",
+    "Stores",
     "each_body",
     "encode_store",
-    "known",
     "read_body",
     "store_name",
     "store_number",
     "stored_bodies",
 ]
 
-#: Body stores kept open at once (the least recently read one is closed first).
+#: Body stores one cache keeps open at once (the least recently read one is closed first).
 OPEN_STORES = 32
 _OFFSET = array("Q").itemsize
 
 _lock = threading.Lock()
-#: Store number -> the cache folder holding it and its length, for every rows file a head
-#: read in this process named (rows files are named at random, so a number is one file).
-_stores: dict[int, tuple[str, int]] = {}
-#: Store number -> the store open.
-_open_stores: OrderedDict[int, _Open] = OrderedDict()
 #: Folder path -> the parts decoded from its rows files, newest last.
 _parts: dict[str, list[weakref.ref[Part]]] = {}
 
@@ -77,12 +74,19 @@ class Part:
     """One folder's rows (all, or some by index) as a cache read decoded them, and the
     number of the store that keeps their bodies."""
 
-    __slots__ = ("__weakref__", "_index", "count", "names", "path", "rows", "store")
+    __slots__ = ("__weakref__", "_index", "count", "names", "path", "rows", "store", "stores")
 
     def __init__(
-        self, path: str, names: str, store: int, rows: Sequence[_Row] | Mapping[int, _Row]
+        self,
+        path: str,
+        names: str,
+        store: int,
+        rows: Sequence[_Row] | Mapping[int, _Row],
+        stores: Stores,
     ) -> None:
         self.path, self.names, self.store, self.rows = path, names, store, rows
+        #: The stores of the cache that read these rows (this part's among them).
+        self.stores = stores
         #: The folder's number of rows.
         self.count = names.count("\0") + 1 if names else 0
         self._index: dict[str, int] | None = None
@@ -140,15 +144,6 @@ def store_name(number: int) -> str:
     return f"rows-{number:016x}.bodies"
 
 
-def known(cache_folder: str, rows_names: Iterable[str], lengths: Iterable[int]) -> None:
-    """Record that the body stores of these rows files are in ``cache_folder``, each
-    ``lengths`` bytes long (a store of another length is damaged and never read)."""
-    with _lock:
-        for name, length in zip(rows_names, lengths, strict=True):
-            if name:
-                _stores[store_number(name)] = (cache_folder, length)
-
-
 def encode_store(texts: Sequence[bytes]) -> bytes:
     """A body store of these bodies, one per row (empty for a row without a task)."""
     offsets = array("Q", [0] * (len(texts) + 1))
@@ -177,58 +172,88 @@ def _find(task: Task) -> tuple[Part, int] | None:
     return None
 
 
-def _opened(number: int, count: int) -> _Open | None:
-    """The store open (``None``: unknown, gone, damaged), with ``_lock`` held. An open
-    store outlives its file: deleted now, it still reads."""
-    found = _open_stores.get(number)
-    if found is not None:
-        _open_stores.move_to_end(number)
-        return found if len(found.offsets) == count + 1 else None
-    folder, length = _stores.get(number, ("", -1))
-    header = _OFFSET * (count + 1)
-    if length < header:
-        return None
-    try:
-        fd = os.open(os.path.join(folder, store_name(number)), os.O_RDONLY)
-    except OSError:
-        return None
-    offsets = array("Q")
-    try:
-        if os.fstat(fd).st_size == length:
-            offsets.frombytes(os.pread(fd, header, 0))
-    except OSError:
-        pass
-    if sys.byteorder == "big":
-        offsets.byteswap()
-    if len(offsets) != count + 1 or offsets[0] != header or offsets[-1] != length:
-        os.close(fd)
-        return None
-    opened = _open_stores[number] = _Open(fd, offsets)
-    while len(_open_stores) > OPEN_STORES:
-        os.close(_open_stores.popitem(last=False)[1].fd)
-    return opened
+class Stores:
+    """The body stores of one cache's rows files, owned by the
+    :class:`~tasktool.files.cache.ParseCache` that read their head: where each is, and the
+    last :data:`OPEN_STORES` read open (closed when the cache goes). Read from any thread."""
 
+    __slots__ = ("__weakref__", "_lock", "_open", "_where")
 
-def _kept_bytes(part: Part, index: int) -> bytes | None:
-    with _lock:
-        opened = _opened(part.store, part.count)
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        #: Store number -> the cache folder holding it and its length (rows files are
+        #: named at random, so a number is one file).
+        self._where: dict[int, tuple[str, int]] = {}
+        #: Store number -> the store open, the most recently read last.
+        self._open: OrderedDict[int, _Open] = OrderedDict()
+
+    def __del__(self) -> None:
+        """Close the stores left open (not ``weakref.finalize``: its first use registers
+        an ``atexit`` handler, which would keep a read command from ending at once)."""
+        opened = self._open
+        while opened:
+            os.close(opened.popitem()[1].fd)
+
+    def know(self, cache_folder: str, rows_names: Iterable[str], lengths: Iterable[int]) -> None:
+        """Record that the body stores of these rows files are in ``cache_folder``, each
+        ``lengths`` bytes long (a store of another length is damaged and never read)."""
+        with self._lock:
+            for name, length in zip(rows_names, lengths, strict=True):
+                if name:
+                    self._where[store_number(name)] = (cache_folder, length)
+
+    def kept(self, part: Part, index: int) -> bytes | None:
+        """The bytes of body ``index`` of ``part`` (``None``: not readable)."""
+        with self._lock:
+            opened = self._opened(part.store, part.count)
+            try:
+                return opened.body(index) if opened is not None else None
+            except OSError:
+                return None
+
+    def whole(self, part: Part) -> tuple[bytes, array[int]] | None:
+        """The store of ``part`` read whole, and its offsets (``None``: not readable)."""
+        with self._lock:
+            opened = self._opened(part.store, part.count)
+            if opened is None:
+                return None
+            length = opened.offsets[-1]
+            try:
+                found = os.pread(opened.fd, length, 0)
+            except OSError:
+                return None
+        return (found, opened.offsets) if len(found) == length else None
+
+    def _opened(self, number: int, count: int) -> _Open | None:
+        """The store open (``None``: unknown, gone, damaged), with the lock held. An open
+        store outlives its file: deleted now, it still reads."""
+        found = self._open.get(number)
+        if found is not None:
+            self._open.move_to_end(number)
+            return found if len(found.offsets) == count + 1 else None
+        folder, length = self._where.get(number, ("", -1))
+        header = _OFFSET * (count + 1)
+        if length < header:
+            return None
         try:
-            return opened.body(index) if opened is not None else None
+            fd = os.open(os.path.join(folder, store_name(number)), os.O_RDONLY)
         except OSError:
             return None
-
-
-def _store_whole(part: Part) -> tuple[bytes, array[int]] | None:
-    with _lock:
-        opened = _opened(part.store, part.count)
-        if opened is None:
-            return None
-        length = opened.offsets[-1]
+        offsets = array("Q")
         try:
-            found = os.pread(opened.fd, length, 0)
+            if os.fstat(fd).st_size == length:
+                offsets.frombytes(os.pread(fd, header, 0))
         except OSError:
+            pass
+        if sys.byteorder == "big":
+            offsets.byteswap()
+        if len(offsets) != count + 1 or offsets[0] != header or offsets[-1] != length:
+            os.close(fd)
             return None
-    return (found, opened.offsets) if len(found) == length else None
+        opened = self._open[number] = _Open(fd, offsets)
+        while len(self._open) > OPEN_STORES:
+            os.close(self._open.popitem(last=False)[1].fd)
+        return opened
 
 
 def read_body(task: Task) -> str:
@@ -236,7 +261,8 @@ def read_body(task: Task) -> str:
     when the file still holds the task's frontmatter (``task.changed`` when it does not)."""
     found = _find(task)
     if found is not None:
-        kept = _kept_bytes(*found)
+        part, index = found
+        kept = part.stores.kept(part, index)
         if kept is not None:
             try:
                 return kept.decode("utf-8")
@@ -249,7 +275,7 @@ def stored_bodies(part: Part | None, tasks: Sequence[Task | None]) -> list[bytes
     """The UTF-8 bodies of one folder's rows (``None``: no task), for its new store: a
     body held inline encoded, a kept one copied from the store of ``part`` (the folder's
     rows the cache read: its store is read once) or read anew."""
-    whole = _store_whole(part) if part is not None else None
+    whole = part.stores.whole(part) if part is not None else None
     texts: list[bytes] = []
     for task in tasks:
         if task is None:
@@ -299,13 +325,13 @@ def _read_part(
 ) -> Iterator[tuple[int, str]]:
     """The bodies of rows ``found`` (position in ``tasks``, index here) of ``part``."""
     # A few of a store's bodies are read alone, most of them with the store at once.
-    whole = _store_whole(part) if len(found) * 8 > part.count else None
+    whole = part.stores.whole(part) if len(found) * 8 > part.count else None
     for position, index in found:
         if whole is not None:
             store, offsets = whole
             kept: bytes | None = store[offsets[index] : offsets[index + 1]]
         else:
-            kept = _kept_bytes(part, index)
+            kept = part.stores.kept(part, index)
         try:
             text = kept.decode("utf-8") if kept is not None else None
         except UnicodeDecodeError:

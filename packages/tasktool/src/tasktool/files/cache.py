@@ -159,8 +159,10 @@ class ParseCache:
         self._rows: list[Row] | None = None
         #: The rows decoded, by folder path, where their tasks find their bodies.
         self._parts: dict[str, bodies.Part] = {}
+        #: The body stores of the rows files its heads name (open while it is held).
+        self.stores = bodies.Stores()
         if self.head is not None and self.path is not None:
-            bodies.known(str(self.path.parent), self.head.files, self.head.stores)
+            self.stores.know(str(self.path.parent), self.head.files, self.head.stores)
 
     @classmethod
     def empty(cls) -> ParseCache:
@@ -206,7 +208,8 @@ class ParseCache:
     def _keep(self, folder: Folder, name: str, rows: Sequence[Row] | Mapping[int, Row]) -> None:
         """Register a folder's rows decoded (all, or some by index) with their store."""
         if name:
-            part = bodies.Part(folder.path, folder.names, bodies.store_number(name), rows)
+            number = bodies.store_number(name)
+            part = bodies.Part(folder.path, folder.names, number, rows, self.stores)
             part.register()
             self._parts[folder.path] = part
 
@@ -375,7 +378,7 @@ class ParseCache:
         except OSError:
             return None
         before = self.head.files if self.head is not None else []
-        bodies.known(str(self.path.parent), encoded.files, encoded.stores)
+        self.stores.know(str(self.path.parent), encoded.files, encoded.stores)
         self._remove_unused({*encoded.files, *before})
         return encoded.token + signature.of(stat)
 

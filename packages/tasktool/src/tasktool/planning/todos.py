@@ -11,6 +11,7 @@ its occurrence among identical ones, so it survives lines moving around.
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import re
 from collections.abc import Callable, Iterable
@@ -71,27 +72,30 @@ _PHP = _syntax([_DQ, _SQ], ["//", "#"], [("/*", "*/")])
 _SEMICOLON = _syntax([_DQ], [";"], [])
 _PERCENT = _syntax([_DQ], ["%"], [])
 
-_BY_SUFFIX: dict[str, str] = {}
-for _pattern, _suffixes in (
-    (_C_LIKE, "c h cc cpp cxx hpp hh java kt kts scala cs swift rs dart groovy proto sol zig m"),
-    (_JS_LIKE, "js mjs cjs jsx ts tsx mts cts go"),
-    (_PYTHON, "py pyi pyx"),
-    (_HASH, "sh bash zsh fish rb pl pm r yaml yml toml cfg conf mk cmake tf ps1 nix ex exs jl"),
-    (_DASH, "sql"),
-    (_LUA, "lua"),
-    (_HASKELL, "hs elm"),
-    (_HTML, "html htm xml md markdown"),
-    (_WEB_COMPONENT, "vue svelte"),
-    (_CSS, "css"),
-    (_C_LIKE, "scss less"),
-    (_PHP, "php"),
-    (_SEMICOLON, "lisp clj cljs cljc el scm ini asm s"),
-    (_PERCENT, "tex sty erl hrl"),
-):
-    for _suffix in _suffixes.split():
-        _BY_SUFFIX[_suffix] = _pattern
+_BY_SUFFIX: dict[str, str] = {
+    suffix: pattern
+    for pattern, suffixes in (
+        (
+            _C_LIKE,
+            "c h cc cpp cxx hpp hh java kt kts scala cs swift rs dart groovy proto sol zig m",
+        ),
+        (_JS_LIKE, "js mjs cjs jsx ts tsx mts cts go"),
+        (_PYTHON, "py pyi pyx"),
+        (_HASH, "sh bash zsh fish rb pl pm r yaml yml toml cfg conf mk cmake tf ps1 nix ex exs jl"),
+        (_DASH, "sql"),
+        (_LUA, "lua"),
+        (_HASKELL, "hs elm"),
+        (_HTML, "html htm xml md markdown"),
+        (_WEB_COMPONENT, "vue svelte"),
+        (_CSS, "css"),
+        (_C_LIKE, "scss less"),
+        (_PHP, "php"),
+        (_SEMICOLON, "lisp clj cljs cljc el scm ini asm s"),
+        (_PERCENT, "tex sty erl hrl"),
+    )
+    for suffix in suffixes.split()
+}
 _BY_NAME = {"makefile": _HASH, "dockerfile": _HASH, "cmakelists.txt": _HASH, "gemfile": _HASH}
-_COMPILED: dict[str, re.Pattern[str]] = {}
 
 
 def comment_syntax(path: str) -> re.Pattern[str] | None:
@@ -100,11 +104,13 @@ def comment_syntax(path: str) -> re.Pattern[str] | None:
     source = _BY_NAME.get(name)
     if source is None and "." in name:
         source = _BY_SUFFIX.get(name.rsplit(".", 1)[1])
-    if source is None:
-        return None
-    if source not in _COMPILED:
-        _COMPILED[source] = re.compile(source)
-    return _COMPILED[source]
+    return None if source is None else _compiled(source)
+
+
+@functools.cache
+def _compiled(source: str) -> re.Pattern[str]:
+    """A kind's pattern, compiled once (a few dozen kinds at most)."""
+    return re.compile(source)
 
 
 def _clean(text: str) -> str:

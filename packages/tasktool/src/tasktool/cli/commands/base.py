@@ -92,6 +92,9 @@ class GlobalOptions(msgspec.Struct, kw_only=True):
     #: A repository :func:`kept_when_piped` loaded, handed to the command's first
     #: :func:`load_repository` (loaded once, its warnings said once).
     loaded: Any = None
+    #: The process running this invocation (:mod:`tasktool.cli.oneshot`): what a load
+    #: may skip in it.
+    process: oneshot.Process = msgspec.field(default_factory=oneshot.Process)
 
     def overrides(self) -> Overrides:
         return Overrides(
@@ -158,7 +161,7 @@ def load_repository(
         repo: Repository = options.loaded
         options.loaded = None
         return repo
-    repo = oneshot.load(lambda: load_context(options.overrides(), tolerant=tolerant))
+    repo = options.process.load(lambda: load_context(options.overrides(), tolerant=tolerant))
     settings = repo.settings
     options.loud, options.silent = settings.verbose, settings.quiet
     options.note_config(repo.config.file)

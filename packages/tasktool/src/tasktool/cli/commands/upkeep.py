@@ -9,7 +9,6 @@ from pathlib import Path
 
 import click
 
-from tasktool.cli import oneshot
 from tasktool.cli.commands.base import (
     GlobalOptions,
     data_format,
@@ -123,7 +122,7 @@ def validate_command(
     plain = loader(options.overrides())
 
     def load(*, tolerant: bool = False) -> Repository:
-        repo = oneshot.load(lambda: plain(tolerant=tolerant))
+        repo = options.process.load(lambda: plain(tolerant=tolerant))
         options.silent = repo.settings.quiet
         options.note_config(repo.config.file)
         note = repo.absent_note()  # valid, with no tasks: said once, as every read says it
