@@ -56,6 +56,9 @@ FRONT_END_ONLY = {
     "TaskGraph": "the graph page's focus on the actionable subgraph or a neighbourhood",
     "search_tasks": "the paged table's search, ranked before the page is cut",
     "values_of": "the paged table's filter choices, drawn from every task",
+    "actionable_starts": "the graph page's first tasks, by the rule `graph` draws at scale",
+    "actionable_part": "the graph page's actionable subgraph, the rule `graph` draws at scale",
+    "walk_breadth_first": "the graph page's widening of a task's neighbourhood",
 }
 
 
