@@ -284,6 +284,11 @@ class Routes:
         pool = getattr(command, "pool", None)
         return self.owner_of(pool_key(project_id, pool)) if isinstance(pool, str) else None
 
+    def members_are(self, live: Iterable[str]) -> None:
+        """The live members are now ``live`` (owners are looked up again only once the
+        failure handling has seen who joined or died: :meth:`forget_owners`)."""
+        self.live = frozenset(live)
+
     def forget_owners(self) -> None:
         """The live members changed: every owner is looked up again."""
         self._owners.clear()

@@ -365,7 +365,7 @@ class Router:
         """The live members are now ``live``: the failure handling follows them
         (:meth:`.Failover.members_changed`), then the openings follow their pools
         (:meth:`.Seats.members_changed`)."""
-        self.routes.live = frozenset(live)
+        self.routes.members_are(live)
         out = list(self.failover.members_changed(joined, died, local_clients, now_ms))
         out.extend(self.seats.members_changed(now_ms))
         return out
