@@ -115,9 +115,9 @@ class ModesMachine(RuleBasedStateMachine):
     def _apply(self, deliveries: list[Delivery]) -> None:
         for recipients, event in deliveries:
             match event:
-                case events.SessionCreated():
+                case events.SessionFormed():
                     self._created(event)
-                case events.PoolWithdrawn() | events.PoolExpired():
+                case events.EntryWithdrawn() | events.EntryExpired():
                     (client,) = recipients
                     assert self.waiting.pop((client, event.pool)) == event.entry_id
                 case events.ProposalReceived():
@@ -136,7 +136,7 @@ class ModesMachine(RuleBasedStateMachine):
                     for added in event.added:
                         self.mirror[added.entry_id] = added.client_id
 
-    def _created(self, event: events.SessionCreated) -> None:
+    def _created(self, event: events.SessionFormed) -> None:
         assert event.pool is not None
         if event.session_id in self.sessions:
             return

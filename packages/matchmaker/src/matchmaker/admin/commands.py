@@ -21,7 +21,7 @@ from mtcommon import CodedError, render_line
 
 if TYPE_CHECKING:
     from matchmaker.admin.client import AdminClient
-    from matchmaker.admin.plan import Change
+    from matchmaker.admin.plan import PlanStep
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -250,11 +250,11 @@ def apply(*, path: str, prune: bool, dry_run: bool, url: str, key: str, output: 
         click.echo(("dry run, nothing changed: " if dry_run else "") + summary)
 
 
-def _step(change: Change) -> dict[str, Any]:
+def _step(change: PlanStep) -> dict[str, Any]:
     return {"action": change.action, "id": change.project_id, "fields": list(change.fields)}
 
 
-def _step_line(change: Change) -> str:
+def _step_line(change: PlanStep) -> str:
     return f"{change.sign} {change.project_id}"
 
 

@@ -23,8 +23,8 @@ from matchmaker.core import Delivery, Matchmaker
 from matchmaker.core import commands as core_commands
 from matchmaker.core.commands import EnterPool, JoinSession
 from matchmaker.core.conversation import Conversation
-from matchmaker.core.effects import Effect, Refuse, Reply
-from matchmaker.core.events import PoolLeft, PoolWithdrawn
+from matchmaker.core.effects import Effect, Refuse, ReplyWith
+from matchmaker.core.events import EntryWithdrawn, PoolLeft
 from matchmaker.core.pools import PoolSpec
 from matchmaker.core.state import ClientState
 from matchmaker.errors import MatchmakerError
@@ -131,14 +131,14 @@ class Waiting:
         """Its client was matched: the entry is on its way out."""
         self.stage = advance(self.stage, Step.WITHDRAW)
 
-    def withdrawal(self, pool: str) -> PoolWithdrawn:
+    def withdrawal(self, pool: str) -> EntryWithdrawn:
         """What its client is told when its member died while it was being withdrawn (what
         that member would have said)."""
-        return PoolWithdrawn(pool, self.remote_id or self.told or "", "matched")
+        return EntryWithdrawn(pool, self.remote_id or self.told or "", "matched")
 
-    def left(self, pool: str) -> Reply:
+    def left(self, pool: str) -> ReplyWith:
         """The answer to its ``pool.leave`` when its member died before leaving it."""
-        return Reply(self.leave_request, PoolLeft(pool, self.remote_id or self.told or ""))
+        return ReplyWith(self.leave_request, PoolLeft(pool, self.remote_id or self.told or ""))
 
 
 NOTHING: tuple[Action, ...] = ()  # most inputs call for no action

@@ -72,16 +72,16 @@ from matchmaker.core import commands as core_commands
 from matchmaker.core.backfill import SeatOffered, SeatsChanged
 from matchmaker.core.commands import EnterPool, LeavePool
 from matchmaker.core.conversation import Conversation, resume_refused
-from matchmaker.core.effects import Close, Effect, Refuse, Reply, ResumeElsewhere
+from matchmaker.core.effects import Close, Effect, Refuse, ReplyWith, ResumeElsewhere
 from matchmaker.core.engine import entry_limit
 from matchmaker.core.events import (
+    EnteredPool,
     EntryClosed,
+    EntryWithdrawn,
     MemberJoined,
     MemberLeft,
-    PoolEntered,
     PoolLeft,
-    PoolWithdrawn,
-    SessionCreated,
+    SessionFormed,
     SessionLeft,
 )
 from matchmaker.errors import internal_error
@@ -182,8 +182,8 @@ class Router(Seats):
         """Follow what local clients are told (their remote sessions and waiting entries),
         and the core's notes about backfills (:mod:`.seats`)."""
         kind = type(event)
-        if kind is SessionCreated:
-            assert isinstance(event, SessionCreated)
+        if kind is SessionFormed:
+            assert isinstance(event, SessionFormed)
             return self._on_session_created(event)
         if kind is SeatsChanged:
             assert isinstance(event, SeatsChanged)
@@ -207,7 +207,7 @@ class Router(Seats):
                 self._gone_entry(client_id, event.pool, lambda e: e.remote_id == closed)
         return NOTHING
 
-    def _on_session_created(self, event: SessionCreated) -> Sequence[Action]:
+    def _on_session_created(self, event: SessionFormed) -> Sequence[Action]:
         client_id = event.you
         host = node_of(event.session_id)
         out: list[Action] = []
@@ -262,7 +262,7 @@ class Router(Seats):
         for name in list(state.entries):
             entry_id, dropped = self.core.leave_pool(client_id, name)
             out.extend(dropped)
-            out.append(((client_id,), PoolWithdrawn(name, entry_id, "matched")))
+            out.append(((client_id,), EntryWithdrawn(name, entry_id, "matched")))
         return [Deliver(out)]
 
     # -- a local client's connection ------------------------------------------------------
@@ -324,8 +324,8 @@ class Router(Seats):
     def _events(self, sender: str, message: Events, now_ms: int) -> Sequence[Action]:
         event = codec.decode_value(message.event)
         out: list[Action] = [Deliver([(message.to, event)], remote=False)]
-        if type(event) is SessionCreated:
-            assert isinstance(event, SessionCreated)
+        if type(event) is SessionFormed:
+            assert isinstance(event, SessionFormed)
             if event.pool is not None and sender != node_of(event.session_id):
                 # Relayed by the pool's owner for a client an offer seated: its host
                 # waits for Told. (From the host, as every formed group's, none is due.)
@@ -356,7 +356,7 @@ class Router(Seats):
             _log.exception("unhandled error on a forwarded request")
             effects = [Refuse(request_id, internal_error())]
         out: list[Action] = []
-        answers = [e for e in effects if isinstance(e, Reply | Refuse | Close)]
+        answers = [e for e in effects if isinstance(e, ReplyWith | Refuse | Close)]
         # The answer first: the home member must see pool.entered before session.created.
         if answers:
             encoded = [codec.encode_effect(e) for e in answers]
@@ -378,7 +378,7 @@ class Router(Seats):
             if request_id is not None and request_id != INTERNAL:
                 # (An answer after expire() refused the request still goes out.)
                 self.pending.pop((client_id, request_id), None)
-            if isinstance(effect, Reply):
+            if isinstance(effect, ReplyWith):
                 moved |= self._answered(sender, client_id, effect)
             elif isinstance(effect, Refuse) and request_id != INTERNAL:
                 self._forget_entry(client_id, request_id)
@@ -390,12 +390,12 @@ class Router(Seats):
             out.extend(self._rehome(client_id, now_ms))
         return out
 
-    def _answered(self, sender: str, client_id: str, reply: Reply) -> bool:
+    def _answered(self, sender: str, client_id: str, reply: ReplyWith) -> bool:
         """Follow what a reply from ``sender`` says of the client's entries and sessions;
         whether an entry was entered."""
         answer = reply.answer
         waiting = self.waiting.get(client_id, {})
-        if isinstance(answer, PoolEntered):
+        if isinstance(answer, EnteredPool):
             outgoing = self.outgoing.get(client_id, ())
             for entry in (waiting.get(answer.pool), *(e for n, e in outgoing if n == answer.pool)):
                 if entry is not None and entry.node == sender and entry.asked == reply.request_id:

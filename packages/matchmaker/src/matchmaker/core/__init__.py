@@ -7,12 +7,12 @@ events (:mod:`~matchmaker.core.events`). The data plane's WebSocket shell
 back. A new transport (see ``docs/architecture.md``, Where things plug in) needs
 only what this package exports: a :class:`Conversation` per client over the
 process's :class:`Matchmaker`, fed commands and the time, whose effects
-(:data:`Effect`: :class:`Reply`, :class:`Refuse`, :class:`Close`, ...) and
+(:data:`Effect`: :class:`ReplyWith`, :class:`Refuse`, :class:`Close`, ...) and
 :data:`Delivery` events the transport carries out. ::
 
     commands.py   what a client asks (EnterPool, ...)
     conversation.py  Conversation: one connection's protocol rules, commands in, effects out
-    effects.py    what the shell must do: Reply, Refuse, Close, ...
+    effects.py    what the shell must do: ReplyWith, Refuse, Close, ...
     events.py     what the core answers and announces, and to whom (Delivery)
     engine.py     Matchmaker: every pool and session of one process
     sessions.py   what Matchmaker does to sessions: forming, seats, rooms, relay, leaving
@@ -20,7 +20,7 @@ process's :class:`Matchmaker`, fed commands and the time, whose effects
     modes.py      one strategy per pool mode: which waiting entries form groups
     skill.py      auto pools with a range rule: sorted index, widening windows
     pools.py      which pool a request means (PoolSpec, resolve_pool) and who it admits
-    state.py      the records: ClientState, Pool, Entry, Member, Session
+    state.py      the records: ClientState, Pool, PoolEntry, Member, Session
     projects.py   which Project a client belongs to, as of now
 """
 
@@ -35,7 +35,7 @@ from matchmaker.core.effects import (
     PingClient,
     Refuse,
     Replay,
-    Reply,
+    ReplyWith,
     ResumeElsewhere,
 )
 from matchmaker.core.engine import Matchmaker
@@ -43,7 +43,7 @@ from matchmaker.core.events import Delivery, Event
 from matchmaker.core.modes import MODES, AutoMode, ModeStrategy
 from matchmaker.core.pools import PoolSpec, resolve_pool
 from matchmaker.core.projects import current_project, resolve_hello
-from matchmaker.core.state import ClientState, Entry, Member, Pool, Session
+from matchmaker.core.state import ClientState, Member, Pool, PoolEntry, Session
 
 __all__ = [
     "MODES",
@@ -55,7 +55,6 @@ __all__ = [
     "Delivery",
     "Effect",
     "EnterPool",
-    "Entry",
     "Event",
     "Matchmaker",
     "Member",
@@ -63,10 +62,11 @@ __all__ = [
     "OpenChannel",
     "PingClient",
     "Pool",
+    "PoolEntry",
     "PoolSpec",
     "Refuse",
     "Replay",
-    "Reply",
+    "ReplyWith",
     "ResumeElsewhere",
     "Session",
     "current_project",

@@ -25,7 +25,7 @@ from matchmaker.core.events import Delivery
 from matchmaker.core.mutual import MutualMode
 from matchmaker.core.propose import ProposeMode
 from matchmaker.core.skill import SkillMode
-from matchmaker.core.state import Entry, Pool
+from matchmaker.core.state import Pool, PoolEntry
 from matchmaker.core.strategy import ModeHost, ModeStrategy
 
 __all__ = ["MODES", "AutoMode", "ModeStrategy"]
@@ -44,7 +44,7 @@ class AutoMode(ModeStrategy):
 
     name = "auto"
 
-    def entered(self, entry: Entry, now_ms: int, out: list[Delivery]) -> None:
+    def entered(self, entry: PoolEntry, now_ms: int, out: list[Delivery]) -> None:
         if self.host.take_seat(entry, now_ms, out):
             return  # a session's backfill goes before a new group
         spec = self.pool.spec
@@ -63,7 +63,7 @@ class AutoMode(ModeStrategy):
         if self._filled(group, now_ms):
             self.host.form(group, out)
 
-    def _filled(self, group: list[Entry], now_ms: int) -> bool:
+    def _filled(self, group: list[PoolEntry], now_ms: int) -> bool:
         """Whether ``group`` (a bucket's oldest) may form below ``groupSize``."""
         spec = self.pool.spec
         fill = spec.fill_timeout_ms

@@ -41,10 +41,10 @@ from matchmaker.core.effects import (
     PingClient,
     Refuse,
     Replay,
-    Reply,
+    ReplyWith,
     ResumeElsewhere,
 )
-from matchmaker.core.events import Event, MessageRelayed, PoolEntered, PoolLeft, Welcome
+from matchmaker.core.events import EnteredPool, Event, MessageRelayed, PoolLeft, Welcome
 from matchmaker.data.observer import DataObserver
 from matchmaker.data.protocol.requests import (
     REQUEST_DECODER,
@@ -212,11 +212,11 @@ class Connection:
                 deliver_one(*effect, now_ms)
                 continue
             match effect:
-                case Reply(request_id=request_id, answer=answer):
+                case ReplyWith(request_id=request_id, answer=answer):
                     self.push(reply_frame(request_id, answer))
                     kind = type(answer)
-                    if kind is PoolEntered:
-                        assert isinstance(answer, PoolEntered)
+                    if kind is EnteredPool:
+                        assert isinstance(answer, EnteredPool)
                         self.entered[answer.pool] = (time.monotonic(), answer.mode)
                         recorder = self._hub.recorder
                         if recorder is not None and self.conversation.client is not None:
