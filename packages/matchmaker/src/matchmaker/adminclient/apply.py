@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from matchmaker.admin.client import AdminClient
-from matchmaker.admin.plan import Plan, PlanStep
+from matchmaker.adminclient.client import AdminClient
+from matchmaker.adminclient.plan import Plan, PlanStep
 from matchmaker.errors import MatchmakerError
 from mtcommon import CodedError
 
