@@ -29,7 +29,6 @@ from hypothesis.stateful import (
 
 from matchmaker.config import Limits
 from matchmaker.core import Delivery, EnterPool, Matchmaker, events
-from matchmaker.core.claim import ClaimMode
 from matchmaker.core.commands import (
     AttachDelegate,
     CancelProposal,
@@ -40,10 +39,11 @@ from matchmaker.core.commands import (
     Pick,
     RespondProposal,
 )
-from matchmaker.core.delegated import DelegatedMode
-from matchmaker.core.mutual import MutualMode
-from matchmaker.core.propose import ProposeMode
-from matchmaker.core.skill import SkillMode
+from matchmaker.core.modes.claim import ClaimMode
+from matchmaker.core.modes.delegated import DelegatedMode
+from matchmaker.core.modes.mutual import MutualMode
+from matchmaker.core.modes.propose import ProposeMode
+from matchmaker.core.modes.skill import SkillMode
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import MatchmakingPolicy, Project, ProjectKey, RangeRule, Widen
 

@@ -9,12 +9,12 @@ import pytest
 
 from matchmaker.config import Limits
 from matchmaker.core import Matchmaker
+from matchmaker.core.admission.tokens import LEEWAY_S
 from matchmaker.core.commands import EnterPool, Greet, JoinSession, ResumeFrom
 from matchmaker.core.conversation import Conversation
 from matchmaker.core.effects import Effect, Refuse, ReplyWith
 from matchmaker.core.events import SessionFormed, Welcome
 from matchmaker.core.projects import resolve_hello
-from matchmaker.core.tokens import LEEWAY_S
 from matchmaker.directory import ProjectDirectory
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import MatchmakingPolicy, Project, ProjectKey

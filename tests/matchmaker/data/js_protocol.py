@@ -19,7 +19,8 @@ from typing import Any
 import msgspec
 import msgspec.inspect as mi
 
-from matchmaker.core import claim, delegated, events, mutual, propose
+from matchmaker.core import events
+from matchmaker.core.modes import claim, delegated, mutual, propose
 from matchmaker.data import webrtc
 from matchmaker.data.protocol import events as wire_events
 from matchmaker.data.protocol import replies

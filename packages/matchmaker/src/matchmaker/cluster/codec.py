@@ -15,8 +15,9 @@ from typing import Any
 
 import msgspec
 
-from matchmaker.core import claim, commands, delegated, events, mutual, propose, strategy
+from matchmaker.core import commands, events
 from matchmaker.core.effects import Close, Effect, Refuse, ReplyWith
+from matchmaker.core.modes import claim, delegated, mutual, propose, strategy
 from matchmaker.errors import MatchmakerError
 
 __all__ = ["decode_effect", "decode_value", "encode_effect", "encode_value"]

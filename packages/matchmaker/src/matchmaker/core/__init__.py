@@ -17,8 +17,9 @@ process's :class:`Matchmaker`, fed commands and the time, whose effects
     engine.py     Matchmaker: every pool and session of one process
     sessions.py   what Matchmaker does to sessions: forming, seats, rooms, relay, leaving
     tables.py     the records Matchmaker keeps, ids, an entry taken out of its pool
-    modes.py      one strategy per pool mode: which waiting entries form groups
-    skill.py      auto pools with a range rule: sorted index, widening windows
+    modes/        one strategy per pool mode: which waiting entries form groups (auto, skill,
+                  claim, mutual, propose, delegated; strategy.py, the seam)
+    admission/    what a connection may do: field checks, jwt credentials, rate limits
     pools.py      which pool a request means (PoolSpec, resolve_pool) and who it admits
     state.py      the records: ClientState, Pool, PoolEntry, Member, Session
     projects.py   which Project a client belongs to, as of now

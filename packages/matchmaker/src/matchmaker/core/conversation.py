@@ -17,7 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 from matchmaker.core import closecodes
-from matchmaker.core.checks import check_attributes, check_pool
+from matchmaker.core.admission.checks import check_attributes, check_pool
+from matchmaker.core.admission.ratelimit import TokenBucket
 from matchmaker.core.commands import (
     MODE_COMMANDS,
     AnswerPing,
@@ -56,7 +57,6 @@ from matchmaker.core.events import (
     Welcome,
 )
 from matchmaker.core.projects import current_project, resolve_hello
-from matchmaker.core.ratelimit import TokenBucket
 from matchmaker.core.state import ClientState
 from matchmaker.directory import ProjectDirectory
 from matchmaker.errors import MatchmakerError

@@ -35,11 +35,11 @@ from matchmaker.core.events import (
     ModeAnswer,
 )
 from matchmaker.core.modes import MODES
+from matchmaker.core.modes.strategy import wrong_mode
 from matchmaker.core.pools import PoolKey, PoolSpec, resolve_pool
 from matchmaker.core.projects import DELEGATE_SCOPE, holds_scope
 from matchmaker.core.sessions import Sessions, session_limit
 from matchmaker.core.state import ClientState, Pool, PoolEntry
-from matchmaker.core.strategy import wrong_mode
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import FilterValue, Project
 

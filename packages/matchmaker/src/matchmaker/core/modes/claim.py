@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from matchmaker.core.commands import ListPool, MakeClaim, ModeCommand, WatchPool
 from matchmaker.core.events import Delivery, Listing, ModeAnswer, PoolListed, PoolUnlisted
+from matchmaker.core.modes.strategy import ModeHost, ModeStrategy, wrong_mode
 from matchmaker.core.state import ClientState, Pool, PoolEntry
-from matchmaker.core.strategy import ModeHost, ModeStrategy, wrong_mode
 from matchmaker.errors import MatchmakerError
 
 __all__ = ["MAX_PAGE", "ClaimMode", "Claimed", "ListPage", "Watching"]

@@ -35,9 +35,9 @@ from typing import NamedTuple, cast
 from sortedcontainers import SortedList
 
 from matchmaker.core.events import Delivery
+from matchmaker.core.modes.strategy import ModeHost, ModeStrategy
 from matchmaker.core.pools import Bucket
 from matchmaker.core.state import ClientState, Pool, PoolEntry, Session
-from matchmaker.core.strategy import ModeHost, ModeStrategy
 
 __all__ = ["SkillMode"]
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from matchmaker.core.commands import ModeCommand, Pick
 from matchmaker.core.events import Delivery, ModeAnswer
+from matchmaker.core.modes.strategy import ModeHost, ModeStrategy, wrong_mode
 from matchmaker.core.state import ClientState, Pool, PoolEntry
-from matchmaker.core.strategy import ModeHost, ModeStrategy, wrong_mode
 from matchmaker.errors import MatchmakerError
 
 __all__ = ["MAX_PICKS", "MutualMode", "Picked"]

@@ -22,8 +22,8 @@ from matchmaker.core.events import (
     ProposalUpdated,
     PublicMember,
 )
+from matchmaker.core.modes.strategy import ModeHost, ModeStrategy, wrong_mode
 from matchmaker.core.state import ClientState, Pool, PoolEntry
-from matchmaker.core.strategy import ModeHost, ModeStrategy, wrong_mode
 from matchmaker.errors import MatchmakerError
 
 __all__ = ["Proposal", "ProposalAnswered", "ProposalMade", "ProposeMode"]

@@ -29,8 +29,8 @@ from matchmaker.core.events import (
     PoolNoDelegate,
     PoolSnapshot,
 )
+from matchmaker.core.modes.strategy import ModeHost, ModeStrategy, wrong_mode
 from matchmaker.core.state import ClientState, Pool, PoolEntry
-from matchmaker.core.strategy import ModeHost, ModeStrategy, wrong_mode
 from matchmaker.errors import MatchmakerError
 
 __all__ = ["Attached", "DelegatedMode", "FormResult", "Formed"]
