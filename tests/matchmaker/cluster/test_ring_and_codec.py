@@ -181,7 +181,7 @@ def test_every_answer_event_and_command_can_cross() -> None:
 
     from matchmaker.core import commands, events
 
-    kinds = {*get_args(events.Event), *get_args(events.Answer), *get_args(commands.Command)}
+    kinds = {*get_args(events.Event), *get_args(events.Answer), *get_args(commands.ClientCommand)}
     kinds |= _subclasses(events.ModeEvent) | _subclasses(events.ModeAnswer)
     # By name: ``dataclass(slots=True)`` replaces a class, and ``__subclasses__`` may still
     # list the replaced one.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from matchmaker.cluster.messages import Command as Forwarded
+from matchmaker.cluster.messages import Command
 from matchmaker.cluster.routing import Post, Router
 from matchmaker.config import Limits
 from matchmaker.core import Matchmaker
@@ -43,7 +43,7 @@ def test_the_owner_s_proxy_keeps_the_player_id_of_a_token_bound_client() -> None
         if posts:
             break
     (post,) = posts
-    assert isinstance(post.message, Forwarded)
+    assert isinstance(post.message, Command)
     assert post.message.player_id == "player-7"
     owner.receive("m1", post.message, 0)
     assert owner_core.clients["cm1-1"].player_id == "player-7"

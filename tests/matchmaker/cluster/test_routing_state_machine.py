@@ -35,8 +35,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
 
-from matchmaker.cluster.messages import Command as Forwarded
-from matchmaker.cluster.messages import Message
+from matchmaker.cluster.messages import Command, Message
 from matchmaker.cluster.ring import node_of, owner, pool_key
 from matchmaker.cluster.routing import (
     ANSWER_TIMEOUT_MS,
@@ -49,7 +48,14 @@ from matchmaker.cluster.routing import (
 )
 from matchmaker.config import Limits
 from matchmaker.core import Delivery, Event, Matchmaker
-from matchmaker.core.commands import Backfill, Command, EnterPool, Greet, LeavePool, LeaveSession
+from matchmaker.core.commands import (
+    Backfill,
+    ClientCommand,
+    EnterPool,
+    Greet,
+    LeavePool,
+    LeaveSession,
+)
 from matchmaker.core.conversation import Conversation
 from matchmaker.core.effects import Effect, Refuse, ReplyWith
 from matchmaker.core.events import (
@@ -205,7 +211,7 @@ class Cluster(RuleBasedStateMachine):
         elif isinstance(event, EntryWithdrawn | EntryExpired | EntryPoolClosed):
             self.waiting[client_id].discard(event.pool)
 
-    def request(self, client_id: str, command: Command) -> None:
+    def request(self, client_id: str, command: ClientCommand) -> None:
         member = self.members[self.home[client_id]]
         conversation = member.clients[client_id]
         request_id = str(next(self.requests))
@@ -349,7 +355,7 @@ class Cluster(RuleBasedStateMachine):
             # A request Redis did not take is refused at once, not at the timeout (a re-entry
             # after a member's change answers nobody).
             if (
-                isinstance(message, Forwarded)
+                isinstance(message, Command)
                 and message.client in member.clients
                 and message.request_id not in {None, INTERNAL}
             ):

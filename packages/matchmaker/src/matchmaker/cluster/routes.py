@@ -20,8 +20,7 @@ from matchmaker.cluster.messages import (
 from matchmaker.cluster.ring import node_of, owner, pool_key, room_key
 from matchmaker.cluster.stages import LEAVING, WITHDRAWN, Stage, Step, advance
 from matchmaker.core import Delivery, Matchmaker
-from matchmaker.core import commands as core_commands
-from matchmaker.core.commands import EnterPool, JoinSession
+from matchmaker.core.commands import ClientCommand, EnterPool, JoinSession
 from matchmaker.core.conversation import Conversation
 from matchmaker.core.effects import Effect, Refuse, ReplyWith
 from matchmaker.core.events import EntryWithdrawn, PoolLeft
@@ -240,7 +239,7 @@ class Routes:
         self,
         client: ClientState,
         target: str,
-        command: core_commands.Command,
+        command: ClientCommand,
         request_id: str | None,
         now_ms: int,
     ) -> Post:
@@ -259,7 +258,7 @@ class Routes:
         )
         return Post(target, message)
 
-    def _target(self, client: ClientState, command: core_commands.Command) -> str | None:
+    def _target(self, client: ClientState, command: ClientCommand) -> str | None:
         """The member that owns what ``command`` is about; ``None``: no member in particular.
 
         A request naming a pool (``pool.enter``, ``pool.leave`` and every mode's

@@ -68,9 +68,8 @@ from matchmaker.cluster.routes import (
 )
 from matchmaker.cluster.seats import Seats
 from matchmaker.core import Delivery, Event
-from matchmaker.core import commands as core_commands
 from matchmaker.core.backfill import SeatOffered, SeatsChanged
-from matchmaker.core.commands import EnterPool, LeavePool
+from matchmaker.core.commands import ClientCommand, EnterPool, LeavePool
 from matchmaker.core.conversation import Conversation, resume_refused
 from matchmaker.core.effects import Close, Effect, Refuse, ReplyWith, ResumeElsewhere
 from matchmaker.core.engine import entry_limit
@@ -108,7 +107,7 @@ class Router(Seats):
     def forward(
         self,
         conversation: Conversation,
-        command: core_commands.Command,
+        command: ClientCommand,
         request_id: str | None,
         now_ms: int,
         *,
@@ -155,7 +154,7 @@ class Router(Seats):
                 entry.leave(request_id)
         return [self._forward(client, target, command, request_id, now_ms)]
 
-    def _entry_node(self, client_id: str, command: core_commands.Command) -> str | None:
+    def _entry_node(self, client_id: str, command: ClientCommand) -> str | None:
         """Where a ``pool.leave`` goes when its entry waits at another member: after its
         ``pool.enter``, to that member (its pool may have another owner by now, which
         never had the entry)."""

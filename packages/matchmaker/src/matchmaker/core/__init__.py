@@ -27,7 +27,7 @@ process's :class:`Matchmaker`, fed commands and the time, whose effects
 
 from __future__ import annotations
 
-from matchmaker.core.commands import Command, EnterPool
+from matchmaker.core.commands import ClientCommand, EnterPool
 from matchmaker.core.conversation import Conversation
 from matchmaker.core.effects import (
     Close,
@@ -49,9 +49,9 @@ from matchmaker.core.state import ClientState, Member, Pool, PoolEntry, Session
 __all__ = [
     "MODES",
     "AutoMode",
+    "ClientCommand",
     "ClientState",
     "Close",
-    "Command",
     "Conversation",
     "Delivery",
     "Effect",

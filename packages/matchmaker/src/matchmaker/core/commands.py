@@ -20,7 +20,7 @@ __all__ = [
     "Backfill",
     "CancelProposal",
     "CheckAlive",
-    "Command",
+    "ClientCommand",
     "CreateProposal",
     "EnterPool",
     "FormGroups",
@@ -259,7 +259,7 @@ MODE_COMMANDS = (
 )
 """The :data:`ModeCommand` classes, for ``isinstance``."""
 
-Command = (
+ClientCommand = (
     Greet
     | CheckAlive
     | AnswerPing

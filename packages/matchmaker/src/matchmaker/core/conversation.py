@@ -24,7 +24,7 @@ from matchmaker.core.commands import (
     AnswerPing,
     Backfill,
     CheckAlive,
-    Command,
+    ClientCommand,
     EnterPool,
     Greet,
     JoinSession,
@@ -115,7 +115,7 @@ class Conversation:
 
     # -- inbound --------------------------------------------------------------------------
 
-    def receive(self, command: Command, request_id: str | None, now_ms: int) -> list[Effect]:
+    def receive(self, command: ClientCommand, request_id: str | None, now_ms: int) -> list[Effect]:
         """Handle one decoded request that arrived at ``now_ms``."""
         # The per-message path (every relayed message comes through here): the bucket and
         # the handler are picked inline, not through admit() and a dispatch method.
@@ -157,7 +157,9 @@ class Conversation:
         except MatchmakerError as error:
             return [Refuse(request_id, error)]
 
-    def admit(self, command: Command, request_id: str | None, now_ms: int) -> list[Effect] | None:
+    def admit(
+        self, command: ClientCommand, request_id: str | None, now_ms: int
+    ) -> list[Effect] | None:
         """Charge ``command`` to this client's rate limits: ``None`` when admitted, else the
         refusal. The client was heard at ``now_ms`` either way. (A cluster member charges a
         request here before sending it to another process, so the limits and the

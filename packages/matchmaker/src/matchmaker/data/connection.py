@@ -32,7 +32,7 @@ from typing import Protocol
 import msgspec
 
 from matchmaker.core import closecodes
-from matchmaker.core.commands import Command
+from matchmaker.core.commands import ClientCommand
 from matchmaker.core.conversation import Conversation
 from matchmaker.core.effects import (
     Close,
@@ -69,7 +69,7 @@ _MESSAGE_TOO_BIG = 1009
 # ``plane._wall_clock_ms``): a module global, not an attribute of ``time`` looked up.
 _time_ns = time.time_ns
 
-Forward = Callable[[Conversation, Command, str | None, int], bool]
+Forward = Callable[[Conversation, ClientCommand, str | None, int], bool]
 
 _log = logging.getLogger("matchmaker.data")
 

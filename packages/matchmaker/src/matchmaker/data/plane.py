@@ -13,7 +13,7 @@ from typing import Any, Protocol
 from matchmaker.asgi import Receive, Scope, Send
 from matchmaker.config import ServerConfig
 from matchmaker.core import Delivery, Event, Matchmaker, closecodes
-from matchmaker.core.commands import Command
+from matchmaker.core.commands import ClientCommand
 from matchmaker.core.conversation import Conversation
 from matchmaker.core.effects import Effect, ResumeElsewhere
 from matchmaker.core.events import EntryClosed, MessageRelayed, SessionFormed
@@ -56,7 +56,11 @@ class ClusterHooks(Protocol):
     def start(self) -> None: ...
 
     def forward(
-        self, conversation: Conversation, command: Command, request_id: str | None, now_ms: int
+        self,
+        conversation: Conversation,
+        command: ClientCommand,
+        request_id: str | None,
+        now_ms: int,
     ) -> bool:
         """Send a request that another process owns there; ``False``: handle it here."""
         ...

@@ -13,7 +13,7 @@ from typing import Any, cast
 from msgspec import Raw
 
 from matchmaker.core import commands, events
-from matchmaker.core.commands import Command
+from matchmaker.core.commands import ClientCommand
 from matchmaker.data.protocol import events as wire_events
 from matchmaker.data.protocol import replies, requests
 from matchmaker.data.protocol.replies import encode
@@ -32,7 +32,7 @@ PING_FRAME = encode(wire_events.ServerPing()).decode()
 """The server's heartbeat ping (``{"type":"ping"}``): no ``seq``, it is not an event."""
 
 
-def command(request: requests.Request) -> Command:
+def command(request: requests.Request) -> ClientCommand:
     """The core command for a decoded request."""
     return _COMMANDS[type(request)](request)
 
@@ -79,7 +79,7 @@ def _hello(request: requests.Hello) -> commands.Greet:
 
 
 # One converter per request type: a new request adds its Struct, its command and a line here.
-_COMMANDS: dict[type, Callable[[Any], Command]] = {
+_COMMANDS: dict[type, Callable[[Any], ClientCommand]] = {
     requests.SessionSend: _send,
     requests.PoolEnter: _enter_pool,
     requests.PoolLeave: lambda request: commands.LeavePool(request.data.pool),
