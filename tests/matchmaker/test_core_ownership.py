@@ -20,7 +20,7 @@ from pathlib import Path
 
 import matchmaker
 from matchmaker.config import Limits
-from matchmaker.core import ClientState, Entry, Matchmaker, Member, Pool, Session
+from matchmaker.core import ClientState, Matchmaker, Member, Pool, PoolEntry, Session
 from matchmaker.core.conversation import Conversation
 from matchmaker.core.resume import Resumption
 
@@ -30,7 +30,7 @@ SOURCE = Path(matchmaker.__file__).parent
 def core_fields() -> frozenset[str]:
     """The attribute names of the core's objects."""
     names: set[str] = set()
-    for record in (ClientState, Entry, Member, Pool, Session):
+    for record in (ClientState, PoolEntry, Member, Pool, Session):
         names.update(field.name for field in dataclasses.fields(record))
     names.update(name for name in Conversation.__slots__ if not name.startswith("_"))
     core = Matchmaker(Limits())

@@ -87,7 +87,7 @@ def test_the_command_line_loads_no_server_http_client_or_rich() -> None:
     """``matchmaker --help``, ``config show`` and ``admin`` parse without the heavy libraries;
     the server, httpx and rich are imported by the command that runs them."""
     loaded = loaded_after("matchmaker.cli")
-    assert "matchmaker.admin.commands" in loaded
+    assert "matchmaker.adminclient.commands" in loaded
     assert under(loaded, "starlette", "hypercorn", "picows", "httpx", "rich") == []
     assert under(loaded, "asyncpg") == []
     assert under(loaded, "matchmaker.server", "matchmaker.data", "matchmaker.control") == []

@@ -317,7 +317,7 @@ export interface PoolUnlisted {
   reason: string;
 }
 
-export interface ModeMemberInfo {
+export interface PublicMember {
   client_id: string;
   public: { [key: string]: unknown } | null;
   player_id: string | null;
@@ -327,7 +327,7 @@ export interface ProposalReceived {
   proposal_id: string;
   pool: string;
   proposer: string;
-  members: ModeMemberInfo[];
+  members: PublicMember[];
   expires_at: number;
 }
 

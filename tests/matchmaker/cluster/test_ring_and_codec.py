@@ -33,8 +33,8 @@ from matchmaker.cluster.messages import (
 )
 from matchmaker.cluster.ring import node_of, owner, pool_key
 from matchmaker.core.commands import EnterPool, MakeClaim, Send
-from matchmaker.core.effects import Close, Refuse, Reply
-from matchmaker.core.events import MemberInfo, MessageRelayed, PoolEntered, SessionCreated
+from matchmaker.core.effects import Close, Refuse, ReplyWith
+from matchmaker.core.events import EnteredPool, MessageRelayed, PublicMember, SessionFormed
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import RangeRule, Widen
 
@@ -83,8 +83,10 @@ def test_commands_events_and_effects_survive_the_wire() -> None:
             filter={"r": RangeRule(10, Widen(5, 1.5, 30)), "a": "@self"},
         ),
         MakeClaim("claims", ["c1-2", "c3-4"]),
-        SessionCreated("sab-1", [MemberInfo("cab-1", {"x": 1}), MemberInfo("cab-2")], "cab-1", "p"),
-        PoolEntered("duel", "eab-3", "auto", 2, 123),
+        SessionFormed(
+            "sab-1", [PublicMember("cab-1", {"x": 1}), PublicMember("cab-2")], "cab-1", "p"
+        ),
+        EnteredPool("duel", "eab-3", "auto", 2, 123),
     ]
     for value in values:
         sent: list[messages.Message] = [Events(["c1-1"], codec.encode_value(value))]
@@ -161,9 +163,9 @@ def test_effects_keep_code_details_and_request_id() -> None:
     assert refuse.error.code == "pool.conflict"
     assert refuse.error.details == {"pool": "duel"}
     reply = codec.decode_effect(
-        codec.encode_effect(Reply("8", PoolEntered("d", "e", "auto", 2, 1)))
+        codec.encode_effect(ReplyWith("8", EnteredPool("d", "e", "auto", 2, 1)))
     )
-    assert reply == Reply("8", PoolEntered("d", "e", "auto", 2, 1))
+    assert reply == ReplyWith("8", EnteredPool("d", "e", "auto", 2, 1))
     assert codec.decode_effect(codec.encode_effect(Close(3029, "x"))) == Close(3029, "x")
 
 
@@ -179,7 +181,7 @@ def test_every_answer_event_and_command_can_cross() -> None:
 
     from matchmaker.core import commands, events
 
-    kinds = {*get_args(events.Event), *get_args(events.Answer), *get_args(commands.Command)}
+    kinds = {*get_args(events.Event), *get_args(events.Answer), *get_args(commands.ClientCommand)}
     kinds |= _subclasses(events.ModeEvent) | _subclasses(events.ModeAnswer)
     # By name: ``dataclass(slots=True)`` replaces a class, and ``__subclasses__`` may still
     # list the replaced one.

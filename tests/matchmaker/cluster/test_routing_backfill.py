@@ -24,17 +24,17 @@ from matchmaker.core.commands import (
     LeaveSession,
     Send,
 )
-from matchmaker.core.effects import Refuse, Reply
+from matchmaker.core.effects import Refuse, ReplyWith
 from matchmaker.core.events import (
     Backfilled,
+    EntryWithdrawn,
     MemberJoined,
     MemberLeft,
     MessageRelayed,
     PoolLeft,
-    PoolWithdrawn,
-    SessionCreated,
+    SessionFormed,
 )
-from matchmaker.core.state import Entry
+from matchmaker.core.state import PoolEntry
 from matchmaker.model import RangeRule, Widen
 
 from .test_routing_state_machine import BackfillCluster
@@ -66,7 +66,7 @@ class Scene:
         (answer,) = answers
         if isinstance(answer, Refuse):
             return answer.error.code
-        assert isinstance(answer, Reply)
+        assert isinstance(answer, ReplyWith)
         return answer.answer
 
     def drain(self) -> None:
@@ -118,7 +118,7 @@ class Scene:
         self.cluster.teardown()
 
 
-def held(entry: Entry) -> bool:
+def held(entry: PoolEntry) -> bool:
     """Whether ``entry`` is held for a backfill (read afresh: a step changes it)."""
     return entry.held
 
@@ -144,7 +144,7 @@ def test_a_seat_opened_before_the_pool_moved_is_filled_at_its_new_owner() -> Non
     assert scene.cluster.members["c"].core.backfills.mirrors() == [session_id]
     z = scene.client("c")
     scene.ask(z, EnterPool(policy="squad"))
-    created = scene.last(z, SessionCreated)
+    created = scene.last(z, SessionFormed)
     assert created.session_id == session_id
     assert {m.client_id for m in created.members} == {scene.x, scene.y, z}
     for member in (scene.x, scene.y):
@@ -163,7 +163,7 @@ def test_a_newcomer_connected_to_a_third_member_is_followed_by_the_host() -> Non
     session_id = scene.seat_open_at_c()
     z = scene.client("b")
     scene.ask(z, EnterPool(policy="squad"))
-    assert scene.last(z, SessionCreated).session_id == session_id
+    assert scene.last(z, SessionFormed).session_id == session_id
     assert "a" in scene.cluster.members["b"].router.routes.holders[z]
     cluster = scene.cluster
     member = cluster.members[cluster.home.pop(z)]
@@ -187,7 +187,7 @@ def test_the_rating_window_holds_at_the_new_owner() -> None:
     assert scene.members(session_id) == {scene.x, scene.y}
     near = scene.client("b", 1100)
     scene.ask(near, EnterPool(**RANKED))
-    assert scene.last(near, SessionCreated).session_id == session_id
+    assert scene.last(near, SessionFormed).session_id == session_id
     assert scene.members(session_id) == {scene.x, scene.y, near}
     scene.check()
 
@@ -245,7 +245,7 @@ def test_an_entry_that_leaves_while_it_is_offered_is_not_seated() -> None:
     assert isinstance(cluster.links["c", "a"][0], Offer)
     cluster.request(z, LeavePool("squad"))  # c's own client in c's pool: answered at once
     (left,) = list(cluster.answers[z].values())[-1]
-    assert isinstance(left, Reply)
+    assert isinstance(left, ReplyWith)
     assert isinstance(left.answer, PoolLeft)
     cluster.pass_one(("c", "a"))  # a seats z
     assert scene.members(session_id) == {scene.x, scene.y, z}
@@ -339,14 +339,14 @@ def test_an_entry_offered_when_its_client_is_matched_elsewhere_is_withdrawn() ->
     assert isinstance(cluster.links["c", "a"][0], Offer)
     cluster.request(w, EnterPool(policy="ranked"))
     cluster.tick()  # z and w matched at b: the withdrawal goes to c
-    assert scene.last(z, SessionCreated).pool == "ranked"
+    assert scene.last(z, SessionFormed).pool == "ranked"
     for member in (scene.x, scene.y):  # the session at a ends before the offer arrives
         cluster.request(member, LeaveSession(session_id))
     while cluster.links["b", "a"]:
         cluster.pass_one(("b", "a"))
     scene.drain()
     assert not cluster.members["c"].core.clients[z].entries
-    assert scene.last(z, PoolWithdrawn).pool == "squad"
+    assert scene.last(z, EntryWithdrawn).pool == "squad"
     scene.check()
 
 
@@ -367,7 +367,7 @@ def test_an_offer_for_a_client_gone_meanwhile_keeps_the_seat_open_at_the_owner()
     assert cluster.members["c"].core.backfills.mirrors() == [session_id]
     w = scene.client("c")
     scene.ask(w, EnterPool(policy="squad"))
-    assert scene.last(w, SessionCreated).session_id == session_id
+    assert scene.last(w, SessionFormed).session_id == session_id
     scene.check()
 
 
@@ -388,7 +388,7 @@ def test_a_newcomer_hears_of_its_session_before_the_next_newcomer(home: str) -> 
     scene.cluster.request(second, EnterPool(policy="squad"))  # offered before a answers
     scene.drain()
     about = [e for e in scene.told[first] if getattr(e, "session_id", None) == session_id]
-    assert [type(e) for e in about] == [SessionCreated, MemberJoined]
+    assert [type(e) for e in about] == [SessionFormed, MemberJoined]
     assert about[1].client_id == second
     assert scene.members(session_id) == {scene.y, first, second}
     scene.check()
@@ -402,7 +402,7 @@ def test_a_newcomer_hears_the_sessions_messages_wherever_it_is_connected(home: s
     session_id = scene.seat_open_at_c()
     z = scene.client(home)
     scene.ask(z, EnterPool(policy="squad"))
-    assert scene.last(z, SessionCreated).session_id == session_id
+    assert scene.last(z, SessionFormed).session_id == session_id
     scene.cluster.request(scene.x, Send(session_id, b'"hi"'))
     scene.drain()
     assert scene.last(z, MessageRelayed).sender == scene.x

@@ -17,8 +17,8 @@ import pytest
 from matchmaker.cluster.messages import Withdraw
 from matchmaker.cluster.ring import owner, pool_key
 from matchmaker.core.commands import EnterPool, LeavePool
-from matchmaker.core.effects import Effect, Refuse, Reply
-from matchmaker.core.events import PoolEntered, PoolLeft, PoolWithdrawn, SessionCreated
+from matchmaker.core.effects import Effect, Refuse, ReplyWith
+from matchmaker.core.events import EnteredPool, EntryWithdrawn, PoolLeft, SessionFormed
 
 from .test_routing_state_machine import Cluster
 
@@ -78,12 +78,12 @@ class Scene:
         }
 
     def last_withdrawn(self, client_id: str) -> Any:
-        return next(e for e in reversed(self.told[client_id]) if isinstance(e, PoolWithdrawn))
+        return next(e for e in reversed(self.told[client_id]) if isinstance(e, EntryWithdrawn))
 
     @staticmethod
     def entry_id_of(answer: Effect) -> str:
-        assert isinstance(answer, Reply)
-        assert isinstance(answer.answer, PoolEntered)
+        assert isinstance(answer, ReplyWith)
+        assert isinstance(answer.answer, EnteredPool)
         return answer.answer.entry_id
 
     def entry_id(self, client_id: str, pool: str) -> str:
@@ -92,8 +92,8 @@ class Scene:
             answer.answer.entry_id
             for answers in self.cluster.answers[client_id].values()
             for answer in answers
-            if isinstance(answer, Reply)
-            and isinstance(answer.answer, PoolEntered)
+            if isinstance(answer, ReplyWith)
+            and isinstance(answer.answer, EnteredPool)
             and answer.answer.pool == pool
         )
         return entry_id
@@ -114,18 +114,18 @@ def test_a_client_matched_while_its_other_owner_dies_is_not_entered_again() -> N
     cluster.request(x, EnterPool(policy="ranked"))
     scene.drain()
     (entered,) = scene.answers(x)
-    assert isinstance(entered, Reply)
-    assert isinstance(entered.answer, PoolEntered)
+    assert isinstance(entered, ReplyWith)
+    assert isinstance(entered.answer, EnteredPool)
     assert scene.waits(x) == {("ranked", "b")}
     cluster.request(x, EnterPool(policy="duo"))
     cluster.request(y, EnterPool(policy="duo"))  # matched at a at once
-    assert isinstance(scene.told[x][-1], SessionCreated)
+    assert isinstance(scene.told[x][-1], SessionFormed)
     assert any(isinstance(m, Withdraw) for m in cluster.links["a", "b"])
     scene.kill("b")  # before the withdrawal reached it
     scene.drain()
     assert scene.waits(x) == set()
-    withdrawn = [e for e in scene.told[x] if isinstance(e, PoolWithdrawn)]
-    assert withdrawn == [PoolWithdrawn("ranked", entered.answer.entry_id, "matched")]
+    withdrawn = [e for e in scene.told[x] if isinstance(e, EntryWithdrawn)]
+    assert withdrawn == [EntryWithdrawn("ranked", entered.answer.entry_id, "matched")]
     scene.check()
 
 
@@ -138,15 +138,15 @@ def test_an_entry_entered_again_while_the_matched_one_is_withdrawn_keeps_both_fo
     cluster.request(x, EnterPool(policy="ranked"))
     scene.drain()
     (entered,) = scene.answers(x)
-    assert isinstance(entered, Reply)
-    assert isinstance(entered.answer, PoolEntered)
+    assert isinstance(entered, ReplyWith)
+    assert isinstance(entered.answer, EnteredPool)
     cluster.request(x, EnterPool(policy="duo"))
     cluster.request(y, EnterPool(policy="duo"))  # matched at a at once
     cluster.request(x, EnterPool(policy="ranked"))  # after b's withdrawal, not yet read
     scene.kill("b")
     scene.drain()
-    withdrawn = [e for e in scene.told[x] if isinstance(e, PoolWithdrawn)]
-    assert withdrawn == [PoolWithdrawn("ranked", entered.answer.entry_id, "matched")]
+    withdrawn = [e for e in scene.told[x] if isinstance(e, EntryWithdrawn)]
+    assert withdrawn == [EntryWithdrawn("ranked", entered.answer.entry_id, "matched")]
     (refused,) = scene.answers(x)
     assert isinstance(refused, Refuse)
     assert refused.error.code == "cluster.unavailable"
@@ -171,7 +171,7 @@ def test_an_enter_repeated_and_entered_after_the_match_is_followed_when_its_owne
     cluster.request(y, EnterPool(policy="pair"))  # matched with x at once
     while cluster.links[pool_owner, home]:  # x hears of the first and of its session
         cluster.pass_one((pool_owner, home))
-    assert isinstance(scene.told[x][-1], SessionCreated)
+    assert isinstance(scene.told[x][-1], SessionFormed)
     cluster.pass_one((home, pool_owner))  # the second: entered (x's withdrawal follows)
     assert [type(m) for m in cluster.links[home, pool_owner]] == [Withdraw]
     cluster.members.pop(pool_owner)  # dies with its inbox, unnoticed yet
@@ -183,7 +183,7 @@ def test_an_enter_repeated_and_entered_after_the_match_is_followed_when_its_owne
     for member in list(cluster.members.values()):
         cluster.notice(member)
     scene.drain()
-    assert scene.last_withdrawn(x) == PoolWithdrawn("pair", second_id, "matched")
+    assert scene.last_withdrawn(x) == EntryWithdrawn("pair", second_id, "matched")
     assert scene.waits(x) == set()
     scene.check()
 
@@ -226,7 +226,7 @@ def test_an_entry_that_reaches_the_host_after_the_match_is_withdrawn() -> None:
     cluster.pass_one(("b", "c"))
     cluster.tick()  # c forms a group of two in squad
     scene.drain()
-    assert scene.last_withdrawn(x) == PoolWithdrawn("trio", scene.entry_id(x, "trio"), "matched")
+    assert scene.last_withdrawn(x) == EntryWithdrawn("trio", scene.entry_id(x, "trio"), "matched")
     assert scene.waits(x) == set()
     scene.check()
 
@@ -242,11 +242,11 @@ def test_a_client_matched_while_its_other_pool_moves_is_not_entered_again() -> N
     cluster.request(x, EnterPool(policy="ranked"))  # b's: matched at b
     cluster.request(y, EnterPool(policy="ranked"))
     cluster.tick()  # groups of two after a second
-    assert any(isinstance(e, SessionCreated) for e in scene.told[x])
+    assert any(isinstance(e, SessionFormed) for e in scene.told[x])
     scene.join_c()  # trio is c's now; b's withdrawal has not reached a
     scene.drain()
     assert scene.waits(x) == set()
-    assert [e.pool for e in scene.told[x] if isinstance(e, PoolWithdrawn)] == ["trio"]
+    assert [e.pool for e in scene.told[x] if isinstance(e, EntryWithdrawn)] == ["trio"]
     scene.check()
 
 
@@ -265,7 +265,7 @@ def test_an_entry_left_while_its_pool_moves_stays_left(answered: bool) -> None:
     scene.join_c()
     scene.drain()
     (left,) = scene.answers(x)
-    assert isinstance(left, Reply)
+    assert isinstance(left, ReplyWith)
     assert isinstance(left.answer, PoolLeft)
     assert scene.waits(x) == set()
     scene.check()
@@ -282,9 +282,9 @@ def test_an_entry_left_after_its_pool_moved_is_left_where_it_waits() -> None:
     cluster.request(x, LeavePool("trio"))
     scene.drain()
     entered, left = (answers[0] for answers in cluster.answers[x].values())
-    assert isinstance(entered, Reply)
-    assert isinstance(entered.answer, PoolEntered)
-    assert isinstance(left, Reply), left
+    assert isinstance(entered, ReplyWith)
+    assert isinstance(entered.answer, EnteredPool)
+    assert isinstance(left, ReplyWith), left
     assert left.answer == PoolLeft("trio", entered.answer.entry_id)
     assert scene.waits(x) == set()
     scene.check()
@@ -300,13 +300,13 @@ def test_a_leave_whose_entry_s_owner_dies_is_answered_left() -> None:
     cluster.request(x, EnterPool(policy="ranked"))  # b's
     scene.drain()
     (entered,) = scene.answers(x)
-    assert isinstance(entered, Reply)
-    assert isinstance(entered.answer, PoolEntered)
+    assert isinstance(entered, ReplyWith)
+    assert isinstance(entered.answer, EnteredPool)
     cluster.request(x, LeavePool("ranked"))
     scene.kill("b")
     scene.drain()
     (left,) = scene.answers(x)
-    assert isinstance(left, Reply), left
+    assert isinstance(left, ReplyWith), left
     assert left.answer == PoolLeft("ranked", entered.answer.entry_id)
     assert scene.waits(x) == set()
     scene.check()
@@ -333,9 +333,9 @@ def test_a_leave_that_timed_out_is_answered_when_its_entry_s_member_is_found_dea
         cluster.notice(member)
     scene.drain()
     (_, (entered,)), (leave_id, left), (_, again) = cluster.answers[x].items()
-    assert isinstance(entered, Reply)
-    assert isinstance(entered.answer, PoolEntered)
-    assert left[1:] == [Reply(leave_id, PoolLeft("ranked", entered.answer.entry_id))]
+    assert isinstance(entered, ReplyWith)
+    assert isinstance(entered.answer, EnteredPool)
+    assert left[1:] == [ReplyWith(leave_id, PoolLeft("ranked", entered.answer.entry_id))]
     assert [_code(a) for a in again] == ["cluster.unavailable"]
     assert scene.waits(x) == set()
     scene.check()

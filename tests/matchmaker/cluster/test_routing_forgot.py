@@ -9,8 +9,8 @@ from matchmaker.cluster.messages import Forgot
 from matchmaker.cluster.ring import owner, pool_key
 from matchmaker.cluster.routing import Post
 from matchmaker.core.commands import EnterPool, Send
-from matchmaker.core.effects import Refuse, Reply
-from matchmaker.core.events import MemberLeft, SessionCreated
+from matchmaker.core.effects import Refuse, ReplyWith
+from matchmaker.core.events import MemberLeft, SessionFormed
 
 from .test_routing_failover import Scene
 
@@ -37,7 +37,7 @@ def _pair(scene: Scene, host: str, other: str) -> tuple[str, str, str]:
     cluster.request(y, EnterPool(policy="pair"))
     scene.drain()
     created = scene.told[y][-1]
-    assert isinstance(created, SessionCreated)
+    assert isinstance(created, SessionFormed)
     return x, y, created.session_id
 
 
@@ -67,4 +67,4 @@ def test_a_member_found_dead_while_alive_tells_its_clients_their_sessions_ended(
     cluster.request(w, Send(fresh, b'"hi"'))
     scene.drain()
     (relayed,) = scene.answers(w)
-    assert isinstance(relayed, Reply)
+    assert isinstance(relayed, ReplyWith)

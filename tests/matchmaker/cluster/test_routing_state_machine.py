@@ -35,8 +35,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
 
-from matchmaker.cluster.messages import Command as Forwarded
-from matchmaker.cluster.messages import Message
+from matchmaker.cluster.messages import Command, Message
 from matchmaker.cluster.ring import node_of, owner, pool_key
 from matchmaker.cluster.routing import (
     ANSWER_TIMEOUT_MS,
@@ -50,18 +49,25 @@ from matchmaker.cluster.routing import (
 )
 from matchmaker.config import Limits
 from matchmaker.core import Delivery, Event, Matchmaker
-from matchmaker.core.commands import Backfill, Command, EnterPool, Hello, LeavePool, LeaveSession
+from matchmaker.core.commands import (
+    Backfill,
+    ClientCommand,
+    EnterPool,
+    Greet,
+    LeavePool,
+    LeaveSession,
+)
 from matchmaker.core.conversation import Conversation
-from matchmaker.core.effects import Effect, Refuse, Reply
+from matchmaker.core.effects import Effect, Refuse, ReplyWith
 from matchmaker.core.events import (
+    EnteredPool,
+    EntryExpired,
+    EntryPoolClosed,
+    EntryWithdrawn,
     MemberJoined,
     MemberLeft,
-    PoolClosed,
-    PoolEntered,
-    PoolExpired,
     PoolLeft,
-    PoolWithdrawn,
-    SessionCreated,
+    SessionFormed,
     SessionLeft,
 )
 from matchmaker.directory import ProjectDirectory
@@ -160,17 +166,17 @@ class Cluster(RuleBasedStateMachine):
 
     def perform(self, member: Member, client_id: str, effects: list[Effect]) -> None:
         for effect in effects:
-            if isinstance(effect, Reply | Refuse):
+            if isinstance(effect, ReplyWith | Refuse):
                 assert effect.request_id is not None
                 self.answers[client_id][effect.request_id].append(effect)
-                if isinstance(effect, Reply):
+                if isinstance(effect, ReplyWith):
                     self.answered(client_id, effect)
             elif isinstance(effect, tuple):
                 self.deliver(member, [effect], remote=True)
 
-    def answered(self, client_id: str, reply: Reply) -> None:
+    def answered(self, client_id: str, reply: ReplyWith) -> None:
         answer = reply.answer
-        if isinstance(answer, PoolEntered):
+        if isinstance(answer, EnteredPool):
             self.waiting[client_id].add(answer.pool)
             self.entered_at[client_id, answer.pool] = next(self.clock)
         elif isinstance(answer, PoolLeft):
@@ -193,7 +199,7 @@ class Cluster(RuleBasedStateMachine):
 
     def told_event(self, client_id: str, event: Event) -> None:
         self.heard[client_id].append(event)
-        if isinstance(event, SessionCreated):
+        if isinstance(event, SessionFormed):
             self.told[client_id, event.session_id] += 1
             self.sessions[event.session_id] = {m.client_id for m in event.members}
             self.views[client_id][event.session_id] = {m.client_id for m in event.members}
@@ -204,10 +210,10 @@ class Cluster(RuleBasedStateMachine):
             self.views[client_id].setdefault(event.session_id, set()).add(event.client_id)
         elif isinstance(event, MemberLeft):
             self.views[client_id].get(event.session_id, set()).discard(event.client_id)
-        elif isinstance(event, PoolWithdrawn | PoolExpired | PoolClosed):
+        elif isinstance(event, EntryWithdrawn | EntryExpired | EntryPoolClosed):
             self.waiting[client_id].discard(event.pool)
 
-    def request(self, client_id: str, command: Command) -> None:
+    def request(self, client_id: str, command: ClientCommand) -> None:
         member = self.members[self.home[client_id]]
         conversation = member.clients[client_id]
         request_id = str(next(self.requests))
@@ -249,9 +255,9 @@ class Cluster(RuleBasedStateMachine):
         """A new client of member ``name``; its id."""
         member = self.members[name]
         conversation = member.conversation(self.now_ms)
-        hello = Hello(1, project="p", attributes={"region": region, "rating": rating})
+        hello = Greet(1, project="p", attributes={"region": region, "rating": rating})
         (welcome,) = conversation.receive(hello, "hello", self.now_ms)
-        assert isinstance(welcome, Reply)
+        assert isinstance(welcome, ReplyWith)
         assert conversation.client is not None
         client_id = conversation.client.client_id
         member.clients[client_id] = conversation
@@ -351,7 +357,7 @@ class Cluster(RuleBasedStateMachine):
             # A request Redis did not take is refused at once, not at the timeout (a re-entry
             # after a member's change answers nobody).
             if (
-                isinstance(message, Forwarded)
+                isinstance(message, Command)
                 and message.client in member.clients
                 and message.request_id not in {None, INTERNAL}
             ):

@@ -41,7 +41,7 @@ def squad(core: Matchmaker, region: str = "eu") -> tuple[list[str], str]:
     out: list[Delivery] = []
     for player in players:
         out = enter(core, player)
-    (_, created), *_ = of(out, events.SessionCreated)
+    (_, created), *_ = of(out, events.SessionFormed)
     return players, created.session_id
 
 
@@ -64,7 +64,7 @@ def test_open_seats_fill_at_once_from_the_oldest_waiting_entries_of_the_bucket()
     joined = of(out, events.MemberJoined)
     assert joined == [([players[0], players[1]], joined[0][1])]
     assert joined[0][1].client_id == first
-    ((recipients, created),) = of(out, events.SessionCreated)
+    ((recipients, created),) = of(out, events.SessionFormed)
     assert recipients == [first]
     assert (created.session_id, created.you, created.pool) == (session_id, first, "squad")
     assert {m.client_id for m in created.members} == {players[0], players[1], first}
@@ -125,7 +125,7 @@ def test_the_newcomer_resumed_into_its_bucket_takes_a_seat() -> None:
     assert (answer.filled, answer.pending) == ([], 1)  # paused entries are not candidates
     out = core.resume(away, 10)
     assert away in core.sessions[session_id].members
-    assert of(out, events.SessionCreated)[0][0] == [away]
+    assert of(out, events.SessionFormed)[0][0] == [away]
 
 
 @pytest.mark.parametrize(("seats", "open_seats"), [(2, 1), (-1, 1)])
@@ -174,7 +174,7 @@ def ranked(core: Matchmaker) -> tuple[list[str], str]:
     out: list[Delivery] = []
     for player in players:
         out = enter(core, player, policy="ranked")
-    (_, created), *_ = of(out, events.SessionCreated)
+    (_, created), *_ = of(out, events.SessionFormed)
     leave(core, players[2], created.session_id)
     return players, created.session_id
 

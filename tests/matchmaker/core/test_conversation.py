@@ -9,24 +9,24 @@ import pytest
 from matchmaker.config import Limits
 from matchmaker.core import Matchmaker, closecodes
 from matchmaker.core.commands import (
-    Bye,
+    CheckAlive,
     EnterPool,
-    Hello,
+    Greet,
     JoinSession,
     LeavePool,
-    Ping,
-    Resume,
+    ResumeFrom,
+    SayGoodbye,
     Send,
 )
 from matchmaker.core.conversation import ABUSE_LIMIT, Conversation
-from matchmaker.core.effects import Close, PingClient, Refuse, Reply, ResumeElsewhere
+from matchmaker.core.effects import Close, PingClient, Refuse, ReplyWith, ResumeElsewhere
 from matchmaker.core.events import (
     Alive,
+    EnteredPool,
+    JoinedSession,
     MessageRelayed,
-    PoolEntered,
     PoolLeft,
     Relayed,
-    SessionJoined,
     Welcome,
 )
 from matchmaker.directory import ProjectDirectory
@@ -54,7 +54,7 @@ def codes(effects: Sequence[object]) -> list[object]:
                 out.append(error.code)
             case Close(code=code):
                 out.append(code)
-            case Reply(answer=answer):
+            case ReplyWith(answer=answer):
                 out.append(type(answer))
             case _:
                 out.append(type(effect))
@@ -62,8 +62,8 @@ def codes(effects: Sequence[object]) -> list[object]:
 
 
 def welcome(talk: Conversation, **hello: object) -> Welcome:
-    (reply,) = talk.receive(Hello(1, **hello), "h", 0)  # type: ignore[arg-type]
-    assert isinstance(reply, Reply)
+    (reply,) = talk.receive(Greet(1, **hello), "h", 0)  # type: ignore[arg-type]
+    assert isinstance(reply, ReplyWith)
     assert isinstance(reply.answer, Welcome)
     return reply.answer
 
@@ -71,26 +71,26 @@ def welcome(talk: Conversation, **hello: object) -> Welcome:
 def test_only_hello_ping_pong_and_bye_before_hello() -> None:
     talk = conversation()
     assert codes(talk.receive(EnterPool(), "1", 0)) == ["protocol.not_ready"]
-    assert codes(talk.receive(Ping(), "2", 0)) == [Alive]
+    assert codes(talk.receive(CheckAlive(), "2", 0)) == [Alive]
     assert talk.client is None
     answer = welcome(talk, project="p")
     assert (answer.project.id, answer.client_id) == ("p", getattr(talk.client, "client_id", None))
-    assert codes(talk.receive(Hello(1), "3", 0)) == ["protocol.bad_request"]
-    assert codes(talk.receive(Bye(), None, 0)) == [closecodes.BYE]
+    assert codes(talk.receive(Greet(1), "3", 0)) == ["protocol.bad_request"]
+    assert codes(talk.receive(SayGoodbye(), None, 0)) == [closecodes.BYE]
 
 
 @pytest.mark.parametrize(
     ("hello", "expected"),
     [
-        (Hello(2), ["protocol.bad_request"]),
-        (Hello(1, attributes={f"a{i}": 1 for i in range(33)}), ["protocol.bad_request"]),
-        (Hello(1, attributes={"a": "x" * 257}), ["protocol.bad_request"]),
-        (Hello(1, credential="wrong"), ["auth.invalid_credential", closecodes.FORBIDDEN]),
-        (Hello(1, project="k"), ["project.forbidden", closecodes.FORBIDDEN]),
-        (Hello(1, resume=Resume("t")), ["resume.expired", closecodes.RESUME_EXPIRED]),
+        (Greet(2), ["protocol.bad_request"]),
+        (Greet(1, attributes={f"a{i}": 1 for i in range(33)}), ["protocol.bad_request"]),
+        (Greet(1, attributes={"a": "x" * 257}), ["protocol.bad_request"]),
+        (Greet(1, credential="wrong"), ["auth.invalid_credential", closecodes.FORBIDDEN]),
+        (Greet(1, project="k"), ["project.forbidden", closecodes.FORBIDDEN]),
+        (Greet(1, resume=ResumeFrom("t")), ["resume.expired", closecodes.RESUME_EXPIRED]),
     ],
 )
-def test_hello_rules(hello: Hello, expected: list[object]) -> None:
+def test_hello_rules(hello: Greet, expected: list[object]) -> None:
     talk = conversation()
     assert codes(talk.receive(hello, "h", 0)) == expected
     assert talk.client is None
@@ -104,7 +104,7 @@ def test_a_token_names_its_issuer_and_another_members_token_is_handed_over() -> 
     token = welcome(issuer, project="p").resume_token
     assert token.startswith("t.")
     elsewhere = conversation(Matchmaker(Limits(), node="u"))
-    hello = Hello(1, project="p", resume=Resume(token, 3))
+    hello = Greet(1, project="p", resume=ResumeFrom(token, 3))
     assert elsewhere.receive(hello, "h", 0) == [ResumeElsewhere("h", hello, "t")]
     assert elsewhere.client is None
     # A single process's tokens name nobody: an unknown token is just expired there.
@@ -120,7 +120,7 @@ def test_a_token_names_its_issuer_and_another_members_token_is_handed_over() -> 
 
 def test_undeclared_project_closes_when_declaration_is_required() -> None:
     talk = conversation(require_declared=True)
-    effects = talk.receive(Hello(1, project="nope"), "h", 0)
+    effects = talk.receive(Greet(1, project="nope"), "h", 0)
     assert codes(effects) == ["project.not_found", closecodes.FORBIDDEN]
 
 
@@ -129,11 +129,11 @@ def test_requests_reach_the_core_and_answer_before_their_events() -> None:
     welcome(talk, project="p")
     effects = talk.receive(EnterPool(), "e", 0)
     # The reply first, then the session.created of a group of one.
-    assert codes(effects) == [PoolEntered, tuple]
+    assert codes(effects) == [EnteredPool, tuple]
     assert codes(talk.receive(LeavePool("solo"), "l", 0)) == ["pool.not_found"]
     (joined, _) = talk.receive(JoinSession("room", create=True), "j", 0)
-    assert isinstance(joined, Reply)
-    assert isinstance(joined.answer, SessionJoined)
+    assert isinstance(joined, ReplyWith)
+    assert isinstance(joined.answer, JoinedSession)
     session_id = joined.answer.session_id
     sent = talk.receive(Send(session_id, b"1"), "s", 0)
     assert isinstance(sent[0], tuple)
@@ -154,22 +154,22 @@ def test_leave_pool_answers_the_withdrawn_entry() -> None:
     talk = conversation(core)
     welcome(talk)
     (reply,) = talk.receive(EnterPool(pool="x", create=True, mode="auto", group_size=2), "e", 0)
-    assert isinstance(reply, Reply)
+    assert isinstance(reply, ReplyWith)
     (left,) = talk.receive(LeavePool("x"), "l", 0)
-    assert left == Reply("l", PoolLeft("x", reply.answer.entry_id))  # type: ignore[union-attr]
+    assert left == ReplyWith("l", PoolLeft("x", reply.answer.entry_id))  # type: ignore[union-attr]
 
 
 def test_rate_limit_refuses_then_closes_after_repeated_abuse() -> None:
     talk = conversation(control_rate_per_s=1.0, control_burst=1)
-    assert codes(talk.receive(Ping(), "1", 0)) == [Alive]
-    (refused,) = talk.receive(Ping(), "2", 0)
+    assert codes(talk.receive(CheckAlive(), "1", 0)) == [Alive]
+    (refused,) = talk.receive(CheckAlive(), "2", 0)
     assert isinstance(refused, Refuse)
     assert refused.error.details == {"retry_after_ms": 1000}
     error = MatchmakerError("bad", code="protocol.bad_request")
     assert codes(talk.refuse(None, error, 0)) == ["rate.limited"]
     for _ in range(ABUSE_LIMIT - 3):
-        assert codes(talk.receive(Ping(), None, 0)) == ["rate.limited"]
-    assert codes(talk.receive(Ping(), None, 0)) == [closecodes.RATE_LIMITED]
+        assert codes(talk.receive(CheckAlive(), None, 0)) == ["rate.limited"]
+    assert codes(talk.receive(CheckAlive(), None, 0)) == [closecodes.RATE_LIMITED]
 
 
 def test_send_has_its_own_bucket() -> None:
@@ -177,18 +177,18 @@ def test_send_has_its_own_bucket() -> None:
     welcome(talk)
     talk.receive(JoinSession("r", create=True), None, 0)
     (session_id,) = talk.client.sessions  # type: ignore[union-attr]
-    assert codes(talk.receive(Ping(), None, 0)) == [Alive]
-    assert codes(talk.receive(Ping(), None, 0)) == ["rate.limited"]
+    assert codes(talk.receive(CheckAlive(), None, 0)) == [Alive]
+    assert codes(talk.receive(CheckAlive(), None, 0)) == ["rate.limited"]
     assert codes(talk.receive(Send(session_id, b"1"), "s", 0)) == [tuple, Relayed]
 
 
 def test_a_clock_set_back_neither_refills_nor_locks_the_bucket() -> None:
     talk = conversation(control_rate_per_s=1.0, control_burst=1)
-    assert codes(talk.receive(Ping(), "1", 10_000)) == [Alive]
-    (refused,) = talk.receive(Ping(), "2", 4_000)  # the wall clock stepped back 6 s
+    assert codes(talk.receive(CheckAlive(), "1", 10_000)) == [Alive]
+    (refused,) = talk.receive(CheckAlive(), "2", 4_000)  # the wall clock stepped back 6 s
     assert isinstance(refused, Refuse)
     assert refused.error.details == {"retry_after_ms": 1000}
-    assert codes(talk.receive(Ping(), "3", 5_000)) == [Alive]  # a second later, as ever
+    assert codes(talk.receive(CheckAlive(), "3", 5_000)) == [Alive]  # a second later, as ever
 
 
 def test_heartbeat_pings_a_silent_client_once_per_interval_then_closes() -> None:
@@ -196,7 +196,7 @@ def test_heartbeat_pings_a_silent_client_once_per_interval_then_closes() -> None
     assert talk.heartbeat(500) is None
     assert talk.heartbeat(1000) == PingClient()
     assert talk.heartbeat(1500) is None
-    talk.receive(Ping(), None, 1800)  # any frame counts as liveness
+    talk.receive(CheckAlive(), None, 1800)  # any frame counts as liveness
     assert talk.heartbeat(2600) is None
     assert talk.heartbeat(2900) == PingClient()
     assert talk.heartbeat(4400) == Close(closecodes.HEARTBEAT_TIMEOUT, "heartbeat timeout")
@@ -229,8 +229,8 @@ def test_entry_expiry_is_set_from_the_time_the_request_arrived() -> None:
     welcome(talk)
     enter = EnterPool(pool="x", create=True, mode="auto", group_size=2)
     (reply,) = talk.receive(enter, "e", 7_000)
-    assert isinstance(reply, Reply)
-    assert isinstance(reply.answer, PoolEntered)
+    assert isinstance(reply, ReplyWith)
+    assert isinstance(reply.answer, EnteredPool)
     assert reply.answer.expires_at == 7_500
     assert core.expire(7_499) == []
     assert len(core.expire(7_500)) == 1
@@ -242,7 +242,7 @@ def test_a_proxy_speaks_for_a_client_another_member_connected() -> None:
     assert proxy.core.clients["cab-7"] is proxy.client
     assert codes(
         proxy.receive(EnterPool(pool="duel", create=True, mode="auto", group_size=2), "1", 0)
-    ) == [PoolEntered]
+    ) == [EnteredPool]
     assert list(proxy.core.clients["cab-7"].entries) == ["duel"]
     assert proxy.disconnect(0) == []
     assert "cab-7" not in proxy.core.clients
@@ -250,7 +250,7 @@ def test_a_proxy_speaks_for_a_client_another_member_connected() -> None:
 
 def test_a_replaced_conversation_leaves_its_client_be() -> None:
     old = conversation()
-    old.receive(Hello(1, project="p"), "h", 0)
+    old.receive(Greet(1, project="p"), "h", 0)
     client = old.client
     assert client is not None
     old.replaced()
@@ -260,6 +260,6 @@ def test_a_replaced_conversation_leaves_its_client_be() -> None:
 
 def test_a_charged_request_counts_as_hearing_from_the_client() -> None:
     talk = conversation()
-    talk.receive(Hello(1, project="p"), "h", 0)
-    assert talk.admit(Ping(), "1", 42_000) is None
+    talk.receive(Greet(1, project="p"), "h", 0)
+    assert talk.admit(CheckAlive(), "1", 42_000) is None
     assert talk.last_seen_ms == 42_000

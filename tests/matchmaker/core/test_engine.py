@@ -19,13 +19,13 @@ def enter_data(**fields: Any) -> EnterPool:
 
 # The wire tag of each core event (the frame the shell turns it into).
 TAGS: dict[type, str] = {
-    events.SessionCreated: "session.created",
+    events.SessionFormed: "session.created",
     events.MessageRelayed: "session.message",
     events.MemberJoined: "session.member_joined",
     events.MemberLeft: "session.member_left",
-    events.PoolWithdrawn: "pool.withdrawn",
-    events.PoolExpired: "pool.expired",
-    events.PoolClosed: "pool.closed",
+    events.EntryWithdrawn: "pool.withdrawn",
+    events.EntryExpired: "pool.expired",
+    events.EntryPoolClosed: "pool.closed",
 }
 
 

@@ -66,7 +66,7 @@ def created(out: list[Delivery]) -> list[set[str]]:
     """The member sets of the sessions formed, once each."""
     sessions: dict[str, set[str]] = {}
     for _, event in out:
-        if isinstance(event, events.SessionCreated):
+        if isinstance(event, events.SessionFormed):
             sessions[event.session_id] = {m.client_id for m in event.members}
     return list(sessions.values())
 
@@ -352,7 +352,7 @@ def test_a_paused_entry_of_a_changed_policy_is_closed_not_resumed() -> None:
     core.suspend(a)
     edited = Project(id="p", policies=(MatchmakingPolicy(name="duo", mode="mutual", group_size=3),))
     out = core.close_changed_policies("p", edited)
-    assert [type(e).__name__ for _, e in out] == ["PoolClosed"]
+    assert [type(e).__name__ for _, e in out] == ["EntryPoolClosed"]
     assert core.clients[a].entries == {}
     assert not any(p.name == "duo" for p in core.pools.values())
     assert core.resume(a, 0) == []

@@ -29,7 +29,6 @@ from hypothesis.stateful import (
 
 from matchmaker.config import Limits
 from matchmaker.core import Delivery, EnterPool, Matchmaker, events
-from matchmaker.core.claim import ClaimMode
 from matchmaker.core.commands import (
     AttachDelegate,
     CancelProposal,
@@ -40,10 +39,11 @@ from matchmaker.core.commands import (
     Pick,
     RespondProposal,
 )
-from matchmaker.core.delegated import DelegatedMode
-from matchmaker.core.mutual import MutualMode
-from matchmaker.core.propose import ProposeMode
-from matchmaker.core.skill import SkillMode
+from matchmaker.core.modes.claim import ClaimMode
+from matchmaker.core.modes.delegated import DelegatedMode
+from matchmaker.core.modes.mutual import MutualMode
+from matchmaker.core.modes.propose import ProposeMode
+from matchmaker.core.modes.skill import SkillMode
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import MatchmakingPolicy, Project, ProjectKey, RangeRule, Widen
 
@@ -115,9 +115,9 @@ class ModesMachine(RuleBasedStateMachine):
     def _apply(self, deliveries: list[Delivery]) -> None:
         for recipients, event in deliveries:
             match event:
-                case events.SessionCreated():
+                case events.SessionFormed():
                     self._created(event)
-                case events.PoolWithdrawn() | events.PoolExpired():
+                case events.EntryWithdrawn() | events.EntryExpired():
                     (client,) = recipients
                     assert self.waiting.pop((client, event.pool)) == event.entry_id
                 case events.ProposalReceived():
@@ -136,7 +136,7 @@ class ModesMachine(RuleBasedStateMachine):
                     for added in event.added:
                         self.mirror[added.entry_id] = added.client_id
 
-    def _created(self, event: events.SessionCreated) -> None:
+    def _created(self, event: events.SessionFormed) -> None:
         assert event.pool is not None
         if event.session_id in self.sessions:
             return

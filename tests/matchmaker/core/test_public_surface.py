@@ -9,7 +9,7 @@ from matchmaker.core import effects
 
 
 def test_a_transport_needs_nothing_but_the_package() -> None:
-    for name in ("Conversation", "Matchmaker", "Command", "Delivery", "Event", "Effect"):
+    for name in ("Conversation", "Matchmaker", "ClientCommand", "Delivery", "Event", "Effect"):
         assert name in matchmaker.core.__all__
     for effect in get_args(effects.Effect):
         if isinstance(effect, type):  # every effect but Delivery, a tuple alias

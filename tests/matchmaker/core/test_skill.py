@@ -54,7 +54,7 @@ def groups(out: list[Delivery]) -> list[set[str]]:
     """The members of each session formed, once per session."""
     seen: dict[str, set[str]] = {}
     for _, event in out:
-        if isinstance(event, events.SessionCreated):
+        if isinstance(event, events.SessionFormed):
             seen[event.session_id] = {m.client_id for m in event.members}
     return list(seen.values())
 
@@ -258,7 +258,7 @@ def test_changing_a_group_size_closes_the_old_pool() -> None:
         for p in POLICIES
     )
     out = core.close_changed_policies("p", Project(id="p", policies=changed))
-    assert [type(event).__name__ for _, event in out] == ["PoolClosed"]
+    assert [type(event).__name__ for _, event in out] == ["EntryPoolClosed"]
     assert not core.clients[a].entries
 
 

@@ -21,7 +21,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from matchmaker.config import Limits
 from matchmaker.core import Delivery, EnterPool, Matchmaker
 from matchmaker.core.commands import Backfill
-from matchmaker.core.events import PoolExpired, PoolWithdrawn, SessionCreated
+from matchmaker.core.events import EntryExpired, EntryWithdrawn, SessionFormed
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import FilterValue, MatchmakingPolicy, Project, RangeRule, Widen
 
@@ -56,7 +56,7 @@ class CoreMachine(RuleBasedStateMachine):
 
     def _apply(self, deliveries: list[Delivery]) -> None:
         for recipients, event in deliveries:
-            if isinstance(event, SessionCreated):
+            if isinstance(event, SessionFormed):
                 data = event
                 assert data.pool is not None
                 members = [m.client_id for m in data.members]
@@ -77,7 +77,7 @@ class CoreMachine(RuleBasedStateMachine):
                     seen.add(data.you)
                     assert len(members) <= SIZES[data.pool]
                     assert self.waiting.pop((data.you, data.pool), None) is not None
-            elif isinstance(event, PoolWithdrawn | PoolExpired):
+            elif isinstance(event, EntryWithdrawn | EntryExpired):
                 (client,) = recipients
                 entry_id = self.waiting.pop((client, event.pool))
                 assert entry_id == event.entry_id

@@ -9,12 +9,12 @@ import pytest
 
 from matchmaker.config import Limits
 from matchmaker.core import Matchmaker
-from matchmaker.core.commands import EnterPool, Hello, JoinSession, Resume
+from matchmaker.core.admission.tokens import LEEWAY_S
+from matchmaker.core.commands import EnterPool, Greet, JoinSession, ResumeFrom
 from matchmaker.core.conversation import Conversation
-from matchmaker.core.effects import Effect, Refuse, Reply
-from matchmaker.core.events import SessionCreated, Welcome
+from matchmaker.core.effects import Effect, Refuse, ReplyWith
+from matchmaker.core.events import SessionFormed, Welcome
 from matchmaker.core.projects import resolve_hello
-from matchmaker.core.tokens import LEEWAY_S
 from matchmaker.directory import ProjectDirectory
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import MatchmakingPolicy, Project, ProjectKey
@@ -158,8 +158,8 @@ def refusal(effects: list[Effect]) -> MatchmakerError:
 
 
 def hello(conversation: Conversation, **fields: Any) -> Welcome:
-    (effect, *_) = conversation.receive(Hello(1, **fields), "h", NOW_MS)
-    assert isinstance(effect, Reply), effect
+    (effect, *_) = conversation.receive(Greet(1, **fields), "h", NOW_MS)
+    assert isinstance(effect, ReplyWith), effect
     assert isinstance(effect.answer, Welcome), effect.answer
     return effect.answer
 
@@ -167,7 +167,7 @@ def hello(conversation: Conversation, **fields: Any) -> Welcome:
 def test_trusted_attributes_are_the_clients_and_cannot_be_sent() -> None:
     core, directory = Matchmaker(Limits(), node="t"), ProjectDirectory([game()])
     refused = talk(core, directory).receive(
-        Hello(1, credential=token(rating=1500), attributes={"rating": 3000}), "h", NOW_MS
+        Greet(1, credential=token(rating=1500), attributes={"rating": 3000}), "h", NOW_MS
     )
     assert refusal(refused).details == {"attribute": "rating", "reason": "trusted"}
     conversation = talk(core, directory)
@@ -189,13 +189,13 @@ def test_max_sessions_per_client_counts_a_players_sessions_over_its_connections(
     hello(other, credential=token(sub="bo"))
     for room, conversation in (("r1", first), ("r2", second)):
         (reply, *_) = conversation.receive(JoinSession(room, create=True), "j", NOW_MS)
-        assert isinstance(reply, Reply)
+        assert isinstance(reply, ReplyWith)
     assert (
         refusal(first.receive(JoinSession("r3", create=True), "j", NOW_MS)).code == "session.limit"
     )
     assert refusal(second.receive(EnterPool(), "e", NOW_MS)).code == "session.limit"
     (reply, *_) = other.receive(JoinSession("r1"), "j", NOW_MS)  # another player is not counted
-    assert isinstance(reply, Reply)
+    assert isinstance(reply, ReplyWith)
 
 
 def test_session_members_show_their_player_id() -> None:
@@ -205,7 +205,7 @@ def test_session_members_show_their_player_id() -> None:
     hello(guest, credential=token(sub="bo"))
     ana.receive(EnterPool(), "e", NOW_MS)
     _, *deliveries = guest.receive(EnterPool(), "e", NOW_MS)
-    created = [event for _, event in deliveries if isinstance(event, SessionCreated)]  # type: ignore[misc]
+    created = [event for _, event in deliveries if isinstance(event, SessionFormed)]  # type: ignore[misc]
     assert {(m.client_id, m.player_id) for m in created[0].members} == {
         (ana.client.client_id, "ana"),  # type: ignore[union-attr]
         (guest.client.client_id, "bo"),  # type: ignore[union-attr]
@@ -217,9 +217,9 @@ def test_only_the_same_player_resumes_its_client() -> None:
     first = talk(core, directory)
     welcome = hello(first, credential=token(sub="ana"))
     first.disconnect(NOW_MS, resumable=True)
-    resume = Resume(welcome.resume_token)
+    resume = ResumeFrom(welcome.resume_token)
     intruder = talk(core, directory).receive(
-        Hello(1, credential=token(sub="bo"), resume=resume), "h", NOW_MS
+        Greet(1, credential=token(sub="bo"), resume=resume), "h", NOW_MS
     )
     assert refusal(intruder).code == "resume.expired"
     back = hello(talk(core, directory), credential=token(sub="ana"), resume=resume)
@@ -234,20 +234,20 @@ def test_a_resume_holds_an_expired_token_to_every_check_but_its_exp() -> None:
     first = talk(core, directory)
     welcome = hello(first, credential=token(sub="ana"))
     first.disconnect(NOW_MS, resumable=True)
-    resume = Resume(welcome.resume_token)
+    resume = ResumeFrom(welcome.resume_token)
     expired = NOW - LEEWAY_S - 3600
     forged = signer("EdDSA", 1).token(iss=ISSUER, aud=AUDIENCE, now=NOW, sub="ana", exp=expired)
-    refused = talk(core, directory).receive(Hello(1, credential=forged, resume=resume), "h", NOW_MS)
+    refused = talk(core, directory).receive(Greet(1, credential=forged, resume=resume), "h", NOW_MS)
     assert refusal(refused).details == {"reason": "bad_signature"}
     other = talk(core, directory).receive(
-        Hello(1, credential=token(sub="bo", exp=expired), resume=resume), "h", NOW_MS
+        Greet(1, credential=token(sub="bo", exp=expired), resume=resume), "h", NOW_MS
     )
     assert refusal(other).code == "resume.expired"
     late = token(sub="ana", exp=expired)
     back = hello(talk(core, directory), credential=late, resume=resume)
     assert (back.client_id, back.resumed) == (welcome.client_id, True)
     assert core.clients[back.client_id].credential == late
-    fresh = talk(core, directory).receive(Hello(1, credential=late), "h", NOW_MS)
+    fresh = talk(core, directory).receive(Greet(1, credential=late), "h", NOW_MS)
     assert refusal(fresh).details == {"reason": "expired"}  # no resume token: exp holds
 
 
@@ -256,7 +256,7 @@ def test_a_removed_key_forbids_the_next_operation_of_a_connected_client() -> Non
     conversation = talk(core, directory)
     hello(conversation, credential=token("ES256"))
     (reply, *_) = conversation.receive(JoinSession("r", create=True), "j", NOW_MS)
-    assert isinstance(reply, Reply)
+    assert isinstance(reply, ReplyWith)
     kept = tuple(k for k in game().keys if k.algorithm != "ES256")
     directory.put(Project(id="game", keys=kept, policies=(DUEL,)))
     error = refusal(conversation.receive(EnterPool(), "e", NOW_MS))

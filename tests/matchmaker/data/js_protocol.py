@@ -19,7 +19,8 @@ from typing import Any
 import msgspec
 import msgspec.inspect as mi
 
-from matchmaker.core import claim, delegated, events, mutual, propose
+from matchmaker.core import events
+from matchmaker.core.modes import claim, delegated, mutual, propose
 from matchmaker.data import webrtc
 from matchmaker.data.protocol import events as wire_events
 from matchmaker.data.protocol import replies
@@ -108,12 +109,10 @@ class _Renderer:
         return name
 
     def _name(self, cls: type) -> str:
-        """The class name; a core dataclass whose name a wire Struct took gets ``Mode``."""
+        """The class name (one per idea: tests/matchmaker/test_one_definition.py)."""
         name = cls.__name__
         if self.owner.setdefault(name, cls) is not cls:
-            name = f"Mode{name}"
-            if self.owner.setdefault(name, cls) is not cls:
-                raise TypeError(f"two different wire types are named {name}")
+            raise TypeError(f"two different wire types are named {name}")
         return name
 
     def of(self, cls: object) -> str:
@@ -162,7 +161,7 @@ def render() -> str:
             f"tests/matchmaker/data/js_protocol.py names requests the protocol lacks: {unknown}"
         )
     pushed: list[str] = []
-    for cls in wire_events.Event.__subclasses__():
+    for cls in wire_events.EventFrame.__subclasses__():
         hints = typing.get_type_hints(cls)
         if "data" in hints:
             tag = str(cls.__struct_config__.tag)

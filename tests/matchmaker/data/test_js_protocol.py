@@ -43,7 +43,7 @@ def test_every_request_event_and_field_is_on_both_sides() -> None:
         str(cls.__struct_config__.tag) for cls in typing.get_args(wire_requests.Request)
     }
     assert set(re.findall(r'"([\w.]+)":', requests[1])) == request_tags == set(REPLIES)
-    event_tags = {str(cls.__struct_config__.tag) for cls in wire_events.Event.__subclasses__()}
+    event_tags = {str(cls.__struct_config__.tag) for cls in wire_events.EventFrame.__subclasses__()}
     event_tags |= {cls.KIND for cls in events.ModeEvent.__subclasses__()}
     assert set(re.findall(r'"([\w.]+)":', pushed[1])) == event_tags - {"ping"}
     for struct in (payloads.PoolEnterData, replies.HelloReply, wire_events.SessionCreatedData):

@@ -90,7 +90,7 @@ def test_the_documented_config_file_is_valid(tmp_path: Path) -> None:
 
 
 def test_the_documented_apply_file_is_valid() -> None:
-    from matchmaker.admin.plan import desired_projects
+    from matchmaker.adminclient.plan import desired_projects
     from mtcommon import load_safe
 
     block = next(block for block in yaml_blocks() if block.startswith("# projects.yaml"))

@@ -117,7 +117,7 @@ class Run:
 
     def _matched(self, out: list[events.Delivery], now: int) -> None:
         for recipients, event in out:
-            if not isinstance(event, events.SessionCreated) or event.you != recipients[0]:
+            if not isinstance(event, events.SessionFormed) or event.you != recipients[0]:
                 continue
             a, b = (m.client_id for m in event.members)
             if event.you != a:

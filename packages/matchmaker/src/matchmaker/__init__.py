@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 from mtcommon.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from matchmaker.admin.client import AdminClient as AdminClient
-    from matchmaker.admin.client import AdminError as AdminError
+    from matchmaker.adminclient.client import AdminClient as AdminClient
+    from matchmaker.adminclient.client import AdminError as AdminError
     from matchmaker.client import Client as Client
     from matchmaker.client import Event as Event
     from matchmaker.config import ControlLimits as ControlLimits

@@ -22,7 +22,7 @@ import click
 from click.core import ParameterSource
 
 from matchmaker import __version__
-from matchmaker.admin.commands import admin
+from matchmaker.adminclient.commands import admin
 from matchmaker.config import Limits
 from matchmaker.settings import (
     CONFIG_OPTION,

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from matchmaker.admin.client import AdminClient
+    from matchmaker.adminclient.client import AdminClient
     from matchmaker.client import Client
     from matchmaker.config import ServerConfig
     from matchmaker.directory import ProjectDirectory
@@ -80,7 +80,7 @@ def matchmaker_config() -> ServerConfig:
 @pytest.fixture
 def matchmaker_server(matchmaker_config: ServerConfig) -> Iterator[MatchmakerServer]:
     """A real matchmaker for this test, stopped (gracefully) after it."""
-    from matchmaker.admin.client import AdminClient
+    from matchmaker.adminclient.client import AdminClient
 
     if matchmaker_config.management_key is None:
         matchmaker_config = replace(matchmaker_config, management_key=secrets.token_urlsafe(24))

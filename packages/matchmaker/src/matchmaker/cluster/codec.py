@@ -15,8 +15,9 @@ from typing import Any
 
 import msgspec
 
-from matchmaker.core import claim, commands, delegated, events, mutual, propose, strategy
-from matchmaker.core.effects import Close, Effect, Refuse, Reply
+from matchmaker.core import commands, events
+from matchmaker.core.effects import Close, Effect, Refuse, ReplyWith
+from matchmaker.core.modes import claim, delegated, mutual, propose, strategy
 from matchmaker.errors import MatchmakerError
 
 __all__ = ["decode_effect", "decode_value", "encode_effect", "encode_value"]
@@ -71,9 +72,9 @@ def decode_value(value: list[Any]) -> Any:
     return dataclasses.replace(decoded, **raws) if raws else decoded
 
 
-def encode_effect(effect: Reply | Refuse | Close) -> list[Any]:
+def encode_effect(effect: ReplyWith | Refuse | Close) -> list[Any]:
     match effect:
-        case Reply(request_id=request_id, answer=answer):
+        case ReplyWith(request_id=request_id, answer=answer):
             return ["reply", request_id, encode_value(answer)]
         case Refuse(request_id=request_id, error=error):
             return ["refuse", request_id, error.code, str(error), error.details]
@@ -84,7 +85,7 @@ def encode_effect(effect: Reply | Refuse | Close) -> list[Any]:
 def decode_effect(value: list[Any]) -> Effect:
     kind = value[0]
     if kind == "reply":
-        return Reply(value[1], decode_value(value[2]))
+        return ReplyWith(value[1], decode_value(value[2]))
     if kind == "refuse":
         return Refuse(value[1], MatchmakerError(value[3], code=value[2], details=value[4]))
     return Close(value[1], value[2])

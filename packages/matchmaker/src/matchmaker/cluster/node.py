@@ -32,7 +32,7 @@ from matchmaker.cluster.routing import Action, Deliver, Perform, Post, Router, R
 from matchmaker.cluster.streams import Inbox, Outbound, connection
 from matchmaker.config import ServerConfig
 from matchmaker.core import Event, Matchmaker
-from matchmaker.core.commands import Command
+from matchmaker.core.commands import ClientCommand
 from matchmaker.core.conversation import Conversation
 from matchmaker.core.effects import Effect, ResumeElsewhere
 from matchmaker.core.projects import current_project
@@ -194,7 +194,11 @@ class ClusterNode:
     # -- the shell's hooks ----------------------------------------------------------------
 
     def forward(
-        self, conversation: Conversation, command: Command, request_id: str | None, now_ms: int
+        self,
+        conversation: Conversation,
+        command: ClientCommand,
+        request_id: str | None,
+        now_ms: int,
     ) -> bool:
         """Send ``command`` to the member that owns its pool, room or session.
 

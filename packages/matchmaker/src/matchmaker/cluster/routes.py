@@ -22,11 +22,10 @@ from matchmaker.cluster.messages import (
 from matchmaker.cluster.ring import node_of, owner, pool_key, room_key
 from matchmaker.cluster.stages import LEAVING, WITHDRAWN, Stage, Step, advance
 from matchmaker.core import Delivery, Matchmaker
-from matchmaker.core import commands as core_commands
-from matchmaker.core.commands import EnterPool, JoinSession
+from matchmaker.core.commands import ClientCommand, EnterPool, JoinSession
 from matchmaker.core.conversation import Conversation
-from matchmaker.core.effects import Effect, Refuse, Reply
-from matchmaker.core.events import PoolLeft, PoolWithdrawn
+from matchmaker.core.effects import Effect, Refuse, ReplyWith
+from matchmaker.core.events import EntryWithdrawn, PoolLeft
 from matchmaker.core.pools import PoolSpec
 from matchmaker.core.state import ClientState
 from matchmaker.errors import MatchmakerError
@@ -133,14 +132,14 @@ class Waiting:
         """Its client was matched: the entry is on its way out."""
         self.stage = advance(self.stage, Step.WITHDRAW)
 
-    def withdrawal(self, pool: str) -> PoolWithdrawn:
+    def withdrawal(self, pool: str) -> EntryWithdrawn:
         """What its client is told when its member died while it was being withdrawn (what
         that member would have said)."""
-        return PoolWithdrawn(pool, self.remote_id or self.told or "", "matched")
+        return EntryWithdrawn(pool, self.remote_id or self.told or "", "matched")
 
-    def left(self, pool: str) -> Reply:
+    def left(self, pool: str) -> ReplyWith:
         """The answer to its ``pool.leave`` when its member died before leaving it."""
-        return Reply(self.leave_request, PoolLeft(pool, self.remote_id or self.told or ""))
+        return ReplyWith(self.leave_request, PoolLeft(pool, self.remote_id or self.told or ""))
 
 
 NOTHING: tuple[Action, ...] = ()  # most inputs call for no action
@@ -242,7 +241,7 @@ class Routes:
         self,
         client: ClientState,
         target: str,
-        command: core_commands.Command,
+        command: ClientCommand,
         request_id: str | None,
         now_ms: int,
     ) -> Post:
@@ -263,7 +262,7 @@ class Routes:
         )
         return Post(target, message)
 
-    def target(self, client: ClientState, command: core_commands.Command) -> str | None:
+    def target(self, client: ClientState, command: ClientCommand) -> str | None:
         """The member that owns what ``command`` is about; ``None``: no member in particular.
 
         A request naming a pool (``pool.enter``, ``pool.leave`` and every mode's

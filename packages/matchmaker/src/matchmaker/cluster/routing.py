@@ -73,19 +73,18 @@ from matchmaker.cluster.routes import (
 from matchmaker.cluster.seats import Seats
 from matchmaker.cluster.serving import Serving
 from matchmaker.core import Delivery, Event
-from matchmaker.core import commands as core_commands
 from matchmaker.core.backfill import SeatOffered, SeatsChanged
-from matchmaker.core.commands import EnterPool, LeavePool
+from matchmaker.core.commands import ClientCommand, EnterPool, LeavePool
 from matchmaker.core.conversation import Conversation, resume_refused
-from matchmaker.core.effects import Effect, Refuse, Reply, ResumeElsewhere
+from matchmaker.core.effects import Effect, Refuse, ReplyWith, ResumeElsewhere
 from matchmaker.core.engine import entry_limit
 from matchmaker.core.events import (
+    EnteredPool,
     EntryClosed,
     MemberJoined,
     MemberLeft,
-    PoolEntered,
     PoolLeft,
-    SessionCreated,
+    SessionFormed,
     SessionLeft,
 )
 from matchmaker.errors import internal_error
@@ -144,7 +143,7 @@ class Router:
     def forward(
         self,
         conversation: Conversation,
-        command: core_commands.Command,
+        command: ClientCommand,
         request_id: str | None,
         now_ms: int,
         *,
@@ -192,7 +191,7 @@ class Router:
                 entry.leave(request_id)
         return [routes.send(client, target, command, request_id, now_ms)]
 
-    def _entry_node(self, client_id: str, command: core_commands.Command) -> str | None:
+    def _entry_node(self, client_id: str, command: ClientCommand) -> str | None:
         """Where a ``pool.leave`` goes when its entry waits at another member: after its
         ``pool.enter``, to that member (its pool may have another owner by now, which
         never had the entry)."""
@@ -219,8 +218,8 @@ class Router:
         """Follow what local clients are told (their remote sessions and waiting entries),
         and the core's notes about backfills (:mod:`.seats`)."""
         kind = type(event)
-        if kind is SessionCreated:
-            assert isinstance(event, SessionCreated)
+        if kind is SessionFormed:
+            assert isinstance(event, SessionFormed)
             return self._on_session_created(event)
         if kind is SeatsChanged:
             assert isinstance(event, SeatsChanged)
@@ -244,7 +243,7 @@ class Router:
                 self.routes.gone_entry(client_id, event.pool, lambda e: e.remote_id == closed)
         return NOTHING
 
-    def _on_session_created(self, event: SessionCreated) -> Sequence[Action]:
+    def _on_session_created(self, event: SessionFormed) -> Sequence[Action]:
         routes = self.routes
         client_id = event.you
         host = node_of(event.session_id)
@@ -385,8 +384,8 @@ class Router:
     def _events(self, sender: str, message: Events, now_ms: int) -> Sequence[Action]:
         event = codec.decode_value(message.event)
         out: list[Action] = [Deliver([(message.to, event)], remote=False)]
-        if type(event) is SessionCreated:
-            assert isinstance(event, SessionCreated)
+        if type(event) is SessionFormed:
+            assert isinstance(event, SessionFormed)
             if event.pool is not None and sender != node_of(event.session_id):
                 # Relayed by the pool's owner for a client an offer seated: its host
                 # waits for Told. (From the host, as every formed group's, none is due.)
@@ -403,7 +402,7 @@ class Router:
             if request_id is not None and request_id != INTERNAL:
                 # (An answer after expire() refused the request still goes out.)
                 self.routes.pending.pop((client_id, request_id), None)
-            if isinstance(effect, Reply):
+            if isinstance(effect, ReplyWith):
                 moved |= self._answered(sender, client_id, effect)
             elif isinstance(effect, Refuse) and request_id != INTERNAL:
                 self.routes.forget_entry(client_id, request_id)
@@ -415,13 +414,13 @@ class Router:
             out.extend(self.failover.rehome(client_id, now_ms))
         return out
 
-    def _answered(self, sender: str, client_id: str, reply: Reply) -> bool:
+    def _answered(self, sender: str, client_id: str, reply: ReplyWith) -> bool:
         """Follow what a reply from ``sender`` says of the client's entries and sessions;
         whether an entry was entered."""
         routes = self.routes
         answer = reply.answer
         waiting = routes.waiting.get(client_id, {})
-        if isinstance(answer, PoolEntered):
+        if isinstance(answer, EnteredPool):
             outgoing = routes.outgoing.get(client_id, ())
             for entry in (waiting.get(answer.pool), *(e for n, e in outgoing if n == answer.pool)):
                 if entry is not None and entry.node == sender and entry.asked == reply.request_id:

@@ -28,7 +28,7 @@ from matchmaker.cluster.ring import node_of, pool_key
 from matchmaker.cluster.routes import NOTHING, Action, Deliver, Post, Routes, pool_command
 from matchmaker.core.backfill import SeatOffered, mirror_origin
 from matchmaker.core.commands import EnterPool
-from matchmaker.core.events import Delivery, SessionCreated
+from matchmaker.core.events import Delivery, SessionFormed
 from matchmaker.core.pools import PoolSpec
 from matchmaker.core.state import Session
 
@@ -180,7 +180,7 @@ class Seats:
             actions.append(Deliver(out))
         return actions
 
-    def told(self, event: SessionCreated) -> Sequence[Action]:
+    def told(self, event: SessionFormed) -> Sequence[Action]:
         """A local client was just told of a session it was seated in by an offer (its
         ``session.created`` came through the pool's owner, not from the host): the host
         may tell it the session's next events now (:class:`~.messages.Told`)."""
@@ -264,7 +264,7 @@ class Seats:
 
 def _created_for(delivery: Delivery, client_id: str) -> bool:
     recipients, event = delivery
-    return type(event) is SessionCreated and list(recipients) == [client_id]
+    return type(event) is SessionFormed and list(recipients) == [client_id]
 
 
 def _opening(session: Session, seats: int, opened_ms: int) -> Opening:

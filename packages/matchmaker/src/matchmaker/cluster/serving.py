@@ -18,8 +18,8 @@ from matchmaker.cluster import codec
 from matchmaker.cluster.messages import Answers, Away, Back, Command, Gone, Withdraw
 from matchmaker.cluster.routes import NOTHING, Action, Deliver, Post, Routes
 from matchmaker.core import Delivery
-from matchmaker.core.effects import Close, Refuse, Reply
-from matchmaker.core.events import PoolWithdrawn
+from matchmaker.core.effects import Close, Refuse, ReplyWith
+from matchmaker.core.events import EntryWithdrawn
 from matchmaker.errors import internal_error
 
 __all__ = ["Serving"]
@@ -44,7 +44,7 @@ class Serving:
         for name in list(state.entries):
             entry_id, dropped = self.routes.core.leave_pool(client_id, name)
             out.extend(dropped)
-            out.append(((client_id,), PoolWithdrawn(name, entry_id, "matched")))
+            out.append(((client_id,), EntryWithdrawn(name, entry_id, "matched")))
         return [Deliver(out)]
 
     def on_command(self, home: str, message: Command, now_ms: int) -> Sequence[Action]:
@@ -72,7 +72,7 @@ class Serving:
             _log.exception("unhandled error on a forwarded request")
             effects = [Refuse(request_id, internal_error())]
         out: list[Action] = []
-        answers = [e for e in effects if isinstance(e, Reply | Refuse | Close)]
+        answers = [e for e in effects if isinstance(e, ReplyWith | Refuse | Close)]
         # The answer first: the home member must see pool.entered before session.created.
         if answers:
             encoded = [codec.encode_effect(e) for e in answers]

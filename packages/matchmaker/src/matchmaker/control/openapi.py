@@ -14,7 +14,7 @@ import msgspec
 
 from matchmaker import __version__
 from matchmaker.control.live import LivePage, ProjectLivePage
-from matchmaker.control.wire import ErrorBody, Health, ProjectList, ProjectPatch
+from matchmaker.control.wire import ErrorResponse, Health, ProjectList, ProjectPatch
 from matchmaker.model import Project
 
 _REF = "#/components/schemas/{name}"
@@ -29,7 +29,7 @@ def _json(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _error(description: str) -> dict[str, Any]:
-    return {"description": description, "content": _json(_ref("ErrorBody"))}
+    return {"description": description, "content": _json(_ref("ErrorResponse"))}
 
 
 _ERRORS = {
@@ -112,7 +112,7 @@ _ID = _parameter(
 def openapi_document() -> dict[str, Any]:
     """The document served at ``/admin/openapi.json``."""
     _, schemas = msgspec.json.schema_components(
-        [Project, ProjectPatch, ProjectList, LivePage, ProjectLivePage, ErrorBody, Health],
+        [Project, ProjectPatch, ProjectList, LivePage, ProjectLivePage, ErrorResponse, Health],
         ref_template=_REF,
     )
     project = {

@@ -23,13 +23,13 @@ from matchmaker.control.keys import check_keys
 from matchmaker.control.uniquekeys import check_unique_keys
 from matchmaker.control.wire import ProjectPatch
 from matchmaker.errors import MatchmakerError
-from matchmaker.filters import filter_problem, group_problem
 from matchmaker.model import (
     RESERVED_PROJECT_ID,
     MatchmakingPolicy,
     Project,
     name_problem,
 )
+from matchmaker.rules.filters import filter_problem, group_problem
 
 T = TypeVar("T")
 

@@ -45,7 +45,7 @@ class ErrorDetail(msgspec.Struct, frozen=True, omit_defaults=True):
     details: dict[str, Any] | None = None
 
 
-class ErrorBody(msgspec.Struct, frozen=True):
+class ErrorResponse(msgspec.Struct, frozen=True):
     """The body of every non-2xx response except 204."""
 
     error: ErrorDetail

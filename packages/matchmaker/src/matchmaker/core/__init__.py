@@ -7,26 +7,27 @@ events (:mod:`~matchmaker.core.events`). The data plane's WebSocket shell
 back. A new transport (see ``docs/architecture.md``, Where things plug in) needs
 only what this package exports: a :class:`Conversation` per client over the
 process's :class:`Matchmaker`, fed commands and the time, whose effects
-(:data:`Effect`: :class:`Reply`, :class:`Refuse`, :class:`Close`, ...) and
+(:data:`Effect`: :class:`ReplyWith`, :class:`Refuse`, :class:`Close`, ...) and
 :data:`Delivery` events the transport carries out. ::
 
     commands.py   what a client asks (EnterPool, ...)
     conversation.py  Conversation: one connection's protocol rules, commands in, effects out
-    effects.py    what the shell must do: Reply, Refuse, Close, ...
+    effects.py    what the shell must do: ReplyWith, Refuse, Close, ...
     events.py     what the core answers and announces, and to whom (Delivery)
     engine.py     Matchmaker: every pool and session of one process
     sessions.py   what Matchmaker does to sessions: forming, seats, rooms, relay, leaving
     tables.py     the records Matchmaker keeps, ids, an entry taken out of its pool
-    modes.py      one strategy per pool mode: which waiting entries form groups
-    skill.py      auto pools with a range rule: sorted index, widening windows
+    modes/        one strategy per pool mode: which waiting entries form groups (auto, skill,
+                  claim, mutual, propose, delegated; strategy.py, the seam)
+    admission/    what a connection may do: field checks, jwt credentials, rate limits
     pools.py      which pool a request means (PoolSpec, resolve_pool) and who it admits
-    state.py      the records: ClientState, Pool, Entry, Member, Session
+    state.py      the records: ClientState, Pool, PoolEntry, Member, Session
     projects.py   which Project a client belongs to, as of now
 """
 
 from __future__ import annotations
 
-from matchmaker.core.commands import Command, EnterPool
+from matchmaker.core.commands import ClientCommand, EnterPool
 from matchmaker.core.conversation import Conversation
 from matchmaker.core.effects import (
     Close,
@@ -35,7 +36,7 @@ from matchmaker.core.effects import (
     PingClient,
     Refuse,
     Replay,
-    Reply,
+    ReplyWith,
     ResumeElsewhere,
 )
 from matchmaker.core.engine import Matchmaker
@@ -43,19 +44,18 @@ from matchmaker.core.events import Delivery, Event
 from matchmaker.core.modes import MODES, AutoMode, ModeStrategy
 from matchmaker.core.pools import PoolSpec, resolve_pool
 from matchmaker.core.projects import current_project, resolve_hello
-from matchmaker.core.state import ClientState, Entry, Member, Pool, Session
+from matchmaker.core.state import ClientState, Member, Pool, PoolEntry, Session
 
 __all__ = [
     "MODES",
     "AutoMode",
+    "ClientCommand",
     "ClientState",
     "Close",
-    "Command",
     "Conversation",
     "Delivery",
     "Effect",
     "EnterPool",
-    "Entry",
     "Event",
     "Matchmaker",
     "Member",
@@ -63,10 +63,11 @@ __all__ = [
     "OpenChannel",
     "PingClient",
     "Pool",
+    "PoolEntry",
     "PoolSpec",
     "Refuse",
     "Replay",
-    "Reply",
+    "ReplyWith",
     "ResumeElsewhere",
     "Session",
     "current_project",

@@ -39,7 +39,7 @@ from typing import Any, Protocol
 
 from matchmaker.core.events import Backfilled, Delivery, Note
 from matchmaker.core.pools import Bucket, PoolKey, PoolSpec
-from matchmaker.core.state import ClientState, Entry, Member, Origin, Pool, Session
+from matchmaker.core.state import ClientState, Member, Origin, Pool, PoolEntry, Session
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import FilterValue
 
@@ -82,7 +82,7 @@ class SeatHost(Protocol):
 
     pools: dict[PoolKey, Pool]
 
-    def seat(self, entry: Entry, session: Session, out: list[Delivery]) -> None:
+    def seat(self, entry: PoolEntry, session: Session, out: list[Delivery]) -> None:
         """Move the live ``entry`` into ``session`` (members told, the newcomer shown all)."""
         ...
 
@@ -99,15 +99,15 @@ class SeatHost(Protocol):
         (``relayed``: its ``session.created`` goes through that member)."""
         ...
 
-    def hold(self, entry: Entry, out: list[Delivery]) -> None:
+    def hold(self, entry: PoolEntry, out: list[Delivery]) -> None:
         """Take the live ``entry`` out of its bucket, kept for an offer."""
         ...
 
-    def release(self, entry: Entry, now_ms: int, out: list[Delivery]) -> None:
+    def release(self, entry: PoolEntry, now_ms: int, out: list[Delivery]) -> None:
         """Put a held ``entry`` back in its place (it may match at once)."""
         ...
 
-    def seated_elsewhere(self, entry: Entry, out: list[Delivery]) -> None:
+    def seated_elsewhere(self, entry: PoolEntry, out: list[Delivery]) -> None:
         """A held ``entry`` was seated by another member: drop it as matched."""
         ...
 
@@ -128,7 +128,7 @@ class Backfills:
         self._by_session: dict[str, _Opening] = {}
         # (pool key, bucket) -> the openings waiting there, oldest request first
         self._by_bucket: dict[tuple[PoolKey, Bucket], dict[str, _Opening]] = {}
-        self._held: dict[str, tuple[Entry, str]] = {}  # entry id -> (held entry, session id)
+        self._held: dict[str, tuple[PoolEntry, str]] = {}  # entry id -> (held entry, session id)
         self._notes = False  # a cluster router follows the openings
 
     def __len__(self) -> int:
@@ -201,7 +201,7 @@ class Backfills:
         pool = self._host.pools.get(origin.key)
         if pool is None or pool.spec != origin.spec:
             return []
-        chosen: list[Entry] = []
+        chosen: list[PoolEntry] = []
         for entry in pool.mode.seat_candidates(session, origin.bucket, opened_ms, now_ms):
             if len(chosen) == seats:
                 break
@@ -213,7 +213,9 @@ class Backfills:
             self._place(entry, session, out, mirror=mirror)
         return [entry.client.client_id for entry in chosen]
 
-    def _place(self, entry: Entry, session: Session, out: list[Delivery], *, mirror: bool) -> None:
+    def _place(
+        self, entry: PoolEntry, session: Session, out: list[Delivery], *, mirror: bool
+    ) -> None:
         """Seat ``entry`` in a session of this process, or hold it for a mirrored one."""
         if not mirror:
             self._host.seat(entry, session, out)
@@ -234,7 +236,7 @@ class Backfills:
         if pool is not None and pool.spec == origin.spec:
             pool.mode.watch_opening(opening.session.session_id, opening.opened_ms, now_ms)
 
-    def take(self, entry: Entry, now_ms: int, out: list[Delivery]) -> bool:
+    def take(self, entry: PoolEntry, now_ms: int, out: list[Delivery]) -> bool:
         """Seat an entry that just arrived in an opening of its bucket, if one waits for it."""
         pool = entry.pool
         openings = self._by_bucket.get((pool.key, entry.bucket))

@@ -15,27 +15,27 @@ from matchmaker.model import FilterTerm, FilterValue
 
 __all__ = [
     "MODE_COMMANDS",
+    "AnswerPing",
     "AttachDelegate",
     "Backfill",
-    "Bye",
     "CancelProposal",
-    "Command",
+    "CheckAlive",
+    "ClientCommand",
     "CreateProposal",
     "EnterPool",
     "FormGroups",
-    "Hello",
+    "Greet",
     "JoinSession",
     "LeavePool",
     "LeaveSession",
     "ListPool",
     "MakeClaim",
     "ModeCommand",
-    "Offer",
+    "OfferChannel",
     "Pick",
-    "Ping",
-    "Pong",
     "RespondProposal",
-    "Resume",
+    "ResumeFrom",
+    "SayGoodbye",
     "Send",
     "Signal",
     "WatchPool",
@@ -43,7 +43,7 @@ __all__ = [
 
 
 @dataclass(slots=True)
-class Resume:
+class ResumeFrom:
     """``hello.resume``: take back the client of an earlier connection (see core.resume)."""
 
     token: str
@@ -51,28 +51,28 @@ class Resume:
 
 
 @dataclass(slots=True)
-class Hello:
+class Greet:
     """The first request of every connection: version, Project, credential, attributes."""
 
     version: int
     project: str | None = None
     credential: str | None = None
     attributes: dict[str, FilterValue] | None = None
-    resume: Resume | None = None
+    resume: ResumeFrom | None = None
 
 
 @dataclass(slots=True)
-class Ping:
+class CheckAlive:
     """Client liveness probe; answered with a pong."""
 
 
 @dataclass(slots=True)
-class Pong:
+class AnswerPing:
     """The client's answer to a server ping."""
 
 
 @dataclass(slots=True)
-class Bye:
+class SayGoodbye:
     """Clean goodbye: the connection closes with 4000."""
 
 
@@ -153,7 +153,7 @@ class Signal:
 
 
 @dataclass(slots=True)
-class Offer:
+class OfferChannel:
     """``rtc.offer``: open a server-side WebRTC data channel from this SDP offer."""
 
     sdp: str
@@ -259,11 +259,11 @@ MODE_COMMANDS = (
 )
 """The :data:`ModeCommand` classes, for ``isinstance``."""
 
-Command = (
-    Hello
-    | Ping
-    | Pong
-    | Bye
+ClientCommand = (
+    Greet
+    | CheckAlive
+    | AnswerPing
+    | SayGoodbye
     | EnterPool
     | LeavePool
     | JoinSession
@@ -271,6 +271,6 @@ Command = (
     | Backfill
     | Send
     | Signal
-    | Offer
+    | OfferChannel
     | ModeCommand
 )

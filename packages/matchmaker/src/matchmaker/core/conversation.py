@@ -17,22 +17,23 @@ from collections.abc import Callable
 from typing import Any
 
 from matchmaker.core import closecodes
-from matchmaker.core.checks import check_attributes, check_pool
+from matchmaker.core.admission.checks import check_attributes, check_pool
+from matchmaker.core.admission.ratelimit import TokenBucket
 from matchmaker.core.commands import (
     MODE_COMMANDS,
+    AnswerPing,
     Backfill,
-    Bye,
-    Command,
+    CheckAlive,
+    ClientCommand,
     EnterPool,
-    Hello,
+    Greet,
     JoinSession,
     LeavePool,
     LeaveSession,
     ModeCommand,
-    Offer,
-    Ping,
-    Pong,
-    Resume,
+    OfferChannel,
+    ResumeFrom,
+    SayGoodbye,
     Send,
     Signal,
 )
@@ -43,7 +44,7 @@ from matchmaker.core.effects import (
     PingClient,
     Refuse,
     Replay,
-    Reply,
+    ReplyWith,
     ResumeElsewhere,
 )
 from matchmaker.core.engine import Matchmaker
@@ -56,7 +57,6 @@ from matchmaker.core.events import (
     Welcome,
 )
 from matchmaker.core.projects import current_project, resolve_hello
-from matchmaker.core.ratelimit import TokenBucket
 from matchmaker.core.state import ClientState
 from matchmaker.directory import ProjectDirectory
 from matchmaker.errors import MatchmakerError
@@ -115,7 +115,7 @@ class Conversation:
 
     # -- inbound --------------------------------------------------------------------------
 
-    def receive(self, command: Command, request_id: str | None, now_ms: int) -> list[Effect]:
+    def receive(self, command: ClientCommand, request_id: str | None, now_ms: int) -> list[Effect]:
         """Handle one decoded request that arrived at ``now_ms``."""
         # The per-message path (every relayed message comes through here): the bucket and
         # the handler are picked inline, not through admit() and a dispatch method.
@@ -129,7 +129,7 @@ class Conversation:
                 raise _not_ready()
             return _HANDLERS[kind](self, command, request_id, now_ms)
         except MatchmakerError as error:
-            if kind is Hello and error.code in _HELLO_CLOSES:
+            if kind is Greet and error.code in _HELLO_CLOSES:
                 return [Refuse(request_id, error), Close(closecodes.FORBIDDEN, error.code)]
             return [Refuse(request_id, error)]
 
@@ -157,7 +157,9 @@ class Conversation:
         except MatchmakerError as error:
             return [Refuse(request_id, error)]
 
-    def admit(self, command: Command, request_id: str | None, now_ms: int) -> list[Effect] | None:
+    def admit(
+        self, command: ClientCommand, request_id: str | None, now_ms: int
+    ) -> list[Effect] | None:
         """Charge ``command`` to this client's rate limits: ``None`` when admitted, else the
         refusal. The client was heard at ``now_ms`` either way. (A cluster member charges a
         request here before sending it to another process, so the limits and the
@@ -271,7 +273,7 @@ class Conversation:
         relayed = core.relay(client.client_id, session_id, to, data)
         if request_id is None:
             return [relayed]
-        return [relayed, Reply(request_id, Relayed())]
+        return [relayed, ReplyWith(request_id, Relayed())]
 
     def _signal(self, command: Signal, request_id: str | None, now_ms: int) -> list[Effect]:
         client = self._client()
@@ -281,9 +283,9 @@ class Conversation:
         relayed = self.core.signal(client.client_id, command.session_id, command.to, command.signal)
         if request_id is None:
             return [relayed]
-        return [relayed, Reply(request_id, Relayed())]
+        return [relayed, ReplyWith(request_id, Relayed())]
 
-    def _offer(self, command: Offer, request_id: str | None, now_ms: int) -> list[Effect]:
+    def _offer(self, command: OfferChannel, request_id: str | None, now_ms: int) -> list[Effect]:
         if len(command.sdp) > self.core.limits.max_send_bytes:
             raise _too_large("rtc.offer sdp", self.core.limits.max_send_bytes)
         return [OpenChannel(request_id, command.sdp)]
@@ -294,13 +296,13 @@ class Conversation:
         check_pool(command, self.core.limits)
         project = self._project(client)
         entered, deliveries = self.core.enter(client.client_id, project, command, now_ms)
-        out: list[Effect] = [Reply(request_id, entered)]
+        out: list[Effect] = [ReplyWith(request_id, entered)]
         out.extend(deliveries)
         return out
 
     def _leave_pool(self, command: LeavePool, request_id: str | None, now_ms: int) -> list[Effect]:
         entry_id, deliveries = self.core.leave_pool(self._client().client_id, command.pool)
-        out: list[Effect] = [Reply(request_id, PoolLeft(command.pool, entry_id))]
+        out: list[Effect] = [ReplyWith(request_id, PoolLeft(command.pool, entry_id))]
         out.extend(deliveries)
         return out
 
@@ -312,7 +314,7 @@ class Conversation:
         answer, deliveries = self.core.command(
             client.client_id, self._project(client), command, now_ms
         )
-        out: list[Effect] = [Reply(request_id, answer)]
+        out: list[Effect] = [ReplyWith(request_id, answer)]
         out.extend(deliveries)
         return out
 
@@ -325,7 +327,7 @@ class Conversation:
         joined, deliveries = self.core.join_session(
             client.client_id, project, command.session, command.create, command.public
         )
-        out: list[Effect] = [Reply(request_id, joined)]
+        out: list[Effect] = [ReplyWith(request_id, joined)]
         out.extend(deliveries)
         return out
 
@@ -334,23 +336,23 @@ class Conversation:
     ) -> list[Effect]:
         client_id = self._client().client_id
         deliveries = self.core.leave_session(client_id, command.session_id, now_ms)
-        out: list[Effect] = [Reply(request_id, SessionLeft(command.session_id))]
+        out: list[Effect] = [ReplyWith(request_id, SessionLeft(command.session_id))]
         out.extend(deliveries)
         return out
 
     def _backfill(self, command: Backfill, request_id: str | None, now_ms: int) -> list[Effect]:
         answer, deliveries = self.core.backfill(self._client().client_id, command, now_ms)
-        out: list[Effect] = [Reply(request_id, answer)]
+        out: list[Effect] = [ReplyWith(request_id, answer)]
         out.extend(deliveries)
         return out
 
-    def _ping(self, command: Ping, request_id: str | None, now_ms: int) -> list[Effect]:
-        return [Reply(request_id, Alive())]
+    def _ping(self, command: CheckAlive, request_id: str | None, now_ms: int) -> list[Effect]:
+        return [ReplyWith(request_id, Alive())]
 
-    def _pong(self, command: Pong, request_id: str | None, now_ms: int) -> list[Effect]:
+    def _pong(self, command: AnswerPing, request_id: str | None, now_ms: int) -> list[Effect]:
         return []
 
-    def _bye(self, command: Bye, request_id: str | None, now_ms: int) -> list[Effect]:
+    def _bye(self, command: SayGoodbye, request_id: str | None, now_ms: int) -> list[Effect]:
         return [Close(closecodes.BYE, "bye")]
 
     def _client(self) -> ClientState:
@@ -358,7 +360,7 @@ class Conversation:
         assert client is not None
         return client
 
-    def _hello(self, hello: Hello, request_id: str | None, now_ms: int) -> list[Effect]:
+    def _hello(self, hello: Greet, request_id: str | None, now_ms: int) -> list[Effect]:
         if self.client is not None:
             raise MatchmakerError("hello was already accepted", code="protocol.bad_request")
         limits = self.core.limits
@@ -397,11 +399,11 @@ class Conversation:
             ice_servers=self._ice_servers,
             player_id=player_id,
         )
-        return [Reply(request_id, welcome)]
+        return [ReplyWith(request_id, welcome)]
 
     def _resume(
         self,
-        resume: Resume,
+        resume: ResumeFrom,
         project: Project,
         player_id: str | None,
         request_id: str | None,
@@ -433,7 +435,7 @@ class Conversation:
             ice_servers=self._ice_servers,
             player_id=client.player_id,
         )
-        out: list[Effect] = [Reply(request_id, welcome), Replay(taken.replay, taken.missed)]
+        out: list[Effect] = [ReplyWith(request_id, welcome), Replay(taken.replay, taken.missed)]
         if taken.was_parked:
             out.extend(self.core.resume(client.client_id, now_ms))
         return out
@@ -472,22 +474,22 @@ def _too_large(what: str, limit: int) -> MatchmakerError:
     )
 
 
-_PRE_HELLO: frozenset[type] = frozenset({Hello, Ping, Pong, Bye})
+_PRE_HELLO: frozenset[type] = frozenset({Greet, CheckAlive, AnswerPing, SayGoodbye})
 # Requests that relay to peers spend the relay token bucket, not the control one.
 _RELAYED: frozenset[type] = frozenset({Send, Signal})
 # Each command type and its handler: a new request type adds a command class and a line here.
 _HANDLERS: dict[type, Callable[[Conversation, Any, str | None, int], list[Effect]]] = {
     Send: Conversation._send,
     Signal: Conversation._signal,
-    Offer: Conversation._offer,
+    OfferChannel: Conversation._offer,
     EnterPool: Conversation._enter_pool,
     LeavePool: Conversation._leave_pool,
     JoinSession: Conversation._join_session,
     LeaveSession: Conversation._leave_session,
     Backfill: Conversation._backfill,
-    Hello: Conversation._hello,
-    Ping: Conversation._ping,
-    Pong: Conversation._pong,
-    Bye: Conversation._bye,
+    Greet: Conversation._hello,
+    CheckAlive: Conversation._ping,
+    AnswerPing: Conversation._pong,
+    SayGoodbye: Conversation._bye,
     **dict.fromkeys(MODE_COMMANDS, Conversation._mode_command),
 }

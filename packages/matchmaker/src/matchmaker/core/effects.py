@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from matchmaker.core.commands import Hello
+from matchmaker.core.commands import Greet
 from matchmaker.core.events import Answer, Delivery
 from matchmaker.errors import MatchmakerError
 
@@ -20,13 +20,13 @@ __all__ = [
     "PingClient",
     "Refuse",
     "Replay",
-    "Reply",
+    "ReplyWith",
     "ResumeElsewhere",
 ]
 
 
 @dataclass(slots=True)
-class Reply:
+class ReplyWith:
     """Answer the request ``request_id`` with success."""
 
     request_id: str | None
@@ -78,8 +78,8 @@ class ResumeElsewhere:
     issued: that member has the client, so the shell hands the connection over to it."""
 
     request_id: str | None
-    hello: Hello
+    hello: Greet
     issuer: str
 
 
-Effect = Reply | Refuse | Close | PingClient | Replay | OpenChannel | ResumeElsewhere | Delivery
+Effect = ReplyWith | Refuse | Close | PingClient | Replay | OpenChannel | ResumeElsewhere | Delivery

@@ -29,17 +29,17 @@ from matchmaker.core.commands import (
 )
 from matchmaker.core.events import (
     Delivery,
+    EnteredPool,
+    EntryExpired,
+    EntryPoolClosed,
     ModeAnswer,
-    PoolClosed,
-    PoolEntered,
-    PoolExpired,
 )
 from matchmaker.core.modes import MODES
+from matchmaker.core.modes.strategy import wrong_mode
 from matchmaker.core.pools import PoolKey, PoolSpec, resolve_pool
 from matchmaker.core.projects import DELEGATE_SCOPE, holds_scope
 from matchmaker.core.sessions import Sessions, session_limit
-from matchmaker.core.state import ClientState, Entry, Pool
-from matchmaker.core.strategy import wrong_mode
+from matchmaker.core.state import ClientState, Pool, PoolEntry
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import FilterValue, Project
 
@@ -142,7 +142,7 @@ class Matchmaker(Sessions):
 
     def enter(
         self, client_id: str, project: Project, request: EnterPool, now_ms: int
-    ) -> tuple[PoolEntered, list[Delivery]]:
+    ) -> tuple[EnteredPool, list[Delivery]]:
         """``pool.enter``: resolve the pool, admit the client, match what is complete."""
         client = self.clients[client_id]
         name, spec, is_policy = resolve_pool(project, request)
@@ -160,7 +160,7 @@ class Matchmaker(Sessions):
         bucket = pool.spec.bucket_for(client.attributes)
         ttl = min(request.ttl_ms or self.limits.entry_ttl_ms, self.limits.entry_ttl_ms)
         seq = next(self._counter)
-        entry = Entry(
+        entry = PoolEntry(
             f"e{self._node}-{seq}",
             seq,
             client,
@@ -175,7 +175,7 @@ class Matchmaker(Sessions):
         pool.add(entry)
         client.entries[name] = entry
         heapq.heappush(self._expiry, (entry.expires_at, seq, entry))
-        entered = PoolEntered(
+        entered = EnteredPool(
             name, entry.entry_id, pool.spec.mode, pool.spec.group_size, entry.expires_at
         )
         out: list[Delivery] = []
@@ -193,7 +193,7 @@ class Matchmaker(Sessions):
         """A request of the claim, mutual, propose or delegated mode: find the pool (and
         the client's entry in it) and let the pool's mode handle it."""
         client = self.clients[client_id]
-        entry: Entry | None = None
+        entry: PoolEntry | None = None
         match command:
             case RespondProposal() | CancelProposal():
                 pid = command.proposal_id
@@ -319,7 +319,7 @@ class Matchmaker(Sessions):
                 out.append(
                     (
                         (entry.client.client_id,),
-                        PoolExpired(entry.pool.name, entry.entry_id, "ttl"),
+                        EntryExpired(entry.pool.name, entry.entry_id, "ttl"),
                     )
                 )
             else:
@@ -353,7 +353,7 @@ class Matchmaker(Sessions):
                 ]
             for entry in entries:
                 self._drop_entry(entry, "policy_changed", out)
-                closed = PoolClosed(pool.name, entry.entry_id, "policy_changed")
+                closed = EntryPoolClosed(pool.name, entry.entry_id, "policy_changed")
                 out.append(((entry.client.client_id,), closed))
         return out
 

@@ -21,10 +21,14 @@ __all__ = [
     "Backfilled",
     "DelegateEntry",
     "Delivery",
+    "EnteredPool",
     "EntryClosed",
+    "EntryExpired",
+    "EntryPoolClosed",
+    "EntryWithdrawn",
     "Event",
+    "JoinedSession",
     "Listing",
-    "MemberInfo",
     "MemberJoined",
     "MemberLeft",
     "MemberStatus",
@@ -32,23 +36,19 @@ __all__ = [
     "ModeAnswer",
     "ModeEvent",
     "Note",
-    "PoolClosed",
     "PoolDelta",
-    "PoolEntered",
-    "PoolExpired",
     "PoolLeft",
     "PoolListed",
     "PoolNoDelegate",
     "PoolSnapshot",
     "PoolUnlisted",
-    "PoolWithdrawn",
     "ProposalClosed",
     "ProposalReceived",
     "ProposalUpdated",
+    "PublicMember",
     "Relayed",
     "ResumePartial",
-    "SessionCreated",
-    "SessionJoined",
+    "SessionFormed",
     "SessionLeft",
     "SignalRelayed",
     "Welcome",
@@ -74,7 +74,7 @@ class Welcome:
 
 
 @dataclass(slots=True)
-class PoolEntered:
+class EnteredPool:
     """The answer to ``pool.enter``; ``expires_at`` is epoch milliseconds."""
 
     pool: str
@@ -93,7 +93,7 @@ class PoolLeft:
 
 
 @dataclass(slots=True)
-class SessionJoined:
+class JoinedSession:
     """The answer to ``session.join``; ``created`` tells whether this join opened the room."""
 
     session_id: str
@@ -134,9 +134,9 @@ class ModeAnswer:
 
 Answer = (
     Welcome
-    | PoolEntered
+    | EnteredPool
     | PoolLeft
-    | SessionJoined
+    | JoinedSession
     | SessionLeft
     | Backfilled
     | Relayed
@@ -149,7 +149,7 @@ Answer = (
 
 
 @dataclass(slots=True)
-class MemberInfo:
+class PublicMember:
     """A session member as the others see it (``player_id``: its token's ``sub``)."""
 
     client_id: str
@@ -158,11 +158,11 @@ class MemberInfo:
 
 
 @dataclass(slots=True)
-class SessionCreated:
+class SessionFormed:
     """The recipient (``you``) is a member of a new session: a match, or a room it joined."""
 
     session_id: str
-    members: list[MemberInfo]
+    members: list[PublicMember]
     you: str
     pool: str | None = None
 
@@ -205,17 +205,17 @@ class EntryClosed:
 
 
 @dataclass(slots=True)
-class PoolWithdrawn(EntryClosed):
+class EntryWithdrawn(EntryClosed):
     """An entry was withdrawn because its client was matched in another pool."""
 
 
 @dataclass(slots=True)
-class PoolExpired(EntryClosed):
+class EntryExpired(EntryClosed):
     """An entry's TTL ran out before a match."""
 
 
 @dataclass(slots=True)
-class PoolClosed(EntryClosed):
+class EntryPoolClosed(EntryClosed):
     """An entry's policy pool was closed: its policy was changed or removed."""
 
 
@@ -283,7 +283,7 @@ class ProposalReceived(ModeEvent):
     proposal_id: str
     pool: str
     proposer: str
-    members: list[MemberInfo]
+    members: list[PublicMember]
     expires_at: int
 
 
@@ -372,15 +372,15 @@ class PoolNoDelegate(ModeEvent):
 
 
 Event = (
-    SessionCreated
+    SessionFormed
     | MessageRelayed
     | MemberJoined
     | MemberLeft
-    | PoolWithdrawn
-    | PoolExpired
+    | EntryWithdrawn
+    | EntryExpired
     | ModeEvent
     | SignalRelayed
-    | PoolClosed
+    | EntryPoolClosed
     | Note
 )
 

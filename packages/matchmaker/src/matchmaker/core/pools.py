@@ -68,7 +68,7 @@ class PoolSpec:
 
     @property
     def range_rule(self) -> tuple[str, RangeRule] | None:
-        """The filter's range term (at most one, see :mod:`matchmaker.filters`), if any."""
+        """The filter's range term (at most one, see :mod:`matchmaker.rules.filters`), if any."""
         return next(((k, v) for k, v in self.filter if isinstance(v, RangeRule)), None)
 
     def bucket_for(self, attributes: dict[str, FilterValue]) -> Bucket:

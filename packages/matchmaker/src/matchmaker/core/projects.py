@@ -10,7 +10,7 @@ from __future__ import annotations
 import hmac
 
 from matchmaker.config import Limits
-from matchmaker.core.tokens import (
+from matchmaker.core.admission.tokens import (
     Identity,
     invalid_credential,
     looks_like_token,
@@ -51,7 +51,7 @@ def resolve_hello(
     4. Otherwise ``project`` (absent: ``default``), admitted by :func:`current_project`.
 
     ``resuming`` (the ``hello`` carries a resume token): a token's ``exp`` is not checked
-    (:func:`~matchmaker.core.tokens.verify`).
+    (:func:`~matchmaker.core.admission.tokens.verify`).
     """
     if credential is not None:
         bound = directory.project_for_secret(credential)

@@ -17,18 +17,18 @@ from matchmaker.core.commands import Backfill
 from matchmaker.core.events import (
     Backfilled,
     Delivery,
+    EntryWithdrawn,
     Event,
-    MemberInfo,
+    JoinedSession,
     MemberJoined,
     MemberLeft,
     MemberStatus,
     MessageRelayed,
-    PoolWithdrawn,
-    SessionCreated,
-    SessionJoined,
+    PublicMember,
+    SessionFormed,
     SignalRelayed,
 )
-from matchmaker.core.state import ClientState, Entry, Member, Origin, Session
+from matchmaker.core.state import ClientState, Member, Origin, PoolEntry, Session
 from matchmaker.core.tables import Tables
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import Project
@@ -46,7 +46,7 @@ class Sessions(Tables):
             if others:
                 out.append((others, event))
 
-    def form(self, group: list[Entry], out: list[Delivery]) -> str:
+    def form(self, group: list[PoolEntry], out: list[Delivery]) -> str:
         """Move ``group`` (live entries of one pool, validated by its mode) into a new
         session; returns its id. Nothing here can fail, so the group forms whole."""
         pool = group[0].pool
@@ -59,7 +59,7 @@ class Sessions(Tables):
         self._announce(session, out)
         return session.session_id
 
-    def _matched(self, entry: Entry, session: Session, out: list[Delivery]) -> None:
+    def _matched(self, entry: PoolEntry, session: Session, out: list[Delivery]) -> None:
         """``entry`` leaves its pool for ``session``."""
         self._drop_entry(entry, "matched", out)
         self._joined(entry.client, entry.public, session, out)
@@ -76,10 +76,10 @@ class Sessions(Tables):
     def _withdraw_entries(self, client: ClientState, out: list[Delivery]) -> None:
         for other in list(client.entries.values()):
             self._drop_entry(other, "matched", out)
-            withdrawn = PoolWithdrawn(other.pool.name, other.entry_id, "matched")
+            withdrawn = EntryWithdrawn(other.pool.name, other.entry_id, "matched")
             out.append(((client.client_id,), withdrawn))
 
-    def seat(self, entry: Entry, session: Session, out: list[Delivery]) -> None:
+    def seat(self, entry: PoolEntry, session: Session, out: list[Delivery]) -> None:
         """Backfill: ``entry`` joins a formed session. The members get
         ``session.member_joined``, the newcomer ``session.created`` with every member."""
         self._drop_entry(entry, "matched", out)
@@ -102,12 +102,12 @@ class Sessions(Tables):
         self._joined(client, public, session, out)
         if relayed:
             session.members[client.client_id].untold = []
-        created = SessionCreated(
+        created = SessionFormed(
             session.session_id, member_infos(session), client.client_id, session.pool
         )
         out.append(((client.client_id,), created))
 
-    def hold(self, entry: Entry, out: list[Delivery]) -> None:
+    def hold(self, entry: PoolEntry, out: list[Delivery]) -> None:
         """Backfill across members: ``entry`` leaves its bucket (and its mode's view), kept
         for a session elsewhere until that member answers."""
         pool = entry.pool
@@ -116,7 +116,7 @@ class Sessions(Tables):
         pool.paused += 1
         entry.paused = entry.held = True
 
-    def release(self, entry: Entry, now_ms: int, out: list[Delivery]) -> None:
+    def release(self, entry: PoolEntry, now_ms: int, out: list[Delivery]) -> None:
         """A held ``entry`` was not seated: back to its place (if its client is not away)."""
         entry.held = False
         if entry.client.away:
@@ -127,7 +127,7 @@ class Sessions(Tables):
         pool.add(entry)
         pool.mode.entered(entry, now_ms, out)
 
-    def seated_elsewhere(self, entry: Entry, out: list[Delivery]) -> None:
+    def seated_elsewhere(self, entry: PoolEntry, out: list[Delivery]) -> None:
         """A held ``entry`` was seated by the session's member: it leaves as matched, and
         its client's other entries here are withdrawn."""
         entry.held = False
@@ -155,7 +155,7 @@ class Sessions(Tables):
         member = None if session is None else session.members.get(client_id)
         return None if member is None or member.untold is None else member
 
-    def take_seat(self, entry: Entry, now_ms: int, out: list[Delivery]) -> bool:
+    def take_seat(self, entry: PoolEntry, now_ms: int, out: list[Delivery]) -> bool:
         return self.backfills.take(entry, now_ms, out)
 
     def refill(self, session_id: str, opened_ms: int, now_ms: int, out: list[Delivery]) -> None:
@@ -172,12 +172,12 @@ class Sessions(Tables):
     def _announce(self, session: Session, out: list[Delivery]) -> None:
         members = member_infos(session)
         for cid in session.members:
-            created = SessionCreated(session.session_id, members, cid, session.pool)
+            created = SessionFormed(session.session_id, members, cid, session.pool)
             out.append(((cid,), created))
 
     def join_session(
         self, client_id: str, project: Project, room: str, create: bool, public: Any
-    ) -> tuple[SessionJoined, list[Delivery]]:
+    ) -> tuple[JoinedSession, list[Delivery]]:
         """``session.join``: enter an ad-hoc room, creating it with ``create: true``."""
         client = self.clients[client_id]
         if create and project.lockdown:
@@ -187,7 +187,7 @@ class Sessions(Tables):
             )
         session = self.rooms.get((project.id, room))
         if session is not None and client_id in session.members:
-            return SessionJoined(session.session_id, created=False), []
+            return JoinedSession(session.session_id, created=False), []
         if self.session_count(client) >= self.limits.max_sessions_per_client:
             raise session_limit(self.limits)
         out: list[Delivery] = []
@@ -217,10 +217,10 @@ class Sessions(Tables):
         out.append(
             (
                 (client_id,),
-                SessionCreated(session.session_id, members, client_id),
+                SessionFormed(session.session_id, members, client_id),
             )
         )
-        return SessionJoined(session.session_id, created), out
+        return JoinedSession(session.session_id, created), out
 
     def leave_session(self, client_id: str, session_id: str, now_ms: int) -> list[Delivery]:
         """``session.leave``: the others get ``session.member_left {reason: left}`` (and
@@ -337,9 +337,9 @@ def _held(member: Member, event: Event) -> bool:
     return True
 
 
-def member_infos(session: Session) -> list[MemberInfo]:
+def member_infos(session: Session) -> list[PublicMember]:
     """The members of ``session`` as ``session.created`` shows them."""
-    return [MemberInfo(cid, m.public, m.client.player_id) for cid, m in session.members.items()]
+    return [PublicMember(cid, m.public, m.client.player_id) for cid, m in session.members.items()]
 
 
 def session_limit(limits: Limits) -> MatchmakerError:

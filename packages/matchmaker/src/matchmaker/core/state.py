@@ -16,7 +16,7 @@ from matchmaker.model import FilterValue
 if TYPE_CHECKING:
     from matchmaker.core.modes import ModeStrategy
 
-__all__ = ["ClientState", "Entry", "Member", "Origin", "Pool", "Session"]
+__all__ = ["ClientState", "Member", "Origin", "Pool", "PoolEntry", "Session"]
 
 
 @dataclass(slots=True, eq=False)
@@ -27,7 +27,7 @@ class ClientState:
     project_id: str
     credential: str | None
     attributes: dict[str, FilterValue]
-    entries: dict[str, Entry] = field(default_factory=dict)  # by pool name
+    entries: dict[str, PoolEntry] = field(default_factory=dict)  # by pool name
     sessions: dict[str, Session] = field(default_factory=dict)  # by session id
     delegating: dict[str, Pool] = field(default_factory=dict)  # by pool name
     away: bool = False  # disconnected, within its resume grace: entries paused
@@ -35,7 +35,7 @@ class ClientState:
 
 
 @dataclass(slots=True, eq=False)
-class Entry:
+class PoolEntry:
     """A client waiting in a pool."""
 
     entry_id: str
@@ -93,13 +93,13 @@ class Pool:
     project_id: str
     name: str
     spec: PoolSpec
-    buckets: dict[Bucket, dict[str, Entry]] = field(default_factory=dict)
+    buckets: dict[Bucket, dict[str, PoolEntry]] = field(default_factory=dict)
     size: int = 0
     paused: int = 0  # entries out of the buckets while their clients are away
     newest: int = 0  # the highest seq added: an entry below it is a resumed one
     mode: ModeStrategy = field(init=False)  # set by the engine right after construction
 
-    def add(self, entry: Entry) -> None:
+    def add(self, entry: PoolEntry) -> None:
         fifo = self.buckets.setdefault(entry.bucket, {})
         fifo[entry.entry_id] = entry
         self.size += 1
@@ -111,18 +111,18 @@ class Pool:
             # skill pool's is, keeps deleted slots that walking it backwards would visit.)
             self.buckets[entry.bucket] = dict(sorted(fifo.items(), key=lambda kv: kv[1].seq))
 
-    def remove(self, entry: Entry) -> None:
+    def remove(self, entry: PoolEntry) -> None:
         fifo = self.buckets[entry.bucket]
         del fifo[entry.entry_id]
         if not fifo:
             del self.buckets[entry.bucket]
         self.size -= 1
 
-    def oldest(self, bucket: Bucket, count: int) -> list[Entry]:
+    def oldest(self, bucket: Bucket, count: int) -> list[PoolEntry]:
         """The ``count`` oldest entries of a bucket (fewer if it holds fewer)."""
         fifo = self.buckets.get(bucket, {})
-        out: list[Entry] = []
-        it: Iterator[Entry] = iter(fifo.values())
+        out: list[PoolEntry] = []
+        it: Iterator[PoolEntry] = iter(fifo.values())
         for entry in it:
             out.append(entry)
             if len(out) == count:

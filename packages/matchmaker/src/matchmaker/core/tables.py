@@ -18,7 +18,7 @@ from matchmaker.core.backfill import Backfills
 from matchmaker.core.events import Delivery
 from matchmaker.core.pools import PoolKey
 from matchmaker.core.resume import ReplayBound, Resumption
-from matchmaker.core.state import ClientState, Entry, Pool, Session
+from matchmaker.core.state import ClientState, Pool, PoolEntry, Session
 
 __all__ = ["Tables"]
 
@@ -46,7 +46,7 @@ class Tables:
         self.resumption = Resumption(bound, limits.resume_grace_ms, issuer=node)
         self._node = node if node is not None else secrets.token_hex(3)
         self._counter = itertools.count(1)
-        self._expiry: list[tuple[int, int, Entry]] = []
+        self._expiry: list[tuple[int, int, PoolEntry]] = []
         self._stale = 0
         self._timers: list[tuple[int, int, Pool, str]] = []
 
@@ -61,7 +61,7 @@ class Tables:
         heads = [heap[0][0] for heap in (self._timers, self._expiry) if heap]
         return min(heads) if heads else None
 
-    def entry_of(self, client_id: str, pool: Pool) -> Entry | None:
+    def entry_of(self, client_id: str, pool: Pool) -> PoolEntry | None:
         """The live entry ``client_id`` holds in ``pool``, if any."""
         client = self.clients.get(client_id)
         entry = client.entries.get(pool.name) if client is not None else None
@@ -81,7 +81,7 @@ class Tables:
         )
 
     def _drop_entry(
-        self, entry: Entry, reason: str, out: list[Delivery], *, stale: bool = True
+        self, entry: PoolEntry, reason: str, out: list[Delivery], *, stale: bool = True
     ) -> None:
         pool = entry.pool
         entry.live = False

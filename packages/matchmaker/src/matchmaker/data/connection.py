@@ -32,7 +32,7 @@ from typing import Protocol
 import msgspec
 
 from matchmaker.core import closecodes
-from matchmaker.core.commands import Command
+from matchmaker.core.commands import ClientCommand
 from matchmaker.core.conversation import Conversation
 from matchmaker.core.effects import (
     Close,
@@ -41,10 +41,10 @@ from matchmaker.core.effects import (
     PingClient,
     Refuse,
     Replay,
-    Reply,
+    ReplyWith,
     ResumeElsewhere,
 )
-from matchmaker.core.events import Event, MessageRelayed, PoolEntered, PoolLeft, Welcome
+from matchmaker.core.events import EnteredPool, Event, MessageRelayed, PoolLeft, Welcome
 from matchmaker.data.observer import DataObserver
 from matchmaker.data.protocol.requests import (
     REQUEST_DECODER,
@@ -69,7 +69,7 @@ _MESSAGE_TOO_BIG = 1009
 # ``plane._wall_clock_ms``): a module global, not an attribute of ``time`` looked up.
 _time_ns = time.time_ns
 
-Forward = Callable[[Conversation, Command, str | None, int], bool]
+Forward = Callable[[Conversation, ClientCommand, str | None, int], bool]
 
 _log = logging.getLogger("matchmaker.data")
 
@@ -212,11 +212,11 @@ class Connection:
                 deliver_one(*effect, now_ms)
                 continue
             match effect:
-                case Reply(request_id=request_id, answer=answer):
+                case ReplyWith(request_id=request_id, answer=answer):
                     self.push(reply_frame(request_id, answer))
                     kind = type(answer)
-                    if kind is PoolEntered:
-                        assert isinstance(answer, PoolEntered)
+                    if kind is EnteredPool:
+                        assert isinstance(answer, EnteredPool)
                         self.entered[answer.pool] = (time.monotonic(), answer.mode)
                         recorder = self._hub.recorder
                         if recorder is not None and self.conversation.client is not None:

@@ -13,10 +13,10 @@ from typing import Any, Protocol
 from matchmaker.asgi import Receive, Scope, Send
 from matchmaker.config import ServerConfig
 from matchmaker.core import Delivery, Event, Matchmaker, closecodes
-from matchmaker.core.commands import Command
+from matchmaker.core.commands import ClientCommand
 from matchmaker.core.conversation import Conversation
 from matchmaker.core.effects import Effect, ResumeElsewhere
-from matchmaker.core.events import EntryClosed, MessageRelayed, SessionCreated
+from matchmaker.core.events import EntryClosed, MessageRelayed, SessionFormed
 from matchmaker.data.connection import Connection
 from matchmaker.data.direct import DirectConnection, Peer
 from matchmaker.data.observer import DataObserver
@@ -56,7 +56,11 @@ class ClusterHooks(Protocol):
     def start(self) -> None: ...
 
     def forward(
-        self, conversation: Conversation, command: Command, request_id: str | None, now_ms: int
+        self,
+        conversation: Conversation,
+        command: ClientCommand,
+        request_id: str | None,
+        now_ms: int,
     ) -> bool:
         """Send a request that another process owns there; ``False``: handle it here."""
         ...
@@ -273,7 +277,7 @@ class DataPlane:
             pass  # counted by the process whose core produced it (a cluster sums once)
         elif kind is MessageRelayed:
             self.observer.relayed(len(head), len(recipients))
-        elif kind is SessionCreated or isinstance(event, EntryClosed):
+        elif kind is SessionFormed or isinstance(event, EntryClosed):
             self._observe_pool_event(recipients, event)
         cluster = self.cluster
         elsewhere: list[str] | None = None if cluster is None else []
@@ -407,7 +411,7 @@ class DataPlane:
         last session counted is enough to count each group once, by the mode of its
         first member that waited (in some modes not every member entered the pool).
         """
-        if isinstance(event, SessionCreated):
+        if isinstance(event, SessionFormed):
             if event.pool is None:
                 return  # a room joined, not a match
             pool = event.pool
@@ -418,7 +422,7 @@ class DataPlane:
         for client_id in recipients:
             connection = self.clients.get(client_id)
             started = None if connection is None else connection.entered.pop(pool, None)
-            if started is None or not isinstance(event, SessionCreated):
+            if started is None or not isinstance(event, SessionFormed):
                 continue
             entered_at, mode = started
             self.observer.waited(mode, now - entered_at)

@@ -13,7 +13,7 @@ from typing import Any, cast
 from msgspec import Raw
 
 from matchmaker.core import commands, events
-from matchmaker.core.commands import Command
+from matchmaker.core.commands import ClientCommand
 from matchmaker.data.protocol import events as wire_events
 from matchmaker.data.protocol import replies, requests
 from matchmaker.data.protocol.replies import encode
@@ -32,7 +32,7 @@ PING_FRAME = encode(wire_events.ServerPing()).decode()
 """The server's heartbeat ping (``{"type":"ping"}``): no ``seq``, it is not an event."""
 
 
-def command(request: requests.Request) -> Command:
+def command(request: requests.Request) -> ClientCommand:
     """The core command for a decoded request."""
     return _COMMANDS[type(request)](request)
 
@@ -67,19 +67,19 @@ def _join_session(request: requests.SessionJoin) -> commands.JoinSession:
     )
 
 
-def _hello(request: requests.Hello) -> commands.Hello:
+def _hello(request: requests.Hello) -> commands.Greet:
     data, resume = request.data, request.data.resume
-    return commands.Hello(
+    return commands.Greet(
         data.v,
         data.project,
         data.credential,
         dict(data.attributes),
-        None if resume is None else commands.Resume(resume.token, resume.last_seq),
+        None if resume is None else commands.ResumeFrom(resume.token, resume.last_seq),
     )
 
 
 # One converter per request type: a new request adds its Struct, its command and a line here.
-_COMMANDS: dict[type, Callable[[Any], Command]] = {
+_COMMANDS: dict[type, Callable[[Any], ClientCommand]] = {
     requests.SessionSend: _send,
     requests.PoolEnter: _enter_pool,
     requests.PoolLeave: lambda request: commands.LeavePool(request.data.pool),
@@ -89,11 +89,11 @@ _COMMANDS: dict[type, Callable[[Any], Command]] = {
         request.data.session_id, request.data.seats
     ),
     requests.Hello: _hello,
-    requests.Ping: lambda _: commands.Ping(),
-    requests.Pong: lambda _: commands.Pong(),
-    requests.Bye: lambda _: commands.Bye(),
+    requests.Ping: lambda _: commands.CheckAlive(),
+    requests.Pong: lambda _: commands.AnswerPing(),
+    requests.Bye: lambda _: commands.SayGoodbye(),
     requests.RtcSignal: lambda r: commands.Signal(r.data.session_id, r.data.to, r.data.signal),
-    requests.RtcOffer: lambda r: commands.Offer(r.data.sdp),
+    requests.RtcOffer: lambda r: commands.OfferChannel(r.data.sdp),
     requests.PoolList: lambda r: commands.ListPool(r.data.pool, r.data.cursor, r.data.limit),
     requests.PoolWatch: lambda r: commands.WatchPool(r.data.pool, r.data.watch),
     requests.ClaimMake: lambda r: commands.MakeClaim(r.data.pool, r.data.targets),
@@ -131,11 +131,11 @@ def _answer_data(answer: events.Answer) -> object:
     match answer:
         case events.Relayed():
             return {}
-        case events.PoolEntered():
+        case events.EnteredPool():
             return replies.PoolEntered(
                 answer.pool, answer.entry_id, answer.mode, answer.group_size, answer.expires_at
             )
-        case events.SessionJoined():
+        case events.JoinedSession():
             return replies.SessionJoined(answer.session_id, answer.created)
         case events.PoolLeft():
             return {"pool": answer.pool, "entry_id": answer.entry_id}
@@ -205,7 +205,7 @@ def _message_prefix(session_id: str, sender: str) -> str:
     return prefix
 
 
-def _wire_event(event: events.Event) -> wire_events.Event | wire_events.ModeNotice:
+def _wire_event(event: events.Event) -> wire_events.EventFrame | wire_events.ModeNotice:
     # Cases by how often they occur. A relayed message takes event_head's shortcut; its
     # case here is the shape that shortcut must produce (tests/matchmaker/data/test_translate.py).
     match event:
@@ -222,7 +222,7 @@ def _wire_event(event: events.Event) -> wire_events.Event | wire_events.ModeNoti
             return wire_events.RtcSignalled(
                 wire_events.SignalData(event.session_id, event.sender, signal)
             )
-        case events.SessionCreated():
+        case events.SessionFormed():
             members = [
                 wire_events.MemberInfo(m.client_id, m.public, m.player_id) for m in event.members
             ]
@@ -239,15 +239,15 @@ def _wire_event(event: events.Event) -> wire_events.Event | wire_events.ModeNoti
             return wire_events.SessionMemberLeft(
                 wire_events.MemberData(event.session_id, event.client_id, reason=event.reason)
             )
-        case events.PoolWithdrawn():
+        case events.EntryWithdrawn():
             return wire_events.PoolWithdrawn(
                 wire_events.EntryData(event.pool, event.entry_id, event.reason)
             )
-        case events.PoolExpired():
+        case events.EntryExpired():
             return wire_events.PoolExpired(
                 wire_events.EntryData(event.pool, event.entry_id, event.reason)
             )
-        case events.PoolClosed():
+        case events.EntryPoolClosed():
             return wire_events.PoolClosed(
                 wire_events.EntryData(event.pool, event.entry_id, event.reason)
             )

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from matchmaker.arrivals import Trace
 from matchmaker.config import Limits
 from matchmaker.core import EnterPool, Matchmaker, PoolSpec
-from matchmaker.core.events import Delivery, PoolExpired, SessionCreated
+from matchmaker.core.events import Delivery, EntryExpired, SessionFormed
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import MatchmakingPolicy, Project
 
@@ -117,7 +117,7 @@ class _Replay:
         """Note the groups formed and the entries that expired in what the core returned."""
         formed: set[str] = set()
         for recipients, event in out:
-            if isinstance(event, SessionCreated):
+            if isinstance(event, SessionFormed):
                 if event.session_id in formed:
                     continue
                 formed.add(event.session_id)
@@ -125,6 +125,6 @@ class _Replay:
                 for i in members:
                     self.waiting.pop(i, None)
                 self.outcome.groups.append(Group(now_ms, members))
-            elif isinstance(event, PoolExpired):
+            elif isinstance(event, EntryExpired):
                 for client_id in recipients:
                     self.waiting.pop(self.index[client_id], None)

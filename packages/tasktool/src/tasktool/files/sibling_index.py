@@ -74,7 +74,7 @@ class IndexedCopy(msgspec.Struct, frozen=True, kw_only=True, gc=False):
 
 
 class _Columns(msgspec.Struct, frozen=True, array_like=True, gc=False):
-    """What each row holds, one column per field (rows as in :class:`_File`)."""
+    """What each row holds, one column per field (rows as in :class:`_IndexFile`)."""
 
     ids: list[str]
     statuses: list[str]  # "" for a row that is no task
@@ -84,7 +84,7 @@ class _Columns(msgspec.Struct, frozen=True, array_like=True, gc=False):
     wholes: dict[str, msgspec.Raw]  # path -> encoded Task, for tasks load() was asked for
 
 
-class _File(msgspec.Struct, frozen=True, array_like=True, gc=False):
+class _IndexFile(msgspec.Struct, frozen=True, array_like=True, gc=False):
     """The index on disk. Rows: each task id's first copy in scan order (active by natural
     id, then archived), then every other file (a second copy; a broken file, with the id it
     shows or ``""``; a file that is no task: id ``""``). A warm read decodes only what it
@@ -106,7 +106,7 @@ class _File(msgspec.Struct, frozen=True, array_like=True, gc=False):
     columns: bytes  # _Columns encoded (a bin: a warm read skips it in O(1))
 
 
-_decoder = msgspec.msgpack.Decoder(_File)
+_decoder = msgspec.msgpack.Decoder(_IndexFile)
 _columns_decoder = msgspec.msgpack.Decoder(_Columns)
 _task_decoder = msgspec.msgpack.Decoder(Task)
 _encoder = msgspec.msgpack.Encoder()
@@ -135,7 +135,7 @@ def prune_indexes(state_root: Path, keep: Iterable[Path | None]) -> None:
         return
 
 
-class _Row(msgspec.Struct, frozen=True):
+class _IndexRow(msgspec.Struct, frozen=True):
     path: str
     signature: bytes
     id: str
@@ -145,7 +145,7 @@ class _Row(msgspec.Struct, frozen=True):
     archived: bool
 
     @classmethod
-    def of(cls, path: str, sig: bytes, parsed: Task | Diagnostic | None) -> _Row:
+    def of(cls, path: str, sig: bytes, parsed: Task | Diagnostic | None) -> _IndexRow:
         if isinstance(parsed, Task):
             return cls(
                 path,
@@ -166,7 +166,7 @@ class SiblingIndex:
     def __init__(
         self,
         root: Path,
-        data: _File,
+        data: _IndexFile,
         store: Path | None,
         *,
         dirty: bool,
@@ -265,7 +265,7 @@ class SiblingIndex:
             self._dirty = False
 
 
-def _decode_columns(data: _File) -> _Columns | None:
+def _decode_columns(data: _IndexFile) -> _Columns | None:
     """``data``'s columns; ``None`` when they do not decode or do not fit its rows."""
     try:
         columns = _columns_decoder.decode(data.columns)
@@ -278,7 +278,7 @@ def _decode_columns(data: _File) -> _Columns | None:
     return columns
 
 
-def _current(root: Path, data: _File) -> bool:
+def _current(root: Path, data: _IndexFile) -> bool:
     """Whether every folder and file still has its recorded signature."""
     try:
         fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
@@ -299,7 +299,7 @@ def _current(root: Path, data: _File) -> bool:
         os.close(fd)
 
 
-def _load(store: Path, root: Path, ignore: tuple[str, ...]) -> _File | None:
+def _load(store: Path, root: Path, ignore: tuple[str, ...]) -> _IndexFile | None:
     try:
         data = _decoder.decode(store.read_bytes())
     except (OSError, msgspec.DecodeError):
@@ -324,7 +324,7 @@ def _parse(
     return {path: found.get(os.path.join(base, path)) for path in changed}
 
 
-def _known(old: _File | None, columns: _Columns | None) -> dict[str, _Row]:
+def _known(old: _IndexFile | None, columns: _Columns | None) -> dict[str, _IndexRow]:
     """The rows of the previous index, by path."""
     if old is None or columns is None:
         return {}
@@ -334,19 +334,19 @@ def _known(old: _File | None, columns: _Columns | None) -> dict[str, _Row]:
     sigs = [signature.at(joined, index) for index in range(len(old.paths))]
     fields = (columns.ids, columns.statuses, columns.completed, columns.cancelled)
     return {
-        path: _Row(path, sig, *row)
+        path: _IndexRow(path, sig, *row)
         for path, sig, *row in zip(old.paths, sigs, *fields, columns.archived, strict=True)
     }
 
 
-def _ordered(rows: list[_Row]) -> tuple[list[_Row], int]:
+def _ordered(rows: list[_IndexRow]) -> tuple[list[_IndexRow], int]:
     """Rows in index order, and how many first copies lead."""
     tasks = sorted(
         (row for row in rows if row.status),
         key=lambda row: (row.archived, natural_key(row.id), row.path),
     )
-    first: list[_Row] = []
-    rest: list[_Row] = []
+    first: list[_IndexRow] = []
+    rest: list[_IndexRow] = []
     seen: set[str] = set()
     for row in tasks:
         (rest if row.id in seen else first).append(row)
@@ -356,14 +356,14 @@ def _ordered(rows: list[_Row]) -> tuple[list[_Row], int]:
 
 
 def _rebuild(
-    root: Path, ignore: tuple[str, ...], old: _File | None, use_cache: bool
-) -> tuple[_File, _Columns]:
+    root: Path, ignore: tuple[str, ...], old: _IndexFile | None, use_cache: bool
+) -> tuple[_IndexFile, _Columns]:
     """Walk the folders again; parse only the files whose signature changed."""
     racy_after = time.time_ns() - signature.RACY_NS  # changed since the walk began: racy
     old_columns = _decode_columns(old) if old is not None else None
     known = _known(old, old_columns)
     folders: list[str] = []
-    rows: list[_Row] = []
+    rows: list[_IndexRow] = []
     changed: list[tuple[str, bytes]] = []
     for listing, directory in walk(root, ignore):
         folders.append(directory)
@@ -378,7 +378,7 @@ def _rebuild(
             else:
                 changed.append((path, sig))
     parsed = _parse(root, ignore, [path for path, _ in changed], use_cache=use_cache)
-    rows += [_Row.of(path, sig, parsed[path]) for path, sig in changed]
+    rows += [_IndexRow.of(path, sig, parsed[path]) for path, sig in changed]
     rows, first = _ordered(rows)
     sigs: list[bytes] = []
     for folder in folders:
@@ -398,7 +398,7 @@ def _rebuild(
         archived=[row.archived for row in rows],
         wholes={path: raw for path, raw in old_wholes.items() if path in kept},
     )
-    data = _File(
+    data = _IndexFile(
         format=_FORMAT,
         root=str(root),
         ignore=ignore,

@@ -5,7 +5,7 @@ Every inbound frame is one JSON object decoded once by
 :data:`~matchmaker.data.protocol.requests.Request` tagged union (tag field
 ``type``, unknown fields refused). Outbound frames are
 :class:`~matchmaker.data.protocol.replies.Reply` (the answer to a request,
-echoing its ``id``) and :class:`~matchmaker.data.protocol.events.Event`
+echoing its ``id``) and :class:`~matchmaker.data.protocol.events.EventFrame`
 subclasses (pushes; the connection adds a per-client ``seq`` when it sends
 them). ::
 

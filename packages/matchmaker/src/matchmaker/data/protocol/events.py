@@ -1,4 +1,4 @@
-"""Outbound frames the server pushes: :class:`Event` and its subclasses, and :class:`ModeNotice`.
+"""Outbound frames the server pushes: :class:`EventFrame`, its subclasses, :class:`ModeNotice`.
 
 Each event is a tagged Struct with a ``data`` field; the connection adds a
 per-client ``seq`` when it sends one.
@@ -14,7 +14,7 @@ from matchmaker.data.protocol.payloads import Public
 
 __all__ = [
     "EntryData",
-    "Event",
+    "EventFrame",
     "MemberData",
     "MemberInfo",
     "ModeNotice",
@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 
-class Event(Struct, gc=False, tag_field="type", omit_defaults=True):
+class EventFrame(Struct, gc=False, tag_field="type", omit_defaults=True):
     """Base of server pushes. Subclasses set ``tag`` and a ``data`` field."""
 
 
@@ -52,7 +52,7 @@ class SessionCreatedData(Struct, gc=False, omit_defaults=True):
     pool: str | None = None
 
 
-class SessionCreated(Event, tag="session.created"):
+class SessionCreated(EventFrame, tag="session.created"):
     """You are a member of a new session (a match, or a room you joined)."""
 
     data: SessionCreatedData
@@ -64,7 +64,7 @@ class SessionMessageData(Struct, gc=False, rename={"sender": "from"}):
     data: Raw
 
 
-class SessionMessage(Event, tag="session.message"):
+class SessionMessage(EventFrame, tag="session.message"):
     """A message relayed from another member."""
 
     data: SessionMessageData
@@ -78,13 +78,13 @@ class MemberData(Struct, gc=False, omit_defaults=True):
     player_id: str | None = None
 
 
-class SessionMemberJoined(Event, tag="session.member_joined"):
+class SessionMemberJoined(EventFrame, tag="session.member_joined"):
     """Someone joined a room you are in."""
 
     data: MemberData
 
 
-class SessionMemberLeft(Event, tag="session.member_left"):
+class SessionMemberLeft(EventFrame, tag="session.member_left"):
     """A member left (``reason``: ``left``, ``disconnected``)."""
 
     data: MemberData
@@ -96,25 +96,25 @@ class EntryData(Struct, gc=False, omit_defaults=True):
     reason: str | None = None
 
 
-class PoolWithdrawn(Event, tag="pool.withdrawn"):
+class PoolWithdrawn(EventFrame, tag="pool.withdrawn"):
     """An entry was withdrawn because the client was matched in another pool."""
 
     data: EntryData
 
 
-class PoolExpired(Event, tag="pool.expired"):
+class PoolExpired(EventFrame, tag="pool.expired"):
     """An entry's ``ttl_ms`` ran out before a match."""
 
     data: EntryData
 
 
-class PoolClosed(Event, tag="pool.closed"):
+class PoolClosed(EventFrame, tag="pool.closed"):
     """An entry's policy pool was closed because the policy changed or was removed."""
 
     data: EntryData
 
 
-class ServerPing(Event, tag="ping"):
+class ServerPing(EventFrame, tag="ping"):
     """Heartbeat; answer with ``{"type": "pong"}`` (any frame counts as liveness)."""
 
 
@@ -124,7 +124,7 @@ class SignalData(Struct, gc=False, rename={"sender": "from"}):
     signal: Raw
 
 
-class RtcSignalled(Event, tag="rtc.signal"):
+class RtcSignalled(EventFrame, tag="rtc.signal"):
     """A WebRTC signal from another member of a session."""
 
     data: SignalData

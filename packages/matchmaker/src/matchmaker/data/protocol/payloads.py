@@ -10,8 +10,8 @@ from typing import Annotated, Any
 
 from msgspec import Meta, Raw, Struct
 
-from matchmaker.filters import ATTRIBUTE_NAME
 from matchmaker.model import FillTimeout, FilterTerm, Name, PoolMode
+from matchmaker.rules.filters import ATTRIBUTE_NAME
 
 __all__ = [
     "AttributeKey",

@@ -11,7 +11,7 @@ import httpx
 import pytest
 from click.testing import CliRunner, Result
 
-from matchmaker.admin.client import AdminClient, AdminError
+from matchmaker.adminclient.client import AdminClient, AdminError
 from matchmaker.cli import main
 from matchmaker.store import StoreKey, open_store
 from tests.matchmaker.control.conftest import KEY

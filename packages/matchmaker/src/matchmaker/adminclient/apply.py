@@ -14,22 +14,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from matchmaker.admin.client import AdminClient
-from matchmaker.admin.plan import Change, Plan
+from matchmaker.adminclient.client import AdminClient
+from matchmaker.adminclient.plan import Plan, PlanStep
 from matchmaker.errors import MatchmakerError
 from mtcommon import CodedError
 
-__all__ = ["Outcome", "carry_out", "check"]
+__all__ = ["Applied", "carry_out", "check"]
 
 
 @dataclass(slots=True)
-class Outcome:
+class Applied:
     """What a run did: the steps applied, and the one that failed with its error."""
 
-    applied: list[Change] = field(default_factory=list)
-    failed: Change | None = None
+    applied: list[PlanStep] = field(default_factory=list)
+    failed: PlanStep | None = None
     error: CodedError | None = None
-    not_applied: list[Change] = field(default_factory=list)
+    not_applied: list[PlanStep] = field(default_factory=list)
 
 
 def check(client: AdminClient, plan: Plan, where: Mapping[str, str]) -> None:
@@ -45,9 +45,9 @@ def check(client: AdminClient, plan: Plan, where: Mapping[str, str]) -> None:
             raise _naming(change, where, exc, "nothing was changed") from None
 
 
-def carry_out(client: AdminClient, plan: Plan, where: Mapping[str, str]) -> Outcome:
+def carry_out(client: AdminClient, plan: Plan, where: Mapping[str, str]) -> Applied:
     """Run the steps in order, stopping at the first that fails."""
-    outcome = Outcome()
+    outcome = Applied()
     for i, change in enumerate(plan.changes):
         try:
             _send(client, change, {}, dry_run=False)
@@ -61,7 +61,7 @@ def carry_out(client: AdminClient, plan: Plan, where: Mapping[str, str]) -> Outc
 
 
 def _send(
-    client: AdminClient, change: Change, stand_ins: Mapping[str, str], *, dry_run: bool
+    client: AdminClient, change: PlanStep, stand_ins: Mapping[str, str], *, dry_run: bool
 ) -> None:
     # If-Match: the ETag the plan was made from (or the last write's), so a Project
     # someone else changed meanwhile is not overwritten (project.conflict).
@@ -87,7 +87,7 @@ def _standing_in(body: dict[str, Any], stand_ins: Mapping[str, str]) -> dict[str
 
 
 def _naming(
-    change: Change, where: Mapping[str, str], exc: CodedError, consequence: str
+    change: PlanStep, where: Mapping[str, str], exc: CodedError, consequence: str
 ) -> MatchmakerError:
     place = where.get(change.project_id)
     project = f"{change.project_id!r}" + (f" ({place})" if place else "")

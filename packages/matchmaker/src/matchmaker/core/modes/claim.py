@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from matchmaker.core.commands import ListPool, MakeClaim, ModeCommand, WatchPool
 from matchmaker.core.events import Delivery, Listing, ModeAnswer, PoolListed, PoolUnlisted
-from matchmaker.core.state import ClientState, Entry, Pool
-from matchmaker.core.strategy import ModeHost, ModeStrategy, wrong_mode
+from matchmaker.core.modes.strategy import ModeHost, ModeStrategy, wrong_mode
+from matchmaker.core.state import ClientState, Pool, PoolEntry
 from matchmaker.errors import MatchmakerError
 
 __all__ = ["MAX_PAGE", "ClaimMode", "Claimed", "ListPage", "Watching"]
@@ -58,19 +58,21 @@ class ClaimMode(ModeStrategy):
 
     def __init__(self, pool: Pool, host: ModeHost) -> None:
         super().__init__(pool, host)
-        self.watchers: dict[str, Entry] = {}  # by client id
+        self.watchers: dict[str, PoolEntry] = {}  # by client id
 
-    def entered(self, entry: Entry, now_ms: int, out: list[Delivery]) -> None:
+    def entered(self, entry: PoolEntry, now_ms: int, out: list[Delivery]) -> None:
         if entry.listed:
             listing = _listing(entry, now_ms)
             self._tell(entry, PoolListed(self.pool.name, listing), out)
 
-    def leaving(self, entry: Entry, reason: str, out: list[Delivery]) -> None:
+    def leaving(self, entry: PoolEntry, reason: str, out: list[Delivery]) -> None:
         self.watchers.pop(entry.client.client_id, None)
         if entry.listed:
             self._tell(entry, PoolUnlisted(self.pool.name, entry.client.client_id, reason), out)
 
-    def _tell(self, entry: Entry, event: PoolListed | PoolUnlisted, out: list[Delivery]) -> None:
+    def _tell(
+        self, entry: PoolEntry, event: PoolListed | PoolUnlisted, out: list[Delivery]
+    ) -> None:
         """Send ``event`` to the watchers of ``entry``'s bucket, except ``entry`` itself."""
         me = entry.client.client_id
         watchers = [
@@ -82,7 +84,7 @@ class ClaimMode(ModeStrategy):
     def command(
         self,
         client: ClientState,
-        entry: Entry | None,
+        entry: PoolEntry | None,
         command: ModeCommand,
         now_ms: int,
         out: list[Delivery],
@@ -102,7 +104,7 @@ class ClaimMode(ModeStrategy):
                 return Claimed(self.pool.name, self.host.form(group, out))
         raise wrong_mode(self.pool)
 
-    def _list(self, entry: Entry, command: ListPool, now_ms: int) -> ListPage:
+    def _list(self, entry: PoolEntry, command: ListPool, now_ms: int) -> ListPage:
         after = _cursor_seq(command.cursor)
         limit = max(1, min(command.limit, MAX_PAGE))
         page: list[Listing] = []
@@ -119,7 +121,7 @@ class ClaimMode(ModeStrategy):
             last = other.seq
         return ListPage(self.pool.name, page, str(last) if more else None)
 
-    def _claim(self, claimer: Entry, targets: list[str]) -> list[Entry]:
+    def _claim(self, claimer: PoolEntry, targets: list[str]) -> list[PoolEntry]:
         size = self.pool.spec.group_size
         me = claimer.client.client_id
         if len(targets) != size - 1 or len(set(targets)) != len(targets) or me in targets:
@@ -145,7 +147,7 @@ class ClaimMode(ModeStrategy):
         return group
 
 
-def _listing(entry: Entry, now_ms: int) -> Listing:
+def _listing(entry: PoolEntry, now_ms: int) -> Listing:
     return Listing(entry.client.client_id, entry.public, max(0, now_ms - entry.entered_at))
 
 

@@ -1,34 +1,20 @@
-"""Pool modes: who chooses a group. One strategy per mode, behind :class:`ModeStrategy`.
-
-===========  ==========================  ========================  =====================
-mode         chooser                     consent                   module
-===========  ==========================  ========================  =====================
-auto         the server, oldest first    none                      here
-auto+range   the server, closest first   none                      :mod:`.skill`
-claim        a client picks listed ones  being listed              :mod:`.claim`
-mutual       every member picks          reciprocal picks          :mod:`.mutual`
-propose      one client names a group    each named member         :mod:`.propose`
-delegated    an authorised delegate      none                      :mod:`.delegated`
-===========  ==========================  ========================  =====================
-
-Each live pool gets its own strategy object from :data:`MODES` (see
-:mod:`.strategy` for the seam).
-"""
+"""The ``auto`` mode (the server groups the oldest entries first) and :data:`MODES`,
+the registry of every pool mode (the package docstring lists them)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from matchmaker.core.claim import ClaimMode
-from matchmaker.core.delegated import DelegatedMode
 from matchmaker.core.events import Delivery
-from matchmaker.core.mutual import MutualMode
-from matchmaker.core.propose import ProposeMode
-from matchmaker.core.skill import SkillMode
-from matchmaker.core.state import Entry, Pool
-from matchmaker.core.strategy import ModeHost, ModeStrategy
+from matchmaker.core.modes.claim import ClaimMode
+from matchmaker.core.modes.delegated import DelegatedMode
+from matchmaker.core.modes.mutual import MutualMode
+from matchmaker.core.modes.propose import ProposeMode
+from matchmaker.core.modes.skill import SkillMode
+from matchmaker.core.modes.strategy import ModeHost, ModeStrategy
+from matchmaker.core.state import Pool, PoolEntry
 
-__all__ = ["MODES", "AutoMode", "ModeStrategy"]
+__all__ = ["MODES", "AutoMode"]
 
 
 class AutoMode(ModeStrategy):
@@ -44,7 +30,7 @@ class AutoMode(ModeStrategy):
 
     name = "auto"
 
-    def entered(self, entry: Entry, now_ms: int, out: list[Delivery]) -> None:
+    def entered(self, entry: PoolEntry, now_ms: int, out: list[Delivery]) -> None:
         if self.host.take_seat(entry, now_ms, out):
             return  # a session's backfill goes before a new group
         spec = self.pool.spec
@@ -63,7 +49,7 @@ class AutoMode(ModeStrategy):
         if self._filled(group, now_ms):
             self.host.form(group, out)
 
-    def _filled(self, group: list[Entry], now_ms: int) -> bool:
+    def _filled(self, group: list[PoolEntry], now_ms: int) -> bool:
         """Whether ``group`` (a bucket's oldest) may form below ``groupSize``."""
         spec = self.pool.spec
         fill = spec.fill_timeout_ms

@@ -20,7 +20,7 @@ from click.testing import CliRunner, Result
 from matchmaker.cli import main
 from matchmaker.model import Project, ProjectKey
 from matchmaker.store import open_store
-from tests.matchmaker.admin.conftest import serving
+from tests.matchmaker.adminclient.conftest import serving
 from tests.matchmaker.control.conftest import KEY
 
 FILE = """\

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from matchmaker.core.commands import ModeCommand
     from matchmaker.core.events import Delivery, ModeAnswer
     from matchmaker.core.pools import Bucket
-    from matchmaker.core.state import ClientState, Entry, Pool, Session
+    from matchmaker.core.state import ClientState, Pool, PoolEntry, Session
 
 __all__ = ["ModeHost", "ModeStrategy", "wrong_mode"]
 
@@ -35,15 +35,15 @@ class ModeHost(Protocol):
         """A process-unique id starting with ``prefix``."""
         ...
 
-    def entry_of(self, client_id: str, pool: Pool) -> Entry | None:
+    def entry_of(self, client_id: str, pool: Pool) -> PoolEntry | None:
         """The live entry ``client_id`` holds in ``pool``, if any."""
         ...
 
-    def form(self, group: list[Entry], out: list[Delivery]) -> str:
+    def form(self, group: list[PoolEntry], out: list[Delivery]) -> str:
         """Move the live entries of ``group`` (one pool) into a new session; its id."""
         ...
 
-    def take_seat(self, entry: Entry, now_ms: int, out: list[Delivery]) -> bool:
+    def take_seat(self, entry: PoolEntry, now_ms: int, out: list[Delivery]) -> bool:
         """Seat a newly waiting ``entry`` in a session's open backfill, if one waits for
         its bucket and the mode's :meth:`ModeStrategy.fits` accepts it (``True``:
         seated; it forms no group)."""
@@ -67,17 +67,17 @@ class ModeStrategy:
         self.pool = pool
         self.host = host
 
-    def entered(self, entry: Entry, now_ms: int, out: list[Delivery]) -> None:
+    def entered(self, entry: PoolEntry, now_ms: int, out: list[Delivery]) -> None:
         """``entry`` now waits in the pool (it may complete a group)."""
 
-    def leaving(self, entry: Entry, reason: str, out: list[Delivery]) -> None:
+    def leaving(self, entry: PoolEntry, reason: str, out: list[Delivery]) -> None:
         """``entry`` is about to leave the pool (``reason``: matched, left, expired,
         disconnected); drop what the mode keeps about it."""
 
     def command(
         self,
         client: ClientState,
-        entry: Entry | None,
+        entry: PoolEntry | None,
         command: ModeCommand,
         now_ms: int,
         out: list[Delivery],
@@ -89,7 +89,7 @@ class ModeStrategy:
     def timer(self, key: str, now_ms: int, out: list[Delivery]) -> None:
         """A timer set with :meth:`ModeHost.schedule` is due."""
 
-    def fits(self, entry: Entry, session: Session, opened_ms: int, now_ms: int) -> bool:
+    def fits(self, entry: PoolEntry, session: Session, opened_ms: int, now_ms: int) -> bool:
         """Whether a waiting ``entry`` of the session's bucket may take one of its
         backfill seats, asked ``opened_ms`` ago. The bucket already holds the
         equality and ``@self`` terms; a mode with more rules narrows this."""
@@ -97,7 +97,7 @@ class ModeStrategy:
 
     def seat_candidates(
         self, session: Session, bucket: Bucket, opened_ms: int, now_ms: int
-    ) -> Iterable[Entry]:
+    ) -> Iterable[PoolEntry]:
         """The waiting entries a backfill asked ``opened_ms`` may seat now, oldest
         first (each still passes :meth:`fits`)."""
         return self.pool.buckets.get(bucket, {}).values()

@@ -3,13 +3,13 @@ attributes at ``hello`` and an ad-hoc pool's rules at ``pool.enter``."""
 
 from __future__ import annotations
 
-from matchmaker.attributes import value_problem
 from matchmaker.config import Limits
+from matchmaker.core.admission.tokens import Identity
 from matchmaker.core.commands import EnterPool
-from matchmaker.core.tokens import Identity
 from matchmaker.errors import MatchmakerError
-from matchmaker.filters import filter_problem, group_problem
 from matchmaker.model import FilterValue
+from matchmaker.rules.attributes import value_problem
+from matchmaker.rules.filters import filter_problem, group_problem
 
 __all__ = ["check_attributes", "check_pool"]
 

@@ -35,15 +35,15 @@ from typing import NamedTuple, cast
 from sortedcontainers import SortedList
 
 from matchmaker.core.events import Delivery
+from matchmaker.core.modes.strategy import ModeHost, ModeStrategy
 from matchmaker.core.pools import Bucket
-from matchmaker.core.state import ClientState, Entry, Pool, Session
-from matchmaker.core.strategy import ModeHost, ModeStrategy
+from matchmaker.core.state import ClientState, Pool, PoolEntry, Session
 
 __all__ = ["SkillMode"]
 
 # One index key per waiting entry: (value, arrival seq, entry); seq is unique, so
 # entries are never compared.
-_Key = tuple[float, int, Entry]
+_Key = tuple[float, int, PoolEntry]
 
 
 class _Candidate(NamedTuple):
@@ -51,7 +51,7 @@ class _Candidate(NamedTuple):
 
     value: float
     window: float
-    entry: Entry
+    entry: PoolEntry
 
 
 class SkillMode(ModeStrategy):
@@ -65,10 +65,10 @@ class SkillMode(ModeStrategy):
         assert rule is not None, "SkillMode serves pools with a range rule"
         self.attribute, self.rule = rule
         self.index: dict[Bucket, SortedList[_Key]] = {}
-        self.waiting: dict[str, Entry] = {}  # by entry id: the timers' way back
+        self.waiting: dict[str, PoolEntry] = {}  # by entry id: the timers' way back
         self.next_widen: dict[str, int] = {}  # entry id -> due of its one live widen timer
 
-    def value(self, entry: Entry) -> float:
+    def value(self, entry: PoolEntry) -> float:
         return self._rated(entry.client)
 
     def _rated(self, client: ClientState) -> float:
@@ -76,12 +76,12 @@ class SkillMode(ModeStrategy):
         assert isinstance(value, int | float)
         return value
 
-    def window(self, entry: Entry, now_ms: int) -> float:
+    def window(self, entry: PoolEntry, now_ms: int) -> float:
         return self.rule.window(now_ms - entry.entered_at)
 
     # -- the engine's calls ---------------------------------------------------------------
 
-    def entered(self, entry: Entry, now_ms: int, out: list[Delivery]) -> None:
+    def entered(self, entry: PoolEntry, now_ms: int, out: list[Delivery]) -> None:
         bucket = self.index.get(entry.bucket)
         if bucket is None:
             bucket = self.index[entry.bucket] = SortedList()
@@ -94,7 +94,7 @@ class SkillMode(ModeStrategy):
         if fill is not None and entry.entered_at + fill > now_ms:
             self.host.schedule(entry.entered_at + fill, self.pool, f"f:{entry.entry_id}")
 
-    def leaving(self, entry: Entry, reason: str, out: list[Delivery]) -> None:
+    def leaving(self, entry: PoolEntry, reason: str, out: list[Delivery]) -> None:
         del self.waiting[entry.entry_id]
         self.next_widen.pop(entry.entry_id, None)
         bucket = self.index[entry.bucket]
@@ -125,7 +125,7 @@ class SkillMode(ModeStrategy):
         else:
             self._match(entry, now_ms, out)
 
-    def fits(self, entry: Entry, session: Session, opened_ms: int, now_ms: int) -> bool:
+    def fits(self, entry: PoolEntry, session: Session, opened_ms: int, now_ms: int) -> bool:
         """The range rule against every member: the newcomer's window (from its enter)
         and the members' (from the backfill request) must both cover each distance."""
         value = self.value(entry)
@@ -136,7 +136,7 @@ class SkillMode(ModeStrategy):
 
     def seat_candidates(
         self, session: Session, bucket: Bucket, opened_ms: int, now_ms: int
-    ) -> Iterable[Entry]:
+    ) -> Iterable[PoolEntry]:
         """The entries whose value lies within the members' current window of every
         member, oldest first: one slice of the index."""
         values = [self._rated(m.client) for m in session.members.values()]
@@ -163,7 +163,7 @@ class SkillMode(ModeStrategy):
             return None
         return since_ms + ((now_ms - since_ms) // widen.every_ms + 1) * widen.every_ms
 
-    def _schedule_widen(self, entry: Entry, now_ms: int) -> None:
+    def _schedule_widen(self, entry: PoolEntry, now_ms: int) -> None:
         """One timer at the entry's next step, none once its window is at ``max``."""
         due = self._next_step(entry.entered_at, now_ms)
         if due is None:
@@ -171,7 +171,7 @@ class SkillMode(ModeStrategy):
         self.next_widen[entry.entry_id] = due
         self.host.schedule(due, self.pool, f"w:{entry.entry_id}:{due}")
 
-    def _match(self, trigger: Entry, now_ms: int, out: list[Delivery]) -> bool:
+    def _match(self, trigger: PoolEntry, now_ms: int, out: list[Delivery]) -> bool:
         """Form the best group around ``trigger``, if any; whether one formed."""
         group = self._best_group(trigger, now_ms)
         if group is None:
@@ -179,7 +179,7 @@ class SkillMode(ModeStrategy):
         self.host.form(group, out)
         return True
 
-    def _best_group(self, trigger: Entry, now_ms: int) -> list[Entry] | None:
+    def _best_group(self, trigger: PoolEntry, now_ms: int) -> list[PoolEntry] | None:
         candidates = self._candidates(trigger, now_ms)
         at = next(i for i, c in enumerate(candidates) if c.entry is trigger)
         spec = self.pool.spec
@@ -199,7 +199,7 @@ class SkillMode(ModeStrategy):
                 return [c.entry for c in candidates[best[2] : best[2] + size]]
         return None
 
-    def _candidates(self, trigger: Entry, now_ms: int) -> list[_Candidate]:
+    def _candidates(self, trigger: PoolEntry, now_ms: int) -> list[_Candidate]:
         """The entries of the trigger's bucket inside its window that accept it (and the
         trigger), in value order."""
         value = self.value(trigger)

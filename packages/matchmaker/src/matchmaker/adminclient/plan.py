@@ -24,14 +24,14 @@ import msgspec
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import Project
 
-__all__ = ["Change", "Plan", "desired_projects", "plan"]
+__all__ = ["Plan", "PlanStep", "desired_projects", "plan"]
 
 UPDATABLE = ("displayName", "lockdown", "keys", "policies")
 _PROJECT = msgspec.json.Decoder(Project)
 
 
 @dataclass(frozen=True, slots=True)
-class Change:
+class PlanStep:
     """One step: ``body`` is the POST or PATCH body; ``fields`` the fields that differ."""
 
     action: Literal["create", "patch", "delete", "release", "unchanged"]
@@ -60,7 +60,7 @@ class Change:
 class Plan:
     """The steps in the order they run; ``moving`` the secrets that change Project."""
 
-    changes: list[Change]
+    changes: list[PlanStep]
     moving: frozenset[str]
 
     def stand_ins(self) -> dict[str, str]:
@@ -115,15 +115,15 @@ def plan(
         project["id"]: _plain(_PROJECT.decode(msgspec.json.encode(project))) for project in current
     }
     wanted = {project["id"]: project for project in desired}
-    deletes = [Change("delete", i) for i in sorted(by_id.keys() - wanted.keys()) if prune]
+    deletes = [PlanStep("delete", i) for i in sorted(by_id.keys() - wanted.keys()) if prune]
     owner = {secret: project["id"] for project in desired for secret in _secrets(project)}
-    releases: list[Change] = []
+    releases: list[PlanStep] = []
     moving: set[str] = set()
     for project_id, before in sorted(by_id.items()):
         leaving = {s for s in _secrets(before) if owner.get(s, project_id) != project_id}
         if project_id in wanted and leaving:
             kept = [k for k in before["keys"] if k.get("secret") not in leaving]
-            releases.append(Change("release", project_id, {"keys": kept}, ("keys",)))
+            releases.append(PlanStep("release", project_id, {"keys": kept}, ("keys",)))
             moving |= leaving
         elif project_id not in wanted and prune:
             moving |= leaving
@@ -132,18 +132,18 @@ def plan(
 
 def _writes(
     by_id: Mapping[str, Mapping[str, Any]], wanted: Mapping[str, Mapping[str, Any]]
-) -> list[Change]:
+) -> list[PlanStep]:
     changes = []
     for project_id, after in sorted(wanted.items()):
         before = by_id.get(project_id)
         if before is None:
-            changes.append(Change("create", project_id, dict(after), _differing({}, after)))
+            changes.append(PlanStep("create", project_id, dict(after), _differing({}, after)))
             continue
         fields = _differing(before, after)
         if not fields:
-            changes.append(Change("unchanged", project_id))
+            changes.append(PlanStep("unchanged", project_id))
         else:
-            changes.append(Change("patch", project_id, {f: after[f] for f in fields}, fields))
+            changes.append(PlanStep("patch", project_id, {f: after[f] for f in fields}, fields))
     return changes
 
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from matchmaker.core.commands import ModeCommand, Pick
 from matchmaker.core.events import Delivery, ModeAnswer
-from matchmaker.core.state import ClientState, Entry, Pool
-from matchmaker.core.strategy import ModeHost, ModeStrategy, wrong_mode
+from matchmaker.core.modes.strategy import ModeHost, ModeStrategy, wrong_mode
+from matchmaker.core.state import ClientState, Pool, PoolEntry
 from matchmaker.errors import MatchmakerError
 
 __all__ = ["MAX_PICKS", "MutualMode", "Picked"]
@@ -44,7 +44,7 @@ class MutualMode(ModeStrategy):
         self.picks: dict[str, set[str]] = {}  # picker -> picked
         self.picked_by: dict[str, set[str]] = {}  # picked -> pickers
 
-    def leaving(self, entry: Entry, reason: str, out: list[Delivery]) -> None:
+    def leaving(self, entry: PoolEntry, reason: str, out: list[Delivery]) -> None:
         me = entry.client.client_id
         for target in self.picks.pop(me, ()):
             _discard(self.picked_by, target, me)
@@ -54,7 +54,7 @@ class MutualMode(ModeStrategy):
     def command(
         self,
         client: ClientState,
-        entry: Entry | None,
+        entry: PoolEntry | None,
         command: ModeCommand,
         now_ms: int,
         out: list[Delivery],

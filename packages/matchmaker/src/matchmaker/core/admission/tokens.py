@@ -6,7 +6,7 @@ checked here against the wall clock the shell passes in, with
 :data:`LEEWAY_S` for clock skew, so the core reads no clock and tests need no
 sleeping. What a token gives obeys the rules a client's own values obey: ``sub``
 becomes the player id only if it keeps the name rule (``model.Name``), and a mapped
-claim becomes an attribute only if :func:`matchmaker.attributes.value_problem` finds
+claim becomes an attribute only if :func:`matchmaker.rules.attributes.value_problem` finds
 none. Every refusal is ``auth.invalid_credential`` with ``details.reason``
 (:data:`REASONS`); neither the token, nor a key, nor a library's exception name is
 ever part of a message.
@@ -20,10 +20,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from matchmaker.attributes import value_problem
 from matchmaker.config import Limits
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import MAX_NAME_CHARS, FilterValue, Project, ProjectKey, name_problem
+from matchmaker.rules.attributes import value_problem
 
 __all__ = [
     "LEEWAY_S",

@@ -2,7 +2,7 @@
 
 A filter that breaks one describes a pool no client can enter: a key no
 client can declare (bad name, more keys than ``max_attributes``), a literal
-no attribute value may be (:func:`matchmaker.attributes.value_problem`: too
+no attribute value may be (:func:`matchmaker.rules.attributes.value_problem`: too
 long, an integer past ±(2^53 − 1)), or a filter on a mode whose groups
 are not formed by the server. A range rule (``{"within": ..., "widen": ...}``)
 is one per filter, because the pool keeps one ordered index per bucket and one
@@ -18,9 +18,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from matchmaker.attributes import value_problem
 from matchmaker.config import Limits
 from matchmaker.model import SELF, FilterTerm, RangeRule
+from matchmaker.rules.attributes import value_problem
 
 __all__ = ["ATTRIBUTE_NAME", "FILTERED_MODES", "FilterProblem", "filter_problem", "group_problem"]
 

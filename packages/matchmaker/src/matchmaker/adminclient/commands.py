@@ -20,8 +20,8 @@ from matchmaker.settings.options import ADMIN_OPTIONS, OPTIONS
 from mtcommon import CodedError, render_line
 
 if TYPE_CHECKING:
-    from matchmaker.admin.client import AdminClient
-    from matchmaker.admin.plan import Change
+    from matchmaker.adminclient.client import AdminClient
+    from matchmaker.adminclient.plan import PlanStep
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -102,7 +102,7 @@ def _connection_options(command: F) -> F:
 
 @contextmanager
 def _client(url: str, key: str) -> Iterator[AdminClient]:
-    from matchmaker.admin.client import AdminClient
+    from matchmaker.adminclient.client import AdminClient
 
     try:
         with AdminClient(url, key) as client:
@@ -130,7 +130,7 @@ def list_projects(url: str, key: str, output: str) -> None:
     if output == "json":
         _print_json(found)
         return
-    from matchmaker.admin.present import print_projects
+    from matchmaker.adminclient.present import print_projects
 
     print_projects(found)
 
@@ -145,7 +145,7 @@ def get(project_id: str, url: str, key: str, output: str) -> None:
     if output == "json":
         _print_json(project)
         return
-    from matchmaker.admin.present import print_project
+    from matchmaker.adminclient.present import print_project
 
     print_project(project, client.etags.get(project_id))
 
@@ -215,8 +215,8 @@ def apply(*, path: str, prune: bool, dry_run: bool, url: str, key: str, output: 
     (If-Match): a Project changed by someone else in the meantime stops the run
     with project.conflict.
     """
-    from matchmaker.admin.apply import carry_out, check
-    from matchmaker.admin.plan import desired_projects, plan
+    from matchmaker.adminclient.apply import carry_out, check
+    from matchmaker.adminclient.plan import desired_projects, plan
 
     try:
         desired = desired_projects(_read_yaml(path), path)
@@ -250,11 +250,11 @@ def apply(*, path: str, prune: bool, dry_run: bool, url: str, key: str, output: 
         click.echo(("dry run, nothing changed: " if dry_run else "") + summary)
 
 
-def _step(change: Change) -> dict[str, Any]:
+def _step(change: PlanStep) -> dict[str, Any]:
     return {"action": change.action, "id": change.project_id, "fields": list(change.fields)}
 
 
-def _step_line(change: Change) -> str:
+def _step_line(change: PlanStep) -> str:
     return f"{change.sign} {change.project_id}"
 
 
@@ -290,7 +290,7 @@ def rotate_store_key(store_url: str, old_key_files: tuple[str, ...], new_key_fil
     """
     import asyncio
 
-    from matchmaker.admin.rekey import rotate
+    from matchmaker.adminclient.rekey import rotate
 
     try:
         count, key_id = asyncio.run(rotate(store_url, old_key_files, new_key_file))

@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 from click.testing import CliRunner, Result
 
-from matchmaker.admin.commands import HINTS
+from matchmaker.adminclient.commands import HINTS
 from matchmaker.cli import main
 from matchmaker.errors import CATALOGUE, STATUS_BY_CODE
 

@@ -16,14 +16,14 @@ from dataclasses import dataclass, field
 from matchmaker.core.commands import CancelProposal, CreateProposal, ModeCommand, RespondProposal
 from matchmaker.core.events import (
     Delivery,
-    MemberInfo,
     ModeAnswer,
     ProposalClosed,
     ProposalReceived,
     ProposalUpdated,
+    PublicMember,
 )
-from matchmaker.core.state import ClientState, Entry, Pool
-from matchmaker.core.strategy import ModeHost, ModeStrategy, wrong_mode
+from matchmaker.core.modes.strategy import ModeHost, ModeStrategy, wrong_mode
+from matchmaker.core.state import ClientState, Pool, PoolEntry
 from matchmaker.errors import MatchmakerError
 
 __all__ = ["Proposal", "ProposalAnswered", "ProposalMade", "ProposeMode"]
@@ -77,7 +77,7 @@ class ProposeMode(ModeStrategy):
     def owns_proposal(self, proposal_id: str) -> bool:
         return proposal_id in self.proposals
 
-    def leaving(self, entry: Entry, reason: str, out: list[Delivery]) -> None:
+    def leaving(self, entry: PoolEntry, reason: str, out: list[Delivery]) -> None:
         me = entry.client.client_id
         why = "matched" if reason == "matched" else "left"
         for proposal_id in list(self.by_client.get(me, ())):
@@ -91,7 +91,7 @@ class ProposeMode(ModeStrategy):
     def command(
         self,
         client: ClientState,
-        entry: Entry | None,
+        entry: PoolEntry | None,
         command: ModeCommand,
         now_ms: int,
         out: list[Delivery],
@@ -109,7 +109,7 @@ class ProposeMode(ModeStrategy):
         raise wrong_mode(self.pool)
 
     def _create(
-        self, entry: Entry, command: CreateProposal, now_ms: int, out: list[Delivery]
+        self, entry: PoolEntry, command: CreateProposal, now_ms: int, out: list[Delivery]
     ) -> ProposalMade:
         limits = self.host.limits
         me = entry.client.client_id
@@ -127,7 +127,7 @@ class ProposeMode(ModeStrategy):
                 code="proposal.limit",
                 details={"limit": limits.max_open_proposals},
             )
-        entries: list[Entry] = []
+        entries: list[PoolEntry] = []
         missing: list[str] = []
         busy: list[str] = []
         for member in members:
@@ -157,7 +157,8 @@ class ProposeMode(ModeStrategy):
             self.by_client.setdefault(cid, set()).add(proposal.proposal_id)
         self.host.schedule(proposal.expires_at, self.pool, proposal.proposal_id)
         infos = [
-            MemberInfo(e.client.client_id, e.public, e.client.player_id) for e in (entry, *entries)
+            PublicMember(e.client.client_id, e.public, e.client.player_id)
+            for e in (entry, *entries)
         ]
         received = ProposalReceived(
             proposal.proposal_id, self.pool.name, me, infos, proposal.expires_at

@@ -29,8 +29,8 @@ from matchmaker.core.events import (
     PoolNoDelegate,
     PoolSnapshot,
 )
-from matchmaker.core.state import ClientState, Entry, Pool
-from matchmaker.core.strategy import ModeHost, ModeStrategy, wrong_mode
+from matchmaker.core.modes.strategy import ModeHost, ModeStrategy, wrong_mode
+from matchmaker.core.state import ClientState, Pool, PoolEntry
 from matchmaker.errors import MatchmakerError
 
 __all__ = ["Attached", "DelegatedMode", "FormResult", "Formed"]
@@ -69,7 +69,7 @@ class DelegatedMode(ModeStrategy):
     def __init__(self, pool: Pool, host: ModeHost) -> None:
         super().__init__(pool, host)
         self.delegates: dict[str, ClientState] = {}
-        self.entries: dict[str, Entry] = {}
+        self.entries: dict[str, PoolEntry] = {}
         self.version = 0
         self.alone_since = 0  # when the pool last had no delegate
         self.told: set[str] = set()  # entries told pool.no_delegate this spell
@@ -77,14 +77,14 @@ class DelegatedMode(ModeStrategy):
     def holds(self) -> bool:
         return bool(self.delegates)
 
-    def entered(self, entry: Entry, now_ms: int, out: list[Delivery]) -> None:
+    def entered(self, entry: PoolEntry, now_ms: int, out: list[Delivery]) -> None:
         self.entries[entry.entry_id] = entry
         self._delta([_seen(entry)], [], out)
         if not self.delegates:
             grace = self.host.limits.delegate_grace_ms
             self.host.schedule(max(now_ms, self.alone_since) + grace, self.pool, entry.entry_id)
 
-    def leaving(self, entry: Entry, reason: str, out: list[Delivery]) -> None:
+    def leaving(self, entry: PoolEntry, reason: str, out: list[Delivery]) -> None:
         del self.entries[entry.entry_id]
         self.told.discard(entry.entry_id)
         self._delta([], [entry.entry_id], out)
@@ -118,7 +118,7 @@ class DelegatedMode(ModeStrategy):
     def command(
         self,
         client: ClientState,
-        entry: Entry | None,
+        entry: PoolEntry | None,
         command: ModeCommand,
         now_ms: int,
         out: list[Delivery],
@@ -166,7 +166,7 @@ class DelegatedMode(ModeStrategy):
         return FormResult(True, self.host.form(group, out))
 
 
-def _seen(entry: Entry) -> DelegateEntry:
+def _seen(entry: PoolEntry) -> DelegateEntry:
     client = entry.client
     return DelegateEntry(
         entry.entry_id, client.client_id, dict(client.attributes), entry.public, entry.entered_at
