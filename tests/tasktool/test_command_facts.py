@@ -1,4 +1,5 @@
-"""What the command line knows of a command before it runs (paged, ``--all-projects``)
+"""What the command line knows of a command before it runs (paged, ``--all-projects``,
+whether it only reads)
 is said on the command (``@facts``) and read from it, and the behaviour follows it."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ PAGED = {
     *("list", "get", "next", "tracks", "board", "stats", "graph", "validate"),
     *("todos", "worklog", "search", "tags", "config"),
 }
+READS = {"list", "get", "next", "tracks", "board", "stats", "graph", "validate", "tags", "search"}
 
 
 def said() -> dict[str, CommandFacts]:
@@ -30,6 +32,7 @@ def test_the_facts_are_on_the_commands() -> None:
     assert {name for name, found in known.items() if found.all_projects} == {
         *("list", "next", "board", "stats")
     }
+    assert {name for name, found in known.items() if found.reads} == READS
     assert known["add"] == CommandFacts()
 
 

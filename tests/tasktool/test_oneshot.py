@@ -14,11 +14,12 @@ import time
 import tomllib
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
+from tasktool.cli.facts import facts_of
 from tasktool.cli.main import main
-from tasktool.cli.oneshot import READ_COMMANDS
 from tests.tasktool.conftest import Project, TaskWriter
 
 #: The entry point with os._exit watched: it reports the atexit handlers and the threads
@@ -95,7 +96,7 @@ def tasks(project: Project, write_task: TaskWriter) -> Project:
 def test_a_read_command_ends_at_once_with_its_output_and_status(
     tasks: Project, argv: tuple[str, ...]
 ) -> None:
-    assert argv[0] in READ_COMMANDS
+    assert facts_of(main.get_command(click.Context(main), argv[0])).reads
     # The first run parses the files (on a slow disk with reader threads, whose import
     # registers logging's atexit handler: then it exits the usual way) and writes the
     # cache; the second reads no file.

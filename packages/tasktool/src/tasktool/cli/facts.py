@@ -27,13 +27,20 @@ class CommandFacts(msgspec.Struct, frozen=True, kw_only=True):
     #: Aggregates every registered project under ``--all-projects``; any other command
     #: refuses the flag rather than ignore it (``add`` would write here).
     all_projects: bool = False
+    #: Only reads and prints: after it nothing is left to do but exit, so a one-shot
+    #: process may end at once (:meth:`tasktool.cli.oneshot.Process.end`).
+    reads: bool = False
 
 
-def facts(*, paged: bool = False, all_projects: bool = False) -> Callable[[C], C]:
+def facts(
+    *, paged: bool = False, all_projects: bool = False, reads: bool = False
+) -> Callable[[C], C]:
     """Say these facts of the command below (a ``click.Command`` or group)."""
 
     def attach(command: C) -> C:
-        setattr(command, _ATTRIBUTE, CommandFacts(paged=paged, all_projects=all_projects))
+        setattr(
+            command, _ATTRIBUTE, CommandFacts(paged=paged, all_projects=all_projects, reads=reads)
+        )
         return command
 
     return attach

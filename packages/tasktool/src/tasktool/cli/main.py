@@ -181,7 +181,7 @@ def main(
         )
     # The entry point's process (click's ``obj``), else an in-process caller's.
     process = ctx.obj if isinstance(ctx.obj, oneshot.Process) else oneshot.Process()
-    process.reading(ctx.invoked_subcommand)
+    process.reading(said.reads)
     if said.paged and not ctx.resilient_parsing:
         ctx.with_resource(paging(not no_pager))
     ctx.obj = GlobalOptions(

@@ -12,8 +12,8 @@ million tuples, none of them garbage) and, at exit, freeing them object by objec
   referenced. Other commands get the collector back for what they allocate next; a read
   command does not: what it allocates after the load is its answer, freed by reference
   counting (peak memory is the same either way);
-- :meth:`Process.end`, after a read command (:data:`READ_COMMANDS`) whose output is flushed: the
-  process ends with ``os._exit`` and the command's exit status, skipping the
+- :meth:`Process.end`, after a read command (``@facts(reads=True)``) whose output is
+  flushed: the process ends with ``os._exit`` and the command's exit status, skipping the
   interpreter's teardown. Only when that teardown has nothing else to do: no ``atexit``
   handler registered (tasktool registers none; multiprocessing and logging do, imported
   only by a cold read's parse workers and reader threads) and no other thread alive
@@ -36,14 +36,9 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-__all__ = ["READ_COMMANDS", "Process", "T"]
+__all__ = ["Process", "T"]
 
 T = TypeVar("T")
-
-#: Commands that only read and print: after them nothing is left to do but exit.
-READ_COMMANDS = frozenset(
-    {"list", "get", "next", "tracks", "board", "stats", "graph", "validate", "tags", "search"}
-)
 
 
 class Process:
@@ -58,9 +53,10 @@ class Process:
         self.read_only = False
         self.kept: list[object] = []
 
-    def reading(self, command: str | None) -> None:
-        """The command about to run (a read command lets :meth:`end` end the process)."""
-        self.read_only = command in READ_COMMANDS
+    def reading(self, read_only: bool) -> None:
+        """Whether the command about to run only reads (then :meth:`end` may end the
+        process): its facts say so (``@facts(reads=True)``)."""
+        self.read_only = read_only
 
     def load(self, make: Callable[[], T]) -> T:
         """``make()`` (a load). In a one-shot process the collector is paused while it

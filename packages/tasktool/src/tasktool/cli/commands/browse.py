@@ -19,7 +19,7 @@ from tasktool.present.documents import search_document
 __all__ = ["search_command", "tags_command"]
 
 
-@facts(paged=True)
+@facts(paged=True, reads=True)
 @click.command("search")
 @click.argument("text")
 @click.option(
@@ -52,7 +52,7 @@ def search_command(
     output(options, fmt, rows, rows=table, columns=("id", "score", "status", "title"))
 
 
-@facts(paged=True)
+@facts(paged=True, reads=True)
 @click.command("tags")
 @click.option("--archived", is_flag=True, help="Count archived tasks too.")
 @format_option

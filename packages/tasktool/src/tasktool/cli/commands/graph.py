@@ -35,7 +35,7 @@ __all__ = ["WHOLE_UP_TO", "graph_command"]
 WHOLE_UP_TO = 1000
 
 
-@facts(paged=True)
+@facts(paged=True, reads=True)
 @click.command("graph")
 @click.option(
     "--format",

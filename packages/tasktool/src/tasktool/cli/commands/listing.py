@@ -81,7 +81,7 @@ def _keeps_own(options: GlobalOptions, arguments: dict[str, Any]) -> bool:
     return not arguments["group_by"] and output_format(options, arguments["fmt"]) == "json"
 
 
-@facts(paged=True, all_projects=True)
+@facts(paged=True, all_projects=True, reads=True)
 @click.command("list")
 @click.option(
     "--filter",
@@ -243,7 +243,7 @@ def _provenance(task: Task) -> str:
     return f"{task.branch or task.worktree}{only}"
 
 
-@facts(paged=True)
+@facts(paged=True, reads=True)
 @click.command("get")
 @click.argument("task_id", metavar="ID", shell_complete=complete_ids)
 @format_option

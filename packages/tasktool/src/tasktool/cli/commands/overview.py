@@ -35,7 +35,7 @@ from tasktool.present.render import (
 __all__ = ["board_command", "stats_command"]
 
 
-@facts(paged=True, all_projects=True)
+@facts(paged=True, all_projects=True, reads=True)
 @click.command("board")
 @click.option(
     "--group-by",
@@ -103,7 +103,7 @@ def board_command(options: GlobalOptions, /, *, group_by: str, fmt: str | None) 
             emit_table(rows, keys, title=title, no_color=options.no_color)
 
 
-@facts(paged=True, all_projects=True)
+@facts(paged=True, all_projects=True, reads=True)
 @click.command("stats")
 @format_option
 @click.pass_obj

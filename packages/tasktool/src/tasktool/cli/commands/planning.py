@@ -46,7 +46,7 @@ def _why(item: Ranked) -> str:
     return ", ".join(f"{r.detail} +{r.points}" for r in item.reasons if r.points)
 
 
-@facts(paged=True, all_projects=True)
+@facts(paged=True, all_projects=True, reads=True)
 @click.command("next")
 @click.option(
     "--limit",
@@ -122,7 +122,7 @@ def next_command(
     output(options, fmt, data, rows=rows, columns=columns)
 
 
-@facts(paged=True)
+@facts(paged=True, reads=True)
 @click.command("tracks")
 @strict_phases_option
 @format_option

@@ -103,7 +103,7 @@ def todos_command(
     )
 
 
-@facts(paged=True)
+@facts(paged=True, reads=True)
 @click.command("validate")
 @click.option("--strict", is_flag=True, help="Exit 2 when there are warnings (and no errors).")
 @format_option
