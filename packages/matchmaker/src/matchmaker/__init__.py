@@ -76,8 +76,8 @@ __version__ = "0.1.0"
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "AdminClient": ".admin.client",
-        "AdminError": ".admin.client",
+        "AdminClient": ".adminclient.client",
+        "AdminError": ".adminclient.client",
         "Bound": ".server",
         "Client": ".client",
         "ControlLimits": ".config",
