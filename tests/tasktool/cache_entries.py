@@ -10,6 +10,7 @@ from pathlib import Path
 import msgspec
 
 from tasktool.files import signature
+from tasktool.files.bodies import Bodies
 from tasktool.files.cache import ParseCache, result_order
 from tasktool.files.cache_files import Folder, Row
 from tasktool.files.scan import ScanResult
@@ -60,7 +61,8 @@ def store_entries(root: Path, entries: dict[str, CacheEntry]) -> None:
 
 def read_bodies(result: ScanResult) -> ScanResult:
     """``result`` with every body read: a task the cache keeps holds where its body is, so
-    it equals a parsed one only once its body is read (``Task.body``)."""
+    it equals a parsed one only once its body is read (here from its file: ``result``
+    holds no load's bodies)."""
     return msgspec.structs.replace(
         result, tasks=bodies_read(result.tasks), archived=bodies_read(result.archived)
     )
@@ -68,4 +70,5 @@ def read_bodies(result: ScanResult) -> ScanResult:
 
 def bodies_read(tasks: Sequence[Task]) -> tuple[Task, ...]:
     """``tasks``, each with its body read (see :func:`read_bodies`)."""
-    return tuple([msgspec.structs.replace(task, raw_body=task.body) for task in tasks])
+    read = Bodies().read
+    return tuple([msgspec.structs.replace(task, raw_body=read(task)) for task in tasks])

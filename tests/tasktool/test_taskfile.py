@@ -48,7 +48,7 @@ def test_fields_are_text_and_aliases_apply() -> None:
     )
     assert task.dependencies == ("9", "11")
     assert task.tags == ("a", "b")
-    assert task.body == "The body.\n"
+    assert task.raw_body == "The body.\n"
 
 
 @pytest.mark.parametrize(

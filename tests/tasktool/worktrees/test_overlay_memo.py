@@ -86,7 +86,11 @@ def test_a_warm_run_applies_the_remembered_verdict(repo: Repo, three: tuple[Path
     warm = _load(repo.main, repo.home)
     assert _shown(warm) == cold
     five = warm.by_id["005"]
-    assert (five.sibling_only, five.body.strip(), five.branch) == (True, "kept whole", "feature-a")
+    assert (five.sibling_only, warm.bodies.read(five).strip(), five.branch) == (
+        True,
+        "kept whole",
+        "feature-a",
+    )
 
     # Proof that the memo answers: a poisoned verdict under the right key is what shows.
     _poison(

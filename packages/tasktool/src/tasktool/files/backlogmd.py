@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from tasktool.files.bodies import Bodies
 from tasktool.files.scan import ARCHIVE_DIR, ScanResult
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.layout import COMPLETED_DIR, DRAFTS_DIR, TASKS_DIR, Layout
@@ -66,13 +67,16 @@ def _place(task_dir: Path, file_path: str) -> Place | None:
     return "draft" if parts == (DRAFTS_DIR,) else None
 
 
-def backlog_task(task: Task, layout: Layout, ids: Mapping[str, str] | None = None) -> Task:
+def backlog_task(
+    task: Task, layout: Layout, ids: Mapping[str, str] | None = None, body: str | None = None
+) -> Task:
     """One parsed task spelled tasktool's way: its id as the repository shows it
     (:meth:`~tasktool.model.layout.Layout.spelled`), the ids it names (dependencies,
     parent) as ``ids`` spells them (canonical id -> a task's id; else canonical), its
     status as one of tasktool's (a name that stands for none stays, and ``validate``
-    reports it), a type tasktool knows (else none), no group. Its body is read now: a
-    body the parse cache keeps is found by the task it was stored with."""
+    reports it), a type tasktool knows (else none), no group; its body ``body`` (read by
+    the caller: a body the parse cache keeps is found by the task it was stored with, not
+    by the new one), else the one it holds."""
     ids = ids or {}
 
     def named(other: str) -> str:
@@ -89,7 +93,7 @@ def backlog_task(task: Task, layout: Layout, ids: Mapping[str, str] | None = Non
         dependencies=tuple(map(named, task.dependencies)),
         parent=named(task.parent) if task.parent else None,
         group=None,
-        raw_body=task.body,
+        raw_body=task.raw_body if body is None else body,
     )
 
 
@@ -103,11 +107,12 @@ def spellings(ids: Iterable[str], layout: Layout) -> dict[str, str]:
 
 
 def normalized_scan(
-    result: ScanResult, layout: Layout, task_dir: Path
+    result: ScanResult, layout: Layout, task_dir: Path, bodies: Bodies
 ) -> tuple[ScanResult, tuple[Task, ...]]:
     """The scan of ``backlog/`` as Backlog.md reads it: tasks of ``tasks/`` active, those
     of ``completed/`` and ``archive/tasks/`` archived, files elsewhere left out; and the
-    drafts (``drafts/``), which are no task to list or recommend."""
+    drafts (``drafts/``), which are no task to list or recommend. Their bodies are read
+    now from ``bodies`` (the scan's)."""
     kept: dict[Place, list[Task]] = {"active": [], "archived": [], "draft": []}
     placed = [
         (task, place)
@@ -116,7 +121,7 @@ def normalized_scan(
     ]
     ids = spellings((task.id for task, _place_ in placed), layout)
     for task, place in placed:
-        found = backlog_task(task, layout, ids)
+        found = backlog_task(task, layout, ids, bodies.read(task))
         kept[place].append(msgspec.structs.replace(found, archived=place == "archived"))
     active, archived, drafts = kept["active"], kept["archived"], kept["draft"]
     broken = [

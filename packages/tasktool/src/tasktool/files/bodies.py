@@ -1,4 +1,4 @@
-"""Tasks' bodies, read when a caller first asks for one (:attr:`Task.body`).
+"""Tasks' bodies, read when a caller first asks for one (:meth:`Bodies.read`).
 
 The parse cache keeps each rows file's bodies in a body store beside it
 (``rows-N.bodies``: the offsets of the folder's bodies, one per row, then their UTF-8
@@ -6,25 +6,26 @@ bytes), written with the rows and never changed. A task decoded from the rows ho
 :data:`~tasktool.model.task.KEPT` instead of its body: nothing per task to decode or
 hold, and a listing's JSON is as fast as without bodies. No command decides up front
 whether it needs bodies: a listing never reads one, ``get`` reads one, ``search`` reads
-them a store at a time (:func:`each_body`).
+them a store at a time (:meth:`Bodies.each`).
 
-Where a kept body is: the rows a cache read decoded are registered here, folder by
-folder (:class:`Part`, held by the :class:`~tasktool.files.cache.ParseCache` that read
-them, weakly here), with the number of their store and the cache's :class:`Stores`. A
-task finds its row by its file's folder and name; the row holds the task itself, or (the
-overlay shows a task with its status from another worktree) one with the same fields.
-The stores belong to the cache that read their head: it knows where each is, keeps only
-the last :data:`OPEN_STORES` open and closes them when it goes; no body is kept after it
-was handed out, so the bodies are never all resident. The folder table here (the one
-process-wide table left: ``Task.body`` has no owner to ask, see docs/architecture.md)
-grows with the folders this process read (a path each), not with the tasks.
+Where a kept body is belongs to the load that decoded the task, as a response's body
+belongs to the response: each :class:`~tasktool.files.cache.ParseCache` owns a
+:class:`Bodies` (held by the scan, and so by the
+:class:`~tasktool.planning.repository.Repository`, that read the cache: ``repo.bodies``).
+It holds the rows the cache decoded, folder by folder (:class:`Part`, with the number of
+their store), and the cache's :class:`Stores`: where each store is, only the last
+:data:`OPEN_STORES` open, closed when the load goes. A task finds its row by its file's
+folder and name; the row holds the task itself, or (the overlay shows a task with its
+status from another worktree) one with the same fields. No body is kept after it was
+handed out, so the bodies are never all resident, and nothing here is process-wide: two
+loads never see each other's rows.
 
 A body is always the one its fields came with. From a store it is by construction (the
 store was written from the same parse as the row). When no row matches (the store is
-gone or damaged, the cache that read it no longer held), the task's file is parsed
-again and its body returned only when its frontmatter is still the task's; otherwise the
-file changed since the task was loaded, and mixing the new body with the old fields
-would show a version that never existed: ``task.changed`` (run again).
+gone or damaged, the task came from another load), the task's file is parsed again and
+its body returned only when its frontmatter is still the task's; otherwise the file
+changed since the task was loaded, and mixing the new body with the old fields would
+show a version that never existed: ``task.changed`` (run again).
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ from __future__ import annotations
 import os
 import sys
 import threading
-import weakref
 from array import array
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -42,27 +42,21 @@ import msgspec
 
 from tasktool.files.taskfile import parse_task
 from tasktool.model.errors import TaskToolError
-from tasktool.model.task import KEPT, Task, read_kept_bodies_with
+from tasktool.model.task import KEPT, Task
 
 __all__ = [
     "OPEN_STORES",
+    "Bodies",
     "Part",
     "Stores",
-    "each_body",
     "encode_store",
-    "read_body",
     "store_name",
     "store_number",
-    "stored_bodies",
 ]
 
 #: Body stores one cache keeps open at once (the least recently read one is closed first).
 OPEN_STORES = 32
 _OFFSET = array("Q").itemsize
-
-_lock = threading.Lock()
-#: Folder path -> the parts decoded from its rows files, newest last.
-_parts: dict[str, list[weakref.ref[Part]]] = {}
 
 
 class _Row(Protocol):
@@ -74,19 +68,12 @@ class Part:
     """One folder's rows (all, or some by index) as a cache read decoded them, and the
     number of the store that keeps their bodies."""
 
-    __slots__ = ("__weakref__", "_index", "count", "names", "path", "rows", "store", "stores")
+    __slots__ = ("_index", "count", "names", "path", "rows", "store")
 
     def __init__(
-        self,
-        path: str,
-        names: str,
-        store: int,
-        rows: Sequence[_Row] | Mapping[int, _Row],
-        stores: Stores,
+        self, path: str, names: str, store: int, rows: Sequence[_Row] | Mapping[int, _Row]
     ) -> None:
         self.path, self.names, self.store, self.rows = path, names, store, rows
-        #: The stores of the cache that read these rows (this part's among them).
-        self.stores = stores
         #: The folder's number of rows.
         self.count = names.count("\0") + 1 if names else 0
         self._index: dict[str, int] | None = None
@@ -109,13 +96,6 @@ class Part:
             found is not None and task.worktree is not None and _same_fields(found, task)
         )
         return index if same else None
-
-    def register(self) -> None:
-        """Have the tasks of these rows find their bodies here (while this part lives)."""
-        with _lock:
-            live = [ref for ref in _parts.get(self.path, []) if ref() is not None]
-            live.append(weakref.ref(self))
-            _parts[self.path] = live
 
 
 class _Open(NamedTuple):
@@ -157,27 +137,12 @@ def encode_store(texts: Sequence[bytes]) -> bytes:
     return offsets.tobytes() + b"".join(texts)
 
 
-def _live(folder: str) -> list[Part]:
-    """The parts of ``folder`` alive, the newest first."""
-    return [part for ref in reversed(_parts.get(folder, ())) if (part := ref()) is not None]
-
-
-def _find(task: Task) -> tuple[Part, int] | None:
-    """The part holding ``task``'s row and the row's index (the newest part first)."""
-    folder, _, name = task.file_path.rpartition(os.sep)
-    for part in _live(folder):
-        index = part.row_of(task, name)
-        if index is not None:
-            return part, index
-    return None
-
-
 class Stores:
-    """The body stores of one cache's rows files, owned by the
-    :class:`~tasktool.files.cache.ParseCache` that read their head: where each is, and the
-    last :data:`OPEN_STORES` read open (closed when the cache goes). Read from any thread."""
+    """The body stores of one cache's rows files, owned by its :class:`Bodies`: where each
+    is, and the last :data:`OPEN_STORES` read open (closed when the cache goes). Read from
+    any thread."""
 
-    __slots__ = ("__weakref__", "_lock", "_open", "_where")
+    __slots__ = ("_lock", "_open", "_where")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -256,87 +221,118 @@ class Stores:
         return opened
 
 
-def read_body(task: Task) -> str:
-    """The body of ``task``, kept by the parse cache: from its store, else from its file
-    when the file still holds the task's frontmatter (``task.changed`` when it does not)."""
-    found = _find(task)
-    if found is not None:
-        part, index = found
-        kept = part.stores.kept(part, index)
-        if kept is not None:
-            try:
-                return kept.decode("utf-8")
-            except UnicodeDecodeError:
-                pass  # a damaged store: the file says what the body is
-    return _from_file(task)
+class Bodies:
+    """The kept bodies of the tasks one parse cache decoded: its rows, folder by folder,
+    and its :class:`Stores`. Owned by that cache (and so by the scan and the repository
+    that read it); read from any thread."""
 
+    __slots__ = ("_lock", "_parts", "stores")
 
-def stored_bodies(part: Part | None, tasks: Sequence[Task | None]) -> list[bytes]:
-    """The UTF-8 bodies of one folder's rows (``None``: no task), for its new store: a
-    body held inline encoded, a kept one copied from the store of ``part`` (the folder's
-    rows the cache read: its store is read once) or read anew."""
-    whole = part.stores.whole(part) if part is not None else None
-    texts: list[bytes] = []
-    for task in tasks:
-        if task is None:
-            texts.append(b"")
-        elif task.raw_body != KEPT:
-            texts.append(task.raw_body.encode())
-        else:
-            name = os.path.basename(task.file_path)
-            index = part.row_of(task, name) if part is not None and whole is not None else None
-            if whole is not None and index is not None:
-                store, offsets = whole
-                texts.append(store[offsets[index] : offsets[index + 1]])
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        #: Folder path -> the parts decoded from its rows files, newest last.
+        self._parts: dict[str, list[Part]] = {}
+        #: The body stores of the rows files the cache's heads name.
+        self.stores = Stores()
+
+    def add(self, part: Part) -> None:
+        """Have the tasks of ``part``'s rows find their bodies here."""
+        with self._lock:
+            self._parts.setdefault(part.path, []).append(part)
+
+    def read(self, task: Task) -> str:
+        """The body of ``task``: held inline, else kept in its store, else read from its
+        file when the file still holds the task's frontmatter (``task.changed`` when not)."""
+        if task.raw_body != KEPT:
+            return task.raw_body
+        found = self._find(task)
+        if found is not None:
+            part, index = found
+            kept = self.stores.kept(part, index)
+            if kept is not None:
+                try:
+                    return kept.decode("utf-8")
+                except UnicodeDecodeError:
+                    pass  # a damaged store: the file says what the body is
+        return _from_file(task)
+
+    def stored(self, part: Part | None, tasks: Sequence[Task | None]) -> list[bytes]:
+        """The UTF-8 bodies of one folder's rows (``None``: no task), for its new store: a
+        body held inline encoded, a kept one copied from the store of ``part`` (the
+        folder's rows the cache read: its store is read once) or read anew."""
+        whole = self.stores.whole(part) if part is not None else None
+        texts: list[bytes] = []
+        for task in tasks:
+            if task is None:
+                texts.append(b"")
+            elif task.raw_body != KEPT:
+                texts.append(task.raw_body.encode())
             else:
-                texts.append(task.body.encode())
-    return texts
+                name = os.path.basename(task.file_path)
+                index = part.row_of(task, name) if part is not None and whole is not None else None
+                if whole is not None and index is not None:
+                    store, offsets = whole
+                    texts.append(store[offsets[index] : offsets[index + 1]])
+                else:
+                    texts.append(self.read(task).encode())
+        return texts
 
+    def each(self, tasks: Sequence[Task]) -> Iterator[tuple[int, str]]:
+        """Each task's position in ``tasks`` and its body, for a reader of many
+        (``search``): the bodies held inline first, then those kept, a store at a time
+        (most of a store's read with it whole, then let go: one store's bytes in memory at
+        a time, never every body), then any other (:meth:`read`)."""
+        wanted: dict[int, int] = {}  # id of a kept task -> its position
+        for position, task in enumerate(tasks):
+            if task.raw_body == KEPT:
+                wanted[id(task)] = position
+            else:
+                yield position, task.raw_body
+        with self._lock:
+            parts = [part for listed in self._parts.values() for part in listed]
+        for part in parts:
+            if not wanted:
+                break
+            rows = part.rows
+            numbered = rows.items() if isinstance(rows, Mapping) else enumerate(rows)
+            found = [
+                (wanted.pop(id(row.task)), index)
+                for index, row in numbered
+                if id(row.task) in wanted
+            ]
+            if found:
+                yield from self._read_part(part, found, tasks)
+        for position in wanted.values():
+            yield position, self.read(tasks[position])
 
-def each_body(tasks: Sequence[Task]) -> Iterator[tuple[int, str]]:
-    """Each task's position in ``tasks`` and its body, for a reader of many (``search``):
-    the bodies held inline first, then those kept, a store at a time (most of a store's
-    read with it whole, then let go: one store's bytes in memory at a time, never every
-    body), then any other (:attr:`Task.body`)."""
-    wanted: dict[int, int] = {}  # id of a kept task -> its position
-    for position, task in enumerate(tasks):
-        if task.raw_body == KEPT:
-            wanted[id(task)] = position
-        else:
-            yield position, task.raw_body
-    with _lock:
-        parts = [part for refs in _parts.values() for ref in refs if (part := ref()) is not None]
-    for part in parts:
-        if not wanted:
-            break
-        rows = part.rows
-        numbered = rows.items() if isinstance(rows, Mapping) else enumerate(rows)
-        found = [
-            (wanted.pop(id(row.task)), index) for index, row in numbered if id(row.task) in wanted
-        ]
-        if found:
-            yield from _read_part(part, found, tasks)
-    for position in wanted.values():
-        yield position, tasks[position].body
+    def _find(self, task: Task) -> tuple[Part, int] | None:
+        """The part holding ``task``'s row and the row's index (the newest part first)."""
+        folder, _, name = task.file_path.rpartition(os.sep)
+        with self._lock:
+            listed = list(self._parts.get(folder, ()))
+        for part in reversed(listed):
+            index = part.row_of(task, name)
+            if index is not None:
+                return part, index
+        return None
 
-
-def _read_part(
-    part: Part, found: list[tuple[int, int]], tasks: Sequence[Task]
-) -> Iterator[tuple[int, str]]:
-    """The bodies of rows ``found`` (position in ``tasks``, index here) of ``part``."""
-    # A few of a store's bodies are read alone, most of them with the store at once.
-    whole = part.stores.whole(part) if len(found) * 8 > part.count else None
-    for position, index in found:
-        if whole is not None:
-            store, offsets = whole
-            kept: bytes | None = store[offsets[index] : offsets[index + 1]]
-        else:
-            kept = part.stores.kept(part, index)
-        try:
-            text = kept.decode("utf-8") if kept is not None else None
-        except UnicodeDecodeError:
-            text = None  # a damaged store: the file says what the body is
-        yield position, text if text is not None else _from_file(tasks[position])
+    def _read_part(
+        self, part: Part, found: list[tuple[int, int]], tasks: Sequence[Task]
+    ) -> Iterator[tuple[int, str]]:
+        """The bodies of rows ``found`` (position in ``tasks``, index here) of ``part``."""
+        # A few of a store's bodies are read alone, most of them with the store at once.
+        whole = self.stores.whole(part) if len(found) * 8 > part.count else None
+        for position, index in found:
+            if whole is not None:
+                store, offsets = whole
+                kept: bytes | None = store[offsets[index] : offsets[index + 1]]
+            else:
+                kept = self.stores.kept(part, index)
+            try:
+                text = kept.decode("utf-8") if kept is not None else None
+            except UnicodeDecodeError:
+                text = None  # a damaged store: the file says what the body is
+            yield position, text if text is not None else _from_file(tasks[position])
 
 
 def _from_file(task: Task) -> str:
@@ -348,7 +344,7 @@ def _from_file(task: Task) -> str:
     parsed = parse_task(text, file_path=task.file_path, group=task.group, archived=task.archived)
     if not isinstance(parsed, Task) or not _same_fields(parsed, task):
         raise _changed(task, "changed since it was loaded")
-    return parsed.raw_body  # the text itself (``body`` would look for a KEPT one again)
+    return parsed.raw_body  # the text itself, even one NUL (not a row's: the file's)
 
 
 def _same_fields(found: Task, task: Task) -> bool:
@@ -373,6 +369,3 @@ def _changed(task: Task, why: str) -> TaskToolError:
         "loaded with its fields; run the command again",
         code="task.changed",
     )
-
-
-read_kept_bodies_with(read_body)

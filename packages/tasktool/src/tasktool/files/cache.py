@@ -21,8 +21,8 @@ with it: what ``get`` looks an id up in.
 The tasks' bodies are half of the bytes and most commands never show them, so each rows
 file has a body store beside it (``rows-N.bodies``, written with it, deleted with it,
 its length in the head): a row's task holds :data:`~tasktool.model.task.KEPT`, and
-:attr:`Task.body` reads the body from the row's place in the store on first use
-(:mod:`tasktool.files.bodies`). A folder's new rows file takes its bodies along, those
+the cache's :class:`~tasktool.files.bodies.Bodies` read it from the row's place in the
+store on first use. A folder's new rows file takes its bodies along, those
 of the files parsed now and those of the unchanged ones (copied from the old store), so
 every store stands alone.
 """
@@ -75,12 +75,14 @@ ORPHAN_AGE_NS = 60 * 1_000_000_000
 Order = tuple[list[int], list[int], list[int]]
 
 
-def _bodies_moved(rows: Sequence[Row], old: bodies.Part | None) -> tuple[list[Row], bytes]:
+def _bodies_moved(
+    rows: Sequence[Row], kept: bodies.Bodies, old: bodies.Part | None
+) -> tuple[list[Row], bytes]:
     """One folder's rows with their tasks' bodies moved out (each task :data:`KEPT`) and
     their body store: the bodies held inline, and those kept in the folder's old store
-    (``old``: its rows as this cache read them) copied from it."""
+    (``old``: its rows as this cache read them, in ``kept``) copied from it."""
     replace = msgspec.structs.replace
-    texts = bodies.stored_bodies(old, [row.task for row in rows])
+    texts = kept.stored(old, [row.task for row in rows])
     moved = [
         row
         if row.task is None or row.task.raw_body == KEPT
@@ -159,10 +161,11 @@ class ParseCache:
         self._rows: list[Row] | None = None
         #: The rows decoded, by folder path, where their tasks find their bodies.
         self._parts: dict[str, bodies.Part] = {}
-        #: The body stores of the rows files its heads name (open while it is held).
-        self.stores = bodies.Stores()
+        #: The bodies of the rows it decoded, and the stores of the rows files its heads
+        #: name (open while it is held): where its tasks' kept bodies are read.
+        self.bodies = bodies.Bodies()
         if self.head is not None and self.path is not None:
-            self.stores.know(str(self.path.parent), self.head.files, self.head.stores)
+            self.bodies.stores.know(str(self.path.parent), self.head.files, self.head.stores)
 
     @classmethod
     def empty(cls) -> ParseCache:
@@ -209,8 +212,8 @@ class ParseCache:
         """Register a folder's rows decoded (all, or some by index) with their store."""
         if name:
             number = bodies.store_number(name)
-            part = bodies.Part(folder.path, folder.names, number, rows, self.stores)
-            part.register()
+            part = bodies.Part(folder.path, folder.names, number, rows)
+            self.bodies.add(part)
             self._parts[folder.path] = part
 
     def id_columns(self) -> list[IdColumns] | None:
@@ -355,7 +358,7 @@ class ParseCache:
                 else:
                     name = f"{ROWS_PREFIX}{os.urandom(8).hex()}.msgpack"
                     old = self._parts.get(folder.path)
-                    part, store = _bodies_moved(rows[start : start + len(folder)], old)
+                    part, store = _bodies_moved(rows[start : start + len(folder)], self.bodies, old)
                     columns = IdColumns.of([row.task for row in part])
                     files.append(name)
                     stores.append(len(store))
@@ -378,7 +381,7 @@ class ParseCache:
         except OSError:
             return None
         before = self.head.files if self.head is not None else []
-        self.stores.know(str(self.path.parent), encoded.files, encoded.stores)
+        self.bodies.stores.know(str(self.path.parent), encoded.files, encoded.stores)
         self._remove_unused({*encoded.files, *before})
         return encoded.token + signature.of(stat)
 

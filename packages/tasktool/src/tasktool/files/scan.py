@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import msgspec
 
+from tasktool.files.bodies import Bodies
 from tasktool.files.cache import ParseCache
 from tasktool.files.cache_files import Folder, Head, Row
 from tasktool.files.read import ARCHIVE_DIR, parse_entry, read_entry
@@ -64,8 +65,10 @@ def scan_tasks(root: Path, ignore: tuple[str, ...] = (), *, use_cache: bool = Tr
 
     When no folder's names or signatures changed, the cached rows are the answer, in the
     cached result order. Otherwise each folder's files are matched to the cached ones by
-    name and signature and only the others are parsed. A task read from the cache reads
-    its body when first asked for (:mod:`tasktool.files.bodies`).
+    name and signature and only the others are parsed. A task read from the cache holds
+    no body; the result holds no reader of it either, so its file gives it
+    (:meth:`Bodies.read <tasktool.files.bodies.Bodies.read>`): a caller that reads bodies
+    keeps the :class:`Scan` (:func:`scan_source`) and reads them with its :attr:`~Scan.bodies`.
     """
     return scan_source(root, ignore, use_cache=use_cache).result
 
@@ -95,9 +98,10 @@ class Scan:
         self.identity = identity
         self._compute = compute
         self._cache = cache  # the cache read for the identity (its rows are the result)
-        #: The cache this scan read: the tasks taken from its rows find their bodies
-        #: through it (:mod:`tasktool.files.bodies`) while it is held.
-        self._read = read or cache
+        read = read or cache
+        #: Where the tasks taken from the rows of the cache this scan read find their
+        #: bodies (any other task's is inline or in its file).
+        self.bodies: Bodies = read.bodies if read is not None else Bodies()
         #: Every folder the walk entered (absolute paths), ``None`` for a scan made
         #: elsewhere: where a worklog lookup looks for ``.worklogs/`` folders.
         self.folders = folders

@@ -87,7 +87,8 @@ def register_more(tool: Register, load: Loader) -> None:
             repo = load()
             finished = "in-review" if repo.settings.workflow == "pr-review" else "completed"
             return task_view(
-                update_task(repo, args.id, TaskChange(set={"status": finished})), body=True
+                update_task(repo, args.id, TaskChange(set={"status": finished})),
+                body=repo.bodies.read,
             )
 
     @tool("board", READ)

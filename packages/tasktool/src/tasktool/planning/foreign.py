@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 
 from tasktool.files.backlogmd import new_backlog_name, new_backlog_text, normalized_scan
-from tasktool.files.scan import scan_tasks
+from tasktool.files.scan import scan_source
 from tasktool.files.storage import atomic_write_text, repository_lock
 from tasktool.model.errors import TaskToolError
 from tasktool.model.layout import TASKS_DIR, Layout
@@ -93,9 +93,8 @@ def create_foreign(
     repository's default status unless one is given."""
     layout = repo.settings.layout
     with repository_lock(repo.task_dir):
-        found, _drafts = normalized_scan(
-            scan_tasks(repo.task_dir, repo.settings.ignore), layout, repo.task_dir
-        )
+        scan = scan_source(repo.task_dir, repo.settings.ignore)
+        found, _drafts = normalized_scan(scan.result, layout, repo.task_dir, scan.bodies)
         every = (*found.tasks, *found.archived)
         known = {task.id for task in every} | {p.task_id for p in found.broken if p.task_id}
         numbers = [layout.number_of(task_id) for task_id in known]

@@ -12,6 +12,7 @@
     repo.worktrees           # the git worktrees merged in (None: no overlay active)
     repo.watched             # task directories whose changes change what is shown
     repo.cache               # what the caches answer without decoding every task (CacheView)
+    repo.bodies.read(task)   # a task's body (read on first use when the parse cache keeps it)
 
 With ``worktree_scope: unified`` and sibling git worktrees, ``tasks`` and
 ``archived`` carry each task's effective status (:mod:`tasktool.planning.overlay`,
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from tasktool.config import LoadedConfig, Overrides, load_config, taskmd_notice
+from tasktool.files.bodies import Bodies
 from tasktool.files.scan import ARCHIVE_DIR, Scan, ScanResult, at_positions, scan_source
 from tasktool.files.taskfile import is_safe_id
 from tasktool.files.walk import walk
@@ -81,6 +83,10 @@ class Repository:
         self.settings: Settings = config.settings
         self.task_dir = Path(config.settings.task_dir)
         self._scan = scan if isinstance(scan, Scan) else Scan.of(scan)
+        #: The tasks' bodies: held inline, or kept by the parse cache this load read and
+        #: read from there on first use (a listing never reads one); the stores it opens
+        #: close when the repository goes.
+        self.bodies: Bodies = self._scan.bodies
         self._merged = merged
         #: What the caches answer about ``tasks`` and ``archived`` without decoding them.
         self.cache = CacheView(self._scan, merged)
@@ -427,9 +433,8 @@ def _foreign(config: LoadedConfig, root: Path, *, use_cache: bool) -> Repository
     from tasktool.files.backlogmd import lenient_note, normalized_scan
 
     layout = config.settings.layout
-    result, drafts = normalized_scan(
-        scan_source(root, config.settings.ignore, use_cache=use_cache).result, layout, root
-    )
+    scan = scan_source(root, config.settings.ignore, use_cache=use_cache)
+    result, drafts = normalized_scan(scan.result, layout, root, scan.bodies)
     note = lenient_note((*result.tasks, *result.archived))
     notes = (note,) if note is not None else ()
     return Repository(config, result, notes=notes, drafts=drafts)

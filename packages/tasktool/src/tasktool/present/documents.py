@@ -25,7 +25,7 @@ from tasktool.model.criteria import acceptance_criteria
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.settings import Settings
 from tasktool.model.task import Status, Task, natural_key
-from tasktool.model.views import task_view, task_views
+from tasktool.model.views import BodyReader, task_view, task_views
 from tasktool.model.vocabulary import field_values
 from tasktool.planning.filters import apply_filters, sort_tasks
 from tasktool.planning.repository import Loader, Repository
@@ -120,7 +120,8 @@ def task_detail(repo: Repository, task: Task) -> dict[str, Any]:
         if (found := by_id.get(dep)) is None or found.status != Status.COMPLETED.value
     ]
     children_tasks = [by_id[child] for child in children]
-    detail = _detail(task, dependents, children_tasks, unmet, _worklog(repo, task.id))
+    worklog = _worklog(repo, task.id)
+    detail = _detail(task, dependents, children_tasks, unmet, worklog, body=repo.bodies.read)
     if repo.is_draft(task):
         detail["draft"] = True  # Backlog.md's draft: never listed nor recommended
     return detail
@@ -138,7 +139,9 @@ def get_document(repo: Repository, task_id: str) -> dict[str, Any]:
         return task_detail(repo, repo.get(task_id))
     task = found.task
     worklog = _worklog(repo, task.id, task)
-    return _detail(task, found.dependents, found.children, found.unmet, worklog)
+    return _detail(
+        task, found.dependents, found.children, found.unmet, worklog, body=repo.bodies.read
+    )
 
 
 def _detail(
@@ -147,8 +150,10 @@ def _detail(
     children: list[Task],
     unmet: list[str],
     worklog: dict[str, Any] | None,
+    *,
+    body: BodyReader,
 ) -> dict[str, Any]:
-    detail = task_view(task, body=True)
+    detail = task_view(task, body=body)
     detail.update(
         dependents=dependents,
         children=[
@@ -308,7 +313,7 @@ def search_document(
     title or body hold every word of ``text``, each with its ``score``, best first."""
     from tasktool.planning.search import search_tasks
 
-    hits = search_tasks(list_tasks(repo, filters=filters, archived=archived), text)
+    hits = search_tasks(list_tasks(repo, filters=filters, archived=archived), text, repo.bodies)
     if limit:
         hits = hits[:limit]
     views = task_views([hit.task for hit in hits])

@@ -49,7 +49,10 @@ def list_page(
     from tasktool.planning.search import search_tasks
 
     hits = remember(
-        key, lambda: search_tasks(list_tasks(repo, filters=filters, archived=archived), text)
+        key,
+        lambda: search_tasks(
+            list_tasks(repo, filters=filters, archived=archived), text, repo.bodies
+        ),
     )
     page = window.cut(hits)
     views = task_views([hit.task for hit in page])

@@ -16,6 +16,7 @@ from typing import Any
 
 from starlette.requests import Request
 
+from tasktool.files.bodies import Bodies
 from tasktool.model.task import Task
 from tasktool.model.views import task_views
 from tasktool.planning.filters import sort_tasks, values_of
@@ -82,7 +83,7 @@ def _choices(tasks: Sequence[Task], known: dict[str, list[str]]) -> dict[str, li
     return choices
 
 
-def _searched(tasks: list[Task], text: str) -> list[Task]:
+def _searched(tasks: list[Task], text: str, bodies: Bodies) -> list[Task]:
     """Tasks whose id, title, owner or a tag holds every word (as the browser matches a
     row), or whose title and description do (``search``), in the list's order."""
     from tasktool.planning.search import search_tasks
@@ -92,7 +93,7 @@ def _searched(tasks: list[Task], text: str) -> list[Task]:
     def row_text(task: Task) -> str:
         return " ".join(v for v in (task.id, task.title, task.owner, *task.tags) if v).lower()
 
-    found = {id(hit.task) for hit in search_tasks(tasks, text)}
+    found = {id(hit.task) for hit in search_tasks(tasks, text, bodies)}
     return [
         task for task in tasks if id(task) in found or all(word in row_text(task) for word in words)
     ]
@@ -113,7 +114,7 @@ def table_rows(
         for name, value in query.chosen:
             kept = [task for task in kept if value in values_of(task, name)]
         if query.text:
-            kept = _searched(kept, query.text)
+            kept = _searched(kept, query.text, repo.bodies)
         return sort_tasks(kept, query.sort, repo.settings) if query.sort else kept
 
     kept = remember(("table", query.chosen, query.text, query.sort), matching)
