@@ -39,7 +39,9 @@ def cached_entries(root: Path) -> dict[str, CacheEntry]:
             row = next(numbers)
             sig = folder.signature(index)
             if sig != signature.UNSETTLED:
-                task = row.task and msgspec.structs.replace(row.task, raw_body=row.task.body)
+                task = row.task and msgspec.structs.replace(
+                    row.task, raw_body=cache.bodies.read(row.task)
+                )
                 found[os.path.join(folder.path, name)] = CacheEntry(sig, task, row.broken)
     return found
 
