@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from matchmaker.cli import main
-from matchmaker.settings import ADMIN_OPTIONS, CONFIG_OPTION, OPTIONS, Option, environment_table
-from matchmaker.settings import resolve as resolve_settings
+from matchmaker.configure import ADMIN_OPTIONS, CONFIG_OPTION, OPTIONS, Option, environment_table
+from matchmaker.configure import resolve as resolve_settings
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "operations.md"
 
@@ -29,7 +29,7 @@ def documented_variables() -> list[str]:
 def test_the_docs_table_is_the_option_table() -> None:
     assert documented_table() == environment_table(), (
         "docs/operations.md's environment table is stale: paste "
-        "matchmaker.settings.environment_table() into it"
+        "matchmaker.configure.environment_table() into it"
     )
 
 

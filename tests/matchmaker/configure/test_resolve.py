@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from matchmaker.config import Limits, ServerConfig
-from matchmaker.settings import SettingsError, resolve
-from matchmaker.settings.resolve import liveness_warnings
+from matchmaker.configure import ConfigError, resolve
+from matchmaker.configure.resolve import liveness_warnings
 
 
 def write(tmp_path: Path, text: str) -> str:
@@ -82,7 +82,7 @@ def test_bad_files_name_the_key_and_line(
     tmp_path: Path, text: str, code: str, words: list[str]
 ) -> None:
     path = write(tmp_path, text)
-    with pytest.raises(SettingsError) as caught:
+    with pytest.raises(ConfigError) as caught:
         resolve({}, {}, path)
     assert caught.value.code == code
     for word in words:
@@ -90,16 +90,16 @@ def test_bad_files_name_the_key_and_line(
 
 
 def test_a_missing_file_is_unreadable(tmp_path: Path) -> None:
-    with pytest.raises(SettingsError) as caught:
+    with pytest.raises(ConfigError) as caught:
         resolve({}, {}, str(tmp_path / "absent.yaml"))
     assert caught.value.code == "config.unreadable"
 
 
 def test_bad_environment_values_name_the_variable_and_hide_secrets() -> None:
-    with pytest.raises(SettingsError) as caught:
+    with pytest.raises(ConfigError) as caught:
         resolve({}, {"MATCHMAKER_SHUTDOWN_GRACE": "-1"})
     assert "MATCHMAKER_SHUTDOWN_GRACE" in caught.value.message
-    with pytest.raises(SettingsError) as caught:
+    with pytest.raises(ConfigError) as caught:
         resolve({}, {"REALTIME_MGMT_KEY": ""})
     assert "REALTIME_MGMT_KEY" in caught.value.message
 
@@ -117,7 +117,7 @@ def test_bad_environment_values_name_the_variable_and_hide_secrets() -> None:
 )
 def test_config_file_values_are_typed_yaml(tmp_path: Path, text: str, key: str) -> None:
     path = write(tmp_path, text)
-    with pytest.raises(SettingsError) as caught:
+    with pytest.raises(ConfigError) as caught:
         resolve({}, {}, path)
     assert caught.value.code == "config.invalid"
     line = text.count("\n")
@@ -151,7 +151,7 @@ def test_typed_values_and_text_from_the_environment_still_parse(tmp_path: Path) 
 def test_a_heartbeat_timeout_not_above_the_interval_is_refused(
     tmp_path: Path, text: str, env: dict[str, str], words: list[str]
 ) -> None:
-    with pytest.raises(SettingsError) as caught:
+    with pytest.raises(ConfigError) as caught:
         resolve({}, env, write(tmp_path, text))
     assert caught.value.code == "config.invalid"
     for word in words:

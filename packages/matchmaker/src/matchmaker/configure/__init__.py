@@ -1,12 +1,14 @@
-"""Settings of the ``matchmaker`` command: one option table, every source derived from it.
+"""The configuration of the ``matchmaker`` command (a :class:`~matchmaker.config.ServerConfig`):
+one option table, every source (flags, ``MATCHMAKER_*``, the ``--config`` file) derived
+from it.
 
-See :mod:`matchmaker.settings.options` for the table and
-:mod:`matchmaker.settings.resolve` for the precedence rules.
+See :mod:`matchmaker.configure.options` for the table and
+:mod:`matchmaker.configure.resolve` for the precedence rules.
 """
 
 from __future__ import annotations
 
-from matchmaker.settings.options import (
+from matchmaker.configure.options import (
     ADMIN_OPTIONS,
     CONFIG_OPTION,
     GROUPS,
@@ -15,8 +17,8 @@ from matchmaker.settings.options import (
     Kind,
     Option,
 )
-from matchmaker.settings.resolve import KNOWN_ENV, Effective, SettingsError, resolve
-from matchmaker.settings.show import effective_rows, environment_rows, environment_table
+from matchmaker.configure.resolve import KNOWN_ENV, ConfigError, Effective, resolve
+from matchmaker.configure.show import effective_rows, environment_rows, environment_table
 
 __all__ = [
     "ADMIN_OPTIONS",
@@ -25,10 +27,10 @@ __all__ = [
     "KNOWN_ENV",
     "OPTIONS",
     "PROCESS",
+    "ConfigError",
     "Effective",
     "Kind",
     "Option",
-    "SettingsError",
     "effective_rows",
     "environment_rows",
     "environment_table",

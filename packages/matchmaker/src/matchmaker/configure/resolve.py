@@ -2,7 +2,7 @@
 
 Nothing is read at import time; the caller hands in the flags it parsed and the
 environment, and the config file is read here. Every bad value is a
-:class:`SettingsError` naming the flag, the variable or the file key and line.
+:class:`ConfigError` naming the flag, the variable or the file key and line.
 """
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from matchmaker.config import ControlLimits, Limits, ServerConfig
-from matchmaker.errors import MatchmakerError
-from matchmaker.settings.options import (
+from matchmaker.configure.options import (
     ADMIN_OPTIONS,
     CONFIG_OPTION,
     ENV_PREFIX,
@@ -23,12 +22,13 @@ from matchmaker.settings.options import (
     Option,
     option_for_key,
 )
+from matchmaker.errors import MatchmakerError
 from mtcommon import CodedError, key_lines, load_roundtrip
 
 __all__ = [
     "KNOWN_ENV",
+    "ConfigError",
     "Effective",
-    "SettingsError",
     "liveness_warnings",
     "resolve",
     "unknown_env_warnings",
@@ -40,7 +40,7 @@ KNOWN_ENV = frozenset(
 """Every environment variable the ``matchmaker`` command reads."""
 
 
-class SettingsError(MatchmakerError):
+class ConfigError(MatchmakerError):
     """A setting that cannot be used: ``config.invalid``, ``config.unknown_key``, ..."""
 
     code = "config.invalid"
@@ -89,7 +89,7 @@ def read_config_file(path: Path) -> dict[str, tuple[Any, int]]:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise SettingsError(
+        raise ConfigError(
             f"cannot read the config file {path}: {exc}",
             code="config.unreadable",
             details={"file": str(path)},
@@ -97,11 +97,11 @@ def read_config_file(path: Path) -> dict[str, tuple[Any, int]]:
     try:
         data = load_roundtrip(text, source=str(path))
     except CodedError as exc:
-        raise SettingsError(exc.message, code=exc.code, details=exc.details) from None
+        raise ConfigError(exc.message, code=exc.code, details=exc.details) from None
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise SettingsError(
+        raise ConfigError(
             f"{path}: the config file must be a mapping of setting names to values",
             details={"file": str(path)},
         )
@@ -113,13 +113,13 @@ def read_config_file(path: Path) -> dict[str, tuple[Any, int]]:
         option = option_for_key(str(key))
         if option is None:
             hint = _closest(str(key).replace("-", "_"), [o.key for o in OPTIONS])
-            raise SettingsError(
+            raise ConfigError(
                 f"{where}: unknown setting {key!r}{hint}",
                 code="config.unknown_key",
                 details={"file": str(path), "line": line, "key": str(key)},
             )
         if option.field in found:
-            raise SettingsError(
+            raise ConfigError(
                 f"{where}: {key!r} repeats a setting given on line {found[option.field][1]}",
                 details={"file": str(path), "line": line, "key": str(key)},
             )
@@ -127,7 +127,7 @@ def read_config_file(path: Path) -> dict[str, tuple[Any, int]]:
             found[option.field] = (option.kind.from_file(raw), line)
         except ValueError as exc:
             shown = "***" if option.secret else repr(raw)
-            raise SettingsError(
+            raise ConfigError(
                 f"{where}: {key} must be {exc}, not {shown}",
                 details={"file": str(path), "line": line, "key": str(key)},
             ) from None
@@ -149,7 +149,7 @@ def _parse_env(option: Option, name: str, raw: str) -> Any:
         return option.kind.parse(raw)
     except ValueError as exc:
         shown = "***" if option.secret else repr(raw)
-        raise SettingsError(
+        raise ConfigError(
             f"environment variable {name} must be {exc}, not {shown}",
             details={"variable": name},
         ) from None
@@ -161,7 +161,7 @@ def _check_together(config: ServerConfig, origins: Mapping[str, str]) -> None:
     if limits.heartbeat_timeout_ms <= limits.heartbeat_interval_ms:
         # Every connection would be dropped between two pings.
         timeout, interval = "limits.heartbeat_timeout_ms", "limits.heartbeat_interval_ms"
-        raise SettingsError(
+        raise ConfigError(
             f"{_where(origins[timeout])}heartbeat_timeout_ms ({limits.heartbeat_timeout_ms}, "
             f"{origins[timeout]}) must be greater than heartbeat_interval_ms "
             f"({limits.heartbeat_interval_ms}, {origins[interval]})",

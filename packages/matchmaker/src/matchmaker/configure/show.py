@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from matchmaker.settings.options import ADMIN_OPTIONS, CONFIG_OPTION, OPTIONS
-from matchmaker.settings.resolve import Effective
+from matchmaker.configure.options import ADMIN_OPTIONS, CONFIG_OPTION, OPTIONS
+from matchmaker.configure.resolve import Effective
 from matchmaker.store.url import redact_url
 
 __all__ = ["ENV_TABLE_HEADER", "effective_rows", "environment_rows", "environment_table"]
