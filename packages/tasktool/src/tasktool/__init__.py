@@ -23,9 +23,9 @@ if TYPE_CHECKING:
     from tasktool.config.loader import LoadedConfig as LoadedConfig
     from tasktool.config.loader import Overrides as Overrides
     from tasktool.config.loader import load_config as load_config
+    from tasktool.model.config import Config as Config
     from tasktool.model.diagnostics import Diagnostic as Diagnostic
     from tasktool.model.errors import TaskToolError as TaskToolError
-    from tasktool.model.settings import Settings as Settings
     from tasktool.model.task import Priority as Priority
     from tasktool.model.task import Status as Status
     from tasktool.model.task import Task as Task
@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from tasktool.present.graph_render import select_graph as select_graph
 
 __all__ = [
+    "Config",
     "Diagnostic",
     "LoadedConfig",
     "Loader",
@@ -65,7 +66,6 @@ __all__ = [
     "Priority",
     "Ranked",
     "Repository",
-    "Settings",
     "Status",
     "Task",
     "TaskChange",
@@ -108,7 +108,7 @@ __getattr__, __dir__ = lazy_exports(
         "Priority": ".model.task",
         "Ranked": ".planning.ranking",
         "Repository": ".planning.repository",
-        "Settings": ".model.settings",
+        "Config": ".model.config",
         "Status": ".model.task",
         "Task": ".model.task",
         "TaskChange": ".planning.changes",

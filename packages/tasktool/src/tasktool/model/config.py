@@ -1,9 +1,9 @@
-"""Effective settings: what the core needs, already validated and typed.
+"""The effective configuration: what the core needs, already validated and typed.
 
-The config loader (``tasktool.config``) builds one ``Settings`` from defaults,
+The config loader (``tasktool.config``) builds one ``Config`` from defaults,
 the one config file, ``TASKTOOL_*`` variables and flags, and records where
 each value came from. The core (ranking, tracks, validation) takes a
-``Settings`` and never looks at files or the environment.
+``Config`` and never looks at files or the environment.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import msgspec
 from tasktool.model.layout import Layout
 from tasktool.model.task import DEFAULT_EFFORT
 
-__all__ = ["IdStrategy", "Phase", "Scope", "Settings", "Unphased", "Workflow", "WorktreeScope"]
+__all__ = ["Config", "IdStrategy", "Phase", "Scope", "Unphased", "Workflow", "WorktreeScope"]
 
 IdStrategy = Literal["sequential", "prefixed", "random", "ulid"]
 Unphased = Literal["current", "last"]
@@ -39,7 +39,7 @@ class Scope(msgspec.Struct, frozen=True, kw_only=True):
     paths: tuple[str, ...] = ()
 
 
-class Settings(msgspec.Struct, frozen=True, kw_only=True):
+class Config(msgspec.Struct, frozen=True, kw_only=True):
     """Every effective setting of one run."""
 
     task_dir: str = "."

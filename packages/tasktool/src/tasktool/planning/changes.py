@@ -17,9 +17,9 @@ from typing import Any, Final
 import msgspec
 
 from tasktool.files.taskfile import LIST_FIELDS, SCALAR_FIELDS
+from tasktool.model.config import Config
 from tasktool.model.errors import TaskToolError
 from tasktool.model.limits import check_body_size, check_list_size, check_value_size
-from tasktool.model.settings import Settings
 from tasktool.model.task import Task
 from tasktool.model.vocabulary import (
     CLOSED_FIELDS,
@@ -86,7 +86,7 @@ def check_text(field: str, value: str) -> None:
         )
 
 
-def check_value(field: str, value: str, settings: Settings) -> None:
+def check_value(field: str, value: str, settings: Config) -> None:
     """Reject a status, priority, type, effort or date outside its vocabulary, and control
     characters in any field."""
     check_text(field, value)
@@ -141,7 +141,7 @@ def plan_create(fields: Mapping[str, Any], today: str) -> dict[str, Any]:
 
 
 def plan_update(
-    task: Task, change: TaskChange, settings: Settings, known_ids: Collection[str], today: str
+    task: Task, change: TaskChange, settings: Config, known_ids: Collection[str], today: str
 ) -> dict[str, Any]:
     """The frontmatter keys to write (``REMOVE`` deletes), or ``TaskToolError`` if invalid."""
     updates: dict[str, Any] = {}
@@ -230,7 +230,7 @@ def invalid_fields(errors: Mapping[str, dict[str, str]]) -> TaskToolError:
 def change_from_json(
     payload: object,
     task: Task,
-    settings: Settings,
+    settings: Config,
     known_ids: Collection[str],
     today: str,
 ) -> TaskChange:

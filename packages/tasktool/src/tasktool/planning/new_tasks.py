@@ -13,9 +13,9 @@ from typing import Any
 import msgspec
 
 from tasktool.files.taskfile import LIST_FIELDS
+from tasktool.model.config import Config
 from tasktool.model.errors import TaskToolError
 from tasktool.model.limits import check_body_size, check_list_size, check_value_size
-from tasktool.model.settings import Settings
 from tasktool.planning.changes import (
     EDITABLE_SCALARS,
     check_value,
@@ -42,7 +42,7 @@ class NewTaskRequest(msgspec.Struct, frozen=True, kw_only=True):
     task_id: str | None = None
 
 
-def _check(field: str, value: Any, settings: Settings) -> None:
+def _check(field: str, value: Any, settings: Config) -> None:
     if field == "body":
         check_body_size(value)
     elif isinstance(value, list):
@@ -52,7 +52,7 @@ def _check(field: str, value: Any, settings: Settings) -> None:
         check_value(field, value, settings)
 
 
-def new_task_from_json(payload: object, settings: Settings) -> NewTaskRequest:
+def new_task_from_json(payload: object, settings: Config) -> NewTaskRequest:
     """``{"title": "...", "priority": "high", "tags": ["a"], "body": "...", "group": "api"}``
     as a checked :class:`NewTaskRequest`; ``null`` or ``""`` leaves a field unset."""
     if not isinstance(payload, dict):

@@ -3,7 +3,7 @@
 ::
 
     repo = load_context(Overrides(task_dir="tasks"))
-    repo.settings            # effective Settings
+    repo.settings            # effective Config
     repo.config_diagnostics  # problems of the config file / environment
     repo.tasks               # active tasks, natural id order
     repo.archived            # tasks under <task dir>/archive/ (their ids satisfy dependencies)
@@ -37,9 +37,9 @@ from tasktool.files.scan import ARCHIVE_DIR, Scan, ScanResult, at_positions, sca
 from tasktool.files.taskfile import is_safe_id
 from tasktool.files.walk import walk
 from tasktool.files.worktrees import WorktreeSet, discover_worktrees
+from tasktool.model.config import Config
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.errors import TaskToolError, task_not_found
-from tasktool.model.settings import Settings
 from tasktool.model.task import Task
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ class Repository:
         self.notes = notes
         #: Backlog.md's drafts: found by id (``get``), never listed, ranked or checked.
         self.drafts = drafts
-        self.settings: Settings = config.settings
+        self.settings: Config = config.settings
         self.task_dir = Path(config.settings.task_dir)
         self._scan = scan if isinstance(scan, Scan) else Scan.of(scan)
         #: The tasks' bodies: held inline, or kept by the parse cache this load read and

@@ -27,10 +27,10 @@ from tasktool.files.storage import (
     task_lock,
 )
 from tasktool.files.taskfile import is_safe_id, task_filename
+from tasktool.model.config import Config
 from tasktool.model.errors import TaskToolError
 from tasktool.model.ids import next_id
 from tasktool.model.limits import check_fields_size
-from tasktool.model.settings import Settings
 from tasktool.model.task import Task
 from tasktool.planning.changes import (
     REMOVE,
@@ -167,7 +167,7 @@ class NewTask(msgspec.Struct, frozen=True, kw_only=True):
     group: str | None = None
 
 
-def _check_fields(fields: dict[str, Any], body: str, settings: Settings) -> None:
+def _check_fields(fields: dict[str, Any], body: str, settings: Config) -> None:
     check_fields_size(fields, body)
     for field, value in fields.items():
         if isinstance(value, str):

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 from mtcommon import CodedError
 from tasktool.config import LoadedConfig
 from tasktool.files.taskfile import is_safe_id
+from tasktool.model.config import Config
 from tasktool.model.criteria import acceptance_criteria
 from tasktool.model.diagnostics import Diagnostic
-from tasktool.model.settings import Settings
 from tasktool.model.task import Status, Task, natural_key
 from tasktool.model.views import BodyReader, task_view, task_views
 from tasktool.model.vocabulary import field_values
@@ -284,7 +284,7 @@ def config_document(loaded: LoadedConfig) -> dict[str, Any]:
 VOCABULARY_FIELDS = ("status", "priority", "effort", "type", "phase")
 
 
-def vocabulary(settings: Settings) -> dict[str, list[str]]:
+def vocabulary(settings: Config) -> dict[str, list[str]]:
     """The known values of the closed fields and of ``phase``, in their natural order."""
     return {field: list(field_values(field, settings) or ()) for field in VOCABULARY_FIELDS}
 
