@@ -9,11 +9,11 @@ from pathlib import Path
 
 import msgspec
 
-from tasktool.files import signature
-from tasktool.files.bodies import Bodies
-from tasktool.files.cache import ParseCache, result_order
-from tasktool.files.cache_files import Folder, Row
-from tasktool.files.scan import ScanResult
+from tasktool.files.caches import signature
+from tasktool.files.caches.bodies import Bodies
+from tasktool.files.caches.cache import ParseCache, result_order
+from tasktool.files.caches.cache_files import Folder, Row
+from tasktool.files.scanning.scan import ScanResult
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task
 

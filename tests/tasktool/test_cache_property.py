@@ -18,9 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from msgspec.structs import replace
 
-from tasktool.files import read
-from tasktool.files.read import READ_AHEAD_FROM
-from tasktool.files.scan import read_entry, scan_source, scan_tasks
+from tasktool.files.parsing import read
+from tasktool.files.parsing.read import READ_AHEAD_FROM
+from tasktool.files.scanning.scan import read_entry, scan_source, scan_tasks
 from tasktool.model.task import Task
 from tests.tasktool.cache_entries import CacheEntry, cached_entries, read_bodies, store_entries
 
@@ -184,7 +184,7 @@ def test_two_processes_writing_the_cache_at_once_never_mix(tmp_path: Path) -> No
 
 #: A process that scans 15 times, reading every body every second time.
 SCANNER = (
-    "import sys; from pathlib import Path; from tasktool.files.scan import scan_source\n"
+    "import sys; from pathlib import Path; from tasktool.files.scanning.scan import scan_source\n"
     "for n in range(15):\n"
     "    scan = scan_source(Path(sys.argv[1]))\n"
     "    [scan.bodies.read(t) for t in scan.result.tasks if n % 2]"

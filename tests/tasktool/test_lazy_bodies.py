@@ -19,11 +19,11 @@ from mcp import Client
 from mcp.types import TextContent
 
 from tasktool.config import Overrides
-from tasktool.files import bodies
-from tasktool.files.bodies import Bodies
-from tasktool.files.cache import ParseCache
-from tasktool.files.cache_files import FORMAT
-from tasktool.files.scan import scan_source, scan_tasks
+from tasktool.files.caches import bodies
+from tasktool.files.caches.bodies import Bodies
+from tasktool.files.caches.cache import ParseCache
+from tasktool.files.caches.cache_files import FORMAT
+from tasktool.files.scanning.scan import scan_source, scan_tasks
 from tasktool.mcp.server import create_server
 from tasktool.model.errors import TaskToolError
 from tasktool.model.task import KEPT, Task

@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mtcommon import YamlError, load_text
-from tasktool.files.frontmatter import _flat, read_frontmatter, repeated_keys
-from tasktool.files.taskfile import parse_task, slugify, split_frontmatter, task_filename
+from tasktool.files.parsing.frontmatter import _flat, read_frontmatter, repeated_keys
+from tasktool.files.parsing.taskfile import parse_task, slugify, split_frontmatter, task_filename
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task
 

@@ -11,10 +11,10 @@ import pytest
 from tasktool.config import Overrides
 from tasktool.model.errors import TaskToolError
 from tasktool.model.task import Task
-from tasktool.planning import changes, writes
-from tasktool.planning.changes import TaskChange
 from tasktool.planning.repository import Repository, load_context
-from tasktool.planning.writes import (
+from tasktool.planning.writing import changes, writes
+from tasktool.planning.writing.changes import TaskChange
+from tasktool.planning.writing.writes import (
     NewTask,
     archive_task,
     create_task,

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tasktool.config import LoadedConfig
-from tasktool.files.scan import ScanResult
+from tasktool.files.scanning.scan import ScanResult
 from tasktool.model.config import Config
 from tasktool.model.task import RESOLVED_STATUSES, Task, natural_key
 from tasktool.planning.board import GROUP_FIELDS, build_board, count_columns, count_fields

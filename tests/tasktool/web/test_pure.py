@@ -12,9 +12,9 @@ from mtcommon import CodedError
 from tasktool.model.config import Config
 from tasktool.model.errors import TaskToolError
 from tasktool.model.task import Task
-from tasktool.planning.changes import change_from_json
+from tasktool.planning.writing.changes import change_from_json
 from tasktool.web.events import ChangeFeed, is_task_change
-from tasktool.web.graphsvg import _layers, graph_svg
+from tasktool.web.graph.graphsvg import _layers, graph_svg
 from tasktool.web.layout import Links, export_name
 
 ROOT = Path("/t")

@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task
-from tasktool.planning.overlay import Provenance, Verdict, Won
-from tasktool.planning.overlay_memo import memo_path
+from tasktool.planning.memos.overlay_memo import memo_path
 from tasktool.planning.repository import Repository, load_context
+from tasktool.planning.worktrees.overlay import Provenance, Verdict, Won
 from tests.tasktool.cache_entries import bodies_read
 from tests.tasktool.conftest import edit_in_place
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tasktool.model.task import Task
-from tasktool.planning.overlay import SiblingTasks, claimed_elsewhere, overlay
+from tasktool.planning.worktrees.overlay import SiblingTasks, claimed_elsewhere, overlay
 
 
 def _task(task_id: str, status: str, where: str = "here", **extra: object) -> Task:

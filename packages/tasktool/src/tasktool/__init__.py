@@ -30,20 +30,20 @@ if TYPE_CHECKING:
     from tasktool.model.task import Status as Status
     from tasktool.model.task import Task as Task
     from tasktool.model.views import task_view as task_view
-    from tasktool.planning.changes import TaskChange as TaskChange
-    from tasktool.planning.deduplicate import deduplicate as deduplicate
     from tasktool.planning.ranking import Ranked as Ranked
     from tasktool.planning.repository import Loader as Loader
     from tasktool.planning.repository import Repository as Repository
     from tasktool.planning.repository import load_context as load_context
     from tasktool.planning.search import tag_counts as tag_counts
-    from tasktool.planning.worklog import add_entry as add_entry
-    from tasktool.planning.worklog import read_worklog as read_worklog
-    from tasktool.planning.writes import archive_task as archive_task
-    from tasktool.planning.writes import create_task as create_task
-    from tasktool.planning.writes import remove_task as remove_task
-    from tasktool.planning.writes import restore_task as restore_task
-    from tasktool.planning.writes import update_task as update_task
+    from tasktool.planning.writing.changes import TaskChange as TaskChange
+    from tasktool.planning.writing.deduplicate import deduplicate as deduplicate
+    from tasktool.planning.writing.worklog import add_entry as add_entry
+    from tasktool.planning.writing.worklog import read_worklog as read_worklog
+    from tasktool.planning.writing.writes import archive_task as archive_task
+    from tasktool.planning.writing.writes import create_task as create_task
+    from tasktool.planning.writing.writes import remove_task as remove_task
+    from tasktool.planning.writing.writes import restore_task as restore_task
+    from tasktool.planning.writing.writes import update_task as update_task
     from tasktool.present.documents import board_document as board_document
     from tasktool.present.documents import config_document as config_document
     from tasktool.present.documents import get_document as get_document

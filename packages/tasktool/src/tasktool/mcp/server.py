@@ -34,7 +34,7 @@ from tasktool.mcp.more_tools import register_more
 from tasktool.mcp.tooling import READ, WRITE, F, make_tool, tool_errors
 from tasktool.model.views import task_view
 from tasktool.planning.repository import Loader
-from tasktool.planning.writes import create_task, update_task
+from tasktool.planning.writing.writes import create_task, update_task
 from tasktool.present.documents import (
     get_document,
     graph_document,

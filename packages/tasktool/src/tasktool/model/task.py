@@ -59,7 +59,7 @@ DEFAULT_EFFORT: tuple[str, ...] = ("small", "medium", "large")
 
 #: What :attr:`Task.raw_body` holds when the parse cache keeps the body (a NUL: one
 #: string for every such task, nothing to decode or hold per task): the load that decoded
-#: the task reads it (``repo.bodies.read(task)``, :mod:`tasktool.files.bodies`). A file
+#: the task reads it (``repo.bodies.read(task)``, :mod:`tasktool.files.caches.bodies`). A file
 #: whose whole body is a NUL reads as kept too, and its file then gives it.
 KEPT = "\x00"
 

@@ -34,7 +34,7 @@ from typing import Any
 
 import msgspec
 
-from tasktool.files.taskfile import is_safe_id
+from tasktool.files.parsing.taskfile import is_safe_id
 from tasktool.model.config import Config
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task, natural_key
@@ -164,10 +164,10 @@ def _duplicates(tasks: Iterable[Task]) -> list[Diagnostic]:
 
 def _owners(tasks: Sequence[Task], settings: Config) -> Sequence[Task]:
     """The tasks that own their id: all but, in a Backlog.md layout, the archived copies
-    a live task's id shadows (:func:`tasktool.files.backlogmd.shadowed_files`)."""
+    a live task's id shadows (:func:`tasktool.files.parsing.backlogmd.shadowed_files`)."""
     if not settings.layout.foreign:
         return tasks
-    from tasktool.files.backlogmd import shadowed_files
+    from tasktool.files.parsing.backlogmd import shadowed_files
 
     shadowed = shadowed_files(tasks)
     return [task for task in tasks if task.file_path not in shadowed]

@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from tasktool.files.taskfile import LIST_FIELDS, SCALAR_FIELDS
+from tasktool.files.parsing.taskfile import LIST_FIELDS, SCALAR_FIELDS
 from tasktool.model.config import Config
 from tasktool.model.errors import TaskToolError
 from tasktool.model.task import Task, natural_key

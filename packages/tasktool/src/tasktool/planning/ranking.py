@@ -32,7 +32,7 @@ from tasktool.model.config import Config
 from tasktool.model.task import PRIORITY_ORDER, RESOLVED_STATUSES, Priority, Task
 from tasktool.model.views import task_summary
 from tasktool.planning.graph import TaskGraph, build_graph, longest_chains
-from tasktool.planning.overlay import claimed_elsewhere
+from tasktool.planning.worktrees.overlay import claimed_elsewhere
 
 __all__ = ["DEFAULT_LIMIT", "Placed", "Ranked", "Reason", "rank_next", "score_candidates"]
 

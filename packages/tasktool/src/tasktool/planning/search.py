@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 
 import msgspec
 
-from tasktool.files.bodies import Bodies
+from tasktool.files.caches.bodies import Bodies
 from tasktool.model.task import Task, natural_key
 
 __all__ = ["Hit", "search_tasks", "tag_counts"]

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from mtcommon import CodedError
 from tasktool.config import LoadedConfig
-from tasktool.files.taskfile import is_safe_id
+from tasktool.files.parsing.taskfile import is_safe_id
 from tasktool.model.config import Config
 from tasktool.model.criteria import acceptance_criteria
 from tasktool.model.diagnostics import Diagnostic
@@ -82,7 +82,7 @@ def _worklog(repo: Repository, task_id: str, holder: Task | None = None) -> dict
     path = repo.worklog_path(task_id, holder=holder)
     if not path.exists():
         return None
-    from tasktool.planning.worklog import read_worklog  # only for a task that has one
+    from tasktool.planning.writing.worklog import read_worklog  # only for a task that has one
 
     entries = read_worklog(repo, task_id, holder=holder).entries
     return {
@@ -186,7 +186,7 @@ def rank(
 ) -> list[Ranked]:
     """``next``: the ranked actionable tasks. Refuses (``config.next.*``) when the config's
     ``next`` section is malformed, as every ``next`` surface must."""
-    from tasktool.planning.derived_memo import derived
+    from tasktool.planning.memos.derived_memo import derived
     from tasktool.planning.ranking import Placed, rank_next
 
     repo.config.require_next_config()
@@ -214,7 +214,7 @@ def rank(
 
 def repository_stats(repo: Repository) -> Stats:
     """``stats``: counts, completion rate, blocked, longest chain."""
-    from tasktool.planning.derived_memo import derived
+    from tasktool.planning.memos.derived_memo import derived
     from tasktool.planning.stats import Stats, compute_stats
 
     return derived(repo, "stats", (), Stats, lambda: compute_stats(repo.graph, repo.settings))
@@ -224,7 +224,7 @@ def validation_report(load: Loader) -> ValidationReport:
     """``validate``: config and task checks. An unreadable config or a task directory
     path that is not a directory is one error in the report, not an exception."""
     from tasktool.planning.checks import build_report, check_tasks
-    from tasktool.planning.derived_memo import derived
+    from tasktool.planning.memos.derived_memo import derived
 
     try:
         repo = load(tolerant=True)

@@ -29,9 +29,9 @@ from tasktool.config.sync import SourceConfig
 from tasktool.model.errors import TaskToolError
 from tasktool.model.task import Task
 from tasktool.model.views import BodyReader
-from tasktool.planning.changes import TaskChange
 from tasktool.planning.repository import Repository
-from tasktool.planning.writes import NewTask, create_tasks, update_task
+from tasktool.planning.writing.changes import TaskChange
+from tasktool.planning.writing.writes import NewTask, create_tasks, update_task
 from tasktool.sync.mapping import Desired, desired_task
 from tasktool.sync.remote import RemoteItem
 from tasktool.sync.report import Action, ConflictMode, Outcome, SourceReport
