@@ -176,9 +176,9 @@ async def with_fresh_repo(request: Request, change: Callable[[Repository], T]) -
 
 
 async def list_endpoint(request: Request) -> Response:
-    """A page of ``list`` (or ``search`` with ``q``): :data:`~tasktool.web.paged.paging.PAGE_DEFAULT`
-    tasks unless ``limit`` says otherwise, the total in ``X-Total-Count``, the next page in
-    ``Link``."""
+    """A page of ``list`` (or ``search`` with ``q``):
+    :data:`~tasktool.web.paged.paging.PAGE_DEFAULT` tasks unless ``limit`` says otherwise,
+    the total in ``X-Total-Count``, the next page in ``Link``."""
     filters = query_list(request, "filter")
     sort = request.query_params.get("sort") or None
     window = query_window(request)

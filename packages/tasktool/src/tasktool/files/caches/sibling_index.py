@@ -55,7 +55,8 @@ __all__ = ["INDEX_DIR", "IndexedCopy", "SiblingIndex", "index_path", "prune_inde
 #: 2: signatures as one bin (skipped in O(1) by a warm read); 3: the columns a warm read
 #: does not check as one bin too, decoded only when the overlay reads them; the folders'
 #: signatures with the files', compared as bytes (the digest is the memo's key only);
-#: 4: the signatures of :mod:`tasktool.files.caches.signature`, joined; 5: Backlog.md's field names read.
+#: 4: the signatures of :mod:`tasktool.files.caches.signature`, joined; 5: Backlog.md's
+#: field names read.
 _FORMAT = "sibling-index-5"
 INDEX_DIR = "worktrees"
 #: Beyond this many changed files a rebuild parses through the full scan (and its cache).

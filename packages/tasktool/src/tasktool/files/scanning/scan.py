@@ -1,6 +1,7 @@
-"""Scanning the task directory: its folders walked (:mod:`tasktool.files.scanning.walk`), compared
-with the parse cache (:mod:`tasktool.files.caches.cache`), the changed files read and parsed
-(:mod:`tasktool.files.parsing.read`) and merged with the cached rows (:mod:`tasktool.files.scanning.merge`)::
+"""Scanning the task directory: its folders walked (:mod:`tasktool.files.scanning.walk`),
+compared with the parse cache (:mod:`tasktool.files.caches.cache`), the changed files read
+and parsed (:mod:`tasktool.files.parsing.read`) and merged with the cached rows
+(:mod:`tasktool.files.scanning.merge`)::
 
     scan = scan_source(root, ignore)  # walked and compared now
     scan.identity                     # the same identity, the same result (or None)

@@ -114,8 +114,9 @@ def _replace(path: Path, text: str, seen: bytes, task_id: str) -> None:
 
 
 def update_task(repo: Repository, task_id: str, change: TaskChange) -> Task:
-    """Apply ``change`` to the task's file (see :func:`tasktool.planning.writing.changes.plan_update`);
-    in another tool's layout, in its terms (:mod:`tasktool.planning.writing.foreign`)."""
+    """Apply ``change`` to the task's file (see
+    :func:`tasktool.planning.writing.changes.plan_update`); in another tool's layout, in its
+    terms (:mod:`tasktool.planning.writing.foreign`)."""
     task = repo.local(task_id)
     path, task_id, layout = Path(task.file_path), task.id, repo.settings.layout
     change = incoming(change, layout, repo.resolve)
@@ -244,7 +245,8 @@ def create_task(
 ) -> Task:
     """Write a new task file ``<task dir>/[<group>/]<id>-<slug>.md``; the id comes from the
     configured strategy unless given. Fields are checked like ``set`` checks them. In
-    another tool's layout, written its way (:func:`~tasktool.planning.writing.foreign.create_foreign`)."""
+    another tool's layout, written its way
+    (:func:`~tasktool.planning.writing.foreign.create_foreign`)."""
     layout = repo.settings.layout
     fields = incoming_fields(fields, layout, repo.resolve)
     _check_fields(fields, body, repo.settings)
