@@ -375,8 +375,8 @@ class Client:
     async def _resume(self, settings: Reconnect, grace_s: float) -> None:
         refused = await retry(self._attempt, settings, grace_s, self._rng)
         if refused is not None and self.state == "reconnecting":
+            await self.websocket.close()  # after the server's own close: its code is kept
             self._finish(refused)
-            await self.websocket.close()
 
     async def _attempt(self, number: int, left_s: float) -> bool:
         """One reconnect: a fresh credential, a socket, a resuming ``hello``."""
