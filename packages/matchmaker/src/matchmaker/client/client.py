@@ -73,6 +73,7 @@ class Client:
         self._local_code: int | None = None  # why the client dropped the socket itself
         self._close_error: MatchmakerError | None = None  # why it closed for good
         self._tasks: set[asyncio.Task[None]] = set()  # the resume loop and heartbeat
+        self._replayed: list[Event] = []  # events a resume's socket brought before its welcome
         self._reader = self._start_reading(websocket)
 
     @classmethod
@@ -333,7 +334,11 @@ class Client:
                 if message.seq <= self.last_seq:
                     return  # replayed by a resume, delivered already
                 self.last_seq = message.seq
-            self._events.put_nowait(Event(message.type, message.data, message.seq))
+            event = Event(message.type, message.data, message.seq)
+            if self.state == "reconnecting":
+                self._replayed.append(event)  # after connection.back, which is not out yet
+            else:
+                self._events.put_nowait(event)
 
     def _welcome(self, reply: dict[str, Any]) -> None:
         """The ``hello`` reply: who this client is and, for a resume, which sends the
@@ -401,11 +406,16 @@ class Client:
             if error.code == "client.interrupted":
                 return False
             raise
-        resent = len(self._outbox.held) if self._outbox is not None else 0
         self._welcome(reply)
+        resent = len(self._outbox.held) if self._outbox is not None else 0
         back = {"client_id": self.client_id, "attempts": number, "resent": resent}
         self._events.put_nowait(Event("connection.back", back))
-        if self._outbox is not None:
+        for event in self._replayed:
+            self._events.put_nowait(event)
+        self._replayed.clear()
+        if self._reader.done():  # lost again before this task ran: resume that drop too
+            self._dropped(websocket)
+        elif self._outbox is not None:
             await self._flush(self._outbox)
         return True
 
