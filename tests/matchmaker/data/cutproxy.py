@@ -83,7 +83,8 @@ class CutProxy:
 async def cut_proxy(ws_url: str) -> AsyncIterator[CutProxy]:
     """A :class:`CutProxy` to the server at ``ws_url``, closed with everything it holds."""
     parts = urlsplit(ws_url)
-    assert parts.hostname is not None and parts.port is not None
+    assert parts.hostname is not None
+    assert parts.port is not None
     proxy = CutProxy((parts.hostname, parts.port))
     server = await asyncio.start_server(proxy._serve, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]

@@ -38,7 +38,7 @@ class Reconnect:
 
 def delay_s(settings: Reconnect, attempt: int, rng: random.Random) -> float:
     """The wait before attempt ``attempt`` (1, 2, ...), in seconds."""
-    ceiling = min(settings.max_delay_ms, settings.initial_delay_ms * 2 ** min(attempt - 1, 30))
+    ceiling = min(settings.max_delay_ms, settings.initial_delay_ms << min(attempt - 1, 30))
     return ceiling * (0.5 + rng.random() / 2) / 1000
 
 

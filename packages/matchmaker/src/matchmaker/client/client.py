@@ -18,8 +18,8 @@ from websockets.exceptions import ConnectionClosed
 
 from matchmaker.client.backoff import Reconnect, resumable
 from matchmaker.client.dial import Attributes, Dial, hello_data, open_socket
-from matchmaker.client.outbox import DEFAULT_MAX_UNACKED_BYTES, Outbox
 from matchmaker.client.retry import retry
+from matchmaker.client.unacked import DEFAULT_MAX_UNACKED_BYTES, Unacked
 from matchmaker.client.wire import CredentialSource, Incoming, decode, encode, error_from
 from matchmaker.errors import MatchmakerError
 
@@ -66,7 +66,7 @@ class Client:
         self._write_lock = asyncio.Lock()
         self._dial: Dial | None = None  # set with reconnect=: how to connect again
         self._reconnect: Reconnect | None = None
-        self._outbox: Outbox | None = None  # set with exactly-once sends
+        self._unacked: Unacked | None = None  # set with exactly-once sends
         self._rng = random.Random()
         self._heard = 0.0  # loop time of the last frame from the server
         self._asked_ack = False  # a ping for an ack is on its way
@@ -101,7 +101,7 @@ class Client:
             client._reconnect = settings
             client._dial = Dial(url, project, credential, attributes, open_timeout)
             if settings.exactly_once:
-                client._outbox = Outbox(max_unacked_bytes)
+                client._unacked = Unacked(max_unacked_bytes)
         if hello:
             try:
                 await client.hello(
@@ -227,16 +227,16 @@ class Client:
         message: dict[str, Any] = {"session_id": session_id, "data": data}
         if to is not None:
             message["to"] = to
-        outbox = self._outbox
-        if outbox is None:
+        unacked = self._unacked
+        if unacked is None:
             await self._until_open()
             await self._write(encode({"type": "session.send", "data": message}))
             return
         if self.state in ("closing", "closed"):
             raise self._closed()
-        outbox.hold(lambda seq: encode({"type": "session.send", "seq": seq, "data": message}))
+        unacked.hold(lambda seq: encode({"type": "session.send", "seq": seq, "data": message}))
         if self.state == "open":
-            await self._flush(outbox)
+            await self._flush(unacked)
 
     async def send_raw(self, frame: str | bytes) -> None:
         """Send a frame as is, text for ``str`` and binary for ``bytes`` (for tests and tools)."""
@@ -315,8 +315,8 @@ class Client:
             self._dropped(websocket)
 
     async def _receive(self, message: Incoming) -> None:
-        if message.ack is not None and self._outbox is not None:
-            self._outbox.acknowledge(message.ack)
+        if message.ack is not None and self._unacked is not None:
+            self._unacked.acknowledge(message.ack)
             self._asked_ack = False
         if message.type in ("reply", "pong") and message.id is not None:
             future = self._pending.get(message.id)
@@ -348,9 +348,9 @@ class Client:
         self.resume_token = reply["resume_token"]
         self.hello_reply = reply
         self._local_code = None
-        if self._outbox is not None:
-            self._outbox.acknowledge(int(reply.get("ack", 0)))
-            self._outbox.rewind()
+        if self._unacked is not None:
+            self._unacked.acknowledge(int(reply.get("ack", 0)))
+            self._unacked.rewind()
             self._asked_ack = False
         self._set_state("open")
         if self._reconnect is not None:
@@ -386,7 +386,8 @@ class Client:
     async def _attempt(self, number: int, left_s: float) -> bool:
         """One reconnect: a fresh credential, a socket, a resuming ``hello``."""
         dial = self._dial
-        assert dial is not None and self.resume_token is not None  # set before any drop
+        assert dial is not None
+        assert self.resume_token is not None
         resume = (self.resume_token, self.last_seq)
         try:
             data = await hello_data(dial.project, dial.credential, dial.attributes, resume)
@@ -407,7 +408,7 @@ class Client:
                 return False
             raise
         self._welcome(reply)
-        resent = len(self._outbox.held) if self._outbox is not None else 0
+        resent = len(self._unacked.held) if self._unacked is not None else 0
         back = {"client_id": self.client_id, "attempts": number, "resent": resent}
         self._events.put_nowait(Event("connection.back", back))
         for event in self._replayed:
@@ -415,8 +416,8 @@ class Client:
         self._replayed.clear()
         if self._reader.done():  # lost again before this task ran: resume that drop too
             self._dropped(websocket)
-        elif self._outbox is not None:
-            await self._flush(self._outbox)
+        elif self._unacked is not None:
+            await self._flush(self._unacked)
         return True
 
     async def _beat(self, websocket: ClientConnection, interval_ms: int, timeout_ms: int) -> None:
@@ -432,25 +433,25 @@ class Client:
                 self._local_code = HEARTBEAT_TIMEOUT
                 websocket.transport.abort()
                 return
-            unacked = self._outbox is not None and bool(self._outbox.held)
+            waiting = self._unacked is not None and bool(self._unacked.held)
             quiet = now - self._heard >= interval_ms / 1000
-            if (quiet or unacked) and now - pinged >= interval_ms / 1000:
+            if (quiet or waiting) and now - pinged >= interval_ms / 1000:
                 pinged = now
                 await self._write('{"type":"ping"}', quiet=True)
 
-    async def _flush(self, outbox: Outbox) -> None:
+    async def _flush(self, unacked: Unacked) -> None:
         """Write the held sends this connection has not seen, in order; then, past half
         the cap, ask for an ``ack``. A write to a dropped socket is left to the resume."""
         async with self._write_lock:
-            for held in outbox.unwritten():
+            for held in unacked.unwritten():
                 if self.state != "open":
                     return
                 try:
                     await self.websocket.send(held.frame)
                 except ConnectionClosed:
                     return
-                outbox.written = held.seq
-        if outbox.past_half() and not self._asked_ack:
+                unacked.written = held.seq
+        if unacked.past_half() and not self._asked_ack:
             self._asked_ack = True
             await self._write('{"type":"ping"}', quiet=True)
 

@@ -36,7 +36,7 @@ _encoder = msgspec.json.Encoder()
 
 
 def encode(message: dict[str, Any]) -> str:
-    """A frame as the text the socket sends (its length is what the outbox counts)."""
+    """A frame as the text the socket sends (its length in bytes is what caps count)."""
     return _encoder.encode(message).decode()
 
 

@@ -1,4 +1,4 @@
-"""The exactly-once outbox and the backoff, without a socket: numbering, the byte cap,
+"""The unacknowledged sends and the backoff, without a socket: numbering, the byte cap,
 acknowledgement, what a new connection writes again, and the delays between attempts."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 from matchmaker.client import Reconnect
 from matchmaker.client.backoff import delay_s, resumable
-from matchmaker.client.outbox import Outbox
+from matchmaker.client.unacked import Unacked
 from matchmaker.errors import MatchmakerError
 
 
@@ -18,42 +18,42 @@ def frame(seq: int) -> str:
 
 
 def test_sends_are_numbered_and_held_until_acknowledged() -> None:
-    outbox = Outbox(limit=10_000)
-    held = [outbox.hold(frame) for _ in range(4)]
+    unacked = Unacked(limit=10_000)
+    held = [unacked.hold(frame) for _ in range(4)]
     assert [h.seq for h in held] == [1, 2, 3, 4]
-    assert outbox.bytes == sum(len(h.frame) for h in held)
-    outbox.acknowledge(2)
-    assert [h.seq for h in outbox.held] == [3, 4]
-    assert outbox.bytes == sum(len(h.frame) for h in held[2:])
-    outbox.acknowledge(1)  # an old ack changes nothing
-    assert [h.seq for h in outbox.held] == [3, 4]
+    assert unacked.bytes == sum(len(h.frame) for h in held)
+    unacked.acknowledge(2)
+    assert [h.seq for h in unacked.held] == [3, 4]
+    assert unacked.bytes == sum(len(h.frame) for h in held[2:])
+    unacked.acknowledge(1)  # an old ack changes nothing
+    assert [h.seq for h in unacked.held] == [3, 4]
 
 
 def test_a_new_connection_writes_again_what_is_not_acknowledged_in_order() -> None:
-    outbox = Outbox(limit=10_000)
+    unacked = Unacked(limit=10_000)
     for _ in range(5):
-        outbox.hold(frame)
-    outbox.written = 5  # all five went out on the lost connection
-    assert list(outbox.unwritten()) == []
-    outbox.acknowledge(3)
-    outbox.rewind()
-    assert [h.seq for h in outbox.unwritten()] == [4, 5]
-    assert outbox.hold(frame).seq == 6  # numbering goes on across connections
+        unacked.hold(frame)
+    unacked.written = 5  # all five went out on the lost connection
+    assert list(unacked.unwritten()) == []
+    unacked.acknowledge(3)
+    unacked.rewind()
+    assert [h.seq for h in unacked.unwritten()] == [4, 5]
+    assert unacked.hold(frame).seq == 6  # numbering goes on across connections
 
 
 def test_past_the_cap_a_send_is_refused_and_spends_no_number() -> None:
     size = len(frame(1))
-    outbox = Outbox(limit=size * 3)
+    unacked = Unacked(limit=size * 3)
     for _ in range(3):
-        outbox.hold(frame)
-    assert outbox.past_half()
+        unacked.hold(frame)
+    assert unacked.past_half()
     with pytest.raises(MatchmakerError) as caught:
-        outbox.hold(frame)
+        unacked.hold(frame)
     assert caught.value.code == "client.backpressure"
     assert caught.value.details == {"limit": size * 3}
-    outbox.acknowledge(1)
-    assert outbox.hold(frame).seq == 4
-    assert not Outbox(limit=size * 3).past_half()
+    unacked.acknowledge(1)
+    assert unacked.hold(frame).seq == 4
+    assert not Unacked(limit=size * 3).past_half()
 
 
 def test_delays_double_up_to_the_cap_jittered_to_half() -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from matchmaker.errors import MatchmakerError
 
-__all__ = ["DEFAULT_MAX_UNACKED_BYTES", "Held", "Outbox"]
+__all__ = ["DEFAULT_MAX_UNACKED_BYTES", "Held", "Unacked"]
 
 DEFAULT_MAX_UNACKED_BYTES = 1 << 20
 """1 MiB of encoded frames: seconds of a busy game's sends, well past a blip."""
@@ -32,7 +32,7 @@ class Held:
 
 
 @dataclass(slots=True)
-class Outbox:
+class Unacked:
     """The unacknowledged sends, their bytes, and how far this connection has written."""
 
     limit: int = DEFAULT_MAX_UNACKED_BYTES
