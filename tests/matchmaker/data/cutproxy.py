@@ -16,7 +16,7 @@ class Pair:
 
     client: asyncio.StreamWriter
     upstream: asyncio.StreamWriter
-    stalled: bool = False  # drop what flows, as a half-open connection would
+    stalled: set[str] = field(default_factory=set)  # "up", "down": directions dropped
 
     def reset(self) -> None:
         for writer in (self.client, self.upstream):
@@ -43,10 +43,11 @@ class CutProxy:
             pair.reset()
         return len(pairs)
 
-    def stall(self) -> None:
-        """Let nothing more through the open connections, and close none of them."""
+    def stall(self, *directions: str) -> None:
+        """Let nothing more through the open connections (``"up"``: towards the server,
+        ``"down"``: towards the client; both by default), and close none of them."""
         for pair in self.pairs:
-            pair.stalled = True
+            pair.stalled.update(directions or ("up", "down"))
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.accepted += 1
@@ -60,17 +61,17 @@ class CutProxy:
             return
         pair = Pair(writer, up_writer)
         self.pairs.append(pair)
-        for task in (self._pipe(pair, reader, up_writer), self._pipe(pair, up_reader, writer)):
-            self._spawn(task)
+        self._spawn(self._pipe(pair, "up", reader, up_writer))
+        self._spawn(self._pipe(pair, "down", up_reader, writer))
 
     async def _pipe(
-        self, pair: Pair, source: asyncio.StreamReader, sink: asyncio.StreamWriter
+        self, pair: Pair, direction: str, source: asyncio.StreamReader, sink: asyncio.StreamWriter
     ) -> None:
         with contextlib.suppress(OSError):
             while data := await source.read(65536):
-                if not pair.stalled:
+                if direction not in pair.stalled:
                     sink.write(data)
-        if not pair.stalled:
+        if direction not in pair.stalled:
             sink.close()  # an end passed on as an end: what was written still arrives
 
     def _spawn(self, work: Coroutine[None, None, None]) -> None:

@@ -128,6 +128,12 @@ class Client:
         """The close code the server sent on the last connection, once it closed."""
         return self._local_code or self.websocket.close_code
 
+    @property
+    def unacked_bytes(self) -> int:
+        """Bytes of sends held until the server acknowledges them (exactly-once sends);
+        a send past ``max_unacked_bytes`` raises ``client.backpressure``."""
+        return self._unacked.bytes if self._unacked is not None else 0
+
     async def hello(
         self,
         *,
