@@ -142,3 +142,27 @@ async def test_a_client_that_only_sends_pings_for_its_ack_past_half_the_cap(
         sent += 1
     await server.until(lambda: client.unacked_bytes == 0)
     assert [m["n"] for m in await messages(peer, sent)] == list(range(sent))
+
+
+async def test_sends_over_the_rate_limit_arrive_later_once_in_order_and_unreported(
+    start_server: Any,
+) -> None:
+    """A burst past ``send_burst``: the server refuses the sends over the limit (taking no
+    seq) and the gap after them; the client writes them again after ``retry_after_ms``,
+    reports none of it, and a send too large for any frame is refused at once, unnumbered."""
+    server = await start_server(send_rate_per_s=200, send_burst=5)
+    peer = await server.connect()
+    room = (await peer.join("r", create=True))["session_id"]
+    client = await reconnecting(server, server.url)
+    await client.join("r")
+    for n in range(30):
+        await client.send(room, n)
+    with pytest.raises(MatchmakerError) as caught:
+        await client.send(room, "x" * 70_000)
+    assert caught.value.code == "protocol.too_large"
+    await client.send(room, "end")
+    assert await messages(peer, 31) == [*range(30), "end"]
+    await peer.send(room, "over")
+    await client.next_event("session.created")  # the join's
+    first = await client.next_event()
+    assert (first.type, first.data["data"]) == ("session.message", "over")  # no error before

@@ -70,6 +70,7 @@ class Client:
         self._rng = random.Random()
         self._heard = 0.0  # loop time of the last frame from the server
         self._asked_ack = False  # a ping for an ack is on its way
+        self._flush_due = False  # sends the server did not take are to be written again
         self._local_code: int | None = None  # why the client dropped the socket itself
         self._close_error: MatchmakerError | None = None  # why it closed for good
         self._tasks: set[asyncio.Task[None]] = set()  # the resume loop and heartbeat
@@ -332,7 +333,8 @@ class Client:
                 else:
                     future.set_exception(error_from(message.error))
         elif message.type == "reply":
-            self._events.put_nowait(Event("error", message.error))
+            if not self._send_again(message.error):
+                self._events.put_nowait(Event("error", message.error))
         elif message.type == "ping":
             await self._write('{"type":"pong"}', quiet=True)
         elif message.type != "pong":
@@ -355,6 +357,7 @@ class Client:
         self.hello_reply = reply
         self._local_code = None
         if self._unacked is not None:
+            self._unacked.frame_limit = reply["limits"]["max_frame_bytes"]
             self._unacked.acknowledge(int(reply.get("ack", 0)))
             self._unacked.rewind()
             self._asked_ack = False
@@ -425,6 +428,34 @@ class Client:
         elif self._unacked is not None:
             await self._flush(self._unacked)
         return True
+
+    def _send_again(self, error: Any) -> bool:
+        """A numbered send the server did not take: ``rate.limited`` (write it again
+        after ``retry_after_ms``) or the gap refusal of the sends after it (written again
+        with it). Not reported: the message is not lost, only later."""
+        unacked = self._unacked
+        body = error if isinstance(error, dict) else {}
+        details = body.get("details") or {}
+        if unacked is None or not isinstance(details, dict):
+            return False
+        if body.get("code") == "rate.limited" and isinstance(details.get("seq"), int):
+            unacked.again_from(details["seq"])
+            delay_s = float(details.get("retry_after_ms", 0)) / 1000
+        elif body.get("code") == "protocol.bad_request" and details.get("field") == "seq":
+            unacked.again_from(int(details.get("expected", unacked.ack + 1)))
+            delay_s = 0.0
+        else:
+            return False
+        if not self._flush_due:
+            self._flush_due = True
+            self._spawn(self._flush_later(unacked, delay_s))
+        return True
+
+    async def _flush_later(self, unacked: Unacked, delay_s: float) -> None:
+        await asyncio.sleep(delay_s)
+        self._flush_due = False
+        if self.state == "open":
+            await self._flush(unacked)
 
     async def _beat(self, websocket: ClientConnection, interval_ms: int, timeout_ms: int) -> None:
         """The client's side of heartbeats: after ``interval_ms`` without a frame it pings

@@ -36,6 +36,7 @@ class Unacked:
     """The unacknowledged sends, their bytes, and how far this connection has written."""
 
     limit: int = DEFAULT_MAX_UNACKED_BYTES
+    frame_limit: int | None = None  # the server's max_frame_bytes, once hello told it
     held: deque[Held] = field(default_factory=deque)
     bytes: int = 0
     last_seq: int = 0  # the seq of the last send numbered: never reset while the client lives
@@ -48,6 +49,13 @@ class Unacked:
         seq = self.last_seq + 1
         frame = frame_for(seq)
         size = len(frame.encode())
+        if self.frame_limit is not None and size > self.frame_limit:
+            # the server would refuse it unread, taking no seq: every later send a gap
+            raise MatchmakerError(
+                f"the send is {size} bytes, over the server's max_frame_bytes",
+                code="protocol.too_large",
+                details={"limit": self.frame_limit},
+            )
         if self.bytes + size > self.limit:
             raise MatchmakerError(
                 f"{self.bytes} bytes of sends are not acknowledged yet; "
@@ -70,6 +78,11 @@ class Unacked:
     def rewind(self) -> None:
         """A new connection: nothing unacknowledged has been written on it yet."""
         self.written = self.ack
+
+    def again_from(self, seq: int) -> None:
+        """The server did not take ``seq`` (rate limited, or a gap after such a one):
+        write it and the ones after it again."""
+        self.written = min(self.written, seq - 1)
 
     def unwritten(self) -> Iterator[Held]:
         """The held sends not yet written on this connection, in order (a snapshot)."""
