@@ -19,6 +19,7 @@ from websockets.exceptions import ConnectionClosed
 from matchmaker.client.backoff import Reconnect, resumable
 from matchmaker.client.dial import Attributes, Dial, hello_data, open_socket
 from matchmaker.client.retry import retry
+from matchmaker.client.sends import Sends
 from matchmaker.client.unacked import DEFAULT_MAX_UNACKED_BYTES, Unacked
 from matchmaker.client.wire import CredentialSource, Incoming, decode, encode, error_from
 from matchmaker.errors import MatchmakerError
@@ -63,14 +64,11 @@ class Client:
         self._events: asyncio.Queue[Event | None] = asyncio.Queue()
         self._changed = asyncio.Event()  # set (and replaced) at every change of state
         self._finished = asyncio.Event()
-        self._write_lock = asyncio.Lock()
         self._dial: Dial | None = None  # set with reconnect=: how to connect again
         self._reconnect: Reconnect | None = None
-        self._unacked: Unacked | None = None  # set with exactly-once sends
+        self._sends: Sends | None = None  # set with exactly-once sends
         self._rng = random.Random()
         self._heard = 0.0  # loop time of the last frame from the server
-        self._asked_ack = False  # a ping for an ack is on its way
-        self._flush_due = False  # sends the server did not take are to be written again
         self._local_code: int | None = None  # why the client dropped the socket itself
         self._close_error: MatchmakerError | None = None  # why it closed for good
         self._tasks: set[asyncio.Task[None]] = set()  # the resume loop and heartbeat
@@ -102,7 +100,8 @@ class Client:
             client._reconnect = settings
             client._dial = Dial(url, project, credential, attributes, open_timeout)
             if settings.exactly_once:
-                client._unacked = Unacked(max_unacked_bytes)
+                unacked = Unacked(max_unacked_bytes)
+                client._sends = Sends(unacked, client._written, client._is_open, client._spawn)
         if hello:
             try:
                 await client.hello(
@@ -133,7 +132,7 @@ class Client:
     def unacked_bytes(self) -> int:
         """Bytes of sends held until the server acknowledges them (exactly-once sends);
         a send past ``max_unacked_bytes`` raises ``client.backpressure``."""
-        return self._unacked.bytes if self._unacked is not None else 0
+        return self._sends.unacked.bytes if self._sends is not None else 0
 
     async def hello(
         self,
@@ -234,16 +233,13 @@ class Client:
         message: dict[str, Any] = {"session_id": session_id, "data": data}
         if to is not None:
             message["to"] = to
-        unacked = self._unacked
-        if unacked is None:
+        if self._sends is None:
             await self._until_open()
             await self._write(encode({"type": "session.send", "data": message}))
             return
         if self.state in ("closing", "closed"):
             raise self._closed()
-        unacked.hold(lambda seq: encode({"type": "session.send", "seq": seq, "data": message}))
-        if self.state == "open":
-            await self._flush(unacked)
+        await self._sends.send(message)
 
     async def send_raw(self, frame: str | bytes) -> None:
         """Send a frame as is, text for ``str`` and binary for ``bytes`` (for tests and tools)."""
@@ -322,9 +318,8 @@ class Client:
             self._dropped(websocket)
 
     async def _receive(self, message: Incoming) -> None:
-        if message.ack is not None and self._unacked is not None:
-            self._unacked.acknowledge(message.ack)
-            self._asked_ack = False
+        if message.ack is not None and self._sends is not None:
+            self._sends.acknowledged(message.ack)
         if message.type in ("reply", "pong") and message.id is not None:
             future = self._pending.get(message.id)
             if future is not None and not future.done():
@@ -333,7 +328,7 @@ class Client:
                 else:
                     future.set_exception(error_from(message.error))
         elif message.type == "reply":
-            if not self._send_again(message.error):
+            if self._sends is None or not self._sends.refused(message.error):
                 self._events.put_nowait(Event("error", message.error))
         elif message.type == "ping":
             await self._write('{"type":"pong"}', quiet=True)
@@ -356,11 +351,8 @@ class Client:
         self.resume_token = reply["resume_token"]
         self.hello_reply = reply
         self._local_code = None
-        if self._unacked is not None:
-            self._unacked.frame_limit = reply["limits"]["max_frame_bytes"]
-            self._unacked.acknowledge(int(reply.get("ack", 0)))
-            self._unacked.rewind()
-            self._asked_ack = False
+        if self._sends is not None:
+            self._sends.welcome(reply)
         self._set_state("open")
         if self._reconnect is not None:
             heartbeat = reply["heartbeat"]
@@ -417,7 +409,7 @@ class Client:
                 return False
             raise
         self._welcome(reply)
-        resent = len(self._unacked.held) if self._unacked is not None else 0
+        resent = len(self._sends.unacked.held) if self._sends is not None else 0
         back = {"client_id": self.client_id, "attempts": number, "resent": resent}
         self._events.put_nowait(Event("connection.back", back))
         for event in self._replayed:
@@ -425,37 +417,9 @@ class Client:
         self._replayed.clear()
         if self._reader.done():  # lost again before this task ran: resume that drop too
             self._dropped(websocket)
-        elif self._unacked is not None:
-            await self._flush(self._unacked)
+        elif self._sends is not None:
+            await self._sends.flush()
         return True
-
-    def _send_again(self, error: Any) -> bool:
-        """A numbered send the server did not take: ``rate.limited`` (write it again
-        after ``retry_after_ms``) or the gap refusal of the sends after it (written again
-        with it). Not reported: the message is not lost, only later."""
-        unacked = self._unacked
-        body = error if isinstance(error, dict) else {}
-        details = body.get("details") or {}
-        if unacked is None or not isinstance(details, dict):
-            return False
-        if body.get("code") == "rate.limited" and isinstance(details.get("seq"), int):
-            unacked.again_from(details["seq"])
-            delay_s = float(details.get("retry_after_ms", 0)) / 1000
-        elif body.get("code") == "protocol.bad_request" and details.get("field") == "seq":
-            unacked.again_from(int(details.get("expected", unacked.ack + 1)))
-            delay_s = 0.0
-        else:
-            return False
-        if not self._flush_due:
-            self._flush_due = True
-            self._spawn(self._flush_later(unacked, delay_s))
-        return True
-
-    async def _flush_later(self, unacked: Unacked, delay_s: float) -> None:
-        await asyncio.sleep(delay_s)
-        self._flush_due = False
-        if self.state == "open":
-            await self._flush(unacked)
 
     async def _beat(self, websocket: ClientConnection, interval_ms: int, timeout_ms: int) -> None:
         """The client's side of heartbeats: after ``interval_ms`` without a frame it pings
@@ -470,27 +434,11 @@ class Client:
                 self._local_code = HEARTBEAT_TIMEOUT
                 websocket.transport.abort()
                 return
-            waiting = self._unacked is not None and bool(self._unacked.held)
+            waiting = self._sends is not None and self._sends.waiting()
             quiet = now - self._heard >= interval_ms / 1000
             if (quiet or waiting) and now - pinged >= interval_ms / 1000:
                 pinged = now
                 await self._write('{"type":"ping"}', quiet=True)
-
-    async def _flush(self, unacked: Unacked) -> None:
-        """Write the held sends this connection has not seen, in order; then, past half
-        the cap, ask for an ``ack``. A write to a dropped socket is left to the resume."""
-        async with self._write_lock:
-            for held in unacked.unwritten():
-                if self.state != "open":
-                    return
-                try:
-                    await self.websocket.send(held.frame)
-                except ConnectionClosed:
-                    return
-                unacked.written = held.seq
-        if unacked.past_half() and not self._asked_ack:
-            self._asked_ack = True
-            await self._write('{"type":"ping"}', quiet=True)
 
     # -- plumbing -----------------------------------------------------------------------
 
@@ -506,6 +454,17 @@ class Client:
             return await future
         finally:
             self._pending.pop(request_id, None)
+
+    async def _written(self, frame: str) -> bool:
+        """Write a frame; ``False`` when the socket is gone (the reader reports the drop)."""
+        try:
+            await self.websocket.send(frame)
+        except ConnectionClosed:
+            return False
+        return True
+
+    def _is_open(self) -> bool:
+        return self.state == "open"
 
     async def _write(self, frame: str | bytes, *, quiet: bool = False) -> None:
         """Write a frame; on a dropped socket raise ``client.closed``, or with ``quiet``
