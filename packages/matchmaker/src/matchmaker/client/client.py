@@ -18,6 +18,7 @@ from websockets.exceptions import ConnectionClosed
 
 from matchmaker.client.backoff import Reconnect, resumable
 from matchmaker.client.dial import Attributes, Dial, hello_data, open_socket
+from matchmaker.client.heartbeat import Heartbeat
 from matchmaker.client.retry import retry
 from matchmaker.client.sends import Sends
 from matchmaker.client.unacked import DEFAULT_MAX_UNACKED_BYTES, Unacked
@@ -355,9 +356,7 @@ class Client:
             self._sends.welcome(reply)
         self._set_state("open")
         if self._reconnect is not None:
-            heartbeat = reply["heartbeat"]
-            beating = self._beat(self.websocket, heartbeat["interval_ms"], heartbeat["timeout_ms"])
-            self._spawn(beating)
+            self._spawn(self._beat(self.websocket, Heartbeat.of(reply)))
 
     def _dropped(self, websocket: ClientConnection) -> None:
         """A socket ended: resume it, or close the client for good."""
@@ -421,22 +420,21 @@ class Client:
             await self._sends.flush()
         return True
 
-    async def _beat(self, websocket: ClientConnection, interval_ms: int, timeout_ms: int) -> None:
-        """The client's side of heartbeats: after ``interval_ms`` without a frame it pings
-        (so does it while sends wait for an ``ack``), and after ``timeout_ms`` it drops the
-        socket, which a half-open TCP connection never reports, and resumes."""
+    async def _beat(self, websocket: ClientConnection, heartbeat: Heartbeat) -> None:
+        """Ping a quiet connection, drop a silent one (:mod:`.heartbeat`), while it is
+        this client's open connection."""
         loop = asyncio.get_running_loop()
         pinged = loop.time()
         while websocket is self.websocket and self.state == "open":
-            await asyncio.sleep(max(0.01, interval_ms / 4000))
+            await asyncio.sleep(heartbeat.check_every_s())
             now = loop.time()
-            if now - self._heard >= timeout_ms / 1000:
+            waiting = self._sends is not None and self._sends.waiting()
+            due = heartbeat.due(now, self._heard, pinged, waiting)
+            if due == "drop":
                 self._local_code = HEARTBEAT_TIMEOUT
                 websocket.transport.abort()
                 return
-            waiting = self._sends is not None and self._sends.waiting()
-            quiet = now - self._heard >= interval_ms / 1000
-            if (quiet or waiting) and now - pinged >= interval_ms / 1000:
+            if due == "ping":
                 pinged = now
                 await self._write('{"type":"ping"}', quiet=True)
 
