@@ -220,3 +220,25 @@ async def test_a_final_close_is_not_resumed(proxy: tuple[Any, CutProxy], final: 
     with pytest.raises(MatchmakerError):
         await client.next_event()
     assert cutting.accepted == accepted
+
+
+async def test_a_credential_function_that_fails_fails_only_that_attempt(
+    proxy: tuple[Any, CutProxy],
+) -> None:
+    """A token service down during the blip: the attempt that could not get a credential
+    is retried, with the function called again."""
+    server, cutting = proxy
+    asked: list[int] = []
+
+    def credential() -> str:
+        asked.append(len(asked))
+        if len(asked) == 2:
+            raise ConnectionError("the token service is down")
+        return "s3cret"
+
+    client = await reconnecting(server, cutting.url, credential=credential)
+    cutting.cut()
+    back = await until_event(client, "connection.back")
+    assert back.data["attempts"] == 2
+    assert len(asked) == 3
+    assert client.state == "open"
