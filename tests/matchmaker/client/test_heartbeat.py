@@ -3,9 +3,9 @@ whose sends wait for an ack) once per interval, drop a silent one at the timeout
 
 from __future__ import annotations
 
-from matchmaker.client.heartbeat import Heartbeat
+from matchmaker.client.heartbeat import Watchdog
 
-BEAT = Heartbeat.of({"heartbeat": {"interval_ms": 1000, "timeout_ms": 3000}})
+BEAT = Watchdog.of({"heartbeat": {"interval_ms": 1000, "timeout_ms": 3000}})
 
 
 def test_a_quiet_connection_is_pinged_once_per_interval() -> None:

@@ -18,7 +18,7 @@ from websockets.exceptions import ConnectionClosed
 
 from matchmaker.client.backoff import Reconnect, resumable
 from matchmaker.client.dial import Attributes, Dial, hello_data, open_socket
-from matchmaker.client.heartbeat import Heartbeat
+from matchmaker.client.heartbeat import Watchdog
 from matchmaker.client.retry import retry
 from matchmaker.client.sends import Sends
 from matchmaker.client.unacked import DEFAULT_MAX_UNACKED_BYTES, Unacked
@@ -356,7 +356,7 @@ class Client:
             self._sends.welcome(reply)
         self._set_state("open")
         if self._reconnect is not None:
-            self._spawn(self._beat(self.websocket, Heartbeat.of(reply)))
+            self._spawn(self._beat(self.websocket, Watchdog.of(reply)))
 
     def _dropped(self, websocket: ClientConnection) -> None:
         """A socket ended: resume it, or close the client for good."""
@@ -420,16 +420,16 @@ class Client:
             await self._sends.flush()
         return True
 
-    async def _beat(self, websocket: ClientConnection, heartbeat: Heartbeat) -> None:
+    async def _beat(self, websocket: ClientConnection, watchdog: Watchdog) -> None:
         """Ping a quiet connection, drop a silent one (:mod:`.heartbeat`), while it is
         this client's open connection."""
         loop = asyncio.get_running_loop()
         pinged = loop.time()
         while websocket is self.websocket and self.state == "open":
-            await asyncio.sleep(heartbeat.check_every_s())
+            await asyncio.sleep(watchdog.check_every_s())
             now = loop.time()
             waiting = self._sends is not None and self._sends.waiting()
-            due = heartbeat.due(now, self._heard, pinged, waiting)
+            due = watchdog.due(now, self._heard, pinged, waiting)
             if due == "drop":
                 self._local_code = HEARTBEAT_TIMEOUT
                 websocket.transport.abort()

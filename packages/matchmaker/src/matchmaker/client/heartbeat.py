@@ -12,18 +12,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["Heartbeat"]
+__all__ = ["Watchdog"]
 
 
 @dataclass(frozen=True, slots=True)
-class Heartbeat:
-    """The server's heartbeat (``hello`` reply), in seconds."""
+class Watchdog:
+    """The server's heartbeat (``hello`` reply) in seconds, watched from the client."""
 
     interval_s: float
     timeout_s: float
 
     @classmethod
-    def of(cls, reply: dict[str, object]) -> Heartbeat:
+    def of(cls, reply: dict[str, object]) -> Watchdog:
         """From a ``hello`` reply's ``heartbeat {interval_ms, timeout_ms}``."""
         beat = reply["heartbeat"]
         assert isinstance(beat, dict)
