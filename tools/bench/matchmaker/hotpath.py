@@ -7,8 +7,9 @@ Two clients join one session in a real :class:`DataPlane` (no sockets: a
 not started); then one ``session.send`` frame is handed to ``on_frame`` again
 and again. The same again through :class:`DirectConnection` (picows's path), whose
 peer keeps the last frame written instead of a socket. Each step of that path is timed
-on its own too (decode, the core, the event's frame, queueing it). Prints
-the best of ``--runs`` in microseconds per call; docs/benchmarks/matchmaker-picows.md
+on its own too (decode, the core, the event's frame, queueing it). The same
+with numbered sends (``seq``) one each way in turn, so every event carries an ``ack``.
+Prints the best of ``--runs`` in microseconds per call; docs/benchmarks/matchmaker-picows.md
 sets it against each server's CPU per relayed message.
 """
 
@@ -19,7 +20,7 @@ import asyncio
 import json
 import time
 import timeit
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
 
 from matchmaker.config import Limits, ServerConfig
@@ -51,6 +52,12 @@ async def _unused_send(message: MutableMapping[str, Any]) -> None:
     raise AssertionError("the writer is not started here")
 
 
+def _numbered(frame: str, count: int) -> Iterator[str]:
+    """``frame`` numbered 1 to ``count``."""
+    head = '{"type":"session.send",'
+    return iter([frame.replace(head, f'{head}"seq":{seq},') for seq in range(1, count + 1)])
+
+
 async def measure(number: int, runs: int) -> dict[str, float]:
     plane = DataPlane(ServerConfig(limits=UNLIMITED), ProjectDirectory(), asyncio.Event())
     sender, receiver = (
@@ -77,6 +84,10 @@ async def measure(number: int, runs: int) -> dict[str, float]:
         connection.on_frame(JOIN.replace('"r0"', '"r1"'))
     direct_session = json.loads(peer.last)["data"]["session_id"]
     direct_frame = frame.replace(session_id, direct_session)
+    # Numbered sends (issue 42, exactly once), each way in turn: every one is taken and
+    # the event it causes carries the other side's ack. Prebuilt, as each seq is new.
+    numbered, back = (_numbered(frame, number * runs + 1) for _ in range(2))
+    inbound = sender._queue
     cases: dict[str, Callable[[], object]] = {
         "on_frame: the whole path (frame in, frame queued)": lambda: (
             sender.on_frame(frame),
@@ -99,6 +110,12 @@ async def measure(number: int, runs: int) -> dict[str, float]:
         "the same by the shell's short path (relay_local, outside a cluster)": lambda: (
             plane.relay_local(recipients, event, time.time_ns() // 1_000_000),
             outbound.clear(),
+        ),
+        "on_frame, numbered (seq), one each way (two messages, each event with an ack)": lambda: (
+            sender.on_frame(next(numbered)),
+            receiver.on_frame(next(back)),
+            outbound.clear(),
+            inbound.clear(),
         ),
     }
     return {

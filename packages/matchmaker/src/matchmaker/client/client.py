@@ -497,6 +497,8 @@ class Client:
         self._close_error = error
         self._set_state("closed")
         self._fail_pending(self._closed())
+        if self._sends is not None and error is not None:
+            self._report_lost(self._sends)
         if self._reconnect is not None:
             why = error and {"code": error.code, "message": error.message}
             self._events.put_nowait(
@@ -504,6 +506,15 @@ class Client:
             )
         self._events.put_nowait(None)
         self._finished.set()
+
+    def _report_lost(self, sends: Sends) -> None:
+        """Closed for good with sends held: each an ``error`` event ``client.closed`` with
+        its ``seq`` (it may or may not have arrived)."""
+        closed = self._closed()
+        for held in sends.unacked.held:
+            details = {**(closed.details or {}), "seq": held.seq}
+            body = {"code": closed.code, "message": closed.message, "details": details}
+            self._events.put_nowait(Event("error", body))
 
     def _fail_pending(self, error: MatchmakerError) -> None:
         for future in self._pending.values():

@@ -73,25 +73,27 @@ class Sends:
             await self.write(PING)
 
     def refused(self, error: Any) -> bool:
-        """Whether an ``error`` event is a numbered send the server did not take, to be
-        written again rather than reported: ``rate.limited`` (after ``retry_after_ms``),
-        or the gap refusal of the sends after such a one (written again with it)."""
+        """Schedule writing again a numbered send the server did not take:
+        ``rate.limited`` (after ``retry_after_ms``; still reported, the game sends too
+        fast) or the gap refusal of the sends after such a one (written again with it).
+        Returns whether the error is such a gap, which is not worth reporting."""
         body = error if isinstance(error, dict) else {}
         details = body.get("details")
         if not isinstance(details, dict):
             return False
-        if body.get("code") == "rate.limited" and isinstance(details.get("seq"), int):
-            self.unacked.again_from(details["seq"])
-            delay_s = float(details.get("retry_after_ms", 0)) / 1000
-        elif body.get("code") == "protocol.bad_request" and details.get("field") == "seq":
+        gap = body.get("code") == "protocol.bad_request" and details.get("field") == "seq"
+        if gap:
             self.unacked.again_from(int(details.get("expected", self.unacked.ack + 1)))
-            delay_s = 0.0
-        else:
-            return False
+            self._flush_in(0.0)
+        elif body.get("code") == "rate.limited" and isinstance(details.get("seq"), int):
+            self.unacked.again_from(details["seq"])
+            self._flush_in(float(details.get("retry_after_ms", 0)) / 1000)
+        return gap
+
+    def _flush_in(self, delay_s: float) -> None:
         if not self.flush_due:
             self.flush_due = True
             self.spawn(self._flush_later(delay_s))
-        return True
 
     async def _flush_later(self, delay_s: float) -> None:
         await asyncio.sleep(delay_s)
