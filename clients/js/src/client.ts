@@ -112,6 +112,7 @@ export class Client {
   #askedAck = false; // a ping for the ack went out since the ack last moved
   #lastAckPing = 0;
   #resentFrom = 0; // a gap refusal's expected seq already answered by sending again
+  #retry: ReturnType<typeof setTimeout> | null = null; // sends refused as rate-limited, again
   #closed: Promise<void>;
   #markClosed!: () => void;
   readonly #url: string;
@@ -461,6 +462,20 @@ export class Client {
     }
   }
 
+  /**
+   * A numbered send was refused as rate-limited (not taken): once the server has a token
+   * again, send again every held send it has not acknowledged, in order (one timer for
+   * all the refusals of a burst).
+   */
+  #retryLater(delayMs: number): void {
+    if (this.#retry !== null) return;
+    this.#retry = setTimeout(() => {
+      this.#retry = null;
+      this.#resentFrom = 0;
+      this.#resendFrom(this.#ack + 1);
+    }, delayMs);
+  }
+
   /** Held sends that will never be acknowledged (the client's id changed, or it closed). */
   #forgetHeld(report: MatchmakerError | null = null): void {
     if (report !== null) {
@@ -541,12 +556,14 @@ export class Client {
         else pending.reject(fromWire(frame.error));
       } else if (frame.type === "reply" && frame.ok === false && frame.id == null) {
         const error = frame.error as ErrorBody;
-        const details = (error?.details ?? {}) as { field?: unknown; expected?: unknown };
+        const details = (error?.details ?? {}) as { [key: string]: unknown };
         if (details.field === "seq" && typeof details.expected === "number") {
           this.#resendFrom(details.expected); // a gap: not the application's to see
           return;
         }
-        if (error?.code === "rate.limited") this.#resentFrom = 0; // its gap is sent again
+        if (error?.code === "rate.limited" && typeof details.seq === "number") {
+          this.#retryLater(typeof details.retry_after_ms === "number" ? details.retry_after_ms : 10);
+        }
         this.#events.deliver({ type: "error", data: error, seq: null });
       }
     } else if (frame.type === "ping") {
@@ -590,7 +607,7 @@ export class Client {
   #drop(code: number, reason: string): void {
     this.#socket = null;
     this.closeCode = code;
-    this.#stopHeartbeat();
+    this.#stopTimers();
     const why = `the connection dropped (${code}) before the reply`;
     this.#failPending(new MatchmakerError("client.interrupted", why, { close_code: code }));
     if (this.#state === "away") return; // a resume attempt failed: the loop tries again
@@ -662,9 +679,11 @@ export class Client {
     }
   }
 
-  #stopHeartbeat(): void {
+  #stopTimers(): void {
     if (this.#heartbeat !== null) clearInterval(this.#heartbeat);
     this.#heartbeat = null;
+    if (this.#retry !== null) clearTimeout(this.#retry); // a resume sends them again anyway
+    this.#retry = null;
   }
 
   /** Closed for good: no more requests, `connection.closed` ends the events. */
@@ -675,7 +694,7 @@ export class Client {
     this.#state = "closed";
     this.closeCode = code ?? this.closeCode;
     this.#closeError = error;
-    this.#stopHeartbeat();
+    this.#stopTimers();
     this.#failPending(this.#closedError());
     socket?.close();
     const why = error && { code: error.code, message: error.message };

@@ -144,3 +144,26 @@ for (const kind of ["hypercorn", "picows"]) {
     });
   });
 }
+
+test("a send refused as rate-limited leaves a gap the client fills: still once, in order", async () => {
+  const server = await startMatchmaker(["--send-rate-per-s", "100", "--send-burst", "10"]);
+  const alice = await connect(server.ws, { project: "js-gap" });
+  const bob = await connect(server.ws, { project: "js-gap" });
+  try {
+    const room = await alice.join("room", { create: true });
+    await bob.join("room");
+    const limited = [];
+    alice.on("error", (event) => limited.push(event.data));
+    const got = [];
+    bob.on("session.message", (event) => got.push(event.data.data.n));
+    for (let n = 0; n < 30; n++) assert.ok(alice.send(room.session_id, { n })); // a burst of 10
+    await waitFor(() => got.length >= 30, { what: "every message, the limited ones again" });
+    assert.deepEqual(got, [...Array(30).keys()]);
+    assert.ok(limited.length > 0);
+    assert.ok(limited.every((error) => error.code === "rate.limited" && typeof error.details.seq === "number"));
+  } finally {
+    await alice.close();
+    await bob.close();
+    await server.stop();
+  }
+});

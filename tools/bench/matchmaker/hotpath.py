@@ -7,8 +7,9 @@ Two clients join one session in a real :class:`DataPlane` (no sockets: a
 not started); then one ``session.send`` frame is handed to ``on_frame`` again
 and again. The same again through :class:`DirectConnection` (picows's path), whose
 peer keeps the last frame written instead of a socket. Each step of that path is timed
-on its own too (decode, the core, the event's frame, queueing it). The same
-with numbered sends (``seq``) one each way in turn, so every event carries an ``ack``.
+on its own too (decode, the core, the event's frame, queueing it). Last, one
+message each way in turn, unnumbered, then numbered (``seq``, so every event carries an
+``ack``).
 Prints the best of ``--runs`` in microseconds per call; docs/benchmarks/matchmaker-picows.md
 sets it against each server's CPU per relayed message.
 """
@@ -84,9 +85,13 @@ async def measure(number: int, runs: int) -> dict[str, float]:
         connection.on_frame(JOIN.replace('"r0"', '"r1"'))
     direct_session = json.loads(peer.last)["data"]["session_id"]
     direct_frame = frame.replace(session_id, direct_session)
-    # Numbered sends (issue 42, exactly once), each way in turn: every one is taken and
-    # the event it causes carries the other side's ack. Prebuilt, as each seq is new.
-    numbered, back = (_numbered(frame, number * runs + 1) for _ in range(2))
+    # One message each way in turn, unnumbered and numbered (issue 42, exactly once: every
+    # one is taken and the event it causes carries the other side's ack). Prebuilt, as each
+    # seq is new, and the unnumbered ones alike (as many strings, in memory as they are), so
+    # the two differ by seq and ack alone.
+    count = number * runs + 1
+    plain, plain_back = (iter([f"{frame} "[:-1] for _ in range(count)]) for _ in range(2))
+    numbered, back = (_numbered(frame, count) for _ in range(2))
     inbound = sender._queue
     cases: dict[str, Callable[[], object]] = {
         "on_frame: the whole path (frame in, frame queued)": lambda: (
@@ -111,7 +116,13 @@ async def measure(number: int, runs: int) -> dict[str, float]:
             plane.relay_local(recipients, event, time.time_ns() // 1_000_000),
             outbound.clear(),
         ),
-        "on_frame, numbered (seq), one each way (two messages, each event with an ack)": lambda: (
+        "on_frame, one each way (two messages)": lambda: (
+            sender.on_frame(next(plain)),
+            receiver.on_frame(next(plain_back)),
+            outbound.clear(),
+            inbound.clear(),
+        ),
+        "the same numbered (seq; each event carries an ack)": lambda: (
             sender.on_frame(next(numbered)),
             receiver.on_frame(next(back)),
             outbound.clear(),

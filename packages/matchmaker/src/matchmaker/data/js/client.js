@@ -51,6 +51,7 @@ export class Client {
     #askedAck = false; // a ping for the ack went out since the ack last moved
     #lastAckPing = 0;
     #resentFrom = 0; // a gap refusal's expected seq already answered by sending again
+    #retry = null; // sends refused as rate-limited, again
     #closed;
     #markClosed;
     #url;
@@ -369,6 +370,20 @@ export class Client {
                 this.#writeText(held.text);
         }
     }
+    /**
+     * A numbered send was refused as rate-limited (not taken): once the server has a token
+     * again, send again every held send it has not acknowledged, in order (one timer for
+     * all the refusals of a burst).
+     */
+    #retryLater(delayMs) {
+        if (this.#retry !== null)
+            return;
+        this.#retry = setTimeout(() => {
+            this.#retry = null;
+            this.#resentFrom = 0;
+            this.#resendFrom(this.#ack + 1);
+        }, delayMs);
+    }
     /** Held sends that will never be acknowledged (the client's id changed, or it closed). */
     #forgetHeld(report = null) {
         if (report !== null) {
@@ -449,8 +464,9 @@ export class Client {
                     this.#resendFrom(details.expected); // a gap: not the application's to see
                     return;
                 }
-                if (error?.code === "rate.limited")
-                    this.#resentFrom = 0; // its gap is sent again
+                if (error?.code === "rate.limited" && typeof details.seq === "number") {
+                    this.#retryLater(typeof details.retry_after_ms === "number" ? details.retry_after_ms : 10);
+                }
                 this.#events.deliver({ type: "error", data: error, seq: null });
             }
         }
@@ -491,7 +507,7 @@ export class Client {
     #drop(code, reason) {
         this.#socket = null;
         this.closeCode = code;
-        this.#stopHeartbeat();
+        this.#stopTimers();
         const why = `the connection dropped (${code}) before the reply`;
         this.#failPending(new MatchmakerError("client.interrupted", why, { close_code: code }));
         if (this.#state === "away")
@@ -565,10 +581,13 @@ export class Client {
             reject(error);
         }
     }
-    #stopHeartbeat() {
+    #stopTimers() {
         if (this.#heartbeat !== null)
             clearInterval(this.#heartbeat);
         this.#heartbeat = null;
+        if (this.#retry !== null)
+            clearTimeout(this.#retry); // a resume sends them again anyway
+        this.#retry = null;
     }
     /** Closed for good: no more requests, `connection.closed` ends the events. */
     #finish(code, error) {
@@ -579,7 +598,7 @@ export class Client {
         this.#state = "closed";
         this.closeCode = code ?? this.closeCode;
         this.#closeError = error;
-        this.#stopHeartbeat();
+        this.#stopTimers();
         this.#failPending(this.#closedError());
         socket?.close();
         const why = error && { code: error.code, message: error.message };
