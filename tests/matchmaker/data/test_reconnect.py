@@ -248,3 +248,21 @@ async def test_a_credential_function_that_fails_fails_only_that_attempt(
     assert back.data["attempts"] == 2
     assert len(asked) == 3
     assert client.state == "open"
+
+
+async def test_closing_while_away_ends_waiting_calls_with_client_closed(
+    proxy: tuple[Any, CutProxy],
+) -> None:
+    server, cutting = proxy
+    client = await reconnecting(server, cutting.url)
+    cutting.refusing = True
+    cutting.cut()
+    await until_event(client, "connection.away")
+    waiting = asyncio.create_task(client.request("ping", wait_s=30))
+    await client.close()
+    with pytest.raises(MatchmakerError) as caught:
+        await asyncio.wait_for(waiting, 5)
+    assert caught.value.code == "client.closed"
+    closed = await until_event(client, "connection.closed")
+    assert closed.data["error"] is None
+    assert client.state == "closed"

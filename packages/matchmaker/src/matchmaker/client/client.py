@@ -474,10 +474,10 @@ class Client:
                 raise self._closed() from error
 
     async def _until_open(self) -> None:
-        """Wait out a reconnect; raise ``client.closed`` on a closed client."""
+        """Wait out a reconnect; raise ``client.closed`` on a closing or closed client."""
         while self.state == "reconnecting":
             await self._changed.wait()
-        if self.state == "closed":
+        if self.state in ("closing", "closed"):
             raise self._closed()
 
     def _set_state(self, state: ClientState) -> None:
