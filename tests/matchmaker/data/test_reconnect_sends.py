@@ -5,6 +5,7 @@ the cap on unacknowledged bytes, and the ping that fetches an ``ack``."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -151,13 +152,12 @@ async def test_a_client_that_only_sends_pings_for_its_ack_past_half_the_cap(
     assert [m["n"] for m in await messages(peer, sent)] == list(range(sent))
 
 
-async def test_sends_over_the_rate_limit_arrive_later_once_in_order_and_unreported(
+async def test_a_burst_past_the_servers_bucket_is_paced_not_refused(
     start_server: Any,
 ) -> None:
-    """A burst past ``send_burst``: the server refuses the sends over the limit (taking no
-    seq) and the gap after them; the client writes them again after ``retry_after_ms``,
-    reports the rate limit but not the gaps, and a send too large for any frame is
-    refused at once, unnumbered."""
+    """Thirty sends at once against a bucket of five: the client writes them at the rate
+    the ``hello`` reply states, so the server refuses next to none (unpaced, it refuses
+    25); a send too large for any frame is refused at once, unnumbered."""
     server = await start_server(send_rate_per_s=200, send_burst=5)
     peer = await server.connect()
     room = (await peer.join("r", create=True))["session_id"]
@@ -172,6 +172,34 @@ async def test_sends_over_the_rate_limit_arrive_later_once_in_order_and_unreport
     assert await messages(peer, 31) == [*range(30), "end"]
     await peer.send(room, "over")
     await client.next_event("session.created")  # the join's
+    refused = 0
+    while (event := await client.next_event()).type == "error":
+        refused += 1  # a frame the server read late, after one it read early
+    assert (event.type, event.data["data"]) == ("session.message", "over")
+    assert refused < 5
+
+
+async def test_sends_refused_as_rate_limited_are_sent_again_once_in_order(
+    start_server: Any,
+) -> None:
+    """Unnumbered frames (``send_raw``) spend the server's tokens behind the client's
+    pacing: the numbered sends after them are refused (``rate.limited``, reported) with
+    the gaps after them (not reported), and written again until taken, once each."""
+    server = await start_server(send_rate_per_s=100, send_burst=5)
+    peer = await server.connect()
+    room = (await peer.join("r", create=True))["session_id"]
+    client = await reconnecting(server, server.url)
+    await client.join("r")
+    await client.next_event("session.created")
+    for n in range(5):
+        raw = {"type": "session.send", "data": {"session_id": room, "data": f"raw{n}"}}
+        await client.send_raw(json.dumps(raw))
+    for n in range(4):
+        await client.send(room, n)
+    await client.send(room, "end")
+    expected = [f"raw{n}" for n in range(5)] + [0, 1, 2, 3, "end"]
+    assert await messages(peer, 10) == expected
+    await peer.send(room, "over")
     reported = []
     while (event := await client.next_event()).type == "error":
         reported.append(event.data["code"])

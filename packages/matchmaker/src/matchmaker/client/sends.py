@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
+from matchmaker.client.pace import Pace
 from matchmaker.client.unacked import Unacked
 from matchmaker.client.wire import encode
 
@@ -31,8 +32,9 @@ class Sends:
     is_open: Callable[[], bool]
     spawn: Callable[[Coroutine[Any, Any, None]], None]
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    pace: Pace | None = None  # the server's send bucket, once hello told it
     asked_ack: bool = False  # a ping for an ack is on its way
-    flush_due: bool = False  # sends the server did not take are to be written again
+    flush_due: bool = False  # held sends are to be written later (pacing, a refusal)
 
     async def send(self, message: dict[str, Any]) -> None:
         """Number and hold ``message`` (``session.send`` data), then write it if open;
@@ -50,6 +52,7 @@ class Sends:
         """A ``hello`` reply: the frame cap, and (resuming) the ``ack`` of what the server
         took; the rest are for this connection to write again. Returns how many."""
         self.unacked.frame_limit = reply["limits"]["max_frame_bytes"]
+        self.pace = Pace.full(reply["limits"], asyncio.get_running_loop().time())
         self.unacked.acknowledge(int(reply.get("ack", 0)))
         self.unacked.rewind()
         self.asked_ack = False
@@ -60,11 +63,17 @@ class Sends:
         return bool(self.unacked.held)
 
     async def flush(self) -> None:
-        """Write the held sends this connection has not seen, in order; then, past half
-        the cap, ask for an ``ack``."""
+        """Write the held sends this connection has not seen, in order, as fast as the
+        server's bucket allows (the rest later); then, past half the cap, ask for an
+        ``ack``."""
         unacked = self.unacked
+        loop = asyncio.get_running_loop()
         async with self.lock:
             for held in unacked.unwritten():
+                wait_s = self.pace.take(loop.time()) if self.pace is not None else 0.0
+                if wait_s:
+                    self._flush_in(wait_s)
+                    break
                 if not self.is_open() or not await self.write(held.frame):
                     return
                 unacked.written = held.seq
