@@ -128,7 +128,7 @@ def error_frame(request_id: str | None, error: MatchmakerError) -> str:
     return encode(replies.Reply(request_id, False, error=body)).decode()
 
 
-_DUPLICATE = replies.Relayed(duplicate=True)
+_DUPLICATE = replies.RelayReply(duplicate=True)
 
 
 def _answer_data(answer: events.Answer) -> object:
