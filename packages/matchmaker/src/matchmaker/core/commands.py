@@ -15,23 +15,28 @@ from matchmaker.model import FilterTerm, FilterValue
 
 __all__ = [
     "MODE_COMMANDS",
+    "PARTY_COMMANDS",
     "AnswerPing",
     "AttachDelegate",
     "Backfill",
     "CancelProposal",
     "CheckAlive",
     "ClientCommand",
+    "CreateParty",
     "CreateProposal",
     "EnterPool",
     "FormGroups",
     "Greet",
+    "JoinParty",
     "JoinSession",
+    "LeaveParty",
     "LeavePool",
     "LeaveSession",
     "ListPool",
     "MakeClaim",
     "ModeCommand",
     "OfferChannel",
+    "PartyCommand",
     "Pick",
     "RespondProposal",
     "ResumeFrom",
@@ -95,6 +100,7 @@ class EnterPool:
     public: dict[str, Any] | None = None
     public_size: int = 0
     listed: bool = True
+    party_id: str | None = None  # the leader enters its whole party as one entry
 
 
 @dataclass(slots=True)
@@ -259,6 +265,32 @@ MODE_COMMANDS = (
 )
 """The :data:`ModeCommand` classes, for ``isinstance``."""
 
+# -- parties (core.parties) -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CreateParty:
+    """``party.create``: a new party, led by its creator, joined by its code."""
+
+
+@dataclass(frozen=True, slots=True)
+class JoinParty:
+    """``party.join``: join the party of ``code`` (as the leader read it out)."""
+
+    code: str
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveParty:
+    """``party.leave``."""
+
+    party_id: str
+
+
+PartyCommand = CreateParty | JoinParty | LeaveParty
+PARTY_COMMANDS = (CreateParty, JoinParty, LeaveParty)
+"""The :data:`PartyCommand` classes, for ``isinstance``."""
+
 ClientCommand = (
     Greet
     | CheckAlive
@@ -273,4 +305,5 @@ ClientCommand = (
     | Signal
     | OfferChannel
     | ModeCommand
+    | PartyCommand
 )
