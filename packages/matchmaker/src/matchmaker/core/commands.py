@@ -81,6 +81,27 @@ class SayGoodbye:
     """Clean goodbye: the connection closes with 4000."""
 
 
+@dataclass(frozen=True, slots=True)
+class PartyMemberView:
+    """A party member as another cluster member needs it to speak for it (a proxy)."""
+
+    client_id: str
+    credential: str | None
+    attributes: dict[str, FilterValue]
+    player_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PartyView:
+    """A party, as the cluster member that holds it sends it with its leader's
+    ``pool.enter`` to the member that owns the pool (which keeps a mirror of it there)."""
+
+    party_id: str
+    code: str
+    leader: str
+    members: list[PartyMemberView]
+
+
 @dataclass(slots=True)
 class EnterPool:
     """``pool.enter``: a policy, an ad-hoc pool, or neither (the default policy).
@@ -101,6 +122,7 @@ class EnterPool:
     public_size: int = 0
     listed: bool = True
     party_id: str | None = None  # the leader enters its whole party as one entry
+    party: PartyView | None = None  # that party, when another cluster member holds it
 
 
 @dataclass(slots=True)

@@ -160,6 +160,9 @@ class Matchmaker(Sessions):
         bucket = pool.spec.bucket_for(client.attributes)
         party = None
         if request.party_id is not None:
+            held = client.parties.get(request.party_id)
+            if request.party is not None and (held is None or held.mirror):
+                self.parties.mirror(project.id, request.party)  # held by another member
             party = self.parties.entering(client, request.party_id, pool.spec)
             self._admit_party(party, pool, bucket)
         ttl = min(request.ttl_ms or self.limits.entry_ttl_ms, self.limits.entry_ttl_ms)

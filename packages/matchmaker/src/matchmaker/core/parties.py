@@ -21,13 +21,21 @@ after that (``rate.limited``): ``docs/protocol.md`` works out what guessing cost
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
 
 from matchmaker.config import Limits
 from matchmaker.core.admission.ratelimit import TokenBucket
-from matchmaker.core.commands import CreateParty, JoinParty, LeaveParty, PartyCommand
-from matchmaker.core.events import Delivery, ModeAnswer, ModeEvent
+from matchmaker.core.commands import (
+    CreateParty,
+    JoinParty,
+    LeaveParty,
+    PartyCommand,
+    PartyMemberView,
+    PartyView,
+)
+from matchmaker.core.events import Delivery, ModeAnswer, ModeEvent, Note
 from matchmaker.core.pools import PoolSpec
 from matchmaker.core.state import ClientState, PoolEntry
 from matchmaker.errors import MatchmakerError
@@ -39,6 +47,7 @@ __all__ = [
     "JOIN_RATE_PER_S",
     "Parties",
     "Party",
+    "PartyChanged",
     "PartyCreated",
     "PartyEntered",
     "PartyHost",
@@ -88,6 +97,10 @@ class Party:
     leader: str
     members: dict[str, ClientState] = field(default_factory=dict)
     entry: PoolEntry | None = None
+    # A cluster member's copy of a party another member holds, made when its leader
+    # entered a pool owned here: it carries the entry; joins, leaves and their events
+    # are the holder's.
+    mirror: bool = False
 
     def away(self) -> bool:
         """Whether a member is away (dropped, within its resume grace)."""
@@ -159,10 +172,19 @@ class PartyEntered(ModeEvent):
     entry_id: str
 
 
+@dataclass(frozen=True, slots=True)
+class PartyChanged(Note):
+    """For the cluster's router, never a client (no recipients): a party held here
+    changed, so an entry it waits with at another member is to be withdrawn there."""
+
+    party_id: str
+
+
 class PartyHost(Protocol):
     """What the parties use of the engine."""
 
     limits: Limits
+    clients: dict[str, ClientState]
 
     def new_id(self, prefix: str) -> str:
         """A process-unique id starting with ``prefix``."""
@@ -190,6 +212,10 @@ class Parties:
         self.by_code: dict[tuple[str, str], Party] = {}  # (project id, code)
         self.per_project: dict[str, int] = {}
         self.joins: dict[str, TokenBucket] = {}  # client id -> its party.join bucket
+        self.mirrors: dict[str, Party] = {}  # by party id: parties held by other members
+        self.notes = False  # a cluster router follows the parties' changes (PartyChanged)
+        # Whether this member may mint a code (a cluster routes party.join by its code).
+        self.placed: Callable[[str, str], bool] = lambda project_id, code: True
 
     def command(
         self, client: ClientState, command: PartyCommand, now_ms: int
@@ -228,7 +254,8 @@ class Parties:
                 details={"limit": limits.max_parties_per_project, "per": "project"},
             )
         code = _mint_code()
-        while (project_id, code) in self.by_code:  # 1 in 1e8 at the cap: a loop of one
+        # Taken: 1 in 1e8 at the cap; not placed here: (n-1)/n of codes among n members.
+        while (project_id, code) in self.by_code or not self.placed(project_id, code):
             code = _mint_code()
         party = Party(self.host.new_id("p"), code, project_id, client.client_id)
         self.by_code[project_id, code] = party
@@ -270,7 +297,7 @@ class Parties:
 
     def _check_client_limit(self, client: ClientState) -> None:
         limit = self.host.limits.max_parties_per_client
-        if len(client.parties) >= limit:
+        if sum(1 for party in client.parties.values() if not party.mirror) >= limit:
             raise MatchmakerError(
                 f"at most {limit} parties per client",
                 code="party.limit",
@@ -278,14 +305,21 @@ class Parties:
             )
 
     def _changed(self, party: Party, out: list[Delivery]) -> None:
-        """The party is about to change: an entry it waits with is withdrawn for all."""
+        """The party is about to change: an entry it waits with is withdrawn for all (here,
+        or, noted for the cluster's router, at the member that owns its pool)."""
         if party.entry is not None:
             self.host.withdraw(party.entry, "party_changed", out)
+        if self.notes and not party.mirror:
+            out.append(((), PartyChanged(party.party_id)))
 
     def _remove(self, party: Party, client: ClientState, reason: str, out: list[Delivery]) -> None:
         self._changed(party, out)
         del party.members[client.client_id]
         del client.parties[party.party_id]
+        if party.mirror:  # its holder tells the members
+            if not party.members:
+                del self.mirrors[party.party_id]
+            return
         if not party.members:
             del self.by_code[party.project_id, party.code]
             left = self.per_project[party.project_id] - 1
@@ -298,6 +332,49 @@ class Parties:
             party.leader = next(iter(party.members))
         event = PartyMemberLeft(party.party_id, client.client_id, reason, party.leader)
         out.append((list(party.members), event))
+
+    # -- a cluster's parties --------------------------------------------------------------
+
+    def view(self, client: ClientState, party_id: str) -> PartyView | None:
+        """Party ``party_id`` of ``client`` as another member needs it to enter a pool for
+        it, if the party is held here (``None``: it is not, or not here)."""
+        party = client.parties.get(party_id)
+        if party is None or party.mirror:
+            return None
+        members = [
+            PartyMemberView(cid, c.credential, dict(c.attributes), c.player_id)
+            for cid, c in party.members.items()
+        ]
+        return PartyView(party.party_id, party.code, party.leader, members)
+
+    def mirror(self, project_id: str, view: PartyView) -> None:
+        """Keep a copy of a party another member holds, whose leader enters a pool owned
+        here (its members are known here: the cluster made proxies of them). A copy
+        kept from an earlier entry is replaced, unless that entry still waits."""
+        old = self.mirrors.get(view.party_id)
+        if old is not None:
+            if old.entry is not None:
+                return  # entering() refuses the second entry: pool.already_entered
+            self._drop_mirror(old)
+        party = Party(view.party_id, view.code, project_id, view.leader, mirror=True)
+        for member in view.members:
+            client = self.host.clients.get(member.client_id)
+            if client is not None:
+                party.members[client.client_id] = client
+                client.parties[party.party_id] = party
+        self.mirrors[party.party_id] = party
+
+    def withdraw_mirror(self, party_id: str, out: list[Delivery]) -> None:
+        """The party's holder says it changed: its entry here is withdrawn for all."""
+        party = self.mirrors.get(party_id)
+        if party is not None:
+            self._changed(party, out)
+            self._drop_mirror(party)
+
+    def _drop_mirror(self, party: Party) -> None:
+        for client in party.members.values():
+            client.parties.pop(party.party_id, None)
+        del self.mirrors[party.party_id]
 
     # -- the engine's calls -----------------------------------------------------------------
 
