@@ -47,7 +47,7 @@ class PartyRouting:
         self.routes = routes
         parties = routes.core.parties
         parties.notes = True
-        parties.placed = lambda project_id, code: routes.placed(project_id, code)
+        parties.placed = routes.placed
         # Party id -> the members its entries were sent to (at the holder).
         self.sent: dict[str, set[str]] = {}
         # (client id, pool name) -> the member a remote leader's party entry was relayed to.
