@@ -31,7 +31,7 @@ import msgspec
 from matchmaker.cluster import codec
 from matchmaker.cluster.messages import Away, Back, Command, Gone, Hold, PartyWithdraw
 from matchmaker.cluster.ring import node_of, pool_key
-from matchmaker.cluster.routes import NOTHING, Action, Deliver, Post, Routes
+from matchmaker.cluster.routes import INTERNAL, NOTHING, Action, Deliver, Post, Routes
 from matchmaker.core import Delivery
 from matchmaker.core.commands import EnterPool, LeavePool, PartyView
 from matchmaker.core.state import ClientState
@@ -48,10 +48,9 @@ class PartyRouting:
         parties = routes.core.parties
         parties.notes = True
         parties.placed = routes.placed
-        # Party id -> the members its entries were sent to (at the holder).
-        self.sent: dict[str, set[str]] = {}
-        # (client id, pool name) -> the member a remote leader's party entry was relayed to.
-        self.relayed: dict[tuple[str, str], str] = {}
+        # (client id, pool name) -> the member a remote leader's party entry was relayed
+        # to, and the request that carried it (sent again if the pool's owner changes).
+        self.relayed: dict[tuple[str, str], tuple[str, Command]] = {}
 
     # -- at the party's holder ----------------------------------------------------------------
 
@@ -63,15 +62,12 @@ class PartyRouting:
         view = self.routes.core.parties.view(client, command.party_id)
         return command if view is None else dataclasses.replace(command, party=view)
 
-    def entered_at(self, command: EnterPool, node: str) -> None:
-        """A party's entry was sent to ``node`` (withdrawn there when the party changes)."""
-        if command.party is not None:
-            self.sent.setdefault(command.party.party_id, set()).add(node)
-
     def changed(self, party_id: str) -> Sequence[Action]:
-        """The holder's core noted the party changed: its entries elsewhere are withdrawn."""
-        nodes = self.sent.pop(party_id, set())
-        return [Post(node, PartyWithdraw(party_id)) for node in sorted(nodes & self.routes.live)]
+        """The holder's core noted the party changed: an entry it waits with elsewhere is
+        withdrawn there. Every other member is told (a party changes rarely, and its entry
+        may have moved with its pool since it was sent)."""
+        routes = self.routes
+        return [Post(node, PartyWithdraw(party_id)) for node in sorted(routes.live - {routes.node})]
 
     def relay(self, home: str, message: Command, now_ms: int) -> Sequence[Action] | None:
         """A remote client's ``pool.enter`` for a party held here whose pool another member
@@ -86,8 +82,8 @@ class PartyRouting:
         if client is None:
             return None
         if isinstance(command, LeavePool):
-            node = self.relayed.pop((client.client_id, command.pool), None)
-            return None if node is None else [Post(node, message)]
+            relayed = self.relayed.pop((client.client_id, command.pool), None)
+            return None if relayed is None else [Post(relayed[0], message)]
         attached = self.attach(client, command)
         if attached.party is None:
             return None
@@ -95,16 +91,45 @@ class PartyRouting:
         node = routes.owner_of(pool_key(client.project_id, name))
         if node == routes.node:
             return None
-        self.relayed[client.client_id, name] = node
-        self.entered_at(attached, node)
         forwarded = msgspec.structs.replace(message, command=codec.encode_value(attached))
+        self.relayed[client.client_id, name] = (node, forwarded)
         return [Post(node, forwarded)]
+
+    def moved(self, now_ms: int) -> Sequence[Action]:
+        """The live members changed: a relayed party entry whose pool has another owner now
+        is entered again there (left first at its old owner, if that one lives), answering
+        nobody, as a local client's entry is moved (:mod:`.failover`)."""
+        routes = self.routes
+        out: list[Action] = []
+        for key, (node, message) in list(self.relayed.items()):
+            client = routes.core.clients.get(key[0])
+            proxy = routes.proxies.get(key[0])
+            if client is None or proxy is None:
+                del self.relayed[key]
+                continue
+            new = routes.owner_of(pool_key(client.project_id, key[1]))
+            if new == node:
+                continue
+            if node in routes.live:
+                leave = codec.encode_value(LeavePool(key[1]))
+                out.append(
+                    Post(node, msgspec.structs.replace(message, request_id=INTERNAL, command=leave))
+                )
+            again = msgspec.structs.replace(message, request_id=INTERNAL)
+            if new == routes.node:  # the pool is this member's now: entered here
+                del self.relayed[key]
+                effects = proxy[1].receive(codec.decode_value(again.command), INTERNAL, now_ms)
+                out.append(Deliver([e for e in effects if isinstance(e, tuple)]))
+            else:
+                self.relayed[key] = (new, again)
+                out.append(Post(new, again))
+        return out
 
     def follow(self, message: Away | Back | Gone) -> Sequence[Action]:
         """A remote leader whose party entry was relayed from here went away, came back or
         is gone: the pool's owner, which only knows it through this member, hears it too."""
         client_id = message.client
-        nodes = {node for (cid, _), node in self.relayed.items() if cid == client_id}
+        nodes = {node for (cid, _), (node, _) in self.relayed.items() if cid == client_id}
         if type(message) is Gone:
             for key in [k for k in self.relayed if k[0] == client_id]:
                 del self.relayed[key]

@@ -185,7 +185,6 @@ class Router:
         if not sendable:
             return routes.refused(client_id, request_id)
         if type(command) is EnterPool:
-            self.parties.entered_at(command, target)
             name = command.policy or command.pool or routes.default_policy(client) or ""
             old = routes.waiting.get(client_id, {}).get(name)
             # Already waiting there: the owner refuses this one (pool.already_entered), and
@@ -380,6 +379,7 @@ class Router:
         self.routes.members_are(live)
         out = list(self.failover.members_changed(joined, died, local_clients, now_ms))
         out.extend(self.seats.members_changed(now_ms))
+        out.extend(self.parties.moved(now_ms))
         return out
 
     # -- messages from other members ------------------------------------------------------
