@@ -145,7 +145,7 @@ def test_a_members_process_dying_while_the_party_waits_withdraws_it(
         wait_for_members([a, b], 2)
 
 
-def _awake(client: Client, kind: str, within_s: float = 20) -> dict[str, Any]:
+def _awake(client: Client, kind: str, within_s: float = 30) -> dict[str, Any]:
     """The next event of ``kind``, pinging meanwhile: finding a member dead takes up to
     its key's lifetime, and a silent client would be dropped by the heartbeat first."""
     deadline = time.monotonic() + within_s
