@@ -362,14 +362,14 @@ def test_parties_are_bounded_per_client_per_project_and_in_members() -> None:
     party = party_of(core, a, b)
     with pytest.raises(MatchmakerError) as refused:
         core.party(a, CreateParty(), 0)
-    assert (refused.value.code, refused.value.details["per"]) == ("party.limit", "client")
+    assert (refused.value.code, (refused.value.details or {})["per"]) == ("party.limit", "client")
     with pytest.raises(MatchmakerError) as refused:
         core.party(c, JoinParty(party.code), 0)
     assert refused.value.code == "party.full"
     party_of(core, c)
     with pytest.raises(MatchmakerError) as refused:
         core.party(d, CreateParty(), 0)
-    assert (refused.value.code, refused.value.details["per"]) == ("party.limit", "project")
+    assert (refused.value.code, (refused.value.details or {})["per"]) == ("party.limit", "project")
     core.party(c, LeaveParty(_only(core, c)), 0)
     party_of(core, d)  # a party emptied frees its place
 
