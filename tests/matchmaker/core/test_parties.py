@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from matchmaker.config import Limits
 from matchmaker.core import Delivery, EnterPool, Matchmaker, events
@@ -392,3 +394,49 @@ def test_a_disconnected_client_leaves_its_parties_and_the_last_frees_the_code() 
     with pytest.raises(MatchmakerError) as missing:
         core.party(b, LeaveParty(party.party_id), 0)
     assert missing.value.code == "party.not_found"
+
+
+# -- matching by seats, for any arrivals ------------------------------------------------------
+
+
+def _can_fill(seats: list[int], size: int) -> bool:
+    """Whether some of ``seats`` add up to ``size`` (a subset sum, by brute DP)."""
+    reach = 1
+    for count in seats:
+        reach |= reach << count
+    return bool((reach >> size) & 1)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    size=st.integers(min_value=2, max_value=6),
+    arrivals=st.lists(st.integers(min_value=1, max_value=6), min_size=1, max_size=40),
+)
+def test_groups_fill_exactly_and_nothing_that_could_fill_one_waits(
+    size: int, arrivals: list[int]
+) -> None:
+    """Any arrivals of solos and parties (each at most a group): every group formed has
+    exactly ``size`` seats, a party's members always together, and after each arrival
+    no set of waiting entries could fill a group (matching is event-driven: nothing is
+    left for a later scan to find)."""
+    policy = MatchmakingPolicy(name="g", mode="auto", group_size=size)
+    project = Project(id="p", policies=(policy,))
+    core = new_core(max_party_members=6)
+    parties: dict[str, set[str]] = {}  # leader -> its members
+    for now, seats in enumerate(min(a, size) for a in arrivals):
+        members = [connect(core) for _ in range(seats)]
+        request = EnterPool(policy="g")
+        if seats > 1:
+            info = party_of(core, *members)
+            request = EnterPool(policy="g", party_id=info.party_id)
+        parties[members[0]] = set(members)
+        _, out = core.enter(members[0], project, request, now)
+        for session in sessions(out).values():
+            assert len(session) == size
+            for group in parties.values():
+                assert group <= session or not group & session
+        pool = next(iter(core.pools.values()), None)
+        waiting = (
+            [] if pool is None else [e.seats for f in pool.buckets.values() for e in f.values()]
+        )
+        assert not _can_fill(waiting, size)
