@@ -160,7 +160,8 @@ export class Client {
 
   /**
    * `pool.enter`: a policy (`{policy}`), an ad-hoc pool (`{pool, create, mode, groupSize}`)
-   * or the Project's default policy (`{}`).
+   * or the Project's default policy (`{}`); with `party_id` a party's leader enters every
+   * member as one entry.
    */
   enter(data: Requests["pool.enter"]["data"] = {}): Promise<Reply<"pool.enter">> {
     return this.request("pool.enter", data);
@@ -280,6 +281,21 @@ export class Client {
   /** delegated mode, `delegate.form`: one result per group, in order. */
   form(pool: string, groups: string[][]): Promise<Reply<"delegate.form">> {
     return this.request("delegate.form", { pool, groups });
+  }
+
+  /** `party.create`: a party led by this client; read its `code` out to friends. */
+  partyCreate(): Promise<Reply<"party.create">> {
+    return this.request("party.create", {});
+  }
+
+  /** `party.join` by the code the leader read out (any case; dashes and spaces ignored). */
+  partyJoin(code: string): Promise<Reply<"party.join">> {
+    return this.request("party.join", { code });
+  }
+
+  /** `party.leave`: the others get `party.member_left`; a waiting party entry is withdrawn. */
+  partyLeave(partyId: string): Promise<Reply<"party.leave">> {
+    return this.request("party.leave", { party_id: partyId });
   }
 
   /** A `ping` round trip (resolves on the `pong`). */

@@ -90,6 +90,12 @@ _CODES: dict[str, ErrorCode] = {
     "proposal.unavailable": Code(data=True),
     "proposal.limit": Code(data=True),
     "proposal.not_found": Code(data=True),
+    "party.not_found": Code(data=True),
+    "party.not_leader": Code(data=True),
+    "party.too_large": Code(data=True),
+    "party.full": Code(data=True),
+    "party.limit": Code(data=True),
+    "party.unsupported": Code(data=True),
     "delegate.not_attached": Code(data=True),
     # per group in a delegate.form reply, not as an error reply
     "delegate.invalid_group": Code(data=True),

@@ -178,8 +178,10 @@ class Client:
         public: dict[str, Any] | None = None,
         min_group_size: int | None = None,
         fill_timeout_ms: int | None = None,
+        party_id: str | None = None,
     ) -> dict[str, Any]:
-        """``pool.enter``; returns ``{pool, entry_id, mode, groupSize, expires_at}``."""
+        """``pool.enter``; returns ``{pool, entry_id, mode, groupSize, expires_at}``. With
+        ``party_id`` (the leader only) the whole party enters as one entry."""
         fields = {
             "policy": policy,
             "pool": pool,
@@ -191,11 +193,27 @@ class Client:
             "filter": filter,
             "ttl_ms": ttl_ms,
             "public": public,
+            "party_id": party_id,
         }
         reply: dict[str, Any] = await self.request(
             "pool.enter", {k: v for k, v in fields.items() if v is not None}
         )
         return reply
+
+    async def party_create(self) -> dict[str, Any]:
+        """``party.create``: a party led by this client; returns ``{party_id, code, leader,
+        members}`` (read ``code`` out to the friends who join)."""
+        reply: dict[str, Any] = await self.request("party.create")
+        return reply
+
+    async def party_join(self, code: str) -> dict[str, Any]:
+        """``party.join`` by code; returns ``{party_id, code, leader, members}``."""
+        reply: dict[str, Any] = await self.request("party.join", {"code": code})
+        return reply
+
+    async def party_leave(self, party_id: str) -> None:
+        """``party.leave``."""
+        await self.request("party.leave", {"party_id": party_id})
 
     async def leave(self, pool: str) -> dict[str, Any]:
         """``pool.leave``."""

@@ -91,7 +91,8 @@ export class Client {
     }
     /**
      * `pool.enter`: a policy (`{policy}`), an ad-hoc pool (`{pool, create, mode, groupSize}`)
-     * or the Project's default policy (`{}`).
+     * or the Project's default policy (`{}`); with `party_id` a party's leader enters every
+     * member as one entry.
      */
     enter(data = {}) {
         return this.request("pool.enter", data);
@@ -189,6 +190,18 @@ export class Client {
     /** delegated mode, `delegate.form`: one result per group, in order. */
     form(pool, groups) {
         return this.request("delegate.form", { pool, groups });
+    }
+    /** `party.create`: a party led by this client; read its `code` out to friends. */
+    partyCreate() {
+        return this.request("party.create", {});
+    }
+    /** `party.join` by the code the leader read out (any case; dashes and spaces ignored). */
+    partyJoin(code) {
+        return this.request("party.join", { code });
+    }
+    /** `party.leave`: the others get `party.member_left`; a waiting party entry is withdrawn. */
+    partyLeave(partyId) {
+        return this.request("party.leave", { party_id: partyId });
     }
     /** A `ping` round trip (resolves on the `pong`). */
     async ping() {
