@@ -66,7 +66,8 @@ BROKEN = {
     "h/017-bad.md": "---\nid: '017'\nstatus: [oops\n---\n",
 }
 IDS = ("001", "002", "003", "004", "005", "006", "007", "008", "9", "10", "T-2", "T-10")
-ASKED = (*IDS, "014", "017", "404", "", "t-2", "00")
+# Bare numbers: the one id that is it but for leading zeros ("1" is "001"), none, several.
+ASKED = (*IDS, "014", "017", "404", "", "t-2", "00", "1", "8", "0010", "5", "17", "0009", "3")
 
 
 def _age(folder: Path) -> None:
@@ -165,12 +166,15 @@ def test_every_id_prints_what_the_full_path_prints(root: Path, fmt: str) -> None
     assert outputs() == first == cold  # ...which every later run reads
     assert columns_kept(root / "tasks") == kept
     codes = {task_id: cold[task_id][0] for task_id in ASKED}
-    assert {task_id for task_id, code in codes.items() if code == 0} == {*IDS, "017"} - {
-        "005",
-        "006",
-    }
-    errors = {task_id: cold[task_id][2] for task_id in ("005", "006", "014", "404", "")}
+    numbers = {"1", "8", "0010", "17", "0009", "3"}  # 001, 008, 10, 017, 9, 003
+    assert {task_id for task_id, code in codes.items() if code == 0} == {
+        *IDS,
+        "017",
+        *numbers,
+    } - {"005", "006"}
+    errors = {task_id: cold[task_id][2] for task_id in ("005", "5", "006", "014", "404", "")}
     assert "[task.ambiguous_id]" in errors["005"]
+    assert "[task.ambiguous_id]" in errors["5"]
     assert "g/005-b.md" in errors["005"]
     assert "[task.ambiguous_id]" in errors["006"]
     assert "archive/006-b.md" in errors["006"]

@@ -100,6 +100,16 @@ class Found(msgspec.Struct, frozen=True, gc=False):
     unmet: list[str]
 
 
+def _same_number(repo: Repository, table: IdTable, number: str) -> str:
+    """The one id that is ``number`` but for leading zeros (``get 1`` of ``001``), as
+    :meth:`Repository.resolve <tasktool.planning.repository.Repository.resolve>` finds
+    it, else ``number``."""
+    if repo.settings.layout.foreign:
+        return number
+    found = table.numbered(number)
+    return found.pop() if len(found) == 1 else number
+
+
 def lookup(repo: Repository, task_id: str) -> Found | None:
     """:meth:`Repository.get <tasktool.planning.repository.Repository.get>` of ``task_id``
     (it raises the same errors) with what ``get`` shows beside the task, from the
@@ -113,6 +123,9 @@ def lookup(repo: Repository, task_id: str) -> Found | None:
     index = _Index(table)
     try:
         holders = index.holders(task_id)
+        if not holders and task_id.isdigit():
+            task_id = _same_number(repo, table, task_id)
+            holders = index.holders(task_id)
         if not holders:
             raise repo.missing(task_id)
         positions = [*holders, *index.children(task_id)]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import operator
+import re
 import struct
 from collections.abc import Sequence
 from contextlib import suppress
@@ -153,6 +154,13 @@ class IdTable:
         for part, start in zip(self.columns, self.starts, strict=True):
             found += [start + row for row in _holders(getattr(part, column), separator, value)]
         return found
+
+    def numbered(self, number: str) -> set[str]:
+        """The ids that are the all-digit ``number`` but for leading zeros (``001`` for
+        ``1``), found in the ids columns at C speed: what ``Repository.same_number``
+        finds by decoding every task."""
+        pattern = re.compile(f"{ITEM}(0*{int(number)}){ITEM}")
+        return {found for part in self.columns for found in pattern.findall(part.ids)}
 
     def id_at(self, row: int) -> str:
         folder, at = self._split(row)
