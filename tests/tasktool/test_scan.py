@@ -81,6 +81,25 @@ def test_natural_order_groups_and_archive(project: Project, write_task: TaskWrit
     assert result.tasks[0].file_path == str(project.root / "9-task.md")
 
 
+@pytest.mark.parametrize("other", [None, "T-3"])
+def test_all_digit_ids_sort_as_the_natural_key_does(
+    project: Project, write_task: TaskWriter, other: str | None
+) -> None:
+    """The cold scan sorts all-digit ids by their number (a cheaper key than the natural
+    key); with another id among them, by the natural key: the same order either way,
+    ties (``010`` and ``10``) by file."""
+    from tasktool.model.task import natural_key
+
+    for task_id, where in (("10", "b"), ("010", "a"), ("9", "c"), ("100", "a"), ("0", "")):
+        write_task(task_id, where=where)
+    if other is not None:
+        write_task(other)
+    tasks = scan_tasks(project.root, use_cache=False).tasks
+    found = [(task.id, task.file_path) for task in tasks]
+    assert found == sorted(found, key=lambda pair: (natural_key(pair[0]), pair[1]))
+    assert [task.id for task in tasks][:4] == ["0", "9", "010", "10"]
+
+
 def test_broken_task_like_file_is_reported(project: Project, write_task: TaskWriter) -> None:
     write_task("1")
     project.write("2-bad.md", "---\nid: 2\ntitle: [oops\n---\n")

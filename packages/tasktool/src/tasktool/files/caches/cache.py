@@ -98,6 +98,23 @@ def _task_key(row: Row) -> tuple[object, ...]:
     return (natural_key(task.id), task.file_path)
 
 
+def _sort_tasks(rows: Sequence[Row], numbers: list[int]) -> None:
+    """Sort row numbers by :func:`_task_key`. When every id is all ASCII digits (nearly
+    every repository), ``(int(id), file)`` orders them as that key does (its natural key
+    is then ``((0, int(id)),)``) at a fraction of the cost: a third of a cold scan's
+    serial work at 100,000 tasks (docs/benchmarks.md)."""
+    tasks = [rows[number].task for number in numbers]
+    ids = [task.id for task in tasks]  # type: ignore[union-attr]
+    joined = "".join(ids)
+    if joined.isascii() and joined.isdigit() and all(ids):
+        paths = [task.file_path for task in tasks]  # type: ignore[union-attr]
+        # Files differ, so no two keys tie and the row numbers are never compared.
+        ordered = sorted(zip(map(int, ids), paths, numbers, strict=True))
+        numbers[:] = [number for _id, _path, number in ordered]
+        return
+    numbers.sort(key=lambda number: _task_key(rows[number]))
+
+
 def _broken_key(row: Row) -> str:
     assert row.broken is not None
     return row.broken.file or ""
@@ -114,8 +131,8 @@ def result_order(rows: Sequence[Row]) -> Order:
             (archived if row.task.archived else tasks).append(number)
         elif row.broken is not None:
             broken.append(number)
-    tasks.sort(key=lambda number: _task_key(rows[number]))
-    archived.sort(key=lambda number: _task_key(rows[number]))
+    _sort_tasks(rows, tasks)
+    _sort_tasks(rows, archived)
     broken.sort(key=lambda number: _broken_key(rows[number]))
     return tasks, archived, broken
 

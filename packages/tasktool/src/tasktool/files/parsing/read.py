@@ -54,12 +54,30 @@ def _place(directory: str) -> tuple[str | None, bool]:
     return (kept[-1] if kept else None), True
 
 
+#: A task file is nearly always shorter than this: read in one ``read`` call.
+_READ_AT_ONCE = 16_384
+
+
 def _read(path: str) -> bytes | OSError:
+    """The file's bytes by bare descriptor calls: ``open()``'s buffered file object (and
+    the ``fstat`` it makes to size its buffer) cost as much again per file as the calls
+    themselves, a tenth of a cold scan's parse."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        fd = os.open(path, os.O_RDONLY)
     except OSError as exc:
         return exc
+    try:
+        data = os.read(fd, _READ_AT_ONCE)
+        if len(data) < _READ_AT_ONCE:
+            return data
+        parts = [data]
+        while more := os.read(fd, 1 << 20):
+            parts.append(more)
+        return b"".join(parts)
+    except OSError as exc:
+        return exc
+    finally:
+        os.close(fd)
 
 
 def _read_many(paths: list[str]) -> list[bytes | OSError]:

@@ -3,8 +3,9 @@
 Parsing a task file is Python work (docs/benchmarks.md, "Figures behind tasktool's
 code"), so a first run over a large task directory spends seconds on one core while the
 others idle. Past ``PARALLEL_FROM`` files the work is split
-into contiguous chunks parsed by forked worker processes; each sends its rows back as one
-msgpack blob, decoded here in order, so the result is exactly the one-process result.
+into contiguous chunks, the first parsed here and each other one by a forked child; each
+child sends its rows back as one msgpack blob, decoded here in order, so the result is
+exactly the one-process result.
 
 Forking is safe only when this process runs no other thread (a thread holding a lock at
 the fork would leave the child's copy locked forever), so a process with threads (the
@@ -13,6 +14,7 @@ dashboard's server) and platforms without ``fork`` parse in this process.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
@@ -22,6 +24,7 @@ from typing import TypeVar
 import msgspec
 
 from tasktool.files.caches.cache_files import Row, no_collection
+from tasktool.files.scanning.forked import Child
 
 __all__ = ["MAX_WORKERS", "PARALLEL_FROM", "Item", "default_workers", "parse_rows"]
 
@@ -45,32 +48,32 @@ def parse_rows(
         return parse(items)
     size = -(-len(items) // workers)
     shares = [items[start : start + size] for start in range(0, len(items), size)]
-    # Imported only here: both register atexit handlers (multiprocessing's, and logging's
-    # through concurrent.futures), which a warm run must not carry (tasktool.cli.oneshot).
-    from concurrent.futures.process import BrokenProcessPool
-
-    try:
-        return _parse_forked(parse, shares)
-    except (OSError, BrokenProcessPool):
-        # No worker could be forked (a process limit, no memory) or one died (the OOM
-        # killer): the same parse, in this process.
-        return parse(items)
+    return _parse_forked(parse, shares)
 
 
 def _parse_forked(
     parse: Callable[[Sequence[Item]], list[Row]], shares: list[Sequence[Item]]
 ) -> list[Row]:
-    """The rows of every share in order: the first parsed here, the others by workers."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(len(shares) - 1, mp_context=context) as pool:
-        others = [pool.submit(_parse_encoded, parse, share) for share in shares[1:]]
-        rows = parse(shares[0])
-        for other in others:
-            with no_collection():
-                rows += _decoder.decode(other.result())
+    """The rows of every share in order: the first parsed here, the others by forked
+    children (:class:`~tasktool.files.forked.Child`: a bare fork that inherits its share,
+    nothing pickled, no pool, no feeder thread, and no ``multiprocessing`` import, whose
+    ``atexit`` handler a one-shot process would then have to run). A share whose child
+    could not be forked (a process limit, no memory) or died (the OOM killer) is parsed
+    here: the rows are the same."""
+    children: list[Child | None] = []
+    for share in shares[1:]:
+        try:
+            children.append(Child(functools.partial(_parse_encoded, parse, share)))
+        except OSError:
+            children.append(None)
+    rows = parse(shares[0])
+    for share, child in zip(shares[1:], children, strict=True):
+        encoded = child.result() if child is not None else None
+        if encoded is None:
+            rows += parse(share)
+            continue
+        with no_collection():
+            rows += _decoder.decode(encoded)
     return rows
 
 
