@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import functools
 import gc
+import mmap
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -170,15 +171,32 @@ def cache_path(root: Path) -> Path:
     return root / STATE_DIR / "cache" / f"{FORMAT}.msgpack"
 
 
+Decoded = TypeVar("Decoded")
+
+
+def decode_mapped(path: str, decode: Callable[[Any], Decoded]) -> tuple[Decoded, os.stat_result]:
+    """``decode`` of the file's bytes, given as a read-only mapping of the file rather
+    than read into a buffer of this process (and its ``stat``). On this kind of host
+    every fresh page a process touches costs a few microseconds: the head and the rows
+    files of 100,000 tasks are megabytes, read once per run (docs/benchmarks.md).
+
+    Only for the cache's files, which are written whole and renamed into place, never
+    truncated while mapped; ``decode`` must not keep the buffer (no ``msgspec.Raw``)."""
+    with open(path, "rb") as handle:
+        stat = os.fstat(handle.fileno())
+        if not stat.st_size:
+            return decode(b""), stat
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            return decode(mapped), stat
+
+
 def read_head(root: Path) -> tuple[Head, bytes] | None:
     """The current head of ``root``'s cache and the file's signature, or ``None`` (missing,
     corrupt, another version's)."""
     try:
-        with open(cache_path(root), "rb") as handle:
-            stat = os.fstat(handle.fileno())
-            with no_collection():
-                head = _head_decoder.decode(handle.read())
-    except (OSError, msgspec.DecodeError):
+        with no_collection():
+            head, stat = decode_mapped(str(cache_path(root)), _head_decoder.decode)
+    except (OSError, ValueError, msgspec.DecodeError):
         return None
     if (
         head.format != FORMAT
@@ -216,13 +234,18 @@ def read_rows(root: Path, head: Head) -> list[list[Row]] | None:
     try:
         with no_collection():
             for folder, name in zip(head.folders, head.files, strict=True):
-                part = _rows_decoder.decode(rows_bytes(root, name)) if name else []
+                part = _rows_at(root, name) if name else []
                 if len(part) != len(folder):
                     return None
                 parts.append(part)
-    except (OSError, msgspec.DecodeError):
+    except (OSError, ValueError, msgspec.DecodeError):
         return None
     return parts
+
+
+def _rows_at(root: Path, name: str) -> list[Row]:
+    path = os.path.join(root, STATE_DIR, "cache", name)
+    return decode_mapped(path, _rows_decoder.decode)[0]
 
 
 def read_some_rows(root: Path, head: Head, numbers: Sequence[int]) -> dict[int, Row] | None:

@@ -25,29 +25,29 @@ from collections.abc import Iterable
 from itertools import starmap
 from operator import attrgetter
 
-__all__ = ["NOT_A_FILE", "RACY_NS", "SIZE", "UNSETTLED", "at", "mtime", "of", "of_all", "settled"]
+__all__ = ["NOT_A_FILE", "PACKED", "RACY_NS", "SIZE", "UNSETTLED", "at", "mtime", "of", "of_all", "settled"]
 
-_PACKED = struct.Struct("<qqqQ")  # size, mtime_ns, ctime_ns, inode
+PACKED = struct.Struct("<qqqQ")  # size, mtime_ns, ctime_ns, inode
 #: The length of one signature.
-SIZE = _PACKED.size
+SIZE = PACKED.size
 #: How recent a modification makes an entry racy.
 RACY_NS = 2_000_000_000
 #: A signature that matches no file: an entry changed a moment ago.
-UNSETTLED = _PACKED.pack(-1, 0, 0, 0)
+UNSETTLED = PACKED.pack(-1, 0, 0, 0)
 #: The signature of a listed name that is no regular file (gone since, a symlink loop).
-NOT_A_FILE = _PACKED.pack(-2, 0, 0, 0)
+NOT_A_FILE = PACKED.pack(-2, 0, 0, 0)
 
 _FIELDS = attrgetter("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino")
 
 
 def of(stat: os.stat_result) -> bytes:
     """The signature of a ``stat`` result."""
-    return _PACKED.pack(stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
+    return PACKED.pack(stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
 
 
 def of_all(stats: Iterable[os.stat_result]) -> bytes:
     """The signatures of ``stat`` results, joined (C loops only: no Python call per one)."""
-    return b"".join(starmap(_PACKED.pack, map(_FIELDS, stats)))
+    return b"".join(starmap(PACKED.pack, map(_FIELDS, stats)))
 
 
 def settled(stat: os.stat_result, racy_after: int) -> bytes:
@@ -57,7 +57,7 @@ def settled(stat: os.stat_result, racy_after: int) -> bytes:
 
 def mtime(sig: bytes) -> int:
     """The mtime_ns of a signature."""
-    found: int = _PACKED.unpack(sig)[1]
+    found: int = PACKED.unpack(sig)[1]
     return found
 
 

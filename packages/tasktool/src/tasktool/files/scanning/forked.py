@@ -39,7 +39,7 @@ class Child:
     exception, killed), :meth:`result` returns ``None`` and the caller does the work here.
     """
 
-    def __init__(self, work: Callable[[], bytes]) -> None:
+    def __init__(self, work: Callable[[], bytes | bytearray]) -> None:
         read, write = os.pipe()
         try:
             self._pid = os.fork()

@@ -83,10 +83,11 @@ def walk(
         packed += rest if rest is not None else _signatures(theirs)
     found: list[tuple[Folder, str]] = []
     start = 0
-    for listing in listed:
-        end = start + len(listing.names) * SIZE
-        found.append((listing.folder(packed[start:end]), listing.relative))
-        start = end
+    with memoryview(packed) as view:
+        for listing in listed:
+            end = start + len(listing.names) * SIZE
+            found.append((listing.folder(bytes(view[start:end])), listing.relative))
+            start = end
     return found
 
 
@@ -200,13 +201,18 @@ def _halves(
     return first, second
 
 
-def _signatures(shares: list[tuple[str, list[str]]]) -> bytes:
+def _signatures(shares: list[tuple[str, list[str]]]) -> bytearray:
     """The packed signature of every file named in ``shares`` (folders and names), in
-    order; ``NOT_A_FILE`` for one that is gone or not a regular file."""
-    stat, signature_of = os.stat, signature.of
-    packed: list[bytes] = []
+    order; ``NOT_A_FILE`` for one that is gone or not a regular file.
+
+    Packed in place into one buffer (no bytes object per file, joined after): on this
+    kind of host each fresh page a process touches costs a few microseconds, and a warm
+    run's memory is mostly what it touches once (docs/benchmarks.md)."""
+    stat, pack_into = os.stat, signature.PACKED.pack_into
+    packed = bytearray(SIZE * sum(len(names) for _directory, names in shares))
+    at = 0
     for directory, names in shares:
-        start = len(packed)
+        start = at
         try:
             with _opened(directory) as folder:
                 fd = folder if isinstance(folder, int) else None
@@ -215,9 +221,21 @@ def _signatures(shares: list[tuple[str, list[str]]]) -> bytes:
                     try:
                         found = stat(path, dir_fd=fd)
                     except OSError:  # gone since the listing, a symlink loop
-                        packed.append(NOT_A_FILE)
-                        continue
-                    packed.append(signature_of(found) if S_ISREG(found.st_mode) else NOT_A_FILE)
+                        packed[at : at + SIZE] = NOT_A_FILE
+                    else:
+                        if S_ISREG(found.st_mode):
+                            pack_into(
+                                packed,
+                                at,
+                                found.st_size,
+                                found.st_mtime_ns,
+                                found.st_ctime_ns,
+                                found.st_ino,
+                            )
+                        else:
+                            packed[at : at + SIZE] = NOT_A_FILE
+                    at += SIZE
         except OSError:  # the folder itself is gone
-            packed[start:] = [NOT_A_FILE] * len(names)
-    return b"".join(packed)
+            packed[start : start + SIZE * len(names)] = NOT_A_FILE * len(names)
+            at = start + SIZE * len(names)
+    return packed
