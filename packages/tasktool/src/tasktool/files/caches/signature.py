@@ -25,7 +25,18 @@ from collections.abc import Iterable
 from itertools import starmap
 from operator import attrgetter
 
-__all__ = ["NOT_A_FILE", "PACKED", "RACY_NS", "SIZE", "UNSETTLED", "at", "mtime", "of", "of_all", "settled"]
+__all__ = [
+    "NOT_A_FILE",
+    "PACKED",
+    "RACY_NS",
+    "SIZE",
+    "UNSETTLED",
+    "at",
+    "mtime",
+    "of",
+    "of_all",
+    "settled",
+]
 
 PACKED = struct.Struct("<qqqQ")  # size, mtime_ns, ctime_ns, inode
 #: The length of one signature.
