@@ -167,7 +167,7 @@ def test_a_child_that_fails_leaves_its_share_to_this_process(
     here = os.getpid()
     signatures = walking._signatures
 
-    def failing_in_a_child(shares: list[tuple[str, list[str]]]) -> bytes:
+    def failing_in_a_child(shares: list[tuple[str, list[str]]]) -> bytearray:
         if os.getpid() != here:
             raise RuntimeError("the child's share fails")
         return signatures(shares)
