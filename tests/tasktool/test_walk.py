@@ -147,7 +147,8 @@ def test_two_processes_stat_what_one_does(
         this process and the walk would still be right."""
 
         def result(self) -> bytes | None:
-            delivered.append(super().result())
+            found = super().result()
+            delivered.append(None if found is None else bytes(found))
             return delivered[-1]
 
     monkeypatch.setattr(walking, "Child", Recorded)
@@ -179,7 +180,11 @@ def test_a_child_that_fails_leaves_its_share_to_this_process(
 
 
 def test_a_child_returns_its_bytes_or_none() -> None:
-    assert forked.Child(lambda: b"x" * 200_000).result() == b"x" * 200_000  # past a pipe's buffer
+    found = forked.Child(lambda: b"x" * 200_000).result()
+    assert found is not None
+    assert bytes(found) == b"x" * 200_000  # mapped, past a page
+    assert forked.Child(lambda: b"xy").result() == b"xy"  # read, within one
+    assert forked.Child(lambda: b"").result() == b""
 
     def fails() -> bytes:
         raise RuntimeError("no")

@@ -134,7 +134,7 @@ def encode_store(texts: Sequence[bytes]) -> bytes:
     offsets[len(texts)] = at
     if sys.byteorder == "big":
         offsets.byteswap()
-    return offsets.tobytes() + b"".join(texts)
+    return b"".join([offsets.tobytes(), *texts])  # one copy of the bodies, not two
 
 
 class Stores:

@@ -1,5 +1,5 @@
 """Work done by a forked child while this process does its own share: its result comes
-back as bytes over a pipe.
+back as bytes, in an in-memory file this process maps.
 
 A warm scan of a large task directory spends most of its time in ``stat`` calls, most of
 that in the kernel; a second process makes half of them on the second core. A bare
@@ -14,6 +14,7 @@ dashboard's server) and platforms without ``fork`` do all the work here.
 
 from __future__ import annotations
 
+import mmap
 import os
 import sys
 import threading
@@ -34,36 +35,43 @@ def usable_cores() -> int:
 class Child:
     """``work()`` running in a forked child; :meth:`result` waits for its bytes.
 
-    The child writes its result to a pipe and leaves with ``os._exit`` (no ``atexit``
-    handler, no buffered output of this process flushed twice). When it fails (an
-    exception, killed), :meth:`result` returns ``None`` and the caller does the work here.
+    The child writes its result to an anonymous in-memory file made before the fork
+    (``memfd_create``) and leaves with ``os._exit`` (no ``atexit`` handler, no buffered
+    output of this process flushed twice); this process maps that file instead of
+    reading it through a pipe: the child never waits for a reader, and this process
+    touches no fresh pages for the bytes (a cold parse's share is some 40 MB at 100,000
+    tasks; each fresh page costs a few microseconds on this kind of host). When the child
+    fails (an exception, killed), :meth:`result` returns ``None`` and the caller does the
+    work here.
     """
 
     def __init__(self, work: Callable[[], bytes | bytearray]) -> None:
-        read, write = os.pipe()
+        out = os.memfd_create("tasktool-child", os.MFD_CLOEXEC)
         try:
             self._pid = os.fork()
         except OSError:
-            os.close(read)
-            os.close(write)
+            os.close(out)
             raise
         if self._pid == 0:  # pragma: no cover - the child; its bytes are what tests check
-            os.close(read)
             code = 1
             try:
-                with open(write, "wb") as out:
-                    out.write(work())
+                with open(out, "wb") as written:
+                    written.write(work())
                 code = 0
             finally:
                 os._exit(code)
-        os.close(write)
-        self._read = read
+        self._out = out
 
-    def result(self) -> bytes | None:
-        """The child's bytes, or ``None`` when it did not finish its work."""
+    def result(self) -> bytes | mmap.mmap | None:
+        """The child's bytes (a read-only mapping of them past a page), or ``None`` when
+        it did not finish its work."""
         try:
-            with open(self._read, "rb") as pipe:
-                data = pipe.read()
-        finally:
             _, status = os.waitpid(self._pid, 0)
-        return data if os.waitstatus_to_exitcode(status) == 0 else None
+            if os.waitstatus_to_exitcode(status) != 0:
+                return None
+            size = os.fstat(self._out).st_size
+            if size < mmap.PAGESIZE:
+                return os.pread(self._out, size, 0)
+            return mmap.mmap(self._out, size, access=mmap.ACCESS_READ)
+        finally:
+            os.close(self._out)
