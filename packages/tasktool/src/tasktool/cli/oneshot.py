@@ -15,9 +15,10 @@ million tuples, none of them garbage) and, at exit, freeing them object by objec
 - :meth:`Process.end`, after a read command (``@facts(reads=True)``) whose output is
   flushed: the process ends with ``os._exit`` and the command's exit status, skipping the
   interpreter's teardown. Only when that teardown has nothing else to do: no ``atexit``
-  handler registered (tasktool registers none; multiprocessing and logging do, imported
-  only by a cold read's parse workers and reader threads) and no other thread alive
-  (those pools are joined before any output); otherwise the process exits as usual.
+  handler registered (tasktool registers none; ``concurrent.futures`` does, through
+  ``logging`` and its thread pools, imported only by a cold read's reader threads; a
+  cold parse's children are bare forks) and no other thread alive (the reader pool is
+  joined before any output); otherwise the process exits as usual.
 
 The entry point makes the one :class:`Process` that says so and hands it to the command
 line (click's ``obj``), which keeps it in the invocation's options: a value passed down,
