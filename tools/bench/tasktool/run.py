@@ -306,6 +306,7 @@ def report(results: list[Measure], backlog_note: str) -> str:
                     f"({kind}) {mine.seconds:.2f} s: **{other.seconds / mine.seconds:.1f}x** "
                     "faster."
                 )
+    lines += _against_baseline(results)
     lines += _targets(results, "issue 21", TARGETS)
     lines += _targets(
         results, "issue 44: the same command run again, as hyperfine does", TARGETS_44
@@ -358,6 +359,36 @@ TARGETS_44: dict[tuple[str, int], tuple[float, float | None]] = {
     },
     ("list --format json, cold", 100_000): (2.0, None),
 }
+
+
+def _against_baseline(results: list[Measure]) -> list[str]:
+    """Each command against the baseline's same command in the same run (``--baseline``):
+    medians and their ratios (below 1: this code is faster)."""
+    found = {(m.name, m.size): m for m in results}
+    pairs = [
+        (m, base)
+        for m in results
+        if not m.name.startswith("baseline: ")
+        and (base := found.get((f"baseline: {m.name}", m.size))) is not None
+    ]
+    if not pairs:
+        return []
+    lines = [
+        "",
+        "## Against the baseline (same run)",
+        "",
+        "| tasks | command | CPU / baseline (s) | CPU ratio | wall / baseline (s) | wall ratio "
+        "| peak / baseline (MiB) |",
+        "|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    for m, base in pairs:
+        cpu_ratio = f"{m.cpu / base.cpu:.2f}" if base.cpu else "-"
+        lines.append(
+            f"| {m.size:,} | {m.name} | {m.cpu:.2f} / {base.cpu:.2f} | {cpu_ratio} | "
+            f"{m.seconds:.3f} / {base.seconds:.3f} | {m.seconds / base.seconds:.2f} | "
+            f"{m.mib:.0f} / {base.mib:.0f} |"
+        )
+    return lines
 
 
 def _targets(
