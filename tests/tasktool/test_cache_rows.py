@@ -10,6 +10,7 @@ import time
 from typing import TYPE_CHECKING
 
 import msgspec
+import pytest
 
 from tasktool.files.caches.cache import ParseCache
 from tasktool.files.caches.id_columns import IdColumns
@@ -262,3 +263,23 @@ def test_a_write_removes_other_versions_files_and_no_others(
     scan_tasks(project.root)
     assert not any((folder / name).exists() for name in others)
     assert all((folder / name).exists() for name in kept)
+
+
+def test_a_cache_that_cannot_be_mapped_is_read(
+    project: Project, write_task: TaskWriter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The head and rows files are decoded from a mapping of them; on a file system that
+    cannot map files they are read, with the same result (not taken for a missing cache)."""
+    import mmap
+
+    _cached(project, write_task)
+    mapped = scan_source(project.root)
+    assert mapped.identity is not None
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError(19, "No such device")
+
+    monkeypatch.setattr(mmap, "mmap", refuse)
+    read = scan_source(project.root)
+    assert read.identity == mapped.identity
+    assert read.result == mapped.result

@@ -186,7 +186,11 @@ def decode_mapped(path: str, decode: Callable[[Any], Decoded]) -> tuple[Decoded,
         stat = os.fstat(handle.fileno())
         if not stat.st_size:
             return decode(b""), stat
-        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        try:
+            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        except OSError:  # a file system that cannot map files: read it
+            return decode(handle.read()), stat
+        with mapped:
             return decode(mapped), stat
 
 
