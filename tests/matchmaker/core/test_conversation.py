@@ -330,3 +330,17 @@ def test_a_resumed_welcome_says_the_ack() -> None:
     assert isinstance(resumed.answer, Welcome)
     assert resumed.answer.ack == 2
     assert welcome(conversation(core), project="p").ack is None  # a fresh hello: none
+
+
+def test_a_proxy_relays_a_numbered_send_its_home_took() -> None:
+    """A cluster member's proxy of another member's client: the home took the seq (what
+    came before it may have gone elsewhere), so the proxy relays it and names it on error."""
+    talk = conversation()
+    talk.adopt("home.1", "p", None, {})
+    (joined, _) = talk.receive(JoinSession("room", create=True), "j", 0)
+    assert isinstance(joined, ReplyWith)
+    assert isinstance(joined.answer, JoinedSession)
+    assert codes(talk.receive(Send(joined.answer.session_id, b"1", seq=5), None, 0)) == [tuple]
+    (refused,) = talk.receive(Send("gone", b"1", seq=6), None, 0)
+    assert isinstance(refused, Refuse)
+    assert refused.error.details == {"session_id": "gone", "seq": 6}
