@@ -9,6 +9,7 @@ the outage test starts a redis-server of its own.
 from __future__ import annotations
 
 import itertools
+import json
 import signal
 import threading
 from pathlib import Path
@@ -185,6 +186,13 @@ def test_numbered_sends_are_taken_once_across_a_resume_on_another_process(
         peer.send(session, {"p": 1})
         assert moved.event("session.message")["data"] == {"p": 1}
         assert "session.message" not in _quiet(peer)  # nothing more came: 4, 5, 9 dropped
+        to_nobody = {"session_id": session, "data": 8, "to": ["nobody"]}
+        moved.ws.send(json.dumps({"type": "session.send", "seq": 8, "data": to_nobody}))
+        refused = moved.message()  # taken at a, refused at c: its host
+        while refused.get("type") != "reply":
+            refused = moved.message()
+        assert refused["error"]["code"] == "session.not_member"
+        assert refused["error"]["details"]["seq"] == 8  # named wherever it was refused
 
 
 def _in_room_and_waiting(

@@ -402,7 +402,6 @@ export class Client {
   }
 
   #welcome(reply: HelloReply): void {
-    if (!reply.resumed) this.#forgetHeld(); // a new client id: its numbering starts at 1
     this.helloReply = reply;
     this.clientId = reply.client_id;
     this.#state = "open";
@@ -492,8 +491,8 @@ export class Client {
     }, delayMs);
   }
 
-  /** Held sends that will never be acknowledged (the client's id changed, or it closed). */
-  #forgetHeld(report: MatchmakerError | null = null): void {
+  /** The client closed for good: its held sends will never be acknowledged. */
+  #forgetHeld(report: MatchmakerError | null): void {
     if (report !== null) {
       for (let i = this.#heldFrom; i < this.#held.length; i++) {
         const details = { ...report.details, seq: this.#held[i]!.seq };
@@ -503,8 +502,6 @@ export class Client {
     this.#held = [];
     this.#heldFrom = 0;
     this.#heldBytes = 0;
-    this.#sendSeq = 0;
-    this.#ack = 0;
   }
 
   #attach(socket: WebSocketLike): void {

@@ -263,3 +263,84 @@ def test_a_charged_request_counts_as_hearing_from_the_client() -> None:
     talk.receive(Greet(1, project="p"), "h", 0)
     assert talk.admit(CheckAlive(), "1", 42_000) is None
     assert talk.last_seen_ms == 42_000
+
+
+@pytest.mark.parametrize("entry", ["receive", "relay_message"])
+def test_a_numbered_send_is_taken_once_and_a_gap_is_refused(entry: str) -> None:
+    talk = conversation()
+    welcome(talk, project="p")
+    (joined, _) = talk.receive(JoinSession("room", create=True), "j", 0)
+    assert isinstance(joined, ReplyWith)
+    assert isinstance(joined.answer, JoinedSession)
+    room = joined.answer.session_id
+
+    def send(seq: int, request_id: str | None, session_id: str = room) -> list[object]:
+        if entry == "receive":
+            return list(talk.receive(Send(session_id, b"1", seq=seq), request_id, 0))
+        return list(talk.relay_message(session_id, None, b"1", request_id, 0, seq=seq))
+
+    assert codes(send(1, "a")) == [tuple, Relayed]  # taken: relayed, answered
+    duplicate = send(1, "b")
+    assert codes(duplicate) == [Relayed]  # not relayed again
+    assert isinstance(duplicate[0], ReplyWith)
+    assert duplicate[0].answer == Relayed(duplicate=True)
+    assert send(1, None) == []  # a duplicate without an id: nothing at all
+    (gap,) = send(3, "c")
+    assert isinstance(gap, Refuse)
+    assert gap.error.code == "protocol.bad_request"
+    assert gap.error.details == {"field": "seq", "expected": 2, "seq": 3}
+    (failed,) = send(2, "d", session_id="gone")  # taken, then refused: its seq is spent
+    assert isinstance(failed, Refuse)
+    assert failed.error.code == "session.not_found"
+    assert failed.error.details == {"session_id": "gone", "seq": 2}
+    assert talk.client is not None
+    assert talk.client.ack == 2
+    assert codes(send(3, None)) == [tuple]
+
+
+def test_the_cluster_takes_a_numbered_send_before_forwarding_it() -> None:
+    """``sequence``: the rule alone, where the client's ack lives (its home member)."""
+    talk = conversation()
+    welcome(talk, project="p")
+    assert talk.sequence(Send("s", b"1", seq=1), None) is None
+    assert talk.sequence(Send("s", b"1", seq=1), None) == []
+    (gap,) = talk.sequence(Send("s", b"1", seq=5), "g") or []
+    assert isinstance(gap, Refuse)
+    assert gap.error.details == {
+        "field": "seq",
+        "expected": 2,
+        "seq": 5,
+    }
+
+
+def test_a_resumed_welcome_says_the_ack() -> None:
+    core = Matchmaker(Limits(), node="t")
+    first = conversation(core)
+    token = welcome(first, project="p").resume_token
+    (joined, _) = first.receive(JoinSession("room", create=True), "j", 0)
+    assert isinstance(joined, ReplyWith)
+    assert isinstance(joined.answer, JoinedSession)
+    for seq in (1, 2):
+        first.receive(Send(joined.answer.session_id, b"1", seq=seq), None, 0)
+    first.disconnect(0, resumable=True)
+    (resumed, *_) = conversation(core).receive(
+        Greet(1, project="p", resume=ResumeFrom(token)), "h", 0
+    )
+    assert isinstance(resumed, ReplyWith)
+    assert isinstance(resumed.answer, Welcome)
+    assert resumed.answer.ack == 2
+    assert welcome(conversation(core), project="p").ack is None  # a fresh hello: none
+
+
+def test_a_proxy_relays_a_numbered_send_its_home_took() -> None:
+    """A cluster member's proxy of another member's client: the home took the seq (what
+    came before it may have gone elsewhere), so the proxy relays it and names it on error."""
+    talk = conversation()
+    talk.adopt("home.1", "p", None, {})
+    (joined, _) = talk.receive(JoinSession("room", create=True), "j", 0)
+    assert isinstance(joined, ReplyWith)
+    assert isinstance(joined.answer, JoinedSession)
+    assert codes(talk.receive(Send(joined.answer.session_id, b"1", seq=5), None, 0)) == [tuple]
+    (refused,) = talk.receive(Send("gone", b"1", seq=6), None, 0)
+    assert isinstance(refused, Refuse)
+    assert refused.error.details == {"session_id": "gone", "seq": 6}

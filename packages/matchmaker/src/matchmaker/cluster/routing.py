@@ -34,7 +34,6 @@ the grace ran out), which pause and resume it there as the core does locally.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -190,7 +189,6 @@ class Router:
             answered = conversation.sequence(command, request_id)
             if answered is not None:
                 return [Perform(client_id, answered)]
-            command = dataclasses.replace(command, seq=None)
         if type(command) is EnterPool:
             name = command.policy or command.pool or routes.default_policy(client) or ""
             old = routes.waiting.get(client_id, {}).get(name)

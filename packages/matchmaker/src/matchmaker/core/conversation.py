@@ -80,6 +80,7 @@ class Conversation:
         "_abuse",
         "_control",
         "_directory",
+        "_home",
         "_ice_servers",
         "_last_ping_ms",
         "_relay",
@@ -107,6 +108,8 @@ class Conversation:
         self._control = TokenBucket(limits.control_rate_per_s, limits.control_burst, now_ms)
         self._relay = TokenBucket(limits.send_rate_per_s, limits.send_burst, now_ms)
         self._abuse = 0
+        # False for a proxy (:meth:`adopt`): its client's home took each numbered send.
+        self._home = True
 
     @property
     def last_seen_ms(self) -> int:
@@ -172,7 +175,7 @@ class Conversation:
         ``None`` when it is the next one (its ``ack`` moves on: relay it), else the answer
         that stands for relaying it (a duplicate's, or a gap's refusal). A cluster member
         calls this before forwarding the send to the member that hosts its session, which
-        relays it unnumbered."""
+        relays it without taking its ``seq`` again (which its error replies still name)."""
         assert send.seq is not None
         try:
             return _sequence(self._client(), send.seq, request_id)
@@ -206,12 +209,14 @@ class Conversation:
     ) -> None:
         """Speak for a client another cluster member connected (a *proxy*, its id minted
         there): registered with the core like a local client, its requests forwarded here
-        pass the same protocol rules and core calls, and its events reach it."""
+        pass the same protocol rules (but a numbered send's ``seq``, which its home took)
+        and core calls, and its events reach it."""
         client = ClientState(
             client_id, project_id, credential, dict(attributes), player_id=player_id
         )
         self.core.clients[client_id] = client
         self.client = client
+        self._home = False
 
     def replaced(self) -> None:
         """The client resumed on another connection: this one no longer speaks for it
@@ -283,7 +288,7 @@ class Conversation:
 
     def _send(self, command: Send, request_id: str | None, now_ms: int) -> list[Effect]:
         client = self._client()
-        if command.seq is not None:
+        if command.seq is not None and self._home:
             answered = _sequence(client, command.seq, request_id)
             if answered is not None:
                 return answered

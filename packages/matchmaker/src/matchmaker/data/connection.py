@@ -318,11 +318,15 @@ class Connection:
             if type(request) is SessionSend and forward is None:
                 # The per-message path: no command object, no dispatch on its type.
                 data, seq = request.data, request.seq
-                if seq is not None:
+                if seq is None:
+                    effects = conversation.relay_message(
+                        data.session_id, data.to, data.data, request.id, now_ms
+                    )
+                else:
                     self._ack_due = True  # if it is taken, the next frame out says so
-                effects = conversation.relay_message(
-                    data.session_id, data.to, data.data, request.id, now_ms, seq=seq
-                )
+                    effects = conversation.relay_message(
+                        data.session_id, data.to, data.data, request.id, now_ms, seq=seq
+                    )
             else:
                 if type(request) is SessionSend and request.seq is not None:
                     self._ack_due = True

@@ -302,8 +302,6 @@ export class Client {
         this.#events.deliver({ type: "error", data: body, seq: null });
     }
     #welcome(reply) {
-        if (!reply.resumed)
-            this.#forgetHeld(); // a new client id: its numbering starts at 1
         this.helloReply = reply;
         this.clientId = reply.client_id;
         this.#state = "open";
@@ -397,8 +395,8 @@ export class Client {
             this.#resendFrom(this.#ack + 1);
         }, delayMs);
     }
-    /** Held sends that will never be acknowledged (the client's id changed, or it closed). */
-    #forgetHeld(report = null) {
+    /** The client closed for good: its held sends will never be acknowledged. */
+    #forgetHeld(report) {
         if (report !== null) {
             for (let i = this.#heldFrom; i < this.#held.length; i++) {
                 const details = { ...report.details, seq: this.#held[i].seq };
@@ -408,8 +406,6 @@ export class Client {
         this.#held = [];
         this.#heldFrom = 0;
         this.#heldBytes = 0;
-        this.#sendSeq = 0;
-        this.#ack = 0;
     }
     #attach(socket) {
         this.#socket = socket;
