@@ -114,9 +114,7 @@ async def run(
             store_probe=None if store is None else store.ping,
             metrics=metrics,
             cluster=cluster,
-            # The restart hand-over goes through the store, one process at a time (a
-            # cluster's members hand clients over to each other instead).
-            restartable=store is not None and cluster is None,
+            restartable=_hands_over(store, cluster),
         )
         await _take_over(data_app.plane, store, config.port)
         snapshot = functools.partial(live_snapshot, data_app.plane)
@@ -170,6 +168,13 @@ async def run(
     finally:
         await _release(sockets, cluster, refresher, store)
     log.info("stopped")
+
+
+def _hands_over(store: ProjectStore | None, cluster: ClusterNode | None) -> bool:
+    """Whether a stop hands the clients over to the next process: through a store that
+    keeps anything at rest (``memory://`` does not: the next process would not find it),
+    one process at a time (a cluster's members hand clients over to each other instead)."""
+    return store is not None and store.sealed is not None and cluster is None
 
 
 def _refresher(
