@@ -150,6 +150,7 @@ export interface SessionSendData {
 }
 
 export interface Relayed {
+  duplicate?: boolean;
 }
 
 export interface RtcSignalData {

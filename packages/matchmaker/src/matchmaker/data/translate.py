@@ -39,7 +39,7 @@ def command(request: requests.Request) -> ClientCommand:
 
 def _send(request: requests.SessionSend) -> commands.Send:
     data = request.data
-    return commands.Send(data.session_id, data.data, data.to)
+    return commands.Send(data.session_id, data.data, data.to, request.seq)
 
 
 def _enter_pool(request: requests.PoolEnter) -> commands.EnterPool:
@@ -118,7 +118,8 @@ def reply_frame(request_id: str | None, answer: events.Answer) -> str:
     """The frame answering request ``request_id`` with ``answer``."""
     if type(answer) is events.Alive:
         return encode({"type": "pong", "id": request_id}).decode()
-    return encode(replies.Reply(request_id, True, _answer_data(answer))).decode()
+    ack = answer.ack if type(answer) is events.Welcome else None
+    return encode(replies.Reply(request_id, True, _answer_data(answer), ack=ack)).decode()
 
 
 def error_frame(request_id: str | None, error: MatchmakerError) -> str:
@@ -127,10 +128,13 @@ def error_frame(request_id: str | None, error: MatchmakerError) -> str:
     return encode(replies.Reply(request_id, False, error=body)).decode()
 
 
+_DUPLICATE = replies.Relayed(duplicate=True)
+
+
 def _answer_data(answer: events.Answer) -> object:
     match answer:
         case events.Relayed():
-            return {}
+            return _DUPLICATE if answer.duplicate else {}
         case events.EnteredPool():
             return replies.PoolEntered(
                 answer.pool, answer.entry_id, answer.mode, answer.group_size, answer.expires_at
