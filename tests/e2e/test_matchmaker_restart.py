@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import json
 import signal
 import sqlite3
 import time
@@ -157,6 +158,25 @@ def _frames(client: Client, *, until: int) -> list[dict[str, Any]]:
     return frames
 
 
+def _numbered_send(
+    client: Client, session: str, seq: int, data: object, *, request_id: str | None = None
+) -> Any:
+    """``session.send`` with ``seq`` (and with ``request_id``: the reply's data)."""
+    frame: dict[str, Any] = {
+        "type": "session.send",
+        "seq": seq,
+        "data": {"session_id": session, "data": data},
+    }
+    if request_id is None:
+        client.ws.send(json.dumps(frame))
+        return None
+    client.ws.send(json.dumps({**frame, "id": request_id}))
+    while (reply := client.message()).get("id") != request_id:
+        pass
+    assert reply["ok"], reply
+    return reply["data"]
+
+
 def _in_order_once(frames: list[dict[str, Any]], *, after: int) -> list[Any]:
     """The messages' data; the numbered frames' ``seq`` runs on from ``after`` without a
     gap or a repeat."""
@@ -170,6 +190,9 @@ def test_a_restart_keeps_the_session_and_every_message_arrives_once_in_order(
 ) -> None:
     first = deployment.start()
     alice, bob, session = _in_a_room(first)
+    for seq in (1, 2, 3):  # numbered sends (exactly once): the server's ack is handed over
+        _numbered_send(alice, session, seq, {"seq": seq})
+        assert bob.event("session.message")["data"] == {"seq": seq}
     alice.drop()  # away: Bob's messages wait in her replay buffer, then in the store
     assert bob.event("session.member_status")["status"] == "away"
     for n in range(AWAY):
@@ -195,8 +218,12 @@ def test_a_restart_keeps_the_session_and_every_message_arrives_once_in_order(
         bob_back.send(session, {"n": n})
     got = _in_order_once(_frames(alice_back, until=AWAY + AFTER), after=alice.last_seq)
     assert got == [{"n": n} for n in range(AWAY + AFTER)]
-    # Alice's side goes through the same session.
-    alice_back.send(session, {"from": "alice"})
+    # Alice's side goes through the same session, her numbering where it was: a send
+    # again of seq 3 is a duplicate, seq 4 is taken.
+    assert alice_back.welcome["ack"] == 3
+    again = _numbered_send(alice_back, session, 3, {"seq": 3}, request_id="again")
+    assert again == {"duplicate": True}
+    _numbered_send(alice_back, session, 4, {"from": "alice"})
     assert bob_back.event("session.message") == {
         "session_id": session,
         "from": alice.client_id,
@@ -255,7 +282,8 @@ def test_a_hand_over_is_taken_once(deployment: Deployment) -> None:
     fresh = Client(third, project=PROJECT)
     assert fresh.welcome["data"]["resumed"] is False
     created = fresh.request("session.join", {"session": "table", "create": True})
-    assert created["ok"] and created["data"]["session_id"] != session
+    assert created["ok"]
+    assert created["data"]["session_id"] != session
     fresh.close()
 
 

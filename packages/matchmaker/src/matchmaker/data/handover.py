@@ -9,8 +9,9 @@ numbered into its replay buffer like any event) and writes what a resume needs:
 
 - each parked client: id, Project, attributes, player id, the SHA-256 of its
   resume token (never the token: :func:`~matchmaker.core.resume.token_digest`),
-  the deadline of its grace (epoch milliseconds), its last ``seq`` and the
-  frames of its replay buffer;
+  the deadline of its grace (epoch milliseconds), its last ``seq``, the
+  frames of its replay buffer and its ``ack`` (the last ``session.send`` seq
+  taken from it, so a send again after the restart is taken once);
 - each session with a parked member: id, Project, pool or room, and the members
   with the public data each showed.
 
@@ -52,6 +53,7 @@ class _Client(msgspec.Struct, frozen=True):
     parked_until_ms: int
     seq: int
     frames: list[str]
+    ack: int  # the highest session.send seq taken from it (docs/protocol.md, exactly once)
 
 
 class _Member(msgspec.Struct, frozen=True):
@@ -103,6 +105,7 @@ def hand_over(core: Matchmaker, now_ms: int) -> str | None:
             outbox.parked_until_ms,
             outbox.seq,
             list(outbox.frames),
+            client.ack,
         )
         for outbox in core.resumption.outboxes.values()
         if outbox.parked_until_ms is not None
@@ -143,7 +146,8 @@ def take_over(core: Matchmaker, body: str, now_ms: int) -> list[Delivery]:
         return []
     bound = core.resumption.bound
     for kept in handover.clients:
-        core.readmit(kept.client_id, kept.project_id, kept.attributes, kept.player_id)
+        client = core.readmit(kept.client_id, kept.project_id, kept.attributes, kept.player_id)
+        client.ack = kept.ack
         frames = list(kept.frames)
         outbox = Outbox(
             kept.client_id,
