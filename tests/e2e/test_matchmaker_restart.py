@@ -22,6 +22,8 @@ from typing import Any
 
 import httpx
 import pytest
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
 
 from tests.matchmaker.polling import wait_until
 from tests.matchmaker.servers import SERVERS
@@ -136,6 +138,12 @@ def _stop(process: MatchmakerProcess, *clients: Client) -> list[tuple[int, str] 
         lambda: _readyz(process) == 503, within_s=2, what="/readyz 503 while draining"
     )
     assert ready
+    # A socket opened while it drains is told to resume too (its client retries later).
+    ws_url = process.data_url.replace("http", "ws", 1) + "/ws"
+    with connect(ws_url, open_timeout=5) as late, pytest.raises(ConnectionClosed) as closed:
+        late.recv(timeout=5)
+    assert closed.value.rcvd is not None
+    assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (3001, "resume")
     assert process.stop() == 0
     return closes
 

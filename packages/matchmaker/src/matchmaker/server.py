@@ -247,30 +247,24 @@ def _log_listening(
     """One line per plane: its URL, whether the control plane is on, the store."""
     data, management, metrics = bound.data, bound.management, bound.metrics
     if store is None:
-        log.info(
-            "data plane listening on %s (WebSocket %s/ws, server %s), control plane off "
-            "(no management key: every Project is implicit, nothing is stored)",
-            url("http", *data),
-            url("ws", *data),
-            server_name,
+        planes = (
+            "control plane off (no management key: every Project is implicit, nothing is stored)"
         )
     elif management is None:
-        log.info(
-            "data plane listening on %s (WebSocket %s/ws, server %s), control plane off "
-            "(no management key: every Project is implicit), store %s (the restart hand-over)",
-            url("http", *data),
-            url("ws", *data),
-            server_name,
-            store.description,
+        planes = (
+            "control plane off (no management key: every Project is implicit), "
+            f"store {store.description} (the restart hand-over)"
         )
     else:
-        log.info(
-            "data plane listening on %s (WebSocket %s/ws, server %s), control plane on, store %s",
-            url("http", *data),
-            url("ws", *data),
-            server_name,
-            store.description,
-        )
+        planes = f"control plane on, store {store.description}"
+    log.info(
+        "data plane listening on %s (WebSocket %s/ws, server %s), %s",
+        url("http", *data),
+        url("ws", *data),
+        server_name,
+        planes,
+    )
+    if store is not None and management is not None:
         log.info(
             "control plane listening on %s/admin, store %s, %d Projects%s",
             url("http", *management),
