@@ -16,7 +16,7 @@ import signal
 import sqlite3
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -48,13 +48,16 @@ class Deployment:
     store_url: str
     management: bool
     port: int
+    started: list[MatchmakerProcess] = field(default_factory=list)
 
     def start(self, *extra: str) -> MatchmakerProcess:
         args = ["--port", str(self.port), "--server", self.server, "--store", self.store_url]
         if self.management:
             args += ["--management-key", KEY, "--management-port", "0"]
         args += ["--resume-grace-ms", str(GRACE_MS), "--shutdown-grace", "2", *extra]
-        return MatchmakerProcess(args, cwd=self.tmp_path, expect_control=self.management)
+        process = MatchmakerProcess(args, cwd=self.tmp_path, expect_control=self.management)
+        self.started.append(process)
+        return process
 
     def kept(self) -> list[str]:
         """The bodies of the hand-overs the store holds now."""
@@ -103,19 +106,10 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str,
 def deployment(
     request: pytest.FixtureRequest, tmp_path: Path, store: tuple[str, bool]
 ) -> Iterator[Deployment]:
-    started: list[MatchmakerProcess] = []
     url, management = store
     deployment = Deployment(tmp_path, request.param, url, management, free_port())
-    original = deployment.start
-
-    def start(*extra: str) -> MatchmakerProcess:
-        process = original(*extra)
-        started.append(process)
-        return process
-
-    deployment.start = start  # type: ignore[method-assign]
     yield deployment
-    for process in started:
+    for process in deployment.started:
         if process.process.poll() is None:
             process.stop(signal.SIGKILL)
 
