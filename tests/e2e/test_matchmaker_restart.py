@@ -305,3 +305,17 @@ def test_without_a_store_a_stop_is_final_as_before(tmp_path: Path) -> None:
         assert refused.welcome["error"]["code"] == "resume.expired"
     finally:
         second.stop()
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_a_hand_over_the_store_cannot_take_is_logged_and_the_stop_still_clean(
+    tmp_path: Path, server: str
+) -> None:
+    """The SQLite file deleted under the running process: the hand-over is refused by the
+    store (a write must reach the file a restart opens), the process logs it and exits 0."""
+    deployment = Deployment(tmp_path, server, f"sqlite:///{tmp_path / 'gone.db'}", False, 0)
+    process = deployment.start()
+    client = Client(process, project=PROJECT)
+    (tmp_path / "gone.db").unlink()
+    assert _stop(process, client) == [(3001, "resume")]
+    assert "the restart hand-over could not be written" in process.log()

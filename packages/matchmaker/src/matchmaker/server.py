@@ -203,7 +203,12 @@ async def _hand_over(plane: DataPlane, store: ProjectStore | None, port: int) ->
     body = plane.hand_over(_wall_clock_ms())
     if body is None:
         return
-    await store.keep_handover(handover_name(port), body)
+    try:
+        await store.keep_handover(handover_name(port), body)
+    except MatchmakerError as error:
+        # The stop itself succeeded: the clients' resumes will be resume.expired.
+        log.error("the restart hand-over could not be written, no client is kept: %s", error)
+        return
     log.info(
         "handed %d clients over to the next process (%s); they resume there within the grace",
         len(plane.core.resumption.outboxes),
