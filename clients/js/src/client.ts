@@ -59,7 +59,7 @@ interface Pending {
   timer: ReturnType<typeof setTimeout>;
 }
 
-// Close codes with nothing to resume (docs/protocol.md, "Close codes"); 3001 (restart) resumes.
+// Close codes after which there is nothing to resume (docs/protocol.md, "Close codes").
 const FINAL_CLOSE_CODES = new Set([1000, 1001, 1009, 3009, 4000, 4001, 4003, 4004]);
 const BYE_WAIT_MS = 2000;
 
