@@ -2,8 +2,10 @@
 
 ``run`` is what :func:`matchmaker.running.serve` (the library's and the CLI's way
 to start a server) and some tests start in-process: it opens the
-store, loads the directory, binds both ports (``0`` picks a free one), reports
-the bound addresses, serves until ``shutdown`` is set and then closes the store.
+store, loads the directory, takes the clients a process stopped on the same
+store and port handed over (:mod:`matchmaker.data.handover`), binds both ports
+(``0`` picks a free one), reports the bound addresses, serves until
+``shutdown`` is set, hands its own clients over and then closes the store.
 The data plane runs on the server ``config.server`` names (picows or
 hypercorn, see :mod:`matchmaker.servers`); the control plane always runs on
 hypercorn: it is low-traffic HTTP, so one server for it keeps its behaviour
