@@ -7,6 +7,7 @@ module is the one place that knows both shapes.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -185,28 +186,21 @@ def event_head(event: events.Event) -> str:
     if type(event) is events.MessageRelayed:
         # ``data`` is the sender's ``Raw`` bytes (no cast: it is a call, on every message).
         data: Raw = event.data  # type: ignore[assignment]
-        prefix = _PREFIXES.get((event.session_id, event.sender))
-        if prefix is None:
-            prefix = _message_prefix(event.session_id, event.sender)
-        return prefix + str(data, "utf-8") + "}"
+        return _message_prefix(event.session_id, event.sender) + str(data, "utf-8") + "}"
     return encode(_wire_event(event))[:-1].decode()
 
 
-# session.message prefixes by (session id, sender); bounded, emptied when full.
-_PREFIXES: dict[tuple[str, str], str] = {}
-_PREFIXES_KEPT = 4096
 _SENTINEL_TAIL = "0}}"
 
 
+@functools.lru_cache(maxsize=4096)
 def _message_prefix(session_id: str, sender: str) -> str:
-    """A ``session.message`` frame up to its ``data``, now kept: encoded from the protocol's
-    Structs with a one-byte ``data``, which is cut off (the shape stays the protocol's)."""
-    if len(_PREFIXES) >= _PREFIXES_KEPT:
-        _PREFIXES.clear()
+    """A ``session.message`` frame up to its ``data``: encoded from the protocol's Structs
+    with a one-byte ``data``, which is cut off (the shape stays the protocol's). Kept per
+    (session, sender) in a bounded cache, since every message of a pair shares it."""
     data = wire_events.SessionMessageData(session_id, sender, Raw(b"0"))
     whole = encode(wire_events.SessionMessage(data)).decode()
-    prefix = _PREFIXES[session_id, sender] = whole[: -len(_SENTINEL_TAIL)]
-    return prefix
+    return whole[: -len(_SENTINEL_TAIL)]
 
 
 def _wire_event(event: events.Event) -> wire_events.EventFrame | wire_events.ModeNotice:
