@@ -45,6 +45,9 @@ export interface Limits {
   resume_grace_ms: number;
   resume_buffer_bytes: number;
   rtc_peers_per_connection: number;
+  max_party_members: number;
+  max_parties_per_client: number;
+  max_parties_per_project: number;
 }
 
 export interface PolicyInfo {
@@ -94,6 +97,7 @@ export interface PoolEnterData {
   ttl_ms?: number | null;
   public?: { [key: string]: unknown } | null;
   listed?: boolean;
+  party_id?: string | null;
 }
 
 export interface PoolEntered {
@@ -149,7 +153,7 @@ export interface SessionSendData {
   to?: string[] | null;
 }
 
-export interface Relayed {
+export interface RelayReply {
   duplicate?: boolean;
 }
 
@@ -268,6 +272,40 @@ export interface Formed {
   results: FormResult[];
 }
 
+export interface PartyCreateData {
+}
+
+export interface PartyMember {
+  client_id: string;
+  player_id: string | null;
+}
+
+export interface PartyCreated {
+  party_id: string;
+  code: string;
+  leader: string;
+  members: PartyMember[];
+}
+
+export interface PartyJoinData {
+  code: string;
+}
+
+export interface PartyInfo {
+  party_id: string;
+  code: string;
+  leader: string;
+  members: PartyMember[];
+}
+
+export interface PartyLeaveData {
+  party_id: string;
+}
+
+export interface PartyLeft {
+  party_id: string;
+}
+
 export interface MemberInfo {
   client_id: string;
   public?: { [key: string]: unknown } | null;
@@ -382,6 +420,25 @@ export interface PoolNoDelegate {
   entry_id: string;
 }
 
+export interface PartyMemberJoined {
+  party_id: string;
+  client_id: string;
+  player_id: string | null;
+}
+
+export interface PartyMemberLeft {
+  party_id: string;
+  client_id: string;
+  reason: string;
+  leader: string;
+}
+
+export interface PartyEntered {
+  party_id: string;
+  pool: string;
+  entry_id: string;
+}
+
 export interface ErrorBody {
   code: string;
   message: string;
@@ -399,8 +456,8 @@ export interface Requests {
   "session.join": { data: SessionJoinData; reply: SessionJoined };
   "session.leave": { data: SessionLeaveData; reply: SessionLeft };
   "session.backfill": { data: SessionBackfillData; reply: Backfilled };
-  "session.send": { data: SessionSendData; reply: Relayed };
-  "rtc.signal": { data: RtcSignalData; reply: Relayed };
+  "session.send": { data: SessionSendData; reply: RelayReply };
+  "rtc.signal": { data: RtcSignalData; reply: RelayReply };
   "rtc.offer": { data: RtcOfferData; reply: ChannelAnswer };
   "pool.list": { data: PoolListData; reply: ListPage };
   "pool.watch": { data: PoolWatchData; reply: Watching };
@@ -412,6 +469,9 @@ export interface Requests {
   "proposal.cancel": { data: ProposalCancelData; reply: ProposalAnswered };
   "delegate.attach": { data: DelegateAttachData; reply: Attached };
   "delegate.form": { data: DelegateFormData; reply: Formed };
+  "party.create": { data: PartyCreateData | null; reply: PartyCreated };
+  "party.join": { data: PartyJoinData; reply: PartyInfo };
+  "party.leave": { data: PartyLeaveData; reply: PartyLeft };
 }
 
 /** Every event (server push) type and its `data`. */
@@ -434,6 +494,9 @@ export interface Events {
   "session.member_status": MemberStatus;
   "resume.partial": ResumePartial;
   "pool.no_delegate": PoolNoDelegate;
+  "party.member_joined": PartyMemberJoined;
+  "party.member_left": PartyMemberLeft;
+  "party.entered": PartyEntered;
 }
 
 /** The `error` of a failed reply. */

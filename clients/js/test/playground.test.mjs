@@ -149,6 +149,42 @@ test("an ad-hoc pool with minGroupSize forms a smaller group after fillTimeoutMs
   }
 });
 
+test("a party made and joined by code on the page plays with two solos in one session", async () => {
+  const problems = [];
+  const [alice, bob, carol, dave] = await Promise.all(
+    ["alice", "bob", "carol", "dave"].map((name) => player(server.http, name, problems)),
+  );
+  try {
+    await alice.click("#party-create");
+    const code = (await alice.locator("#party .code").textContent()).trim();
+    assert.match(code, /^[0-9A-Z]{4}-[0-9A-Z]{4}$/);
+    await bob.fill("#party-code", code);
+    await bob.click("#party-join");
+    await bob.locator("#party", { hasText: "2 members" }).waitFor();
+    await alice.locator("#party", { hasText: "2 members" }).waitFor();
+    await bob.locator("#party", { hasText: "(leader)" }).waitFor();
+    for (const page of [alice, carol, dave]) {
+      await page.fill("#pool", "squad");
+      await page.fill("#group-size", "4");
+    }
+    await carol.click("#enter-adhoc");
+    await alice.click("#enter-adhoc"); // the leader enters for the party
+    await bob.locator("#messages", { hasText: "entered squad for the party" }).waitFor();
+    await dave.click("#enter-adhoc");
+    for (const page of [alice, bob, carol, dave]) {
+      await page.locator("#session", { hasText: "4 members" }).waitFor();
+    }
+    await say(bob, alice, "together at last");
+    // Entering for the party is the leader's: bob's attempt is refused on his page.
+    await bob.fill("#pool", "squad-2");
+    await bob.click("#enter-adhoc");
+    await bob.locator("#error", { hasText: "party.not_leader" }).waitFor();
+    assert.deepEqual(problems, []);
+  } finally {
+    await Promise.all([alice, bob, carol, dave].map((page) => page.close()));
+  }
+});
+
 const JWT_SECRET = "js-playground-jwt-secret-0123456789abcdef";
 
 /** An HS256 token for `sub`, valid for a minute (the test signs, never the page). */

@@ -16,6 +16,15 @@ export async function typed(): Promise<void> {
   const ok: boolean = formed.results[0].ok;
   client.on("connection.away", (event) => event.data.grace_ms satisfies number);
   client.on("pool.delta", (event) => event.data.removed satisfies string[]);
+  const party = await client.partyCreate();
+  const code: string = party.code;
+  const joined = await client.partyJoin(code);
+  await client.enter({ policy: "squad", party_id: joined.party_id });
+  client.on("party.member_left", (event) => event.data.leader satisfies string);
+  client.on("party.entered", (event) => event.data.entry_id satisfies string);
+  await client.partyLeave(party.party_id);
+  // @ts-expect-error: party.join needs its code
+  await client.request("party.join", {});
   // @ts-expect-error: `mode` is one of the five pool modes
   await client.enter({ pool: "duel", create: true, mode: "fastest", groupSize: 2 });
   // @ts-expect-error: pool.leave needs its pool

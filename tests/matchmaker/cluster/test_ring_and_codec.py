@@ -18,8 +18,10 @@ from matchmaker.cluster.messages import (
     Events,
     Forgot,
     Gone,
+    Hold,
     Offer,
     Opening,
+    PartyWithdraw,
     Seated,
     Told,
     TunnelClose,
@@ -32,7 +34,7 @@ from matchmaker.cluster.messages import (
     Withdraw,
 )
 from matchmaker.cluster.ring import node_of, owner, pool_key
-from matchmaker.core.commands import EnterPool, MakeClaim, Send
+from matchmaker.core.commands import EnterPool, MakeClaim, PartyMemberView, PartyView, Send
 from matchmaker.core.effects import Close, Refuse, ReplyWith
 from matchmaker.core.events import EnteredPool, MessageRelayed, PublicMember, SessionFormed
 from matchmaker.errors import MatchmakerError
@@ -121,6 +123,8 @@ def test_every_message_between_members_is_one_typed_struct_on_the_wire() -> None
         Withdraw("cab-1"),
         Away("cab-1"),
         Back("cab-1"),
+        Hold("cab-1"),
+        PartyWithdraw("pab-3"),
         TunnelOpen("ab-1", "ab", None, hello),
         TunnelFrame("ab-1", '{"type":"ping"}'),
         TunnelEnd("ab-1", 1001),
@@ -147,6 +151,12 @@ def test_every_message_between_members_is_one_typed_struct_on_the_wire() -> None
     ]
     assert messages.decode(messages.encode("ab", sent)) == messages.Entry("ab", sent)
     assert len({type(m) for m in sent}) == len(get_args(messages.Message))
+
+
+def test_a_partys_view_travels_inside_its_pool_enter() -> None:
+    view = PartyView("pab-3", "7KQM2XHD", "cab-1", [PartyMemberView("cab-1", None, {"r": 1})])
+    command = EnterPool(policy="squad", party_id="pab-3", party=view)
+    assert codec.decode_value(codec.encode_value(command)) == command
 
 
 def test_an_unknown_message_kind_does_not_decode() -> None:

@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 import msgspec.inspect as mi
 
-from matchmaker.core import events
+from matchmaker.core import events, parties
 from matchmaker.core.modes import claim, delegated, mutual, propose
 from matchmaker.data import webrtc
 from matchmaker.data.protocol import events as wire_events
@@ -47,8 +47,8 @@ REPLIES: dict[str, object] = {
     "session.join": replies.SessionJoined,
     "session.leave": events.SessionLeft,
     "session.backfill": events.Backfilled,
-    "session.send": replies.Relayed,
-    "rtc.signal": replies.Relayed,
+    "session.send": replies.RelayReply,
+    "rtc.signal": replies.RelayReply,
     "rtc.offer": webrtc.ChannelAnswer,
     "pool.list": claim.ListPage,
     "pool.watch": claim.Watching,
@@ -60,6 +60,9 @@ REPLIES: dict[str, object] = {
     "proposal.cancel": propose.ProposalAnswered,
     "delegate.attach": delegated.Attached,
     "delegate.form": delegated.Formed,
+    "party.create": parties.PartyCreated,
+    "party.join": parties.PartyInfo,
+    "party.leave": parties.PartyLeft,
 }
 
 

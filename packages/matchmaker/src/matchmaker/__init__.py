@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from matchmaker.adminclient.client import AdminError as AdminError
     from matchmaker.client import Client as Client
     from matchmaker.client import Event as Event
+    from matchmaker.client import Reconnect as Reconnect
     from matchmaker.config import ControlLimits as ControlLimits
     from matchmaker.config import Limits as Limits
     from matchmaker.config import ServerConfig as ServerConfig
@@ -61,6 +62,7 @@ __all__ = [
     "ProjectDirectory",
     "ProjectKey",
     "ProjectStore",
+    "Reconnect",
     "RunningServer",
     "ServerConfig",
     "SqliteStore",
@@ -93,6 +95,7 @@ __getattr__, __dir__ = lazy_exports(
         "ProjectDirectory": ".directory",
         "ProjectKey": ".model",
         "ProjectStore": ".store.base",
+        "Reconnect": ".client",
         "RunningServer": ".running",
         "ServerConfig": ".config",
         "SqliteStore": ".store.sqlite",

@@ -48,6 +48,9 @@ class Limits:
     resume_grace_ms: int = 30_000
     resume_buffer_bytes: int = 256 * 1024
     rtc_peers_per_connection: int = 1
+    max_party_members: int = 8
+    max_parties_per_client: int = 1
+    max_parties_per_project: int = 10_000
 
 
 @dataclass(frozen=True, slots=True)

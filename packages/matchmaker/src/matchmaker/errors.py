@@ -90,6 +90,12 @@ _CODES: dict[str, ErrorCode] = {
     "proposal.unavailable": Code(data=True),
     "proposal.limit": Code(data=True),
     "proposal.not_found": Code(data=True),
+    "party.not_found": Code(data=True),
+    "party.not_leader": Code(data=True),
+    "party.too_large": Code(data=True),
+    "party.full": Code(data=True),
+    "party.limit": Code(data=True),
+    "party.unsupported": Code(data=True),
     "delegate.not_attached": Code(data=True),
     # per group in a delegate.form reply, not as an error reply
     "delegate.invalid_group": Code(data=True),
@@ -143,6 +149,8 @@ _CODES: dict[str, ErrorCode] = {
     "client.connect": Code(client=True),
     "client.closed": Code(client=True),
     "client.credential": Code(client=True),
+    "client.interrupted": Code(client=True),
+    "client.backpressure": Code(client=True),
     # -- matchmaker admin: the command line's own failures -----------------------------------
     "admin.unreachable": Code(admin=True),
     "admin.bad_response": Code(admin=True),

@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from matchmaker.core import commands, events
+from matchmaker.core import commands, events, parties
 from matchmaker.core.effects import Close, Effect, Refuse, ReplyWith
 from matchmaker.core.modes import claim, delegated, mutual, propose, strategy
 from matchmaker.errors import MatchmakerError
@@ -36,7 +36,7 @@ def _dataclasses(modules: list[ModuleType]) -> dict[str, type]:
 
 
 _TYPES: dict[str, type] = _dataclasses(
-    [commands, events, claim, mutual, propose, delegated, strategy]
+    [commands, events, claim, mutual, propose, delegated, strategy, parties]
 )
 
 

@@ -11,7 +11,10 @@ Between members, about a client (``client`` is its id, ``home`` the member it is
 connected to): :class:`Command` goes to the member that owns what it is about,
 :class:`Answers` back to the home, :class:`Events` to the members whose clients
 an event addresses; :class:`Gone`, :class:`Away`, :class:`Back` and
-:class:`Withdraw` follow the client at the members holding a proxy of it.
+:class:`Withdraw` follow the client at the members holding a proxy of it
+(:class:`Hold` makes a member one of those without a request of the client's: a
+party's member, entered by its leader). :class:`PartyWithdraw` tells a pool's owner
+that a party whose entry waits there changed.
 :class:`Forgot` tells a member, back after its peers found it dead, that the
 sender forgot its clients. The
 backfill messages carry a session's open seats to its pool's owner when that is
@@ -37,9 +40,11 @@ __all__ = [
     "Events",
     "Forgot",
     "Gone",
+    "Hold",
     "Message",
     "Offer",
     "Opening",
+    "PartyWithdraw",
     "Seated",
     "Told",
     "TunnelClose",
@@ -108,6 +113,20 @@ class Back(_Message, tag="back", frozen=True):
     """The client resumed: its proxy's entries return to their pools."""
 
     client: str
+
+
+class Hold(_Message, tag="hold", frozen=True):
+    """The sender holds a proxy of the client now (a member of a party whose leader entered
+    a pool owned there): its home tells it when the client is away, back or gone."""
+
+    client: str
+
+
+class PartyWithdraw(_Message, tag="pwithdraw", frozen=True):
+    """The party ``party`` changed at the member that holds it: its entry at the receiver
+    (the pool's owner) is withdrawn for all its members (``party_changed``)."""
+
+    party: str
 
 
 class Opening(_Message, tag="seats", frozen=True):
@@ -229,6 +248,8 @@ Message = (
     | Withdraw
     | Away
     | Back
+    | Hold
+    | PartyWithdraw
     | Opening
     | Unmirror
     | Offer

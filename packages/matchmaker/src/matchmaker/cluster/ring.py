@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-__all__ = ["node_of", "owner", "pool_key", "room_key"]
+__all__ = ["code_key", "node_of", "owner", "pool_key", "room_key"]
 
 
 def owner(key: str, members: Iterable[str]) -> str:
@@ -30,6 +30,11 @@ def pool_key(project_id: str, pool: str) -> str:
 def room_key(project_id: str, room: str) -> str:
     """An ad-hoc room (``session.join``)."""
     return f"room\x00{project_id}\x00{room}"
+
+
+def code_key(project_id: str, code: str) -> str:
+    """A party's code: the member that minted it holds the party (``party.join`` goes there)."""
+    return f"party\x00{project_id}\x00{code}"
 
 
 def node_of(core_id: str) -> str | None:

@@ -19,13 +19,14 @@ from matchmaker.cluster.messages import (
     Command,
     Message,
 )
-from matchmaker.cluster.ring import node_of, owner, pool_key, room_key
+from matchmaker.cluster.ring import code_key, node_of, owner, pool_key, room_key
 from matchmaker.cluster.stages import LEAVING, WITHDRAWN, Stage, Step, advance
 from matchmaker.core import Delivery, Matchmaker
-from matchmaker.core.commands import ClientCommand, EnterPool, JoinSession
+from matchmaker.core.commands import ClientCommand, EnterPool, JoinParty, JoinSession
 from matchmaker.core.conversation import Conversation
 from matchmaker.core.effects import Effect, Refuse, ReplyWith
 from matchmaker.core.events import EntryWithdrawn, PoolLeft
+from matchmaker.core.parties import normalise_code
 from matchmaker.core.pools import PoolSpec
 from matchmaker.core.state import ClientState
 from matchmaker.errors import MatchmakerError
@@ -267,15 +268,23 @@ class Routes:
 
         A request naming a pool (``pool.enter``, ``pool.leave`` and every mode's
         request) goes to the pool's owner, ``session.join`` to the room's owner,
-        and one naming a session or a proposal to the member that minted its id.
+        and one naming a session, a proposal or a party to the member that minted its
+        id; ``party.join`` to the member whose code it is, and a party's ``pool.enter``
+        to the member holding the party, unless it carries the party's view (from
+        there): then to the pool's owner (:mod:`.parties`).
         """
         project_id = client.project_id
         if type(command) is EnterPool:
+            if command.party_id is not None and command.party is None:
+                node = node_of(command.party_id)
+                return node if node in self.live else None
             name = command.policy or command.pool or self.default_policy(client)
             return None if name is None else self.owner_of(pool_key(project_id, name))
         if type(command) is JoinSession:
             return self.owner_of(room_key(project_id, command.session))
-        for field in ("session_id", "proposal_id"):
+        if type(command) is JoinParty:
+            return self.owner_of(code_key(project_id, normalise_code(command.code)))
+        for field in ("session_id", "proposal_id", "party_id"):
             minted = getattr(command, field, None)
             if isinstance(minted, str):
                 node = node_of(minted)
@@ -301,6 +310,10 @@ class Routes:
                 owners.clear()
             found = owners[key] = owner(key, self.live)
         return found
+
+    def placed(self, project_id: str, code: str) -> bool:
+        """Whether a party code is this member's to mint: ``party.join`` finds it here."""
+        return self.owner_of(code_key(project_id, code)) == self.node
 
     def default_policy(self, client: ClientState) -> str | None:
         """The client's Project's default policy, a request naming no pool enters."""

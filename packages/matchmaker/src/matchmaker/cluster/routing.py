@@ -49,15 +49,18 @@ from matchmaker.cluster.messages import (
     Events,
     Forgot,
     Gone,
+    Hold,
     Message,
     Offer,
     Opening,
+    PartyWithdraw,
     Seated,
     Told,
     Unmirror,
     Unseat,
     Withdraw,
 )
+from matchmaker.cluster.parties import PartyRouting
 from matchmaker.cluster.ring import node_of
 from matchmaker.cluster.routes import (
     ANSWER_TIMEOUT_MS,
@@ -88,6 +91,7 @@ from matchmaker.core.events import (
     SessionFormed,
     SessionLeft,
 )
+from matchmaker.core.parties import PartyChanged
 from matchmaker.errors import internal_error
 
 __all__ = [
@@ -121,15 +125,18 @@ class Router:
         self.failover = failover = Failover(routes)
         self.seats = seats = Seats(routes)
         self.serving = serving = Serving(routes)
+        self.parties = parties = PartyRouting(routes)
         # Each message type and its handler, as the conversation's commands have theirs.
         self._handlers: dict[type, Callable[[str, Any, int], Sequence[Action]]] = {
             Events: self._events,
-            Command: serving.on_command,
+            Command: self._command,
             Answers: self._answers,
-            Gone: serving.on_gone,
+            Gone: self._followed,
             Withdraw: serving.on_withdraw,
-            Away: serving.on_paused,
-            Back: serving.on_paused,
+            Away: self._followed,
+            Back: self._followed,
+            Hold: self._on_hold,
+            PartyWithdraw: parties.on_withdraw,
             Opening: seats.on_opening,
             Unmirror: seats.on_unmirror,
             Offer: seats.on_offer,
@@ -161,6 +168,8 @@ class Router:
         client = conversation.client
         if client is None or len(routes.live) == 1:
             return None  # alone, every owner is this member: not a single hash on the way
+        if type(command) is EnterPool:
+            command = self.parties.attach(client, command)  # a party held here: its view
         target = self._entry_node(client.client_id, command) or routes.target(client, command)
         if target is None:
             return None
@@ -234,6 +243,9 @@ class Router:
         if kind is SeatOffered:
             assert isinstance(event, SeatOffered)
             return self.seats.seat_offered(event)
+        if kind is PartyChanged:
+            assert isinstance(event, PartyChanged)
+            return self.parties.changed(event.party_id)
         if kind is MemberJoined or kind is MemberLeft:
             assert isinstance(event, MemberJoined | MemberLeft)
             for client_id in recipients:
@@ -374,6 +386,7 @@ class Router:
         self.routes.members_are(live)
         out = list(self.failover.members_changed(joined, died, local_clients, now_ms))
         out.extend(self.seats.members_changed(now_ms))
+        out.extend(self.parties.moved(now_ms))
         return out
 
     # -- messages from other members ------------------------------------------------------
@@ -399,9 +412,36 @@ class Router:
                 out.extend(self.seats.told(event))
         return out
 
+    def _command(self, home: str, message: Command, now_ms: int) -> Sequence[Action]:
+        """A remote client's request: a party's entry may be passed on to its pool's owner,
+        or bring the party's members with it (:mod:`.parties`); else served here."""
+        relayed = self.parties.relay(home, message, now_ms)
+        if relayed is not None:
+            return relayed
+        held = self.parties.members(message, now_ms)
+        return [*held, *self.serving.on_command(home, message, now_ms)]
+
+    def _followed(self, sender: str, message: Away | Back | Gone, now_ms: int) -> Sequence[Action]:
+        """A remote client served here went away, came back or is gone: its proxy follows,
+        and so does the pool's owner of a party entry relayed from here."""
+        if isinstance(message, Gone):
+            out = list(self.serving.on_gone(sender, message, now_ms))
+        else:
+            out = list(self.serving.on_paused(sender, message, now_ms))
+        out.extend(self.parties.follow(message))
+        return out
+
+    def _on_hold(self, sender: str, message: Hold, now_ms: int) -> Sequence[Action]:
+        """``sender`` holds a proxy of a local client now (a party member): it follows it."""
+        return self._held_at(sender, message.client)
+
     def _answers(self, sender: str, message: Answers, now_ms: int) -> Sequence[Action]:
-        """Answers to a local client's forwarded request."""
+        """Answers to a local client's forwarded request (or, for a remote client whose
+        party's entry this member passed on, to be relayed to its home)."""
         client_id = message.client
+        home = node_of(client_id)
+        if home is not None and home != self.routes.node:
+            return [Post(home, message)]
         shown: list[Effect] = []
         moved = False  # an entry may have to move: its owner may have changed meanwhile
         for effect in (_decode_answer(e) for e in message.effects):

@@ -221,6 +221,9 @@ LIMIT_HELP = {
     "resume_buffer_bytes": "Bytes of recent events kept per client for replay on resume "
     "(events older than heartbeat_timeout_ms + resume_grace_ms are dropped too).",
     "rtc_peers_per_connection": "Server-side WebRTC peers (rtc.offer) one connection may open.",
+    "max_party_members": "Most members of one party (a party never exceeds its pool's group).",
+    "max_parties_per_client": "Parties one client may be a member of at once.",
+    "max_parties_per_project": "Live parties one Project may have at once (on one process).",
     "max_policies_per_project": "Most policies one Project may declare.",
     "max_keys_per_project": "Most keys (client credentials) one Project may hold.",
     "max_body_bytes": "Largest /admin request body, in bytes.",

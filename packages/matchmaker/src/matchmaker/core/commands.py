@@ -15,23 +15,28 @@ from matchmaker.model import FilterTerm, FilterValue
 
 __all__ = [
     "MODE_COMMANDS",
+    "PARTY_COMMANDS",
     "AnswerPing",
     "AttachDelegate",
     "Backfill",
     "CancelProposal",
     "CheckAlive",
     "ClientCommand",
+    "CreateParty",
     "CreateProposal",
     "EnterPool",
     "FormGroups",
     "Greet",
+    "JoinParty",
     "JoinSession",
+    "LeaveParty",
     "LeavePool",
     "LeaveSession",
     "ListPool",
     "MakeClaim",
     "ModeCommand",
     "OfferChannel",
+    "PartyCommand",
     "Pick",
     "RespondProposal",
     "ResumeFrom",
@@ -76,6 +81,27 @@ class SayGoodbye:
     """Clean goodbye: the connection closes with 4000."""
 
 
+@dataclass(frozen=True, slots=True)
+class PartyMemberView:
+    """A party member as another cluster member needs it to speak for it (a proxy)."""
+
+    client_id: str
+    credential: str | None
+    attributes: dict[str, FilterValue]
+    player_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PartyView:
+    """A party, as the cluster member that holds it sends it with its leader's
+    ``pool.enter`` to the member that owns the pool (which keeps a mirror of it there)."""
+
+    party_id: str
+    code: str
+    leader: str
+    members: list[PartyMemberView]
+
+
 @dataclass(slots=True)
 class EnterPool:
     """``pool.enter``: a policy, an ad-hoc pool, or neither (the default policy).
@@ -95,6 +121,8 @@ class EnterPool:
     public: dict[str, Any] | None = None
     public_size: int = 0
     listed: bool = True
+    party_id: str | None = None  # the leader enters its whole party as one entry
+    party: PartyView | None = None  # that party, when another cluster member holds it
 
 
 @dataclass(slots=True)
@@ -260,6 +288,32 @@ MODE_COMMANDS = (
 )
 """The :data:`ModeCommand` classes, for ``isinstance``."""
 
+# -- parties (core.parties) -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CreateParty:
+    """``party.create``: a new party, led by its creator, joined by its code."""
+
+
+@dataclass(frozen=True, slots=True)
+class JoinParty:
+    """``party.join``: join the party of ``code`` (as the leader read it out)."""
+
+    code: str
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveParty:
+    """``party.leave``."""
+
+    party_id: str
+
+
+PartyCommand = CreateParty | JoinParty | LeaveParty
+PARTY_COMMANDS = (CreateParty, JoinParty, LeaveParty)
+"""The :data:`PartyCommand` classes, for ``isinstance``."""
+
 ClientCommand = (
     Greet
     | CheckAlive
@@ -274,4 +328,5 @@ ClientCommand = (
     | Signal
     | OfferChannel
     | ModeCommand
+    | PartyCommand
 )

@@ -21,6 +21,7 @@ from matchmaker.core.admission.checks import check_attributes, check_pool
 from matchmaker.core.admission.ratelimit import TokenBucket
 from matchmaker.core.commands import (
     MODE_COMMANDS,
+    PARTY_COMMANDS,
     AnswerPing,
     Backfill,
     CheckAlive,
@@ -32,6 +33,7 @@ from matchmaker.core.commands import (
     LeaveSession,
     ModeCommand,
     OfferChannel,
+    PartyCommand,
     ResumeFrom,
     SayGoodbye,
     Send,
@@ -346,6 +348,15 @@ class Conversation:
         out.extend(deliveries)
         return out
 
+    def _party_command(
+        self, command: PartyCommand, request_id: str | None, now_ms: int
+    ) -> list[Effect]:
+        """``party.create``, ``party.join`` or ``party.leave`` (:mod:`.parties`)."""
+        answer, deliveries = self.core.party(self._client().client_id, command, now_ms)
+        out: list[Effect] = [ReplyWith(request_id, answer)]
+        out.extend(deliveries)
+        return out
+
     def _join_session(
         self, command: JoinSession, request_id: str | None, now_ms: int
     ) -> list[Effect]:
@@ -549,4 +560,5 @@ _HANDLERS: dict[type, Callable[[Conversation, Any, str | None, int], list[Effect
     AnswerPing: Conversation._pong,
     SayGoodbye: Conversation._bye,
     **dict.fromkeys(MODE_COMMANDS, Conversation._mode_command),
+    **dict.fromkeys(PARTY_COMMANDS, Conversation._party_command),
 }

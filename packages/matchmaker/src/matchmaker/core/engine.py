@@ -25,6 +25,7 @@ from matchmaker.core.commands import (
     EnterPool,
     FormGroups,
     ModeCommand,
+    PartyCommand,
     RespondProposal,
 )
 from matchmaker.core.events import (
@@ -32,11 +33,13 @@ from matchmaker.core.events import (
     EnteredPool,
     EntryExpired,
     EntryPoolClosed,
+    EntryWithdrawn,
     ModeAnswer,
 )
 from matchmaker.core.modes import MODES
 from matchmaker.core.modes.strategy import wrong_mode
-from matchmaker.core.pools import PoolKey, PoolSpec, resolve_pool
+from matchmaker.core.parties import Parties, Party
+from matchmaker.core.pools import Bucket, PoolKey, PoolSpec, resolve_pool
 from matchmaker.core.projects import DELEGATE_SCOPE, holds_scope
 from matchmaker.core.sessions import Sessions, session_limit
 from matchmaker.core.state import ClientState, Pool, PoolEntry
@@ -52,6 +55,7 @@ class Matchmaker(Sessions):
     def __init__(self, limits: Limits, *, node: str | None = None) -> None:
         super().__init__(limits, node=node)
         self.backfills = Backfills(self)
+        self.parties = Parties(self)
 
     # -- clients --------------------------------------------------------------------------
 
@@ -120,6 +124,7 @@ class Matchmaker(Sessions):
             if not self.players[player]:
                 del self.players[player]
         out: list[Delivery] = []
+        self.parties.gone(client, out)
         for entry in list(client.entries.values()):
             self._drop_entry(entry, reason, out)
         for pool in list(client.delegating.values()):
@@ -147,13 +152,9 @@ class Matchmaker(Sessions):
         client.away = True
         out: list[Delivery] = []
         for entry in client.entries.values():
-            if entry.paused:
-                continue  # held for a seat elsewhere: already out of its bucket
-            pool = entry.pool
-            pool.mode.leaving(entry, "away", out)
-            pool.remove(entry)
-            pool.paused += 1
-            entry.paused = True
+            if not entry.paused:  # (a held one is out of its bucket already)
+                self.pause(entry, out)
+        self.parties.away(client, out)
         self._status(client, "away", out)
         return out
 
@@ -167,11 +168,10 @@ class Matchmaker(Sessions):
         for entry in list(client.entries.values()):
             if not entry.live or entry.held:
                 continue  # withdrawn as an earlier entry matched, or held for a seat elsewhere
-            pool = entry.pool  # kept live by its paused entries
-            pool.paused -= 1
-            entry.paused = False
-            pool.add(entry)
-            pool.mode.entered(entry, now_ms, out)
+            if entry.party is not None and entry.party.away():
+                continue  # its party waits for another member to come back
+            self.unpause(entry, now_ms, out)
+        self.parties.back(client, now_ms, out)
         return out
 
     # -- pools ----------------------------------------------------------------------------
@@ -194,6 +194,13 @@ class Matchmaker(Sessions):
             raise session_limit(self.limits)
         pool = self._pool_for(project.id, name, spec, is_policy, request)
         bucket = pool.spec.bucket_for(client.attributes)
+        party = None
+        if request.party_id is not None:
+            held = client.parties.get(request.party_id)
+            if request.party is not None and (held is None or held.mirror):
+                self.parties.mirror(project.id, request.party)  # held by another member
+            party = self.parties.entering(client, request.party_id, pool.spec)
+            self._admit_party(party, pool, bucket)
         ttl = min(request.ttl_ms or self.limits.entry_ttl_ms, self.limits.entry_ttl_ms)
         seq = next(self._counter)
         entry = PoolEntry(
@@ -215,8 +222,32 @@ class Matchmaker(Sessions):
             name, entry.entry_id, pool.spec.mode, pool.spec.group_size, entry.expires_at
         )
         out: list[Delivery] = []
+        if party is not None:
+            self.parties.entered(party, entry, out)
+            if party.away():  # waits, out of its bucket, until everyone is back
+                self.pause(entry, out)
+                return entered, out
         pool.mode.entered(entry, now_ms, out)
         return entered, out
+
+    def _admit_party(self, party: Party, pool: Pool, bucket: Bucket) -> None:
+        """Every member of a party entering ``pool`` must pass its filter into the
+        leader's bucket, and have room for one more session."""
+        for member in party.members.values():
+            if pool.spec.bucket_for(member.attributes) != bucket:
+                raise MatchmakerError(
+                    "party members must agree on the pool's @self attributes",
+                    code="pool.filter_mismatch",
+                    details={"party_id": party.party_id, "client_id": member.client_id},
+                )
+            if self.session_count(member) >= self.limits.max_sessions_per_client:
+                raise session_limit(self.limits)
+
+    def party(
+        self, client_id: str, command: PartyCommand, now_ms: int
+    ) -> tuple[ModeAnswer, list[Delivery]]:
+        """``party.create``, ``party.join`` or ``party.leave`` (:mod:`.parties`)."""
+        return self.parties.command(self.clients[client_id], command, now_ms)
 
     def _new_pool(self, key: PoolKey, project_id: str, name: str, spec: PoolSpec) -> Pool:
         pool = Pool(key, project_id, name, spec)
@@ -336,7 +367,10 @@ class Matchmaker(Sessions):
                 f"no entry in pool {name!r}", code="pool.not_found", details={"pool": name}
             )
         out: list[Delivery] = []
+        others = [cid for cid in entry.holders() if cid != client_id]
         self._drop_entry(entry, "left", out)
+        if others:  # a party's entry: its members hear that their leader left the pool
+            out.append((others, EntryWithdrawn(name, entry.entry_id, "left")))
         return entry.entry_id, out
 
     def expire(self, now_ms: int) -> list[Delivery]:
@@ -352,12 +386,8 @@ class Matchmaker(Sessions):
             entry = heapq.heappop(heap)[2]
             if entry.live:
                 self._drop_entry(entry, "expired", out, stale=False)
-                out.append(
-                    (
-                        (entry.client.client_id,),
-                        EntryExpired(entry.pool.name, entry.entry_id, "ttl"),
-                    )
-                )
+                expired = EntryExpired(entry.pool.name, entry.entry_id, "ttl")
+                out.append((entry.holders(), expired))
             else:
                 self._stale -= 1
         return out
@@ -388,9 +418,10 @@ class Matchmaker(Sessions):
                     if entry.pool is pool and entry.paused
                 ]
             for entry in entries:
+                holders = entry.holders()
                 self._drop_entry(entry, "policy_changed", out)
                 closed = EntryPoolClosed(pool.name, entry.entry_id, "policy_changed")
-                out.append(((entry.client.client_id,), closed))
+                out.append((holders, closed))
         return out
 
 

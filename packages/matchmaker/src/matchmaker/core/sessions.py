@@ -17,7 +17,6 @@ from matchmaker.core.commands import Backfill
 from matchmaker.core.events import (
     Backfilled,
     Delivery,
-    EntryWithdrawn,
     Event,
     JoinedSession,
     MemberJoined,
@@ -60,9 +59,14 @@ class Sessions(Tables):
         return session.session_id
 
     def _matched(self, entry: PoolEntry, session: Session, out: list[Delivery]) -> None:
-        """``entry`` leaves its pool for ``session``."""
+        """``entry`` leaves its pool for ``session`` (with every member of its party)."""
+        party = entry.party
         self._drop_entry(entry, "matched", out)
         self._joined(entry.client, entry.public, session, out)
+        if party is not None:
+            for member in list(party.members.values()):
+                if member is not entry.client:
+                    self._joined(member, None, session, out)
 
     def _joined(
         self, client: ClientState, public: Any, session: Session, out: list[Delivery]
@@ -75,9 +79,7 @@ class Sessions(Tables):
 
     def _withdraw_entries(self, client: ClientState, out: list[Delivery]) -> None:
         for other in list(client.entries.values()):
-            self._drop_entry(other, "matched", out)
-            withdrawn = EntryWithdrawn(other.pool.name, other.entry_id, "matched")
-            out.append(((client.client_id,), withdrawn))
+            self.withdraw(other, "matched", out)
 
     def seat(self, entry: PoolEntry, session: Session, out: list[Delivery]) -> None:
         """Backfill: ``entry`` joins a formed session. The members get
@@ -110,22 +112,15 @@ class Sessions(Tables):
     def hold(self, entry: PoolEntry, out: list[Delivery]) -> None:
         """Backfill across members: ``entry`` leaves its bucket (and its mode's view), kept
         for a session elsewhere until that member answers."""
-        pool = entry.pool
-        pool.mode.leaving(entry, "held", out)
-        pool.remove(entry)
-        pool.paused += 1
-        entry.paused = entry.held = True
+        self.pause(entry, out, "held")
+        entry.held = True
 
     def release(self, entry: PoolEntry, now_ms: int, out: list[Delivery]) -> None:
         """A held ``entry`` was not seated: back to its place (if its client is not away)."""
         entry.held = False
         if entry.client.away:
             return  # it returns with its client (resume)
-        pool = entry.pool
-        pool.paused -= 1
-        entry.paused = False
-        pool.add(entry)
-        pool.mode.entered(entry, now_ms, out)
+        self.unpause(entry, now_ms, out)
 
     def seated_elsewhere(self, entry: PoolEntry, out: list[Delivery]) -> None:
         """A held ``entry`` was seated by the session's member: it leaves as matched, and

@@ -15,6 +15,7 @@ from matchmaker.model import FilterValue
 
 if TYPE_CHECKING:
     from matchmaker.core.modes import ModeStrategy
+    from matchmaker.core.parties import Party
 
 __all__ = ["ClientState", "Member", "Origin", "Pool", "PoolEntry", "Session"]
 
@@ -35,6 +36,7 @@ class ClientState:
     # The highest session.send seq taken from this client (0: none): resume state, kept
     # while the client is away, so a send again after a drop is taken once.
     ack: int = 0
+    parties: dict[str, Party] = field(default_factory=dict)  # by party id (core.parties)
 
 
 @dataclass(slots=True, eq=False)
@@ -53,6 +55,13 @@ class PoolEntry:
     listed: bool = True  # claim pools: a listed entry can be claimed, a seeker only claims
     paused: bool = False  # out of its pool's buckets while its client is away, or held
     held: bool = False  # offered to a session hosted by another cluster member (paused too)
+    party: Party | None = None  # entered by a party's leader: one entry, a seat per member
+    seats: int = 1  # the places of a group it takes: its party's members when it entered
+
+    def holders(self) -> tuple[str, ...]:
+        """Who hears of this entry ending: its client, and the rest of its party."""
+        party = self.party
+        return (self.client.client_id,) if party is None else tuple(party.members)
 
 
 @dataclass(slots=True, eq=False)

@@ -15,7 +15,7 @@ import secrets
 
 from matchmaker.config import Limits
 from matchmaker.core.backfill import Backfills
-from matchmaker.core.events import Delivery
+from matchmaker.core.events import Delivery, EntryWithdrawn
 from matchmaker.core.pools import PoolKey
 from matchmaker.core.resume import ReplayBound, Resumption
 from matchmaker.core.state import ClientState, Pool, PoolEntry, Session
@@ -80,12 +80,39 @@ class Tables:
             {sid for cid in ids if cid in self.clients for sid in self.clients[cid].sessions}
         )
 
+    def pause(self, entry: PoolEntry, out: list[Delivery], reason: str = "away") -> None:
+        """Take a waiting ``entry`` out of its bucket (and its mode's view), kept with its
+        TTL running: its client (or a party member) is away, or it is held."""
+        pool = entry.pool
+        pool.mode.leaving(entry, reason, out)
+        pool.remove(entry)
+        pool.paused += 1
+        entry.paused = True
+
+    def unpause(self, entry: PoolEntry, now_ms: int, out: list[Delivery]) -> None:
+        """Put a paused ``entry`` back in its old place (it may complete a group at once)."""
+        pool = entry.pool  # kept live by its paused entries
+        pool.paused -= 1
+        entry.paused = False
+        pool.add(entry)
+        pool.mode.entered(entry, now_ms, out)
+
+    def withdraw(self, entry: PoolEntry, reason: str, out: list[Delivery]) -> None:
+        """Take ``entry`` out of its pool and tell everyone it waited for
+        (``pool.withdrawn``)."""
+        holders = entry.holders()
+        self._drop_entry(entry, reason, out)
+        out.append((holders, EntryWithdrawn(entry.pool.name, entry.entry_id, reason)))
+
     def _drop_entry(
         self, entry: PoolEntry, reason: str, out: list[Delivery], *, stale: bool = True
     ) -> None:
         pool = entry.pool
         entry.live = False
         del entry.client.entries[pool.name]
+        party = entry.party
+        if party is not None and party.entry is entry:
+            party.entry = None
         if entry.paused:  # it left the buckets and the mode's view when its client went away
             pool.paused -= 1
         else:

@@ -58,6 +58,7 @@ def _enter_pool(request: requests.PoolEnter) -> commands.EnterPool:
         public=data.public,
         public_size=_size(data.public),
         listed=data.listed,
+        party_id=data.party_id,
     )
 
 
@@ -107,6 +108,9 @@ _COMMANDS: dict[type, Callable[[Any], ClientCommand]] = {
     requests.ProposalCancel: lambda r: commands.CancelProposal(r.data.proposal_id),
     requests.DelegateAttach: lambda r: commands.AttachDelegate(r.data.pool),
     requests.DelegateForm: lambda r: commands.FormGroups(r.data.pool, r.data.groups),
+    requests.PartyCreate: lambda _: commands.CreateParty(),
+    requests.PartyJoin: lambda r: commands.JoinParty(r.data.code),
+    requests.PartyLeave: lambda r: commands.LeaveParty(r.data.party_id),
 }
 
 
@@ -129,7 +133,7 @@ def error_frame(request_id: str | None, error: MatchmakerError) -> str:
     return encode(replies.Reply(request_id, False, error=body)).decode()
 
 
-_DUPLICATE = replies.Relayed(duplicate=True)
+_DUPLICATE = replies.RelayReply(duplicate=True)
 
 
 def _answer_data(answer: events.Answer) -> object:

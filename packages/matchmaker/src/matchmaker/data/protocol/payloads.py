@@ -22,6 +22,9 @@ __all__ = [
     "DelegateAttachData",
     "DelegateFormData",
     "HelloData",
+    "PartyCreateData",
+    "PartyJoinData",
+    "PartyLeaveData",
     "PickData",
     "PoolEnterData",
     "PoolLeaveData",
@@ -88,6 +91,24 @@ class PoolEnterData(
     ttl_ms: Annotated[int, Meta(ge=1)] | None = None
     public: Public | None = None
     listed: bool = True
+    party_id: Annotated[str, Meta(max_length=64)] | None = None
+
+
+class PartyCreateData(_Data):
+    """``party.create.data`` (optional): nothing yet; a place for later options."""
+
+
+class PartyJoinData(_Data):
+    """``party.join.data``: the code the party's leader read out (any case; dashes and
+    spaces are ignored)."""
+
+    code: Annotated[str, Meta(min_length=1, max_length=32)]
+
+
+class PartyLeaveData(_Data):
+    """``party.leave.data``."""
+
+    party_id: Annotated[str, Meta(max_length=64)]
 
 
 class PoolLeaveData(_Data):

@@ -21,7 +21,7 @@ __all__ = [
     "IceServer",
     "PolicyInfo",
     "PoolEntered",
-    "Relayed",
+    "RelayReply",
     "Reply",
     "SessionJoined",
     "encode",
@@ -95,7 +95,7 @@ class PoolEntered(Struct, gc=False, rename={"group_size": "groupSize"}):
     expires_at: int
 
 
-class Relayed(Struct, gc=False, omit_defaults=True):
+class RelayReply(Struct, gc=False, omit_defaults=True):
     """``session.send`` and ``rtc.signal`` reply data: ``{}``, or ``duplicate`` when a
     send's ``seq`` was taken before (so it was not relayed again)."""
 

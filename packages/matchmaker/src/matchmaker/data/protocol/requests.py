@@ -18,6 +18,9 @@ from matchmaker.data.protocol.payloads import (
     DelegateAttachData,
     DelegateFormData,
     HelloData,
+    PartyCreateData,
+    PartyJoinData,
+    PartyLeaveData,
     PickData,
     PoolEnterData,
     PoolLeaveData,
@@ -37,6 +40,7 @@ from matchmaker.data.protocol.payloads import (
 __all__ = [
     "MAX_SEQ",
     "MODE_REQUESTS",
+    "PARTY_REQUESTS",
     "REQUEST_DECODER",
     "REQUEST_TYPES",
     "Bye",
@@ -45,6 +49,9 @@ __all__ = [
     "DelegateForm",
     "Hello",
     "ModeRequest",
+    "PartyCreate",
+    "PartyJoin",
+    "PartyLeave",
     "PickAdd",
     "PickRemove",
     "Ping",
@@ -207,6 +214,26 @@ class DelegateForm(_Request, tag="delegate.form"):
     data: DelegateFormData
 
 
+class PartyCreate(_Request, tag="party.create"):
+    """Create a party, led by this client; others join it by its code."""
+
+    data: PartyCreateData | None = None
+
+
+class PartyJoin(_Request, tag="party.join"):
+    """Join a party by its code."""
+
+    data: PartyJoinData
+
+
+class PartyLeave(_Request, tag="party.leave"):
+    """Leave a party."""
+
+    data: PartyLeaveData
+
+
+PARTY_REQUESTS = (PartyCreate, PartyJoin, PartyLeave)
+
 ModeRequest = (
     PoolList
     | PoolWatch
@@ -245,6 +272,9 @@ Request = (
     | RtcSignal
     | RtcOffer
     | ModeRequest
+    | PartyCreate
+    | PartyJoin
+    | PartyLeave
 )
 REQUEST_DECODER: msgspec.json.Decoder[Request] = msgspec.json.Decoder(Request)
 REQUEST_TYPES: frozenset[str] = frozenset(
@@ -263,6 +293,7 @@ REQUEST_TYPES: frozenset[str] = frozenset(
         RtcSignal,
         RtcOffer,
         *MODE_REQUESTS,
+        *PARTY_REQUESTS,
     )
 )
 

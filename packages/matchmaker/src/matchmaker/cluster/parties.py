@@ -1,0 +1,169 @@
+"""Parties across members, sans I/O: a party held on one member, its entry at the pool's owner.
+
+A party lives on the member that minted its code (:func:`~.ring.code_key` chooses
+which codes a member may mint), its *holder*: ``party.join`` goes there by the
+code, ``party.leave`` by the party id, so every join and leave is one step of the
+holder's core, in order, whatever member its client is connected to (the holder
+serves it through a proxy, as a pool's owner does).
+
+Its entry must wait in the pool's one core, at the pool's owner. So the holder
+sends its leader's ``pool.enter`` there with a :class:`~matchmaker.core.commands.PartyView`
+(who the members are): the owner makes proxies of the members it does not know,
+tells their homes it holds them (:class:`~.messages.Hold`, so it hears when one is
+away, back or gone, as for any proxy) and keeps a mirror of the party that carries
+the entry (:meth:`~matchmaker.core.parties.Parties.mirror`). A leader connected to
+the holder sends it so at once; one connected elsewhere sends its ``pool.enter`` to
+the holder, which passes it on and relays the answers back (and its ``pool.leave``
+likewise). When the party changes at the holder, its core notes it
+(:class:`~matchmaker.core.parties.PartyChanged`) and the owner withdraws the entry
+(:class:`~.messages.PartyWithdraw`): ``party_changed`` for every member, as one
+process says. A member gone (or its member dead) is gone at the owner too, whose
+mirror withdraws the entry itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import msgspec
+
+from matchmaker.cluster import codec
+from matchmaker.cluster.messages import Away, Back, Command, Gone, Hold, PartyWithdraw
+from matchmaker.cluster.ring import node_of, pool_key
+from matchmaker.cluster.routes import INTERNAL, NOTHING, Action, Deliver, Post, Routes
+from matchmaker.core import Delivery
+from matchmaker.core.commands import EnterPool, LeavePool, PartyView
+from matchmaker.core.state import ClientState
+
+__all__ = ["PartyRouting"]
+
+
+class PartyRouting:
+    """Parties on the routing state: entries sent to pools' owners, relayed requests,
+    the members' proxies at those owners, and withdrawals when a party changes."""
+
+    def __init__(self, routes: Routes) -> None:
+        self.routes = routes
+        parties = routes.core.parties
+        parties.notes = True
+        parties.placed = routes.placed
+        # (client id, pool name) -> the member a remote leader's party entry was relayed
+        # to, and the request that carried it (sent again if the pool's owner changes).
+        self.relayed: dict[tuple[str, str], tuple[str, Command]] = {}
+
+    # -- at the party's holder ----------------------------------------------------------------
+
+    def attach(self, client: ClientState, command: EnterPool) -> EnterPool:
+        """A local leader's ``pool.enter`` for a party held here, with the party's view (for
+        the pool's owner); any other command as it is."""
+        if command.party_id is None or command.party is not None:
+            return command
+        view = self.routes.core.parties.view(client, command.party_id)
+        return command if view is None else dataclasses.replace(command, party=view)
+
+    def changed(self, party_id: str) -> Sequence[Action]:
+        """The holder's core noted the party changed: an entry it waits with elsewhere is
+        withdrawn there. Every other member is told (a party changes rarely, and its entry
+        may have moved with its pool since it was sent)."""
+        routes = self.routes
+        return [Post(node, PartyWithdraw(party_id)) for node in sorted(routes.live - {routes.node})]
+
+    def relay(self, home: str, message: Command, now_ms: int) -> Sequence[Action] | None:
+        """A remote client's ``pool.enter`` for a party held here whose pool another member
+        owns (or its ``pool.leave`` of such an entry): passed on there, its answers relayed
+        back (:meth:`.Router.receive`). ``None``: not such a request, served here."""
+        kind = message.command[0]
+        if kind not in ("EnterPool", "LeavePool"):
+            return None
+        routes = self.routes
+        client = routes.core.clients.get(message.client)
+        command = codec.decode_value(message.command)
+        if client is None:
+            return None
+        if isinstance(command, LeavePool):
+            relayed = self.relayed.pop((client.client_id, command.pool), None)
+            return None if relayed is None else [Post(relayed[0], message)]
+        attached = self.attach(client, command)
+        if attached.party is None:
+            return None
+        name = attached.policy or attached.pool or routes.default_policy(client) or ""
+        node = routes.owner_of(pool_key(client.project_id, name))
+        if node == routes.node:
+            return None
+        forwarded = msgspec.structs.replace(message, command=codec.encode_value(attached))
+        self.relayed[client.client_id, name] = (node, forwarded)
+        return [Post(node, forwarded)]
+
+    def moved(self, now_ms: int) -> Sequence[Action]:
+        """The live members changed: a relayed party entry whose pool has another owner now
+        is entered again there (left first at its old owner, if that one lives), answering
+        nobody, as a local client's entry is moved (:mod:`.failover`)."""
+        routes = self.routes
+        out: list[Action] = []
+        for key, (node, message) in list(self.relayed.items()):
+            client = routes.core.clients.get(key[0])
+            proxy = routes.proxies.get(key[0])
+            if client is None or proxy is None:
+                del self.relayed[key]
+                continue
+            new = routes.owner_of(pool_key(client.project_id, key[1]))
+            if new == node:
+                continue
+            if node in routes.live:
+                leave = codec.encode_value(LeavePool(key[1]))
+                out.append(
+                    Post(node, msgspec.structs.replace(message, request_id=INTERNAL, command=leave))
+                )
+            again = msgspec.structs.replace(message, request_id=INTERNAL)
+            if new == routes.node:  # the pool is this member's now: entered here
+                del self.relayed[key]
+                effects = proxy[1].receive(codec.decode_value(again.command), INTERNAL, now_ms)
+                out.append(Deliver([e for e in effects if isinstance(e, tuple)]))
+            else:
+                self.relayed[key] = (new, again)
+                out.append(Post(new, again))
+        return out
+
+    def follow(self, message: Away | Back | Gone) -> Sequence[Action]:
+        """A remote leader whose party entry was relayed from here went away, came back or
+        is gone: the pool's owner, which only knows it through this member, hears it too."""
+        client_id = message.client
+        nodes = {node for (cid, _), (node, _) in self.relayed.items() if cid == client_id}
+        if type(message) is Gone:
+            for key in [k for k in self.relayed if k[0] == client_id]:
+                del self.relayed[key]
+        return [Post(node, message) for node in sorted(nodes & self.routes.live)]
+
+    # -- at the pool's owner ------------------------------------------------------------------
+
+    def members(self, message: Command, now_ms: int) -> Sequence[Action]:
+        """A party's ``pool.enter`` arrived with its view: make proxies of the members not
+        known here, and tell their homes this member holds them."""
+        if message.command[0] != "EnterPool" or message.command[1].get("party") is None:
+            return NOTHING
+        view = codec.decode_value(message.command).party
+        assert isinstance(view, PartyView)
+        routes = self.routes
+        out: list[Action] = []
+        for member in view.members:
+            home = node_of(member.client_id)
+            if member.client_id in routes.core.clients or home is None:
+                continue  # connected here, or known already
+            conversation = routes.conversation(now_ms)
+            conversation.adopt(
+                member.client_id,
+                message.project,
+                member.credential,
+                member.attributes,
+                player_id=member.player_id,
+            )
+            routes.proxies[member.client_id] = (home, conversation)
+            out.append(Post(home, Hold(member.client_id)))
+        return out
+
+    def on_withdraw(self, sender: str, message: PartyWithdraw, now_ms: int) -> Sequence[Action]:
+        """The party's holder says it changed: its entry here is withdrawn for all."""
+        out: list[Delivery] = []
+        self.routes.core.parties.withdraw_mirror(message.party, out)
+        return [Deliver(out)] if out else NOTHING

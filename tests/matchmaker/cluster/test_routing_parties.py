@@ -1,0 +1,150 @@
+"""Parties across members, step by step, on the simulated members of the state machine (no
+Redis, no asyncio): a party held on one member, its members connected to others, its entry
+waiting at the pool's owner, as one process would have it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from matchmaker.cluster.ring import owner, pool_key
+from matchmaker.core.commands import CreateParty, EnterPool, JoinParty, LeaveParty
+from matchmaker.core.effects import Refuse, ReplyWith
+from matchmaker.core.events import EntryWithdrawn, SessionFormed
+from matchmaker.core.parties import PartyEntered, PartyInfo, PartyMemberLeft
+
+from .test_routing_state_machine import Cluster
+
+TRIO = EnterPool(policy="trio")  # groups of three
+
+
+class Three(Cluster):
+    initial = 3  # a, b and c
+
+
+class Scene:
+    """Three members; ``owner`` owns the trio pool, ``holder`` and ``other`` do not."""
+
+    def __init__(self) -> None:
+        self.cluster = Three()
+        names = sorted(self.cluster.members)
+        self.owner = owner(pool_key("p", "trio"), names)
+        self.holder, self.other = (name for name in names if name != self.owner)
+
+    def client(self, member: str) -> str:
+        return self.cluster.connected(member, "eu", 1000)
+
+    def ask(self, client_id: str, command: Any) -> Any:
+        """Send ``command``, deliver every message; the answer (a reply's, or the code)."""
+        self.cluster.request(client_id, command)
+        self.drain()
+        (answer,) = list(self.cluster.answers[client_id].values())[-1]
+        if isinstance(answer, Refuse):
+            return answer.error.code
+        assert isinstance(answer, ReplyWith)
+        return answer.answer
+
+    def drain(self) -> None:
+        while links := self.cluster.busy_links():
+            self.cluster.pass_one(links[0])
+
+    def heard(self, client_id: str, kind: type) -> list[Any]:
+        return [e for e in self.cluster.heard.get(client_id, []) if isinstance(e, kind)]
+
+    def party(self, leader: str, *others: str) -> PartyInfo:
+        created = self.ask(leader, CreateParty())
+        assert isinstance(created, PartyInfo)
+        for other in others:
+            joined = self.ask(other, JoinParty(created.code))
+            assert isinstance(joined, PartyInfo), joined
+        return created
+
+    def sessions(self, *clients: str) -> set[frozenset[str]]:
+        """The sessions ``clients`` were told of, each as its members."""
+        return {
+            frozenset(m.client_id for m in event.members)
+            for client in clients
+            for event in self.heard(client, SessionFormed)
+        }
+
+
+def test_a_party_held_on_one_member_waits_at_the_pools_owner_and_plays_there() -> None:
+    scene = Scene()
+    leader, friend = scene.client(scene.holder), scene.client(scene.other)
+    party = scene.party(leader, friend)
+    assert party.party_id.startswith(f"p{scene.holder}-")
+    entered = scene.ask(leader, EnterPool(policy="trio", party_id=party.party_id))
+    assert scene.heard(friend, PartyEntered) == [
+        PartyEntered(party.party_id, "trio", entered.entry_id)
+    ]
+    pool_owner = scene.cluster.members[scene.owner].core
+    assert [
+        e.seats
+        for fifo in next(iter(pool_owner.pools.values())).buckets.values()
+        for e in fifo.values()
+    ] == [2]
+    solo = scene.client(scene.owner)
+    scene.ask(solo, TRIO)
+    assert scene.sessions(leader, friend, solo) == {frozenset({leader, friend, solo})}
+
+
+def test_a_change_at_the_holder_withdraws_the_entry_at_the_owner_for_all() -> None:
+    scene = Scene()
+    leader, friend, third = (scene.client(m) for m in (scene.holder, scene.owner, scene.other))
+    party = scene.party(leader, friend)
+    entered = scene.ask(leader, EnterPool(policy="trio", party_id=party.party_id))
+    scene.ask(friend, LeaveParty(party.party_id))
+    withdrawn = EntryWithdrawn("trio", entered.entry_id, "party_changed")
+    for member in (leader, friend):
+        assert scene.heard(member, EntryWithdrawn) == [withdrawn]
+    assert scene.cluster.members[scene.owner].core.pools == {}
+    # A joiner makes it two again; entered as it is now, a solo completes it.
+    assert isinstance(scene.ask(third, JoinParty(party.code)), PartyInfo)
+    scene.ask(leader, EnterPool(policy="trio", party_id=party.party_id))
+    solo = scene.client(scene.other)
+    scene.ask(solo, TRIO)
+    assert scene.sessions(leader, third, solo) == {frozenset({leader, third, solo})}
+
+
+def test_a_leader_elsewhere_enters_through_the_holder_and_the_entry_moves_with_its_pool() -> None:
+    scene = Scene()
+    creator, leader, friend = (scene.client(m) for m in (scene.holder, scene.other, scene.other))
+    party = scene.party(creator, leader, friend)
+    scene.ask(creator, LeaveParty(party.party_id))
+    assert scene.heard(leader, PartyMemberLeft)[-1].leader == leader
+    assert scene.ask(friend, EnterPool(policy="trio", party_id=party.party_id)) == (
+        "party.not_leader"
+    )
+    entered = scene.ask(leader, EnterPool(policy="trio", party_id=party.party_id))
+    assert scene.heard(friend, PartyEntered)[-1].entry_id == entered.entry_id
+    # The pool's owner dies: the holder enters the party again at the new owner.
+    cluster = scene.cluster
+    del cluster.members[scene.owner]
+    for link in [link for link in cluster.links if link[1] == scene.owner]:
+        del cluster.links[link]
+    for member in list(cluster.members.values()):
+        cluster.notice(member)
+    scene.drain()
+    solo = scene.client(scene.holder)
+    scene.ask(solo, TRIO)
+    assert scene.sessions(leader, friend, solo) == {frozenset({leader, friend, solo})}
+
+
+def test_a_members_home_dying_withdraws_the_party_at_the_owner() -> None:
+    scene = Scene()
+    leader, friend = scene.client(scene.holder), scene.client(scene.other)
+    party = scene.party(leader, friend)
+    entered = scene.ask(leader, EnterPool(policy="trio", party_id=party.party_id))
+    cluster = scene.cluster
+    del cluster.members[scene.other]  # friend's member dies, with friend
+    for link in [link for link in cluster.links if link[1] == scene.other]:
+        del cluster.links[link]
+    for member in list(cluster.members.values()):
+        cluster.notice(member)
+    scene.drain()
+    assert EntryWithdrawn("trio", entered.entry_id, "party_changed") in scene.heard(
+        leader, EntryWithdrawn
+    )
+    assert scene.heard(leader, PartyMemberLeft) == [
+        PartyMemberLeft(party.party_id, friend, "disconnected", leader)
+    ]
+    assert all(not m.core.pools for m in cluster.members.values())
