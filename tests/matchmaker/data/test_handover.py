@@ -7,8 +7,9 @@ import json
 
 from matchmaker.config import Limits
 from matchmaker.core import Matchmaker
-from matchmaker.core.commands import EnterPool
+from matchmaker.core.commands import CreateParty, EnterPool, JoinParty
 from matchmaker.core.events import EntryPoolClosed, MemberLeft
+from matchmaker.core.parties import PartyCreated, PartyInfo
 from matchmaker.data.handover import close_entries, hand_over, take_over
 from matchmaker.model import Project
 
@@ -113,3 +114,40 @@ def test_a_hand_over_that_does_not_decode_or_of_another_version_is_not_taken() -
         assert take_over(second, bad, NOW) == []
         assert not second.clients
         assert not second.sessions
+
+
+def test_a_party_is_handed_over_and_its_entry_closed_for_every_member() -> None:
+    """A party waiting in a pool: every member hears the entry closed; on the next core
+    the party has its id, code, leader and members, and a friend joins it by its code."""
+    first = Matchmaker(LIMITS)
+    leader, friend = (first.connect("p", None, {}) for _ in range(2))
+    for client in (leader, friend):
+        first.resumption.issue(client.client_id, "p")
+    created, _ = first.party(leader.client_id, CreateParty(), NOW)
+    assert isinstance(created, PartyCreated)
+    first.party(friend.client_id, JoinParty(created.code), NOW)
+    request = EnterPool(
+        pool="duo", create=True, mode="auto", group_size=4, party_id=created.party_id
+    )
+    entered, _ = first.enter(leader.client_id, PROJECT, request, NOW)
+    for client in (leader, friend):
+        _park(first, client.client_id, NOW)
+    closed = close_entries(first, NOW)
+    members = (leader.client_id, friend.client_id)
+    assert closed == [(members, EntryPoolClosed("duo", entered.entry_id, "restart"))]
+    body = hand_over(first, NOW)
+    assert body is not None
+
+    second = Matchmaker(LIMITS)
+    take_over(second, body, NOW + 1)
+    party = second.clients[leader.client_id].parties[created.party_id]
+    assert second.clients[friend.client_id].parties[created.party_id] is party
+    assert (party.code, party.leader, tuple(party.members)) == (
+        created.code,
+        leader.client_id,
+        members,
+    )
+    newcomer = second.connect("p", None, {})
+    joined, _ = second.party(newcomer.client_id, JoinParty(created.code), NOW + 2)
+    assert isinstance(joined, PartyInfo)
+    assert joined.party_id == created.party_id

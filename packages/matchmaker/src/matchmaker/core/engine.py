@@ -102,9 +102,10 @@ class Matchmaker(Sessions):
         client = self.clients[client_id]
         out: list[Delivery] = []
         for entry in list(client.entries.values()):
+            holders = entry.holders()  # a party's entry: every member hears it closed
             self._drop_entry(entry, reason, out)
             closed = EntryPoolClosed(entry.pool.name, entry.entry_id, reason)
-            out.append(((client_id,), closed))
+            out.append((holders, closed))
         for pool in list(client.delegating.values()):
             pool.mode.detach(client, now_ms, out)
             self._free_if_idle(pool)

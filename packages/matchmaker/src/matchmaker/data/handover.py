@@ -13,7 +13,9 @@ numbered into its replay buffer like any event) and writes what a resume needs:
   frames of its replay buffer and its ``ack`` (the last ``session.send`` seq
   taken from it, so a send again after the restart is taken once);
 - each session with a parked member: id, Project, pool or room, and the members
-  with the public data each showed.
+  with the public data each showed;
+- each party of parked members: id, code (an invite, not a credential: it joins
+  the party, nothing else), Project, leader and members in the order they joined.
 
 The next process started on the same store takes it (:func:`take_over`, the row
 removed in the same transaction, so a hand-over is used once) before it listens:
@@ -30,6 +32,7 @@ from typing import Any
 import msgspec
 
 from matchmaker.core import Delivery, Matchmaker
+from matchmaker.core.parties import Party
 from matchmaker.core.resume import FRAME_OVERHEAD_BYTES, Outbox
 from matchmaker.model import FilterValue
 
@@ -69,11 +72,20 @@ class _Session(msgspec.Struct, frozen=True):
     members: list[_Member]
 
 
+class _Party(msgspec.Struct, frozen=True):
+    party_id: str
+    code: str
+    project_id: str
+    leader: str
+    members: list[str]  # in the order they joined
+
+
 class _Handover(msgspec.Struct, frozen=True):
     version: int
     written_ms: int
     clients: list[_Client]
     sessions: list[_Session]
+    parties: list[_Party]
 
 
 def handover_name(port: int) -> str:
@@ -125,7 +137,13 @@ def hand_over(core: Matchmaker, now_ms: int) -> str | None:
         for session in core.sessions.values()
         if kept.issuperset(session.members)
     ]
-    body = _Handover(VERSION, now_ms, clients, sessions)
+    held = {party.party_id: party for c in kept for party in core.clients[c].parties.values()}
+    parties = [
+        _Party(party.party_id, party.code, party.project_id, party.leader, list(party.members))
+        for party in held.values()
+        if not party.mirror and kept.issuperset(party.members)
+    ]
+    body = _Handover(VERSION, now_ms, clients, sessions, parties)
     return msgspec.json.encode(body).decode()
 
 
@@ -163,9 +181,14 @@ def take_over(core: Matchmaker, body: str, now_ms: int) -> list[Delivery]:
     for session in handover.sessions:
         members = [(core.clients[m.client_id], m.public) for m in session.members]
         core.reopen(session.session_id, session.project_id, (session.pool, session.room), members)
+    for record in handover.parties:
+        party = Party(record.party_id, record.code, record.project_id, record.leader)
+        party.members = {cid: core.clients[cid] for cid in record.members}
+        core.parties.reopen(party)
     _log.info(
-        "took over %d clients and %d sessions from the restart hand-over",
+        "took over %d clients, %d sessions and %d parties from the restart hand-over",
         len(handover.clients),
         len(handover.sessions),
+        len(handover.parties),
     )
     return core.end_grace(now_ms)[1]
