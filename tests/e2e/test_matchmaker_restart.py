@@ -319,3 +319,44 @@ def test_a_hand_over_the_store_cannot_take_is_logged_and_the_stop_still_clean(
     (tmp_path / "gone.db").unlink()
     assert _stop(process, client) == [(3001, "resume")]
     assert "the restart hand-over could not be written" in process.log()
+
+
+async def test_the_python_client_resumes_a_restart_by_itself(deployment: Deployment) -> None:
+    """``matchmaker.client.Client(reconnect=...)`` treats 3001 as a drop to resume: both
+    clients are back to ``open`` on the next process with their ids and session, Alice
+    gets Bob's messages once and in order, and what Bob sent while away (numbered, held
+    until acknowledged) is taken once."""
+    from matchmaker.client import Client as PyClient
+    from matchmaker.client import Reconnect
+
+    first = await asyncio.to_thread(deployment.start)
+    url = first.data_url.replace("http", "ws", 1) + "/ws"
+    fast = Reconnect(initial_delay_ms=50, max_delay_ms=300)
+    alice = await PyClient.connect(url, project=PROJECT, reconnect=fast)
+    bob = await PyClient.connect(url, project=PROJECT, reconnect=fast)
+    try:
+        session = (await alice.join("table", create=True))["session_id"]
+        await bob.join("table")
+        ids = (alice.client_id, bob.client_id)
+        for n in range(AWAY):
+            await bob.send(session, {"n": n})
+        got = [(await alice.next_event("session.message")).data["data"]["n"] for _ in range(AWAY)]
+        assert got == list(range(AWAY))
+        await asyncio.to_thread(first.stop)
+        assert (alice.state, bob.state) == ("reconnecting", "reconnecting")
+        for n in range(AWAY, AWAY + AFTER):  # held while away, sent once after the resume
+            await bob.send(session, {"n": n})
+        await asyncio.to_thread(deployment.start)
+        for n in range(AWAY, AWAY + AFTER):
+            event = await alice.next_event("session.message", wait_s=20)
+            assert event.data == {"session_id": session, "from": bob.client_id, "data": {"n": n}}
+        assert (alice.state, bob.state) == ("open", "open")
+        assert (alice.client_id, bob.client_id) == ids
+        assert alice.hello_reply["resumed"] is True
+        # Nothing came twice: the next message is the one Bob sends last.
+        await bob.send(session, {"n": "end"})
+        event = await alice.next_event("session.message")
+        assert event.data["data"] == {"n": "end"}
+    finally:
+        await alice.close()
+        await bob.close()
