@@ -3,7 +3,8 @@ its WebSockets with 3001 ``resume`` and leaves its clients in the store; the nex
 on the same port and store resumes them within the grace, their session and ``seq`` intact.
 
 SQLite runs without a management key (``--store`` alone keeps the hand-over), PostgreSQL
-with one (the Projects' store keeps it too).
+with one (the Projects' store keeps it too). The clients are raw WebSockets (each step
+checked), and the Python client with ``reconnect=``, which resumes by itself.
 """
 
 from __future__ import annotations
@@ -160,20 +161,11 @@ def _frames(client: Client, *, until: int) -> list[dict[str, Any]]:
     return frames
 
 
-def _numbered_send(
-    client: Client, session: str, seq: int, data: object, *, request_id: str | None = None
-) -> Any:
-    """``session.send`` with ``seq`` (and with ``request_id``: the reply's data)."""
-    frame: dict[str, Any] = {
-        "type": "session.send",
-        "seq": seq,
-        "data": {"session_id": session, "data": data},
-    }
-    if request_id is None:
-        client.ws.send(json.dumps(frame))
-        return None
-    client.ws.send(json.dumps({**frame, "id": request_id}))
-    while (reply := client.message()).get("id") != request_id:
+def _send_again(client: Client, session: str, seq: int, data: object) -> Any:
+    """A numbered ``session.send`` with an id: the reply's data."""
+    frame = {"id": "again", "type": "session.send", "seq": seq}
+    client.ws.send(json.dumps({**frame, "data": {"session_id": session, "data": data}}))
+    while (reply := client.message()).get("id") != "again":
         pass
     assert reply["ok"], reply
     return reply["data"]
@@ -193,7 +185,7 @@ def test_a_restart_keeps_the_session_and_every_message_arrives_once_in_order(
     first = deployment.start()
     alice, bob, session = _in_a_room(first)
     for seq in (1, 2, 3):  # numbered sends (exactly once): the server's ack is handed over
-        _numbered_send(alice, session, seq, {"seq": seq})
+        alice.send(session, {"seq": seq}, seq=seq)
         assert bob.event("session.message")["data"] == {"seq": seq}
     alice.drop()  # away: Bob's messages wait in her replay buffer, then in the store
     assert bob.event("session.member_status")["status"] == "away"
@@ -223,9 +215,8 @@ def test_a_restart_keeps_the_session_and_every_message_arrives_once_in_order(
     # Alice's side goes through the same session, her numbering where it was: a send
     # again of seq 3 is a duplicate, seq 4 is taken.
     assert alice_back.welcome["ack"] == 3
-    again = _numbered_send(alice_back, session, 3, {"seq": 3}, request_id="again")
-    assert again == {"duplicate": True}
-    _numbered_send(alice_back, session, 4, {"from": "alice"})
+    assert _send_again(alice_back, session, 3, {"seq": 3}) == {"duplicate": True}
+    alice_back.send(session, {"from": "alice"}, seq=4)
     assert bob_back.event("session.message") == {
         "session_id": session,
         "from": alice.client_id,
