@@ -100,12 +100,17 @@ class Client:
     def closed(self, timeout: float = 10) -> int | None:
         """Wait for the server to close the connection; its close code (events before the
         close are kept)."""
+        closing = self.closing(timeout)
+        return None if closing is None else closing[0]
+
+    def closing(self, timeout: float = 10) -> tuple[int, str] | None:
+        """:meth:`closed`, with the close frame's reason."""
         deadline = time.monotonic() + timeout
         try:
             while True:
                 self.events.append(self._recv(deadline))
         except ConnectionClosed as closed:
-            return None if closed.rcvd is None else closed.rcvd.code
+            return None if closed.rcvd is None else (closed.rcvd.code, closed.rcvd.reason)
 
     def drop(self) -> None:
         """Lose the connection without a close frame (the server may keep the client away)."""

@@ -124,9 +124,9 @@ def test_without_a_key_there_is_no_control_plane(
     started: list[MatchmakerProcess], tmp_path: Path
 ) -> None:
     management_port = free_port()
-    ignored = ["--store", "sqlite:///ignored.db"]
+    kept = ["--store", "sqlite:///handover.db"]
     port = ["--management-port", str(management_port)]
-    mm = start(started, tmp_path, *port, *ignored, expect_control=False)
+    mm = start(started, tmp_path, *port, *kept, expect_control=False)
     assert httpx.get(f"{mm.data_url}/healthz").status_code == 200
     on_data_port = httpx.get(f"{mm.data_url}/admin/projects")
     assert on_data_port.status_code == 404
@@ -134,10 +134,11 @@ def test_without_a_key_there_is_no_control_plane(
     with pytest.raises(httpx.ConnectError):
         httpx.get(f"http://127.0.0.1:{management_port}/healthz")
     assert "control plane off (no management key" in mm.log()
-    assert "--store is ignored" in mm.log()
+    # The store keeps only the restart hand-over: no Project, no default store file.
+    assert "store sqlite:///handover.db (the restart hand-over)" in mm.log()
     assert mm.stop() == 0
     assert not (tmp_path / "matchmaker.db").exists()
-    assert not (tmp_path / "ignored.db").exists()
+    assert (tmp_path / "handover.db").exists()
 
 
 def test_key_and_store_come_from_the_environment(

@@ -97,10 +97,11 @@ def test_matchmaker_server_in_the_environment_chooses_the_server(tmp_path: Path)
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
-def test_a_signal_closes_websockets_with_1001_and_exits(
+def test_a_signal_closes_websockets_with_3001_and_exits(
     mm: MatchmakerProcess, signum: signal.Signals
 ) -> None:
-    """Silent clients too: the close must not wait for a frame from them."""
+    """Silent clients too: the close must not wait for a frame from them. The store keeps
+    the clients for the next process (the restart hand-over), so the close says resume."""
     with websocket(mm) as ws, websocket(mm) as silent:
         assert hello(ws)["ok"] is True
         assert hello(silent)["ok"] is True
@@ -109,11 +110,11 @@ def test_a_signal_closes_websockets_with_1001_and_exits(
         with pytest.raises(ConnectionClosed) as closed_silent:
             read_until_closed(silent)
         assert closed_silent.value.rcvd is not None
-        assert closed_silent.value.rcvd.code == 1001
+        assert closed_silent.value.rcvd.code == 3001
         with pytest.raises(ConnectionClosed) as closed:
             read_until_closed(ws)
         assert closed.value.rcvd is not None
-        assert closed.value.rcvd.code == 1001
+        assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (3001, "resume")
         assert time.monotonic() - began < 5
     assert mm.stop() == 0
 

@@ -70,7 +70,8 @@ class ServerConfig:
     ``management_key`` ``None`` means zero-config: no control plane, no
     management port, every Project implicit. ``store_url`` ``None`` means the
     default store: ``sqlite:///matchmaker.db`` in the working directory when a
-    key is given, else nothing is stored. ``store_key_file`` names the file of
+    key is given, else nothing is stored (a store given without a key keeps the
+    restart hand-over only, :mod:`matchmaker.data.handover`). ``store_key_file`` names the file of
     the key that seals client secrets at rest (``None``: stored in clear, with a
     warning at startup). ``server`` names the data plane's server: ``auto``
     (picows when installed, else hypercorn), ``hypercorn`` or ``picows``

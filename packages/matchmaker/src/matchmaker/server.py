@@ -2,8 +2,10 @@
 
 ``run`` is what :func:`matchmaker.running.serve` (the library's and the CLI's way
 to start a server) and some tests start in-process: it opens the
-store, loads the directory, binds both ports (``0`` picks a free one), reports
-the bound addresses, serves until ``shutdown`` is set and then closes the store.
+store, loads the directory, takes the clients a process stopped on the same
+store and port handed over (:mod:`matchmaker.data.handover`), binds both ports
+(``0`` picks a free one), reports the bound addresses, serves until
+``shutdown`` is set, hands its own clients over and then closes the store.
 The data plane runs on the server ``config.server`` names (picows or
 hypercorn, see :mod:`matchmaker.servers`); the control plane always runs on
 hypercorn: it is low-traffic HTTP, so one server for it keeps its behaviour
@@ -28,6 +30,7 @@ import contextlib
 import functools
 import logging
 import socket
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -35,6 +38,7 @@ from typing import TYPE_CHECKING
 from matchmaker.config import LOOPBACK, ServerConfig
 from matchmaker.control import Observers, create_control_app, create_metrics_app
 from matchmaker.data.app import create_data_app, websocket_max_message_size
+from matchmaker.data.handover import handover_name
 from matchmaker.data.live import live_snapshot
 from matchmaker.data.runtime import tune_gc
 from matchmaker.directory import ProjectDirectory
@@ -48,6 +52,7 @@ from matchmaker.store import DEFAULT_STORE_URL, ProjectStore, StoreKey, open_sto
 
 if TYPE_CHECKING:
     from matchmaker.cluster import ClusterNode
+    from matchmaker.data.plane import DataPlane
 
 log = logging.getLogger("matchmaker")
 
@@ -93,7 +98,7 @@ async def run(
     server_name = resolve_server(config.server)
     store = await _open_store(config)
     sockets: list[socket.socket] = []
-    refresher = None if store is None else DirectoryRefresher(store, directory)
+    refresher = _refresher(config, store, directory)
     cluster = None
     try:
         cluster = await _join_cluster(config)
@@ -111,7 +116,9 @@ async def run(
             store_probe=None if store is None else store.ping,
             metrics=metrics,
             cluster=cluster,
+            restartable=_hands_over(store, cluster),
         )
+        await _take_over(data_app.plane, store, config.port)
         snapshot = functools.partial(live_snapshot, data_app.plane)
         metrics.watch(snapshot, lambda: len(data_app.plane.clients))
         listeners: list[tuple[Serve, Listener]] = [
@@ -159,33 +166,79 @@ async def run(
             ready(bound)
         with cancelled_connections_unlogged():
             await _serve_all(listeners, shutdown, linger, hurry)
+        await _hand_over(data_app.plane, store, config.port)
     finally:
         await _release(sockets, cluster, refresher, store)
     log.info("stopped")
 
 
+def _hands_over(store: ProjectStore | None, cluster: ClusterNode | None) -> bool:
+    """Whether a stop hands the clients over to the next process: through a store that
+    keeps anything at rest (``memory://`` does not: the next process would not find it),
+    one process at a time (a cluster's members hand clients over to each other instead)."""
+    return store is not None and store.sealed is not None and cluster is None
+
+
+def _refresher(
+    config: ServerConfig, store: ProjectStore | None, directory: ProjectDirectory
+) -> DirectoryRefresher | None:
+    """What keeps ``directory`` in step with the store's Projects: only with a control plane
+    (without one every Project is implicit, and a store keeps the restart hand-over only)."""
+    if store is None or config.management_key is None:
+        return None
+    return DirectoryRefresher(store, directory)
+
+
+async def _take_over(plane: DataPlane, store: ProjectStore | None, port: int) -> None:
+    """Before listening: take the clients a process stopped on ``store`` handed over."""
+    if store is None or not plane.restartable:
+        return
+    body = await store.take_handover(handover_name(port))
+    if body is not None:
+        plane.take_over(body, _wall_clock_ms())
+
+
+async def _hand_over(plane: DataPlane, store: ProjectStore | None, port: int) -> None:
+    """After a graceful stop: leave the parked clients to the next process on ``store``."""
+    if store is None or not plane.restartable:
+        return
+    body = plane.hand_over(_wall_clock_ms())
+    if body is None:
+        return
+    try:
+        await store.keep_handover(handover_name(port), body)
+    except MatchmakerError as error:
+        # The stop itself succeeded: the clients' resumes will be resume.expired.
+        log.error("the restart hand-over could not be written, no client is kept: %s", error)
+        return
+    log.info(
+        "handed %d clients over to the next process (%s); they resume there within the grace",
+        len(plane.core.resumption.outboxes),
+        store.description,
+    )
+
+
 async def _open_store(config: ServerConfig) -> ProjectStore | None:
-    """The Project store when there is a control plane; warn about settings it makes moot."""
-    if config.management_key is not None:
-        key = None if config.store_key_file is None else StoreKey.from_file(config.store_key_file)
-        store = await open_store(config.store_url or DEFAULT_STORE_URL, key)
-        if store.sealed is False:
-            log.warning(
-                "no --store-key-file: client secrets are stored in clear in %s; anyone with "
-                "a copy of it (a backup) holds every credential",
-                store.description,
-            )
-        return store
-    if config.store_url is not None:
-        log.warning("--store is ignored: without a management key there is no control plane")
-    if config.store_key_file is not None:
-        log.warning("--store-key-file is ignored: without a management key nothing is stored")
-    if config.require_declared_projects:
+    """The store: the Projects' when there is a control plane, else (``--store`` given) only
+    the restart hand-over's; warn about settings it makes moot."""
+    if config.management_key is None and config.require_declared_projects:
         log.warning(
             "--require-declared-projects without a management key: no Project can be "
             "declared, only the default Project is admitted"
         )
-    return None
+    if config.management_key is None and config.store_url is None:
+        if config.store_key_file is not None:
+            log.warning("--store-key-file is ignored: without a management key nothing is stored")
+        return None
+    key = None if config.store_key_file is None else StoreKey.from_file(config.store_key_file)
+    store = await open_store(config.store_url or DEFAULT_STORE_URL, key)
+    if store.sealed is False and config.management_key is not None:
+        log.warning(
+            "no --store-key-file: client secrets are stored in clear in %s; anyone with "
+            "a copy of it (a backup) holds every credential",
+            store.description,
+        )
+    return store
 
 
 def management_host(config: ServerConfig) -> str:
@@ -201,21 +254,24 @@ def _log_listening(
     """One line per plane: its URL, whether the control plane is on, the store."""
     data, management, metrics = bound.data, bound.management, bound.metrics
     if store is None:
-        log.info(
-            "data plane listening on %s (WebSocket %s/ws, server %s), control plane off "
-            "(no management key: every Project is implicit, nothing is stored)",
-            url("http", *data),
-            url("ws", *data),
-            server_name,
+        planes = (
+            "control plane off (no management key: every Project is implicit, nothing is stored)"
         )
-    elif management is not None:
-        log.info(
-            "data plane listening on %s (WebSocket %s/ws, server %s), control plane on, store %s",
-            url("http", *data),
-            url("ws", *data),
-            server_name,
-            store.description,
+    elif management is None:
+        planes = (
+            "control plane off (no management key: every Project is implicit), "
+            f"store {store.description} (the restart hand-over)"
         )
+    else:
+        planes = f"control plane on, store {store.description}"
+    log.info(
+        "data plane listening on %s (WebSocket %s/ws, server %s), %s",
+        url("http", *data),
+        url("ws", *data),
+        server_name,
+        planes,
+    )
+    if store is not None and management is not None:
         log.info(
             "control plane listening on %s/admin, store %s, %d Projects%s",
             url("http", *management),
@@ -335,6 +391,11 @@ def _address(sock: socket.socket) -> tuple[str, int]:
 def url(scheme: str, host: str, port: int) -> str:
     """``scheme://host:port``, the host bracketed when it is an IPv6 address."""
     return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
+
+
+def _wall_clock_ms() -> int:
+    """Epoch milliseconds: the core's clock, read where the hand-over is taken and written."""
+    return int(time.time() * 1000)
 
 
 def _bind_error(host: str, port: int, exc: OSError) -> MatchmakerError:

@@ -15,12 +15,14 @@ __all__ = [
     "NORMAL",
     "RATE_LIMITED",
     "REPLACED",
+    "RESTARTING",
     "RESUME_EXPIRED",
     "SLOW_CONSUMER",
 ]
 
 NORMAL = 1000  # the client closed its socket normally: a clean leave, nothing to resume
 GOING_AWAY = 1001  # the server is shutting down, or the socket was lost
+RESTARTING = 3001  # the server stops for a restart and keeps its clients: resume there
 HEARTBEAT_TIMEOUT = 3002
 SLOW_CONSUMER = 3008
 REPLACED = 3009  # another connection resumed this one's client

@@ -472,7 +472,7 @@ class Conversation:
         self.client = client
         welcome = Welcome(
             client.client_id,
-            taken.outbox.token,
+            taken.token,
             project,
             self.core.limits,
             resumed=True,

@@ -70,10 +70,47 @@ class Matchmaker(Sessions):
         client = ClientState(
             self.new_id("c"), project_id, credential, dict(attributes), player_id=player_id
         )
-        self.clients[client.client_id] = client
-        if player_id is not None:
-            self.players.setdefault((project_id, player_id), set()).add(client.client_id)
+        self._register(client)
         return client
+
+    def readmit(
+        self,
+        client_id: str,
+        project_id: str,
+        attributes: dict[str, FilterValue],
+        player_id: str | None,
+    ) -> ClientState:
+        """A client another process handed over as it stopped for a restart
+        (:mod:`matchmaker.data.handover`): away, as it was parked there, with no
+        credential until its resuming ``hello`` presents one. Its sessions follow
+        (:meth:`reopen`)."""
+        client = ClientState(client_id, project_id, None, dict(attributes), player_id=player_id)
+        client.away = True
+        self._register(client)
+        return client
+
+    def _register(self, client: ClientState) -> None:
+        self.clients[client.client_id] = client
+        if client.player_id is not None:
+            key = (client.project_id, client.player_id)
+            self.players.setdefault(key, set()).add(client.client_id)
+
+    def close_entries(self, client_id: str, reason: str, now_ms: int) -> list[Delivery]:
+        """Withdraw the client's entries, each with ``pool.closed {reason}``, and detach
+        it from delegated pools: what a restart does not hand over (a pool is rebuilt by
+        the clients entering it again), told to the client before the process stops."""
+        client = self.clients[client_id]
+        out: list[Delivery] = []
+        for entry in list(client.entries.values()):
+            holders = entry.holders()  # a party's entry: every member hears it closed
+            self._drop_entry(entry, reason, out)
+            closed = EntryPoolClosed(entry.pool.name, entry.entry_id, reason)
+            out.append((holders, closed))
+        for pool in list(client.delegating.values()):
+            pool.mode.detach(client, now_ms, out)
+            self._free_if_idle(pool)
+        client.delegating.clear()
+        return out
 
     def disconnect(
         self, client_id: str, now_ms: int, reason: str = "disconnected"

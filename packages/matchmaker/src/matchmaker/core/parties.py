@@ -295,6 +295,14 @@ class Parties:
         client.parties[party.party_id] = party
         return PartyInfo(party.party_id, party.code, party.leader, _members(party))
 
+    def reopen(self, party: Party) -> None:
+        """A party another process handed over as it stopped for a restart (its members
+        clients the engine took back, its entry closed there): its code joins it here."""
+        self.by_code[party.project_id, party.code] = party
+        self.per_project[party.project_id] = self.per_project.get(party.project_id, 0) + 1
+        for client in party.members.values():
+            client.parties[party.party_id] = party
+
     def _check_client_limit(self, client: ClientState) -> None:
         limit = self.host.limits.max_parties_per_client
         if sum(1 for party in client.parties.values() if not party.mirror) >= limit:

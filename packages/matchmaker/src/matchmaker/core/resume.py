@@ -1,6 +1,6 @@
 """Reconnect and resume, sans I/O: resume tokens, per-client event numbering and replay.
 
-Every client past ``hello`` has an :class:`Outbox`: its resume token, the
+Every client past ``hello`` has an :class:`Outbox`: its resume token's digest, the
 ``seq`` of its last event and its recent event frames (opaque text the shell
 encoded), bounded by a :class:`ReplayBound`: bytes and age, not a count, since
 what a resume needs is the traffic of a span of time (a client out of touch for
@@ -10,7 +10,10 @@ client that reconnects continues its sequence. After an unclean disconnect
 the client is *parked* until a deadline (``resume_grace_ms``); ``hello`` with
 ``resume {token, last_seq}`` takes the outbox back, the frames after
 ``last_seq`` are replayed and the token is rotated. A token works once, only
-for its Project, and only while its client is parked or connected.
+for its Project, and only while its client is parked or connected. Only its
+SHA-256 is kept (:func:`token_digest`): the token itself goes to the client and
+nowhere else, so the resume state can be written to the store on a restart
+(:mod:`matchmaker.core.snapshot`) without a token in it.
 
 In a cluster a token names the member that issued it (``<node>.<random>``), so
 a process that receives another member's token knows where the client's
@@ -19,6 +22,7 @@ outbox is (:meth:`Resumption.elsewhere`).
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 import itertools
 import secrets
@@ -26,7 +30,14 @@ from dataclasses import dataclass, field
 
 from matchmaker.errors import MatchmakerError
 
-__all__ = ["FRAME_OVERHEAD_BYTES", "Outbox", "ReplayBound", "Resumption", "Taken"]
+__all__ = [
+    "FRAME_OVERHEAD_BYTES",
+    "Outbox",
+    "ReplayBound",
+    "Resumption",
+    "Taken",
+    "token_digest",
+]
 
 FRAME_OVERHEAD_BYTES = 64
 """What a kept frame costs beyond its characters (a str's header, 49 bytes for ASCII, and
@@ -58,7 +69,7 @@ class Outbox:
 
     client_id: str
     project_id: str
-    token: str
+    token_digest: str  # of its current resume token (the token is the client's alone)
     # The last frames sent, oldest first: their seqs run up to ``seq`` without a gap, so a
     # frame's seq is its place (no (seq, frame) pair to build and free per event).
     frames: list[str]  # a list, not a deque: batches leave it by a slice, in C
@@ -120,10 +131,11 @@ class Outbox:
 
 @dataclass(frozen=True, slots=True)
 class Taken:
-    """A successful resume: the outbox, the frames to replay, and the seqs lost forever
-    (``missed``: first and last, when the buffer overflowed since ``last_seq``)."""
+    """A successful resume: the outbox, its new token, the frames to replay, and the seqs
+    lost forever (``missed``: first and last, when the buffer overflowed since ``last_seq``)."""
 
     outbox: Outbox
+    token: str
     replay: list[str]
     missed: tuple[int, int] | None = None
     was_parked: bool = field(default=True)
@@ -137,16 +149,26 @@ class Resumption:
         self.grace_ms = grace_ms
         self._prefix = "" if issuer is None else f"{issuer}."
         self.outboxes: dict[str, Outbox] = {}
-        self._tokens: dict[str, str] = {}  # token -> client id
+        self._tokens: dict[str, str] = {}  # token digest -> client id
         self._deadlines: list[tuple[int, int, str]] = []
         self._order = itertools.count()
 
     def issue(self, client_id: str, project_id: str) -> str:
         """A new client's outbox; returns its first token."""
         token = self._new_token()
-        self.outboxes[client_id] = Outbox(client_id, project_id, token, [], self.bound)
-        self._tokens[token] = client_id
+        digest = token_digest(token)
+        self.outboxes[client_id] = Outbox(client_id, project_id, digest, [], self.bound)
+        self._tokens[digest] = client_id
         return token
+
+    def restore(self, outbox: Outbox) -> None:
+        """Keep ``outbox`` (of a snapshot a process stopping for a restart wrote), its
+        client parked until its ``parked_until_ms``: its token resumes it here."""
+        self.outboxes[outbox.client_id] = outbox
+        self._tokens[outbox.token_digest] = outbox.client_id
+        assert outbox.parked_until_ms is not None, "a snapshot keeps parked clients only"
+        deadline = (outbox.parked_until_ms, next(self._order), outbox.client_id)
+        heapq.heappush(self._deadlines, deadline)
 
     def _new_token(self) -> str:
         return self._prefix + secrets.token_urlsafe(18)
@@ -186,19 +208,20 @@ class Resumption:
         """The client is gone for good (clean close, or its grace ran out)."""
         outbox = self.outboxes.pop(client_id, None)
         if outbox is not None:
-            self._tokens.pop(outbox.token, None)
+            self._tokens.pop(outbox.token_digest, None)
 
     def holder(self, token: str) -> str | None:
         """The client id ``token`` would resume, without using it."""
-        return self._tokens.get(token)
+        return self._tokens.get(token_digest(token))
 
     def take(self, token: str, project_id: str, last_seq: int) -> Taken | None:
         """Resume with ``token``: ``None`` if it is unknown, used, or of another Project.
-        On success the token is replaced (read the new one from the outbox).
+        On success the token is replaced (the new one is ``Taken.token``).
 
         Raises ``protocol.bad_request`` (``details.limit``: the last seq sent) when
         ``last_seq`` is negative or past what this client was sent."""
-        client_id = self._tokens.get(token)
+        digest = token_digest(token)
+        client_id = self._tokens.get(digest)
         outbox = self.outboxes.get(client_id) if client_id is not None else None
         if outbox is None or outbox.project_id != project_id:
             return None
@@ -210,9 +233,10 @@ class Resumption:
                 code="protocol.bad_request",
                 details={"field": "last_seq", "limit": outbox.seq},
             )
-        del self._tokens[token]
-        outbox.token = self._new_token()
-        self._tokens[outbox.token] = outbox.client_id
+        del self._tokens[digest]
+        token = self._new_token()
+        outbox.token_digest = token_digest(token)
+        self._tokens[outbox.token_digest] = outbox.client_id
         was_parked = outbox.parked_until_ms is not None
         outbox.parked_until_ms = None
         frames = outbox.frames
@@ -221,4 +245,10 @@ class Resumption:
         missed = None
         if last_seq + 1 < first_kept and last_seq < outbox.seq:
             missed = (last_seq + 1, min(first_kept - 1, outbox.seq))
-        return Taken(outbox, replay, missed, was_parked)
+        return Taken(outbox, token, replay, missed, was_parked)
+
+
+def token_digest(token: str) -> str:
+    """What is kept of a resume token: its SHA-256, in hex. A token is 144 random bits, so
+    its digest needs no key: it cannot be guessed from the digest, only the token opens it."""
+    return hashlib.sha256(token.encode()).hexdigest()

@@ -217,6 +217,26 @@ class Sessions(Tables):
         )
         return JoinedSession(session.session_id, created), out
 
+    def reopen(
+        self,
+        session_id: str,
+        project_id: str,
+        place: tuple[str | None, str | None],
+        members: list[tuple[ClientState, Any]],
+    ) -> None:
+        """A session another process handed over as it stopped for a restart, with its
+        ``members`` (clients :meth:`readmit` took back, and the public data each showed)
+        and its ``place``: the pool that formed it or the room it is. Its origin is not
+        handed over, so it takes no backfill."""
+        pool, room = place
+        session = Session(session_id, project_id, pool=pool, room=room)
+        for client, public in members:
+            session.members[client.client_id] = Member(client, public)
+            client.sessions[session_id] = session
+        self.sessions[session_id] = session
+        if room is not None:
+            self.rooms[(project_id, room)] = session
+
     def leave_session(self, client_id: str, session_id: str, now_ms: int) -> list[Delivery]:
         """``session.leave``: the others get ``session.member_left {reason: left}`` (and
         the seat it frees is offered at ``now_ms``, when the session was backfilling)."""

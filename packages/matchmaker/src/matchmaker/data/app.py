@@ -145,11 +145,13 @@ def create_data_app(
     store_probe: Callable[[], Awaitable[None]] | None = None,
     cluster: ClusterHooks | None = None,
     metrics: Metrics | None = None,
+    restartable: bool = False,
 ) -> DataApp:
     """The app served on ``config.port``.
 
     ``shutdown`` is set when the process begins a graceful stop: the data plane
-    then closes every WebSocket with code 1001 so the server can finish, and
+    then closes every WebSocket with code 1001 so the server can finish (3001 when
+    ``restartable``: the clients are handed over to the next process), and
     ``/readyz`` answers 503 ``server.shutting_down`` until the server stops listening. The
     lifespan (run by hypercorn) starts and stops the plane's timers.
     ``store_probe`` (the store's ``ping``) makes ``GET /readyz`` answer 503
@@ -158,7 +160,7 @@ def create_data_app(
     ``GET /`` is the playground, and ``GET /js/<file>.js`` the JavaScript client it
     imports (clients/js, built), unless ``config.no_playground``.
     """
-    plane = DataPlane(config, directory, shutdown, metrics, cluster)
+    plane = DataPlane(config, directory, shutdown, metrics, cluster, restartable=restartable)
 
     def health() -> Answer:
         """Liveness: ``{"status": "ok", "connections": n, "clients": n}``, plus ``cluster``

@@ -19,6 +19,7 @@ from matchmaker.core.effects import Effect, ResumeElsewhere
 from matchmaker.core.events import EntryClosed, MessageRelayed, SessionFormed
 from matchmaker.data.connection import Connection
 from matchmaker.data.direct import DirectConnection, Peer
+from matchmaker.data.handover import close_entries, hand_over, take_over
 from matchmaker.data.observer import DataObserver
 from matchmaker.data.recording import ArrivalRecorder
 from matchmaker.data.translate import error_frame, event_head, reply_frame
@@ -104,8 +105,12 @@ class DataPlane:
         shutdown: asyncio.Event,
         metrics: Metrics | None = None,
         cluster: ClusterHooks | None = None,
+        *,
+        restartable: bool = False,
     ) -> None:
         self.config = config
+        # A stop hands the clients over to the next process (3001, :mod:`.handover`).
+        self.restartable = restartable
         self.observer = DataObserver(Metrics() if metrics is None else metrics)
         self._metrics = self.observer.metrics  # relay_local counts without a call
         self._last_match = ""  # the session id last counted as a match
@@ -166,8 +171,26 @@ class DataPlane:
 
     async def _watch_shutdown(self) -> None:
         await self.shutdown.wait()
+        code, reason = self._stop_close()
         for connection in list(self.open):
-            connection.close(closecodes.GOING_AWAY, "server shutting down")
+            connection.close(code, reason)
+
+    def _stop_close(self) -> tuple[int, str]:
+        """How a stop closes a WebSocket: 3001 ``resume`` when the clients are handed over
+        to the next process (they resume there), else 1001."""
+        if self.restartable:
+            return closecodes.RESTARTING, "resume"
+        return closecodes.GOING_AWAY, "server shutting down"
+
+    def take_over(self, body: str, now_ms: int) -> None:
+        """Before serving: take the clients a stopped process handed over (:mod:`.handover`)."""
+        self.deliver(take_over(self.core, body, now_ms), now_ms)
+
+    def hand_over(self, now_ms: int) -> str | None:
+        """Once the servers stopped: the hand-over of the parked clients for the next
+        process (``None``: nobody to hand over), their entries closed first."""
+        self.deliver(close_entries(self.core, now_ms), now_ms)
+        return hand_over(self.core, now_ms)
 
     async def _expire_loop(self) -> None:
         while True:
@@ -234,7 +257,8 @@ class DataPlane:
         )
         code = connection.close_code
         resumable = code is not None and code != closecodes.NORMAL and code < closecodes.BYE
-        resumable = resumable and not self.shutdown.is_set()  # nothing survives a shutdown
+        # Nothing survives a shutdown, unless it hands the clients over.
+        resumable = resumable and (self.restartable or not self.shutdown.is_set())
         now_ms = _wall_clock_ms()
         self.deliver(connection.conversation.disconnect(now_ms, resumable=resumable), now_ms)
         cluster = self.cluster
@@ -434,13 +458,16 @@ class DataPlane:
 
     def open_direct(self, peer: Peer) -> DirectConnection | None:
         """A WebSocket a frame server upgraded: its frames come to the returned
-        connection, which writes to ``peer``. ``None`` during shutdown (closed 1001)."""
+        connection, which writes to ``peer``. During shutdown it is closed at once: 3001
+        when the clients are handed over, else ``None`` (the server closes it 1001)."""
         self.observer.accepted()
-        if self.shutdown.is_set():
+        if self.shutdown.is_set() and not self.restartable:
             return None
         self.start()
         connection = DirectConnection(self, self._conversation(), peer)
         self.open.add(connection)
+        if self.shutdown.is_set():
+            connection.close(*self._stop_close())
         return connection
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -460,7 +487,8 @@ class DataPlane:
                 extra=fields(event="open", peer=None if peer is None else f"{peer[0]}:{peer[1]}"),
             )
         if self.shutdown.is_set():
-            await send({"type": "websocket.close", "code": closecodes.GOING_AWAY})
+            code, reason = self._stop_close()
+            await send({"type": "websocket.close", "code": code, "reason": reason})
             return
         self.start()
         connection = WriterConnection(self, self._conversation(), send)

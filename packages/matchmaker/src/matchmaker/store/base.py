@@ -93,6 +93,19 @@ class ProjectStore(Protocol):
         """
         ...
 
+    async def keep_handover(self, name: str, body: str) -> None:
+        """Keep ``body`` under ``name``, replacing what was kept there, in one transaction.
+
+        The restart hand-over (:mod:`matchmaker.data.handover`): a process stopping for a
+        restart writes what its clients need to resume, for the next process to take.
+        """
+        ...
+
+    async def take_handover(self, name: str) -> str | None:
+        """What :meth:`keep_handover` kept under ``name``, removed in the same transaction
+        (``None`` if nothing is): a hand-over is taken once, by one process."""
+        ...
+
     async def watch(self, changed: Watcher) -> None:
         """Call ``changed`` after writes by *other* store instances (other processes).
 

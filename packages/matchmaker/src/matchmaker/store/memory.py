@@ -34,6 +34,7 @@ class MemoryStore(ClosedOnExit):
         self._projects: dict[str, Stored] = {}
         self._ids: list[str] = []  # sorted, for paging
         self._owners: dict[str, str] = {}  # secret -> project id
+        self._handovers: dict[str, str] = {}  # gone with the process, like the Projects
 
     @property
     def description(self) -> str:
@@ -45,6 +46,12 @@ class MemoryStore(ClosedOnExit):
 
     async def ping(self) -> None:
         """Always answers: the dict is in this process."""
+
+    async def keep_handover(self, name: str, body: str) -> None:
+        self._handovers[name] = body
+
+    async def take_handover(self, name: str) -> str | None:
+        return self._handovers.pop(name, None)
 
     async def create(self, project: Project) -> Stored:
         if project.id in self._projects:

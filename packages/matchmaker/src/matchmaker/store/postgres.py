@@ -60,6 +60,10 @@ CREATE INDEX IF NOT EXISTS matchmaker_project_secrets_by_project
     ON matchmaker_project_secrets (project_id);
 ALTER TABLE matchmaker_projects ADD COLUMN IF NOT EXISTS key_id text;
 ALTER TABLE matchmaker_projects ADD COLUMN IF NOT EXISTS revision text NOT NULL DEFAULT '0';
+CREATE TABLE IF NOT EXISTS matchmaker_handovers (
+    name text COLLATE "C" PRIMARY KEY,
+    body text NOT NULL
+);
 """
 _ROW = "SELECT body, key_id, revision FROM matchmaker_projects"
 
@@ -235,6 +239,22 @@ class PostgresStore(ClosedOnExit):
             )
         except asyncpg.UniqueViolationError as exc:
             raise secret_in_use_error() from exc
+
+    async def keep_handover(self, name: str, body: str) -> None:
+        async with self._transaction() as conn:
+            await conn.execute(
+                "INSERT INTO matchmaker_handovers (name, body) VALUES ($1, $2) "
+                "ON CONFLICT (name) DO UPDATE SET body = excluded.body",
+                name,
+                body,
+            )
+
+    async def take_handover(self, name: str) -> str | None:
+        async with self._transaction() as conn:
+            body = await conn.fetchval(
+                "DELETE FROM matchmaker_handovers WHERE name = $1 RETURNING body", name
+            )
+        return None if body is None else str(body)
 
     async def ping(self) -> None:
         async with self._transaction(write=False) as conn:

@@ -50,6 +50,10 @@ CREATE TABLE IF NOT EXISTS project_secrets (
     project_id TEXT NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS project_secrets_by_project ON project_secrets (project_id);
+CREATE TABLE IF NOT EXISTS handovers (
+    name TEXT PRIMARY KEY,
+    body TEXT NOT NULL
+) WITHOUT ROWID;
 """
 # Columns added since the first schema: a file written before them gets them on open.
 _ADDED_COLUMNS = {"key_id": "key_id TEXT", "revision": "revision TEXT NOT NULL DEFAULT '0'"}
@@ -205,6 +209,21 @@ class SqliteStore(ClosedOnExit):
             )
         except sqlite3.IntegrityError as exc:
             raise secret_in_use_error() from exc
+
+    async def keep_handover(self, name: str, body: str) -> None:
+        async with self._transaction() as db:
+            await db.execute(
+                "INSERT INTO handovers (name, body) VALUES (?, ?) "
+                "ON CONFLICT (name) DO UPDATE SET body = excluded.body",
+                (name, body),
+            )
+
+    async def take_handover(self, name: str) -> str | None:
+        async with self._transaction() as db:
+            rows = await db.execute_fetchall(
+                "DELETE FROM handovers WHERE name = ? RETURNING body", (name,)
+            )
+        return None if not rows else str(next(iter(rows))[0])
 
     async def ping(self) -> None:
         """The file must still be the one opened and writable, and answer a query."""
