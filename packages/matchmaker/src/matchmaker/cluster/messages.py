@@ -13,7 +13,9 @@ connected to): :class:`Command` goes to the member that owns what it is about,
 an event addresses; :class:`Gone`, :class:`Away`, :class:`Back` and
 :class:`Withdraw` follow the client at the members holding a proxy of it.
 :class:`Forgot` tells a member, back after its peers found it dead, that the
-sender forgot its clients. The
+sender forgot its clients. :class:`Host` moves a session to the member most of its
+members are connected to (at formation, or when its host died) and :class:`Moved`
+tells the members' homes where it went. The
 backfill messages carry a session's open seats to its pool's owner when that is
 another member: :class:`Opening` and :class:`Unmirror` (host to owner), :class:`Offer` (owner
 to host), :class:`Seated` (host to owner), :class:`Unseat` (owner to host), :class:`Told`
@@ -37,7 +39,9 @@ __all__ = [
     "Events",
     "Forgot",
     "Gone",
+    "Host",
     "Message",
+    "Moved",
     "Offer",
     "Opening",
     "Seated",
@@ -183,6 +187,31 @@ class Forgot(_Message, tag="forgot", frozen=True):
     the two shared is told it ended, as a death would tell it."""
 
 
+class Host(_Message, tag="host", frozen=True):
+    """Host ``session`` here: from the member that formed it, where most of its members
+    are connected (the receiver), or, once its host died, from each surviving member's
+    home to the member chosen among them (:func:`.ring.host`). Each of ``members`` is
+    ``[client id, public, player id, identity]``; ``identity`` is ``[credential,
+    attributes]`` when the sender speaks for that client (its home, or the member that
+    formed the session), else ``None`` (its own home sends it). ``origin`` is the
+    session's pool as :class:`Opening` carries it (``[policy, spec, bucket]``), or
+    ``None`` when the sender does not know it (a backfill is then refused)."""
+
+    session: str
+    project: str
+    pool: str | None
+    origin: list[Any] | None
+    members: list[list[Any]]
+
+
+class Moved(_Message, tag="moved", frozen=True):
+    """``session`` is hosted by ``host`` now, not by the member its id names: the homes of
+    its members route its requests there (told before their clients hear of it)."""
+
+    session: str
+    host: str
+
+
 class TunnelOpen(_Message, tag="topen", frozen=True):
     """A resuming ``hello`` (request ``request_id``), for the member that issued its token."""
 
@@ -236,6 +265,8 @@ Message = (
     | Unseat
     | Told
     | Forgot
+    | Host
+    | Moved
     | TunnelOpen
     | TunnelFrame
     | TunnelEnd

@@ -25,7 +25,7 @@ from matchmaker.core import Delivery, Matchmaker
 from matchmaker.core.commands import ClientCommand, EnterPool, JoinSession
 from matchmaker.core.conversation import Conversation
 from matchmaker.core.effects import Effect, Refuse, ReplyWith
-from matchmaker.core.events import EntryWithdrawn, PoolLeft
+from matchmaker.core.events import EntryWithdrawn, PoolLeft, PublicMember
 from matchmaker.core.pools import PoolSpec
 from matchmaker.core.state import ClientState
 from matchmaker.errors import MatchmakerError
@@ -42,6 +42,7 @@ __all__ = [
     "Routes",
     "Waiting",
     "pool_command",
+    "pool_spec",
     "unavailable",
 ]
 
@@ -168,6 +169,21 @@ def pool_command(name: str, spec: PoolSpec, public: Any, *, policy: bool) -> Ent
     )
 
 
+def pool_spec(encoded: list[Any]) -> PoolSpec:
+    """The spec of an encoded :func:`pool_command` (as a session's pool travels)."""
+    command = codec.decode_value(encoded)
+    assert isinstance(command, EnterPool)
+    assert command.mode is not None
+    assert command.group_size is not None
+    return PoolSpec.of(
+        command.mode,
+        command.group_size,
+        command.filter,
+        command.min_group_size,
+        command.fill_timeout_ms,
+    )
+
+
 class Routes:
     """This member's routing state: proxies of remote clients, and where local clients'
     entries, sessions and requests are."""
@@ -195,8 +211,15 @@ class Routes:
         self.holders: dict[str, set[str]] = {}
         # Local clients away (parked) whose holders were told so.
         self.away: set[str] = set()
-        # Local clients: sessions hosted elsewhere -> the other members' ids.
-        self.remote_sessions: dict[str, dict[str, set[str]]] = {}
+        # Local clients: sessions hosted elsewhere -> the other members (as session.created
+        # shows them: what a surviving home tells the new host when the host dies).
+        self.remote_sessions: dict[str, dict[str, dict[str, PublicMember]]] = {}
+        # Sessions hosted by another member than the one their id names (moved to where
+        # their members are, or re-hosted): the host, as far as this member routes to it.
+        self.hosts: dict[str, str] = {}
+        # Members of a session re-hosted here whose home has not spoken for them yet:
+        # (session id, client id) -> since when (dropped from it past ANSWER_TIMEOUT_MS).
+        self.unconfirmed: dict[tuple[str, str], int] = {}
         # Local clients: pool name -> their entry at another member.
         self.waiting: dict[str, dict[str, Waiting]] = {}
         # Local clients: (pool name, entry) on their way out, replaced in ``waiting`` by a
@@ -275,13 +298,33 @@ class Routes:
             return None if name is None else self.owner_of(pool_key(project_id, name))
         if type(command) is JoinSession:
             return self.owner_of(room_key(project_id, command.session))
-        for field in ("session_id", "proposal_id"):
-            minted = getattr(command, field, None)
-            if isinstance(minted, str):
-                node = node_of(minted)
-                return node if node in self.live else None
+        session_id = getattr(command, "session_id", None)
+        if isinstance(session_id, str):
+            node: str | None = self.host_of(session_id)
+            return node if node in self.live else None
+        minted = getattr(command, "proposal_id", None)
+        if isinstance(minted, str):
+            node = node_of(minted)
+            return node if node in self.live else None
         pool = getattr(command, "pool", None)
         return self.owner_of(pool_key(project_id, pool)) if isinstance(pool, str) else None
+
+    def host_of(self, session_id: str) -> str | None:
+        """The member hosting ``session_id``: this one if its core has it, else the one
+        this member was told of (:attr:`hosts`), else the one its id names."""
+        if session_id in self.core.sessions:
+            return self.node
+        return self.hosts.get(session_id) or node_of(session_id)
+
+    def hosted_at(self, session_id: str, host: str) -> None:
+        """``session_id`` is hosted by ``host`` (kept up to :data:`OWNER_CACHE` sessions,
+        the oldest forgotten first: a bound, as ad-hoc sessions are the clients')."""
+        hosts = self.hosts
+        hosts.pop(session_id, None)
+        if len(hosts) >= OWNER_CACHE:
+            del hosts[next(iter(hosts))]
+        if host != node_of(session_id):
+            hosts[session_id] = host
 
     def members_are(self, live: Iterable[str]) -> None:
         """The live members are now ``live`` (owners are looked up again only once the

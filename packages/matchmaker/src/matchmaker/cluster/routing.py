@@ -40,6 +40,7 @@ from typing import Any
 
 from matchmaker.cluster import codec
 from matchmaker.cluster.failover import Failover
+from matchmaker.cluster.hosting import Hosting
 from matchmaker.cluster.messages import (
     Answers,
     Away,
@@ -48,7 +49,9 @@ from matchmaker.cluster.messages import (
     Events,
     Forgot,
     Gone,
+    Host,
     Message,
+    Moved,
     Offer,
     Opening,
     Seated,
@@ -84,6 +87,7 @@ from matchmaker.core.events import (
     MemberJoined,
     MemberLeft,
     PoolLeft,
+    PublicMember,
     SessionFormed,
     SessionLeft,
 )
@@ -117,7 +121,8 @@ class Router:
 
     def __init__(self, routes: Routes) -> None:
         self.routes = routes
-        self.failover = failover = Failover(routes)
+        self.hosting = hosting = Hosting(routes)
+        self.failover = failover = Failover(routes, hosting)
         self.seats = seats = Seats(routes)
         self.serving = serving = Serving(routes)
         # Each message type and its handler, as the conversation's commands have theirs.
@@ -136,6 +141,8 @@ class Router:
             Unseat: seats.on_unseat,
             Told: seats.on_told,
             Forgot: failover.on_forgot,
+            Host: hosting.on_host,
+            Moved: hosting.on_hosting,
         }
 
     # -- a local client's request ---------------------------------------------------------
@@ -230,13 +237,14 @@ class Router:
         if kind is MemberJoined or kind is MemberLeft:
             assert isinstance(event, MemberJoined | MemberLeft)
             for client_id in recipients:
-                others = self.routes.remote_sessions.get(client_id, {}).get(event.session_id)
-                if others is None:
+                members = self.routes.remote_sessions.get(client_id, {}).get(event.session_id)
+                if members is None:
                     continue
-                if kind is MemberJoined:
-                    others.add(event.client_id)
+                if isinstance(event, MemberJoined):
+                    shown = PublicMember(event.client_id, event.public, event.player_id)
+                    members[event.client_id] = shown
                 else:
-                    others.discard(event.client_id)
+                    members.pop(event.client_id, None)
         elif isinstance(event, EntryClosed):
             closed = event.entry_id  # (not one entered again since, in its place)
             for client_id in recipients:
@@ -246,8 +254,8 @@ class Router:
     def _on_session_created(self, event: SessionFormed) -> Sequence[Action]:
         routes = self.routes
         client_id = event.you
-        host = node_of(event.session_id)
-        out: list[Action] = []
+        out: list[Action] = list(self.hosting.place(event))  # (before its host is looked up)
+        host = routes.host_of(event.session_id)
         if event.pool is not None:
             routes.waiting.get(client_id, {}).pop(event.pool, None)
             # Matched in one pool: the entries it has with other owners are withdrawn too; the
@@ -258,8 +266,8 @@ class Router:
                 out.extend(self.serving.withdraw(client_id))
             out.extend(self._withdrawing(client_id))
         if host != routes.node and host is not None and node_of(client_id) == routes.node:
-            others = {m.client_id for m in event.members if m.client_id != client_id}
-            routes.remote_sessions.setdefault(client_id, {})[event.session_id] = others
+            members = {m.client_id: m for m in event.members}
+            routes.remote_sessions.setdefault(client_id, {})[event.session_id] = members
             out.extend(self._held_at(host, client_id))
         return out
 
@@ -351,7 +359,7 @@ class Router:
         """The time passed: newcomers no longer awaited are forgotten (:mod:`.seats`), and
         the forwarded requests whose answer did not come in time refused (:mod:`.failover`)."""
         self.seats.expire()
-        return self.failover.expire(now_ms)
+        return [*self.failover.expire(now_ms), *self.hosting.expire(now_ms)]
 
     def members_changed(
         self,
@@ -386,7 +394,7 @@ class Router:
         out: list[Action] = [Deliver([(message.to, event)], remote=False)]
         if type(event) is SessionFormed:
             assert isinstance(event, SessionFormed)
-            if event.pool is not None and sender != node_of(event.session_id):
+            if event.pool is not None and sender != self.routes.host_of(event.session_id):
                 # Relayed by the pool's owner for a client an offer seated: its host
                 # waits for Told. (From the host, as every formed group's, none is due.)
                 out.extend(self.seats.told(event))

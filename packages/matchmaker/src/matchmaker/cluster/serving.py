@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from matchmaker.cluster import codec
 from matchmaker.cluster.messages import Answers, Away, Back, Command, Gone, Withdraw
+from matchmaker.cluster.ring import node_of
 from matchmaker.cluster.routes import NOTHING, Action, Deliver, Post, Routes
 from matchmaker.core import Delivery
 from matchmaker.core.effects import Close, Refuse, ReplyWith
@@ -51,6 +52,11 @@ class Serving:
         """Run a forwarded request through the proxy conversation of its client."""
         routes = self.routes
         client_id = message.client
+        moved = _moved(routes, message)
+        if moved is not None:
+            # Its session moved where its members are before its home heard: passed on.
+            return [Post(moved, message)]
+        home = node_of(client_id) or home  # (not the sender, when passed on)
         proxy = routes.proxies.get(client_id)
         if proxy is None:
             conversation = routes.conversation(now_ms)
@@ -104,3 +110,14 @@ class Serving:
         if away:
             return [Deliver(routes.core.suspend(client_id))]
         return [Deliver(routes.core.resume(client_id, now_ms))]
+
+
+def _moved(routes: Routes, message: Command) -> str | None:
+    """The member a request about a session moved away from here went to, if it did."""
+    command = message.command
+    fields = command[1] if len(command) > 1 else None
+    session_id = fields.get("session_id") if isinstance(fields, dict) else None
+    if not isinstance(session_id, str) or session_id in routes.core.sessions:
+        return None
+    host = routes.hosts.get(session_id)
+    return host if host is not None and host in routes.live else None

@@ -1,0 +1,212 @@
+"""Sessions hosted where their players are, sans I/O: placed at formation, re-hosted on death.
+
+A group matches at its pool's owner (one synchronous core step), but the
+session then lives on the member most of its members are connected to
+(:func:`.ring.host`): the owner moves it there at once (:class:`~.messages.Host`)
+and tells the other members' homes where it went (:class:`~.messages.Moved`),
+both before any member hears of it, so every request about it goes straight
+to its host. A session whose members share one process thus relays there, with
+no hop through Redis, and depends on no other process.
+
+When a host dies while members live elsewhere, the session is not ended: each
+surviving member's home computes the same new host among the surviving homes
+and sends it what it knows (its own clients in full, the others by id), and
+routes the session there from then on. The members whose home died with the host
+get ``member_left {reason: disconnected}``; the others are told nothing: their
+sequence numbers and replay buffers are their homes', which did not move. A
+member named by another home but never spoken for by its own within
+:data:`~.routes.ANSWER_TIMEOUT_MS` is taken out (its home no longer had it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from matchmaker.cluster import codec
+from matchmaker.cluster.messages import Host, Moved
+from matchmaker.cluster.ring import host, node_of
+from matchmaker.cluster.routes import (
+    ANSWER_TIMEOUT_MS,
+    NOTHING,
+    Action,
+    Deliver,
+    Post,
+    Routes,
+    pool_command,
+    pool_spec,
+)
+from matchmaker.core import Delivery
+from matchmaker.core.backfill import mirror_origin
+from matchmaker.core.events import MemberLeft, SessionFormed
+from matchmaker.core.state import Member, Origin, Session
+
+__all__ = ["Hosting"]
+
+
+class Hosting:
+    """Where sessions are hosted, on the routing state: placing, installing, re-hosting."""
+
+    def __init__(self, routes: Routes) -> None:
+        self.routes = routes
+
+    # -- at formation -----------------------------------------------------------------------
+
+    def place(self, event: SessionFormed) -> Sequence[Action]:
+        """A group just formed here (the first member's ``session.created``, before any
+        member's home hears of it): move the session where most of its members are."""
+        routes = self.routes
+        session_id = event.session_id
+        session = routes.core.sessions.get(session_id)
+        first = event.members[0].client_id if event.members else None
+        if session is None or event.pool is None or event.you != first:
+            return NOTHING  # a room, or a backfill's newcomer: stays where it is
+        if node_of(session_id) != routes.node:
+            return NOTHING
+        homes = [node_of(m.client_id) or routes.node for m in event.members]
+        target = host(session_id, homes)
+        if target == routes.node or target not in routes.live:
+            return NOTHING
+        members = [
+            [cid, m.public, m.client.player_id, [m.client.credential, m.client.attributes]]
+            for cid, m in session.members.items()
+        ]
+        message = Host(session_id, session.project_id, session.pool, _origin(session), members)
+        for member in session.members.values():
+            member.client.sessions.pop(session_id, None)
+        del routes.core.sessions[session_id]
+        routes.hosted_at(session_id, target)
+        out: list[Action] = [Post(target, message)]
+        told = Moved(session_id, target)
+        out.extend(Post(home, told) for home in sorted(set(homes) - {target, routes.node}))
+        return out
+
+    # -- messages from other members --------------------------------------------------------
+
+    def on_host(self, sender: str, message: Host, now_ms: int) -> Sequence[Action]:
+        """Host ``message.session`` here, with the members it names."""
+        routes = self.routes
+        core = routes.core
+        session_id = message.session
+        session = core.sessions.get(session_id)
+        if session is None:
+            session = Session(
+                session_id, message.project, pool=message.pool, origin=_decode(message)
+            )
+            core.sessions[session_id] = session
+        for row in message.members:
+            self._seat(session, row, now_ms)
+        routes.hosts.pop(session_id, None)
+        for client_id in session.members:
+            routes.remote_sessions.get(client_id, {}).pop(session_id, None)
+        if not session.members:
+            del core.sessions[session_id]
+        return NOTHING
+
+    def _seat(self, session: Session, row: list[Any], now_ms: int) -> None:
+        """A member of ``session``, hosted here (through a proxy if it is connected
+        elsewhere); its ``identity`` ``None``: its home has not spoken for it yet."""
+        client_id, public, player_id, identity = row
+        routes = self.routes
+        key = (session.session_id, client_id)
+        state = routes.core.clients.get(client_id)
+        if client_id in session.members:
+            if identity is not None and routes.unconfirmed.pop(key, None) is not None:
+                assert state is not None
+                state.credential, state.attributes = identity[0], dict(identity[1])
+            return
+        home = node_of(client_id) or ""
+        if state is None:
+            if home == routes.node or home not in routes.live:
+                return  # gone (it left, or its process died)
+            credential, attributes = identity if identity is not None else (None, {})
+            conversation = routes.conversation(now_ms)
+            conversation.adopt(
+                client_id, session.project_id, credential, attributes, player_id=player_id
+            )
+            routes.proxies[client_id] = (home, conversation)
+            state = conversation.client
+            assert state is not None
+        if identity is None and home != routes.node:
+            routes.unconfirmed[key] = now_ms
+        session.members[client_id] = Member(state, public)
+        state.sessions[session.session_id] = session
+
+    def on_hosting(self, sender: str, message: Moved, now_ms: int) -> Sequence[Action]:
+        routes = self.routes
+        routes.hosted_at(message.session, message.host)
+        return NOTHING
+
+    # -- failures ---------------------------------------------------------------------------
+
+    def rehost(self, dead: str, now_ms: int, *, ended: bool = False) -> Sequence[Action]:
+        """Member ``dead`` died: the sessions it hosted for local clients go to the member
+        most of their surviving members are connected to (every surviving home computes
+        the same one); the members that died with it are told gone. ``ended``: ``dead``
+        lives but forgot this member's clients (:class:`~.messages.Forgot`), ending the
+        sessions it hosted for them: they are told every other member left."""
+        routes = self.routes
+        out: list[Action] = []
+        moves: dict[str, tuple[str, str, dict[str, list[Any]]]] = {}
+        for client_id, sessions in routes.remote_sessions.items():
+            state = routes.core.clients.get(client_id)
+            for session_id in [s for s in sessions if routes.host_of(s) == dead]:
+                others = sessions[session_id]  # (every member, this client too)
+                gone = [o for o in others if node_of(o) not in routes.live or ended]
+                for other in sorted(o for o in gone if o != client_id):
+                    del others[other]
+                    left = MemberLeft(session_id, other, "disconnected")
+                    out.append(Deliver([((client_id,), left)], remote=False))
+                if ended:
+                    del sessions[session_id]
+                    continue
+                if state is None:
+                    continue
+                homes = [node_of(member) or "" for member in others]
+                target = host(session_id, homes)
+                _, _, members = moves.setdefault(session_id, (target, state.project_id, {}))
+                for member, shown in others.items():
+                    if member == client_id:
+                        identity = [state.credential, state.attributes]
+                        members[member] = [member, shown.public, shown.player_id, identity]
+                    elif member not in members:
+                        members[member] = [member, shown.public, shown.player_id, None]
+                if target != routes.node:
+                    routes.holders.setdefault(client_id, set()).add(target)
+                routes.hosted_at(session_id, target)
+        for session_id, (target, project, members) in moves.items():
+            message = Host(session_id, project, None, None, list(members.values()))
+            if target == routes.node:
+                out.extend(self.on_host(routes.node, message, now_ms))
+            else:
+                out.append(Post(target, message))
+        return out
+
+    def expire(self, now_ms: int) -> Sequence[Action]:
+        """Members of re-hosted sessions never spoken for by their home are taken out."""
+        routes = self.routes
+        late = [k for k, since in routes.unconfirmed.items() if now_ms - since > ANSWER_TIMEOUT_MS]
+        out: list[Delivery] = []
+        for key in late:
+            del routes.unconfirmed[key]
+            proxy = routes.proxies.pop(key[1], None)
+            if proxy is not None:
+                out.extend(proxy[1].disconnect(now_ms))
+        return [Deliver(out)] if out else NOTHING
+
+
+def _origin(session: Session) -> list[Any] | None:
+    """A session's pool, as :class:`~.messages.Host` carries it (what a backfill fills from)."""
+    origin = session.origin
+    if origin is None or session.pool is None:
+        return None
+    command = pool_command(session.pool, origin.spec, None, policy=False)
+    bucket = [list(pair) for pair in origin.bucket]
+    return [origin.key[0] == "policy", codec.encode_value(command), bucket]
+
+
+def _decode(message: Host) -> Origin | None:
+    if message.origin is None or message.pool is None:
+        return None
+    policy, spec, bucket = message.origin
+    return mirror_origin(message.project, message.pool, pool_spec(spec), bucket, policy=policy)
