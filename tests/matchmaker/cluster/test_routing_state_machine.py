@@ -56,6 +56,7 @@ from matchmaker.core.commands import (
     Greet,
     LeavePool,
     LeaveSession,
+    Send,
 )
 from matchmaker.core.conversation import Conversation
 from matchmaker.core.effects import Effect, Refuse, ReplyWith
@@ -319,11 +320,38 @@ class Cluster(RuleBasedStateMachine):
         if name is not None:
             self.members[name] = Member(name, frozenset({*self.members, name}))
 
+    @precondition(lambda self: self.in_sessions())
+    @rule(data=st.data())
+    def send(self, data: st.DataObject) -> None:
+        """A member relays a message (with a request id: every one is answered, relayed or
+        refused, even when the session's host dies meanwhile)."""
+        client_id, session_id = data.draw(st.sampled_from(self.in_sessions()))
+        self.request(client_id, Send(session_id, b'"hi"'))
+
+    def hosts_of_spread_sessions(self) -> list[str]:
+        """The members hosting a session with a member connected to another member."""
+        return sorted(
+            member.name
+            for member in self.members.values()
+            for session in member.core.sessions.values()
+            if any(self.home.get(c, member.name) != member.name for c in session.members)
+        )
+
+    @precondition(lambda self: len(self.members) > 1 and self.hosts_of_spread_sessions())
+    @rule(data=st.data())
+    def host_dies(self, data: st.DataObject) -> None:
+        """The fault of a host dying while members of its sessions live elsewhere: they
+        stay in their session (re-hosted where they are), see at most a member leave that
+        died with it, and every send is answered."""
+        self.kill(data.draw(st.sampled_from(self.hosts_of_spread_sessions())))
+
     @precondition(lambda self: len(self.members) > 1)
     @rule(data=st.data())
     def die(self, data: st.DataObject) -> None:
         """A member dies with its clients; what was written to its inbox is gone."""
-        name = data.draw(st.sampled_from(sorted(self.members)))
+        self.kill(data.draw(st.sampled_from(sorted(self.members))))
+
+    def kill(self, name: str) -> None:
         member = self.members.pop(name)
         for client_id in member.clients:
             del self.home[client_id]
@@ -429,6 +457,10 @@ class Cluster(RuleBasedStateMachine):
                 assert hosts, (client_id, session_id)
                 session = hosts[0].core.sessions[session_id]
                 assert set(session.members) == view, (client_id, session_id)
+            # Nobody connected is said to have left by disconnecting (its session ended).
+            for event in self.heard[client_id]:
+                if isinstance(event, MemberLeft) and event.reason == "disconnected":
+                    assert event.client_id not in self.home, (client_id, event)
 
     def check_backfills(self) -> None:
         """Nothing is held; no open backfill leaves a waiting entry it would take in one

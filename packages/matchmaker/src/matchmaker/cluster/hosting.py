@@ -97,11 +97,16 @@ class Hosting:
         for row in message.members:
             self._seat(session, row, now_ms)
         routes.hosts.pop(session_id, None)
+        out: list[Delivery] = []
         for client_id in session.members:
-            routes.remote_sessions.get(client_id, {}).pop(session_id, None)
+            known = routes.remote_sessions.get(client_id, {}).pop(session_id, None)
+            # Hosted here before this member saw the old host die: its clients hear here
+            # of the members that died with it (the sender left them out).
+            for other in sorted(set(known or ()) - set(session.members)):
+                out.append(((client_id,), MemberLeft(session_id, other, "disconnected")))
         if not session.members:
             del core.sessions[session_id]
-        return NOTHING
+        return [Deliver(out, remote=False)] if out else NOTHING
 
     def _seat(self, session: Session, row: list[Any], now_ms: int) -> None:
         """A member of ``session``, hosted here (through a proxy if it is connected
