@@ -148,3 +148,46 @@ def test_a_session_whose_host_dies_is_rehosted_where_its_surviving_members_are(
                 assert message == {"session_id": session, "from": sender.client_id, "data": n}
         for client in (x, z):
             assert not [e for e in client.events if e["type"] not in ("session.message",)]
+
+
+def _messages(client: Client, count: int) -> list[Any]:
+    """The data of the next ``count`` ``session.message`` events (replayed ones too)."""
+    return [client.event("session.message")["data"] for _ in range(count)]
+
+
+@pytest.mark.parametrize("server", ["hypercorn", "picows"])
+def test_a_drained_process_hands_its_game_over_to_the_other(
+    tmp_path: Path, own_redis: RedisServer, server: str
+) -> None:
+    """x and y, both on a, are in a session (hosted on a). a is stopped (``SIGTERM``)
+    while y has not read x's last messages: both resume on b with the tokens a gave them,
+    in the same session, and y gets every message of x exactly once and in order (the
+    unread ones replayed from the outbox a handed over), then the game goes on."""
+    with cluster(tmp_path, 2, redis_url=own_redis.url, server=server) as (a, b):
+        x, y = Client(a), Client(a)
+        name = pool_owned_by(b, [a, b], x.project, "drain")
+        assert x.enter(name)["ok"]
+        assert y.enter(name)["ok"]
+        session = x.event("session.created")["session_id"]
+        assert y.event("session.created")["session_id"] == session
+        for n in range(5):
+            x.send(session, n)
+        assert _messages(y, 5) == list(range(5))
+        for n in range(5, 10):  # relayed (answered) at a, not read by y yet
+            assert x.request("session.send", {"session_id": session, "data": n})["ok"]
+        a.stop()
+        assert x.closed() is not None  # (y reads nothing more on a: its last_seq stays 5)
+        x2, y2 = Client(b, resume=x), Client(b, resume=y)
+        for resumed in (x2, y2):
+            assert resumed.welcome["ok"], resumed.welcome
+            assert resumed.welcome["data"]["resumed"] is True
+        assert y2.client_id == y.client_id
+        for n in range(10, 15):
+            assert x2.request("session.send", {"session_id": session, "data": n})["ok"]
+        # 5-9 replayed by b from the outbox a handed over, then 10-14 relayed by b.
+        assert _messages(y2, 10) == list(range(5, 15))
+        assert not [e for e in y2.events if e["type"] == "session.message"]
+        assert y2.request("session.send", {"session_id": session, "data": "back"})["ok"]
+        assert _messages(x2, 1) == ["back"]
+        for client in (x2, y2):
+            assert not [e for e in client.events if e["type"] == "session.member_left"]

@@ -63,18 +63,26 @@ class Hosting:
             return NOTHING  # a room, or a backfill's newcomer: stays where it is
         if node_of(session_id) != routes.node:
             return NOTHING
-        homes = [node_of(m.client_id) or routes.node for m in event.members]
+        homes = [routes.home_of(m.client_id) or routes.node for m in event.members]
         target = host(session_id, homes)
         if target == routes.node or target not in routes.live:
             return NOTHING
+        return self.move(session, target, homes)
+
+    def move(self, session: Session, target: str, homes: list[str]) -> list[Action]:
+        """Move ``session`` (hosted here) to ``target``; ``homes``: where each of its
+        members is connected (in its members' order), each told where it went."""
+        routes = self.routes
+        session_id = session.session_id
         members = [
-            [cid, m.public, m.client.player_id, [m.client.credential, m.client.attributes]]
-            for cid, m in session.members.items()
+            [cid, m.public, m.client.player_id, [m.client.credential, m.client.attributes], home]
+            for (cid, m), home in zip(session.members.items(), homes, strict=True)
         ]
         message = Host(session_id, session.project_id, session.pool, _origin(session), members)
         for member in session.members.values():
             member.client.sessions.pop(session_id, None)
         del routes.core.sessions[session_id]
+        routes.core.backfills.cancel(session_id)
         routes.hosted_at(session_id, target)
         out: list[Action] = [Post(target, message)]
         told = Moved(session_id, target)
@@ -94,48 +102,57 @@ class Hosting:
                 session_id, message.project, pool=message.pool, origin=_decode(message)
             )
             core.sessions[session_id] = session
-        for row in message.members:
-            self._seat(session, row, now_ms)
+        formed = sender == node_of(session_id)  # (else a re-host: homes told their own)
+        gone = [row[0] for row in message.members if not self._seat(session, row, now_ms)]
         routes.hosts.pop(session_id, None)
         out: list[Delivery] = []
+        # Gone before the session came here: its members never heard it left.
+        told = {c for c in gone if formed or node_of(c) == routes.node}
+        for client_id in sorted(told):
+            left = MemberLeft(session_id, client_id, "disconnected")
+            out.append((list(session.members), left))
         for client_id in session.members:
             known = routes.remote_sessions.get(client_id, {}).pop(session_id, None)
             # Hosted here before this member saw the old host die: its clients hear here
             # of the members that died with it (the sender left them out).
-            for other in sorted(set(known or ()) - set(session.members)):
+            for other in sorted(set(known or ()) - set(session.members) - told):
                 out.append(((client_id,), MemberLeft(session_id, other, "disconnected")))
         if not session.members:
             del core.sessions[session_id]
-        return [Deliver(out, remote=False)] if out else NOTHING
+        return [Deliver(out)] if out else NOTHING
 
-    def _seat(self, session: Session, row: list[Any], now_ms: int) -> None:
+    def _seat(self, session: Session, row: list[Any], now_ms: int) -> bool:
         """A member of ``session``, hosted here (through a proxy if it is connected
-        elsewhere); its ``identity`` ``None``: its home has not spoken for it yet."""
-        client_id, public, player_id, identity = row
+        elsewhere); its ``identity`` ``None``: its home has not spoken for it yet. False:
+        it is gone (it left, or its process died)."""
+        client_id, public, player_id, identity = row[:4]
         routes = self.routes
+        # Its home, when it is not the member its id names (handed over by a drain).
+        home = row[4] if len(row) > 4 else node_of(client_id) or ""
         key = (session.session_id, client_id)
         state = routes.core.clients.get(client_id)
         if client_id in session.members:
             if identity is not None and routes.unconfirmed.pop(key, None) is not None:
                 assert state is not None
                 state.credential, state.attributes = identity[0], dict(identity[1])
-            return
-        home = node_of(client_id) or ""
+            return True
         if state is None:
             if home == routes.node or home not in routes.live:
-                return  # gone (it left, or its process died)
+                return False
             credential, attributes = identity if identity is not None else (None, {})
             conversation = routes.conversation(now_ms)
             conversation.adopt(
                 client_id, session.project_id, credential, attributes, player_id=player_id
             )
             routes.proxies[client_id] = (home, conversation)
+            routes.rehome(client_id, home)
             state = conversation.client
             assert state is not None
         if identity is None and home != routes.node:
             routes.unconfirmed[key] = now_ms
         session.members[client_id] = Member(state, public)
         state.sessions[session.session_id] = session
+        return True
 
     def on_hosting(self, sender: str, message: Moved, now_ms: int) -> Sequence[Action]:
         routes = self.routes
@@ -157,7 +174,7 @@ class Hosting:
             state = routes.core.clients.get(client_id)
             for session_id in [s for s in sessions if routes.host_of(s) == dead]:
                 others = sessions[session_id]  # (every member, this client too)
-                gone = [o for o in others if node_of(o) not in routes.live or ended]
+                gone = [o for o in others if routes.home_of(o) not in routes.live or ended]
                 for other in sorted(o for o in gone if o != client_id):
                     del others[other]
                     left = MemberLeft(session_id, other, "disconnected")
@@ -167,7 +184,7 @@ class Hosting:
                     continue
                 if state is None:
                     continue
-                homes = [node_of(member) or "" for member in others]
+                homes = [routes.home_of(member) or "" for member in others]
                 target = host(session_id, homes)
                 _, _, members = moves.setdefault(session_id, (target, state.project_id, {}))
                 for member, shown in others.items():

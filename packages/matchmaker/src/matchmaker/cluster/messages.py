@@ -15,7 +15,9 @@ an event addresses; :class:`Gone`, :class:`Away`, :class:`Back` and
 :class:`Forgot` tells a member, back after its peers found it dead, that the
 sender forgot its clients. :class:`Host` moves a session to the member most of its
 members are connected to (at formation, or when its host died) and :class:`Moved`
-tells the members' homes where it went. The
+tells the members' homes where it went. A draining member hands each of its clients
+over to a surviving one (:class:`Handover`) and tells the members holding its proxies
+(:class:`Rehomed`). The
 backfill messages carry a session's open seats to its pool's owner when that is
 another member: :class:`Opening` and :class:`Unmirror` (host to owner), :class:`Offer` (owner
 to host), :class:`Seated` (host to owner), :class:`Unseat` (owner to host), :class:`Told`
@@ -39,11 +41,13 @@ __all__ = [
     "Events",
     "Forgot",
     "Gone",
+    "Handover",
     "Host",
     "Message",
     "Moved",
     "Offer",
     "Opening",
+    "Rehomed",
     "Seated",
     "Told",
     "TunnelClose",
@@ -212,6 +216,32 @@ class Moved(_Message, tag="moved", frozen=True):
     host: str
 
 
+class Handover(_Message, tag="handover", frozen=True):
+    """A draining member hands its client over to the receiver (its *heir*): who it is,
+    its outbox (resume ``token``, ``seq``, the ``frames`` kept for replay), the members
+    holding a proxy of it, and the sessions hosted elsewhere it is in (``sessions``: id
+    -> ``[host, member ids]``). The client resumes there with that token."""
+
+    client: str
+    project: str
+    credential: str | None
+    attributes: dict[str, Any]
+    player_id: str | None
+    token: str
+    seq: int
+    frames: list[str]
+    holders: list[str]
+    sessions: dict[str, list[Any]]
+
+
+class Rehomed(_Message, tag="rehomed", frozen=True):
+    """The client's home drained and handed it over to ``home``: its proxy here follows
+    that member from now on (its events go there, its proxy outlives the old home)."""
+
+    client: str
+    home: str
+
+
 class TunnelOpen(_Message, tag="topen", frozen=True):
     """A resuming ``hello`` (request ``request_id``), for the member that issued its token."""
 
@@ -267,6 +297,8 @@ Message = (
     | Forgot
     | Host
     | Moved
+    | Handover
+    | Rehomed
     | TunnelOpen
     | TunnelFrame
     | TunnelEnd

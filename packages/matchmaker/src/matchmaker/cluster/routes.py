@@ -217,6 +217,11 @@ class Routes:
         # Sessions hosted by another member than the one their id names (moved to where
         # their members are, or re-hosted): the host, as far as this member routes to it.
         self.hosts: dict[str, str] = {}
+        # Clients whose home is not the member their id names (handed over by a drain):
+        # their home, for the events addressed to them and their proxies here.
+        self.homes: dict[str, str] = {}
+        # Local clients handed over to another member by this one's drain: no Gone for them.
+        self.handed: set[str] = set()
         # Members of a session re-hosted here whose home has not spoken for them yet:
         # (session id, client id) -> since when (dropped from it past ANSWER_TIMEOUT_MS).
         self.unconfirmed: dict[tuple[str, str], int] = {}
@@ -325,6 +330,17 @@ class Routes:
             del hosts[next(iter(hosts))]
         if host != node_of(session_id):
             hosts[session_id] = host
+
+    def home_of(self, client_id: str) -> str | None:
+        """The member ``client_id`` is connected to (as far as this member knows)."""
+        return self.homes.get(client_id) or node_of(client_id)
+
+    def rehome(self, client_id: str, home: str) -> None:
+        """``client_id`` is connected to ``home`` (noted when its id names another)."""
+        if home == node_of(client_id):
+            self.homes.pop(client_id, None)
+        else:
+            self.homes[client_id] = home
 
     def members_are(self, live: Iterable[str]) -> None:
         """The live members are now ``live`` (owners are looked up again only once the

@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from matchmaker.cluster import codec
+from matchmaker.cluster.drain import Drain
 from matchmaker.cluster.failover import Failover
 from matchmaker.cluster.hosting import Hosting
 from matchmaker.cluster.messages import (
@@ -49,11 +50,13 @@ from matchmaker.cluster.messages import (
     Events,
     Forgot,
     Gone,
+    Handover,
     Host,
     Message,
     Moved,
     Offer,
     Opening,
+    Rehomed,
     Seated,
     Told,
     Unmirror,
@@ -122,6 +125,7 @@ class Router:
     def __init__(self, routes: Routes) -> None:
         self.routes = routes
         self.hosting = hosting = Hosting(routes)
+        self.drain = drain = Drain(routes, hosting)
         self.failover = failover = Failover(routes, hosting)
         self.seats = seats = Seats(routes)
         self.serving = serving = Serving(routes)
@@ -143,6 +147,8 @@ class Router:
             Forgot: failover.on_forgot,
             Host: hosting.on_host,
             Moved: hosting.on_hosting,
+            Handover: drain.on_handover,
+            Rehomed: drain.on_rehomed,
         }
 
     # -- a local client's request ---------------------------------------------------------
@@ -212,8 +218,9 @@ class Router:
     def deliver_remote(self, recipients: Sequence[str], event: Event) -> Sequence[Action]:
         """Route an event to the members whose clients it addresses (not connected here)."""
         by_node: dict[str, list[str]] = {}
+        home_of = self.routes.homes.get
         for client_id in recipients:
-            node = node_of(client_id)
+            node = home_of(client_id) or node_of(client_id)
             if node is not None and node != self.routes.node:
                 by_node.setdefault(node, []).append(client_id)
         if not by_node:
@@ -303,7 +310,11 @@ class Router:
         """A local client disconnected for good (a clean close, or its resume grace ran
         out): every member holding a proxy of it drops it."""
         routes = self.routes
-        out = [Post(node, Gone(client_id)) for node in routes.holders.pop(client_id, ())]
+        holders = routes.holders.pop(client_id, ())
+        if client_id in routes.handed:  # handed over by a drain: its heir speaks for it now
+            routes.handed.discard(client_id)
+            holders = ()
+        out = [Post(node, Gone(client_id)) for node in holders]
         routes.away.discard(client_id)
         routes.remote_sessions.pop(client_id, None)
         routes.waiting.pop(client_id, None)

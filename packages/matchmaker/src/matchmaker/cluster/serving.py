@@ -16,7 +16,6 @@ from collections.abc import Sequence
 
 from matchmaker.cluster import codec
 from matchmaker.cluster.messages import Answers, Away, Back, Command, Gone, Withdraw
-from matchmaker.cluster.ring import node_of
 from matchmaker.cluster.routes import NOTHING, Action, Deliver, Post, Routes
 from matchmaker.core import Delivery
 from matchmaker.core.effects import Close, Refuse, ReplyWith
@@ -56,9 +55,15 @@ class Serving:
         if moved is not None:
             # Its session moved where its members are before its home heard: passed on.
             return [Post(moved, message)]
-        home = node_of(client_id) or home  # (not the sender, when passed on)
+        home = routes.home_of(client_id) or home  # (not the sender, when passed on)
         proxy = routes.proxies.get(client_id)
-        if proxy is None:
+        if proxy is None and client_id in routes.core.resumption.outboxes:
+            # Handed over here by its draining home, which still had its socket: served
+            # as the local client it is now.
+            local = routes.conversation(now_ms)
+            local.client = routes.core.clients.get(client_id)
+            proxy = (home, local)
+        elif proxy is None:
             conversation = routes.conversation(now_ms)
             # The proxy is registered like a local client, so the core's rules (one entry
             # per pool, limits) and its events apply to it unchanged.
@@ -93,6 +98,7 @@ class Serving:
     def on_gone(self, sender: str, message: Gone, now_ms: int) -> Sequence[Action]:
         """A remote client served here disconnected for good: its proxy goes too."""
         proxy = self.routes.proxies.pop(message.client, None)
+        self.routes.homes.pop(message.client, None)
         return NOTHING if proxy is None else [Deliver(proxy[1].disconnect(now_ms))]
 
     def on_withdraw(self, sender: str, message: Withdraw, now_ms: int) -> Sequence[Action]:

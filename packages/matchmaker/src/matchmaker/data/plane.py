@@ -91,6 +91,10 @@ class ClusterHooks(Protocol):
         """Hand ``connection`` over to the member that issued its resume token."""
         ...
 
+    def drain(self, now_ms: int) -> None:
+        """The process is stopping: hand its clients and sessions over to the others."""
+        ...
+
     def describe(self) -> dict[str, object]: ...
 
 
@@ -166,6 +170,9 @@ class DataPlane:
 
     async def _watch_shutdown(self) -> None:
         await self.shutdown.wait()
+        if self.cluster is not None:
+            # Before the connections close (their clients resume at another member).
+            self.cluster.drain(_wall_clock_ms())
         for connection in list(self.open):
             connection.close(closecodes.GOING_AWAY, "server shutting down")
 
