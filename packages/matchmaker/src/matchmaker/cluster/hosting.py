@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from matchmaker.cluster import codec
-from matchmaker.cluster.messages import Host, Moved
+from matchmaker.cluster.messages import Host, Moved, Told
 from matchmaker.cluster.ring import host, node_of
 from matchmaker.cluster.routes import (
     ANSWER_TIMEOUT_MS,
@@ -38,7 +38,8 @@ from matchmaker.cluster.routes import (
 )
 from matchmaker.core import Delivery
 from matchmaker.core.backfill import mirror_origin
-from matchmaker.core.events import MemberLeft, SessionFormed
+from matchmaker.core.events import Event, MemberLeft, SessionFormed
+from matchmaker.core.sessions import UNTOLD_CAP
 from matchmaker.core.state import Member, Origin, Session
 
 __all__ = ["Hosting"]
@@ -67,24 +68,34 @@ class Hosting:
         target = host(session_id, homes)
         if target == routes.node or target not in routes.live:
             return NOTHING
-        return self.move(session, target, homes)
+        return self.move(session, target, homes, fresh=True)
 
-    def move(self, session: Session, target: str, homes: list[str]) -> list[Action]:
+    def move(
+        self, session: Session, target: str, homes: list[str], *, fresh: bool = False
+    ) -> list[Action]:
         """Move ``session`` (hosted here) to ``target``; ``homes``: where each of its
-        members is connected (in its members' order), each told where it went."""
+        members is connected (in its members' order), each told where it went; ``fresh``:
+        just formed, its members not all told of it yet (those connected here were)."""
         routes = self.routes
         session_id = session.session_id
         members = [
             [cid, m.public, m.client.player_id, [m.client.credential, m.client.attributes], home]
             for (cid, m), home in zip(session.members.items(), homes, strict=True)
         ]
-        message = Host(session_id, session.project_id, session.pool, _origin(session), members)
+        origin = _origin(session)
+        message = Host(session_id, session.project_id, session.pool, origin, members, fresh)
         for member in session.members.values():
             member.client.sessions.pop(session_id, None)
         del routes.core.sessions[session_id]
         routes.core.backfills.cancel(session_id)
         routes.hosted_at(session_id, target)
         out: list[Action] = [Post(target, message)]
+        if fresh:  # those connected here were told of it (before it moved)
+            out.extend(
+                Post(target, Told(session_id, cid))
+                for cid, home in zip(session.members, homes, strict=True)
+                if home == routes.node
+            )
         told = Moved(session_id, target)
         out.extend(Post(home, told) for home in sorted(set(homes) - {target, routes.node}))
         return out
@@ -102,15 +113,15 @@ class Hosting:
                 session_id, message.project, pool=message.pool, origin=_decode(message)
             )
             core.sessions[session_id] = session
-        formed = sender == node_of(session_id)  # (else a re-host: homes told their own)
-        gone = [row[0] for row in message.members if not self._seat(session, row, now_ms)]
+        fresh = message.fresh
+        seated = [self._seat(session, row, now_ms, fresh=fresh) for row in message.members]
+        gone = [row[0] for row, there in zip(message.members, seated, strict=True) if not there]
         routes.hosts.pop(session_id, None)
         out: list[Delivery] = []
         # Gone before the session came here: its members never heard it left.
-        told = {c for c in gone if formed or node_of(c) == routes.node}
+        told = {c for c in gone if fresh or node_of(c) == routes.node}
         for client_id in sorted(told):
-            left = MemberLeft(session_id, client_id, "disconnected")
-            out.append((list(session.members), left))
+            out.extend(_tell(session, MemberLeft(session_id, client_id, "disconnected")))
         for client_id in session.members:
             known = routes.remote_sessions.get(client_id, {}).pop(session_id, None)
             # Hosted here before this member saw the old host die: its clients hear here
@@ -121,7 +132,7 @@ class Hosting:
             del core.sessions[session_id]
         return [Deliver(out)] if out else NOTHING
 
-    def _seat(self, session: Session, row: list[Any], now_ms: int) -> bool:
+    def _seat(self, session: Session, row: list[Any], now_ms: int, *, fresh: bool) -> bool:
         """A member of ``session``, hosted here (through a proxy if it is connected
         elsewhere); its ``identity`` ``None``: its home has not spoken for it yet. False:
         it is gone (it left, or its process died)."""
@@ -150,7 +161,8 @@ class Hosting:
             assert state is not None
         if identity is None and home != routes.node:
             routes.unconfirmed[key] = now_ms
-        session.members[client_id] = Member(state, public)
+        # Just formed: what the session says waits until its home told it of the session.
+        session.members[client_id] = Member(state, public, [] if fresh else None)
         state.sessions[session.session_id] = session
         return True
 
@@ -215,6 +227,17 @@ class Hosting:
             if proxy is not None:
                 out.extend(proxy[1].disconnect(now_ms))
         return [Deliver(out)] if out else NOTHING
+
+
+def _tell(session: Session, event: Event) -> list[Delivery]:
+    """``event`` for every member of ``session``: now, or once it was told of the session."""
+    now: list[str] = []
+    for client_id, member in session.members.items():
+        if member.untold is None or len(member.untold) >= UNTOLD_CAP:
+            now.append(client_id)
+        else:
+            member.untold.append(event)
+    return [(now, event)] if now else []
 
 
 def _origin(session: Session) -> list[Any] | None:

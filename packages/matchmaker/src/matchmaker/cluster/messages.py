@@ -195,10 +195,11 @@ class Host(_Message, tag="host", frozen=True):
     """Host ``session`` here: from the member that formed it, where most of its members
     are connected (the receiver), or, once its host died, from each surviving member's
     home to the member chosen among them (:func:`.ring.host`). Each of ``members`` is
-    ``[client id, public, player id, identity]``; ``identity`` is ``[credential,
+    ``[client id, public, player id, identity, home]``; ``identity`` is ``[credential,
     attributes]`` when the sender speaks for that client (its home, or the member that
-    formed the session), else ``None`` (its own home sends it). ``origin`` is the
-    session's pool as :class:`Opening` carries it (``[policy, spec, bucket]``), or
+    formed the session), else ``None`` (its own home sends it); ``home`` (optional) is
+    where it is connected when that is not the member its id names (a drain's heir).
+    ``origin`` is the session's pool as :class:`Opening` carries it (``[policy, spec, bucket]``), or
     ``None`` when the sender does not know it (a backfill is then refused)."""
 
     session: str
@@ -206,6 +207,9 @@ class Host(_Message, tag="host", frozen=True):
     pool: str | None
     origin: list[Any] | None
     members: list[list[Any]]
+    # Just formed: its members' homes have not all told them of it yet; until each says
+    # so (:class:`Told`), the session's events for that member wait (as for a backfill).
+    fresh: bool = False
 
 
 class Moved(_Message, tag="moved", frozen=True):
