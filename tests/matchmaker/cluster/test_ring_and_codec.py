@@ -18,10 +18,12 @@ from matchmaker.cluster.messages import (
     Events,
     Forgot,
     Gone,
+    Handover,
     Host,
     Moved,
     Offer,
     Opening,
+    Rehomed,
     Seated,
     Told,
     TunnelClose,
@@ -162,6 +164,8 @@ def test_every_message_between_members_is_one_typed_struct_on_the_wire() -> None
         Forgot(),
         Host("sab-1", "p", "ranked", None, [["cab-1", None, None, [None, {"rating": 1}]]]),
         Moved("sab-1", "cd"),
+        Handover("cab-1", "p", None, {"region": "eu"}, None, "ab.t0k", 3, ['{"seq":3}'], [], {}),
+        Rehomed("cab-1", "cd"),
     ]
     assert messages.decode(messages.encode("ab", sent)) == messages.Entry("ab", sent)
     assert len({type(m) for m in sent}) == len(get_args(messages.Message))

@@ -460,7 +460,7 @@ class Cluster(RuleBasedStateMachine):
             # Nobody connected is said to have left by disconnecting (its session ended).
             for event in self.heard[client_id]:
                 if isinstance(event, MemberLeft) and event.reason == "disconnected":
-                    assert event.client_id not in self.home, (client_id, event)
+                    assert self.home.get(event.client_id) not in self.members, (client_id, event)
 
     def check_backfills(self) -> None:
         """Nothing is held; no open backfill leaves a waiting entry it would take in one
