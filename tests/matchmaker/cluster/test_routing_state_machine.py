@@ -67,6 +67,7 @@ from matchmaker.core.events import (
     EntryWithdrawn,
     MemberJoined,
     MemberLeft,
+    MessageRelayed,
     PoolLeft,
     SessionFormed,
     SessionLeft,
@@ -148,6 +149,10 @@ class Cluster(RuleBasedStateMachine):
         self.sessions: dict[str, set[str]] = {}  # session id -> its members
         # Per connected client: its sessions and their members, as its events tell them.
         self.views: dict[str, dict[str, set[str]]] = {}
+        # Errors without a request id, per client; sends without one: (sender, session,
+        # data, the other members it was sent to as the sender saw them).
+        self.errors: dict[str, list[Refuse]] = defaultdict(list)
+        self.unnumbered: list[tuple[str, str, bytes, set[str]]] = []
 
     # -- the shell, as node.py and the data plane are -----------------------------------------
 
@@ -167,7 +172,9 @@ class Cluster(RuleBasedStateMachine):
 
     def perform(self, member: Member, client_id: str, effects: list[Effect]) -> None:
         for effect in effects:
-            if isinstance(effect, ReplyWith | Refuse):
+            if isinstance(effect, Refuse) and effect.request_id is None:
+                self.errors[client_id].append(effect)  # about a send without an id
+            elif isinstance(effect, ReplyWith | Refuse):
                 assert effect.request_id is not None
                 self.answers[client_id][effect.request_id].append(effect)
                 if isinstance(effect, ReplyWith):
@@ -328,6 +335,43 @@ class Cluster(RuleBasedStateMachine):
         client_id, session_id = data.draw(st.sampled_from(self.in_sessions()))
         self.request(client_id, Send(session_id, b'"hi"'))
 
+    @precondition(lambda self: self.in_sessions())
+    @rule(data=st.data())
+    def send_unnumbered(self, data: st.DataObject) -> None:
+        """A member relays a message without a request id (nothing answers it): it reaches
+        the other members, or, if its host died before relaying it, its sender is told."""
+        client_id, session_id = data.draw(st.sampled_from(self.in_sessions()))
+        payload = f'"u{next(self.requests)}"'.encode()
+        others = self.views[client_id][session_id] - {client_id}
+        self.unnumbered.append((client_id, session_id, payload, others))
+        member = self.members[self.home[client_id]]
+        conversation = member.clients[client_id]
+        command = Send(session_id, payload)
+        forwarded = member.router.forward(conversation, command, None, self.now_ms, sendable=True)
+        if forwarded is None:
+            self.perform(member, client_id, conversation.receive(command, None, self.now_ms))
+        else:
+            self.run(member, forwarded)
+
+    def check_unnumbered(self) -> None:
+        """No send is dropped without an answer: every message sent without an id reached
+        the other members still connected and in the session, or its sender was told it may
+        be lost (an error about that session)."""
+        for client_id, session_id, payload, others in self.unnumbered:
+            if client_id not in self.home:
+                continue
+            present = [o for o in others if o in self.home and session_id in self.views[o]]
+            heard = [
+                o
+                for o in present
+                if any(isinstance(e, MessageRelayed) and e.data == payload for e in self.heard[o])
+            ]
+            told = any(
+                (e.error.details or {}).get("session_id") == session_id
+                for e in self.errors[client_id]
+            )
+            assert not present or heard or told, (client_id, session_id, payload)
+
     def hosts_of_spread_sessions(self) -> list[str]:
         """The members hosting a session with a member connected to another member."""
         return sorted(
@@ -412,6 +456,7 @@ class Cluster(RuleBasedStateMachine):
         if not self.lossy:
             self.check_one_process()
             self.check_sessions()
+            self.check_unnumbered()
             self.check_backfills()
 
     def check_answers(self) -> None:

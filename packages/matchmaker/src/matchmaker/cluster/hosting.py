@@ -29,8 +29,10 @@ from matchmaker.cluster.ring import host, node_of
 from matchmaker.cluster.routes import (
     ANSWER_TIMEOUT_MS,
     NOTHING,
+    UNANSWERED_MS,
     Action,
     Deliver,
+    Perform,
     Post,
     Routes,
     pool_command,
@@ -38,9 +40,11 @@ from matchmaker.cluster.routes import (
 )
 from matchmaker.core import Delivery
 from matchmaker.core.backfill import mirror_origin
+from matchmaker.core.effects import Refuse
 from matchmaker.core.events import Event, MemberLeft, SessionFormed
 from matchmaker.core.sessions import UNTOLD_CAP
 from matchmaker.core.state import Member, Origin, Session
+from matchmaker.errors import MatchmakerError
 
 __all__ = ["Hosting"]
 
@@ -180,7 +184,7 @@ class Hosting:
         lives but forgot this member's clients (:class:`~.messages.Forgot`), ending the
         sessions it hosted for them: they are told every other member left."""
         routes = self.routes
-        out: list[Action] = []
+        out: list[Action] = list(self._unanswered(dead))
         moves: dict[str, tuple[str, str, dict[str, list[Any]]]] = {}
         for client_id, sessions in routes.remote_sessions.items():
             state = routes.core.clients.get(client_id)
@@ -216,9 +220,23 @@ class Hosting:
                 out.append(Post(target, message))
         return out
 
+    def _unanswered(self, dead: str) -> Sequence[Action]:
+        """The local clients that sent ``dead`` a ``session.send`` without a request id in
+        the last seconds are told (an ``error`` without an id): it may have died unrelayed."""
+        routes = self.routes
+        out: list[Action] = []
+        for key, (at, _) in list(routes.unanswered.items()):
+            if at == dead:
+                del routes.unanswered[key]
+                out.append(Perform(key[0], [Refuse(None, _maybe_lost(key[1]))]))
+        return out
+
     def expire(self, now_ms: int) -> Sequence[Action]:
         """Members of re-hosted sessions never spoken for by their home are taken out."""
         routes = self.routes
+        old = [k for k, (_, sent) in routes.unanswered.items() if now_ms - sent > UNANSWERED_MS]
+        for key in old:
+            del routes.unanswered[key]
         late = [k for k, since in routes.unconfirmed.items() if now_ms - since > ANSWER_TIMEOUT_MS]
         out: list[Delivery] = []
         for key in late:
@@ -227,6 +245,14 @@ class Hosting:
             if proxy is not None:
                 out.extend(proxy[1].disconnect(now_ms))
         return [Deliver(out)] if out else NOTHING
+
+
+def _maybe_lost(session_id: str) -> MatchmakerError:
+    return MatchmakerError(
+        "the process hosting this session died: what you sent it just before may be lost",
+        code="cluster.unavailable",
+        details={"session_id": session_id},
+    )
 
 
 def _tell(session: Session, event: Event) -> list[Delivery]:

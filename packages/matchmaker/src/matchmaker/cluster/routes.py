@@ -54,6 +54,9 @@ INTERNAL = "\x00cluster"
 # A forwarded request not answered within this long (its answer was lost in a Redis outage)
 # is refused with cluster.unavailable, so no request is left waiting.
 ANSWER_TIMEOUT_MS = 3000
+# How long a session.send without a request id is remembered: a host's death is noticed
+# within the member TTL and a heartbeat (membership.py), one sent before that is covered.
+UNANSWERED_MS = 5000
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,6 +225,10 @@ class Routes:
         self.homes: dict[str, str] = {}
         # Local clients handed over to another member by this one's drain: no Gone for them.
         self.handed: set[str] = set()
+        # Local clients' session.sends without a request id sent to a session's host, which
+        # nothing answers: (client id, session id) -> (that host, when last). If the host
+        # dies, the client is told they may be lost (pruned after UNANSWERED_MS).
+        self.unanswered: dict[tuple[str, str], tuple[str, int]] = {}
         # Members of a session re-hosted here whose home has not spoken for them yet:
         # (session id, client id) -> since when (dropped from it past ANSWER_TIMEOUT_MS).
         self.unconfirmed: dict[tuple[str, str], int] = {}
@@ -279,6 +286,10 @@ class Routes:
         self.holders.setdefault(client_id, set()).add(target)
         if request_id is not None and request_id != INTERNAL:
             self.pending[client_id, request_id] = now_ms
+        elif request_id is None and isinstance(
+            session := getattr(command, "session_id", None), str
+        ):
+            self.unanswered[client_id, session] = (target, now_ms)
         message = Command(
             client_id,
             client.project_id,
