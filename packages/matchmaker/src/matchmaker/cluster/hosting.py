@@ -166,7 +166,8 @@ class Hosting:
         if identity is None and home != routes.node:
             routes.unconfirmed[key] = now_ms
         # Just formed: what the session says waits until its home told it of the session.
-        session.members[client_id] = Member(state, public, [] if fresh else None)
+        untold = fresh and routes.told_early.pop(key, None) is None
+        session.members[client_id] = Member(state, public, [] if untold else None)
         state.sessions[session.session_id] = session
         return True
 
@@ -237,6 +238,9 @@ class Hosting:
         old = [k for k, (_, sent) in routes.unanswered.items() if now_ms - sent > UNANSWERED_MS]
         for key in old:
             del routes.unanswered[key]
+        early = routes.told_early
+        for key in [k for k, since in early.items() if now_ms - since > ANSWER_TIMEOUT_MS]:
+            del early[key]
         late = [k for k, since in routes.unconfirmed.items() if now_ms - since > ANSWER_TIMEOUT_MS]
         out: list[Delivery] = []
         for key in late:

@@ -229,6 +229,10 @@ class Routes:
         # nothing answers: (client id, session id) -> (that host, when last). If the host
         # dies, the client is told they may be lost (pruned after UNANSWERED_MS).
         self.unanswered: dict[tuple[str, str], tuple[str, int]] = {}
+        # Told (messages.Told) of a session that is not here yet, its Host on its way from
+        # the member that formed it: (session id, client id) -> when (pruned after
+        # ANSWER_TIMEOUT_MS).
+        self.told_early: dict[tuple[str, str], int] = {}
         # Members of a session re-hosted here whose home has not spoken for them yet:
         # (session id, client id) -> since when (dropped from it past ANSWER_TIMEOUT_MS).
         self.unconfirmed: dict[tuple[str, str], int] = {}

@@ -269,7 +269,7 @@ class Router:
             # host's core withdrew those it had, not one whose pool.enter was still on its way.
             for node in sorted(routes.holders.get(client_id, ())):
                 out.append(Post(node, Withdraw(client_id)))
-            if host != routes.node:
+            if node_of(event.session_id) != routes.node:  # (the core that matched it did)
                 out.extend(self.serving.withdraw(client_id))
             out.extend(self._withdrawing(client_id))
         if host != routes.node and host is not None and node_of(client_id) == routes.node:

@@ -197,8 +197,13 @@ class Seats:
         return [Post(host, Told(event.session_id, event.you))]
 
     def on_told(self, sender: str, message: Told, now_ms: int) -> Sequence[Action]:
-        self.routes.relaying.pop((message.session, message.client), None)
-        out = self.routes.core.told(message.client, message.session)
+        routes = self.routes
+        routes.relaying.pop((message.session, message.client), None)
+        if message.session not in routes.core.sessions:
+            # Its session, just formed elsewhere, is on its way here (:mod:`.hosting`):
+            # the member is told already when it arrives.
+            routes.told_early[message.session, message.client] = now_ms
+        out = routes.core.told(message.client, message.session)
         return [Deliver(out)] if out else NOTHING
 
     def on_unseat(self, sender: str, message: Unseat, now_ms: int) -> Sequence[Action]:
