@@ -1,8 +1,8 @@
 """What a member does when members come and go, or Redis loses what it was given.
 
-A member that died took its pools, its sessions and its proxies with it: the
-survivors forget its clients, end the sessions it hosted for their own clients,
-and enter their clients' entries again at the pools' new owners. A member that
+A member that died took its pools and its proxies with it: the survivors forget
+its clients, re-host the sessions it hosted for their own clients
+(:mod:`.hosting`), and enter their clients' entries again at the pools' new owners. A member that
 joined takes about ``1/n`` of the pools: entries move there. A request whose
 message Redis did not take, or whose answer did not come in time, is refused
 with ``cluster.unavailable``, so no client is left waiting.

@@ -11,7 +11,8 @@ process's core (synchronous, like itself) for what the cluster does to it.
 
 Its state (a :class:`~.routes.Routes`, which it shares with the collaborators
 that own the remote clients served here, :mod:`.serving`, the failure handling,
-:mod:`.failover`, and the backfill, :mod:`.seats`) holds:
+:mod:`.failover`, the backfill, :mod:`.seats`, where sessions are hosted,
+:mod:`.hosting`, and a drain, :mod:`.drain`) holds:
 
 - the *proxies*: remote clients served here, each through a conversation of its
   own (the same protocol rules and core calls as a local client's);
@@ -20,8 +21,10 @@ that own the remote clients served here, :mod:`.serving`, the failure handling,
   their other members) and the forwarded requests *pending* an answer.
 
 A pool (every pool of one name in a Project) and an ad-hoc room are owned by
-one live member, chosen by rendezvous hashing (:mod:`.ring`); a session lives on
-the member that formed it (its id names that member). A request whose pool,
+one live member, chosen by rendezvous hashing (:mod:`.ring`); a session formed
+there lives on the member most of its members are connected to, moved there at
+once (:mod:`.hosting`, which also re-hosts it when its host dies; :mod:`.drain`
+hands a stopping member's clients and sessions over). A request whose pool,
 room or session lives elsewhere goes there as a :class:`~.messages.Command`;
 the owner answers the home and routes the events. So matching stays one
 synchronous core step on one process, and a group forms whole or not at all.
@@ -116,8 +119,9 @@ class Router:
 
     Its state is one :class:`~.routes.Routes`, shared with the collaborators that own a
     job on it: :class:`~.serving.Serving` (remote clients served here),
-    :class:`~.failover.Failover` (losses, timeouts, members' changes) and
-    :class:`~.seats.Seats` (backfill across members). The router decides for local
+    :class:`~.failover.Failover` (losses, timeouts, members' changes),
+    :class:`~.seats.Seats` (backfill across members), :class:`~.hosting.Hosting` (where
+    sessions are hosted) and :class:`~.drain.Drain` (a drain's hand-over). The router decides for local
     clients (their requests, what they are told, the answers and events members send
     them) and hands the rest to the collaborator whose job it is, by explicit calls.
     """

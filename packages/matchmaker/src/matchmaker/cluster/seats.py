@@ -1,7 +1,8 @@
 """Backfill across members, sans I/O: a session's open seats, filled at its pool's owner.
 
-A session lives on the member that formed it (its *host*), and its pool on the
-pool's owner, the same member until the live members change. While they are
+A session lives on its *host* (:mod:`.hosting`: where most of its members are),
+and its pool on the pool's owner, the same member while the session stays where it
+formed and the live members do not change. While they are
 the same, the host's core fills the seats as one process does. When they differ,
 the host *mirrors* the opening at the owner (:class:`~.messages.Opening`, sent
 again whenever the seats or the members change, :class:`~.messages.Unmirror`
