@@ -13,8 +13,8 @@ core stays the one place where matching happens. ::
     failover.py    Failover, on that state: members' deaths and joins, losses, timeouts
     serving.py     Serving, on that state: remote clients served here through proxies
     seats.py       Seats, on that state: backfill across members
-    hosting.py     Hosting, on that state: sessions hosted where their members are, re-hosted
-    drain.py       Drain, on that state: a stopping member hands its clients and sessions over
+    placement/     on that state: sessions hosted where their members are, re-hosted when
+                   their host dies (Hosting); a stopping member's hand-over (Drain)
     stages.py      where an entry waiting elsewhere stands, and the steps that change it
     handoff.py     resume on another member than the token's issuer: relay and tunnel
     membership.py  TTL heartbeat keys: who is alive, who just died (not Redis's restart)

@@ -2,10 +2,10 @@
 
 A member that died took its pools and its proxies with it: the survivors forget
 its clients, re-host the sessions it hosted for their own clients
-(:mod:`.hosting`), and enter their clients' entries again at the pools' new owners. A member that
-joined takes about ``1/n`` of the pools: entries move there. A request whose
-message Redis did not take, or whose answer did not come in time, is refused
-with ``cluster.unavailable``, so no client is left waiting.
+(:mod:`.placement.hosting`), and enter their clients' entries again at the pools'
+new owners. A member that joined takes about ``1/n`` of the pools: entries move
+there. A request whose message Redis did not take, or whose answer did not come
+in time, is refused with ``cluster.unavailable``, so no client is left waiting.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable, Sequence
 
-from matchmaker.cluster.hosting import Hosting
 from matchmaker.cluster.messages import (
     Command,
     Forgot,
     Message,
 )
+from matchmaker.cluster.placement.hosting import Hosting
 from matchmaker.cluster.ring import pool_key
 from matchmaker.cluster.routes import (
     ANSWER_TIMEOUT_MS,

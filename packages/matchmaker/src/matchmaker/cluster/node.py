@@ -172,7 +172,7 @@ class ClusterNode:
 
     def drain(self, now_ms: int) -> None:
         """This process is stopping (``SIGTERM``): hand its clients and sessions over to
-        the surviving members (:mod:`.drain`), before its connections close; :meth:`close`
+        the surviving members (:mod:`.placement.drain`), before its connections close; :meth:`close`
         writes what is still queued before it leaves."""
         self._run(self._routing().drain.hand_over(now_ms), now_ms)
 

@@ -12,7 +12,7 @@ process's core (synchronous, like itself) for what the cluster does to it.
 Its state (a :class:`~.routes.Routes`, which it shares with the collaborators
 that own the remote clients served here, :mod:`.serving`, the failure handling,
 :mod:`.failover`, the backfill, :mod:`.seats`, where sessions are hosted,
-:mod:`.hosting`, and a drain, :mod:`.drain`) holds:
+:mod:`.placement.hosting`, and a drain, :mod:`.placement.drain`) holds:
 
 - the *proxies*: remote clients served here, each through a conversation of its
   own (the same protocol rules and core calls as a local client's);
@@ -23,7 +23,7 @@ that own the remote clients served here, :mod:`.serving`, the failure handling,
 A pool (every pool of one name in a Project) and an ad-hoc room are owned by
 one live member, chosen by rendezvous hashing (:mod:`.ring`); a session formed
 there lives on the member most of its members are connected to, moved there at
-once (:mod:`.hosting`, which also re-hosts it when its host dies; :mod:`.drain`
+once (:mod:`.placement.hosting`, which also re-hosts it when its host dies; :mod:`.placement.drain`
 hands a stopping member's clients and sessions over). A request whose pool,
 room or session lives elsewhere goes there as a :class:`~.messages.Command`;
 the owner answers the home and routes the events. So matching stays one
@@ -42,9 +42,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from matchmaker.cluster import codec
-from matchmaker.cluster.drain import Drain
 from matchmaker.cluster.failover import Failover
-from matchmaker.cluster.hosting import Hosting
 from matchmaker.cluster.messages import (
     Answers,
     Away,
@@ -66,6 +64,8 @@ from matchmaker.cluster.messages import (
     Unseat,
     Withdraw,
 )
+from matchmaker.cluster.placement.drain import Drain
+from matchmaker.cluster.placement.hosting import Hosting
 from matchmaker.cluster.ring import node_of
 from matchmaker.cluster.routes import (
     ANSWER_TIMEOUT_MS,
@@ -120,8 +120,9 @@ class Router:
     Its state is one :class:`~.routes.Routes`, shared with the collaborators that own a
     job on it: :class:`~.serving.Serving` (remote clients served here),
     :class:`~.failover.Failover` (losses, timeouts, members' changes),
-    :class:`~.seats.Seats` (backfill across members), :class:`~.hosting.Hosting` (where
-    sessions are hosted) and :class:`~.drain.Drain` (a drain's hand-over). The router decides for local
+    :class:`~.seats.Seats` (backfill across members),
+    :class:`~.placement.hosting.Hosting` (where sessions are hosted) and
+    :class:`~.placement.drain.Drain` (a drain's hand-over). The router decides for local
     clients (their requests, what they are told, the answers and events members send
     them) and hands the rest to the collaborator whose job it is, by explicit calls.
     """

@@ -1,6 +1,6 @@
 """Backfill across members, sans I/O: a session's open seats, filled at its pool's owner.
 
-A session lives on its *host* (:mod:`.hosting`: where most of its members are),
+A session lives on its *host* (:mod:`.placement.hosting`: where most of its members are),
 and its pool on the pool's owner, the same member while the session stays where it
 formed and the live members do not change. While they are
 the same, the host's core fills the seats as one process does. When they differ,
@@ -201,7 +201,7 @@ class Seats:
         routes = self.routes
         routes.relaying.pop((message.session, message.client), None)
         if message.session not in routes.core.sessions:
-            # Its session, just formed elsewhere, is on its way here (:mod:`.hosting`):
+            # Its session, just formed elsewhere, is on its way here (:mod:`.placement.hosting`):
             # the member is told already when it arrives.
             routes.told_early[message.session, message.client] = now_ms
         out = routes.core.told(message.client, message.session)

@@ -4,13 +4,13 @@ On ``SIGTERM`` a member of a cluster does not take its games with it: before its
 connections close, each of its clients is handed over to a surviving member, its
 *heir* (rendezvous hashing of the client id over the survivors): who it is, its
 outbox (resume token, ``seq``, replay buffer), the members holding a proxy of it,
-its sessions (:class:`~.messages.Handover`). The heir keeps it parked for the
+its sessions (:class:`Handover`). The heir keeps it parked for the
 resume grace, as if its connection had dropped there, so the client's resuming
 ``hello`` (with the token it has) resumes it on whichever member the load balancer
-sends it to: at the heir itself, or relayed there (:mod:`.handoff`). Each session
-hosted here moves (:class:`~.messages.Host`) to where most of its members are now
+sends it to: at the heir itself, or relayed there (:mod:`~matchmaker.cluster.handoff`). Each session
+hosted here moves (:class:`Host`) to where most of its members are now
 connected, their heirs counted for them; the members holding proxies of its
-clients are told their new home (:class:`~.messages.Rehomed`). Nothing goes
+clients are told their new home (:class:`Rehomed`). Nothing goes
 through a shared store: the state travels over the cluster's own streams, before
 this member leaves it.
 """
@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from matchmaker.cluster.hosting import Hosting
 from matchmaker.cluster.messages import Away, Handover, Rehomed
+from matchmaker.cluster.placement.hosting import Hosting
 from matchmaker.cluster.ring import host, owner
 from matchmaker.cluster.routes import NOTHING, Action, Deliver, Post, Routes
 from matchmaker.core.events import PublicMember

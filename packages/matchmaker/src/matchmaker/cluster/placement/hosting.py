@@ -2,8 +2,8 @@
 
 A group matches at its pool's owner (one synchronous core step), but the
 session then lives on the member most of its members are connected to
-(:func:`.ring.host`): the owner moves it there at once (:class:`~.messages.Host`)
-and tells the other members' homes where it went (:class:`~.messages.Moved`),
+(:func:`~matchmaker.cluster.ring.host`): the owner moves it there at once (:class:`Host`)
+and tells the other members' homes where it went (:class:`Moved`),
 both before any member hears of it, so every request about it goes straight
 to its host. A session whose members share one process thus relays there, with
 no hop through Redis, and depends on no other process.
@@ -15,7 +15,7 @@ routes the session there from then on. The members whose home died with the host
 get ``member_left {reason: disconnected}``; the others are told nothing: their
 sequence numbers and replay buffers are their homes', which did not move. A
 member named by another home but never spoken for by its own within
-:data:`~.routes.ANSWER_TIMEOUT_MS` is taken out (its home no longer had it).
+:data:`~matchmaker.cluster.routes.ANSWER_TIMEOUT_MS` is taken out (its home no longer had it).
 """
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ class Hosting:
         """Member ``dead`` died: the sessions it hosted for local clients go to the member
         most of their surviving members are connected to (every surviving home computes
         the same one); the members that died with it are told gone. ``ended``: ``dead``
-        lives but forgot this member's clients (:class:`~.messages.Forgot`), ending the
+        lives but forgot this member's clients (:class:`Forgot`), ending the
         sessions it hosted for them: they are told every other member left."""
         routes = self.routes
         out: list[Action] = list(self._unanswered(dead))
@@ -271,7 +271,7 @@ def _tell(session: Session, event: Event) -> list[Delivery]:
 
 
 def _origin(session: Session) -> list[Any] | None:
-    """A session's pool, as :class:`~.messages.Host` carries it (what a backfill fills from)."""
+    """A session's pool, as :class:`Host` carries it (what a backfill fills from)."""
     origin = session.origin
     if origin is None or session.pool is None:
         return None
