@@ -191,3 +191,32 @@ def test_a_drained_process_hands_its_game_over_to_the_other(
         assert _messages(x2, 1) == ["back"]
         for client in (x2, y2):
             assert not [e for e in client.events if e["type"] == "session.member_left"]
+
+
+def test_drained_clients_resume_on_any_other_process(
+    tmp_path: Path, own_redis: RedisServer
+) -> None:
+    """Three processes; x and y on a, in a session; a is drained. x comes back on b and
+    y on c (the load balancer's choice): whichever of them is not the client's heir
+    relays the resume to it, and the two relay to each other in the same session."""
+    with cluster(tmp_path, 3, redis_url=own_redis.url) as (a, b, c):
+        x, y = Client(a), Client(a)
+        name = pool_owned_by(a, [a, b, c], x.project, "drain3")
+        assert x.enter(name)["ok"]
+        assert y.enter(name)["ok"]
+        session = x.event("session.created")["session_id"]
+        assert y.event("session.created")["session_id"] == session
+        a.stop()
+        wait_until(
+            lambda: all(health(p)["cluster"]["members"] == 2 for p in (b, c)),
+            within_s=15,
+            what="a gone",
+        )
+        x2, y2 = Client(b, resume=x), Client(c, resume=y)
+        for resumed, old in ((x2, x), (y2, y)):
+            assert resumed.welcome["ok"], resumed.welcome
+            assert resumed.client_id == old.client_id
+        for n in range(3):
+            for sender, receiver in ((x2, y2), (y2, x2)):
+                assert sender.request("session.send", {"session_id": session, "data": n})["ok"]
+                assert receiver.event("session.message")["data"] == n

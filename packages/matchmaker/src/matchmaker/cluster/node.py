@@ -256,11 +256,11 @@ class ClusterNode:
     def resume_elsewhere(self, connection: Pipe, effect: ResumeElsewhere, now_ms: int) -> None:
         """``hello`` resumes with a token of ``effect.issuer``: relay the connection there
         (or refuse it, as the router says)."""
-        refused = self._routing().resume_elsewhere(effect, sendable=self.available)
-        if refused is None:
-            self._handoff.relay(connection, effect)
+        decided = self._routing().resume_elsewhere(effect, sendable=self.available)
+        if isinstance(decided, ResumeElsewhere):
+            self._handoff.relay(connection, decided)
         else:
-            connection.perform(refused, now_ms)
+            connection.perform(decided, now_ms)
 
     # -- carrying out the router's actions ------------------------------------------------
 

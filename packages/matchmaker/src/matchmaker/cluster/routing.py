@@ -37,6 +37,7 @@ the grace ran out), which pause and resume it there as the core does locally.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -64,7 +65,7 @@ from matchmaker.cluster.messages import (
     Unseat,
     Withdraw,
 )
-from matchmaker.cluster.placement.drain import Drain
+from matchmaker.cluster.placement.drain import Drain, heir_of
 from matchmaker.cluster.placement.hosting import Hosting
 from matchmaker.cluster.ring import node_of
 from matchmaker.cluster.routes import (
@@ -351,15 +352,23 @@ class Router:
         )  # the members may have changed meanwhile
         return out
 
-    def resume_elsewhere(self, effect: ResumeElsewhere, *, sendable: bool) -> list[Effect] | None:
-        """``hello`` resumes with a token of ``effect.issuer``: ``None`` when the connection
-        is to be relayed there, else the refusal (an issuer that is not a live member
-        took the client with it: ``resume.expired``)."""
+    def resume_elsewhere(
+        self, effect: ResumeElsewhere, *, sendable: bool
+    ) -> list[Effect] | ResumeElsewhere:
+        """``hello`` resumes with a token of ``effect.issuer``: the resume to relay (to the
+        issuer, or, when the issuer is no longer a member, to the member it handed its
+        clients over to when it drained: the one its token hashes to, :mod:`.placement.drain`),
+        else the refusal (a dead issuer took the client with it: ``resume.expired``)."""
         if not sendable:
             return [Refuse(effect.request_id, unavailable())]
-        if effect.issuer not in self.routes.live:
-            return resume_refused(effect.request_id)
-        return None
+        routes = self.routes
+        if effect.issuer in routes.live:
+            return effect
+        resume = effect.hello.resume
+        heir = None if resume is None else heir_of(resume.token, routes.live)
+        if heir is None or heir == routes.node:
+            return resume_refused(effect.request_id)  # (a token handed over here resumes here)
+        return dataclasses.replace(effect, issuer=heir)
 
     # -- failures and members' changes ----------------------------------------------------
 

@@ -2,7 +2,8 @@
 
 On ``SIGTERM`` a member of a cluster does not take its games with it: before its
 connections close, each of its clients is handed over to a surviving member, its
-*heir* (rendezvous hashing of the client id over the survivors): who it is, its
+*heir* (rendezvous hashing of its resume token over the survivors, so that every
+member finds it from the token alone): who it is, its
 outbox (resume token, ``seq``, replay buffer), the members holding a proxy of it,
 its sessions (:class:`Handover`). The heir keeps it parked for the
 resume grace, as if its connection had dropped there, so the client's resuming
@@ -17,7 +18,7 @@ this member leaves it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from matchmaker.cluster.messages import Away, Handover, Rehomed
@@ -26,7 +27,14 @@ from matchmaker.cluster.ring import host, owner
 from matchmaker.cluster.routes import NOTHING, Action, Deliver, Post, Routes
 from matchmaker.core.events import PublicMember
 
-__all__ = ["Drain"]
+__all__ = ["Drain", "heir_of"]
+
+
+def heir_of(token: str, members: Iterable[str]) -> str | None:
+    """The member a draining one hands the client holding resume ``token`` over to: every
+    member finds it from the token alone (rendezvous hashing over the survivors)."""
+    members = sorted(members)
+    return owner(token, members) if members else None
 
 
 class Drain:
@@ -45,7 +53,7 @@ class Drain:
         if not survivors:
             return NOTHING
         outboxes = core.resumption.outboxes
-        heirs = {c: owner(c, survivors) for c in outboxes if c in core.clients}
+        heirs = {c: owner(o.token, survivors) for c, o in outboxes.items() if c in core.clients}
         moves: list[tuple[str, str, list[str]]] = []  # session id, its new host, its homes
         for session in list(core.sessions.values()):
             if session.room is not None:
