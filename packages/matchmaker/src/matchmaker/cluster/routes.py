@@ -233,6 +233,9 @@ class Routes:
         # the member that formed it: (session id, client id) -> when (pruned after
         # ANSWER_TIMEOUT_MS).
         self.told_early: dict[tuple[str, str], int] = {}
+        # Sessions local clients learnt of after their host's death was noticed here: to
+        # re-host at the next expire().
+        self.orphans: set[str] = set()
         # Members of a session re-hosted here whose home has not spoken for them yet:
         # (session id, client id) -> since when (dropped from it past ANSWER_TIMEOUT_MS).
         self.unconfirmed: dict[tuple[str, str], int] = {}

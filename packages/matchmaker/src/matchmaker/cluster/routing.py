@@ -281,6 +281,8 @@ class Router:
         if host != routes.node and host is not None and node_of(client_id) == routes.node:
             members = {m.client_id: m for m in event.members}
             routes.remote_sessions.setdefault(client_id, {})[event.session_id] = members
+            if host not in routes.live:
+                self.hosting.orphaned(event.session_id)
             out.extend(self._held_at(host, client_id))
         return out
 

@@ -174,6 +174,8 @@ class Hosting:
     def on_hosting(self, sender: str, message: Moved, now_ms: int) -> Sequence[Action]:
         routes = self.routes
         routes.hosted_at(message.session, message.host)
+        if message.host not in routes.live:
+            self.orphaned(message.session)
         return NOTHING
 
     # -- failures ---------------------------------------------------------------------------
@@ -205,11 +207,14 @@ class Hosting:
                 target = host(session_id, homes)
                 _, _, members = moves.setdefault(session_id, (target, state.project_id, {}))
                 for member, shown in others.items():
-                    if member == client_id:
-                        identity = [state.credential, state.attributes]
+                    # This member's own clients still in the session it speaks for in full.
+                    mine = routes.core.clients.get(member)
+                    if mine is None or session_id not in routes.remote_sessions.get(member, {}):
+                        identity = None
+                    else:
+                        identity = [mine.credential, mine.attributes]
+                    if identity is not None or member not in members:
                         members[member] = [member, shown.public, shown.player_id, identity]
-                    elif member not in members:
-                        members[member] = [member, shown.public, shown.player_id, None]
                 if target != routes.node:
                     routes.holders.setdefault(client_id, set()).add(target)
                 routes.hosted_at(session_id, target)
@@ -232,9 +237,20 @@ class Hosting:
                 out.append(Perform(key[0], [Refuse(None, _maybe_lost(key[1]))]))
         return out
 
+    def orphaned(self, session_id: str) -> None:
+        """A local client learnt of a session whose host is already dead (its death was
+        noticed before the news came): re-hosted at the next :meth:`expire`."""
+        self.routes.orphans.add(session_id)
+
     def expire(self, now_ms: int) -> Sequence[Action]:
-        """Members of re-hosted sessions never spoken for by their home are taken out."""
+        """Members of re-hosted sessions never spoken for by their home are taken out;
+        sessions found orphaned are re-hosted."""
         routes = self.routes
+        orphans, routes.orphans = routes.orphans, set()
+        dead = {routes.host_of(s) for s in orphans} - routes.live - {None}
+        rehosted: list[Action] = []
+        for node in sorted(n for n in dead if n is not None):
+            rehosted.extend(self.rehost(node, now_ms))
         old = [k for k, (_, sent) in routes.unanswered.items() if now_ms - sent > UNANSWERED_MS]
         for key in old:
             del routes.unanswered[key]
@@ -248,7 +264,7 @@ class Hosting:
             proxy = routes.proxies.pop(key[1], None)
             if proxy is not None:
                 out.extend(proxy[1].disconnect(now_ms))
-        return [Deliver(out)] if out else NOTHING
+        return [*rehosted, Deliver(out)] if out else rehosted
 
 
 def _maybe_lost(session_id: str) -> MatchmakerError:
