@@ -502,10 +502,13 @@ class Cluster(RuleBasedStateMachine):
                 assert hosts, (client_id, session_id)
                 session = hosts[0].core.sessions[session_id]
                 assert set(session.members) == view, (client_id, session_id)
-            # Nobody connected is said to have left by disconnecting (its session ended).
+            # Nobody connected is said to have left by disconnecting (its session ended),
+            # unless it never heard of the session (its news died with the host).
             for event in self.heard[client_id]:
                 if isinstance(event, MemberLeft) and event.reason == "disconnected":
-                    assert self.home.get(event.client_id) not in self.members, (client_id, event)
+                    left = event.client_id
+                    if self.told[left, event.session_id]:
+                        assert self.home.get(left) not in self.members, (client_id, event)
 
     def check_backfills(self) -> None:
         """Nothing is held; no open backfill leaves a waiting entry it would take in one
