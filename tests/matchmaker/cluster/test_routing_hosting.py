@@ -37,7 +37,8 @@ def test_a_pair_on_one_member_is_hosted_there_and_outlives_its_pools_owner() -> 
     cluster.request(x, Send(session, b'"hi"'))
     assert not cluster.busy_links()  # relayed on the pair's member, nothing sent on
     (answer,) = scene.answers(x)
-    assert answer == ReplyWith(answer.request_id, Relayed())
+    assert isinstance(answer, ReplyWith)
+    assert answer.answer == Relayed()
     assert scene.told[y][-1] == MessageRelayed(session, x, b'"hi"')
     assert not any(isinstance(e, MemberLeft) for e in scene.told[x] + scene.told[y])
     scene.check()
