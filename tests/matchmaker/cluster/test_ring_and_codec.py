@@ -18,10 +18,14 @@ from matchmaker.cluster.messages import (
     Events,
     Forgot,
     Gone,
+    Handover,
     Hold,
+    Host,
+    Moved,
     Offer,
     Opening,
     PartyWithdraw,
+    Rehomed,
     Seated,
     Told,
     TunnelClose,
@@ -33,7 +37,7 @@ from matchmaker.cluster.messages import (
     Unseat,
     Withdraw,
 )
-from matchmaker.cluster.ring import node_of, owner, pool_key
+from matchmaker.cluster.ring import host, node_of, owner, pool_key
 from matchmaker.core.commands import EnterPool, MakeClaim, PartyMemberView, PartyView, Send
 from matchmaker.core.effects import Close, Refuse, ReplyWith
 from matchmaker.core.events import EnteredPool, MessageRelayed, PublicMember, SessionFormed
@@ -56,6 +60,20 @@ def test_a_departure_moves_only_the_keys_the_departed_owned(
         assert owner(key, list(reversed(members))) == before  # order does not matter
         if before != gone:
             assert owner(key, rest) == before
+
+
+@given(NAMES, st.data())
+def test_a_session_is_hosted_where_most_of_its_members_are(
+    members: list[str], data: st.DataObject
+) -> None:
+    former = members[0]
+    homes = data.draw(st.lists(st.sampled_from(members), min_size=1, max_size=8))
+    session_id = f"s{former}-1"
+    chosen = host(session_id, homes)
+    assert homes.count(chosen) == max(homes.count(m) for m in homes)  # the most members
+    assert host(session_id, list(reversed(homes))) == chosen  # every home agrees
+    if former in homes and homes.count(former) == homes.count(chosen):
+        assert chosen == former  # the member that formed it breaks a tie
 
 
 def test_keys_spread_over_members() -> None:
@@ -148,6 +166,10 @@ def test_every_message_between_members_is_one_typed_struct_on_the_wire() -> None
         Unseat("sab-1", "cef-2"),
         Told("sab-1", "cef-2"),
         Forgot(),
+        Host("sab-1", "p", "ranked", None, [["cab-1", None, None, [None, {"rating": 1}]]]),
+        Moved("sab-1", "cd"),
+        Handover("cab-1", "p", None, {"region": "eu"}, None, "ab.t0k", 3, ['{"seq":3}'], [], {}),
+        Rehomed("cab-1", "cd"),
     ]
     assert messages.decode(messages.encode("ab", sent)) == messages.Entry("ab", sent)
     assert len({type(m) for m in sent}) == len(get_args(messages.Message))

@@ -36,7 +36,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
 
 from matchmaker.cluster.messages import Command, Message
-from matchmaker.cluster.ring import node_of, owner, pool_key
+from matchmaker.cluster.ring import owner, pool_key
 from matchmaker.cluster.routing import (
     ANSWER_TIMEOUT_MS,
     INTERNAL,
@@ -56,6 +56,7 @@ from matchmaker.core.commands import (
     Greet,
     LeavePool,
     LeaveSession,
+    Send,
 )
 from matchmaker.core.conversation import Conversation
 from matchmaker.core.effects import Effect, Refuse, ReplyWith
@@ -66,6 +67,7 @@ from matchmaker.core.events import (
     EntryWithdrawn,
     MemberJoined,
     MemberLeft,
+    MessageRelayed,
     PoolLeft,
     SessionFormed,
     SessionLeft,
@@ -147,6 +149,10 @@ class Cluster(RuleBasedStateMachine):
         self.sessions: dict[str, set[str]] = {}  # session id -> its members
         # Per connected client: its sessions and their members, as its events tell them.
         self.views: dict[str, dict[str, set[str]]] = {}
+        # Errors without a request id, per client; sends without one: (sender, session,
+        # data, the other members it was sent to as the sender saw them).
+        self.errors: dict[str, list[Refuse]] = defaultdict(list)
+        self.unnumbered: list[tuple[str, str, bytes, set[str]]] = []
 
     # -- the shell, as node.py and the data plane are -----------------------------------------
 
@@ -166,7 +172,9 @@ class Cluster(RuleBasedStateMachine):
 
     def perform(self, member: Member, client_id: str, effects: list[Effect]) -> None:
         for effect in effects:
-            if isinstance(effect, ReplyWith | Refuse):
+            if isinstance(effect, Refuse) and effect.request_id is None:
+                self.errors[client_id].append(effect)  # about a send without an id
+            elif isinstance(effect, ReplyWith | Refuse):
                 assert effect.request_id is not None
                 self.answers[client_id][effect.request_id].append(effect)
                 if isinstance(effect, ReplyWith):
@@ -319,11 +327,75 @@ class Cluster(RuleBasedStateMachine):
         if name is not None:
             self.members[name] = Member(name, frozenset({*self.members, name}))
 
+    @precondition(lambda self: self.in_sessions())
+    @rule(data=st.data())
+    def send(self, data: st.DataObject) -> None:
+        """A member relays a message (with a request id: every one is answered, relayed or
+        refused, even when the session's host dies meanwhile)."""
+        client_id, session_id = data.draw(st.sampled_from(self.in_sessions()))
+        self.request(client_id, Send(session_id, b'"hi"'))
+
+    @precondition(lambda self: self.in_sessions())
+    @rule(data=st.data())
+    def send_unnumbered(self, data: st.DataObject) -> None:
+        """A member relays a message without a request id (nothing answers it): it reaches
+        the other members, or, if its host died before relaying it, its sender is told."""
+        client_id, session_id = data.draw(st.sampled_from(self.in_sessions()))
+        payload = f'"u{next(self.requests)}"'.encode()
+        others = self.views[client_id][session_id] - {client_id}
+        self.unnumbered.append((client_id, session_id, payload, others))
+        member = self.members[self.home[client_id]]
+        conversation = member.clients[client_id]
+        command = Send(session_id, payload)
+        forwarded = member.router.forward(conversation, command, None, self.now_ms, sendable=True)
+        if forwarded is None:
+            self.perform(member, client_id, conversation.receive(command, None, self.now_ms))
+        else:
+            self.run(member, forwarded)
+
+    def check_unnumbered(self) -> None:
+        """No send is dropped without an answer: every message sent without an id reached
+        the other members still connected and in the session, or its sender was told it may
+        be lost (an error about that session)."""
+        for client_id, session_id, payload, others in self.unnumbered:
+            if client_id not in self.home:
+                continue
+            present = [o for o in others if o in self.home and session_id in self.views[o]]
+            heard = [
+                o
+                for o in present
+                if any(isinstance(e, MessageRelayed) and e.data == payload for e in self.heard[o])
+            ]
+            told = any(
+                (e.error.details or {}).get("session_id") == session_id
+                for e in self.errors[client_id]
+            )
+            assert not present or heard or told, (client_id, session_id, payload)
+
+    def hosts_of_spread_sessions(self) -> list[str]:
+        """The members hosting a session with a member connected to another member."""
+        return sorted(
+            member.name
+            for member in self.members.values()
+            for session in member.core.sessions.values()
+            if any(self.home.get(c, member.name) != member.name for c in session.members)
+        )
+
+    @precondition(lambda self: len(self.members) > 1 and self.hosts_of_spread_sessions())
+    @rule(data=st.data())
+    def host_dies(self, data: st.DataObject) -> None:
+        """The fault of a host dying while members of its sessions live elsewhere: they
+        stay in their session (re-hosted where they are), see at most a member leave that
+        died with it, and every send is answered."""
+        self.kill(data.draw(st.sampled_from(self.hosts_of_spread_sessions())))
+
     @precondition(lambda self: len(self.members) > 1)
     @rule(data=st.data())
     def die(self, data: st.DataObject) -> None:
         """A member dies with its clients; what was written to its inbox is gone."""
-        name = data.draw(st.sampled_from(sorted(self.members)))
+        self.kill(data.draw(st.sampled_from(sorted(self.members))))
+
+    def kill(self, name: str) -> None:
         member = self.members.pop(name)
         for client_id in member.clients:
             del self.home[client_id]
@@ -384,6 +456,7 @@ class Cluster(RuleBasedStateMachine):
         if not self.lossy:
             self.check_one_process()
             self.check_sessions()
+            self.check_unnumbered()
             self.check_backfills()
 
     def check_answers(self) -> None:
@@ -416,16 +489,26 @@ class Cluster(RuleBasedStateMachine):
 
     def check_sessions(self) -> None:
         """Each connected client was told once of each session it is in, and its view of
-        the members is the host's."""
-        for client_id in self.home:
+        the members is the host's; the host is a live member (where most of the members
+        are connected, as their homes computed it), even when the one that hosted it
+        died with members alive elsewhere: no live client's session is ended."""
+        for client_id, home in self.home.items():
+            if home not in self.members:
+                continue  # (a test that killed its member by hand)
             for session_id, view in self.views[client_id].items():
-                host = self.members.get(node_of(session_id) or "")
-                if host is None:
-                    continue  # its host died: what it had not yet said died with it
+                hosts = [m for m in self.members.values() if session_id in m.core.sessions]
+                assert len(hosts) <= 1, (session_id, [m.name for m in hosts])
                 assert self.told[client_id, session_id] == 1, (client_id, session_id)
-                session = host.core.sessions.get(session_id)
-                assert session is not None, (client_id, session_id)
+                assert hosts, (client_id, session_id)
+                session = hosts[0].core.sessions[session_id]
                 assert set(session.members) == view, (client_id, session_id)
+            # Nobody connected is said to have left by disconnecting (its session ended),
+            # unless it never heard of the session (its news died with the host).
+            for event in self.heard[client_id]:
+                if isinstance(event, MemberLeft) and event.reason == "disconnected":
+                    left = event.client_id
+                    if self.told[left, event.session_id]:
+                        assert self.home.get(left) not in self.members, (client_id, event)
 
     def check_backfills(self) -> None:
         """Nothing is held; no open backfill leaves a waiting entry it would take in one

@@ -111,3 +111,28 @@ def test_the_default_bound_keeps_the_heartbeat_timeout_and_the_grace() -> None:
     bound = Tables(limits, node="t").resumption.bound
     assert bound.max_age_ms == limits.heartbeat_timeout_ms + limits.resume_grace_ms
     assert bound.max_bytes == limits.resume_buffer_bytes == 256 * 1024
+
+
+def test_an_outbox_handed_over_by_a_draining_member_resumes_here() -> None:
+    """A client handed over by member a (its token names a) is parked at b: b resumes it
+    with that token (not sent back to a), with its numbering and the frames after
+    ``last_seq``; until then its grace runs as for a dropped connection of b's own."""
+    resumption = Resumption(FOUR, grace_ms=10_000, issuer="b")
+    frames = [f'{{"n":{n},"seq":{n}}}' for n in (3, 4, 5)]
+    resumption.handed_over("ca-1", "p", "a.token", seq=5, frames=frames, now_ms=1_000)
+    assert resumption.elsewhere("a.token") is None
+    assert resumption.elsewhere("a.other") == "a"
+    assert resumption.expired(10_999) == []
+    taken = resumption.take("a.token", "p", 3)
+    assert taken is not None
+    assert taken.replay == frames[1:]
+    assert taken.outbox.seq == 5
+    assert taken.outbox.token.startswith("b.")
+    assert resumption.take("a.token", "p", 3) is None  # a token works once
+
+
+def test_a_handed_over_client_not_resumed_within_the_grace_is_gone() -> None:
+    resumption = Resumption(FOUR, grace_ms=10_000, issuer="b")
+    resumption.handed_over("ca-1", "p", "a.token", seq=0, frames=[], now_ms=1_000)
+    assert resumption.expired(11_000) == ["ca-1"]
+    assert resumption.take("a.token", "p", 0) is None

@@ -21,6 +21,11 @@ medians over ``--runs`` runs:
   paid by one process would show as a ratio below 1; with ``--only latency`` (or no
   ``--only``), ``latency_main`` is ``latency`` run from that source, alternating with
   this one in every run;
+- ``hosting`` (``--only hosting``): p50/p99 of a relay round trip for pairs whose two
+  clients share a process, in one process without ``--cluster`` and in a 2-process
+  cluster with their pool owned by the other process (the session moves to the
+  members' process) or by theirs, and the ratio to the single process (with
+  ``--baseline-src``, ``remote_owner_main`` too: the first case run from that source);
 - with ``--unix``: the bench starts a redis-server of its own, listening on a free port of
   127.0.0.1 and on a unix socket; every cluster row goes to its TCP port, and ``2_unix``
   (throughput) and ``latency_unix`` (alternating with ``latency`` in every run) to its
@@ -222,6 +227,68 @@ async def latency(cluster: Cluster, pairs: int) -> dict[str, float]:
     return out
 
 
+async def relay_only(
+    servers: list[Server], owners: dict[str, str | None], pairs: int
+) -> dict[str, list[float]]:
+    """Relay round trips of ``pairs`` pairs per kind with both clients on ``servers[0]``,
+    matched in a pool owned by the kind's member (``owners``: a node, ``None`` for a
+    process alone); the kinds interleaved, pair by pair."""
+    members = (
+        [Cluster.health(s)["cluster"]["node"] for s in servers] if any(owners.values()) else []
+    )
+    samples: dict[str, list[float]] = {kind: [] for kind in owners}
+    for i in range(pairs):
+        for kind, pool_owner in owners.items():
+            first, second = await Client.open(servers[0]), await Client.open(servers[0])
+            prefix = f"hosted{kind}{i}-"
+            pool = prefix if pool_owner is None else owned_pool(prefix, pool_owner, members)
+            await first.request("pool.enter", enter(pool))
+            await second.request("pool.enter", enter(pool))
+            session = (await first.event("session.created"))["session_id"]
+            await second.event("session.created")
+            for n in range(5):
+                samples[kind].append(await relay_round_trip(first, second, session, n))
+            await first.ws.close()
+            await second.ws.close()
+    return samples
+
+
+def hosting(args: argparse.Namespace) -> dict[str, float]:
+    """Both clients of a pair on one process (``a``): relayed in a single process without
+    ``--cluster`` (``single``), and in a 2-process cluster with their pool owned by the
+    other process (``remote_owner``: the session formed there moves to ``a``, where its
+    members are) or by ``a`` (``local_owner``), interleaved."""
+    single = Cluster(1, None, server=args.server)
+    try:
+        alone = asyncio.run(relay_only(single.servers, {"single": None}, args.latency_pairs))
+    finally:
+        single.stop()
+    cluster = Cluster(2, args.redis, server=args.server)
+    try:
+        a, b = (Cluster.health(s)["cluster"]["node"] for s in cluster.servers)
+        kinds: dict[str, str | None] = {"remote_owner": b, "local_owner": a}
+        both = asyncio.run(relay_only(cluster.servers, kinds, args.latency_pairs))
+    finally:
+        cluster.stop()
+    if args.baseline_src is not None:  # main: the session stays at the pool's owner
+        main_cluster = Cluster(2, args.redis, baseline_env(args.baseline_src), args.server)
+        try:
+            b = Cluster.health(main_cluster.servers[1])["cluster"]["node"]
+            main_kinds: dict[str, str | None] = {"remote_owner_main": b}
+            both |= asyncio.run(relay_only(main_cluster.servers, main_kinds, args.latency_pairs))
+        finally:
+            main_cluster.stop()
+    out: dict[str, float] = {}
+    for name, values in {**alone, **both}.items():
+        out[f"{name}_relay_p50_ms"] = pct(values, 0.5)
+        out[f"{name}_relay_p99_ms"] = pct(values, 0.99)
+    for q in ("p50", "p99"):
+        single_q = out[f"single_relay_{q}_ms"]
+        out[f"remote_owner_over_single_{q}"] = out[f"remote_owner_relay_{q}_ms"] / single_q
+        out[f"local_owner_over_single_{q}"] = out[f"local_owner_relay_{q}_ms"] / single_q
+    return out
+
+
 @contextlib.contextmanager
 def own_redis() -> Iterator[tuple[str, str]]:
     """A redis-server of the bench's own (nothing saved) on a free port of 127.0.0.1 and on
@@ -282,7 +349,7 @@ def main() -> None:
     parser.add_argument(
         "--baseline-src", type=Path, help="a checkout of main, for the 1-process row"
     )
-    parser.add_argument("--only", choices=["throughput", "latency", "baseline"])
+    parser.add_argument("--only", choices=["throughput", "latency", "baseline", "hosting"])
     parser.add_argument(
         "--server",
         choices=["hypercorn", "picows"],
@@ -338,6 +405,8 @@ def measure(args: argparse.Namespace, unix: str | None) -> dict[str, Any]:
                     )
                 finally:
                     cluster.stop()
+        if args.only in (None, "hosting"):
+            rows.setdefault("hosting", []).append(hosting(args))
         if args.baseline_src is not None and args.only in (None, "baseline"):
             pair = [("main", baseline_env(args.baseline_src)), ("this", None)]
             for name, env in pair if run % 2 == 0 else pair[::-1]:  # neither always goes first

@@ -5,7 +5,7 @@ redis. The data plane's shell hands this package the requests that belong to
 another process and the events addressed to clients of other processes; the
 core stays the one place where matching happens. ::
 
-    ring.py        rendezvous hashing: which live member owns a pool or a room
+    ring.py        rendezvous hashing: which member owns a pool or a room, hosts a session
     messages.py    every message between members, as msgspec structs (a tagged union)
     codec.py       commands, answers, events and errors as plain values inside them
     routing.py     Router, sans I/O: fed what happened, returns what to send and perform
@@ -13,6 +13,8 @@ core stays the one place where matching happens. ::
     failover.py    Failover, on that state: members' deaths and joins, losses, timeouts
     serving.py     Serving, on that state: remote clients served here through proxies
     seats.py       Seats, on that state: backfill across members
+    placement/     on that state: sessions hosted where their members are, re-hosted when
+                   their host dies (Hosting); a stopping member's hand-over (Drain)
     stages.py      where an entry waiting elsewhere stands, and the steps that change it
     handoff.py     resume on another member than the token's issuer: relay and tunnel
     membership.py  TTL heartbeat keys: who is alive, who just died (not Redis's restart)

@@ -1,11 +1,11 @@
 """What a member does when members come and go, or Redis loses what it was given.
 
-A member that died took its pools, its sessions and its proxies with it: the
-survivors forget its clients, end the sessions it hosted for their own clients,
-and enter their clients' entries again at the pools' new owners. A member that
-joined takes about ``1/n`` of the pools: entries move there. A request whose
-message Redis did not take, or whose answer did not come in time, is refused
-with ``cluster.unavailable``, so no client is left waiting.
+A member that died took its pools and its proxies with it: the survivors forget
+its clients, re-host the sessions it hosted for their own clients
+(:mod:`.placement.hosting`), and enter their clients' entries again at the pools'
+new owners. A member that joined takes about ``1/n`` of the pools: entries move
+there. A request whose message Redis did not take, or whose answer did not come
+in time, is refused with ``cluster.unavailable``, so no client is left waiting.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from matchmaker.cluster.messages import (
     Forgot,
     Message,
 )
-from matchmaker.cluster.ring import node_of, pool_key
+from matchmaker.cluster.placement.hosting import Hosting
+from matchmaker.cluster.ring import pool_key
 from matchmaker.cluster.routes import (
     ANSWER_TIMEOUT_MS,
     INTERNAL,
@@ -32,9 +33,6 @@ from matchmaker.cluster.routes import (
     pool_command,
 )
 from matchmaker.core.commands import EnterPool, LeavePool
-from matchmaker.core.events import (
-    MemberLeft,
-)
 from matchmaker.core.state import ClientState
 from matchmaker.errors import MatchmakerError
 
@@ -45,8 +43,9 @@ class Failover:
     """What a member does to its routing state when messages are lost, answers are late,
     or members come and go."""
 
-    def __init__(self, routes: Routes) -> None:
+    def __init__(self, routes: Routes, hosting: Hosting) -> None:
         self.routes = routes
+        self.hosting = hosting
 
     def lost(self, message: Message, now_ms: int) -> Sequence[Action]:
         """Redis did not take ``message``: a forwarded request is refused
@@ -103,12 +102,12 @@ class Failover:
         ``sender``'s likewise, so every client of a session the two shared is told it
         ended (``member_left``) instead of having its sends refused, and its entries
         that waited at ``sender`` are entered there again."""
-        out = list(self._member_died(sender, now_ms))
+        out = list(self._member_died(sender, now_ms, ended=True))
         self.routes.departed.discard(sender)  # alive: its messages count again
         out.extend(self._rebalance((), now_ms))
         return out
 
-    def _member_died(self, node: str, now_ms: int) -> Sequence[Action]:
+    def _member_died(self, node: str, now_ms: int, *, ended: bool = False) -> Sequence[Action]:
         """``node`` stopped renewing its key: forget its clients, re-home what it owned."""
         routes = self.routes
         routes.departed.add(node)
@@ -117,11 +116,7 @@ class Failover:
             if home == node:
                 del routes.proxies[client_id]
                 out.append(Deliver(conversation.disconnect(now_ms)))
-        for client_id, sessions in routes.remote_sessions.items():
-            for session_id in [s for s in sessions if node_of(s) == node]:
-                for other in sorted(sessions.pop(session_id)):
-                    left = MemberLeft(session_id, other, "disconnected")
-                    out.append(Deliver([((client_id,), left)], remote=False))
+        out.extend(self.hosting.rehost(node, now_ms, ended=ended))
         for holders in routes.holders.values():
             holders.discard(node)
         for client_id, waiting in routes.waiting.items():

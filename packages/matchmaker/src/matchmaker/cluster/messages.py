@@ -16,7 +16,11 @@ an event addresses; :class:`Gone`, :class:`Away`, :class:`Back` and
 party's member, entered by its leader). :class:`PartyWithdraw` tells a pool's owner
 that a party whose entry waits there changed.
 :class:`Forgot` tells a member, back after its peers found it dead, that the
-sender forgot its clients. The
+sender forgot its clients. :class:`Host` moves a session to the member most of its
+members are connected to (at formation, or when its host died) and :class:`Moved`
+tells the members' homes where it went. A draining member hands each of its clients
+over to a surviving one (:class:`Handover`) and tells the members holding its proxies
+(:class:`Rehomed`). The
 backfill messages carry a session's open seats to its pool's owner when that is
 another member: :class:`Opening` and :class:`Unmirror` (host to owner), :class:`Offer` (owner
 to host), :class:`Seated` (host to owner), :class:`Unseat` (owner to host), :class:`Told`
@@ -40,11 +44,15 @@ __all__ = [
     "Events",
     "Forgot",
     "Gone",
+    "Handover",
     "Hold",
+    "Host",
     "Message",
+    "Moved",
     "Offer",
     "Opening",
     "PartyWithdraw",
+    "Rehomed",
     "Seated",
     "Told",
     "TunnelClose",
@@ -202,6 +210,64 @@ class Forgot(_Message, tag="forgot", frozen=True):
     the two shared is told it ended, as a death would tell it."""
 
 
+class Host(_Message, tag="host", frozen=True):
+    """Host ``session`` here: from the member that formed it, where most of its members
+    are connected (the receiver), or, once its host died, from each surviving member's
+    home to the member chosen among them (:func:`.ring.host`). Each of ``members`` is
+    ``[client id, public, player id, identity, home]``; ``identity`` is ``[credential,
+    attributes]`` when the sender speaks for that client (its home, or the member that
+    formed the session), else ``None`` (its own home sends it); ``home`` (optional) is
+    where it is connected when that is not the member its id names (a drain's heir).
+    ``origin`` is the session's pool as :class:`Opening` carries it (``[policy, spec, bucket]``), or
+    ``None`` when the sender does not know it (a backfill is then refused)."""
+
+    session: str
+    project: str
+    pool: str | None
+    origin: list[Any] | None
+    members: list[list[Any]]
+    # Just formed: its members' homes have not all told them of it yet; until each says
+    # so (:class:`Told`), the session's events for that member wait (as for a backfill).
+    fresh: bool = False
+
+
+class Moved(_Message, tag="moved", frozen=True):
+    """``session`` is hosted by ``host`` now, not by the member its id names: the homes of
+    its members route its requests there (told before their clients hear of it)."""
+
+    session: str
+    host: str
+
+
+class Handover(_Message, tag="handover", frozen=True):
+    """A draining member hands its client over to the receiver (its *heir*): who it is,
+    its outbox (its resume token's digest, ``seq``, the ``frames`` kept for replay), the
+    last ``session.send`` seq it took from the client (``ack``), the members holding a
+    proxy of it, and the sessions hosted elsewhere it is in (``sessions``: id ->
+    ``[host, member ids]``). The client resumes there with its token, which never
+    crosses Redis: the heir knows it by its digest."""
+
+    client: str
+    project: str
+    credential: str | None
+    attributes: dict[str, Any]
+    player_id: str | None
+    token_digest: str
+    seq: int
+    frames: list[str]
+    holders: list[str]
+    sessions: dict[str, list[Any]]
+    ack: int = 0
+
+
+class Rehomed(_Message, tag="rehomed", frozen=True):
+    """The client's home drained and handed it over to ``home``: its proxy here follows
+    that member from now on (its events go there, its proxy outlives the old home)."""
+
+    client: str
+    home: str
+
+
 class TunnelOpen(_Message, tag="topen", frozen=True):
     """A resuming ``hello`` (request ``request_id``), for the member that issued its token."""
 
@@ -257,6 +323,10 @@ Message = (
     | Unseat
     | Told
     | Forgot
+    | Host
+    | Moved
+    | Handover
+    | Rehomed
     | TunnelOpen
     | TunnelFrame
     | TunnelEnd

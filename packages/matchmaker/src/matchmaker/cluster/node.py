@@ -50,6 +50,9 @@ BATCH = 512
 # Messages waiting for Redis before new cross-process work is refused (cluster.unavailable).
 OUTBOX_LIMIT = 50_000
 _REDIS_TIMEOUT_S = 1.0
+# How long leaving the cluster waits for the queued messages to be written (a drain's).
+FLUSH_S = 2.0
+_FLUSH_POLL_S = 0.01
 _READ_BLOCK_MS = 1000
 
 
@@ -128,6 +131,7 @@ class ClusterNode:
         self._plane: Plane | None = None
         self._router: Router | None = None
         self._outbox: deque[tuple[str, Message, Callable[[], None] | None]] = deque()
+        self._sending = False  # a batch taken from the outbox is being written
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._handoff = Handoff(node, self._post)
@@ -166,8 +170,24 @@ class ClusterNode:
                 asyncio.create_task(self._membership_loop()),
             ]
 
+    def drain(self, now_ms: int) -> bool:
+        """This process is stopping (``SIGTERM``): hand its clients and sessions over to
+        the surviving members (:mod:`.placement.drain`), before its connections close; :meth:`close`
+        writes what is still queued before it leaves. ``False`` when nothing was handed
+        over (no survivor, or no client): the connections then close as final (1001)."""
+        actions = self._routing().drain.hand_over(now_ms)
+        self._run(actions, now_ms)
+        return bool(actions)
+
     async def close(self) -> None:
-        """Leave the cluster (peers see this member gone) and disconnect from Redis."""
+        """Leave the cluster (peers see this member gone) and disconnect from Redis, once
+        what is queued for the members is written (a drain's hand-over, within
+        :data:`FLUSH_S`)."""
+        deadline = time.monotonic() + FLUSH_S
+        while (self._outbox or self._sending) and self.available and self._tasks:
+            if time.monotonic() > deadline:
+                break
+            await asyncio.sleep(_FLUSH_POLL_S)
         tasks, self._tasks = self._tasks, []
         for task in tasks:
             task.cancel()
@@ -239,11 +259,11 @@ class ClusterNode:
     def resume_elsewhere(self, connection: Pipe, effect: ResumeElsewhere, now_ms: int) -> None:
         """``hello`` resumes with a token of ``effect.issuer``: relay the connection there
         (or refuse it, as the router says)."""
-        refused = self._routing().resume_elsewhere(effect, sendable=self.available)
-        if refused is None:
-            self._handoff.relay(connection, effect)
+        decided = self._routing().resume_elsewhere(effect, sendable=self.available)
+        if isinstance(decided, ResumeElsewhere):
+            self._handoff.relay(connection, decided)
         else:
-            connection.perform(refused, now_ms)
+            connection.perform(decided, now_ms)
 
     # -- carrying out the router's actions ------------------------------------------------
 
@@ -315,12 +335,15 @@ class ClusterNode:
                 entries = [
                     (inbox(node), messages.encode(self.node, m)) for node, m in by_node.items()
                 ]
+                self._sending = True
                 try:
                     await self._outbound.append(entries)
                 except self._errors:
                     self._set_available(False)
                     for _, message, fail in batch:
                         self._failed(message, fail)
+                finally:
+                    self._sending = False
 
     async def _read_loop(self) -> None:
         while True:

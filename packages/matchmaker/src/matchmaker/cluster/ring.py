@@ -8,14 +8,30 @@ joins, it takes about ``1/n`` of the keys.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Iterable
 
-__all__ = ["code_key", "node_of", "owner", "pool_key", "room_key"]
+__all__ = ["code_key", "host", "node_of", "owner", "pool_key", "room_key"]
 
 
 def owner(key: str, members: Iterable[str]) -> str:
     """The member with the highest hash of ``(member, key)``; ties cannot matter (names differ)."""
     return max(members, key=lambda member: _weight(member, key))
+
+
+def host(session_id: str, homes: Iterable[str]) -> str:
+    """Where a session with members connected to ``homes`` (one per member) is hosted: the
+    member most of them are connected to, so a session whose members share a process
+    relays there and depends on no other. A tie goes to the member that formed the session
+    (its id names it), if it is one of the tied, else to the rendezvous winner among them:
+    every member computes the same host from the same members, with no coordination."""
+    counts = Counter(homes)
+    most = max(counts.values())
+    tied = [member for member, count in counts.items() if count == most]
+    former = node_of(session_id)
+    if former in tied:
+        return former or ""
+    return owner(session_id, tied)
 
 
 def _weight(member: str, key: str) -> bytes:

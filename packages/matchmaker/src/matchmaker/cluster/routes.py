@@ -25,7 +25,7 @@ from matchmaker.core import Delivery, Matchmaker
 from matchmaker.core.commands import ClientCommand, EnterPool, JoinParty, JoinSession
 from matchmaker.core.conversation import Conversation
 from matchmaker.core.effects import Effect, Refuse, ReplyWith
-from matchmaker.core.events import EntryWithdrawn, PoolLeft
+from matchmaker.core.events import EntryWithdrawn, PoolLeft, PublicMember
 from matchmaker.core.parties import normalise_code
 from matchmaker.core.pools import PoolSpec
 from matchmaker.core.state import ClientState
@@ -43,6 +43,7 @@ __all__ = [
     "Routes",
     "Waiting",
     "pool_command",
+    "pool_spec",
     "unavailable",
 ]
 
@@ -54,6 +55,9 @@ INTERNAL = "\x00cluster"
 # A forwarded request not answered within this long (its answer was lost in a Redis outage)
 # is refused with cluster.unavailable, so no request is left waiting.
 ANSWER_TIMEOUT_MS = 3000
+# How long a session.send without a request id is remembered: a host's death is noticed
+# within the member TTL and a heartbeat (membership.py), one sent before that is covered.
+UNANSWERED_MS = 5000
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +173,21 @@ def pool_command(name: str, spec: PoolSpec, public: Any, *, policy: bool) -> Ent
     )
 
 
+def pool_spec(encoded: list[Any]) -> PoolSpec:
+    """The spec of an encoded :func:`pool_command` (as a session's pool travels)."""
+    command = codec.decode_value(encoded)
+    assert isinstance(command, EnterPool)
+    assert command.mode is not None
+    assert command.group_size is not None
+    return PoolSpec.of(
+        command.mode,
+        command.group_size,
+        command.filter,
+        command.min_group_size,
+        command.fill_timeout_ms,
+    )
+
+
 class Routes:
     """This member's routing state: proxies of remote clients, and where local clients'
     entries, sessions and requests are."""
@@ -196,8 +215,31 @@ class Routes:
         self.holders: dict[str, set[str]] = {}
         # Local clients away (parked) whose holders were told so.
         self.away: set[str] = set()
-        # Local clients: sessions hosted elsewhere -> the other members' ids.
-        self.remote_sessions: dict[str, dict[str, set[str]]] = {}
+        # Local clients: sessions hosted elsewhere -> the other members (as session.created
+        # shows them: what a surviving home tells the new host when the host dies).
+        self.remote_sessions: dict[str, dict[str, dict[str, PublicMember]]] = {}
+        # Sessions hosted by another member than the one their id names (moved to where
+        # their members are, or re-hosted): the host, as far as this member routes to it.
+        self.hosts: dict[str, str] = {}
+        # Clients whose home is not the member their id names (handed over by a drain):
+        # their home, for the events addressed to them and their proxies here.
+        self.homes: dict[str, str] = {}
+        # Local clients handed over to another member by this one's drain: no Gone for them.
+        self.handed: set[str] = set()
+        # Local clients' session.sends without a request id sent to a session's host, which
+        # nothing answers: (client id, session id) -> (that host, when last). If the host
+        # dies, the client is told they may be lost (pruned after UNANSWERED_MS).
+        self.unanswered: dict[tuple[str, str], tuple[str, int]] = {}
+        # Told (messages.Told) of a session that is not here yet, its Host on its way from
+        # the member that formed it: (session id, client id) -> when (pruned after
+        # ANSWER_TIMEOUT_MS).
+        self.told_early: dict[tuple[str, str], int] = {}
+        # Sessions local clients learnt of after their host's death was noticed here: to
+        # re-host at the next expire().
+        self.orphans: set[str] = set()
+        # Members of a session re-hosted here whose home has not spoken for them yet:
+        # (session id, client id) -> since when (dropped from it past ANSWER_TIMEOUT_MS).
+        self.unconfirmed: dict[tuple[str, str], int] = {}
         # Local clients: pool name -> their entry at another member.
         self.waiting: dict[str, dict[str, Waiting]] = {}
         # Local clients: (pool name, entry) on their way out, replaced in ``waiting`` by a
@@ -252,6 +294,10 @@ class Routes:
         self.holders.setdefault(client_id, set()).add(target)
         if request_id is not None and request_id != INTERNAL:
             self.pending[client_id, request_id] = now_ms
+        elif request_id is None and isinstance(
+            session := getattr(command, "session_id", None), str
+        ):
+            self.unanswered[client_id, session] = (target, now_ms)
         message = Command(
             client_id,
             client.project_id,
@@ -284,13 +330,45 @@ class Routes:
             return self.owner_of(room_key(project_id, command.session))
         if type(command) is JoinParty:
             return self.owner_of(code_key(project_id, normalise_code(command.code)))
-        for field in ("session_id", "proposal_id", "party_id"):
+        session_id = getattr(command, "session_id", None)
+        if isinstance(session_id, str):
+            host = self.host_of(session_id)
+            return host if host in self.live else None
+        for field in ("proposal_id", "party_id"):
             minted = getattr(command, field, None)
             if isinstance(minted, str):
                 node = node_of(minted)
                 return node if node in self.live else None
         pool = getattr(command, "pool", None)
         return self.owner_of(pool_key(project_id, pool)) if isinstance(pool, str) else None
+
+    def host_of(self, session_id: str) -> str | None:
+        """The member hosting ``session_id``: this one if its core has it, else the one
+        this member was told of (:attr:`hosts`), else the one its id names."""
+        if session_id in self.core.sessions:
+            return self.node
+        return self.hosts.get(session_id) or node_of(session_id)
+
+    def hosted_at(self, session_id: str, host: str) -> None:
+        """``session_id`` is hosted by ``host`` (kept up to :data:`OWNER_CACHE` sessions,
+        the oldest forgotten first: a bound, as ad-hoc sessions are the clients')."""
+        hosts = self.hosts
+        hosts.pop(session_id, None)
+        if len(hosts) >= OWNER_CACHE:
+            del hosts[next(iter(hosts))]
+        if host != node_of(session_id):
+            hosts[session_id] = host
+
+    def home_of(self, client_id: str) -> str | None:
+        """The member ``client_id`` is connected to (as far as this member knows)."""
+        return self.homes.get(client_id) or node_of(client_id)
+
+    def rehome(self, client_id: str, home: str) -> None:
+        """``client_id`` is connected to ``home`` (noted when its id names another)."""
+        if home == node_of(client_id):
+            self.homes.pop(client_id, None)
+        else:
+            self.homes[client_id] = home
 
     def members_are(self, live: Iterable[str]) -> None:
         """The live members are now ``live`` (owners are looked up again only once the

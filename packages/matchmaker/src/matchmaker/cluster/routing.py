@@ -11,7 +11,8 @@ process's core (synchronous, like itself) for what the cluster does to it.
 
 Its state (a :class:`~.routes.Routes`, which it shares with the collaborators
 that own the remote clients served here, :mod:`.serving`, the failure handling,
-:mod:`.failover`, and the backfill, :mod:`.seats`) holds:
+:mod:`.failover`, the backfill, :mod:`.seats`, where sessions are hosted,
+:mod:`.placement.hosting`, and a drain, :mod:`.placement.drain`) holds:
 
 - the *proxies*: remote clients served here, each through a conversation of its
   own (the same protocol rules and core calls as a local client's);
@@ -20,8 +21,10 @@ that own the remote clients served here, :mod:`.serving`, the failure handling,
   their other members) and the forwarded requests *pending* an answer.
 
 A pool (every pool of one name in a Project) and an ad-hoc room are owned by
-one live member, chosen by rendezvous hashing (:mod:`.ring`); a session lives on
-the member that formed it (its id names that member). A request whose pool,
+one live member, chosen by rendezvous hashing (:mod:`.ring`); a session formed
+there lives on the member most of its members are connected to, moved there at
+once (:mod:`.placement.hosting`, which also re-hosts it when its host dies; :mod:`.placement.drain`
+hands a stopping member's clients and sessions over). A request whose pool,
 room or session lives elsewhere goes there as a :class:`~.messages.Command`;
 the owner answers the home and routes the events. So matching stays one
 synchronous core step on one process, and a group forms whole or not at all.
@@ -34,6 +37,7 @@ the grace ran out), which pause and resume it there as the core does locally.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -48,11 +52,15 @@ from matchmaker.cluster.messages import (
     Events,
     Forgot,
     Gone,
+    Handover,
     Hold,
+    Host,
     Message,
+    Moved,
     Offer,
     Opening,
     PartyWithdraw,
+    Rehomed,
     Seated,
     Told,
     Unmirror,
@@ -60,6 +68,8 @@ from matchmaker.cluster.messages import (
     Withdraw,
 )
 from matchmaker.cluster.parties import PartyRouting
+from matchmaker.cluster.placement.drain import Drain, heir_of
+from matchmaker.cluster.placement.hosting import Hosting
 from matchmaker.cluster.ring import node_of
 from matchmaker.cluster.routes import (
     ANSWER_TIMEOUT_MS,
@@ -87,6 +97,7 @@ from matchmaker.core.events import (
     MemberJoined,
     MemberLeft,
     PoolLeft,
+    PublicMember,
     SessionFormed,
     SessionLeft,
 )
@@ -113,15 +124,19 @@ class Router:
 
     Its state is one :class:`~.routes.Routes`, shared with the collaborators that own a
     job on it: :class:`~.serving.Serving` (remote clients served here),
-    :class:`~.failover.Failover` (losses, timeouts, members' changes) and
-    :class:`~.seats.Seats` (backfill across members). The router decides for local
+    :class:`~.failover.Failover` (losses, timeouts, members' changes),
+    :class:`~.seats.Seats` (backfill across members),
+    :class:`~.placement.hosting.Hosting` (where sessions are hosted) and
+    :class:`~.placement.drain.Drain` (a drain's hand-over). The router decides for local
     clients (their requests, what they are told, the answers and events members send
     them) and hands the rest to the collaborator whose job it is, by explicit calls.
     """
 
     def __init__(self, routes: Routes) -> None:
         self.routes = routes
-        self.failover = failover = Failover(routes)
+        self.hosting = hosting = Hosting(routes)
+        self.drain = drain = Drain(routes, hosting)
+        self.failover = failover = Failover(routes, hosting)
         self.seats = seats = Seats(routes)
         self.serving = serving = Serving(routes)
         self.parties = parties = PartyRouting(routes)
@@ -143,6 +158,10 @@ class Router:
             Unseat: seats.on_unseat,
             Told: seats.on_told,
             Forgot: failover.on_forgot,
+            Host: hosting.on_host,
+            Moved: hosting.on_hosting,
+            Handover: drain.on_handover,
+            Rehomed: drain.on_rehomed,
         }
 
     # -- a local client's request ---------------------------------------------------------
@@ -219,8 +238,9 @@ class Router:
     def deliver_remote(self, recipients: Sequence[str], event: Event) -> Sequence[Action]:
         """Route an event to the members whose clients it addresses (not connected here)."""
         by_node: dict[str, list[str]] = {}
+        home_of = self.routes.homes.get
         for client_id in recipients:
-            node = node_of(client_id)
+            node = home_of(client_id) or node_of(client_id)
             if node is not None and node != self.routes.node:
                 by_node.setdefault(node, []).append(client_id)
         if not by_node:
@@ -247,13 +267,14 @@ class Router:
         if kind is MemberJoined or kind is MemberLeft:
             assert isinstance(event, MemberJoined | MemberLeft)
             for client_id in recipients:
-                others = self.routes.remote_sessions.get(client_id, {}).get(event.session_id)
-                if others is None:
+                members = self.routes.remote_sessions.get(client_id, {}).get(event.session_id)
+                if members is None:
                     continue
-                if kind is MemberJoined:
-                    others.add(event.client_id)
+                if isinstance(event, MemberJoined):
+                    shown = PublicMember(event.client_id, event.public, event.player_id)
+                    members[event.client_id] = shown
                 else:
-                    others.discard(event.client_id)
+                    members.pop(event.client_id, None)
         elif isinstance(event, EntryClosed):
             closed = event.entry_id  # (not one entered again since, in its place)
             for client_id in recipients:
@@ -263,20 +284,22 @@ class Router:
     def _on_session_created(self, event: SessionFormed) -> Sequence[Action]:
         routes = self.routes
         client_id = event.you
-        host = node_of(event.session_id)
-        out: list[Action] = []
+        out: list[Action] = list(self.hosting.place(event))  # (before its host is looked up)
+        host = routes.host_of(event.session_id)
         if event.pool is not None:
             routes.waiting.get(client_id, {}).pop(event.pool, None)
             # Matched in one pool: the entries it has with other owners are withdrawn too; the
             # host's core withdrew those it had, not one whose pool.enter was still on its way.
             for node in sorted(routes.holders.get(client_id, ())):
                 out.append(Post(node, Withdraw(client_id)))
-            if host != routes.node:
+            if node_of(event.session_id) != routes.node:  # (the core that matched it did)
                 out.extend(self.serving.withdraw(client_id))
             out.extend(self._withdrawing(client_id))
         if host != routes.node and host is not None and node_of(client_id) == routes.node:
-            others = {m.client_id for m in event.members if m.client_id != client_id}
-            routes.remote_sessions.setdefault(client_id, {})[event.session_id] = others
+            members = {m.client_id: m for m in event.members}
+            routes.remote_sessions.setdefault(client_id, {})[event.session_id] = members
+            if host not in routes.live:
+                self.hosting.orphaned(event.session_id)
             out.extend(self._held_at(host, client_id))
         return out
 
@@ -312,7 +335,11 @@ class Router:
         """A local client disconnected for good (a clean close, or its resume grace ran
         out): every member holding a proxy of it drops it."""
         routes = self.routes
-        out = [Post(node, Gone(client_id)) for node in routes.holders.pop(client_id, ())]
+        holders = routes.holders.pop(client_id, ())
+        if client_id in routes.handed:  # handed over by a drain: its heir speaks for it now
+            routes.handed.discard(client_id)
+            holders = ()
+        out = [Post(node, Gone(client_id)) for node in holders]
         routes.away.discard(client_id)
         routes.remote_sessions.pop(client_id, None)
         routes.waiting.pop(client_id, None)
@@ -344,15 +371,23 @@ class Router:
         )  # the members may have changed meanwhile
         return out
 
-    def resume_elsewhere(self, effect: ResumeElsewhere, *, sendable: bool) -> list[Effect] | None:
-        """``hello`` resumes with a token of ``effect.issuer``: ``None`` when the connection
-        is to be relayed there, else the refusal (an issuer that is not a live member
-        took the client with it: ``resume.expired``)."""
+    def resume_elsewhere(
+        self, effect: ResumeElsewhere, *, sendable: bool
+    ) -> list[Effect] | ResumeElsewhere:
+        """``hello`` resumes with a token of ``effect.issuer``: the resume to relay (to the
+        issuer, or, when the issuer is no longer a member, to the member it handed its
+        clients over to when it drained: the one its token hashes to, :mod:`.placement.drain`),
+        else the refusal (a dead issuer took the client with it: ``resume.expired``)."""
         if not sendable:
             return [Refuse(effect.request_id, unavailable())]
-        if effect.issuer not in self.routes.live:
-            return resume_refused(effect.request_id)
-        return None
+        routes = self.routes
+        if effect.issuer in routes.live:
+            return effect
+        resume = effect.hello.resume
+        heir = None if resume is None else heir_of(resume.token, routes.live)
+        if heir is None or heir == routes.node:
+            return resume_refused(effect.request_id)  # (a token handed over here resumes here)
+        return dataclasses.replace(effect, issuer=heir)
 
     # -- failures and members' changes ----------------------------------------------------
 
@@ -368,7 +403,7 @@ class Router:
         """The time passed: newcomers no longer awaited are forgotten (:mod:`.seats`), and
         the forwarded requests whose answer did not come in time refused (:mod:`.failover`)."""
         self.seats.expire()
-        return self.failover.expire(now_ms)
+        return [*self.failover.expire(now_ms), *self.hosting.expire(now_ms)]
 
     def members_changed(
         self,
@@ -404,7 +439,7 @@ class Router:
         out: list[Action] = [Deliver([(message.to, event)], remote=False)]
         if type(event) is SessionFormed:
             assert isinstance(event, SessionFormed)
-            if event.pool is not None and sender != node_of(event.session_id):
+            if event.pool is not None and sender != self.routes.host_of(event.session_id):
                 # Relayed by the pool's owner for a client an offer seated: its host
                 # waits for Told. (From the host, as every formed group's, none is due.)
                 out.extend(self.seats.told(event))

@@ -1,7 +1,8 @@
 """Backfill across members, sans I/O: a session's open seats, filled at its pool's owner.
 
-A session lives on the member that formed it (its *host*), and its pool on the
-pool's owner, the same member until the live members change. While they are
+A session lives on its *host* (:mod:`.placement.hosting`: where most of its members are),
+and its pool on the pool's owner, the same member while the session stays where it
+formed and the live members do not change. While they are
 the same, the host's core fills the seats as one process does. When they differ,
 the host *mirrors* the opening at the owner (:class:`~.messages.Opening`, sent
 again whenever the seats or the members change, :class:`~.messages.Unmirror`
@@ -23,13 +24,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from matchmaker.cluster import codec
-from matchmaker.cluster.messages import Offer, Opening, Seated, Told, Unmirror, Unseat
+from matchmaker.cluster.messages import Moved, Offer, Opening, Seated, Told, Unmirror, Unseat
 from matchmaker.cluster.ring import node_of, pool_key
-from matchmaker.cluster.routes import NOTHING, Action, Deliver, Post, Routes, pool_command
+from matchmaker.cluster.routes import (
+    NOTHING,
+    Action,
+    Deliver,
+    Post,
+    Routes,
+    pool_command,
+    pool_spec,
+)
 from matchmaker.core.backfill import SeatOffered, mirror_origin
-from matchmaker.core.commands import EnterPool
 from matchmaker.core.events import Delivery, SessionFormed
-from matchmaker.core.pools import PoolSpec
 from matchmaker.core.state import Session
 
 __all__ = ["Seats"]
@@ -75,24 +82,16 @@ class Seats:
             client.player_id,
             offer.public,
         )
-        return [Post(node_of(offer.session_id) or "", message)]
+        return [Post(self.routes.host_of(offer.session_id) or "", message)]
 
     # -- messages from other members --------------------------------------------------------
 
     def on_opening(self, sender: str, message: Opening, now_ms: int) -> Sequence[Action]:
-        if node_of(message.session) != sender:
-            return NOTHING  # only a session's host speaks for its opening
-        command = codec.decode_value(message.spec)
-        assert isinstance(command, EnterPool)
-        assert command.mode is not None
-        assert command.group_size is not None
-        spec = PoolSpec.of(
-            command.mode,
-            command.group_size,
-            command.filter,
-            command.min_group_size,
-            command.fill_timeout_ms,
-        )
+        if self.routes.host_of(message.session) != sender:
+            # Its host now (the session moved where its members are, or was re-hosted):
+            # its offers go there.
+            self.routes.hosted_at(message.session, sender)
+        spec = pool_spec(message.spec)
         origin = mirror_origin(
             message.project, message.pool, spec, message.bucket, policy=message.policy
         )
@@ -111,7 +110,7 @@ class Seats:
         return [Deliver(out)] if out else NOTHING
 
     def on_unmirror(self, sender: str, message: Unmirror, now_ms: int) -> Sequence[Action]:
-        if node_of(message.session) == sender:
+        if self.routes.host_of(message.session) == sender:
             self.routes.core.backfills.unmirror(message.session)
         return NOTHING
 
@@ -154,6 +153,10 @@ class Seats:
             routes.relaying[message.session, client_id] = sender
         # The answer first: a note in ``out`` may re-mirror the opening, after it.
         actions: list[Action] = [Post(sender, answer)]
+        if created is not None and home not in {None, routes.node, node_of(message.session)}:
+            # Hosted here, not where its id says: its home routes it here before its client
+            # hears of it (this goes out before the answer that tells it).
+            actions.insert(0, Post(home or "", Moved(message.session, routes.node)))
         rest = [d for d in out if d is not created]
         if rest:
             actions.append(Deliver(rest))
@@ -185,7 +188,7 @@ class Seats:
         ``session.created`` came through the pool's owner, not from the host): the host
         may tell it the session's next events now (:class:`~.messages.Told`)."""
         routes = self.routes
-        host = node_of(event.session_id)
+        host = routes.host_of(event.session_id)
         if host is None:
             return NOTHING
         if host == routes.node:
@@ -195,8 +198,13 @@ class Seats:
         return [Post(host, Told(event.session_id, event.you))]
 
     def on_told(self, sender: str, message: Told, now_ms: int) -> Sequence[Action]:
-        self.routes.relaying.pop((message.session, message.client), None)
-        out = self.routes.core.told(message.client, message.session)
+        routes = self.routes
+        routes.relaying.pop((message.session, message.client), None)
+        if message.session not in routes.core.sessions:
+            # Its session, just formed elsewhere, is on its way here (:mod:`.placement.hosting`):
+            # the member is told already when it arrives.
+            routes.told_early[message.session, message.client] = now_ms
+        out = routes.core.told(message.client, message.session)
         return [Deliver(out)] if out else NOTHING
 
     def on_unseat(self, sender: str, message: Unseat, now_ms: int) -> Sequence[Action]:
@@ -237,10 +245,10 @@ class Seats:
         live, backfills = routes.live, routes.core.backfills
         released: list[Delivery] = []
         for session_id in backfills.mirrors():
-            if node_of(session_id) not in live:
+            if routes.host_of(session_id) not in live:
                 backfills.unmirror(session_id)
         for entry_id, session_id in backfills.held():
-            if node_of(session_id) not in live:
+            if routes.host_of(session_id) not in live:
                 backfills.settle(entry_id, False, now_ms, released)
         for key, node in list(routes.relaying.items()):
             if node not in live:

@@ -51,8 +51,19 @@ class Serving:
         """Run a forwarded request through the proxy conversation of its client."""
         routes = self.routes
         client_id = message.client
+        moved = _moved(routes, message)
+        if moved is not None:
+            # Its session moved where its members are before its home heard: passed on.
+            return [Post(moved, message)]
+        home = routes.home_of(client_id) or home  # (not the sender, when passed on)
         proxy = routes.proxies.get(client_id)
-        if proxy is None:
+        if proxy is None and client_id in routes.core.resumption.outboxes:
+            # Handed over here by its draining home, which still had its socket: served
+            # as the local client it is now.
+            local = routes.conversation(now_ms)
+            local.client = routes.core.clients.get(client_id)
+            proxy = (home, local)
+        elif proxy is None:
             conversation = routes.conversation(now_ms)
             # The proxy is registered like a local client, so the core's rules (one entry
             # per pool, limits) and its events apply to it unchanged.
@@ -87,6 +98,7 @@ class Serving:
     def on_gone(self, sender: str, message: Gone, now_ms: int) -> Sequence[Action]:
         """A remote client served here disconnected for good: its proxy goes too."""
         proxy = self.routes.proxies.pop(message.client, None)
+        self.routes.homes.pop(message.client, None)
         return NOTHING if proxy is None else [Deliver(proxy[1].disconnect(now_ms))]
 
     def on_withdraw(self, sender: str, message: Withdraw, now_ms: int) -> Sequence[Action]:
@@ -104,3 +116,14 @@ class Serving:
         if away:
             return [Deliver(routes.core.suspend(client_id))]
         return [Deliver(routes.core.resume(client_id, now_ms))]
+
+
+def _moved(routes: Routes, message: Command) -> str | None:
+    """The member a request about a session moved away from here went to, if it did."""
+    command = message.command
+    fields = command[1] if len(command) > 1 else None
+    session_id = fields.get("session_id") if isinstance(fields, dict) else None
+    if not isinstance(session_id, str) or session_id in routes.core.sessions:
+        return None
+    host = routes.hosts.get(session_id)
+    return host if host is not None and host in routes.live else None

@@ -176,10 +176,32 @@ class Resumption:
     def elsewhere(self, token: str) -> str | None:
         """The other cluster member that issued ``token``, if it names one (never without
         an issuer of its own: a single process's tokens name nobody)."""
-        if not self._prefix:
-            return None
+        if not self._prefix or token_digest(token) in self._tokens:
+            return None  # (a token handed over here by a draining member is this one's)
         issuer, dot, _ = token.partition(".")
         return issuer if dot and issuer and f"{issuer}." != self._prefix else None
+
+    def handed_over(
+        self,
+        client_id: str,
+        project_id: str,
+        digest: str,
+        *,
+        seq: int,
+        frames: list[str],
+        now_ms: int,
+    ) -> None:
+        """A draining cluster member handed a client over (``docs/operations.md``): its
+        outbox is kept here, parked for the grace, so its token resumes it here with the
+        same numbering and replay."""
+        kept = sum(map(len, frames)) + len(frames) * _OVERHEAD
+        outbox = Outbox(client_id, project_id, digest, list(frames), self.bound, seq, None, kept)
+        old = self.outboxes.get(client_id)
+        if old is not None:
+            self._tokens.pop(old.token_digest, None)
+        self.outboxes[client_id] = outbox
+        self._tokens[digest] = client_id
+        self.park(client_id, now_ms)
 
     def park(self, client_id: str, now_ms: int) -> bool:
         """The client's connection dropped uncleanly: hold its outbox for the grace period.

@@ -92,6 +92,11 @@ class ClusterHooks(Protocol):
         """Hand ``connection`` over to the member that issued its resume token."""
         ...
 
+    def drain(self, now_ms: int) -> bool:
+        """The process is stopping: hand its clients and sessions over to the others
+        (``False``: there was nobody to hand over to, or nothing to hand over)."""
+        ...
+
     def describe(self) -> dict[str, object]: ...
 
 
@@ -111,6 +116,8 @@ class DataPlane:
         self.config = config
         # A stop hands the clients over to the next process (3001, :mod:`.handover`).
         self.restartable = restartable
+        # Under --cluster, set when a stop handed the clients to the surviving members.
+        self.drained = False
         self.observer = DataObserver(Metrics() if metrics is None else metrics)
         self._metrics = self.observer.metrics  # relay_local counts without a call
         self._last_match = ""  # the session id last counted as a match
@@ -171,14 +178,18 @@ class DataPlane:
 
     async def _watch_shutdown(self) -> None:
         await self.shutdown.wait()
+        # Under --cluster the clients go to the surviving members first (they resume there).
+        if self.cluster is not None:
+            self.drained = self.cluster.drain(_wall_clock_ms())
         code, reason = self._stop_close()
         for connection in list(self.open):
             connection.close(code, reason)
 
     def _stop_close(self) -> tuple[int, str]:
         """How a stop closes a WebSocket: 3001 ``resume`` when the clients are handed over
-        to the next process (they resume there), else 1001."""
-        if self.restartable:
+        (to the next process through the store, or drained to the surviving members of
+        the cluster: they resume there), else 1001."""
+        if self.restartable or self.drained:
             return closecodes.RESTARTING, "resume"
         return closecodes.GOING_AWAY, "server shutting down"
 
@@ -461,7 +472,7 @@ class DataPlane:
         connection, which writes to ``peer``. During shutdown it is closed at once: 3001
         when the clients are handed over, else ``None`` (the server closes it 1001)."""
         self.observer.accepted()
-        if self.shutdown.is_set() and not self.restartable:
+        if self.shutdown.is_set() and not (self.restartable or self.drained):
             return None
         self.start()
         connection = DirectConnection(self, self._conversation(), peer)
