@@ -27,7 +27,8 @@ class Pair:
 class CutProxy:
     """``url`` reaches the server through the proxy; ``cut()`` resets every connection
     open now (both ends see a lost socket), ``stall()`` silences them without closing,
-    ``refusing`` resets new connections as they come; ``accepted`` counts attempts."""
+    ``refusing`` resets new connections as they come, ``retarget()`` sends new ones to
+    another server (a load balancer); ``accepted`` counts attempts."""
 
     target: tuple[str, int]
     url: str = ""
@@ -48,6 +49,11 @@ class CutProxy:
         ``"down"``: towards the client; both by default), and close none of them."""
         for pair in self.pairs:
             pair.stalled.update(directions or ("up", "down"))
+
+    def retarget(self, ws_url: str) -> None:
+        """Connect new connections to the server at ``ws_url`` from now on, as a load
+        balancer does once a process is taken out; the open ones stay where they are."""
+        self.target = _address(ws_url)
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.accepted += 1
@@ -80,13 +86,18 @@ class CutProxy:
         task.add_done_callback(self.tasks.discard)
 
 
+def _address(ws_url: str) -> tuple[str, int]:
+    parts = urlsplit(ws_url)
+    assert parts.hostname is not None
+    assert parts.port is not None
+    return parts.hostname, parts.port
+
+
 @contextlib.asynccontextmanager
 async def cut_proxy(ws_url: str) -> AsyncIterator[CutProxy]:
     """A :class:`CutProxy` to the server at ``ws_url``, closed with everything it holds."""
     parts = urlsplit(ws_url)
-    assert parts.hostname is not None
-    assert parts.port is not None
-    proxy = CutProxy((parts.hostname, parts.port))
+    proxy = CutProxy(_address(ws_url))
     server = await asyncio.start_server(proxy._serve, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     proxy.url = parts._replace(netloc=f"127.0.0.1:{port}").geturl()
