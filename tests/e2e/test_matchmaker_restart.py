@@ -26,9 +26,10 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from tests.matchmaker.polling import wait_until
+from tests.matchmaker.polling import eventually, wait_until
 from tests.matchmaker.servers import SERVERS
 
+from .both_ways import Player, both_ways
 from .cluster_client import Client
 from .matchmaker_process import MatchmakerProcess, free_port, postgres_schema
 
@@ -348,6 +349,42 @@ async def test_the_python_client_resumes_a_restart_by_itself(deployment: Deploym
         await bob.send(session, {"n": "end"})
         event = await alice.next_event("session.message")
         assert event.data["data"] == {"n": "end"}
+    finally:
+        await alice.close()
+        await bob.close()
+
+
+async def test_both_python_clients_sending_every_5_ms_lose_nothing_across_a_restart(
+    deployment: Deployment,
+) -> None:
+    """Both players send every 5 ms (numbered, held until acknowledged) while the process
+    stops and the next one starts on the same port and store: both are back to ``open``
+    with their ids, and every message arrives exactly once and in order both ways."""
+    from matchmaker.client import Client as PyClient
+    from matchmaker.client import Reconnect
+
+    first = await asyncio.to_thread(deployment.start)
+    url = first.data_url.replace("http", "ws", 1) + "/ws"
+    fast = Reconnect(initial_delay_ms=50, max_delay_ms=300)
+    alice = await PyClient.connect(url, project=PROJECT, reconnect=fast)
+    bob = await PyClient.connect(url, project=PROJECT, reconnect=fast)
+    try:
+        session = (await alice.join("table", create=True))["session_id"]
+        await bob.join("table")
+        ids = (alice.client_id, bob.client_id)
+        players = (Player(alice), Player(bob))
+
+        async def restart() -> None:
+            assert await asyncio.to_thread(first.stop) == 0
+            await asyncio.to_thread(deployment.start)
+            await eventually(lambda: all(me.back(1) for me in players), within_s=20)
+
+        await both_ways(players, session, restart)
+        for me, other in (players, players[::-1]):
+            assert other.got == list(range(me.sent)), "once each, in order"
+            assert me.connection == ["connection.away", "connection.back"]
+            assert me.client.hello_reply["resumed"] is True
+        assert (alice.client_id, bob.client_id) == ids
     finally:
         await alice.close()
         await bob.close()
