@@ -1,4 +1,5 @@
 // Test helpers: a real matchmaker process on free ports, and a TCP proxy the tests can cut.
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
 import net from "node:net";
@@ -105,14 +106,25 @@ export function connect(url, options = {}) {
   return connectWith(url, { WebSocket, timeoutMs: 5000, ...options });
 }
 
+/** A port of 127.0.0.1 nothing listens on now. */
+export async function freePort() {
+  const server = net.createServer();
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 /** A TCP proxy in front of a port: `cut()` drops every connection at once (a lost network),
  * `freeze()` stops forwarding without closing (a half-open connection; `freeze("down")`
  * only what the server sends, so what it took is never acknowledged), `refuse()` stops
- * accepting new connections until `accept()`. */
+ * accepting new connections until `accept()`, `retarget(port)` connects new connections
+ * to another port (a load balancer taking a drained process out). */
 export async function startProxy(targetPort) {
   const pairs = new Set();
+  let target = targetPort;
   const onConnection = (inbound) => {
-    const outbound = net.connect(targetPort, "127.0.0.1");
+    const outbound = net.connect(target, "127.0.0.1");
     const pair = { inbound, outbound, frozen: false, frozenDown: false };
     pairs.add(pair);
     const forward = (from, to) =>
@@ -151,6 +163,13 @@ export async function startProxy(targetPort) {
     refuse() {
       server.close();
     },
+    retarget(port) {
+      target = port;
+    },
+    /** The ports the open connections reach. */
+    targets() {
+      return [...pairs].map(({ outbound }) => outbound.remotePort);
+    },
     async accept() {
       server = net.createServer(onConnection);
       await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve));
@@ -160,4 +179,62 @@ export async function startProxy(targetPort) {
       if (server.listening) server.close();
     },
   };
+}
+
+/**
+ * Two clients in session `sessionId` each send `{ n }` (0, 1, ...) every 5 ms; once each
+ * received `around` messages, `disrupt(players)` (which resolves when both are back: see
+ * `bothBack`); both send
+ * `around` more, then "end". Resolves when each received the other's "end", with each
+ * player's `sent` count, the `n` it received in order, its `connection.*` events, its
+ * `error` events and the messages that came from elsewhere or for another session.
+ */
+export async function playBothWays(clients, sessionId, disrupt, { around = 60 } = {}) {
+  const players = clients.map((client) => ({ client, sent: 0, got: [], connection: [], errors: [], stray: [], ended: false }));
+  for (const [i, me] of players.entries()) {
+    const peer = players[1 - i].client;
+    me.client.on("session.message", (event) => {
+      if (event.data.session_id !== sessionId || event.data.from !== peer.clientId) me.stray.push(event.data);
+      else if (event.data.data === "end") me.ended = true;
+      else me.got.push(event.data.data.n);
+    });
+    me.client.on("*", (event) => {
+      if (event.type.startsWith("connection.")) me.connection.push(event.type);
+    });
+    me.client.on("error", (event) => me.errors.push(event.data));
+  }
+  const sending = setInterval(() => {
+    for (const me of players) if (me.client.send(sessionId, { n: me.sent })) me.sent++;
+  }, 5);
+  try {
+    await waitFor(() => players.every((me) => me.got.length >= around), { withinMs: 30_000, what: "messages before" });
+    await disrupt(players);
+    const marks = players.map((me) => me.sent);
+    await waitFor(() => players.every((me, i) => me.sent >= marks[i] + around), { withinMs: 30_000, what: "messages after" });
+  } finally {
+    clearInterval(sending);
+  }
+  for (const me of players) me.client.send(sessionId, "end");
+  await waitFor(() => players.every((me) => me.ended), { withinMs: 30_000, what: "each other's end" });
+  return players;
+}
+
+/** Whether both players of `playBothWays` resumed and are open. */
+export function bothBack(players) {
+  return players.every((me) => me.connection.includes("connection.back") && me.client.state === "open");
+}
+
+/** What `playBothWays` returned, checked: every message arrived once and in order both
+ * ways, each client resumed once (`connection.away` then `connection.back`, back `open`
+ * with its `clientId`), nothing refused, nothing from elsewhere. */
+export function assertOnceInOrderBothWays(players, ids) {
+  for (const [i, me] of players.entries()) {
+    const peer = players[1 - i];
+    assert.deepEqual(me.got, [...Array(peer.sent).keys()], "once each, in order");
+    assert.deepEqual(me.connection, ["connection.away", "connection.back"]);
+    assert.deepEqual([me.errors, me.stray], [[], []]);
+    assert.equal(me.client.state, "open");
+    assert.equal(me.client.helloReply.resumed, true);
+    assert.equal(me.client.clientId, ids[i]);
+  }
 }

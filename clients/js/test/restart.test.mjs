@@ -3,28 +3,24 @@
 // 3001 as a drop to resume, not a final close, and gets every event once, in order.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { connect, runMatchmaker, waitFor } from "./helpers.mjs";
+import { assertOnceInOrderBothWays, bothBack, connect, freePort, playBothWays, runMatchmaker, waitFor } from "./helpers.mjs";
 
-async function freePort() {
-  const server = net.createServer();
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+/** A process on `port` keeping its clients in the SQLite store in `dir` across a restart. */
+function restartable(port, dir) {
+  return [
+    ...["--host", "127.0.0.1", "--port", String(port)],
+    ...["--store", `sqlite:///${join(dir, "matchmaker.db")}`],
+    ...["--resume-grace-ms", "20000", "--shutdown-grace", "1"],
+  ];
 }
 
 test("a restart on the same store is resumed: same session, every message once, in order", async () => {
   const dir = mkdtempSync(join(tmpdir(), "mm-js-restart-"));
-  const args = [
-    ...["--host", "127.0.0.1", "--port", String(await freePort())],
-    ...["--store", `sqlite:///${join(dir, "matchmaker.db")}`],
-    ...["--resume-grace-ms", "20000", "--shutdown-grace", "1"],
-  ];
+  const args = restartable(await freePort(), dir);
   let server = await runMatchmaker(args);
   const clients = [];
   try {
@@ -73,3 +69,31 @@ test("a restart on the same store is resumed: same session, every message once, 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+for (const kind of ["hypercorn", "picows"]) {
+  test(`on ${kind}, both sending every 5 ms across a restart: every message once, in order, both ways`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mm-js-restart-"));
+    const args = [...restartable(await freePort(), dir), "--server", kind];
+    let server = await runMatchmaker(args);
+    const clients = [];
+    try {
+      const reconnect = { initialDelayMs: 50, maxDelayMs: 300 };
+      const alice = await connect(server.ws, { project: "js-restart", reconnect });
+      const bob = await connect(server.ws, { project: "js-restart", reconnect });
+      clients.push(alice, bob);
+      const room = await alice.join("table", { create: true });
+      await bob.join("table");
+      const ids = [alice.clientId, bob.clientId];
+      const played = await playBothWays(clients, room.session_id, async (players) => {
+        assert.equal(await server.stop(), 0);
+        server = await runMatchmaker(args);
+        await waitFor(() => bothBack(players), { withinMs: 20_000, what: "both open on the new process" });
+      });
+      assertOnceInOrderBothWays(played, ids);
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}
