@@ -71,16 +71,18 @@ async def both_ways(
         ]
         sending = [asyncio.create_task(_send(me, session, stop)) for me in players]
 
-        def sent_and_received(counts: tuple[int, int]) -> bool:
+        def progressed(marks: tuple[int, int], received: int) -> bool:
+            """Each sent ``around`` more than ``marks`` and received ``received``."""
             for task in (*sending, *receiving):
                 if task.done():
                     task.result()  # a send refused, an assertion: fail now
-            return all(me.sent >= n + around and len(me.got) >= around for me, n in zip(players, counts, strict=True))
+            sent = all(me.sent >= mark + around for me, mark in zip(players, marks, strict=True))
+            return sent and all(len(me.got) >= received for me in players)
 
-        await eventually(lambda: sent_and_received((0, 0)), within_s=30, what="before")
+        await eventually(lambda: progressed((0, 0), around), within_s=30, what="before")
         await disrupt()
         marks = (alice.sent, bob.sent)
-        await eventually(lambda: sent_and_received(marks), within_s=30, what="after")
+        await eventually(lambda: progressed(marks, 0), within_s=30, what="after")
         stop.set()
         await asyncio.gather(*sending)
         for me in players:

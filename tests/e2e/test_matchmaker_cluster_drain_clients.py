@@ -41,6 +41,10 @@ def _out_of_rotation(process: MatchmakerProcess) -> bool:
         return True
 
 
+def _taken_out(process: MatchmakerProcess) -> None:
+    wait_until(lambda: _out_of_rotation(process), within_s=10, what="out of rotation")
+
+
 @pytest.mark.parametrize("server", SERVERS)
 async def test_both_players_resume_a_drain_on_the_other_process_and_lose_nothing(
     tmp_path: Path, own_redis: RedisServer, server: str
@@ -62,8 +66,7 @@ async def test_both_players_resume_a_drain_on_the_other_process_and_lose_nothing
 
                 async def drain() -> None:
                     a.process.send_signal(signal.SIGTERM)
-                    out = (lambda: _out_of_rotation(a), 10, "a out of rotation")
-                    await asyncio.to_thread(wait_until, *out)
+                    await asyncio.to_thread(_taken_out, a)
                     balancer.retarget(_ws(b))
                     assert await asyncio.to_thread(a.stop) == 0
                     await eventually(
