@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from matchmaker.model import FilterTerm, FilterValue
+from matchmaker.model import Balance, FilterTerm, FilterValue, Regions, Team
 
 __all__ = [
     "MODE_COMMANDS",
@@ -95,6 +95,10 @@ class EnterPool:
     public: dict[str, Any] | None = None
     public_size: int = 0
     listed: bool = True
+    teams: list[Team] | None = None
+    balance: Balance | None = None
+    regions: Regions | None = None
+    latencies: dict[str, int] | None = None  # the client's measured ms to each region
 
 
 @dataclass(slots=True)

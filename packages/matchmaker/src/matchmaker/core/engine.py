@@ -158,6 +158,12 @@ class Matchmaker(Sessions):
             raise session_limit(self.limits)
         pool = self._pool_for(project.id, name, spec, is_policy, request)
         bucket = pool.spec.bucket_for(client.attributes)
+        if pool.spec.regions is not None and not request.latencies:
+            raise MatchmakerError(
+                f"pool {name!r} chooses a region by latency: send latencies {{region: ms}}",
+                code="pool.latencies_required",
+                details={"pool": name},
+            )
         ttl = min(request.ttl_ms or self.limits.entry_ttl_ms, self.limits.entry_ttl_ms)
         seq = next(self._counter)
         entry = PoolEntry(
@@ -170,6 +176,7 @@ class Matchmaker(Sessions):
             now_ms + ttl,
             entered_at=now_ms,
             listed=request.listed,
+            latencies=request.latencies if pool.spec.regions is not None else None,
         )
         self.pools[pool.key] = pool
         pool.add(entry)
@@ -287,6 +294,7 @@ class Matchmaker(Sessions):
                     "filter": dict(live.spec.filter),
                     "minGroupSize": live.spec.min_group_size,
                     "fillTimeoutMs": live.spec.fill_timeout_ms,
+                    "teams": [{"name": t.name, "size": t.size} for t in live.spec.teams] or None,
                 },
             )
         return live
@@ -379,4 +387,9 @@ def _joining(live: PoolSpec, request: EnterPool) -> PoolSpec:
         pick(request.filter, dict(live.filter)),
         pick(request.min_group_size, live.min_group_size),
         pick(request.fill_timeout_ms, live.fill_timeout_ms),
+        (
+            pick(request.teams, live.teams or None),
+            pick(request.balance, live.balance),
+            pick(request.regions, live.regions),
+        ),
     )

@@ -165,6 +165,8 @@ class SessionFormed:
     members: list[PublicMember]
     you: str
     pool: str | None = None
+    teams: dict[str, list[str]] | None = None  # a teams pool's: team name -> client ids
+    region: str | None = None  # a regions pool's: where the session plays
 
 
 @dataclass(slots=True)
@@ -184,6 +186,7 @@ class MemberJoined:
     client_id: str
     public: Public | None = None
     player_id: str | None = None
+    team: str | None = None  # the team it fills (a backfilled session with teams)
 
 
 @dataclass(slots=True)

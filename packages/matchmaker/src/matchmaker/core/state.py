@@ -16,7 +16,7 @@ from matchmaker.model import FilterValue
 if TYPE_CHECKING:
     from matchmaker.core.modes import ModeStrategy
 
-__all__ = ["ClientState", "Member", "Origin", "Pool", "PoolEntry", "Session"]
+__all__ = ["ClientState", "Lineup", "Member", "Origin", "Pool", "PoolEntry", "Session"]
 
 
 @dataclass(slots=True, eq=False)
@@ -50,6 +50,7 @@ class PoolEntry:
     listed: bool = True  # claim pools: a listed entry can be claimed, a seeker only claims
     paused: bool = False  # out of its pool's buckets while its client is away, or held
     held: bool = False  # offered to a session hosted by another cluster member (paused too)
+    latencies: dict[str, int] | None = None  # the client's measured ms to each region
 
 
 @dataclass(slots=True, eq=False)
@@ -83,6 +84,16 @@ class Session:
     room: str | None = None
     members: dict[str, Member] = field(default_factory=dict)
     origin: Origin | None = None  # formed by a pool (not a room)
+    teams: dict[str, list[str]] | None = None  # team name -> its members' ids (a teams pool)
+    region: str | None = None  # where it plays (a regions pool)
+
+
+@dataclass(frozen=True, slots=True)
+class Lineup:
+    """How a mode formed a group: its teams (name -> client ids) and its region."""
+
+    teams: dict[str, list[str]] | None = None
+    region: str | None = None
 
 
 @dataclass(slots=True)

@@ -53,6 +53,10 @@ def _enter_pool(request: requests.PoolEnter) -> commands.EnterPool:
         filter=data.filter,
         min_group_size=data.min_group_size,
         fill_timeout_ms=data.fill_timeout_ms,
+        teams=None if data.teams is None else list(data.teams),
+        balance=data.balance,
+        regions=data.regions,
+        latencies=data.latencies,
         ttl_ms=data.ttl_ms,
         public=data.public,
         public_size=_size(data.public),
@@ -227,12 +231,18 @@ def _wire_event(event: events.Event) -> wire_events.EventFrame | wire_events.Mod
                 wire_events.MemberInfo(m.client_id, m.public, m.player_id) for m in event.members
             ]
             return wire_events.SessionCreated(
-                wire_events.SessionCreatedData(event.session_id, members, event.you, event.pool)
+                wire_events.SessionCreatedData(
+                    event.session_id, members, event.you, event.pool, event.teams, event.region
+                )
             )
         case events.MemberJoined():
             return wire_events.SessionMemberJoined(
                 wire_events.MemberData(
-                    event.session_id, event.client_id, event.public, player_id=event.player_id
+                    event.session_id,
+                    event.client_id,
+                    event.public,
+                    player_id=event.player_id,
+                    team=event.team,
                 )
             )
         case events.MemberLeft():

@@ -10,7 +10,17 @@ from typing import Annotated, Any
 
 from msgspec import Meta, Raw, Struct
 
-from matchmaker.model import FillTimeout, FilterTerm, Name, PoolMode
+from matchmaker.model import (
+    MAX_TEAMS,
+    Balance,
+    FillTimeout,
+    FilterTerm,
+    Latencies,
+    Name,
+    PoolMode,
+    Regions,
+    Team,
+)
 from matchmaker.rules.filters import ATTRIBUTE_NAME
 
 __all__ = [
@@ -88,6 +98,10 @@ class PoolEnterData(
     ttl_ms: Annotated[int, Meta(ge=1)] | None = None
     public: Public | None = None
     listed: bool = True
+    teams: Annotated[list[Team], Meta(max_length=MAX_TEAMS)] | None = None
+    balance: Balance | None = None
+    regions: Regions | None = None
+    latencies: Latencies | None = None
 
 
 class PoolLeaveData(_Data):
