@@ -192,9 +192,17 @@ class Client:
         public: dict[str, Any] | None = None,
         min_group_size: int | None = None,
         fill_timeout_ms: int | None = None,
+        **more: Any,
     ) -> dict[str, Any]:
-        """``pool.enter``; returns ``{pool, entry_id, mode, groupSize, expires_at}``."""
+        """``pool.enter``; returns ``{pool, entry_id, mode, groupSize, expires_at}``.
+
+        ``more`` are the other fields as the protocol names them: ``latencies``
+        (``{region: ms}``, measured by the game), and for an ad-hoc pool ``teams``
+        (``[{"name", "size"}]``), ``balance`` and ``regions``. The ``session.created``
+        of such a pool carries ``teams`` (``{name: [client_id]}``) and ``region``.
+        """
         fields = {
+            **more,
             "policy": policy,
             "pool": pool,
             "create": create or None,
