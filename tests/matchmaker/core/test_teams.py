@@ -39,9 +39,7 @@ POLICIES = (
         teams=TWO_V_TWO,
         balance=Balance("rating", 10, Widen(every_ms=1000, by=100, max=1000)),
     ),
-    MatchmakingPolicy(
-        name="near", mode="auto", group_size=2, regions=Regions(max_latency_ms=80)
-    ),
+    MatchmakingPolicy(name="near", mode="auto", group_size=2, regions=Regions(max_latency_ms=80)),
     MatchmakingPolicy(
         name="far",
         mode="auto",
@@ -69,7 +67,9 @@ def connect(core: Matchmaker, rating: Any = 1000) -> str:
     return core.connect("p", None, {"rating": rating}).client_id
 
 
-def enter(core: Matchmaker, client: str, policy: str, now: int = 0, **fields: Any) -> list[Delivery]:
+def enter(
+    core: Matchmaker, client: str, policy: str, now: int = 0, **fields: Any
+) -> list[Delivery]:
     return core.enter(client, PROJECT, EnterPool(policy=policy, **fields), now)[1]
 
 
@@ -239,7 +239,9 @@ def test_an_ad_hoc_pool_takes_teams_and_a_policy_refuses_them() -> None:
     core = new_core()
     teams = [Team("a", 1), Team("b", 1)]
     a, b = connect(core), connect(core)
-    core.enter(a, PROJECT, EnterPool(pool="x", create=True, mode="auto", group_size=2, teams=teams), 0)
+    core.enter(
+        a, PROJECT, EnterPool(pool="x", create=True, mode="auto", group_size=2, teams=teams), 0
+    )
     _, out = core.enter(b, PROJECT, EnterPool(pool="x"), 0)
     (created,) = formed(out)
     assert created.teams == {"a": [a], "b": [b]}

@@ -52,9 +52,7 @@ async def test_regions_match_only_players_who_share_a_near_region(start_server: 
 
 async def test_backfill_refills_the_team_that_lost_its_member(start_server: Any) -> None:
     server = await start_server(GAME)
-    clients = [
-        await server.connect(project="game", attributes={"rating": 1000}) for _ in range(4)
-    ]
+    clients = [await server.connect(project="game", attributes={"rating": 1000}) for _ in range(4)]
     for client in clients:
         await client.enter("duo")
     created = (await clients[0].next_event("session.created")).data
@@ -86,7 +84,9 @@ async def test_backfill_refills_the_team_that_lost_its_member(start_server: Any)
           "teams": [{"name": "a", "size": 2}]}, "protocol.bad_request"),
     ],
 )  # fmt: skip
-async def test_team_and_region_errors(start_server: Any, request_: dict[str, Any], code: str) -> None:
+async def test_team_and_region_errors(
+    start_server: Any, request_: dict[str, Any], code: str
+) -> None:
     server = await start_server(GAME)
     client = await server.connect(project="game", attributes={"rating": 1})
     with pytest.raises(MatchmakerError) as caught:
