@@ -9,7 +9,11 @@ import pytest
 
 P0 = "$.policies[0]"
 TEAMS = [{"name": "red", "size": 2}, {"name": "blue", "size": 2}]
-BALANCE = {"attribute": "rating", "maxDifference": 50, "widen": {"everyMs": 1000, "by": 10, "max": 200}}
+BALANCE = {
+    "attribute": "rating",
+    "maxDifference": 50,
+    "widen": {"everyMs": 1000, "by": 10, "max": 200},
+}
 REGIONS = {"maxLatencyMs": 80, "widen": {"everyMs": 5000, "by": 20, "max": 150}}
 
 
