@@ -82,6 +82,22 @@ export interface RangeRule {
   widen?: Widen | null;
 }
 
+export interface Team {
+  name: string;
+  size: number;
+}
+
+export interface Balance {
+  attribute: string;
+  maxDifference: number;
+  widen?: Widen | null;
+}
+
+export interface Regions {
+  maxLatencyMs: number;
+  widen?: Widen | null;
+}
+
 export interface PoolEnterData {
   policy?: string | null;
   pool?: string | null;
@@ -94,6 +110,10 @@ export interface PoolEnterData {
   ttl_ms?: number | null;
   public?: { [key: string]: unknown } | null;
   listed?: boolean;
+  teams?: Team[] | null;
+  balance?: Balance | null;
+  regions?: Regions | null;
+  latencies?: { [key: string]: number } | null;
 }
 
 export interface PoolEntered {
@@ -278,6 +298,8 @@ export interface SessionCreatedData {
   members: MemberInfo[];
   you: string;
   pool?: string | null;
+  teams?: { [key: string]: string[] } | null;
+  region?: string | null;
 }
 
 export interface SessionMessageData {
@@ -292,6 +314,7 @@ export interface MemberData {
   public?: { [key: string]: unknown } | null;
   reason?: string | null;
   player_id?: string | null;
+  team?: string | null;
 }
 
 export interface EntryData {
@@ -368,7 +391,7 @@ export interface PoolDelta {
 export interface MemberStatus {
   session_id: string;
   client_id: string;
-  status: string;
+  status: "away" | "back";
 }
 
 export interface ResumePartial {

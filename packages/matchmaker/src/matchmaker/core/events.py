@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from matchmaker.config import Limits
 from matchmaker.model import Project
@@ -351,7 +351,7 @@ class MemberStatus(ModeEvent):
     KIND: ClassVar[str] = "session.member_status"
     session_id: str
     client_id: str
-    status: str
+    status: Literal["away", "back"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ relays a message or a signal to the other members, leaves.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
 
 from matchmaker.config import Limits
 from matchmaker.core.commands import Backfill
@@ -39,7 +39,9 @@ __all__ = ["UNTOLD_CAP", "Sessions", "member_infos", "seat_team", "session_limit
 class Sessions(Tables):
     """The sessions of one process: how members come into them, talk and leave."""
 
-    def _status(self, client: ClientState, status: str, out: list[Delivery]) -> None:
+    def _status(
+        self, client: ClientState, status: Literal["away", "back"], out: list[Delivery]
+    ) -> None:
         for session in client.sessions.values():
             event = MemberStatus(session.session_id, client.client_id, status)
             others = _tell(session, (c for c in session.members if c != client.client_id), event)

@@ -11,6 +11,7 @@
  */
 import { MatchmakerError, fromWire } from "./errors.js";
 import { EventBuffer } from "./events.js";
+import { Session } from "./session.js";
 import { openSocket } from "./socket.js";
 // Close codes after which there is nothing to resume (docs/protocol.md, "Close codes").
 const FINAL_CLOSE_CODES = new Set([1000, 1001, 1009, 3009, 4000, 4001, 4003, 4004]);
@@ -180,6 +181,18 @@ export class Client {
                 });
             }
         }
+    }
+    /**
+     * A handle on the session a `session.created` announced, typed by the game's message
+     * type `M`: `send`, `on("message")`, `leave()`, `members`, `teams`, `team`, `region`.
+     */
+    session(created) {
+        return new Session(this, created);
+    }
+    /** The next `session.created` (as `nextEvent`), as a {@link Session} handle. */
+    async nextSession(options = {}) {
+        const created = await this.nextEvent("session.created", options);
+        return this.session(created.data);
     }
     /** Every event until the client is closed (the last is `connection.closed`). */
     async *events() {
