@@ -47,30 +47,6 @@ export interface Limits {
   rtc_peers_per_connection: number;
 }
 
-export interface PolicyInfo {
-  name: string;
-  mode: string;
-  groupSize: number;
-  default: boolean;
-}
-
-export interface IceServer {
-  urls: string[];
-}
-
-export interface HelloReply {
-  client_id: string;
-  resume_token: string;
-  project: string;
-  heartbeat: Heartbeat;
-  limits: Limits;
-  policies: PolicyInfo[];
-  lockdown: boolean;
-  resumed: boolean;
-  ice_servers: IceServer[];
-  player_id: string | null;
-}
-
 export interface Widen {
   everyMs: number;
   by: number;
@@ -96,6 +72,36 @@ export interface Balance {
 export interface Regions {
   maxLatencyMs: number;
   widen?: Widen | null;
+}
+
+export interface PolicyInfo {
+  name: string;
+  mode: string;
+  groupSize: number;
+  default: boolean;
+  minGroupSize?: number | null;
+  fillTimeoutMs?: number | null;
+  windows?: { [key: string]: RangeRule } | null;
+  teams?: Team[] | null;
+  balance?: Balance | null;
+  regions?: Regions | null;
+}
+
+export interface IceServer {
+  urls: string[];
+}
+
+export interface HelloReply {
+  client_id: string;
+  resume_token: string;
+  project: string;
+  heartbeat: Heartbeat;
+  limits: Limits;
+  policies: PolicyInfo[];
+  lockdown: boolean;
+  resumed: boolean;
+  ice_servers: IceServer[];
+  player_id: string | null;
 }
 
 export interface PoolEnterData {

@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 P0 = "$.policies[0]"
+WIDE = {"everyMs": 1, "by": 1, "max": 1}
 TEAMS = [{"name": "red", "size": 2}, {"name": "blue", "size": 2}]
 BALANCE = {
     "attribute": "rating",
@@ -35,13 +36,16 @@ INVALID = [
     ("size-zero", policy(teams=[{"name": "a", "size": 0}]), P0 + ".teams[0].size", ">= 1"),
     ("bad-name", policy(teams=[{"name": "a b", "size": 4}]), P0 + ".teams[0].name", "regex"),
     ("on-claim", policy(mode="claim", teams=TEAMS), P0 + ".teams", "mode auto"),
-    ("with-min", policy(teams=TEAMS, minGroupSize=2, fillTimeoutMs=1), P0 + ".teams", "minGroupSize"),
+    ("with-min", policy(teams=TEAMS, minGroupSize=2, fillTimeoutMs=1), P0 + ".teams",
+     "minGroupSize"),
     ("balance-alone", policy(balance=BALANCE), P0 + ".balance", "two or more"),
-    ("balance-max", policy(teams=TEAMS, balance={**BALANCE, "widen": {"everyMs": 1, "by": 1, "max": 1}}),
+    ("balance-max", policy(teams=TEAMS, balance={**BALANCE, "widen": WIDE}),
      P0 + ".balance.widen.max", "at least maxDifference"),
-    ("balance-extra", policy(teams=TEAMS, balance={**BALANCE, "x": 1}), P0 + ".balance.x", "unknown"),
-    ("regions-negative", policy(regions={"maxLatencyMs": -1}), P0 + ".regions.maxLatencyMs", ">= 0"),
-    ("regions-max", policy(regions={**REGIONS, "widen": {"everyMs": 1, "by": 1, "max": 10}}),
+    ("balance-extra", policy(teams=TEAMS, balance={**BALANCE, "x": 1}), P0 + ".balance.x",
+     "unknown"),
+    ("regions-negative", policy(regions={"maxLatencyMs": -1}), P0 + ".regions.maxLatencyMs",
+     ">= 0"),
+    ("regions-max", policy(regions={**REGIONS, "widen": {**WIDE, "max": 10}}),
      P0 + ".regions.widen.max", "at least maxLatencyMs"),
     ("regions-on-mutual", policy(mode="mutual", regions=REGIONS), P0 + ".regions", "mode auto"),
 ]  # fmt: skip

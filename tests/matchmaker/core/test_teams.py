@@ -111,7 +111,8 @@ def test_every_member_sees_the_same_teams() -> None:
     for rating in (1000, 1010, 2000, 2010):
         out += enter(core, connect(core, rating), "duo")
     created = [e for _, e in out if isinstance(e, events.SessionFormed)]
-    assert len(created) == 4 and all(e.teams == created[0].teams for e in created)
+    assert len(created) == 4
+    assert all(e.teams == created[0].teams for e in created)
 
 
 def test_teams_without_balance_fill_in_arrival_order() -> None:
@@ -139,7 +140,9 @@ def test_an_unbalanceable_group_waits_until_max_difference_widens() -> None:
 def test_best_split_tries_every_split() -> None:
     teams, difference = best_split([1000, 1010, 2000, 2010], [2, 2])
     assert difference == 0
-    assert teams[0] == teams[3] and teams[1] == teams[2] and teams[0] != teams[1]
+    assert teams[0] == teams[3]
+    assert teams[1] == teams[2]
+    assert teams[0] != teams[1]
 
 
 def test_best_split_drafts_a_large_group() -> None:
@@ -192,7 +195,8 @@ def test_teams_balance_regions_and_a_range_rule_combine() -> None:
     for rating in ratings:
         out = enter(core, connect(core, rating), "ranked", latencies={"eu": 40, "us": 100})
     (created,) = formed(out)
-    assert created.region == "eu" and created.teams is not None
+    assert created.region == "eu"
+    assert created.teams is not None
     assert far not in {m.client_id for m in created.members}
     low, high = team_means(core, created.teams)
     assert abs(low - high) <= 50
@@ -211,7 +215,8 @@ def test_backfill_fills_the_team_that_lost_the_member() -> None:
     newcomer = connect(core)
     out = enter(core, newcomer, "plain")
     joined = [e for _, e in out if isinstance(e, events.MemberJoined)]
-    assert joined and joined[0].team == "red"
+    assert joined
+    assert joined[0].team == "red"
     (seated,) = formed(out)
     assert seated.teams == {"red": [players[1], newcomer], "blue": players[2:]}
 
@@ -226,7 +231,8 @@ def test_backfill_seats_only_a_newcomer_who_reaches_the_region() -> None:
     far, near = connect(core), connect(core)
     assert formed(enter(core, far, "near", latencies={"us": 10})) == []
     (seated,) = formed(enter(core, near, "near", latencies={"eu": 70}))
-    assert seated.session_id == created.session_id and seated.region == "eu"
+    assert seated.session_id == created.session_id
+    assert seated.region == "eu"
 
 
 def test_largest_team_bounds_a_party() -> None:

@@ -32,7 +32,8 @@ async def test_a_2v2_is_balanced_and_every_member_sees_the_teams(start_server: A
     created = [(await c.next_event("session.created")).data for c in clients]
     teams = created[0]["teams"]
     assert all(data["teams"] == teams for data in created)
-    assert set(teams) == {"red", "blue"} and sorted(sum(teams.values(), [])) == sorted(rating)
+    assert set(teams) == {"red", "blue"}
+    assert sorted(c for team in teams.values() for c in team) == sorted(rating)
     means = [sum(rating[c] for c in team) / 2 for team in teams.values()]
     assert abs(means[0] - means[1]) <= 50
 

@@ -27,7 +27,8 @@ def running(request: pytest.FixtureRequest, serve: Serve) -> Bound:
 
 
 async def test_wait_spread_and_imbalance_are_series_per_policy(running: Bound) -> None:
-    assert running.management is not None and running.metrics is not None
+    assert running.management is not None
+    assert running.metrics is not None
     management = "http://{}:{}".format(*running.management)
     auth = {"Authorization": f"Bearer {KEY}"}
     async with httpx.AsyncClient(base_url=management, headers=auth) as admin:
@@ -63,7 +64,8 @@ async def test_wait_spread_and_imbalance_are_series_per_policy(running: Bound) -
             assert value(samples, "matchmaker_team_imbalance_sum", **labels) == 0
             live = (await admin.get("/admin/projects/game/live")).json()
             (quality,) = live["project"]["quality"]
-            assert quality["policy"] == "duo" and quality["matches"] == 1
+            assert quality["policy"] == "duo"
+            assert quality["matches"] == 1
             assert quality["meanSpread"] == {"rating": 1010}
             assert quality["meanImbalance"] == 0
             assert quality["meanWaitMs"] >= 0

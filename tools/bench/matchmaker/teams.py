@@ -90,8 +90,7 @@ class Stream:
             self.next_tick += TICK_MS
         near = set(self.rng.sample(REGIONS, self.rng.choice((1, 2))))
         latencies = {
-            r: self.rng.randint(10, 79) if r in near else self.rng.randint(90, 250)
-            for r in REGIONS
+            r: self.rng.randint(10, 79) if r in near else self.rng.randint(90, 250) for r in REGIONS
         }
         client = self.core.connect("bench", None, {"rating": self.rng.uniform(0, self.span)})
         self.latency[client.client_id] = latencies

@@ -92,7 +92,7 @@ class Seats:
             command.filter,
             command.min_group_size,
             command.fill_timeout_ms,
-            (command.teams, command.balance, command.regions),
+            line=(command.teams, command.balance, command.regions),
         )
         origin = mirror_origin(
             message.project, message.pool, spec, message.bucket, policy=message.policy

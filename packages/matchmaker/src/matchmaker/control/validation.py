@@ -127,9 +127,9 @@ def _check_policy(at: str, policy: MatchmakingPolicy, limits: Limits) -> None:
         policy.mode,
         policy.group_size,
         policy.min_group_size,
-        policy.teams,
-        policy.balance,
-        policy.regions,
+        teams=policy.teams,
+        balance=policy.balance,
+        regions=policy.regions,
     )
     if problem is not None:
         raise invalid(problem.path(at), problem.rule)

@@ -387,7 +387,7 @@ def _joining(live: PoolSpec, request: EnterPool) -> PoolSpec:
         pick(request.filter, dict(live.filter)),
         pick(request.min_group_size, live.min_group_size),
         pick(request.fill_timeout_ms, live.fill_timeout_ms),
-        (
+        line=(
             pick(request.teams, live.teams or None),
             pick(request.balance, live.balance),
             pick(request.regions, live.regions),

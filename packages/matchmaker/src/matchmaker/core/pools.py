@@ -63,6 +63,7 @@ class PoolSpec:
         filter: dict[str, FilterTerm] | None,
         min_group_size: int | None = None,
         fill_timeout_ms: int | None = None,
+        *,
         line: Lineup | None = None,
     ) -> PoolSpec:
         items = tuple(sorted((filter or {}).items()))
@@ -87,7 +88,7 @@ class PoolSpec:
             policy.filter,
             policy.min_group_size,
             policy.fill_timeout_ms,
-            (policy.teams, policy.balance, policy.regions),
+            line=(policy.teams, policy.balance, policy.regions),
         )
 
     @property
@@ -223,6 +224,6 @@ def resolve_pool(project: Project, request: EnterPool) -> tuple[str, PoolSpec | 
         request.filter,
         request.min_group_size,
         request.fill_timeout_ms,
-        (request.teams, request.balance, request.regions),
+        line=(request.teams, request.balance, request.regions),
     )
     return name, spec, False

@@ -18,6 +18,7 @@ from matchmaker.data.protocol import events as wire_events
 from matchmaker.data.protocol import replies, requests
 from matchmaker.data.protocol.replies import encode
 from matchmaker.errors import MatchmakerError
+from matchmaker.model import MatchmakingPolicy, RangeRule
 
 __all__ = [
     "PING_FRAME",
@@ -161,10 +162,7 @@ def _answer_data(answer: events.Answer) -> object:
                     limits.heartbeat_interval_ms, limits.heartbeat_timeout_ms
                 ),
                 limits=limits,
-                policies=[
-                    replies.PolicyInfo(p.name, p.mode, p.group_size, p.default)
-                    for p in project.policies
-                ],
+                policies=[_policy_info(p) for p in project.policies],
                 lockdown=project.lockdown,
                 resumed=answer.resumed,
                 ice_servers=[replies.IceServer([url]) for url in answer.ice_servers],
@@ -268,3 +266,20 @@ def _wire_event(event: events.Event) -> wire_events.EventFrame | wire_events.Mod
 def partial_frame(first: int, last: int) -> str:
     """The ``resume.partial`` frame (no ``seq``: it reports a gap, it is not an event)."""
     return encode({"type": "resume.partial", "data": {"from_seq": first, "to_seq": last}}).decode()
+
+
+def _policy_info(policy: MatchmakingPolicy) -> replies.PolicyInfo:
+    """A policy as ``hello`` lists it: its rules, without its literal filter values."""
+    windows = {k: v for k, v in (policy.filter or {}).items() if isinstance(v, RangeRule)}
+    return replies.PolicyInfo(
+        policy.name,
+        policy.mode,
+        policy.group_size,
+        policy.default,
+        policy.min_group_size,
+        policy.fill_timeout_ms,
+        windows or None,
+        None if policy.teams is None else list(policy.teams),
+        policy.balance,
+        policy.regions,
+    )

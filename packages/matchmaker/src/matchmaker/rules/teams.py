@@ -21,6 +21,7 @@ def team_problem(
     mode: str | None,
     group_size: int | None,
     min_group_size: int | None,
+    *,
     teams: Sequence[Team] | None,
     balance: Balance | None,
     regions: Regions | None,
@@ -48,9 +49,7 @@ def team_problem(
             return FilterProblem(
                 "widen.max must be at least maxDifference", "balance", part="widen.max"
             )
-    if regions is not None and regions.widen is not None:
-        if regions.widen.max < regions.max_latency_ms:
-            return FilterProblem(
-                "widen.max must be at least maxLatencyMs", "regions", part="widen.max"
-            )
+    widen = None if regions is None else regions.widen
+    if regions is not None and widen is not None and widen.max < regions.max_latency_ms:
+        return FilterProblem("widen.max must be at least maxLatencyMs", "regions", part="widen.max")
     return None

@@ -56,9 +56,9 @@ def check_pool(command: EnterPool, limits: Limits) -> None:
         command.mode,
         command.group_size,
         command.min_group_size,
-        command.teams,
-        command.balance,
-        command.regions,
+        teams=command.teams,
+        balance=command.balance,
+        regions=command.regions,
     )
     if problem is not None:
         assert problem.attribute is not None
