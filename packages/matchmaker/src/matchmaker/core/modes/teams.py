@@ -183,7 +183,7 @@ class TeamMode(ModeStrategy):
         """The entries indexed under the session's region (within the members' window of
         every member, with a range rule), oldest first."""
         if self.regions is not None and session.region is None:
-            return super().seat_candidates(session, bucket, opened_ms, now_ms)  # a mirror
+            return super().seat_candidates(session, bucket, opened_ms, now_ms)  # none known
         index = self.index.get((bucket, session.region))
         if index is None:
             return []
