@@ -8,6 +8,7 @@ import pytest
 
 from matchmaker.config import Limits
 from matchmaker.core import Delivery, EnterPool, Matchmaker, events
+from matchmaker.core.backfill import SeatOffered, mirror_origin
 from matchmaker.core.commands import Backfill
 from matchmaker.core.modes.split import best_split
 from matchmaker.core.pools import PoolSpec
@@ -254,3 +255,20 @@ def test_an_ad_hoc_pool_takes_teams_and_a_policy_refuses_them() -> None:
     with pytest.raises(MatchmakerError) as caught:
         enter(core, connect(core), "plain", teams=teams)
     assert caught.value.code == "pool.conflict"
+
+
+def test_a_mirrored_opening_holds_only_a_newcomer_who_reaches_its_region() -> None:
+    core = new_core()
+    origin = mirror_origin("p", "near", PoolSpec.of_policy(POLICIES[3]), [], policy=True)
+    members = [("cX-1", {"rating": 1000})]
+    core.backfills.mirror(
+        "sX-1", origin, members, seats=1, opened_ms=0, now_ms=0, out=[], region="eu"
+    )
+    far, near = connect(core), connect(core)
+    assert not [
+        e for _, e in enter(core, far, "near", latencies={"us": 10}) if isinstance(e, SeatOffered)
+    ]
+    offered = [
+        e for _, e in enter(core, near, "near", latencies={"eu": 70}) if isinstance(e, SeatOffered)
+    ]
+    assert [offer.client_id for offer in offered] == [near]
