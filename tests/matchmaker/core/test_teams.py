@@ -15,6 +15,7 @@ from matchmaker.core.pools import PoolSpec
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import (
     Balance,
+    FilterValue,
     MatchmakingPolicy,
     Project,
     RangeRule,
@@ -260,7 +261,7 @@ def test_an_ad_hoc_pool_takes_teams_and_a_policy_refuses_them() -> None:
 def test_a_mirrored_opening_holds_only_a_newcomer_who_reaches_its_region() -> None:
     core = new_core()
     origin = mirror_origin("p", "near", PoolSpec.of_policy(POLICIES[3]), [], policy=True)
-    members = [("cX-1", {"rating": 1000})]
+    members: list[tuple[str, dict[str, FilterValue]]] = [("cX-1", {"rating": 1000})]
     core.backfills.mirror(
         "sX-1", origin, members, seats=1, opened_ms=0, now_ms=0, out=[], region="eu"
     )
