@@ -183,7 +183,12 @@ class Matchmaker(Sessions):
         client.entries[name] = entry
         heapq.heappush(self._expiry, (entry.expires_at, seq, entry))
         entered = EnteredPool(
-            name, entry.entry_id, pool.spec.mode, pool.spec.group_size, entry.expires_at
+            name,
+            entry.entry_id,
+            pool.spec.mode,
+            pool.spec.group_size,
+            entry.expires_at,
+            entry.latencies,
         )
         out: list[Delivery] = []
         pool.mode.entered(entry, now_ms, out)

@@ -75,13 +75,16 @@ class Welcome:
 
 @dataclass(slots=True)
 class EnteredPool:
-    """The answer to ``pool.enter``; ``expires_at`` is epoch milliseconds."""
+    """The answer to ``pool.enter``; ``expires_at`` is epoch milliseconds. ``latencies``
+    are those the entry waits with (a ``regions`` pool's), for the arrivals recording:
+    not on the wire."""
 
     pool: str
     entry_id: str
     mode: str
     group_size: int
     expires_at: int
+    latencies: dict[str, int] | None = None
 
 
 @dataclass(slots=True)
