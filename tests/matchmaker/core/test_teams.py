@@ -273,3 +273,38 @@ def test_a_mirrored_opening_holds_only_a_newcomer_who_reaches_its_region() -> No
         e for _, e in enter(core, near, "near", latencies={"eu": 70}) if isinstance(e, SeatOffered)
     ]
     assert [offer.client_id for offer in offered] == [near]
+
+
+def test_teams_under_a_range_rule_without_balance_fill_by_arrival() -> None:
+    core = new_core()
+    policy = MatchmakingPolicy(
+        name="ranged", mode="auto", group_size=4, teams=TWO_V_TWO, filter={"rating": RangeRule(500)}
+    )
+    project = Project(id="p", policies=(policy,))
+    players = [connect(core, r) for r in (1300, 1000, 1200, 1100)]
+    out: list[Delivery] = []
+    for player in players:
+        out = core.enter(player, project, EnterPool(policy="ranged"), 0)[1]
+    (created,) = formed(out)
+    assert created.teams == {"red": players[:2], "blue": players[2:]}
+
+
+def test_regions_take_a_smaller_group_after_the_fill_timeout() -> None:
+    core = new_core()
+    policy = MatchmakingPolicy(
+        name="lobby",
+        mode="auto",
+        group_size=4,
+        min_group_size=2,
+        fill_timeout_ms=1000,
+        regions=Regions(80),
+    )
+    project = Project(id="p", policies=(policy,))
+    a, b, c = connect(core), connect(core), connect(core)
+    for client, latencies in ((a, {"eu": 10}), (b, {"eu": 20}), (c, {"us": 5})):
+        request = EnterPool(policy="lobby", latencies=latencies)
+        assert formed(core.enter(client, project, request, 0)[1]) == []
+    (created,) = formed(core.expire(1000))
+    assert {m.client_id for m in created.members} == {a, b}
+    assert created.region == "eu"
+    assert created.teams is None

@@ -19,10 +19,11 @@ window that accept it, and each run must be pairwise acceptable. At most
 regions reached, whatever the pool holds.
 
 Teams and balance. A run is split over the teams (:mod:`.split`): by arrival
-without ``balance``; with it, the most balanced split, and the run qualifies
-only when its teams' means differ by at most the smallest current
-``maxDifference`` of its members. Among the runs that qualify the most balanced
-forms, then the tightest, then the one whose oldest member waited longest.
+without ``balance`` (the first team fills first); with it, the most balanced
+split, and the run qualifies only when its teams' means differ by at most the
+smallest current ``maxDifference`` of its members. Among the runs that qualify
+the most balanced forms, then the tightest, then the one whose oldest member
+waited longest.
 
 Backfill. A newcomer must reach the session's region (and pass the range rule,
 as in :mod:`.skill`); :func:`matchmaker.core.sessions.seat_team` puts it in the
@@ -233,7 +234,8 @@ class TeamMode(ModeStrategy):
         if self.sizes:
             names = [team.name for team in self.pool.spec.teams]
             teams = {name: [] for name in names}
-            for entry, team in zip(found.group, found.teams, strict=True):
+            placed = sorted(zip(found.group, found.teams, strict=True), key=lambda p: p[0].seq)
+            for entry, team in placed:  # each team's members in arrival order
                 teams[names[team]].append(entry.client.client_id)
         region = None
         if self.regions is not None:
@@ -273,8 +275,14 @@ class TeamMode(ModeStrategy):
 
     def _split(self, run: list[Candidate], now_ms: int) -> tuple[list[int], float] | None:
         """The run's teams and imbalance (``None``: too far apart for its members)."""
-        if self.balance is None:
-            return in_order(self.sizes) if self.sizes else [], 0.0
+        if self.balance is None:  # the first team fills first, by arrival
+            if not self.sizes:
+                return [], 0.0
+            arrival = sorted(range(len(run)), key=lambda i: run[i].entry.seq)
+            teams = [0] * len(run)
+            for i, team in zip(arrival, in_order(self.sizes), strict=True):
+                teams[i] = team
+            return teams, 0.0
         balance = self.balance
         values = [number(c.entry.client, balance.attribute) for c in run]
         teams, difference = best_split(values, self.sizes)
