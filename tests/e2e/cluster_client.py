@@ -65,10 +65,15 @@ class Client:
                 return message
             self.events.append(message)
 
-    def send(self, session_id: str, data: object) -> None:
-        self.ws.send(
-            json.dumps({"type": "session.send", "data": {"session_id": session_id, "data": data}})
-        )
+    def send(self, session_id: str, data: object, seq: int | None = None) -> None:
+        """``session.send`` without an id; ``seq``: numbered (exactly once)."""
+        frame: dict[str, Any] = {
+            "type": "session.send",
+            "data": {"session_id": session_id, "data": data},
+        }
+        if seq is not None:
+            frame["seq"] = seq
+        self.ws.send(json.dumps(frame))
 
     def event(self, kind: str, timeout: float = 5) -> dict[str, Any]:
         """The next event of ``kind`` (earlier events of other kinds are skipped)."""

@@ -150,6 +150,43 @@ def test_resume_on_another_process_continues_the_client_there(tmp_path: Path, se
         assert home.event("session.message")["data"] == {"n": 1}
 
 
+@pytest.mark.parametrize("server", SERVERS)
+def test_numbered_sends_are_taken_once_across_a_resume_on_another_process(
+    tmp_path: Path, server: str
+) -> None:
+    """Issued by a, its session on c: numbered sends are taken at a (its ack lives there)
+    and relayed by c; resumed on b, the hello's reply says a's ack, sends again below it
+    are dropped, and the next ones taken: the peer gets each once, in order."""
+    with cluster(tmp_path, 3, server=server) as processes:
+        a, b, c = processes
+        mover, peer = Client(a), Client(c)
+        session = _paired(mover, peer, pool_owned_by(c, processes, mover.project, "table"))
+        for seq in range(1, 6):
+            mover.send(session, {"s": seq}, seq=seq)
+        assert [peer.event("session.message")["data"]["s"] for _ in range(5)] == [1, 2, 3, 4, 5]
+        mover.drop()
+        _status(peer, session, mover, "away")
+        moved = Client(b, resume=mover)
+        assert moved.welcome["data"]["resumed"], moved.welcome
+        assert moved.welcome["ack"] == 5  # a's, through b
+        for seq in (4, 5, 6, 7):  # 4 and 5 again (their ack was not seen): dropped
+            moved.send(session, {"s": seq}, seq=seq)
+        moved.ws.send('{"type":"ping","id":"p"}')
+        pong = moved.message()
+        while pong.get("type") != "pong":
+            pong = moved.message()
+        assert pong["ack"] == 7
+        assert [peer.event("session.message")["data"]["s"] for _ in range(2)] == [6, 7]
+        moved.send(session, {"s": 9}, seq=9)  # a gap: refused, not taken, not relayed
+        gap = moved.message()
+        while gap.get("type") != "reply":
+            gap = moved.message()
+        assert gap["error"]["details"] == {"field": "seq", "expected": 8, "seq": 9}
+        peer.send(session, {"p": 1})
+        assert moved.event("session.message")["data"] == {"p": 1}
+        assert "session.message" not in _quiet(peer)  # nothing more came: 4, 5, 9 dropped
+
+
 def _in_room_and_waiting(
     processes: list[MatchmakerProcess], home: MatchmakerProcess, owner: MatchmakerProcess
 ) -> tuple[Client, Client, str, str]:

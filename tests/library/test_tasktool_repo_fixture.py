@@ -26,7 +26,7 @@ def test_config_groups_and_bodies_are_written(tasktool_repo: Callable[..., TaskR
     assert [task.id for task in loaded.tasks] == ["001", "002"]
     first = loaded.get("001")
     assert Path(first.file_path) == repo.root / "work" / "release" / "001-plan-the-release.md"
-    assert first.body.strip() == "Steps."
+    assert loaded.bodies.read(first).strip() == "Steps."
     assert loaded.get("002").dependencies == ("001",)
     assert tasktool.validation_report(repo.load).valid
 

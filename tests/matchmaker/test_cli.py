@@ -17,7 +17,7 @@ from click.testing import CliRunner
 import matchmaker
 from matchmaker.cli import main
 from matchmaker.config import ControlLimits, Limits, ServerConfig
-from matchmaker.settings import GROUPS, OPTIONS
+from matchmaker.configure import GROUPS, OPTIONS
 
 
 def test_every_option_has_a_flag_in_its_help_group() -> None:

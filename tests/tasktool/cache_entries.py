@@ -9,10 +9,11 @@ from pathlib import Path
 
 import msgspec
 
-from tasktool.files import signature
-from tasktool.files.cache import ParseCache, result_order
-from tasktool.files.cache_files import Folder, Row
-from tasktool.files.scan import ScanResult
+from tasktool.files.caches import signature
+from tasktool.files.caches.bodies import Bodies
+from tasktool.files.caches.cache import ParseCache, result_order
+from tasktool.files.caches.cache_files import Folder, Row
+from tasktool.files.scanning.scan import ScanResult
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task
 
@@ -38,7 +39,9 @@ def cached_entries(root: Path) -> dict[str, CacheEntry]:
             row = next(numbers)
             sig = folder.signature(index)
             if sig != signature.UNSETTLED:
-                task = row.task and msgspec.structs.replace(row.task, raw_body=row.task.body)
+                task = row.task and msgspec.structs.replace(
+                    row.task, raw_body=cache.bodies.read(row.task)
+                )
                 found[os.path.join(folder.path, name)] = CacheEntry(sig, task, row.broken)
     return found
 
@@ -60,7 +63,8 @@ def store_entries(root: Path, entries: dict[str, CacheEntry]) -> None:
 
 def read_bodies(result: ScanResult) -> ScanResult:
     """``result`` with every body read: a task the cache keeps holds where its body is, so
-    it equals a parsed one only once its body is read (``Task.body``)."""
+    it equals a parsed one only once its body is read (here from its file: ``result``
+    holds no load's bodies)."""
     return msgspec.structs.replace(
         result, tasks=bodies_read(result.tasks), archived=bodies_read(result.archived)
     )
@@ -68,4 +72,5 @@ def read_bodies(result: ScanResult) -> ScanResult:
 
 def bodies_read(tasks: Sequence[Task]) -> tuple[Task, ...]:
     """``tasks``, each with its body read (see :func:`read_bodies`)."""
-    return tuple([msgspec.structs.replace(task, raw_body=task.body) for task in tasks])
+    read = Bodies().read
+    return tuple([msgspec.structs.replace(task, raw_body=read(task)) for task in tasks])

@@ -18,9 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from msgspec.structs import replace
 
-from tasktool.files import read
-from tasktool.files.read import READ_AHEAD_FROM
-from tasktool.files.scan import read_entry, scan_tasks
+from tasktool.files.parsing import read
+from tasktool.files.parsing.read import READ_AHEAD_FROM
+from tasktool.files.scanning.scan import read_entry, scan_source, scan_tasks
 from tasktool.model.task import Task
 from tests.tasktool.cache_entries import CacheEntry, cached_entries, read_bodies, store_entries
 
@@ -171,19 +171,23 @@ def test_two_processes_writing_the_cache_at_once_never_mix(tmp_path: Path) -> No
         thread.start()
     for thread in threads:
         thread.join()
-    found = {e.task.body for e in cached_entries(tmp_path).values() if e.task}
-    assert found in (set(), {"other"}, {task.body for task in cold.tasks})
-    warm = scan_tasks(tmp_path)  # the files unchanged: "other" stands for what they hold
-    assert {task.body for task in warm.tasks} in ({"other"}, {task.body for task in cold.tasks})
-    assert [replace(t, raw_body="") for t in warm.tasks] == [
+    found = {e.task.raw_body for e in cached_entries(tmp_path).values() if e.task}
+    assert found in (set(), {"other"}, {task.raw_body for task in cold.tasks})
+    warm = scan_source(tmp_path)  # the files unchanged: "other" stands for what they hold
+    bodies = {warm.bodies.read(task) for task in warm.result.tasks}
+    assert bodies in ({"other"}, {task.raw_body for task in cold.tasks})
+    warm_tasks = warm.result.tasks
+    assert [replace(t, raw_body="") for t in warm_tasks] == [
         replace(t, raw_body="") for t in cold.tasks
     ]
 
 
 #: A process that scans 15 times, reading every body every second time.
 SCANNER = (
-    "import sys; from pathlib import Path; from tasktool.files.scan import scan_tasks\n"
-    "for n in range(15): [t.body for t in scan_tasks(Path(sys.argv[1])).tasks if n % 2]"
+    "import sys; from pathlib import Path; from tasktool.files.scanning.scan import scan_source\n"
+    "for n in range(15):\n"
+    "    scan = scan_source(Path(sys.argv[1]))\n"
+    "    [scan.bodies.read(t) for t in scan.result.tasks if n % 2]"
 )
 
 

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from tasktool.files.cache import ParseCache
-from tasktool.files.id_columns import IdColumns
-from tasktool.files.scan import scan_source, scan_tasks
+from tasktool.files.caches.cache import ParseCache
+from tasktool.files.caches.id_columns import IdColumns
+from tasktool.files.scanning.scan import scan_source, scan_tasks
 from tests.tasktool.cache_entries import read_bodies
 from tests.tasktool.test_scan import age, cache_path, columns_kept, columns_named
 

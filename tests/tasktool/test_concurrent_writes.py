@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tasktool.config import Overrides
-from tasktool.planning.changes import TaskChange
 from tasktool.planning.repository import load_context
-from tasktool.planning.writes import update_task
+from tasktool.planning.writing.changes import TaskChange
+from tasktool.planning.writing.writes import update_task
 from tests.tasktool.conftest import task_text
 
 # Edits that commute: each adds its own tag or sets its own field, so the final file must
@@ -63,7 +63,7 @@ _ADDER = """
 import sys
 from pathlib import Path
 
-import tasktool.planning.writes as writes
+import tasktool.planning.writing.writes as writes
 from tasktool.config import Overrides
 from tasktool.planning.repository import load_context
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tasktool.model.settings import Phase, Scope, Settings
+from tasktool.model.config import Config, Phase, Scope
 from tasktool.model.task import Task
 from tasktool.planning.conformance import conformance_diagnostics
 
@@ -11,16 +11,16 @@ TASK = Task(
 )
 
 
-def codes(settings: Settings) -> list[str]:
+def codes(settings: Config) -> list[str]:
     return [d.code for d in conformance_diagnostics([TASK], settings)]
 
 
 def test_without_phases_or_scopes_values_are_accepted() -> None:
-    assert codes(Settings(effort=("huge",))) == []
+    assert codes(Config(effort=("huge",))) == []
 
 
 def test_unmatched_phase_and_scope_warn() -> None:
-    settings = Settings(
+    settings = Config(
         phases=(Phase(id="now", name="Now"),),
         scopes={"api": Scope(description="The HTTP API")},
         effort=("huge",),
@@ -36,5 +36,5 @@ def test_unmatched_phase_and_scope_warn() -> None:
 
 
 def test_effort_outside_the_vocabulary_is_an_error() -> None:
-    found = conformance_diagnostics([TASK], Settings())
+    found = conformance_diagnostics([TASK], Config())
     assert [(d.code, d.severity) for d in found] == [("task.invalid_effort", "error")]

@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tasktool.cli.main import main as cli
-from tasktool.files.frontmatter import read_frontmatter
-from tasktool.files.roundtrip import apply_frontmatter
-from tasktool.files.taskfile import split_frontmatter
-from tasktool.files.yamltext import double_quoted
+from tasktool.files.parsing.frontmatter import read_frontmatter
+from tasktool.files.parsing.roundtrip import apply_frontmatter
+from tasktool.files.parsing.taskfile import split_frontmatter
+from tasktool.files.parsing.yamltext import double_quoted
 from tasktool.model.errors import TaskToolError
 
 if TYPE_CHECKING:

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tasktool.files import fanout
-from tasktool.files.cache_files import Row
-from tasktool.files.read import parse_files
-from tasktool.files.scan import scan_tasks
+from tasktool.files.caches.cache_files import Row
+from tasktool.files.parsing.read import parse_files
+from tasktool.files.scanning import fanout
+from tasktool.files.scanning.scan import scan_tasks
 
 if TYPE_CHECKING:
     from tests.tasktool.conftest import Project, TaskWriter

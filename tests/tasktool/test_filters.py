@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tasktool.model.config import Config, Phase
 from tasktool.model.errors import TaskToolError
-from tasktool.model.settings import Phase, Settings
 from tasktool.model.task import Task
 from tasktool.planning.filters import apply_filters, group_tasks, parse_filter, sort_tasks
 
@@ -15,7 +15,7 @@ TASKS = [
     Task(id="10", title="Docs", priority="high", status="in-progress", owner="ann"),
     Task(id="3", title="Misc", effort="medium", created_at="2024-05-01"),
 ]
-SETTINGS = Settings(phases=(Phase(id="a", name="A"), Phase(id="b", name="B")))
+SETTINGS = Config(phases=(Phase(id="a", name="A"), Phase(id="b", name="B")))
 
 
 def ids(tasks: list[Task]) -> list[str]:
@@ -42,7 +42,7 @@ def test_filters(expressions: list[str], expected: list[str]) -> None:
 
 
 def test_effort_order_follows_the_configured_vocabulary() -> None:
-    settings = Settings(effort=("large", "small"))
+    settings = Config(effort=("large", "small"))
     assert ids(apply_filters(TASKS, ["effort<=large"], settings)) == ["1"]
 
 

@@ -12,9 +12,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from tasktool.config import Overrides
-from tasktool.planning.changes import new_task_fields
 from tasktool.planning.repository import loader
-from tasktool.planning.writes import create_task
+from tasktool.planning.writing.changes import new_task_fields
+from tasktool.planning.writing.writes import create_task
 from tasktool.web.app import WebConfig
 from tests.tasktool.conftest import Project
 from tests.tasktool.test_cli import tasktool_group

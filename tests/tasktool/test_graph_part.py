@@ -12,7 +12,7 @@ from click.testing import CliRunner, Result
 
 from tasktool.cli.commands.graph import WHOLE_UP_TO
 from tasktool.cli.main import main
-from tasktool.model.settings import Settings
+from tasktool.model.config import Config
 from tasktool.model.task import Task
 from tasktool.planning.graph import build_graph
 from tasktool.planning.graph_part import actionable_part
@@ -50,7 +50,7 @@ def test_the_actionable_part_is_the_ready_tasks_by_priority_then_what_they_unblo
         ]
     )
     allowed = {"1", "2", "3", "4", "5", "6"}
-    settings = Settings()
+    settings = Config()
     assert actionable_part(graph, settings, allowed, depth=1, limit=10) == ["2", "1", "3", "5"]
     assert actionable_part(graph, settings, allowed, depth=2, limit=10) == [
         *("2", "1", "3", "5", "4"),

@@ -14,9 +14,9 @@ from tasktool.config import Overrides
 from tasktool.files.storage import STALE_TEMP_S
 from tasktool.model.errors import TaskToolError
 from tasktool.model.limits import BODY_MAX, LIST_MAX, TITLE_MAX, VALUE_MAX
-from tasktool.planning.changes import TaskChange
 from tasktool.planning.repository import Repository, load_context
-from tasktool.planning.writes import create_task, update_task
+from tasktool.planning.writing.changes import TaskChange
+from tasktool.planning.writing.writes import create_task, update_task
 from tests.tasktool import test_cli
 from tests.tasktool.conftest import Project, TaskWriter
 from tests.tasktool.test_cli import Invoke

@@ -12,9 +12,9 @@ import pytest
 from click.testing import CliRunner
 
 from tasktool.cli.main import main as cli
-from tasktool.files import house_style
-from tasktool.files.house_style import SAMPLE, HouseStyle, learn_style
-from tasktool.files.roundtrip import new_task_text
+from tasktool.files.parsing import house_style
+from tasktool.files.parsing.house_style import SAMPLE, HouseStyle, learn_style
+from tasktool.files.parsing.roundtrip import new_task_text
 
 if TYPE_CHECKING:
     from tests.tasktool.conftest import Project

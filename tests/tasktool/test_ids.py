@@ -7,41 +7,41 @@ import time
 
 import pytest
 
+from tasktool.model.config import Config
 from tasktool.model.errors import TaskToolError
 from tasktool.model.ids import next_id, plan_deduplicate, rewrite_references
-from tasktool.model.settings import Settings
 from tasktool.model.task import Task
 
 
 @pytest.mark.parametrize(
     ("settings", "existing", "expected"),
     [
-        (Settings(), [], "001"),
-        (Settings(), ["009", "T-50", "abc", "10"], "011"),
-        (Settings(id_padding=0), ["9"], "10"),
-        (Settings(id_padding=5), ["41"], "00042"),
-        (Settings(id_strategy="prefixed", id_prefix="T-"), ["T-009", "120", "X-500"], "T-010"),
-        (Settings(id_strategy="prefixed", id_prefix="T"), [], "T001"),
+        (Config(), [], "001"),
+        (Config(), ["009", "T-50", "abc", "10"], "011"),
+        (Config(id_padding=0), ["9"], "10"),
+        (Config(id_padding=5), ["41"], "00042"),
+        (Config(id_strategy="prefixed", id_prefix="T-"), ["T-009", "120", "X-500"], "T-010"),
+        (Config(id_strategy="prefixed", id_prefix="T"), [], "T001"),
     ],
 )
-def test_numbered_strategies(settings: Settings, existing: list[str], expected: str) -> None:
+def test_numbered_strategies(settings: Config, existing: list[str], expected: str) -> None:
     assert next_id(settings, existing) == expected
 
 
 @pytest.mark.parametrize("length", [1, 6, 12])
 def test_random_ids(length: int) -> None:
-    value = next_id(Settings(id_strategy="random", id_length=length), [])
+    value = next_id(Config(id_strategy="random", id_length=length), [])
     assert re.fullmatch(rf"[0-9a-z]{{{length}}}", value)
 
 
 def test_random_retries_on_collision() -> None:
     taken = [c for c in "0123456789abcdefghijklmnopqrstuvwxy"]  # only "z" is free
-    assert next_id(Settings(id_strategy="random", id_length=1), taken) == "z"
+    assert next_id(Config(id_strategy="random", id_length=1), taken) == "z"
 
 
 @pytest.mark.parametrize(("length", "size"), [(6, 6), (14, 14), (26, 26), (40, 26), (3, 3)])
 def test_ulid_lengths(length: int, size: int) -> None:
-    value = next_id(Settings(id_strategy="ulid", id_length=length), [])
+    value = next_id(Config(id_strategy="ulid", id_length=length), [])
     assert re.fullmatch(rf"[0-9a-hjkmnp-tv-z]{{{size}}}", value)
 
 
@@ -60,7 +60,7 @@ def test_full_ulids_sort_by_time() -> None:
     """Ids made in successive milliseconds sort in the order they were made, and their time
     part is the clock at generation.
     """
-    settings = Settings(id_strategy="ulid", id_length=26)
+    settings = Config(id_strategy="ulid", id_length=26)
     made: list[str] = []
     deadline = time.monotonic() + 10
     while len(made) < 50:
@@ -88,7 +88,7 @@ def test_deduplicate_keeps_the_oldest_and_rewrites_within_the_renumbered_set() -
             parent="1",
         ),
     ]
-    plan = plan_deduplicate(tasks, Settings())
+    plan = plan_deduplicate(tasks, Config())
     assert [(p.old_id, p.new_id, p.file_path, p.kept_by) for p in plan] == [
         ("1", "003", "/b/1.md", "/a/1.md"),
         ("2", "004", "/b/2.md", "/a/2.md"),
@@ -98,14 +98,14 @@ def test_deduplicate_keeps_the_oldest_and_rewrites_within_the_renumbered_set() -
         "dependencies": ["003"],
         "parent": "003",
     }
-    assert plan_deduplicate(tasks[::2], Settings()) == []
+    assert plan_deduplicate(tasks[::2], Config()) == []
 
 
 @pytest.mark.parametrize("length", range(1, 27))
 def test_ulids_sort_in_creation_order_at_every_length(length: int) -> None:
     """Many ids in the same millisecond (or the same coarse time bucket of a short id)
     still sort in the order they were made, and never repeat."""
-    settings = Settings(id_strategy="ulid", id_length=length)
+    settings = Config(id_strategy="ulid", id_length=length)
     made: list[str] = []
     for _ in range(min(300, 32**length // 2)):
         made.append(next_id(settings, made))
@@ -116,5 +116,5 @@ def test_ulids_sort_in_creation_order_at_every_length(length: int) -> None:
 
 def test_ulid_of_the_last_value_is_exhausted_not_repeated() -> None:
     with pytest.raises(TaskToolError) as info:
-        next_id(Settings(id_strategy="ulid", id_length=2), ["zz"])
+        next_id(Config(id_strategy="ulid", id_length=2), ["zz"])
     assert info.value.code == "id.exhausted"

@@ -77,21 +77,21 @@ NOT_READ = {
     "subprocess",  # the pager, todos' git ls-files (tasktool.files.source_files)
     "tasktool.config.sync",  # a config with a sync section
     "tasktool.config.registry",  # --project, --all-projects, no project config file
-    "tasktool.files.fanout",  # a scan that parses files
-    "tasktool.files.merge",  # a scan that parses files (merges them with the cached rows)
-    "hashlib",  # OpenSSL: the memos' names are BLAKE2 digests (tasktool.files.digest)
+    "tasktool.files.scanning.fanout",  # a scan that parses files
+    "tasktool.files.scanning.merge",  # a scan that parses files (merges them with the cached rows)
+    "hashlib",  # OpenSSL: the memos' names are BLAKE2 digests (tasktool.files.caches.digest)
     "shutil",  # with zlib, bz2, lzma: list's replay copies by sendfile to a pipe or file
 }
 #: What each read command does not load beside :data:`NOT_READ`, and what it does (its own
 #: command module at least, so a probe that sees nothing cannot pass).
 READ_PATHS: dict[tuple[str, ...], tuple[set[str], set[str]]] = {
     ("list", "--format", "json"): (
-        {"bisect", "tasktool.planning.worklog", "tasktool.planning.graph"},
+        {"bisect", "tasktool.planning.writing.worklog", "tasktool.planning.graph"},
         {"tasktool.cli.commands.listing"},
     ),
-    ("list",): ({"bisect", "tasktool.planning.worklog"}, {"tasktool.cli.commands.listing"}),
+    ("list",): ({"bisect", "tasktool.planning.writing.worklog"}, {"tasktool.cli.commands.listing"}),
     ("get", "1"): (
-        {"tasktool.planning.graph", "tasktool.planning.worklog"},  # 1 has no worklog
+        {"tasktool.planning.graph", "tasktool.planning.writing.worklog"},  # 1 has no worklog
         {"tasktool.planning.get_index", "bisect"},  # the folder of a row of the index
     ),
     ("next",): (
@@ -119,7 +119,7 @@ READ_PATHS: dict[tuple[str, ...], tuple[set[str], set[str]]] = {
         {"tasktool.cli.commands.overview", "tasktool.planning.board"},
     ),
     ("validate",): (
-        {"bisect", "tasktool.files.source_files", "tasktool.planning.worklog"},
+        {"bisect", "tasktool.files.source_files", "tasktool.planning.writing.worklog"},
         {"tasktool.cli.commands.upkeep", "tasktool.planning.checks"},
     ),
 }
@@ -127,7 +127,7 @@ READ_PATHS: dict[tuple[str, ...], tuple[set[str], set[str]]] = {
 
 def warm_run(repo: Path, args: tuple[str, ...]) -> tuple[str, set[str]]:
     """The output and the modules of a warm run: the first run fills the parse cache, the
-    second the command's memo (next, stats, validate: :mod:`tasktool.planning.derived_memo`),
+    second the command's memo (next, stats, validate: :mod:`tasktool.planning.memos.derived_memo`),
     each writing files with modules a warm run does not load."""
     for _ in range(3):
         done = subprocess.run(

@@ -1,6 +1,7 @@
-"""Bodies are read when asked for (``Task.body``), never decided up front: every reader of a
-body gets the real one, cold or warm, after another file changed, and a body is never
-mixed with fields from another version of its file."""
+"""Bodies are read when asked for (``repo.bodies.read``: the load that decoded a task
+reads its body), never decided up front: every reader of a body gets the real one, cold
+or warm, after another file changed, and a body is never mixed with fields from another
+version of its file."""
 
 from __future__ import annotations
 
@@ -18,10 +19,11 @@ from mcp import Client
 from mcp.types import TextContent
 
 from tasktool.config import Overrides
-from tasktool.files import bodies
-from tasktool.files.cache import ParseCache
-from tasktool.files.cache_files import FORMAT
-from tasktool.files.scan import scan_tasks
+from tasktool.files.caches import bodies
+from tasktool.files.caches.bodies import Bodies
+from tasktool.files.caches.cache import ParseCache
+from tasktool.files.caches.cache_files import FORMAT
+from tasktool.files.scanning.scan import scan_source, scan_tasks
 from tasktool.mcp.server import create_server
 from tasktool.model.errors import TaskToolError
 from tasktool.model.task import KEPT, Task
@@ -117,9 +119,9 @@ def test_every_task_of_a_load_has_its_files_body(project: Project, tasks: Path) 
     every = [*repo.tasks, *repo.archived]
     assert sorted(task.id for task in every) == sorted(TASKS)
     for task in every:
-        assert task.body == _file_body(task.file_path)
-        assert task.body == task.body  # read again: the same
-    assert repo.get("001").body.startswith("## Notes\n\nzebra001 first, ünïcode ✓")
+        assert repo.bodies.read(task) == _file_body(task.file_path)
+        assert repo.bodies.read(task) == repo.bodies.read(task)  # read again: the same
+    assert repo.bodies.read(repo.get("001")).startswith("## Notes\n\nzebra001 first, ünïcode ✓")
 
 
 def test_the_cli_readers_show_the_bodies(
@@ -226,7 +228,7 @@ def test_only_a_few_stores_stay_open(project: Project, monkeypatch: pytest.Monke
     repo = _load(project)
     read = set()
     for task in [*repo.tasks, *repo.archived]:
-        assert task.body == _file_body(task.file_path)
+        assert repo.bodies.read(task) == _file_body(task.file_path)
         held = _open_stores(tasks)
         assert len(held) <= 1
         read.update(held)
@@ -249,14 +251,14 @@ def test_a_body_read_after_its_file_changed_is_the_one_loaded_with_the_fields(
     body its loaded fields came with, not the new one."""
     tasks = _write(project)
     _warm(tasks)
-    _repo, loaded = _kept(project)
+    repo, loaded = _kept(project)
     path = tasks / "a" / "002-task.md"
     path.write_text(
         task_text("002", "Task 002 renamed", status="blocked", body="a new body"),
         encoding="utf-8",
     )
     assert loaded["002"].title == "Task 002"
-    assert loaded["002"].body == TASKS["002"][1]
+    assert repo.bodies.read(loaded["002"]) == TASKS["002"][1]
 
 
 def test_without_its_store_a_body_comes_only_with_the_same_fields(project: Project) -> None:
@@ -265,27 +267,28 @@ def test_without_its_store_a_body_comes_only_with_the_same_fields(project: Proje
     the pair is the file as it is now), else ``task.changed``, never a mix."""
     tasks = _write(project)
     _warm(tasks)
-    _repo, loaded = _kept(project)
+    repo, loaded = _kept(project)
+    read = repo.bodies.read
     assert not _open_stores(tasks)  # none read yet: deleted now, none can be read
     for store in (tasks / ".tasktool" / "cache").glob("*.bodies"):
         store.unlink()
-    assert loaded["004"].body == TASKS["004"][1]  # the file unchanged
+    assert read(loaded["004"]) == TASKS["004"][1]  # the file unchanged
     body_only = tasks / "a" / "001-task.md"
     body_only.write_text(
         body_only.read_text(encoding="utf-8").replace("zebra001", "okapi001"), encoding="utf-8"
     )
-    assert "okapi001" in loaded["001"].body
+    assert "okapi001" in read(loaded["001"])
     fields = tasks / "a" / "002-task.md"
     fields.write_text(
         fields.read_text(encoding="utf-8").replace("status: pending", "status: blocked"),
         encoding="utf-8",
     )
     with pytest.raises(TaskToolError) as changed:
-        _ = loaded["002"].body
+        read(loaded["002"])
     assert changed.value.code == "task.changed"
     (tasks / "b" / "archive" / "005-task.md").unlink()
     with pytest.raises(TaskToolError) as gone:
-        _ = loaded["005"].body
+        read(loaded["005"])
     assert gone.value.code == "task.changed"
 
 
@@ -299,7 +302,7 @@ def test_a_damaged_store_is_not_read(project: Project) -> None:
     assert not _open_stores(tasks)  # each is opened damaged
     repo = _load(project)
     for task in [*repo.tasks, *repo.archived]:
-        assert task.body == _file_body(task.file_path)
+        assert repo.bodies.read(task) == _file_body(task.file_path)
 
 
 def test_another_versions_cache_is_never_read(project: Project) -> None:
@@ -324,8 +327,9 @@ def test_another_versions_cache_is_never_read(project: Project) -> None:
         assert ParseCache.open(tasks).head is None
         rebuilt = scan_tasks(tasks)  # rewrites the cache
         assert rebuilt == cold  # parsed: the bodies inline
-        warm = scan_tasks(tasks)
-        assert [task.body for task in warm.tasks] == [task.body for task in cold.tasks]
+        warm = scan_source(tasks)
+        bodies = [warm.bodies.read(task) for task in warm.result.tasks]
+        assert bodies == [task.raw_body for task in cold.tasks]
     assert not (cache / "tasks-8.msgpack").exists()
     assert not (cache / "bodies-tasks-8.msgpack").exists()
 
@@ -333,19 +337,23 @@ def test_another_versions_cache_is_never_read(project: Project) -> None:
 def test_a_task_outliving_its_load_or_shown_with_another_status_has_its_body(
     project: Project,
 ) -> None:
-    """A task kept after its load was dropped reads its file (unchanged: its body); one
-    the overlay shows with a sibling worktree's status still finds its row's store."""
+    """A task kept after its load was dropped reads its file through any other load's
+    bodies (unchanged: its body); one the overlay shows with a sibling worktree's status
+    still finds its row's store."""
     tasks = _write(project)
     _warm(tasks)
     alone = _load(project).get("002")
     assert alone.raw_body == KEPT
-    assert alone.body == TASKS["002"][1]
-    _repo, loaded = _kept(project)
+    assert Bodies().read(alone) == TASKS["002"][1]
+    repo, loaded = _kept(project)
     shown = msgspec.structs.replace(
         loaded["004"], status="completed", completed_at="2024-01-01", worktree="/b", branch="b"
     )
     (tasks / "b" / "004-task.md").unlink()  # so only the store can give the body
-    assert shown.body == TASKS["004"][1]
+    assert repo.bodies.read(shown) == TASKS["004"][1]
+    with pytest.raises(TaskToolError) as other:
+        Bodies().read(shown)  # another load does not hold its rows: the file is gone
+    assert other.value.code == "task.changed"
 
 
 def test_search_reads_the_bodies_a_store_at_a_time_as_if_inline(
@@ -356,12 +364,12 @@ def test_search_reads_the_bodies_a_store_at_a_time_as_if_inline(
     inline."""
     repo = _load(project)
     every = [*repo.tasks, *repo.archived]
-    inline = [msgspec.structs.replace(task, raw_body=task.body) for task in every]
+    inline = [msgspec.structs.replace(task, raw_body=repo.bodies.read(task)) for task in every]
     for query in ("zebra", "zebra002", "in folder", "task", "ünïcode", "nothing"):
-        assert [(hit.task.id, hit.score) for hit in search_tasks(every, query)] == [
-            (hit.task.id, hit.score) for hit in search_tasks(inline, query)
+        assert [(hit.task.id, hit.score) for hit in search_tasks(every, query, repo.bodies)] == [
+            (hit.task.id, hit.score) for hit in search_tasks(inline, query, Bodies())
         ]
-    assert [hit.task.id for hit in search_tasks(every[:1], "zebra001")] == ["001"]
+    assert [hit.task.id for hit in search_tasks(every[:1], "zebra001", repo.bodies)] == ["001"]
 
 
 def test_a_body_that_is_one_nul_is_read_from_its_file(project: Project) -> None:
@@ -369,11 +377,11 @@ def test_a_body_that_is_one_nul_is_read_from_its_file(project: Project) -> None:
     cache (whose fields it may share): its file gives it."""
     tasks = _write(project)
     _warm(tasks)
-    _repo, loaded = _kept(project)  # the cache's rows, registered
+    repo, loaded = _kept(project)  # the cache's rows, in repo.bodies
     path = tasks / "a" / "002-task.md"
     path.write_text(task_text("002", "Task 002", status="pending")[:-1] + KEPT)
     reread = scan_tasks(tasks, use_cache=False).tasks
     (nul,) = [task for task in reread if task.id == "002"]
     assert nul.raw_body == KEPT
-    assert nul.body == KEPT
-    assert loaded["002"].body == TASKS["002"][1]  # the kept one: its store's
+    assert repo.bodies.read(nul) == KEPT
+    assert repo.bodies.read(loaded["002"]) == TASKS["002"][1]  # the kept one: its store's

@@ -1,5 +1,5 @@
 """The memo: a value kept under its key in a state-folder file, atomic and best effort,
-defined once (:mod:`tasktool.files.memo`) for every memo tasktool keeps."""
+defined once (:mod:`tasktool.files.caches.memo`) for every memo tasktool keeps."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import msgspec
 import pytest
 
 import tasktool
-from tasktool.files.memo import Memo, Recording, commit, open_kept
+from tasktool.files.caches.memo import Memo, Recording, commit, open_kept
 
 SOURCE = Path(tasktool.__file__).parent
 _INTS = msgspec.msgpack.Decoder(list[int])
@@ -85,12 +85,12 @@ def test_a_recording_is_kept_whole_and_only_for_its_key(tmp_path: Path) -> None:
 
 
 def test_no_other_module_defines_a_memo() -> None:
-    """Each memo of tasktool is a :class:`~tasktool.files.memo.Memo` (or, for an output
-    streamed to standard output, a :class:`~tasktool.files.memo.Recording`): none defines
+    """Each memo of tasktool is a :class:`~tasktool.files.caches.memo.Memo` (or, for an output
+    streamed to standard output, a :class:`~tasktool.files.caches.memo.Recording`): none defines
     its own file of keyed values (three modules each had a ``_Memo``)."""
     definers = sorted(
         str(path.relative_to(SOURCE))
         for path in SOURCE.rglob("*.py")
         if re.search(r"^class _?\w*Memo\b", path.read_text(encoding="utf-8"), re.MULTILINE)
     )
-    assert definers == ["files/memo.py"]
+    assert definers == ["files/caches/memo.py"]

@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mtcommon import load_text
-from tasktool.files.roundtrip import apply_frontmatter, new_task_text
-from tasktool.files.taskfile import split_frontmatter
+from tasktool.files.parsing.roundtrip import apply_frontmatter, new_task_text
+from tasktool.files.parsing.taskfile import split_frontmatter
 
 _word = st.from_regex(r"[a-z][a-z0-9]{0,8}", fullmatch=True)
 _value = st.one_of(

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 import msgspec
 import pytest
 
-from tasktool.files.cache import ParseCache
-from tasktool.files.scan import scan_tasks
+from tasktool.files.caches.cache import ParseCache
+from tasktool.files.scanning.scan import scan_tasks
 from tests.tasktool.cache_entries import cached_entries, read_bodies, store_entries
 
 if TYPE_CHECKING:
@@ -214,7 +214,7 @@ def test_a_walk_by_path_finds_what_a_walk_by_descriptor_finds(
 ) -> None:
     """Where folders cannot be listed through a descriptor (Windows), they are listed by
     path, with the same names and signatures."""
-    from tasktool.files import walk as walking
+    from tasktool.files.scanning import walk as walking
 
     for number, where in enumerate(["", "backend", "backend/archive", "deep/er"], start=1):
         write_task(str(number), where=where)

@@ -8,10 +8,10 @@ import time
 from pathlib import Path
 
 import tasktool
-from tasktool.files import signature
-from tasktool.files.cache import ParseCache
-from tasktool.files.scan import scan_tasks
-from tasktool.files.sibling_index import read_index
+from tasktool.files.caches import signature
+from tasktool.files.caches.cache import ParseCache
+from tasktool.files.caches.sibling_index import read_index
+from tasktool.files.scanning.scan import scan_tasks
 
 SOURCE = Path(tasktool.__file__).parent
 PAST = time.time() - 3600

@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mtcommon import YamlError, load_text
-from tasktool.files.frontmatter import _flat, read_frontmatter, repeated_keys
-from tasktool.files.taskfile import parse_task, slugify, split_frontmatter, task_filename
+from tasktool.files.parsing.frontmatter import _flat, read_frontmatter, repeated_keys
+from tasktool.files.parsing.taskfile import parse_task, slugify, split_frontmatter, task_filename
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task
 
@@ -48,7 +48,7 @@ def test_fields_are_text_and_aliases_apply() -> None:
     )
     assert task.dependencies == ("9", "11")
     assert task.tags == ("a", "b")
-    assert task.body == "The body.\n"
+    assert task.raw_body == "The body.\n"
 
 
 @pytest.mark.parametrize(

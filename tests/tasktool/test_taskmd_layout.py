@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from tasktool.cli.main import main as cli
 from tasktool.config import Overrides
 from tasktool.planning.repository import Repository, load_context
-from tasktool.planning.worklog import read_worklog
-from tasktool.planning.writes import archive_task, remove_task
+from tasktool.planning.writing.worklog import read_worklog
+from tasktool.planning.writing.writes import archive_task, remove_task
 
 if TYPE_CHECKING:
     from tests.tasktool.conftest import Project

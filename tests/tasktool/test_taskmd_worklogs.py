@@ -13,7 +13,7 @@ import pytest
 
 from tasktool.config import Overrides
 from tasktool.planning.repository import Repository, load_context
-from tasktool.planning.worklog import parse_worklog, read_worklog
+from tasktool.planning.writing.worklog import parse_worklog, read_worklog
 
 if TYPE_CHECKING:
     from tests.tasktool.conftest import Project

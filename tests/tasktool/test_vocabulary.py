@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import pytest
 
+from tasktool.model.config import Config, Phase
 from tasktool.model.errors import TaskToolError
-from tasktool.model.settings import Phase, Settings
 from tasktool.model.task import Task
 from tasktool.model.vocabulary import field_values, is_date
 from tasktool.planning.board import build_board
-from tasktool.planning.changes import check_value
 from tasktool.planning.checks import check_tasks
 from tasktool.planning.filters import sort_tasks
+from tasktool.planning.writing.changes import check_value
 
-SETTINGS = Settings(effort=("xs", "l"), phases=(Phase(id="b", name="B"), Phase(id="a", name="A")))
+SETTINGS = Config(effort=("xs", "l"), phases=(Phase(id="b", name="B"), Phase(id="a", name="A")))
 
 
 @pytest.mark.parametrize(

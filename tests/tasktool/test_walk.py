@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tasktool.files import forked, signature
-from tasktool.files import walk as walking
-from tasktool.files.cache import ParseCache
-from tasktool.files.scan import scan_tasks
-from tasktool.files.walk import walk
+from tasktool.files.caches import signature
+from tasktool.files.caches.cache import ParseCache
+from tasktool.files.scanning import forked
+from tasktool.files.scanning import walk as walking
+from tasktool.files.scanning.scan import scan_tasks
+from tasktool.files.scanning.walk import walk
 from tests.tasktool.cache_entries import read_bodies
 
 if TYPE_CHECKING:

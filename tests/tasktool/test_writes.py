@@ -11,10 +11,10 @@ import pytest
 from tasktool.config import Overrides
 from tasktool.model.errors import TaskToolError
 from tasktool.model.task import Task
-from tasktool.planning import changes, writes
-from tasktool.planning.changes import TaskChange
 from tasktool.planning.repository import Repository, load_context
-from tasktool.planning.writes import (
+from tasktool.planning.writing import changes, writes
+from tasktool.planning.writing.changes import TaskChange
+from tasktool.planning.writing.writes import (
     NewTask,
     archive_task,
     create_task,
@@ -126,7 +126,7 @@ def test_create_many_under_one_lock(project: Project, write_task: TaskWriter) ->
     )
     first, refused, third, named = results
     assert isinstance(first, Task)
-    assert (first.id, first.tags, first.body) == ("010", ("x",), "Body A\n")
+    assert (first.id, first.tags, first.raw_body) == ("010", ("x",), "Body A\n")
     assert first.file_path == str(project.root / "imported" / "010-a.md")
     assert isinstance(refused, TaskToolError)
     assert refused.code == "task.invalid_status"

@@ -8,6 +8,11 @@
  * with the resume token and the last `seq` seen, replayed events deduplicated by
  * `seq`, and `connection.away` / `connection.back` events around it; `resume.expired`
  * (or the grace running out) closes the client with `connection.closed`.
+ *
+ * The other way is exactly once too: `send` numbers each message (`seq`) and holds it until
+ * the server acknowledges it (`ack`, on frames it sends anyway); a resume sends again, in
+ * order, what was not acknowledged, and the server drops what it already took. At most
+ * `maxUnackedBytes` are held: past it `send` returns `false` (`client.backpressure`).
  */
 
 import { MatchmakerError, fromWire } from "./errors.js";
@@ -47,20 +52,35 @@ export interface ConnectOptions {
   onFrame?: (direction: "in" | "out", text: string) => void;
   /** Most events kept for `nextEvent` / `events()` (default 1024; the oldest go first). */
   maxBufferedEvents?: number;
+  /**
+   * Most bytes of sent messages held until the server acknowledges them (encoded frames;
+   * default 1 MiB): past it `send` returns `false` and reports `client.backpressure`.
+   */
+  maxUnackedBytes?: number;
 }
+
+/** `maxUnackedBytes` when not given: 1 MiB (docs/protocol.md, "Exactly once"). */
+export const DEFAULT_MAX_UNACKED_BYTES = 1_048_576;
 
 export type RequestType = keyof Requests;
 export type Reply<K extends RequestType> = Requests[K]["reply"];
 
 /** `open` while connected, `away` while resuming, `closed` for good. */
 export type ClientState = "connecting" | "open" | "away" | "closing" | "closed";
+/** A `session.send` held until acknowledged: its number, its frame and the frame's bytes. */
+interface Held {
+  seq: number;
+  text: string;
+  bytes: number;
+}
 interface Pending {
   resolve: (data: never) => void;
   reject: (error: MatchmakerError) => void;
   timer: ReturnType<typeof setTimeout>;
 }
 
-// Close codes after which there is nothing to resume (docs/protocol.md, "Close codes").
+// Close codes after which there is nothing to resume (docs/protocol.md, "Close codes");
+// every other code resumes: 3001 (a restart), 3002, 3008, 3029 and a lost socket.
 const FINAL_CLOSE_CODES = new Set([1000, 1001, 1009, 3009, 4000, 4001, 4003, 4004]);
 const BYE_WAIT_MS = 2000;
 
@@ -83,6 +103,17 @@ export class Client {
   #lastHeard = 0;
   #pinged = false;
   #closeError: MatchmakerError | null = null;
+  // Exactly once: the last seq given to a send, the sends not yet acknowledged (oldest
+  // first, from #heldFrom on), their bytes, and the server's last ack.
+  #sendSeq = 0;
+  #held: Held[] = [];
+  #heldFrom = 0;
+  #heldBytes = 0;
+  #ack = 0;
+  #askedAck = false; // a ping for the ack went out since the ack last moved
+  #lastAckPing = 0;
+  #resentFrom = 0; // a gap refusal's expected seq already answered by sending again
+  #retry: ReturnType<typeof setTimeout> | null = null; // sends refused as rate-limited, again
   #closed: Promise<void>;
   #markClosed!: () => void;
   readonly #url: string;
@@ -160,18 +191,37 @@ export class Client {
   }
 
   /**
-   * `session.send`, fire and forget: never throws. A failure arrives as an `error` event:
-   * the server's refusal, or `client.closed` when the client is closed (or closes while
-   * away, before the message could be sent).
+   * `session.send`, fire and forget: never throws. The message is numbered and held until
+   * the server acknowledges it, so across drops and resumes it arrives exactly once, in
+   * order (while away it goes out once the connection is back). `false`: not sent, with an
+   * `error` event saying why: `client.backpressure` (`maxUnackedBytes` are held already:
+   * `details.limit`; try again once acknowledgements free some) or `client.closed`. A later
+   * failure arrives as an `error` event too: the server's refusal, or `client.closed`
+   * (`details.seq`) for a message held when the client closed for good.
    */
-  send(sessionId: string, data: unknown, options: { to?: string[] } = {}): void {
-    const message: Requests["session.send"]["data"] = { session_id: sessionId, data, ...options };
-    if (this.#state === "open") this.#write({ type: "session.send", data: message });
-    else if (this.#state === "closed" || this.#state === "closing") this.#reportError(this.#closedError());
-    else {
-      const later = () => this.#write({ type: "session.send", data: message });
-      this.#whenOpen(Infinity).then(later, (error: MatchmakerError) => this.#reportError(error));
+  send(sessionId: string, data: unknown, options: { to?: string[] } = {}): boolean {
+    if (this.#state === "closed" || this.#state === "closing") {
+      this.#reportError(this.#closedError());
+      return false;
     }
+    const message: Requests["session.send"]["data"] = { session_id: sessionId, data, ...options };
+    const seq = this.#sendSeq + 1;
+    const text = JSON.stringify({ type: "session.send", seq, data: message });
+    const bytes = utf8Length(text);
+    const limit = this.#options.maxUnackedBytes ?? DEFAULT_MAX_UNACKED_BYTES;
+    if (this.#heldBytes + bytes > limit) {
+      const why = `${this.#heldBytes} bytes are not acknowledged yet; at most ${limit} are held`;
+      this.#reportError(new MatchmakerError("client.backpressure", why, { limit }));
+      return false;
+    }
+    this.#sendSeq = seq;
+    this.#held.push({ seq, text, bytes });
+    this.#heldBytes += bytes;
+    if (this.#state === "open") {
+      this.#writeText(text);
+      if (this.#heldBytes > limit / 2 && !this.#askedAck) this.#askAck();
+    }
+    return true;
   }
 
   /** `rtc.signal`: relay a WebRTC signal to one other member of a session. */
@@ -351,6 +401,7 @@ export class Client {
   }
 
   #welcome(reply: HelloReply): void {
+    if (!reply.resumed) this.#forgetHeld(); // a new client id: its numbering starts at 1
     this.helloReply = reply;
     this.clientId = reply.client_id;
     this.#state = "open";
@@ -358,6 +409,11 @@ export class Client {
     this.#pinged = false;
     const every = Math.max(10, Math.floor(reply.heartbeat.interval_ms / 4));
     this.#heartbeat = setInterval(() => this.#beat(), every);
+    // What the server had not taken goes again, in order, before any new send (the
+    // resumed hello's reply said its ack, so the held sends are those after it).
+    for (let i = this.#heldFrom; i < this.#held.length; i++) this.#writeText(this.#held[i]!.text);
+    this.#askedAck = false;
+    this.#lastAckPing = Date.now();
     this.#events.notify();
   }
 
@@ -376,7 +432,78 @@ export class Client {
     } else if (silent >= interval_ms && !this.#pinged) {
       this.#pinged = true;
       this.#write({ type: "ping" });
+    } else if (this.#heldFrom < this.#held.length && Date.now() - this.#lastAckPing >= interval_ms) {
+      this.#askAck(); // sends held with nothing coming back: the pong says the ack
     }
+  }
+
+  /** A `ping` (no `id`): its `pong` carries the ack if it moved since last said. */
+  #askAck(): void {
+    this.#askedAck = true;
+    this.#lastAckPing = Date.now();
+    this.#write({ type: "ping" });
+  }
+
+  /** The server took every send up to `ack`: they are held no longer. */
+  #acknowledge(ack: number): void {
+    if (ack <= this.#ack) return;
+    this.#ack = ack;
+    this.#askedAck = false;
+    this.#resentFrom = 0;
+    const held = this.#held;
+    let from = this.#heldFrom;
+    while (from < held.length && held[from]!.seq <= ack) this.#heldBytes -= held[from++]!.bytes;
+    if (from === held.length) {
+      this.#held = [];
+      this.#heldFrom = 0;
+    } else if (from > 1024 && from * 2 > held.length) {
+      this.#held = held.slice(from); // drop the acknowledged prefix now and then, not per ack
+      this.#heldFrom = 0;
+    } else {
+      this.#heldFrom = from;
+    }
+  }
+
+  /**
+   * The server refused a send for a gap (a send before it was not taken, e.g. rate-limited):
+   * send again, in order, the held sends from the one it expects (once per gap).
+   */
+  #resendFrom(expected: number): void {
+    if (expected === this.#resentFrom || this.#state !== "open") return;
+    this.#resentFrom = expected;
+    for (let i = this.#heldFrom; i < this.#held.length; i++) {
+      const held = this.#held[i]!;
+      if (held.seq >= expected) this.#writeText(held.text);
+    }
+  }
+
+  /**
+   * A numbered send was refused as rate-limited (not taken): once the server has a token
+   * again, send again every held send it has not acknowledged, in order (one timer for
+   * all the refusals of a burst).
+   */
+  #retryLater(delayMs: number): void {
+    if (this.#retry !== null) return;
+    this.#retry = setTimeout(() => {
+      this.#retry = null;
+      this.#resentFrom = 0;
+      this.#resendFrom(this.#ack + 1);
+    }, delayMs);
+  }
+
+  /** Held sends that will never be acknowledged (the client's id changed, or it closed). */
+  #forgetHeld(report: MatchmakerError | null = null): void {
+    if (report !== null) {
+      for (let i = this.#heldFrom; i < this.#held.length; i++) {
+        const details = { ...report.details, seq: this.#held[i]!.seq };
+        this.#reportError(new MatchmakerError(report.code, report.message, details));
+      }
+    }
+    this.#held = [];
+    this.#heldFrom = 0;
+    this.#heldBytes = 0;
+    this.#sendSeq = 0;
+    this.#ack = 0;
   }
 
   #attach(socket: WebSocketLike): void {
@@ -391,7 +518,10 @@ export class Client {
   }
 
   #write(message: { id?: string; type: string; data?: unknown }): void {
-    const text = JSON.stringify(message);
+    this.#writeText(JSON.stringify(message));
+  }
+
+  #writeText(text: string): void {
     this.#options.onFrame?.("out", text);
     try {
       this.#socket?.send(text);
@@ -417,12 +547,21 @@ export class Client {
     this.#lastHeard = Date.now();
     this.#pinged = false;
     this.#options.onFrame?.("in", text);
-    let frame: { type?: unknown; id?: unknown; ok?: unknown; data?: unknown; error?: unknown; seq?: unknown };
+    let frame: {
+      type?: unknown;
+      id?: unknown;
+      ok?: unknown;
+      data?: unknown;
+      error?: unknown;
+      seq?: unknown;
+      ack?: unknown;
+    };
     try {
       frame = JSON.parse(text);
     } catch {
       return;
     }
+    if (typeof frame.ack === "number") this.#acknowledge(frame.ack);
     if (frame.type === "reply" || frame.type === "pong") {
       const pending = typeof frame.id === "string" ? this.#pending.get(frame.id) : undefined;
       if (pending !== undefined) {
@@ -431,7 +570,16 @@ export class Client {
         if (frame.type === "pong" || frame.ok === true) pending.resolve((frame.data ?? null) as never);
         else pending.reject(fromWire(frame.error));
       } else if (frame.type === "reply" && frame.ok === false && frame.id == null) {
-        this.#events.deliver({ type: "error", data: frame.error as ErrorBody, seq: null });
+        const error = frame.error as ErrorBody;
+        const details = (error?.details ?? {}) as { [key: string]: unknown };
+        if (details.field === "seq" && typeof details.expected === "number") {
+          this.#resendFrom(details.expected); // a gap: not the application's to see
+          return;
+        }
+        if (error?.code === "rate.limited" && typeof details.seq === "number") {
+          this.#retryLater(typeof details.retry_after_ms === "number" ? details.retry_after_ms : 10);
+        }
+        this.#events.deliver({ type: "error", data: error, seq: null });
       }
     } else if (frame.type === "ping") {
       this.#write({ type: "pong" });
@@ -474,7 +622,7 @@ export class Client {
   #drop(code: number, reason: string): void {
     this.#socket = null;
     this.closeCode = code;
-    this.#stopHeartbeat();
+    this.#stopTimers();
     const why = `the connection dropped (${code}) before the reply`;
     this.#failPending(new MatchmakerError("client.interrupted", why, { close_code: code }));
     if (this.#state === "away") return; // a resume attempt failed: the loop tries again
@@ -546,9 +694,11 @@ export class Client {
     }
   }
 
-  #stopHeartbeat(): void {
+  #stopTimers(): void {
     if (this.#heartbeat !== null) clearInterval(this.#heartbeat);
     this.#heartbeat = null;
+    if (this.#retry !== null) clearTimeout(this.#retry); // a resume sends them again anyway
+    this.#retry = null;
   }
 
   /** Closed for good: no more requests, `connection.closed` ends the events. */
@@ -559,14 +709,27 @@ export class Client {
     this.#state = "closed";
     this.closeCode = code ?? this.closeCode;
     this.#closeError = error;
-    this.#stopHeartbeat();
+    this.#stopTimers();
     this.#failPending(this.#closedError());
     socket?.close();
     const why = error && { code: error.code, message: error.message };
     const data = { code: this.closeCode, error: why };
     this.#events.deliver({ type: "connection.closed", data, seq: null });
+    // After a clean close the server took every send before the bye; otherwise the held
+    // ones may never have arrived: each is an `error` event after `connection.closed`.
+    this.#forgetHeld(error === null ? null : this.#closedError());
     this.#markClosed();
   }
+}
+
+/** The UTF-8 length of `text` (what a held frame costs against `maxUnackedBytes`). */
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x80) bytes += code >= 0x800 && (code < 0xd800 || code > 0xdfff) ? 2 : 1;
+  }
+  return bytes;
 }
 
 /** Why the server closed for good, as a coded error (`null` for a clean bye). */

@@ -175,7 +175,8 @@ export interface SessionSendData {
   to?: string[] | null;
 }
 
-export interface Relayed {
+export interface RelayReply {
+  duplicate?: boolean;
 }
 
 export interface RtcSignalData {
@@ -427,8 +428,8 @@ export interface Requests {
   "session.join": { data: SessionJoinData; reply: SessionJoined };
   "session.leave": { data: SessionLeaveData; reply: SessionLeft };
   "session.backfill": { data: SessionBackfillData; reply: Backfilled };
-  "session.send": { data: SessionSendData; reply: Relayed };
-  "rtc.signal": { data: RtcSignalData; reply: Relayed };
+  "session.send": { data: SessionSendData; reply: RelayReply };
+  "rtc.signal": { data: RtcSignalData; reply: RelayReply };
   "rtc.offer": { data: RtcOfferData; reply: ChannelAnswer };
   "pool.list": { data: PoolListData; reply: ListPage };
   "pool.watch": { data: PoolWatchData; reply: Watching };

@@ -106,17 +106,18 @@ export function connect(url, options = {}) {
 }
 
 /** A TCP proxy in front of a port: `cut()` drops every connection at once (a lost network),
- * `freeze()` stops forwarding without closing (a half-open connection), `refuse()` stops
+ * `freeze()` stops forwarding without closing (a half-open connection; `freeze("down")`
+ * only what the server sends, so what it took is never acknowledged), `refuse()` stops
  * accepting new connections until `accept()`. */
 export async function startProxy(targetPort) {
   const pairs = new Set();
   const onConnection = (inbound) => {
     const outbound = net.connect(targetPort, "127.0.0.1");
-    const pair = { inbound, outbound, frozen: false };
+    const pair = { inbound, outbound, frozen: false, frozenDown: false };
     pairs.add(pair);
     const forward = (from, to) =>
       from.on("data", (chunk) => {
-        if (!pair.frozen) to.write(chunk);
+        if (!pair.frozen && !(from === outbound && pair.frozenDown)) to.write(chunk);
       });
     forward(inbound, outbound);
     forward(outbound, inbound);
@@ -141,8 +142,11 @@ export async function startProxy(targetPort) {
       }
       pairs.clear();
     },
-    freeze() {
-      for (const pair of pairs) pair.frozen = true;
+    freeze(direction = "both") {
+      for (const pair of pairs) {
+        if (direction === "down") pair.frozenDown = true;
+        else pair.frozen = true;
+      }
     },
     refuse() {
       server.close();

@@ -30,6 +30,8 @@ def test_a_relayed_message_is_framed_as_the_protocol_encodes_it(
 
 
 def test_the_kept_prefixes_are_bounded() -> None:
-    for i in range(translate._PREFIXES_KEPT + 10):
-        translate.event_head(MessageRelayed(f"s{i}", "c", Raw(b"1")))
-    assert len(translate._PREFIXES) <= translate._PREFIXES_KEPT
+    kept = translate._message_prefix.cache_info().maxsize
+    assert kept is not None
+    for i in range(kept + 10):
+        assert translate.event_head(MessageRelayed(f"s{i}", "c", Raw(b"1"))).startswith("{")
+    assert translate._message_prefix.cache_info().currsize <= kept

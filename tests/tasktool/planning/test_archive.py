@@ -10,8 +10,8 @@ import pytest
 
 from tasktool.config import Overrides
 from tasktool.model.errors import TaskToolError
-from tasktool.planning.archive import archive_plan, choose_to_archive, refuse_unresolved
 from tasktool.planning.repository import Repository, load_context
+from tasktool.planning.writing.archive import archive_plan, choose_to_archive, refuse_unresolved
 
 if TYPE_CHECKING:
     from tests.tasktool.conftest import Project, TaskWriter

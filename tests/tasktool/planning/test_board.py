@@ -6,13 +6,13 @@ from typing import Any
 
 import pytest
 
+from tasktool.model.config import Config, Phase
 from tasktool.model.errors import TaskToolError
-from tasktool.model.settings import Phase, Settings
 from tasktool.planning.board import build_board
 
 from .conftest import TaskFactory
 
-SETTINGS = Settings(
+SETTINGS = Config(
     effort=("xs", "s", "l"), phases=(Phase(id="p1", name="One"), Phase(id="p2", name="Two"))
 )
 

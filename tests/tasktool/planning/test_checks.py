@@ -6,13 +6,13 @@ from typing import Any
 
 import pytest
 
+from tasktool.model.config import Config, Phase, Scope
 from tasktool.model.diagnostics import Diagnostic
-from tasktool.model.settings import Phase, Scope, Settings
 from tasktool.planning.checks import build_report, check_tasks
 
 from .conftest import TaskFactory
 
-SETTINGS = Settings(
+SETTINGS = Config(
     phases=(Phase(id="p1", name="One"),),
     scopes={"api": Scope(description="HTTP API"), "ui": Scope()},
 )
@@ -94,7 +94,7 @@ def test_clean_tasks_pass(make: TaskFactory) -> None:
 
 
 def test_unconfigured_phases_and_scopes_accept_anything(make: TaskFactory) -> None:
-    assert check_tasks([make("1", phase="x", touches=["y"])], Settings()) == []
+    assert check_tasks([make("1", phase="x", touches=["y"])], Config()) == []
 
 
 def test_report_splits_errors_and_warnings() -> None:

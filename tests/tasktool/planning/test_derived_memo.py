@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tasktool.model.diagnostics import Diagnostic
-from tasktool.planning.derived_memo import memo_path
+from tasktool.planning.memos.derived_memo import memo_path
 from tasktool.planning.ranking import Placed
 from tasktool.planning.repository import Repository, load_context
 from tasktool.planning.stats import Stats

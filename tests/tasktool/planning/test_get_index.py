@@ -23,9 +23,9 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tasktool.files import cache
-from tasktool.files.cache import ParseCache
-from tasktool.files.id_columns import IdColumns
+from tasktool.files.caches import cache
+from tasktool.files.caches.cache import ParseCache
+from tasktool.files.caches.id_columns import IdColumns
 from tasktool.model.errors import TaskToolError
 from tasktool.planning.get_index import lookup
 from tasktool.planning.repository import Repository, load_context

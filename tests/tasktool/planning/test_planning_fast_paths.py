@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tasktool.config import LoadedConfig
-from tasktool.files.scan import ScanResult
-from tasktool.model.settings import Settings
+from tasktool.files.scanning.scan import ScanResult
+from tasktool.model.config import Config
 from tasktool.model.task import RESOLVED_STATUSES, Task, natural_key
 from tasktool.planning.board import GROUP_FIELDS, build_board, count_columns, count_fields
 from tasktool.planning.checks import check_tasks
@@ -56,7 +56,7 @@ def _natural(tasks: list[Task]) -> list[Task]:
 @given(tasks=varied_tasks(), seed=st.integers())
 @settings(max_examples=150, deadline=None)
 def test_fast_paths_agree_with_the_plain_ones(tasks: list[Task], seed: int) -> None:
-    config = Settings(phases=PHASES)
+    config = Config(phases=PHASES)
     shuffled = list(tasks)
     random.Random(seed).shuffle(shuffled)
     natural = _natural(tasks)
@@ -197,7 +197,7 @@ def test_get_links_agree_with_the_graph(tasks: list[Task]) -> None:
         broken=(),
     )
     config = LoadedConfig(
-        file=None, settings=Settings(task_dir="/nonexistent"), values={}, sources={}
+        file=None, settings=Config(task_dir="/nonexistent"), values={}, sources={}
     )
     repo = Repository(config, scan)
     graph = repo.graph

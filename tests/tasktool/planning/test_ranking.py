@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tasktool.model.settings import Phase, Settings
+from tasktool.model.config import Config, Phase
 from tasktool.planning.ranking import rank_next
 
 from .conftest import TaskFactory
@@ -98,7 +98,7 @@ def test_score_components(
     make: TaskFactory, subject: Spec, others: list[Spec], factor: str, points: int
 ) -> None:
     tasks = [make("1", **subject), *(make(**spec) for spec in others)]
-    ranked = {item.task.id: item for item in rank_next(tasks, Settings(), limit=0)}
+    ranked = {item.task.id: item for item in rank_next(tasks, Config(), limit=0)}
     assert _points(ranked["1"], factor) == points
     assert ranked["1"].score == sum(reason.points for reason in ranked["1"].reasons)
 
@@ -170,21 +170,21 @@ def test_score_components(
 def test_strict_phase_tiers(
     make: TaskFactory, specs: list[Spec], unphased: str, expected: list[str]
 ) -> None:
-    settings = Settings(phases=PHASES, next_unphased=unphased)  # type: ignore[arg-type]
+    settings = Config(phases=PHASES, next_unphased=unphased)  # type: ignore[arg-type]
     ranked = rank_next([make(**spec) for spec in specs], settings, limit=0)
     assert [item.task.id for item in ranked] == expected
 
 
 @pytest.mark.parametrize(("phase", "bonus"), [("alpha", 25), ("beta", 20), ("gamma", 0), (None, 0)])
 def test_strict_off_makes_phase_a_bonus(make: TaskFactory, phase: str | None, bonus: int) -> None:
-    (ranked,) = rank_next([make("1", phase=phase)], Settings(phases=PHASES), strict_phases=False)
+    (ranked,) = rank_next([make("1", phase=phase)], Config(phases=PHASES), strict_phases=False)
     assert _points(ranked, "phase") == bonus
     assert ranked.score == 10 + bonus
 
 
 def test_strict_off_lets_score_cross_phases(make: TaskFactory) -> None:
     tasks = [make("1", phase="beta", priority="critical"), make("2", phase="alpha")]
-    ranked = rank_next(tasks, Settings(phases=PHASES), strict_phases=False)
+    ranked = rank_next(tasks, Config(phases=PHASES), strict_phases=False)
     assert [item.task.id for item in ranked] == ["1", "2"]
     assert [item.score for item in ranked] == [60, 35]
 
@@ -192,13 +192,13 @@ def test_strict_off_lets_score_cross_phases(make: TaskFactory) -> None:
 def test_unphased_setting_has_no_effect_without_phases(make: TaskFactory) -> None:
     tasks = [make("1", phase="x"), make("2", priority="high")]
     for unphased in ("current", "last"):
-        settings = Settings(next_unphased=unphased)
+        settings = Config(next_unphased=unphased)
         assert [item.task.id for item in rank_next(tasks, settings)] == ["2", "1"]
 
 
 def test_ties_in_natural_id_order(make: TaskFactory) -> None:
     tasks = [make(task_id) for task_id in ("10", "9", "T-2", "T-10", "1")]
-    ranked = rank_next(tasks, Settings(), limit=0)
+    ranked = rank_next(tasks, Config(), limit=0)
     assert [item.task.id for item in ranked] == ["1", "9", "10", "T-2", "T-10"]
     assert [item.rank for item in ranked] == [1, 2, 3, 4, 5]
 
@@ -206,12 +206,12 @@ def test_ties_in_natural_id_order(make: TaskFactory) -> None:
 @pytest.mark.parametrize(("limit", "count"), [(5, 5), (2, 2), (0, 7), (100, 7)])
 def test_limit(make: TaskFactory, limit: int, count: int) -> None:
     tasks = [make(str(i)) for i in range(7)]
-    assert len(rank_next(tasks, Settings(), limit=limit)) == count
+    assert len(rank_next(tasks, Config(), limit=limit)) == count
 
 
 def test_quick_wins_keep_only_the_lowest_effort(make: TaskFactory) -> None:
     tasks = [make("1", effort="xs"), make("2", effort="m"), make("3"), make("4", effort="xs")]
-    settings = Settings(effort=("xs", "m", "xl"))
+    settings = Config(effort=("xs", "m", "xl"))
     ranked = rank_next(tasks, settings, quick_wins=True)
     assert [item.task.id for item in ranked] == ["1", "4"]
     assert _points(ranked[0], "effort") == 5
@@ -224,7 +224,7 @@ def test_only_actionable_and_filtered_candidates(make: TaskFactory) -> None:
         make("3", owner="ann"),
         make("4", owner="bob"),
     ]
-    ranked = rank_next(tasks, Settings(), predicate=lambda task: task.owner == "ann")
+    ranked = rank_next(tasks, Config(), predicate=lambda task: task.owner == "ann")
     assert [item.task.id for item in ranked] == ["3"]
     assert ranked[0].to_json()["reasons"][0] == {
         "factor": "priority",

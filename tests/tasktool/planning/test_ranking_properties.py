@@ -7,7 +7,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tasktool.model.settings import Phase, Settings
+from tasktool.model.config import Config, Phase
 from tasktool.model.task import Task
 from tasktool.planning.ranking import rank_next
 
@@ -55,7 +55,7 @@ def _actionable(task: Task, tasks: list[Task]) -> bool:
 @given(tasks=task_graphs(), unphased=st.sampled_from(["current", "last"]), seed=st.integers())
 @settings(max_examples=150, deadline=None)
 def test_next_properties(tasks: list[Task], unphased: str, seed: int) -> None:
-    config = Settings(phases=PHASES, next_unphased=unphased)  # type: ignore[arg-type]
+    config = Config(phases=PHASES, next_unphased=unphased)  # type: ignore[arg-type]
     ranked = rank_next(tasks, config, limit=0)
     assert all(_actionable(item.task, tasks) for item in ranked)
     assert len(ranked) == sum(_actionable(task, tasks) for task in tasks)
@@ -87,7 +87,7 @@ def test_scores_are_their_reasons_and_a_limit_is_a_prefix(
 ) -> None:
     """Every candidate is ranked by a score computed without its reasons: they must agree,
     and writing reasons out for the first ``limit`` only must not change the ranking."""
-    config = Settings(phases=PHASES)
+    config = Config(phases=PHASES)
     every = rank_next(tasks, config, strict_phases=strict, limit=0)
     for item in every:
         assert item.score == sum(reason.points for reason in item.reasons)

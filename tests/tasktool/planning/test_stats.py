@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tasktool.model.settings import Settings
+from tasktool.model.config import Config
 from tasktool.planning.stats import compute_stats
 
 from .conftest import TaskFactory
@@ -17,7 +17,7 @@ def test_stats(make: TaskFactory) -> None:
         make("5", status="cancelled"),
         make("6", status="completed", archived=True),
     ]
-    payload = compute_stats(tasks, Settings()).to_json()
+    payload = compute_stats(tasks, Config()).to_json()
     assert payload["total"] == 5
     assert payload["archived"] == 1
     assert payload["by_status"] == {
@@ -44,7 +44,7 @@ def test_stats(make: TaskFactory) -> None:
 
 
 def test_empty_stats() -> None:
-    payload = compute_stats([], Settings()).to_json()
+    payload = compute_stats([], Config()).to_json()
     assert payload["total"] == 0
     assert payload["completion_rate"] == 0.0
     assert payload["longest_chain"] == {"length": 0, "ids": []}

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tasktool.model.settings import Scope, Settings
+from tasktool.model.config import Config, Scope
 from tasktool.model.task import Task
 from tasktool.planning.tracks import plan_tracks
 
@@ -70,7 +70,7 @@ def _layout(result: Any) -> list[list[str]]:
 def test_layout(
     make: TaskFactory, specs: list[dict[str, Any]], layout: list[list[str]], flexible: list[str]
 ) -> None:
-    result = plan_tracks([make(**spec) for spec in specs], Settings())
+    result = plan_tracks([make(**spec) for spec in specs], Config())
     assert _layout(result) == layout
     assert [item.task.id for item in result.flexible] == flexible
     assert result.warnings == ()
@@ -79,7 +79,7 @@ def test_layout(
 def test_no_two_tasks_of_a_track_share_a_scope(make: TaskFactory) -> None:
     scopes = ["a", "b", "c", "d"]
     tasks = [make(str(i), touches=[scopes[i % 4], scopes[i * 7 % 3]]) for i in range(60)]
-    result = plan_tracks(tasks, Settings())
+    result = plan_tracks(tasks, Config())
     placed = [item for track in result.tracks for item in track.tasks]
     assert len(placed) == 60
     for track in result.tracks:
@@ -92,8 +92,8 @@ def test_no_two_tasks_of_a_track_share_a_scope(make: TaskFactory) -> None:
 
 def test_unknown_scopes_warn_only_when_scopes_are_configured(make: TaskFactory) -> None:
     tasks = [make("1", touches=["api", "nope"])]
-    assert plan_tracks(tasks, Settings()).warnings == ()
-    settings = Settings(scopes={"api": Scope(description="HTTP API")})
+    assert plan_tracks(tasks, Config()).warnings == ()
+    settings = Config(scopes={"api": Scope(description="HTTP API")})
     result = plan_tracks(tasks, settings)
     assert result.warnings == (
         "task 1: touches 'nope', which matches no configured scope (api (HTTP API))",
@@ -109,7 +109,7 @@ def test_every_actionable_task_is_placed_once_without_scope_clashes(
     touches: list[list[str]],
 ) -> None:
     tasks = [Task(id=str(i), title="t", touches=tuple(t)) for i, t in enumerate(touches)]
-    result = plan_tracks(tasks, Settings())
+    result = plan_tracks(tasks, Config())
     placed = [item.task.id for track in result.tracks for item in track.tasks]
     placed += [item.task.id for item in result.flexible]
     assert sorted(placed) == sorted(task.id for task in tasks)

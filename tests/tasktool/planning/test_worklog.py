@@ -11,7 +11,7 @@ import pytest
 
 from tasktool.model.errors import TaskToolError
 from tasktool.planning.repository import Repository, load_context
-from tasktool.planning.worklog import WorklogEntry, add_entry, parse_worklog, read_worklog
+from tasktool.planning.writing.worklog import WorklogEntry, add_entry, parse_worklog, read_worklog
 
 Loader = Callable[..., Repository]
 

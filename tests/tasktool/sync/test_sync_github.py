@@ -10,8 +10,8 @@ from urllib.parse import parse_qs
 
 import pytest
 
-from tasktool.files.cache import ParseCache
-from tasktool.files.scan import scan_tasks
+from tasktool.files.caches.cache import ParseCache
+from tasktool.files.scanning.scan import scan_tasks
 from tasktool.model.task import KEPT
 from tasktool.sync import engine
 from tasktool.sync.state import STATE_FILE

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from mtcommon import CodedError
+from tasktool.model.config import Config
 from tasktool.model.errors import TaskToolError
-from tasktool.model.settings import Settings
 from tasktool.model.task import Task
-from tasktool.planning.changes import change_from_json
+from tasktool.planning.writing.changes import change_from_json
 from tasktool.web.events import ChangeFeed, is_task_change
-from tasktool.web.graphsvg import _layers, graph_svg
+from tasktool.web.graph.graphsvg import _layers, graph_svg
 from tasktool.web.layout import Links, export_name
 
 ROOT = Path("/t")
@@ -74,7 +74,7 @@ TASK = Task(id="7", title="T", status="pending", tags=("a",))
 def test_change_from_json_builds_the_cli_change() -> None:
     change = change_from_json(
         {"status": "completed", "owner": None, "tags": ["b", " "], "body": "x"},
-        TASK, Settings(), {"7"}, "2030-01-01",
+        TASK, Config(), {"7"}, "2030-01-01",
     )  # fmt: skip
     assert change.set == {"status": "completed", "owner": None}
     assert change.replace == {"tags": ("b",)}
@@ -85,7 +85,7 @@ def test_change_from_json_reports_every_bad_field() -> None:
     with pytest.raises(CodedError) as caught:
         change_from_json(
             {"priority": 3, "type": "epic", "tags": "a", "id": "8", "title": ""},
-            TASK, Settings(), {"7"}, "2030-01-01",
+            TASK, Config(), {"7"}, "2030-01-01",
         )  # fmt: skip
     assert caught.value.code == "task.invalid_fields"
     fields = (caught.value.details or {})["fields"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from tasktool.files.worktrees import discover_worktrees
+from tasktool.files.scanning.worktrees import discover_worktrees
 
 from .conftest import Repo, git
 

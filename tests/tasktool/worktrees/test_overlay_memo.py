@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task
-from tasktool.planning.overlay import Provenance, Verdict, Won
-from tasktool.planning.overlay_memo import memo_path
+from tasktool.planning.memos.overlay_memo import memo_path
 from tasktool.planning.repository import Repository, load_context
+from tasktool.planning.worktrees.overlay import Provenance, Verdict, Won
 from tests.tasktool.cache_entries import bodies_read
 from tests.tasktool.conftest import edit_in_place
 
@@ -86,7 +86,11 @@ def test_a_warm_run_applies_the_remembered_verdict(repo: Repo, three: tuple[Path
     warm = _load(repo.main, repo.home)
     assert _shown(warm) == cold
     five = warm.by_id["005"]
-    assert (five.sibling_only, five.body.strip(), five.branch) == (True, "kept whole", "feature-a")
+    assert (five.sibling_only, warm.bodies.read(five).strip(), five.branch) == (
+        True,
+        "kept whole",
+        "feature-a",
+    )
 
     # Proof that the memo answers: a poisoned verdict under the right key is what shows.
     _poison(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tasktool.model.task import Task
-from tasktool.planning.overlay import SiblingTasks, claimed_elsewhere, overlay
+from tasktool.planning.worktrees.overlay import SiblingTasks, claimed_elsewhere, overlay
 
 
 def _task(task_id: str, status: str, where: str = "here", **extra: object) -> Task:
@@ -123,6 +123,6 @@ def test_every_local_copy_of_an_id_keeps_its_own_fields() -> None:
     )
     (shown,) = result.tasks
     (kept,) = result.archived
-    assert (shown.status, shown.archived, shown.body) == ("completed", False, "active body")
-    assert (kept.status, kept.archived, kept.body) == ("completed", True, "archived body")
+    assert (shown.status, shown.archived, shown.raw_body) == ("completed", False, "active body")
+    assert (kept.status, kept.archived, kept.raw_body) == ("completed", True, "archived body")
     assert kept.file_path == "/here/archive/1.md"

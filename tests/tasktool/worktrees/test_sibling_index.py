@@ -9,7 +9,7 @@ from pathlib import Path
 
 import msgspec
 
-from tasktool.files.sibling_index import SiblingIndex, index_path, read_index
+from tasktool.files.caches.sibling_index import SiblingIndex, index_path, read_index
 from tests.tasktool.conftest import edit_in_place, task_text
 
 from .conftest import Repo, Run, as_json, git

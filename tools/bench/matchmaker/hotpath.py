@@ -7,8 +7,10 @@ Two clients join one session in a real :class:`DataPlane` (no sockets: a
 not started); then one ``session.send`` frame is handed to ``on_frame`` again
 and again. The same again through :class:`DirectConnection` (picows's path), whose
 peer keeps the last frame written instead of a socket. Each step of that path is timed
-on its own too (decode, the core, the event's frame, queueing it). Prints
-the best of ``--runs`` in microseconds per call; docs/benchmarks/matchmaker-picows.md
+on its own too (decode, the core, the event's frame, queueing it). Last, one
+message each way in turn, unnumbered, then numbered (``seq``, so every event carries an
+``ack``).
+Prints the best of ``--runs`` in microseconds per call; docs/benchmarks/matchmaker-picows.md
 sets it against each server's CPU per relayed message.
 """
 
@@ -19,7 +21,7 @@ import asyncio
 import json
 import time
 import timeit
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
 
 from matchmaker.config import Limits, ServerConfig
@@ -51,6 +53,12 @@ async def _unused_send(message: MutableMapping[str, Any]) -> None:
     raise AssertionError("the writer is not started here")
 
 
+def _numbered(frame: str, count: int) -> Iterator[str]:
+    """``frame`` numbered 1 to ``count``."""
+    head = '{"type":"session.send",'
+    return iter([frame.replace(head, f'{head}"seq":{seq},') for seq in range(1, count + 1)])
+
+
 async def measure(number: int, runs: int) -> dict[str, float]:
     plane = DataPlane(ServerConfig(limits=UNLIMITED), ProjectDirectory(), asyncio.Event())
     sender, receiver = (
@@ -77,6 +85,14 @@ async def measure(number: int, runs: int) -> dict[str, float]:
         connection.on_frame(JOIN.replace('"r0"', '"r1"'))
     direct_session = json.loads(peer.last)["data"]["session_id"]
     direct_frame = frame.replace(session_id, direct_session)
+    # One message each way in turn, unnumbered and numbered (issue 42, exactly once: every
+    # one is taken and the event it causes carries the other side's ack). Prebuilt, as each
+    # seq is new, and the unnumbered ones alike (as many strings, in memory as they are), so
+    # the two differ by seq and ack alone.
+    count = number * runs + 1
+    plain, plain_back = (iter([f"{frame} "[:-1] for _ in range(count)]) for _ in range(2))
+    numbered, back = (_numbered(frame, count) for _ in range(2))
+    inbound = sender._queue
     cases: dict[str, Callable[[], object]] = {
         "on_frame: the whole path (frame in, frame queued)": lambda: (
             sender.on_frame(frame),
@@ -99,6 +115,18 @@ async def measure(number: int, runs: int) -> dict[str, float]:
         "the same by the shell's short path (relay_local, outside a cluster)": lambda: (
             plane.relay_local(recipients, event, time.time_ns() // 1_000_000),
             outbound.clear(),
+        ),
+        "on_frame, one each way (two messages)": lambda: (
+            sender.on_frame(next(plain)),
+            receiver.on_frame(next(plain_back)),
+            outbound.clear(),
+            inbound.clear(),
+        ),
+        "the same numbered (seq; each event carries an ack)": lambda: (
+            sender.on_frame(next(numbered)),
+            receiver.on_frame(next(back)),
+            outbound.clear(),
+            inbound.clear(),
         ),
     }
     return {

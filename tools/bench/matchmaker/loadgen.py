@@ -2,7 +2,7 @@
 
     python loadgen.py connections --url ws://127.0.0.1:9100/ws --count 10000
     python loadgen.py matching --url ... --rate 1000 --duration 10 --clients 2000
-    python loadgen.py relay --url ... --pairs 50 --window 4 --duration 10 [--echo]
+    python loadgen.py relay --url ... --pairs 50 --window 4 --duration 10 [--echo] [--numbered]
 
 Prints one JSON object with the measurements on stdout, after a ``MEASURING``
 line when the measured phase starts. ``connections`` prints ``HOLDING`` once
@@ -26,6 +26,7 @@ from fastws import FastWebSocket
 
 _decode = msgspec.json.Decoder().decode
 HELLO = b'{"id":"h","type":"hello","data":{"v":1,"project":"bench"}}'
+SEND = b'{"type":"session.send",'
 LEAVE = b'{"id":"l","type":"session.leave","data":{"session_id":"%b"}}'
 
 
@@ -140,11 +141,22 @@ async def matching(args: argparse.Namespace) -> dict[str, Any]:
 
 
 async def relay(args: argparse.Namespace) -> dict[str, Any]:
-    """Balls in flight: echo bounces socket -> server -> same socket; relay A -> B -> A."""
+    """Balls in flight: echo bounces socket -> server -> same socket; relay A -> B -> A.
+    ``--numbered``: every send carries the next ``seq`` of its socket (exactly once), so
+    every event the server sends carries an ``ack``."""
     latencies: list[float] = []
     counted = 0
     measure_from = stop_at = float("inf")
     prefixes: dict[FastWebSocket, bytes] = {}
+    seqs: dict[FastWebSocket, int] = {}
+
+    def frame(ws: FastWebSocket, now: float) -> bytes:
+        if not prefixes:
+            return b'{"t":%r}' % now
+        if not args.numbered:
+            return b"%b%r}}" % (prefixes[ws], now)
+        seq = seqs[ws] = seqs.get(ws, 0) + 1
+        return b'%b"seq":%d,%b%r}}' % (SEND, seq, prefixes[ws][len(SEND) :], now)
 
     def on_message(ws: FastWebSocket, payload: bytes) -> None:
         nonlocal counted
@@ -162,7 +174,7 @@ async def relay(args: argparse.Namespace) -> dict[str, Any]:
             counted += 1
             if counted % 8 == 0:
                 latencies.append(now - sent)
-        ws.send(b"%b%r}}" % (prefixes[ws], now) if prefixes else b'{"t":%r}' % now)
+        ws.send(frame(ws, now))
 
     sockets = await open_many(args.url, args.pairs * 2, on_message, hello=not args.echo)
     if not args.echo:
@@ -178,9 +190,9 @@ async def relay(args: argparse.Namespace) -> dict[str, Any]:
                 session_id = _decode(await joined)["data"]["session_id"]
                 ws.on_message = on_message
             for ws in pair:
-                prefixes[ws] = (
-                    b'{"type":"session.send","data":{"session_id":"%b","data":'
-                    % session_id.encode()
+                prefixes[ws] = b'%b"data":{"session_id":"%b","data":' % (
+                    SEND,
+                    session_id.encode(),
                 )
     print("MEASURING", flush=True)
     start = time.perf_counter()
@@ -189,7 +201,7 @@ async def relay(args: argparse.Namespace) -> dict[str, Any]:
     for ws in sockets:
         for _ in range(args.window):
             now = time.perf_counter()
-            ws.send(b"%b%r}}" % (prefixes[ws], now) if prefixes else b'{"t":%r}' % now)
+            ws.send(frame(ws, now))
     await asyncio.sleep(args.warmup + args.duration + 0.2)
     for ws in sockets:
         ws.close()
@@ -213,6 +225,7 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=50)
     parser.add_argument("--window", type=int, default=4, help="balls in flight per socket")
     parser.add_argument("--echo", action="store_true")
+    parser.add_argument("--numbered", action="store_true", help="relay: sends carry a seq")
     args = parser.parse_args()
     if not args.url.startswith("ws://127.0.0.1:"):
         parser.error("loopback only: --url must be ws://127.0.0.1:<port>/...")

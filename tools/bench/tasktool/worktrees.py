@@ -130,10 +130,10 @@ def phases(multi: Path, runs: int) -> dict[str, float]:
     """Where the unified run's time goes, in this process (warm, median of ``runs``):
     this worktree's scan (the baseline's work) and what the overlay adds to it."""
     from tasktool.config import Overrides, load_config
-    from tasktool.files.scan import scan_source
-    from tasktool.files.worktrees import discover_worktrees
-    from tasktool.planning.overlay import overlay
-    from tasktool.planning.siblings import SiblingReader
+    from tasktool.files.scanning.scan import scan_source
+    from tasktool.files.scanning.worktrees import discover_worktrees
+    from tasktool.planning.worktrees.overlay import overlay
+    from tasktool.planning.worktrees.siblings import SiblingReader
 
     config = load_config(Overrides(config=str(multi / ".tasktool.yaml")), cwd=multi)
     root = Path(config.settings.task_dir)
@@ -204,11 +204,11 @@ def report(
         "",
         "What the overlay adds (profile of the unified run): finding the worktrees",
         "(reading `.git`, `worktrees/*/gitdir` and `HEAD`, no `git` process), loading each",
-        "sibling's config, and per sibling its index (`files/sibling_index.py`, in this",
+        "sibling's config, and per sibling its index (`files/caches/sibling_index.py`, in this",
         "worktree's `.tasktool/worktrees/`): reading it and decoding its paths, one `stat`",
         "per folder and per file compared with the stored signatures. Then the verdict",
         "(the statuses siblings give, the 50 sibling-only tasks, the divergences) comes from",
-        "the memo (`planning/overlay_memo.py`, `.tasktool/overlay.msgpack`), keyed by this",
+        "the memo (`planning/memos/overlay_memo.py`, `.tasktool/overlay.msgpack`), keyed by this",
         "worktree's parse-cache identity and each index's digest, and is applied: 200",
         "tasks replaced, 50 inserted in order; the output is 50 tasks longer. The `stat`",
         "per sibling file is most of it and is the floor: a sibling cannot be trusted",

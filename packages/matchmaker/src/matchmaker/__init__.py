@@ -21,9 +21,12 @@ if TYPE_CHECKING:
     from matchmaker.adminclient.client import AdminError as AdminError
     from matchmaker.client import Client as Client
     from matchmaker.client import Event as Event
+    from matchmaker.client import Reconnect as Reconnect
     from matchmaker.config import ControlLimits as ControlLimits
     from matchmaker.config import Limits as Limits
     from matchmaker.config import ServerConfig as ServerConfig
+    from matchmaker.configure.resolve import Effective as Effective
+    from matchmaker.configure.resolve import resolve as resolve
     from matchmaker.control.app import create_control_app as create_control_app
     from matchmaker.data.app import create_data_app as create_data_app
     from matchmaker.directory import ProjectDirectory as ProjectDirectory
@@ -34,8 +37,6 @@ if TYPE_CHECKING:
     from matchmaker.running import RunningServer as RunningServer
     from matchmaker.running import serve as serve
     from matchmaker.server import Bound as Bound
-    from matchmaker.settings.resolve import Effective as Effective
-    from matchmaker.settings.resolve import resolve as resolve
     from matchmaker.store.backends import DEFAULT_STORE_URL as DEFAULT_STORE_URL
     from matchmaker.store.backends import open_store as open_store
     from matchmaker.store.base import ProjectStore as ProjectStore
@@ -61,6 +62,7 @@ __all__ = [
     "ProjectDirectory",
     "ProjectKey",
     "ProjectStore",
+    "Reconnect",
     "RunningServer",
     "ServerConfig",
     "SqliteStore",
@@ -82,7 +84,7 @@ __getattr__, __dir__ = lazy_exports(
         "Client": ".client",
         "ControlLimits": ".config",
         "DEFAULT_STORE_URL": ".store.backends",
-        "Effective": ".settings.resolve",
+        "Effective": ".configure.resolve",
         "Event": ".client",
         "Limits": ".config",
         "MatchmakerError": ".errors",
@@ -93,13 +95,14 @@ __getattr__, __dir__ = lazy_exports(
         "ProjectDirectory": ".directory",
         "ProjectKey": ".model",
         "ProjectStore": ".store.base",
+        "Reconnect": ".client",
         "RunningServer": ".running",
         "ServerConfig": ".config",
         "SqliteStore": ".store.sqlite",
         "create_control_app": ".control.app",
         "create_data_app": ".data.app",
         "open_store": ".store.backends",
-        "resolve": ".settings.resolve",
+        "resolve": ".configure.resolve",
         "serve": ".running",
     },
 )

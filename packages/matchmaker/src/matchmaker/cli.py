@@ -3,7 +3,7 @@
 ``matchmaker [OPTIONS]`` runs the server; ``matchmaker config show`` prints the
 effective settings and ``matchmaker admin ...`` talks to a running server's
 management port. The server options come from the option table
-(:mod:`matchmaker.settings`), which also reads the environment and the config file.
+(:mod:`matchmaker.configure`), which also reads the environment and the config file.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from click.core import ParameterSource
 from matchmaker import __version__
 from matchmaker.adminclient.commands import admin
 from matchmaker.config import Limits
-from matchmaker.settings import (
+from matchmaker.configure import (
     CONFIG_OPTION,
     GROUPS,
     OPTIONS,
@@ -95,7 +95,7 @@ def _click_option(option: Option, param: str) -> Callable[[F], F]:
     )
 
 
-def _settings_options(command: F) -> F:
+def _config_options(command: F) -> F:
     for option in reversed(OPTIONS):
         command = _click_option(option, option.param)(command)
     return _click_option(CONFIG_OPTION, "config_file")(command)
@@ -123,12 +123,12 @@ class _ServerGroup(OneLineUsageGroup):
 
 @dataclass(frozen=True, slots=True)
 class Invocation:
-    """What the command line said; resolved into settings only by the commands that need them."""
+    """What the command line said; resolved into a config only by the commands that need it."""
 
     flags: dict[str, Any]
     config_file: str | None
 
-    def settings(self) -> Effective:
+    def effective(self) -> Effective:
         try:
             return resolve(self.flags, os.environ, self.config_file)
         except CodedError as exc:
@@ -141,7 +141,7 @@ class Invocation:
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 @click.version_option(__version__, prog_name="matchmaker")
-@_settings_options
+@_config_options
 @click.pass_context
 def main(ctx: click.Context, /, config_file: str | None, **values: Any) -> None:
     """Run the realtime matchmaking service, or one of the commands below.
@@ -159,22 +159,22 @@ def main(ctx: click.Context, /, config_file: str | None, **values: Any) -> None:
     }
     ctx.obj = Invocation(flags, config_file)
     if ctx.invoked_subcommand is None:
-        _serve(ctx.obj.settings())
+        _serve(ctx.obj.effective())
 
 
-def _serve(settings: Effective) -> None:
+def _serve(effective: Effective) -> None:
     from matchmaker.running import serve_until_signalled
     from matchmaker.server import configure_logging
     from matchmaker.servers import event_loop_factory
 
-    configure_logging(settings.config)
-    for warning in settings.warnings:
+    configure_logging(effective.config)
+    for warning in effective.warnings:
         log.warning("%s", warning)
-    if settings.config_file is not None:
-        log.info("settings read from %s", settings.config_file)
+    if effective.config_file is not None:
+        log.info("settings read from %s", effective.config_file)
     try:
-        with asyncio.Runner(loop_factory=event_loop_factory(settings.config.server)) as runner:
-            runner.run(serve_until_signalled(settings.config))
+        with asyncio.Runner(loop_factory=event_loop_factory(effective.config.server)) as runner:
+            runner.run(serve_until_signalled(effective.config))
     except CodedError as exc:
         raise CommandError(exc) from None
     else:
@@ -212,13 +212,13 @@ def show(invocation: Invocation, output: str) -> None:
     server auto, the server it picks here is named.
     Unknown MATCHMAKER_* variables are reported on stderr.
     """
-    settings = invocation.settings()
-    for warning in settings.warnings:
+    effective = invocation.effective()
+    for warning in effective.warnings:
         click.echo(f"warning: {warning}", err=True)
-    rows = effective_rows(settings)
+    rows = effective_rows(effective)
     _name_the_chosen_server(rows)
     if output == "json":
-        click.echo(json.dumps({"config_file": settings.config_file, "settings": rows}, indent=2))
+        click.echo(json.dumps({"config_file": effective.config_file, "settings": rows}, indent=2))
         return
     width = max(len(row["key"]) for row in rows)
     values = [

@@ -1,6 +1,6 @@
-"""The one typed settings object of a matchmaker process.
+"""The one typed configuration of a matchmaker process.
 
-Built by :mod:`matchmaker.settings` from flags, ``MATCHMAKER_*`` environment
+Built by :mod:`matchmaker.configure` from flags, ``MATCHMAKER_*`` environment
 variables (the key also from ``REALTIME_MGMT_KEY``) and a config file; tests
 build it directly. Nothing here reads the environment.
 """

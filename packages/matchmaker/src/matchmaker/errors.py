@@ -144,6 +144,8 @@ _CODES: dict[str, ErrorCode] = {
     "client.connect": Code(client=True),
     "client.closed": Code(client=True),
     "client.credential": Code(client=True),
+    "client.interrupted": Code(client=True),
+    "client.backpressure": Code(client=True),
     # -- matchmaker admin: the command line's own failures -----------------------------------
     "admin.unreachable": Code(admin=True),
     "admin.bad_response": Code(admin=True),

@@ -23,27 +23,27 @@ if TYPE_CHECKING:
     from tasktool.config.loader import LoadedConfig as LoadedConfig
     from tasktool.config.loader import Overrides as Overrides
     from tasktool.config.loader import load_config as load_config
+    from tasktool.model.config import Config as Config
     from tasktool.model.diagnostics import Diagnostic as Diagnostic
     from tasktool.model.errors import TaskToolError as TaskToolError
-    from tasktool.model.settings import Settings as Settings
     from tasktool.model.task import Priority as Priority
     from tasktool.model.task import Status as Status
     from tasktool.model.task import Task as Task
     from tasktool.model.views import task_view as task_view
-    from tasktool.planning.changes import TaskChange as TaskChange
-    from tasktool.planning.deduplicate import deduplicate as deduplicate
     from tasktool.planning.ranking import Ranked as Ranked
     from tasktool.planning.repository import Loader as Loader
     from tasktool.planning.repository import Repository as Repository
     from tasktool.planning.repository import load_context as load_context
     from tasktool.planning.search import tag_counts as tag_counts
-    from tasktool.planning.worklog import add_entry as add_entry
-    from tasktool.planning.worklog import read_worklog as read_worklog
-    from tasktool.planning.writes import archive_task as archive_task
-    from tasktool.planning.writes import create_task as create_task
-    from tasktool.planning.writes import remove_task as remove_task
-    from tasktool.planning.writes import restore_task as restore_task
-    from tasktool.planning.writes import update_task as update_task
+    from tasktool.planning.writing.changes import TaskChange as TaskChange
+    from tasktool.planning.writing.deduplicate import deduplicate as deduplicate
+    from tasktool.planning.writing.worklog import add_entry as add_entry
+    from tasktool.planning.writing.worklog import read_worklog as read_worklog
+    from tasktool.planning.writing.writes import archive_task as archive_task
+    from tasktool.planning.writing.writes import create_task as create_task
+    from tasktool.planning.writing.writes import remove_task as remove_task
+    from tasktool.planning.writing.writes import restore_task as restore_task
+    from tasktool.planning.writing.writes import update_task as update_task
     from tasktool.present.documents import board_document as board_document
     from tasktool.present.documents import config_document as config_document
     from tasktool.present.documents import get_document as get_document
@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from tasktool.present.graph_render import select_graph as select_graph
 
 __all__ = [
+    "Config",
     "Diagnostic",
     "LoadedConfig",
     "Loader",
@@ -65,7 +66,6 @@ __all__ = [
     "Priority",
     "Ranked",
     "Repository",
-    "Settings",
     "Status",
     "Task",
     "TaskChange",
@@ -108,34 +108,34 @@ __getattr__, __dir__ = lazy_exports(
         "Priority": ".model.task",
         "Ranked": ".planning.ranking",
         "Repository": ".planning.repository",
-        "Settings": ".model.settings",
+        "Config": ".model.config",
         "Status": ".model.task",
         "Task": ".model.task",
-        "TaskChange": ".planning.changes",
+        "TaskChange": ".planning.writing.changes",
         "TaskToolError": ".model.errors",
-        "add_entry": ".planning.worklog",
-        "archive_task": ".planning.writes",
+        "add_entry": ".planning.writing.worklog",
+        "archive_task": ".planning.writing.writes",
         "board_document": ".present.documents",
         "config_document": ".present.documents",
-        "create_task": ".planning.writes",
-        "deduplicate": ".planning.deduplicate",
+        "create_task": ".planning.writing.writes",
+        "deduplicate": ".planning.writing.deduplicate",
         "get_document": ".present.documents",
         "graph_document": ".present.documents",
         "list_tasks": ".present.documents",
         "load_config": ".config.loader",
         "load_context": ".planning.repository",
         "rank": ".present.documents",
-        "read_worklog": ".planning.worklog",
-        "remove_task": ".planning.writes",
+        "read_worklog": ".planning.writing.worklog",
+        "remove_task": ".planning.writing.writes",
         "render_graph": ".present.graph_render",
         "repository_stats": ".present.documents",
-        "restore_task": ".planning.writes",
+        "restore_task": ".planning.writing.writes",
         "search_document": ".present.documents",
         "select_graph": ".present.graph_render",
         "tag_counts": ".planning.search",
         "task_view": ".model.views",
         "tracks_document": ".present.documents",
-        "update_task": ".planning.writes",
+        "update_task": ".planning.writing.writes",
         "validation_report": ".present.documents",
     },
 )

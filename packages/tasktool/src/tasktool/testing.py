@@ -73,7 +73,7 @@ def make_task_repo(
 
     from tasktool.config import CONFIG_NAME
     from tasktool.files.storage import atomic_write_text
-    from tasktool.planning.writes import create_task
+    from tasktool.planning.writing.writes import create_task
 
     root.mkdir(parents=True, exist_ok=True)
     atomic_write_text(root / CONFIG_NAME, yaml.safe_dump(dict(config or {}), sort_keys=False))

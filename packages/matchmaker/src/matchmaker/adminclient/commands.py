@@ -15,8 +15,8 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from matchmaker.configure.options import ADMIN_OPTIONS, OPTIONS
 from matchmaker.errors import MatchmakerError
-from matchmaker.settings.options import ADMIN_OPTIONS, OPTIONS
 from mtcommon import CodedError, render_line
 
 if TYPE_CHECKING:

@@ -34,6 +34,7 @@ the grace ran out), which pause and resume it there as the core does locally.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -74,7 +75,7 @@ from matchmaker.cluster.seats import Seats
 from matchmaker.cluster.serving import Serving
 from matchmaker.core import Delivery, Event
 from matchmaker.core.backfill import SeatOffered, SeatsChanged
-from matchmaker.core.commands import ClientCommand, EnterPool, LeavePool
+from matchmaker.core.commands import ClientCommand, EnterPool, LeavePool, Send
 from matchmaker.core.conversation import Conversation, resume_refused
 from matchmaker.core.effects import Effect, Refuse, ReplyWith, ResumeElsewhere
 from matchmaker.core.engine import entry_limit
@@ -175,6 +176,12 @@ class Router:
             return [Perform(client_id, refused)]
         if not sendable:
             return routes.refused(client_id, request_id)
+        if type(command) is Send and command.seq is not None:
+            # Taken here, where the client's ack lives; its session's host relays it as is.
+            answered = conversation.sequence(command, request_id)
+            if answered is not None:
+                return [Perform(client_id, answered)]
+            command = dataclasses.replace(command, seq=None)
         if type(command) is EnterPool:
             name = command.policy or command.pool or routes.default_policy(client) or ""
             old = routes.waiting.get(client_id, {}).get(name)

@@ -144,6 +144,7 @@ class Send:
     session_id: str
     data: bytes
     to: list[str] | None = None
+    seq: int | None = None  # the client's send number: taken once (ClientState.ack)
 
 
 @dataclass(slots=True)

@@ -131,6 +131,8 @@ class Conversation:
         except MatchmakerError as error:
             if kind is Greet and error.code in _HELLO_CLOSES:
                 return [Refuse(request_id, error), Close(closecodes.FORBIDDEN, error.code)]
+            if isinstance(command, Send) and command.seq is not None:
+                error = _numbered(error, command.seq)
             return [Refuse(request_id, error)]
 
     def relay_message(
@@ -140,22 +142,40 @@ class Conversation:
         data: bytes,
         request_id: str | None,
         now_ms: int,
+        *,
+        seq: int | None = None,
     ) -> list[Effect]:
         """``session.send`` as the shell decoded it: what :meth:`receive` does for a
-        :class:`Send` (the relay bucket, hello first, the size limit, membership), without
-        building the command or dispatching on its type, on the path every relayed
-        message takes."""
+        :class:`Send` (the relay bucket, hello first, the send ``seq``, the size limit,
+        membership), without building the command or dispatching on its type, on the path
+        every relayed message takes."""
         wait_ms = self._relay.take(now_ms)  # what _admit does, one call fewer
         if wait_ms:
-            return self._limited(wait_ms, request_id)
+            return self._limited(wait_ms, request_id, seq)
         self._abuse = 0
         client = self.client
         try:
             if client is None:
                 raise _not_ready()
+            if seq is not None:
+                answered = _sequence(client, seq, request_id)
+                if answered is not None:
+                    return answered
             return self._relayed(client, session_id, to, data, request_id)
         except MatchmakerError as error:
-            return [Refuse(request_id, error)]
+            return [Refuse(request_id, error if seq is None else _numbered(error, seq))]
+
+    def sequence(self, send: Send, request_id: str | None) -> list[Effect] | None:
+        """Take the numbered ``send`` (``send.seq`` set) from this connection's client:
+        ``None`` when it is the next one (its ``ack`` moves on: relay it), else the answer
+        that stands for relaying it (a duplicate's, or a gap's refusal). A cluster member
+        calls this before forwarding the send to the member that hosts its session, which
+        relays it unnumbered."""
+        assert send.seq is not None
+        try:
+            return _sequence(self._client(), send.seq, request_id)
+        except MatchmakerError as error:
+            return [Refuse(request_id, _numbered(error, send.seq))]
 
     def admit(
         self, command: ClientCommand, request_id: str | None, now_ms: int
@@ -241,15 +261,19 @@ class Conversation:
             return None
         return self._limited(wait_ms, request_id)
 
-    def _limited(self, wait_ms: float, request_id: str | None) -> list[Effect]:
-        """A frame over its rate limit (the bucket has a token in ``wait_ms``)."""
+    def _limited(
+        self, wait_ms: float, request_id: str | None, seq: int | None = None
+    ) -> list[Effect]:
+        """A frame over its rate limit (the bucket has a token in ``wait_ms``); ``seq``: a
+        numbered send's, not taken (the reply names it)."""
         self._abuse += 1
         if self._abuse >= ABUSE_LIMIT:
             return [Close(closecodes.RATE_LIMITED, "rate limit exceeded repeatedly")]
         retry = max(1, int(wait_ms + 0.999))
-        error = MatchmakerError(
-            "too many requests", code="rate.limited", details={"retry_after_ms": retry}
-        )
+        details: dict[str, object] = {"retry_after_ms": retry}
+        if seq is not None:
+            details["seq"] = seq
+        error = MatchmakerError("too many requests", code="rate.limited", details=details)
         return [Refuse(request_id, error)]
 
     # One handler per command, given the time the request arrived; ``self.client`` is set
@@ -257,6 +281,10 @@ class Conversation:
 
     def _send(self, command: Send, request_id: str | None, now_ms: int) -> list[Effect]:
         client = self._client()
+        if command.seq is not None:
+            answered = _sequence(client, command.seq, request_id)
+            if answered is not None:
+                return answered
         return self._relayed(client, command.session_id, command.to, command.data, request_id)
 
     def _relayed(
@@ -434,6 +462,7 @@ class Conversation:
             resumed=True,
             ice_servers=self._ice_servers,
             player_id=client.player_id,
+            ack=client.ack,
         )
         out: list[Effect] = [ReplyWith(request_id, welcome), Replay(taken.replay, taken.missed)]
         if taken.was_parked:
@@ -462,6 +491,34 @@ def resume_refused(request_id: str | None) -> list[Effect]:
         code="resume.expired",
     )
     return [Refuse(request_id, error), Close(closecodes.RESUME_EXPIRED, "resume expired")]
+
+
+def _sequence(client: ClientState, seq: int, request_id: str | None) -> list[Effect] | None:
+    """The exactly-once rule of a numbered send (docs/protocol.md, "Exactly once"):
+    ``None`` when ``seq`` is the next of ``client``'s (taken: relay it); a ``seq`` taken
+    before is a duplicate, dropped (answered ``duplicate`` when it has an ``id``); one past
+    the next is refused with the ``expected`` seq and not taken (a send was lost)."""
+    ack = client.ack
+    if seq == ack + 1:
+        client.ack = seq
+        return None
+    if seq <= ack:
+        return [] if request_id is None else [ReplyWith(request_id, _DUPLICATE)]
+    raise MatchmakerError(
+        f"seq {seq} is not the next one ({ack + 1}): a send before it was lost",
+        code="protocol.bad_request",
+        details={"field": "seq", "expected": ack + 1},
+    )
+
+
+def _numbered(error: MatchmakerError, seq: int) -> MatchmakerError:
+    """``error`` answering a numbered send: its ``details`` name the ``seq``."""
+    details = dict(error.details or {})
+    details["seq"] = seq
+    return MatchmakerError(error.message, code=error.code, details=details)
+
+
+_DUPLICATE = Relayed(duplicate=True)
 
 
 def _not_ready() -> MatchmakerError:

@@ -71,6 +71,7 @@ class Welcome:
     resumed: bool = False  # the client id of an earlier connection, taken back with resume
     ice_servers: tuple[str, ...] = ()  # STUN/TURN URLs from the server's config
     player_id: str | None = None  # the sub of the client's jwt credential
+    ack: int | None = None  # a resumed client's last send seq taken (None: not resumed)
 
 
 @dataclass(slots=True)
@@ -121,7 +122,10 @@ class Backfilled:
 
 @dataclass(slots=True)
 class Relayed:
-    """The answer to a ``session.send`` that asked for one (carried an ``id``)."""
+    """The answer to a ``session.send`` that asked for one (carried an ``id``);
+    ``duplicate``: its ``seq`` was taken before, so it was not relayed again."""
+
+    duplicate: bool = False
 
 
 @dataclass(slots=True)

@@ -32,6 +32,9 @@ class ClientState:
     delegating: dict[str, Pool] = field(default_factory=dict)  # by pool name
     away: bool = False  # disconnected, within its resume grace: entries paused
     player_id: str | None = None  # a jwt credential's sub: the same player on any connection
+    # The highest session.send seq taken from this client (0: none): resume state, kept
+    # while the client is away, so a send again after a drop is taken once.
+    ack: int = 0
 
 
 @dataclass(slots=True, eq=False)

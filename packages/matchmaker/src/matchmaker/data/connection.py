@@ -126,6 +126,8 @@ class Connection:
     transport's subclass says how queued frames leave (:meth:`_wake`)."""
 
     __slots__ = (
+        "_ack_due",
+        "_ack_sent",
         "_handshake_timer",
         "_hub",
         "_queue",
@@ -152,6 +154,10 @@ class Connection:
         self.max_frame_bytes = limits.max_frame_bytes
         self.outbound_limit = limits.outbound_queue
         self.relay: Relay | None = None
+        # The client's ack (its last send seq taken) as last told on this connection, and
+        # whether a numbered send came in since: then the next frame out says it again.
+        self._ack_sent = 0
+        self._ack_due = False
         self._handshake_timer = asyncio.get_running_loop().call_later(
             limits.handshake_timeout_s, self._handshake_expired
         )
@@ -165,14 +171,29 @@ class Connection:
     # -- outbound -------------------------------------------------------------------------
 
     def push(self, frame: str) -> None:
-        """Queue a frame; never blocks. A full queue closes the connection (3008)."""
+        """Queue a frame; never blocks. A full queue closes the connection (3008).
+
+        A frame (an object) that leaves after this client's ``ack`` changed carries it, as a
+        last member ``"ack": n``: acknowledgements ride on the traffic, never a frame of
+        their own."""
         if self.close_code is not None:
             return
         if len(self._queue) >= self.outbound_limit:
             self.close(closecodes.SLOW_CONSUMER, "outbound queue full")
             return
+        if self._ack_due:
+            frame = self._with_ack(frame)
         self._queue.append(frame)
         self._wake()
+
+    def _with_ack(self, frame: str) -> str:
+        """``frame`` with the client's ``ack`` if it changed since last told here."""
+        self._ack_due = False
+        client = self.conversation.client
+        if client is None or client.ack == self._ack_sent:
+            return frame
+        ack = self._ack_sent = client.ack
+        return f'{frame[:-1]},"ack":{ack}}}'
 
     def close(self, code: int, reason: str) -> None:
         """Close with ``code`` once queued frames that matter are out; idempotent.
@@ -225,6 +246,8 @@ class Connection:
                         assert isinstance(answer, PoolLeft)
                         self.entered.pop(answer.pool, None)
                     elif kind is Welcome and self.close_code is None:
+                        assert isinstance(answer, Welcome)
+                        self._ack_sent = answer.ack or 0  # a resumed hello's reply says it
                         self._handshake_timer.cancel()
                         self._hub.attach(self, now_ms)
                 case Refuse(request_id=request_id, error=error):
@@ -294,11 +317,15 @@ class Connection:
         try:
             if type(request) is SessionSend and forward is None:
                 # The per-message path: no command object, no dispatch on its type.
-                data = request.data
+                data, seq = request.data, request.seq
+                if seq is not None:
+                    self._ack_due = True  # if it is taken, the next frame out says so
                 effects = conversation.relay_message(
-                    data.session_id, data.to, data.data, request.id, now_ms
+                    data.session_id, data.to, data.data, request.id, now_ms, seq=seq
                 )
             else:
+                if type(request) is SessionSend and request.seq is not None:
+                    self._ack_due = True
                 decoded = command(request)
                 if forward is not None and forward(conversation, decoded, request.id, now_ms):
                     return

@@ -41,7 +41,7 @@ class DirectConnection(Connection):
         """Write ``frame`` now; queue it (bounded) only while the transport is paused."""
         # Nothing is queued while the transport accepts data: the queue drains on resume.
         if not self._paused and self.close_code is None:
-            self._send(frame)
+            self._send(self._with_ack(frame) if self._ack_due else frame)
         else:
             super().push(frame)
 

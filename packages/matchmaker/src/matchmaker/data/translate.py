@@ -7,6 +7,7 @@ module is the one place that knows both shapes.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -40,7 +41,7 @@ def command(request: requests.Request) -> ClientCommand:
 
 def _send(request: requests.SessionSend) -> commands.Send:
     data = request.data
-    return commands.Send(data.session_id, data.data, data.to)
+    return commands.Send(data.session_id, data.data, data.to, request.seq)
 
 
 def _enter_pool(request: requests.PoolEnter) -> commands.EnterPool:
@@ -123,7 +124,8 @@ def reply_frame(request_id: str | None, answer: events.Answer) -> str:
     """The frame answering request ``request_id`` with ``answer``."""
     if type(answer) is events.Alive:
         return encode({"type": "pong", "id": request_id}).decode()
-    return encode(replies.Reply(request_id, True, _answer_data(answer))).decode()
+    ack = answer.ack if type(answer) is events.Welcome else None
+    return encode(replies.Reply(request_id, True, _answer_data(answer), ack=ack)).decode()
 
 
 def error_frame(request_id: str | None, error: MatchmakerError) -> str:
@@ -132,10 +134,13 @@ def error_frame(request_id: str | None, error: MatchmakerError) -> str:
     return encode(replies.Reply(request_id, False, error=body)).decode()
 
 
+_DUPLICATE = replies.RelayReply(duplicate=True)
+
+
 def _answer_data(answer: events.Answer) -> object:
     match answer:
         case events.Relayed():
-            return {}
+            return _DUPLICATE if answer.duplicate else {}
         case events.EnteredPool():
             return replies.PoolEntered(
                 answer.pool, answer.entry_id, answer.mode, answer.group_size, answer.expires_at
@@ -183,28 +188,21 @@ def event_head(event: events.Event) -> str:
     if type(event) is events.MessageRelayed:
         # ``data`` is the sender's ``Raw`` bytes (no cast: it is a call, on every message).
         data: Raw = event.data  # type: ignore[assignment]
-        prefix = _PREFIXES.get((event.session_id, event.sender))
-        if prefix is None:
-            prefix = _message_prefix(event.session_id, event.sender)
-        return prefix + str(data, "utf-8") + "}"
+        return _message_prefix(event.session_id, event.sender) + str(data, "utf-8") + "}"
     return encode(_wire_event(event))[:-1].decode()
 
 
-# session.message prefixes by (session id, sender); bounded, emptied when full.
-_PREFIXES: dict[tuple[str, str], str] = {}
-_PREFIXES_KEPT = 4096
 _SENTINEL_TAIL = "0}}"
 
 
+@functools.lru_cache(maxsize=4096)
 def _message_prefix(session_id: str, sender: str) -> str:
-    """A ``session.message`` frame up to its ``data``, now kept: encoded from the protocol's
-    Structs with a one-byte ``data``, which is cut off (the shape stays the protocol's)."""
-    if len(_PREFIXES) >= _PREFIXES_KEPT:
-        _PREFIXES.clear()
+    """A ``session.message`` frame up to its ``data``: encoded from the protocol's Structs
+    with a one-byte ``data``, which is cut off (the shape stays the protocol's). Kept per
+    (session, sender) in a bounded cache, since every message of a pair shares it."""
     data = wire_events.SessionMessageData(session_id, sender, Raw(b"0"))
     whole = encode(wire_events.SessionMessage(data)).decode()
-    prefix = _PREFIXES[session_id, sender] = whole[: -len(_SENTINEL_TAIL)]
-    return prefix
+    return whole[: -len(_SENTINEL_TAIL)]
 
 
 def _wire_event(event: events.Event) -> wire_events.EventFrame | wire_events.ModeNotice:

@@ -4,7 +4,7 @@
 repository root, taskmd's ``.taskmd.yaml`` where a folder has no ``.tasktool.yaml``,
 then ``~/.tasktool.yaml``; ``--config`` replaces the search),
 applies the precedence flags > environment > file > defaults and returns the
-effective :class:`~tasktool.model.settings.Settings` with each key's source and
+effective :class:`~tasktool.model.config.Config` with each key's source and
 every diagnostic of the seed's rules.
 """
 

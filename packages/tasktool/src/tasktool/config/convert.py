@@ -12,8 +12,8 @@ from typing import Any, Final
 
 from tasktool.config.layers import Raw
 from tasktool.config.options import Option, parse_env_bool
+from tasktool.model.config import Phase, Scope
 from tasktool.model.diagnostics import Diagnostic
-from tasktool.model.settings import Phase, Scope
 from tasktool.model.vocabulary import is_date
 
 __all__ = [

@@ -14,8 +14,8 @@ from typing import Any
 
 import msgspec
 
-from tasktool.files import signature
-from tasktool.files.memo import Memo
+from tasktool.files.caches import signature
+from tasktool.files.caches.memo import Memo
 from tasktool.files.storage import STATE_DIR, read_regular
 from tasktool.model.errors import TaskToolError
 
@@ -147,7 +147,7 @@ def read_config(path: Path, *, cache: bool = True) -> ConfigDocument:
     """Read and parse a config file through a cache beside it.
 
     The cache (``.tasktool/cache/config-<name>.msgpack`` next to the file, a memo keyed
-    by the file's signature: :mod:`tasktool.files.memo`) saves importing PyYAML on warm
+    by the file's signature: :mod:`tasktool.files.caches.memo`) saves importing PyYAML on warm
     runs; an unwritable directory just means no cache. ``cache=False`` for the home
     file: no state folder is ever made in the home folder; nor beside a file whose task
     directory does not exist yet (a fresh clone: a run there leaves nothing behind).

@@ -1,4 +1,4 @@
-"""Building the effective ``Settings``: defaults < the one file < ``TASKTOOL_*`` < flags."""
+"""Building the effective ``Config``: defaults < the one file < ``TASKTOOL_*`` < flags."""
 
 from __future__ import annotations
 
@@ -22,10 +22,10 @@ from tasktool.config.discovery import TASKMD_CONFIG_NAME, find_config, is_home_f
 from tasktool.config.document import read_config
 from tasktool.config.layers import Raw, env_diagnostics, env_layer, file_layer
 from tasktool.config.options import OPTIONS, Option, Source
+from tasktool.model.config import Config
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.errors import TaskToolError
 from tasktool.model.layout import Layout
-from tasktool.model.settings import Settings
 
 if TYPE_CHECKING:
     from tasktool.config.registry import Registry
@@ -53,7 +53,7 @@ class LoadedConfig(msgspec.Struct, frozen=True, kw_only=True):
     """The effective settings, where each came from, and every config diagnostic."""
 
     file: str | None
-    settings: Settings
+    settings: Config
     values: dict[str, Any]
     sources: dict[str, Source]
     diagnostics: tuple[Diagnostic, ...] = ()
@@ -202,7 +202,7 @@ def load_config(
         }
     )
 
-    defaults = Settings(task_dir=file_dir)
+    defaults = Config(task_dir=file_dir)
     fields: dict[str, Any] = {}
     values: dict[str, Any] = {}
     sources: dict[str, Source] = {}
@@ -231,7 +231,7 @@ def load_config(
         fields["ignore"] = (*fields["ignore"], *BACKLOG_IGNORED)
     return LoadedConfig(
         file=file,
-        settings=Settings(**fields),
+        settings=Config(**fields),
         values=values,
         sources=sources,
         diagnostics=tuple(diagnostics),

@@ -26,7 +26,7 @@ Source = Literal["default", "file", "env", "flag"]
 
 
 class Option(msgspec.Struct, frozen=True):
-    """One setting: its dotted ``key`` (as the seed writes it) and ``Settings`` field."""
+    """One setting: its dotted ``key`` (as the seed writes it) and ``Config`` field."""
 
     key: str
     field: str

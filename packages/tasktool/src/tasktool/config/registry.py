@@ -27,8 +27,8 @@ from tasktool.config.discovery import (
     project_config,
 )
 from tasktool.config.document import read_config
+from tasktool.files.scanning.worktrees import discover_worktrees
 from tasktool.files.storage import atomic_write_text
-from tasktool.files.worktrees import discover_worktrees
 from tasktool.model.errors import TaskToolError
 
 __all__ = [

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from tasktool.files.scan import SKIPPED_DIRS
+from tasktool.files.scanning.scan import SKIPPED_DIRS
 
 __all__ = ["MAX_SOURCE_BYTES", "discover_files", "read_source"]
 

@@ -9,8 +9,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from tasktool.mcp.tooling import Arguments
-from tasktool.planning.changes import TaskChange, new_task_fields
 from tasktool.planning.ranking import DEFAULT_LIMIT
+from tasktool.planning.writing.changes import TaskChange, new_task_fields
 
 __all__ = [
     "LIST_FIELDS",

@@ -17,9 +17,9 @@ from tasktool.mcp.arguments import (
 )
 from tasktool.mcp.tooling import READ, WRITE, Register, tool_errors
 from tasktool.model.views import task_view
-from tasktool.planning.changes import TaskChange
 from tasktool.planning.repository import Loader
-from tasktool.planning.writes import archive_task, update_task
+from tasktool.planning.writing.changes import TaskChange
+from tasktool.planning.writing.writes import archive_task, update_task
 from tasktool.present.documents import board_document, repository_stats, search_document
 
 __all__ = ["register_more"]
@@ -47,7 +47,7 @@ def register_more(tool: Register, load: Loader) -> None:
         """A task's worklog (as `tasktool worklog ID --format json`): {"task_id",
         "entries": [{"timestamp", "content", "title"}]}; with add, the entry is appended
         first (refused as the CLI refuses it: worklog.disabled, worklog.empty)."""
-        from tasktool.planning.worklog import add_entry, read_worklog
+        from tasktool.planning.writing.worklog import add_entry, read_worklog
 
         with tool_errors():
             repo = load()
@@ -61,7 +61,11 @@ def register_more(tool: Register, load: Loader) -> None:
         """Move tasks under an archive folder (as `tasktool archive ID... --format json`):
         hidden from lists, still satisfying dependencies. {"dry_run", "archived": [{"id",
         "from", "to"}]}; a task not completed or cancelled needs force (task.unresolved)."""
-        from tasktool.planning.archive import archive_plan, choose_to_archive, refuse_unresolved
+        from tasktool.planning.writing.archive import (
+            archive_plan,
+            choose_to_archive,
+            refuse_unresolved,
+        )
 
         with tool_errors():
             repo = load()
@@ -87,7 +91,8 @@ def register_more(tool: Register, load: Loader) -> None:
             repo = load()
             finished = "in-review" if repo.settings.workflow == "pr-review" else "completed"
             return task_view(
-                update_task(repo, args.id, TaskChange(set={"status": finished})), body=True
+                update_task(repo, args.id, TaskChange(set={"status": finished})),
+                body=repo.bodies.read,
             )
 
     @tool("board", READ)

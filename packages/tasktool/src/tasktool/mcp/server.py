@@ -34,7 +34,7 @@ from tasktool.mcp.more_tools import register_more
 from tasktool.mcp.tooling import READ, WRITE, F, make_tool, tool_errors
 from tasktool.model.views import task_view
 from tasktool.planning.repository import Loader
-from tasktool.planning.writes import create_task, update_task
+from tasktool.planning.writing.writes import create_task, update_task
 from tasktool.present.documents import (
     get_document,
     graph_document,
@@ -113,17 +113,19 @@ def create_server(load: Loader) -> MCPServer:
         if change.empty:
             raise ToolError("nothing to change; give at least one field [task.no_change]")
         with tool_errors():
-            return task_view(update_task(load(), args.id, change), body=True)
+            repo = load()
+            return task_view(update_task(repo, args.id, change), body=repo.bodies.read)
 
     @tool("add", WRITE)
     def add_tool(args: AddArguments) -> dict[str, Any]:
         """Create a task (as `tasktool add`); the id comes from the configured strategy
         unless given. Values are checked as `set` checks them. Returns the new task."""
         with tool_errors():
+            repo = load()
             task = create_task(
-                load(), args.fields(), body=args.body, group=args.group, task_id=args.id
+                repo, args.fields(), body=args.body, group=args.group, task_id=args.id
             )
-            return task_view(task, body=True)
+            return task_view(task, body=repo.bodies.read)
 
     @tool("validate", READ)
     def validate_tool(args: NoArguments) -> dict[str, Any]:

@@ -20,8 +20,8 @@ from collections.abc import Callable, Collection, Sequence
 
 import msgspec
 
+from tasktool.model.config import Config
 from tasktool.model.errors import TaskToolError
-from tasktool.model.settings import Settings
 from tasktool.model.task import Task, natural_key
 
 __all__ = ["Renumbering", "next_id", "plan_deduplicate", "rewrite_references"]
@@ -101,7 +101,7 @@ def _retried(make: Callable[[], str], existing: Collection[str]) -> str:
     raise TaskToolError("could not find a free id; increase id.length", code="id.exhausted")
 
 
-def next_id(settings: Settings, existing: Collection[str]) -> str:
+def next_id(settings: Config, existing: Collection[str]) -> str:
     """The id ``add`` would give the next task, never one in ``existing``."""
     strategy = settings.id_strategy
     if strategy == "sequential":
@@ -128,7 +128,7 @@ def _age(task: Task, mtimes: dict[str, float]) -> tuple[str, float, str]:
 
 
 def plan_deduplicate(
-    tasks: Sequence[Task], settings: Settings, mtimes: dict[str, float] | None = None
+    tasks: Sequence[Task], settings: Config, mtimes: dict[str, float] | None = None
 ) -> list[Renumbering]:
     """Renumber every copy of a colliding id but the oldest (``created_at``, then mtime, path).
 

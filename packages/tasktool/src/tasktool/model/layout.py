@@ -2,7 +2,7 @@
 mean, so that tasktool reads and writes it as that tool does (docs/tasktool.md,
 "Coming from Backlog.md").
 
-A ``Layout`` is a plain value the config loader builds (``Settings.layout``); the
+A ``Layout`` is a plain value the config loader builds (``Config.layout``); the
 default is tasktool's own (and taskmd's, which shares it). ``backlog`` is Backlog.md's:
 its statuses are the repository's own names (``To Do``, ``In Progress``, ``Done``), each
 read as one of tasktool's six, and its ids are ``PREFIX-N`` (``BACK-208``), named in

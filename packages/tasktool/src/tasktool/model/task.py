@@ -8,7 +8,6 @@ scalar as a string); ordering helpers turn them into ranks.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from enum import StrEnum
 
 import msgspec
@@ -24,7 +23,6 @@ __all__ = [
     "Status",
     "Task",
     "natural_key",
-    "read_kept_bodies_with",
 ]
 
 
@@ -60,23 +58,10 @@ DEFAULT_EFFORT: tuple[str, ...] = ("small", "medium", "large")
 
 
 #: What :attr:`Task.raw_body` holds when the parse cache keeps the body (a NUL: one
-#: string for every such task, nothing to decode or hold per task). A file whose whole
-#: body is a NUL reads as kept too, and :attr:`Task.body` then finds it in its file.
+#: string for every such task, nothing to decode or hold per task): the load that decoded
+#: the task reads it (``repo.bodies.read(task)``, :mod:`tasktool.files.caches.bodies`). A file
+#: whose whole body is a NUL reads as kept too, and its file then gives it.
 KEPT = "\x00"
-
-
-def _no_reader(task: Task) -> str:
-    raise RuntimeError("no reader of kept bodies: import tasktool.files.bodies")
-
-
-#: Reads a kept body; :mod:`tasktool.files.bodies` installs its reader when imported (the
-#: model imports nothing of the files layer, which alone decodes kept tasks).
-_kept_body: list[Callable[[Task], str]] = [_no_reader]
-
-
-def read_kept_bodies_with(reader: Callable[[Task], str]) -> None:
-    """Have :attr:`Task.body` read kept bodies with ``reader``."""
-    _kept_body[0] = reader
 
 
 # gc=False: a task holds only strings, tuples and flags, so it can never be part of a cycle;
@@ -111,17 +96,12 @@ class Task(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     worktree: str | None = None
     branch: str | None = None
     sibling_only: bool = False
-    #: The body as the task holds it: its text (a file parsed by this run, a task made in
-    #: memory), or :data:`KEPT` when the parse cache keeps it. Read :attr:`body`.
+    #: The Markdown after the frontmatter as the task holds it: its text (a file parsed by
+    #: this run, a task made in memory), or :data:`KEPT` when the parse cache keeps it, to
+    #: be read on first use through the load that decoded the task (``repo.bodies``): no
+    #: caller decides up front whether it needs bodies, and none sees an empty body for a
+    #: kept one.
     raw_body: str = msgspec.field(default="", name="body")
-
-    @property
-    def body(self) -> str:
-        """The Markdown after the frontmatter, read on first use when the task came from
-        the parse cache: no caller decides up front whether it needs bodies, and none
-        sees an empty body for a kept one."""
-        raw = self.raw_body
-        return _kept_body[0](self) if raw == KEPT else raw
 
     @property
     def resolved(self) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from operator import attrgetter
 from types import GenericAlias
 from typing import Any, overload
@@ -12,20 +12,32 @@ import msgspec
 
 from tasktool.model.task import KEPT, Task
 
-__all__ = ["TASK_KEYS", "TaskRows", "row_type", "task_summary", "task_view", "task_views"]
+__all__ = [
+    "TASK_KEYS",
+    "BodyReader",
+    "TaskRows",
+    "row_type",
+    "task_summary",
+    "task_view",
+    "task_views",
+]
 
 #: Keys of a task object, in output order (``body`` only where asked for).
 TASK_KEYS: tuple[str, ...] = tuple(field for field in Task.__struct_fields__ if field != "raw_body")
 
 
-def task_views(tasks: Sequence[Task], *, body: bool = False) -> list[dict[str, Any]]:
+#: Reads a task's body (``repo.bodies.read``: where the load that decoded it keeps it).
+BodyReader = Callable[[Task], str]
+
+
+def task_views(tasks: Sequence[Task], *, body: BodyReader | None = None) -> list[dict[str, Any]]:
     """Tasks as JSON-ready dicts with every field (lists as lists, unset as ``null``); with
-    ``body``, the body last (read now when the parse cache keeps it)."""
+    a ``body`` reader, the body last (read now when the parse cache keeps it)."""
     views: list[dict[str, Any]] = msgspec.to_builtins(tasks)
     for view, task in zip(views, tasks, strict=True):
         del view["body"]  # as the task holds it: perhaps only where it is kept
-        if body:
-            view["body"] = task.body
+        if body is not None:
+            view["body"] = body(task)
     return views
 
 
@@ -96,6 +108,6 @@ def task_summary(task: Task, keys: Sequence[str]) -> dict[str, Any]:
     }
 
 
-def task_view(task: Task, *, body: bool = False) -> dict[str, Any]:
+def task_view(task: Task, *, body: BodyReader | None = None) -> dict[str, Any]:
     """One task as a JSON-ready dict."""
     return task_views([task], body=body)[0]

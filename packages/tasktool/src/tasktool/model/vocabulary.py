@@ -14,7 +14,7 @@ import functools
 import re
 from datetime import date
 
-from tasktool.model.settings import Settings
+from tasktool.model.config import Config
 from tasktool.model.task import PRIORITY_ORDER, STATUS_ORDER, TASK_TYPES
 
 __all__ = ["CLOSED_FIELDS", "DATE_FIELDS", "INVALID_CODE", "field_values", "is_date"]
@@ -34,7 +34,7 @@ INVALID_CODE: dict[str, str] = {
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[T ][0-9:.+\-Z]*)?")
 
 
-def field_values(field: str, settings: Settings) -> tuple[str, ...] | None:
+def field_values(field: str, settings: Config) -> tuple[str, ...] | None:
     """The known values of ``field`` in their natural order, or ``None`` for a free field."""
     if field == "status":
         return tuple(STATUS_ORDER)

@@ -16,8 +16,8 @@ from typing import Any, Literal, get_args
 
 import msgspec
 
+from tasktool.model.config import Config
 from tasktool.model.errors import TaskToolError
-from tasktool.model.settings import Settings
 from tasktool.model.task import Task, natural_key
 from tasktool.model.views import task_summary
 from tasktool.model.vocabulary import field_values
@@ -92,7 +92,7 @@ def _values(field: str) -> Callable[[Task], tuple[str, ...]]:
     return single
 
 
-def _known(group_by: str, settings: Settings) -> tuple[str, ...]:
+def _known(group_by: str, settings: Config) -> tuple[str, ...]:
     """The field's known values (each always a column); ``filter.field`` for another field."""
     if group_by not in GROUP_FIELDS:
         raise TaskToolError(
@@ -105,7 +105,7 @@ def _known(group_by: str, settings: Settings) -> tuple[str, ...]:
     return field_values(group_by, settings) or ()
 
 
-def _labeller(group_by: str, settings: Settings) -> Callable[[str | None], str | None]:
+def _labeller(group_by: str, settings: Config) -> Callable[[str | None], str | None]:
     """The repository's name of a column's value (``None``: the value is its name)."""
     layout = settings.layout
     if group_by != "status" or not layout.foreign:
@@ -120,7 +120,7 @@ def _column_order(known: tuple[str, ...], present: Collection[str | None]) -> li
 
 
 def build_board(
-    tasks: Sequence[Task], settings: Settings, group_by: str, *, ordered: bool = False
+    tasks: Sequence[Task], settings: Config, group_by: str, *, ordered: bool = False
 ) -> Board:
     """Group the active tasks into columns by ``group_by`` (one of :data:`GROUP_FIELDS`).
 
@@ -151,7 +151,7 @@ def build_board(
 
 
 def count_columns(
-    tasks: Iterable[Task], settings: Settings, group_by: str
+    tasks: Iterable[Task], settings: Config, group_by: str
 ) -> tuple[tuple[str, int], ...]:
     """``(column name, task count)`` of the board of ``tasks`` (all active), without building it."""
     if group_by != "tag":
@@ -166,7 +166,7 @@ def count_columns(
 
 
 def count_fields(
-    tasks: Iterable[Task], settings: Settings, fields: Sequence[str]
+    tasks: Iterable[Task], settings: Config, fields: Sequence[str]
 ) -> dict[str, tuple[tuple[str, int], ...]]:
     """:func:`count_columns` of each single-valued field (not ``tag``), in one pass over
     ``tasks``: the tasks are counted by their combination of values (a few hundred at most),

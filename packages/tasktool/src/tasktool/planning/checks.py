@@ -34,9 +34,9 @@ from typing import Any
 
 import msgspec
 
-from tasktool.files.taskfile import is_safe_id
+from tasktool.files.parsing.taskfile import is_safe_id
+from tasktool.model.config import Config
 from tasktool.model.diagnostics import Diagnostic
-from tasktool.model.settings import Settings
 from tasktool.model.task import Task, natural_key
 from tasktool.model.vocabulary import DATE_FIELDS, INVALID_CODE, field_values, is_date
 from tasktool.planning.conformance import conformance_diagnostics, conforming
@@ -162,18 +162,18 @@ def _duplicates(tasks: Iterable[Task]) -> list[Diagnostic]:
     return found
 
 
-def _owners(tasks: Sequence[Task], settings: Settings) -> Sequence[Task]:
+def _owners(tasks: Sequence[Task], settings: Config) -> Sequence[Task]:
     """The tasks that own their id: all but, in a Backlog.md layout, the archived copies
-    a live task's id shadows (:func:`tasktool.files.backlogmd.shadowed_files`)."""
+    a live task's id shadows (:func:`tasktool.files.parsing.backlogmd.shadowed_files`)."""
     if not settings.layout.foreign:
         return tasks
-    from tasktool.files.backlogmd import shadowed_files
+    from tasktool.files.parsing.backlogmd import shadowed_files
 
     shadowed = shadowed_files(tasks)
     return [task for task in tasks if task.file_path not in shadowed]
 
 
-def check_tasks(tasks: Sequence[Task] | TaskGraph, settings: Settings) -> list[Diagnostic]:
+def check_tasks(tasks: Sequence[Task] | TaskGraph, settings: Config) -> list[Diagnostic]:
     """Every task check, in natural id order, then cycles.
 
     Pass the repository's graph when there is one (built once per run); its

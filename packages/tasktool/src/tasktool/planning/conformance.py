@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from tasktool.model.config import Config
 from tasktool.model.diagnostics import Diagnostic
-from tasktool.model.settings import Settings
 from tasktool.model.task import Task
 
 __all__ = ["conformance_diagnostics", "conforming"]
 
 
-def _scope_list(settings: Settings) -> str:
+def _scope_list(settings: Config) -> str:
     scopes = settings.scopes or {}
     return ", ".join(
         f"{name} ({scope.description})" if scope.description else name
@@ -27,7 +27,7 @@ def _scope_list(settings: Settings) -> str:
     )
 
 
-def conforming(settings: Settings) -> Callable[[Task], bool]:
+def conforming(settings: Config) -> Callable[[Task], bool]:
     """A test of one task: the configuration knows every value it holds (nothing to
     report). The common case, in one expression."""
     phase_ids = {phase.id for phase in settings.phases}
@@ -44,7 +44,7 @@ def conforming(settings: Settings) -> Callable[[Task], bool]:
     return conforms
 
 
-def conformance_diagnostics(tasks: Iterable[Task], settings: Settings) -> list[Diagnostic]:
+def conformance_diagnostics(tasks: Iterable[Task], settings: Config) -> list[Diagnostic]:
     """Every task value that the configuration does not know, in task order."""
     phase_ids = {phase.id for phase in settings.phases}
     conforms = conforming(settings)
@@ -55,7 +55,7 @@ def conformance_diagnostics(tasks: Iterable[Task], settings: Settings) -> list[D
     return found
 
 
-def _task_diagnostics(task: Task, settings: Settings, phase_ids: set[str]) -> list[Diagnostic]:
+def _task_diagnostics(task: Task, settings: Config, phase_ids: set[str]) -> list[Diagnostic]:
     where = {"file": task.file_path or None, "task_id": task.id}
     found: list[Diagnostic] = []
     if phase_ids and task.phase is not None and task.phase not in phase_ids:

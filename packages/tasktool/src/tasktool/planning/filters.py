@@ -16,9 +16,9 @@ from typing import Any
 
 import msgspec
 
-from tasktool.files.taskfile import LIST_FIELDS, SCALAR_FIELDS
+from tasktool.files.parsing.taskfile import LIST_FIELDS, SCALAR_FIELDS
+from tasktool.model.config import Config
 from tasktool.model.errors import TaskToolError
-from tasktool.model.settings import Settings
 from tasktool.model.task import Task, natural_key
 from tasktool.model.vocabulary import DATE_FIELDS, field_values
 
@@ -84,7 +84,7 @@ def parse_filter(expression: str) -> Filter:
     return Filter(field, op, values)
 
 
-def rank_of(field: str, settings: Settings) -> Callable[[str], int | str] | None:
+def rank_of(field: str, settings: Config) -> Callable[[str], int | str] | None:
     """The ordering of a field's values (vocabulary position), or ``None`` if textual."""
     known = field_values(field, settings)
     if known is None:
@@ -112,7 +112,7 @@ def _compare(op: str, left: Any, right: Any) -> bool:
     return bool(left >= right)
 
 
-def _predicate(flt: Filter, settings: Settings) -> Callable[[Task], bool]:
+def _predicate(flt: Filter, settings: Config) -> Callable[[Task], bool]:
     field, op, values = flt.field, flt.op, flt.values
     if op in {"=", "!="}:
         wanted = {value for value in values if value}
@@ -148,7 +148,7 @@ def _predicate(flt: Filter, settings: Settings) -> Callable[[Task], bool]:
 
 
 def apply_filters(
-    tasks: Iterable[Task], expressions: Sequence[str], settings: Settings
+    tasks: Iterable[Task], expressions: Sequence[str], settings: Config
 ) -> list[Task]:
     """Tasks matching every expression."""
     if not expressions:
@@ -157,7 +157,7 @@ def apply_filters(
     return [task for task in tasks if all(predicate(task) for predicate in predicates)]
 
 
-def sort_tasks(tasks: Iterable[Task], spec: str, settings: Settings) -> list[Task]:
+def sort_tasks(tasks: Iterable[Task], spec: str, settings: Config) -> list[Task]:
     """Sort by comma-separated fields (``-field`` descending); unset values last, ties by id."""
     result = sorted(tasks, key=lambda task: natural_key(task.id))
     for item in reversed([part.strip() for part in spec.split(",") if part.strip()]):
@@ -182,7 +182,7 @@ def sort_tasks(tasks: Iterable[Task], spec: str, settings: Settings) -> list[Tas
 
 
 def group_tasks(
-    tasks: Iterable[Task], field: str, settings: Settings
+    tasks: Iterable[Task], field: str, settings: Config
 ) -> list[tuple[str | None, list[Task]]]:
     """Tasks per value of ``field`` in the field's natural order, unset last.
 

@@ -2,7 +2,7 @@
 task and its children alone instead of every task's (decoding them all and indexing them
 by id was half of a warm ``get``: docs/architecture.md, "Caches").
 
-Each folder's columns (:mod:`tasktool.files.id_columns`) are written with its rows file,
+Each folder's columns (:mod:`tasktool.files.caches.id_columns`) are written with its rows file,
 so no run builds them but the one that writes the rows (a cold scan's cost, not a
 ``get``'s). They find the rows holding an id (the copies of the task, its dependents, its
 children) by ``str.find``; which copy of an id is the first (what ``get`` and the graph
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from tasktool.files.id_columns import ARCHIVED, COMPLETED, ITEM, TASK, IdTable
+from tasktool.files.caches.id_columns import ARCHIVED, COMPLETED, ITEM, TASK, IdTable
 from tasktool.model.task import Task
 from tasktool.planning.repository import ambiguous_id
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 
-from tasktool.model.settings import Settings
+from tasktool.model.config import Config
 from tasktool.model.task import natural_key
 from tasktool.model.vocabulary import field_values
 from tasktool.planning.graph import TaskGraph
@@ -47,7 +47,7 @@ def walk_breadth_first(
     return list(reached)
 
 
-def actionable_starts(graph: TaskGraph, settings: Settings, allowed: Collection[str]) -> list[str]:
+def actionable_starts(graph: TaskGraph, settings: Config, allowed: Collection[str]) -> list[str]:
     """The actionable tasks among ``allowed``, highest priority first, then by id."""
     order = {value: rank for rank, value in enumerate(field_values("priority", settings) or ())}
     starts = sorted(
@@ -59,7 +59,7 @@ def actionable_starts(graph: TaskGraph, settings: Settings, allowed: Collection[
 
 def actionable_part(
     graph: TaskGraph,
-    settings: Settings,
+    settings: Config,
     allowed: Collection[str],
     *,
     depth: int,

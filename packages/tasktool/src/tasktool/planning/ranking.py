@@ -28,11 +28,11 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from tasktool.model.settings import Settings
+from tasktool.model.config import Config
 from tasktool.model.task import PRIORITY_ORDER, RESOLVED_STATUSES, Priority, Task
 from tasktool.model.views import task_summary
 from tasktool.planning.graph import TaskGraph, build_graph, longest_chains
-from tasktool.planning.overlay import claimed_elsewhere
+from tasktool.planning.worktrees.overlay import claimed_elsewhere
 
 __all__ = ["DEFAULT_LIMIT", "Placed", "Ranked", "Reason", "rank_next", "score_candidates"]
 
@@ -147,7 +147,7 @@ class _Scorer:
     a test checks that the reasons always sum to the score.
     """
 
-    def __init__(self, graph: TaskGraph, settings: Settings, strict_phases: bool) -> None:
+    def __init__(self, graph: TaskGraph, settings: Config, strict_phases: bool) -> None:
         self.graph = graph
         self.settings = settings
         self.strict_phases = strict_phases
@@ -247,7 +247,7 @@ def _tier(task: Task, phase_index: dict[str, int], earliest: int, unphased_last:
     return phase_index.get(task.phase, count + 1)
 
 
-def _tier_reason(task: Task, tier: int, settings: Settings) -> Reason:
+def _tier_reason(task: Task, tier: int, settings: Config) -> Reason:
     phases = settings.phases
     if not task.phase:
         if tier < len(phases):
@@ -260,7 +260,7 @@ def _tier_reason(task: Task, tier: int, settings: Settings) -> Reason:
 
 def score_candidates(
     tasks: Sequence[Task] | TaskGraph,
-    settings: Settings,
+    settings: Config,
     *,
     strict_phases: bool = True,
     quick_wins: bool = False,
@@ -311,7 +311,7 @@ def score_candidates(
 
 def rank_next(
     tasks: Sequence[Task] | TaskGraph,
-    settings: Settings,
+    settings: Config,
     *,
     strict_phases: bool = True,
     quick_wins: bool = False,

@@ -3,7 +3,7 @@
 ::
 
     repo = load_context(Overrides(task_dir="tasks"))
-    repo.settings            # effective Settings
+    repo.settings            # effective Config
     repo.config_diagnostics  # problems of the config file / environment
     repo.tasks               # active tasks, natural id order
     repo.archived            # tasks under <task dir>/archive/ (their ids satisfy dependencies)
@@ -12,10 +12,11 @@
     repo.worktrees           # the git worktrees merged in (None: no overlay active)
     repo.watched             # task directories whose changes change what is shown
     repo.cache               # what the caches answer without decoding every task (CacheView)
+    repo.bodies.read(task)   # a task's body (read on first use when the parse cache keeps it)
 
 With ``worktree_scope: unified`` and sibling git worktrees, ``tasks`` and
-``archived`` carry each task's effective status (:mod:`tasktool.planning.overlay`,
-the siblings read by :mod:`tasktool.planning.siblings`); writers look tasks up with
+``archived`` carry each task's effective status (:mod:`tasktool.planning.worktrees.overlay`,
+the siblings read by :mod:`tasktool.planning.worktrees.siblings`); writers look tasks up with
 :meth:`Repository.local`, which refuses a task that exists only in a sibling.
 
 The planning commands (next, tracks, board, stats, graph, validate) take
@@ -31,19 +32,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from tasktool.config import LoadedConfig, Overrides, load_config, taskmd_notice
-from tasktool.files.scan import ARCHIVE_DIR, Scan, ScanResult, at_positions, scan_source
-from tasktool.files.taskfile import is_safe_id
-from tasktool.files.walk import walk
-from tasktool.files.worktrees import WorktreeSet, discover_worktrees
+from tasktool.files.caches.bodies import Bodies
+from tasktool.files.parsing.taskfile import is_safe_id
+from tasktool.files.scanning.scan import ARCHIVE_DIR, Scan, ScanResult, at_positions, scan_source
+from tasktool.files.scanning.walk import walk
+from tasktool.files.scanning.worktrees import WorktreeSet, discover_worktrees
+from tasktool.model.config import Config
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.errors import TaskToolError, task_not_found
-from tasktool.model.settings import Settings
 from tasktool.model.task import Task
 
 if TYPE_CHECKING:
-    from tasktool.files.id_columns import IdTable
+    from tasktool.files.caches.id_columns import IdTable
     from tasktool.planning.graph import TaskGraph
-    from tasktool.planning.siblings import Merged
+    from tasktool.planning.worktrees.siblings import Merged
 
 __all__ = [
     "WORKLOG_DIR",
@@ -78,9 +80,13 @@ class Repository:
         self.notes = notes
         #: Backlog.md's drafts: found by id (``get``), never listed, ranked or checked.
         self.drafts = drafts
-        self.settings: Settings = config.settings
+        self.settings: Config = config.settings
         self.task_dir = Path(config.settings.task_dir)
         self._scan = scan if isinstance(scan, Scan) else Scan.of(scan)
+        #: The tasks' bodies: held inline, or kept by the parse cache this load read and
+        #: read from there on first use (a listing never reads one); the stores it opens
+        #: close when the repository goes.
+        self.bodies: Bodies = self._scan.bodies
         self._merged = merged
         #: What the caches answer about ``tasks`` and ``archived`` without decoding them.
         self.cache = CacheView(self._scan, merged)
@@ -160,7 +166,7 @@ class Repository:
         lets a new task take again)."""
         if not self.settings.layout.foreign:
             return self.all_tasks
-        from tasktool.files.backlogmd import shadowed_files
+        from tasktool.files.parsing.backlogmd import shadowed_files
 
         shadowed = shadowed_files(self.all_tasks)
         live = (task for task in self.all_tasks if task.file_path not in shadowed)
@@ -221,7 +227,7 @@ class Repository:
     @cached_property
     def _spellings(self) -> Mapping[str, str]:
         """In another tool's layout: canonical id -> the id its task shows."""
-        from tasktool.files.backlogmd import spellings
+        from tasktool.files.parsing.backlogmd import spellings
 
         return spellings((task.id for task in self.owners), self.settings.layout)
 
@@ -359,7 +365,7 @@ class CacheView:
 
     def id_table(self) -> IdTable | None:
         """The parse cache's columns of ids, placed in ``all_tasks`` (see
-        :meth:`Scan.id_table <tasktool.files.scan.Scan.id_table>`): ``None`` unless the
+        :meth:`Scan.id_table <tasktool.files.scanning.scan.Scan.id_table>`): ``None`` unless the
         tasks are the cache's rows as this run read them (it parsed no file, and no
         sibling worktree is overlaid), or when the rows no longer read."""
         return self._scan.id_table() if self._merged is None else None
@@ -414,7 +420,7 @@ def load_context(
     if found is None or not found.siblings:
         return Repository(config, scan)
     # Imported only with siblings: a single worktree pays nothing for the overlay.
-    from tasktool.planning.siblings import SiblingReader
+    from tasktool.planning.worktrees.siblings import SiblingReader
 
     reader = SiblingReader.of(found, config, overrides, env=env, home=home, use_cache=use_cache)
     return Repository(config, scan, merged=reader.merge(scan.result, scan.identity))
@@ -422,14 +428,13 @@ def load_context(
 
 def _foreign(config: LoadedConfig, root: Path, *, use_cache: bool) -> Repository:
     """The repository of a Backlog.md layout: its files read the parse cache's way, then
-    placed and spelled as Backlog.md reads them (:mod:`tasktool.files.backlogmd`); no
+    placed and spelled as Backlog.md reads them (:mod:`tasktool.files.parsing.backlogmd`); no
     worktree overlay (Backlog.md looks at other branches its own way)."""
-    from tasktool.files.backlogmd import lenient_note, normalized_scan
+    from tasktool.files.parsing.backlogmd import lenient_note, normalized_scan
 
     layout = config.settings.layout
-    result, drafts = normalized_scan(
-        scan_source(root, config.settings.ignore, use_cache=use_cache).result, layout, root
-    )
+    scan = scan_source(root, config.settings.ignore, use_cache=use_cache)
+    result, drafts = normalized_scan(scan.result, layout, root, scan.bodies)
     note = lenient_note((*result.tasks, *result.archived))
     notes = (note,) if note is not None else ()
     return Repository(config, result, notes=notes, drafts=drafts)

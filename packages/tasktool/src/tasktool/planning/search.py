@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 
 import msgspec
 
-from tasktool.files.bodies import each_body
+from tasktool.files.caches.bodies import Bodies
 from tasktool.model.task import Task, natural_key
 
 __all__ = ["Hit", "search_tasks", "tag_counts"]
@@ -28,15 +28,16 @@ class Hit(msgspec.Struct, frozen=True):
     score: int
 
 
-def search_tasks(tasks: Sequence[Task], query: str) -> list[Hit]:
+def search_tasks(tasks: Sequence[Task], query: str, bodies: Bodies) -> list[Hit]:
     """Tasks matching ``query`` (see the module), best first (ties in ``tasks`` order).
-    The bodies are read as the search goes, a few at a time (``each_body``)."""
+    The bodies are read as the search goes, a few at a time, from ``bodies`` (those of the
+    load that gave ``tasks``: ``repo.bodies``)."""
     words = query.casefold().split()
     if not words:
         return []
     phrase = " ".join(words)
     found: list[tuple[int, Hit]] = []
-    for position, text in each_body(tasks):
+    for position, text in bodies.each(tasks):
         task = tasks[position]
         title = task.title.casefold()
         body = text.casefold()

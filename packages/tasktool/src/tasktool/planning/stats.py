@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from tasktool.model.settings import Settings
+from tasktool.model.config import Config
 from tasktool.model.task import RESOLVED_STATUSES, Status, Task
 from tasktool.planning.board import count_fields
 from tasktool.planning.graph import ACTIONABLE_STATUSES, TaskGraph, build_graph, longest_chains
@@ -52,7 +52,7 @@ class Stats(msgspec.Struct, frozen=True, kw_only=True):
         return payload
 
 
-def compute_stats(tasks: Sequence[Task] | TaskGraph, settings: Settings) -> Stats:
+def compute_stats(tasks: Sequence[Task] | TaskGraph, settings: Config) -> Stats:
     """Counts, completion rate, blocked count and longest chain, in linear time.
 
     Pass the repository's graph when there is one (built once per run).

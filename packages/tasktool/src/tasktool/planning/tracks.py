@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from tasktool.model.settings import Settings
+from tasktool.model.config import Config
 from tasktool.model.task import Task
 from tasktool.model.views import task_summary
 from tasktool.planning.conformance import conformance_diagnostics
@@ -69,7 +69,7 @@ def _task_json(item: Ranked) -> dict[str, Any]:
 
 def plan_tracks(
     tasks: Sequence[Task] | TaskGraph,
-    settings: Settings,
+    settings: Config,
     *,
     strict_phases: bool = True,
 ) -> Tracks:

@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 from mtcommon import CodedError
 from tasktool.config import LoadedConfig
-from tasktool.files.taskfile import is_safe_id
+from tasktool.files.parsing.taskfile import is_safe_id
+from tasktool.model.config import Config
 from tasktool.model.criteria import acceptance_criteria
 from tasktool.model.diagnostics import Diagnostic
-from tasktool.model.settings import Settings
 from tasktool.model.task import Status, Task, natural_key
-from tasktool.model.views import task_view, task_views
+from tasktool.model.views import BodyReader, task_view, task_views
 from tasktool.model.vocabulary import field_values
 from tasktool.planning.filters import apply_filters, sort_tasks
 from tasktool.planning.repository import Loader, Repository
@@ -82,7 +82,7 @@ def _worklog(repo: Repository, task_id: str, holder: Task | None = None) -> dict
     path = repo.worklog_path(task_id, holder=holder)
     if not path.exists():
         return None
-    from tasktool.planning.worklog import read_worklog  # only for a task that has one
+    from tasktool.planning.writing.worklog import read_worklog  # only for a task that has one
 
     entries = read_worklog(repo, task_id, holder=holder).entries
     return {
@@ -120,7 +120,8 @@ def task_detail(repo: Repository, task: Task) -> dict[str, Any]:
         if (found := by_id.get(dep)) is None or found.status != Status.COMPLETED.value
     ]
     children_tasks = [by_id[child] for child in children]
-    detail = _detail(task, dependents, children_tasks, unmet, _worklog(repo, task.id))
+    worklog = _worklog(repo, task.id)
+    detail = _detail(task, dependents, children_tasks, unmet, worklog, body=repo.bodies.read)
     if repo.is_draft(task):
         detail["draft"] = True  # Backlog.md's draft: never listed nor recommended
     return detail
@@ -138,7 +139,9 @@ def get_document(repo: Repository, task_id: str) -> dict[str, Any]:
         return task_detail(repo, repo.get(task_id))
     task = found.task
     worklog = _worklog(repo, task.id, task)
-    return _detail(task, found.dependents, found.children, found.unmet, worklog)
+    return _detail(
+        task, found.dependents, found.children, found.unmet, worklog, body=repo.bodies.read
+    )
 
 
 def _detail(
@@ -147,8 +150,10 @@ def _detail(
     children: list[Task],
     unmet: list[str],
     worklog: dict[str, Any] | None,
+    *,
+    body: BodyReader,
 ) -> dict[str, Any]:
-    detail = task_view(task, body=True)
+    detail = task_view(task, body=body)
     detail.update(
         dependents=dependents,
         children=[
@@ -181,7 +186,7 @@ def rank(
 ) -> list[Ranked]:
     """``next``: the ranked actionable tasks. Refuses (``config.next.*``) when the config's
     ``next`` section is malformed, as every ``next`` surface must."""
-    from tasktool.planning.derived_memo import derived
+    from tasktool.planning.memos.derived_memo import derived
     from tasktool.planning.ranking import Placed, rank_next
 
     repo.config.require_next_config()
@@ -209,7 +214,7 @@ def rank(
 
 def repository_stats(repo: Repository) -> Stats:
     """``stats``: counts, completion rate, blocked, longest chain."""
-    from tasktool.planning.derived_memo import derived
+    from tasktool.planning.memos.derived_memo import derived
     from tasktool.planning.stats import Stats, compute_stats
 
     return derived(repo, "stats", (), Stats, lambda: compute_stats(repo.graph, repo.settings))
@@ -219,7 +224,7 @@ def validation_report(load: Loader) -> ValidationReport:
     """``validate``: config and task checks. An unreadable config or a task directory
     path that is not a directory is one error in the report, not an exception."""
     from tasktool.planning.checks import build_report, check_tasks
-    from tasktool.planning.derived_memo import derived
+    from tasktool.planning.memos.derived_memo import derived
 
     try:
         repo = load(tolerant=True)
@@ -279,7 +284,7 @@ def config_document(loaded: LoadedConfig) -> dict[str, Any]:
 VOCABULARY_FIELDS = ("status", "priority", "effort", "type", "phase")
 
 
-def vocabulary(settings: Settings) -> dict[str, list[str]]:
+def vocabulary(settings: Config) -> dict[str, list[str]]:
     """The known values of the closed fields and of ``phase``, in their natural order."""
     return {field: list(field_values(field, settings) or ()) for field in VOCABULARY_FIELDS}
 
@@ -308,7 +313,7 @@ def search_document(
     title or body hold every word of ``text``, each with its ``score``, best first."""
     from tasktool.planning.search import search_tasks
 
-    hits = search_tasks(list_tasks(repo, filters=filters, archived=archived), text)
+    hits = search_tasks(list_tasks(repo, filters=filters, archived=archived), text, repo.bodies)
     if limit:
         hits = hits[:limit]
     views = task_views([hit.task for hit in hits])

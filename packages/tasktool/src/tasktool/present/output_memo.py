@@ -4,13 +4,13 @@ the tasks, the settings and the command's options are the same.
 A large output (``list --format json`` of every task) takes far longer to decode the
 cached tasks and encode than to copy from a file (docs/architecture.md, "Caches"). The
 key is
-:func:`~tasktool.planning.derived_memo.memo_key`'s (the tasks' identity, known without
+:func:`~tasktool.planning.memos.derived_memo.memo_key`'s (the tasks' identity, known without
 reading them, every setting, the options, this version), so only outputs that depend on
 nothing else may be kept: no clock, no terminal width, no colour.
 
 Each output is one file, ``<task dir>/.tasktool/output/<kind>-<digest of the key>``,
 streamed in and checked by its key (a digest is not trusted alone) by
-:mod:`tasktool.files.memo`. The ``KEPT`` most recently used of each kind stay; writes are
+:mod:`tasktool.files.caches.memo`. The ``KEPT`` most recently used of each kind stay; writes are
 atomic and best effort (a read-only task directory keeps none, a damaged file is ignored
 and replaced)::
 
@@ -36,10 +36,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from tasktool.files.digest import blake2b
-from tasktool.files.memo import Recording, open_kept
+from tasktool.files.caches.digest import blake2b
+from tasktool.files.caches.memo import Recording, open_kept
 from tasktool.files.storage import STATE_DIR
-from tasktool.planning.derived_memo import memo_key
+from tasktool.planning.memos.derived_memo import memo_key
 from tasktool.planning.repository import Repository
 
 __all__ = ["ABANDONED_NS", "KEPT", "Write", "recording", "recording_streams", "replay"]

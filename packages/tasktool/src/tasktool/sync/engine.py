@@ -28,9 +28,10 @@ from pathlib import Path
 from tasktool.config.sync import SourceConfig
 from tasktool.model.errors import TaskToolError
 from tasktool.model.task import Task
-from tasktool.planning.changes import TaskChange
+from tasktool.model.views import BodyReader
 from tasktool.planning.repository import Repository
-from tasktool.planning.writes import NewTask, create_tasks, update_task
+from tasktool.planning.writing.changes import TaskChange
+from tasktool.planning.writing.writes import NewTask, create_tasks, update_task
 from tasktool.sync.mapping import Desired, desired_task
 from tasktool.sync.remote import RemoteItem
 from tasktool.sync.report import Action, ConflictMode, Outcome, SourceReport
@@ -60,11 +61,11 @@ def output_group(repo: Repository, config: SourceConfig) -> str | None:
     return relative.replace(os.sep, "/")
 
 
-def _matches(task: Task, desired: Desired) -> bool:
-    """Whether the task already holds what the remote says."""
+def _matches(task: Task, desired: Desired, body: BodyReader) -> bool:
+    """Whether the task already holds what the remote says (its ``body`` read last)."""
     scalars = all(getattr(task, key) == value for key, value in desired.scalars.items())
     lists = all(getattr(task, key) == value for key, value in desired.lists.items())
-    return scalars and lists and task.body.strip("\n") == desired.body.strip("\n")
+    return scalars and lists and body(task).strip("\n") == desired.body.strip("\n")
 
 
 class Reconciler:
@@ -136,7 +137,7 @@ class Reconciler:
                 self._refuse_broken(record.task_id)
                 return self._deleted_locally(desired, record)
             if record is None:
-                if _matches(task, desired):
+                if _matches(task, desired, self.repo.bodies.read):
                     self._remember(task, desired)
                     return self._outcome("unchanged", desired, task, "adopted by external_id")
                 return self._conflict(task, desired, None)

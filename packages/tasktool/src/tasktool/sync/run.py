@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tasktool.config.document import read_config
 from tasktool.config.sync import SourceConfig, parse_sources, read_credentials
-from tasktool.files.scan import scan_tasks
+from tasktool.files.scanning.scan import scan_tasks
 from tasktool.files.storage import locked
 from tasktool.model.errors import TaskToolError
 from tasktool.planning.repository import Repository

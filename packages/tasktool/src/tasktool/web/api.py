@@ -39,11 +39,11 @@ from starlette.routing import Route
 from mtcommon import CodedError, render_json
 from tasktool.model.errors import TaskToolError
 from tasktool.model.limits import REQUEST_MAX
-from tasktool.planning.changes import change_from_json
-from tasktool.planning.new_tasks import new_task_from_json
 from tasktool.planning.ranking import DEFAULT_LIMIT
 from tasktool.planning.repository import Repository
-from tasktool.planning.writes import create_task, today, update_task
+from tasktool.planning.writing.changes import change_from_json
+from tasktool.planning.writing.new_tasks import new_task_from_json
+from tasktool.planning.writing.writes import create_task, today, update_task
 from tasktool.present.documents import (
     config_document,
     get_document,
@@ -54,12 +54,12 @@ from tasktool.present.documents import (
     validation_report,
 )
 from tasktool.present.render import to_json
-from tasktool.web.cards import board_cut
 from tasktool.web.events import ChangeFeed
-from tasktool.web.graphapi import graph_window, paged_graph
-from tasktool.web.listing import list_page
+from tasktool.web.graph.graphapi import graph_window, paged_graph
+from tasktool.web.paged.cards import board_cut
+from tasktool.web.paged.listing import list_page
+from tasktool.web.paged.paging import link_headers, query_window
 from tasktool.web.pages import NextOptions
-from tasktool.web.paging import link_headers, query_window
 from tasktool.web.snapshot import Remember, Snapshot
 
 __all__ = [
@@ -176,9 +176,9 @@ async def with_fresh_repo(request: Request, change: Callable[[Repository], T]) -
 
 
 async def list_endpoint(request: Request) -> Response:
-    """A page of ``list`` (or ``search`` with ``q``): :data:`~tasktool.web.paging.PAGE_DEFAULT`
-    tasks unless ``limit`` says otherwise, the total in ``X-Total-Count``, the next page in
-    ``Link``."""
+    """A page of ``list`` (or ``search`` with ``q``):
+    :data:`~tasktool.web.paged.paging.PAGE_DEFAULT` tasks unless ``limit`` says otherwise,
+    the total in ``X-Total-Count``, the next page in ``Link``."""
     filters = query_list(request, "filter")
     sort = request.query_params.get("sort") or None
     window = query_window(request)

@@ -17,7 +17,7 @@ import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 
-from tasktool.files.scan import is_scanned_folder
+from tasktool.files.scanning.scan import is_scanned_folder
 from tasktool.model.extras import missing_extra
 from tasktool.planning.repository import WORKLOG_DIR
 

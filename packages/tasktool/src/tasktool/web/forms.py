@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tasktool.planning.changes import EDITABLE_LISTS, EDITABLE_SCALARS
+from tasktool.planning.writing.changes import EDITABLE_LISTS, EDITABLE_SCALARS
 from tasktool.web.layout import Links, h
 
 __all__ = ["CREATE_FIELDS", "create_form", "edit_form"]

@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from tasktool import __version__
-from tasktool.files.taskfile import is_safe_id
+from tasktool.files.parsing.taskfile import is_safe_id
 from tasktool.web.security import PAGE_POLICY
 
 __all__ = [

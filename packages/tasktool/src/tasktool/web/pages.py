@@ -4,7 +4,7 @@ Each function takes documents (plain JSON data) and :class:`Links` and
 returns a whole HTML page, so the live server and the static export render
 identically. The task table filters and sorts in the browser (``app.js``)
 over ``data-*`` attributes of its rows, or, when the server pages it
-(:mod:`tasktool.web.table`), asks the server; the pages work without script,
+(:mod:`tasktool.web.paged.table`), asks the server; the pages work without script,
 minus live filtering, editing and live reload.
 """
 
@@ -16,17 +16,17 @@ from typing import TYPE_CHECKING, Any
 
 from tasktool.planning.board import GROUP_FIELDS
 from tasktool.planning.ranking import DEFAULT_LIMIT
-from tasktool.web.cards import more_cards
 from tasktool.web.forms import create_form, edit_form
-from tasktool.web.graphfocus import part_notice
-from tasktool.web.graphsvg import graph_svg
+from tasktool.web.graph.graphfocus import part_notice
+from tasktool.web.graph.graphsvg import graph_svg
 from tasktool.web.layout import Links, chips, data_attributes, h, layout, pill, task_link
 from tasktool.web.markdown import markdown_html
-from tasktool.web.pager import count_line, page_inputs, pager, sort_state
+from tasktool.web.paged.cards import more_cards
+from tasktool.web.paged.pager import count_line, page_inputs, pager, sort_state
 
 if TYPE_CHECKING:
-    from tasktool.web.graphfocus import GraphPart
-    from tasktool.web.table import TablePage
+    from tasktool.web.graph.graphfocus import GraphPart
+    from tasktool.web.paged.table import TablePage
 
 __all__ = [
     "SELECT_FILTERS",
@@ -109,7 +109,7 @@ def tasks_page(
     table: TablePage | None = None,
 ) -> str:
     """The task table with search, drop-down filters and sortable columns; with ``table``,
-    one page of it, filtered and sorted on the server (:mod:`tasktool.web.table`)."""
+    one page of it, filtered and sorted on the server (:mod:`tasktool.web.paged.table`)."""
     chosen = dict(table.query.chosen) if table else {}
     selects = "".join(
         f'<label>{label} <select data-filter="{field}" name="{field}">'
@@ -286,7 +286,7 @@ def board_page(
 ) -> str:
     """Active tasks in columns by one field; a link per field to regroup. A column cut
     short (its ``count`` is more than its ``tasks``) ends with a link showing
-    :data:`~tasktool.web.cards.MORE_CARDS` more (``shown``: the counts asked so far)."""
+    :data:`~tasktool.web.paged.cards.MORE_CARDS` more (``shown``: the counts asked so far)."""
     group_by = board["group_by"]
     switch = " ".join(
         f'<a href="{h(links.page("board", group_by=field))}"'
@@ -316,7 +316,7 @@ def board_page(
 
 def graph_page(graph: Mapping[str, Any], links: Links, part: GraphPart | None = None) -> str:
     """The dependency graph as an SVG (edges point from a dependency to what waits on it);
-    with ``part``, the part of a large graph it is (:mod:`tasktool.web.graphfocus`)."""
+    with ``part``, the part of a large graph it is (:mod:`tasktool.web.graph.graphfocus`)."""
     cycles = "".join(f"<li>{h(' → '.join(cycle))}</li>" for cycle in graph["cycles"])
     warning = (
         f'<div class="notice warn"><p>Dependency cycles:</p><ul>{cycles}</ul></div>'

@@ -24,11 +24,11 @@ from tasktool.web.api import (
     with_memo,
     with_repo,
 )
-from tasktool.web.cards import board_cut, board_shown
-from tasktool.web.graphfocus import focus, graph_part
+from tasktool.web.graph.graphfocus import focus, graph_part
 from tasktool.web.layout import Links
+from tasktool.web.paged.cards import board_cut, board_shown
+from tasktool.web.paged.table import table_query, table_rows
 from tasktool.web.snapshot import Remember
-from tasktool.web.table import table_query, table_rows
 
 __all__ = [
     "ROUTES",

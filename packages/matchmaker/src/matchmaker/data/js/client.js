@@ -8,12 +8,20 @@
  * with the resume token and the last `seq` seen, replayed events deduplicated by
  * `seq`, and `connection.away` / `connection.back` events around it; `resume.expired`
  * (or the grace running out) closes the client with `connection.closed`.
+ *
+ * The other way is exactly once too: `send` numbers each message (`seq`) and holds it until
+ * the server acknowledges it (`ack`, on frames it sends anyway); a resume sends again, in
+ * order, what was not acknowledged, and the server drops what it already took. At most
+ * `maxUnackedBytes` are held: past it `send` returns `false` (`client.backpressure`).
  */
 import { MatchmakerError, fromWire } from "./errors.js";
 import { EventBuffer } from "./events.js";
 import { Session } from "./session.js";
 import { openSocket } from "./socket.js";
-// Close codes after which there is nothing to resume (docs/protocol.md, "Close codes").
+/** `maxUnackedBytes` when not given: 1 MiB (docs/protocol.md, "Exactly once"). */
+export const DEFAULT_MAX_UNACKED_BYTES = 1_048_576;
+// Close codes after which there is nothing to resume (docs/protocol.md, "Close codes");
+// every other code resumes: 3001 (a restart), 3002, 3008, 3029 and a lost socket.
 const FINAL_CLOSE_CODES = new Set([1000, 1001, 1009, 3009, 4000, 4001, 4003, 4004]);
 const BYE_WAIT_MS = 2000;
 export class Client {
@@ -34,6 +42,17 @@ export class Client {
     #lastHeard = 0;
     #pinged = false;
     #closeError = null;
+    // Exactly once: the last seq given to a send, the sends not yet acknowledged (oldest
+    // first, from #heldFrom on), their bytes, and the server's last ack.
+    #sendSeq = 0;
+    #held = [];
+    #heldFrom = 0;
+    #heldBytes = 0;
+    #ack = 0;
+    #askedAck = false; // a ping for the ack went out since the ack last moved
+    #lastAckPing = 0;
+    #resentFrom = 0; // a gap refusal's expected seq already answered by sending again
+    #retry = null; // sends refused as rate-limited, again
     #closed;
     #markClosed;
     #url;
@@ -95,20 +114,38 @@ export class Client {
         return this.request("session.backfill", { session_id: sessionId, seats });
     }
     /**
-     * `session.send`, fire and forget: never throws. A failure arrives as an `error` event:
-     * the server's refusal, or `client.closed` when the client is closed (or closes while
-     * away, before the message could be sent).
+     * `session.send`, fire and forget: never throws. The message is numbered and held until
+     * the server acknowledges it, so across drops and resumes it arrives exactly once, in
+     * order (while away it goes out once the connection is back). `false`: not sent, with an
+     * `error` event saying why: `client.backpressure` (`maxUnackedBytes` are held already:
+     * `details.limit`; try again once acknowledgements free some) or `client.closed`. A later
+     * failure arrives as an `error` event too: the server's refusal, or `client.closed`
+     * (`details.seq`) for a message held when the client closed for good.
      */
     send(sessionId, data, options = {}) {
-        const message = { session_id: sessionId, data, ...options };
-        if (this.#state === "open")
-            this.#write({ type: "session.send", data: message });
-        else if (this.#state === "closed" || this.#state === "closing")
+        if (this.#state === "closed" || this.#state === "closing") {
             this.#reportError(this.#closedError());
-        else {
-            const later = () => this.#write({ type: "session.send", data: message });
-            this.#whenOpen(Infinity).then(later, (error) => this.#reportError(error));
+            return false;
         }
+        const message = { session_id: sessionId, data, ...options };
+        const seq = this.#sendSeq + 1;
+        const text = JSON.stringify({ type: "session.send", seq, data: message });
+        const bytes = utf8Length(text);
+        const limit = this.#options.maxUnackedBytes ?? DEFAULT_MAX_UNACKED_BYTES;
+        if (this.#heldBytes + bytes > limit) {
+            const why = `${this.#heldBytes} bytes are not acknowledged yet; at most ${limit} are held`;
+            this.#reportError(new MatchmakerError("client.backpressure", why, { limit }));
+            return false;
+        }
+        this.#sendSeq = seq;
+        this.#held.push({ seq, text, bytes });
+        this.#heldBytes += bytes;
+        if (this.#state === "open") {
+            this.#writeText(text);
+            if (this.#heldBytes > limit / 2 && !this.#askedAck)
+                this.#askAck();
+        }
+        return true;
     }
     /** `rtc.signal`: relay a WebRTC signal to one other member of a session. */
     signal(sessionId, to, signal) {
@@ -265,6 +302,8 @@ export class Client {
         this.#events.deliver({ type: "error", data: body, seq: null });
     }
     #welcome(reply) {
+        if (!reply.resumed)
+            this.#forgetHeld(); // a new client id: its numbering starts at 1
         this.helloReply = reply;
         this.clientId = reply.client_id;
         this.#state = "open";
@@ -272,6 +311,12 @@ export class Client {
         this.#pinged = false;
         const every = Math.max(10, Math.floor(reply.heartbeat.interval_ms / 4));
         this.#heartbeat = setInterval(() => this.#beat(), every);
+        // What the server had not taken goes again, in order, before any new send (the
+        // resumed hello's reply said its ack, so the held sends are those after it).
+        for (let i = this.#heldFrom; i < this.#held.length; i++)
+            this.#writeText(this.#held[i].text);
+        this.#askedAck = false;
+        this.#lastAckPing = Date.now();
         this.#events.notify();
     }
     /**
@@ -291,6 +336,80 @@ export class Client {
             this.#pinged = true;
             this.#write({ type: "ping" });
         }
+        else if (this.#heldFrom < this.#held.length && Date.now() - this.#lastAckPing >= interval_ms) {
+            this.#askAck(); // sends held with nothing coming back: the pong says the ack
+        }
+    }
+    /** A `ping` (no `id`): its `pong` carries the ack if it moved since last said. */
+    #askAck() {
+        this.#askedAck = true;
+        this.#lastAckPing = Date.now();
+        this.#write({ type: "ping" });
+    }
+    /** The server took every send up to `ack`: they are held no longer. */
+    #acknowledge(ack) {
+        if (ack <= this.#ack)
+            return;
+        this.#ack = ack;
+        this.#askedAck = false;
+        this.#resentFrom = 0;
+        const held = this.#held;
+        let from = this.#heldFrom;
+        while (from < held.length && held[from].seq <= ack)
+            this.#heldBytes -= held[from++].bytes;
+        if (from === held.length) {
+            this.#held = [];
+            this.#heldFrom = 0;
+        }
+        else if (from > 1024 && from * 2 > held.length) {
+            this.#held = held.slice(from); // drop the acknowledged prefix now and then, not per ack
+            this.#heldFrom = 0;
+        }
+        else {
+            this.#heldFrom = from;
+        }
+    }
+    /**
+     * The server refused a send for a gap (a send before it was not taken, e.g. rate-limited):
+     * send again, in order, the held sends from the one it expects (once per gap).
+     */
+    #resendFrom(expected) {
+        if (expected === this.#resentFrom || this.#state !== "open")
+            return;
+        this.#resentFrom = expected;
+        for (let i = this.#heldFrom; i < this.#held.length; i++) {
+            const held = this.#held[i];
+            if (held.seq >= expected)
+                this.#writeText(held.text);
+        }
+    }
+    /**
+     * A numbered send was refused as rate-limited (not taken): once the server has a token
+     * again, send again every held send it has not acknowledged, in order (one timer for
+     * all the refusals of a burst).
+     */
+    #retryLater(delayMs) {
+        if (this.#retry !== null)
+            return;
+        this.#retry = setTimeout(() => {
+            this.#retry = null;
+            this.#resentFrom = 0;
+            this.#resendFrom(this.#ack + 1);
+        }, delayMs);
+    }
+    /** Held sends that will never be acknowledged (the client's id changed, or it closed). */
+    #forgetHeld(report = null) {
+        if (report !== null) {
+            for (let i = this.#heldFrom; i < this.#held.length; i++) {
+                const details = { ...report.details, seq: this.#held[i].seq };
+                this.#reportError(new MatchmakerError(report.code, report.message, details));
+            }
+        }
+        this.#held = [];
+        this.#heldFrom = 0;
+        this.#heldBytes = 0;
+        this.#sendSeq = 0;
+        this.#ack = 0;
     }
     #attach(socket) {
         this.#socket = socket;
@@ -305,7 +424,9 @@ export class Client {
         socket.onerror = () => undefined; // the close event that follows carries the code
     }
     #write(message) {
-        const text = JSON.stringify(message);
+        this.#writeText(JSON.stringify(message));
+    }
+    #writeText(text) {
         this.#options.onFrame?.("out", text);
         try {
             this.#socket?.send(text);
@@ -337,6 +458,8 @@ export class Client {
         catch {
             return;
         }
+        if (typeof frame.ack === "number")
+            this.#acknowledge(frame.ack);
         if (frame.type === "reply" || frame.type === "pong") {
             const pending = typeof frame.id === "string" ? this.#pending.get(frame.id) : undefined;
             if (pending !== undefined) {
@@ -348,7 +471,16 @@ export class Client {
                     pending.reject(fromWire(frame.error));
             }
             else if (frame.type === "reply" && frame.ok === false && frame.id == null) {
-                this.#events.deliver({ type: "error", data: frame.error, seq: null });
+                const error = frame.error;
+                const details = (error?.details ?? {});
+                if (details.field === "seq" && typeof details.expected === "number") {
+                    this.#resendFrom(details.expected); // a gap: not the application's to see
+                    return;
+                }
+                if (error?.code === "rate.limited" && typeof details.seq === "number") {
+                    this.#retryLater(typeof details.retry_after_ms === "number" ? details.retry_after_ms : 10);
+                }
+                this.#events.deliver({ type: "error", data: error, seq: null });
             }
         }
         else if (frame.type === "ping") {
@@ -388,7 +520,7 @@ export class Client {
     #drop(code, reason) {
         this.#socket = null;
         this.closeCode = code;
-        this.#stopHeartbeat();
+        this.#stopTimers();
         const why = `the connection dropped (${code}) before the reply`;
         this.#failPending(new MatchmakerError("client.interrupted", why, { close_code: code }));
         if (this.#state === "away")
@@ -462,10 +594,13 @@ export class Client {
             reject(error);
         }
     }
-    #stopHeartbeat() {
+    #stopTimers() {
         if (this.#heartbeat !== null)
             clearInterval(this.#heartbeat);
         this.#heartbeat = null;
+        if (this.#retry !== null)
+            clearTimeout(this.#retry); // a resume sends them again anyway
+        this.#retry = null;
     }
     /** Closed for good: no more requests, `connection.closed` ends the events. */
     #finish(code, error) {
@@ -476,14 +611,27 @@ export class Client {
         this.#state = "closed";
         this.closeCode = code ?? this.closeCode;
         this.#closeError = error;
-        this.#stopHeartbeat();
+        this.#stopTimers();
         this.#failPending(this.#closedError());
         socket?.close();
         const why = error && { code: error.code, message: error.message };
         const data = { code: this.closeCode, error: why };
         this.#events.deliver({ type: "connection.closed", data, seq: null });
+        // After a clean close the server took every send before the bye; otherwise the held
+        // ones may never have arrived: each is an `error` event after `connection.closed`.
+        this.#forgetHeld(error === null ? null : this.#closedError());
         this.#markClosed();
     }
+}
+/** The UTF-8 length of `text` (what a held frame costs against `maxUnackedBytes`). */
+function utf8Length(text) {
+    let bytes = text.length;
+    for (let i = 0; i < text.length; i++) {
+        const code = text.charCodeAt(i);
+        if (code >= 0x80)
+            bytes += code >= 0x800 && (code < 0xd800 || code > 0xdfff) ? 2 : 1;
+    }
+    return bytes;
 }
 /** Why the server closed for good, as a coded error (`null` for a clean bye). */
 function closeReason(code) {

@@ -22,6 +22,7 @@ __all__ = [
     "IceServer",
     "PolicyInfo",
     "PoolEntered",
+    "RelayReply",
     "Reply",
     "SessionJoined",
     "encode",
@@ -37,12 +38,15 @@ class ErrorBody(Struct, gc=False, omit_defaults=True):
 
 
 class Reply(Struct, gc=False, tag="reply", tag_field="type", omit_defaults=True):
-    """The answer to one request; ``id`` echoes the request's."""
+    """The answer to one request; ``id`` echoes the request's. ``ack``: the last
+    ``session.send`` seq the server took from this client, on a resumed ``hello``'s reply
+    (other frames get it from the connection, when it changed)."""
 
     id: str | None
     ok: bool
     data: Any = None
     error: ErrorBody | None = None
+    ack: int | None = None
 
 
 class Heartbeat(Struct, gc=False):
@@ -107,6 +111,13 @@ class PoolEntered(Struct, gc=False, rename={"group_size": "groupSize"}):
     mode: str
     group_size: int
     expires_at: int
+
+
+class RelayReply(Struct, gc=False, omit_defaults=True):
+    """``session.send`` and ``rtc.signal`` reply data: ``{}``, or ``duplicate`` when a
+    send's ``seq`` was taken before (so it was not relayed again)."""
+
+    duplicate: bool = False
 
 
 class SessionJoined(Struct, gc=False):

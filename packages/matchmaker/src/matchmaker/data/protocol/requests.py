@@ -35,6 +35,7 @@ from matchmaker.data.protocol.payloads import (
 )
 
 __all__ = [
+    "MAX_SEQ",
     "MODE_REQUESTS",
     "REQUEST_DECODER",
     "REQUEST_TYPES",
@@ -68,6 +69,9 @@ __all__ = [
 
 _ID_CHARS = 64
 RequestId = Annotated[str, Meta(max_length=_ID_CHARS)]
+MAX_SEQ = 2**53 - 1
+"""The largest client send ``seq``: what a JavaScript number holds exactly."""
+SendSeq = Annotated[int, Meta(ge=1, le=MAX_SEQ)]
 
 
 class _Request(Struct, gc=False, tag_field="type", forbid_unknown_fields=True, kw_only=True):
@@ -123,9 +127,12 @@ class SessionBackfill(_Request, tag="session.backfill"):
 
 
 class SessionSend(_Request, tag="session.send"):
-    """Relay ``data`` to the other members of a session (or to ``to``)."""
+    """Relay ``data`` to the other members of a session (or to ``to``). ``seq`` numbers
+    the client's sends (1, 2, ... across resumes) so that a send again after a drop is
+    taken once (docs/protocol.md, "Exactly once")."""
 
     data: SessionSendData
+    seq: SendSeq | None = None
 
 
 class RtcSignal(_Request, tag="rtc.signal"):

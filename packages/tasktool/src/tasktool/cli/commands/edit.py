@@ -17,8 +17,8 @@ from tasktool.cli.commands.base import (
 from tasktool.cli.commands.shell import complete_choices, complete_ids
 from tasktool.model.task import TASK_TYPES, Priority, Status
 from tasktool.model.views import task_view
-from tasktool.planning.changes import TaskChange, new_task_fields
-from tasktool.planning.writes import create_task, update_task
+from tasktool.planning.writing.changes import TaskChange, new_task_fields
+from tasktool.planning.writing.writes import create_task, update_task
 from tasktool.present.render import emit_data, emit_text
 
 __all__ = [
@@ -246,10 +246,10 @@ def edit_command(options: GlobalOptions, /, *, task_id: str, fmt: str | None) ->
     import shlex
     import subprocess
 
-    from tasktool.files.scan import read_entry
+    from tasktool.files.scanning.scan import read_entry
     from tasktool.model.errors import TaskToolError
     from tasktool.model.task import Task
-    from tasktool.planning.changes import check_value
+    from tasktool.planning.writing.changes import check_value
 
     repo = load_repository(options)
     path = repo.get(task_id).file_path

@@ -23,8 +23,8 @@ from tasktool.cli.commands.base import (
 )
 from tasktool.cli.commands.shell import complete_choices, complete_ids
 from tasktool.cli.facts import facts
+from tasktool.model.config import Config
 from tasktool.model.errors import TaskToolError
-from tasktool.model.settings import Settings
 from tasktool.model.task import Priority, Status, Task
 from tasktool.model.views import TASK_KEYS, TaskRows
 from tasktool.planning.filters import check_field, group_tasks, sort_tasks
@@ -145,9 +145,7 @@ def list_command(
     # Only the fields shown: a table (or --columns) needs no dict of every field per task.
     fields = shown if columns or chosen == "table" else TASK_KEYS
 
-    def view(
-        project: str | None, settings: Settings, selection: list[Task]
-    ) -> list[dict[str, Any]]:
+    def view(project: str | None, settings: Config, selection: list[Task]) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = msgspec.to_builtins(TaskRows(selection, fields)[:])
         views = [tagged(project, item) for item in rows]
         if chosen == "table":
@@ -230,7 +228,7 @@ def _json_list(repo: Repository, query: _Query) -> None:
         write_json_array(TaskRows(tasks, query.keys), write)
 
 
-def _table_status(task: Task, settings: Settings) -> str:
+def _table_status(task: Task, settings: Config) -> str:
     """A task's status in a table: the repository's name for it (``In Progress`` in a
     Backlog.md repository), and for a sibling worktree's task where it comes from."""
     shown = settings.layout.shown(task.status)

@@ -17,14 +17,14 @@ from tasktool.cli.commands.base import (
 )
 from tasktool.cli.commands.shell import complete_ids
 from tasktool.model.ids import next_id
-from tasktool.planning.archive import (
+from tasktool.planning.writing.archive import (
     ArchiveMove,
     archive_plan,
     choose_to_archive,
     refuse_unresolved,
 )
-from tasktool.planning.deduplicate import deduplicate
-from tasktool.planning.writes import archive_task, remove_task, restore_task
+from tasktool.planning.writing.deduplicate import deduplicate
+from tasktool.planning.writing.writes import archive_task, remove_task, restore_task
 from tasktool.present.render import emit_text
 
 __all__ = [

@@ -163,7 +163,11 @@ def worklog_command(
     headings. Reading always works; --add writes only when the config says
     worklogs: true, and otherwise refuses and says why.
     """
-    from tasktool.planning.worklog import add_entry, format_entry, read_worklog  # not validate's
+    from tasktool.planning.writing.worklog import (  # not validate's
+        add_entry,
+        format_entry,
+        read_worklog,
+    )
 
     repo = load_repository(options)
     # Appending writes here: a task only a sibling worktree holds is refused.

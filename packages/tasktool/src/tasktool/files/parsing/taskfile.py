@@ -1,0 +1,301 @@
+"""One task file: frontmatter split, the fast parse into a ``Task``, file names.
+
+A task is a ``.md`` file whose YAML frontmatter (between a first ``---`` line
+and the next ``---`` line) has a non-empty ``id`` and ``title``. Frontmatter is
+read with :func:`mtcommon.load_text` (PyYAML's C loader, every scalar as text),
+so ``id: 010`` stays ``"010"`` and dates stay ``YYYY-MM-DD`` strings.
+
+Files that are not tasks are skipped silently, except a file that *looks* like
+a task (a frontmatter line starting ``id:``, ``status:``, ``priority:`` or
+``dependencies:``) but cannot be read as one: it becomes an error
+:class:`~tasktool.model.diagnostics.Diagnostic`, so no task vanishes without a word.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+from mtcommon import YamlError
+from tasktool.files.parsing.frontmatter import read_frontmatter
+from tasktool.model.diagnostics import Diagnostic
+from tasktool.model.task import Task
+
+__all__ = [
+    "BOM",
+    "LIST_FIELDS",
+    "SCALAR_FIELDS",
+    "TaskFileError",
+    "conflict_marker",
+    "id_in_text",
+    "is_safe_id",
+    "looks_like_task",
+    "parse_task",
+    "slugify",
+    "split_frontmatter",
+    "task_filename",
+    "task_from_mapping",
+]
+
+SCALAR_FIELDS = (
+    "title",
+    "status",
+    "priority",
+    "effort",
+    "type",
+    "owner",
+    "phase",
+    "parent",
+    "created_at",
+    "completed_at",
+    "cancelled_at",
+    "external_id",
+)
+LIST_FIELDS = ("dependencies", "tags", "touches", "context", "pr")
+_SCALARS = frozenset({"id", "created", *SCALAR_FIELDS})
+_LISTS = frozenset(LIST_FIELDS)
+#: Backlog.md's names of tasktool's fields, read when the file has no tasktool name for
+#: the field (``assignee`` is a list there: its names joined).
+ALIASES: dict[str, str] = {
+    "labels": "tags",
+    "assignee": "owner",
+    "created_date": "created_at",
+    "parent_task_id": "parent",
+    "milestone": "phase",
+}
+#: An unquoted ``assignee: @name`` (or ``reporter:``), which YAML refuses: Backlog.md
+#: quotes it before parsing, and so does :func:`parse_task` when the YAML fails.
+_BARE_AT = re.compile(r"^((?:assignee|reporter):[ \t]*)(@[^\n]*?)[ \t]*$", re.MULTILINE)
+#: Keys that mark a file as meant to be a task (also as the first key of a list item, the
+#: frontmatter of someone who wrote ``- id: 1`` for ``id: 1``).
+_TASK_LIKE = re.compile(r"^(?:-[ \t]+)?(id|status|priority|dependencies)\s*:", re.MULTILINE)
+#: The byte order mark some editors put first; the frontmatter starts after it.
+BOM = "\ufeff"
+#: The id line of a file whose YAML does not parse (so ``get``/``validate`` can name the task).
+_ID_LINE = re.compile(r"""^id:[ \t]*(['"]?)([^'"\s#]+)\1[ \t]*(?:#.*)?$""", re.MULTILINE)
+_NULLS = frozenset({"", "~", "null", "Null", "NULL"})
+#: Runs of characters that are not letters or digits of any script (``_`` included).
+_SLUG = re.compile(r"[\W_]+")
+
+
+class TaskFileError(Exception):
+    """A task-like file that cannot be read as a task (internal; becomes a Diagnostic)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def split_frontmatter(text: str) -> tuple[str, str] | None:
+    """``(frontmatter, body)``, or ``None`` when the text has no complete frontmatter block.
+
+    The body is everything after the closing ``---`` line, byte for byte. A leading byte
+    order mark is not part of the frontmatter.
+    """
+    text = text.removeprefix(BOM)
+    if not text.startswith("---"):
+        return None
+    first_end = text.find("\n")
+    if first_end < 0 or text[:first_end].rstrip() != "---":
+        return None
+    start = position = first_end + 1
+    while True:
+        if text.startswith("---", position):
+            line_start = position
+        else:
+            found = text.find("\n---", position)
+            if found < 0:
+                return None
+            line_start = found + 1
+        line_end = text.find("\n", line_start)
+        line = text[line_start:] if line_end < 0 else text[line_start:line_end]
+        if line.rstrip() == "---":
+            return text[start:line_start], "" if line_end < 0 else text[line_end + 1 :]
+        if line_end < 0:
+            return None
+        position = line_end + 1
+
+
+def looks_like_task(text: str) -> bool:
+    """Whether a file that opens a frontmatter block carries task keys."""
+    return text.removeprefix(BOM).startswith("---") and _TASK_LIKE.search(text) is not None
+
+
+def _scalar(key: str, value: Any) -> str | None:
+    if not isinstance(value, str):
+        raise TaskFileError("task.field_type", f"{key} must be a single value")
+    value = value.strip()
+    return None if value in _NULLS else value
+
+
+def _list(key: str, value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = value.strip()
+        return () if value in _NULLS or value == "[]" else (value,)
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise TaskFileError("task.field_type", f"{key} must be a list of values")
+    return tuple(item.strip() for item in value if item.strip() not in _NULLS)
+
+
+def _unaliased(data: dict[Any, Any]) -> dict[Any, Any]:
+    """The frontmatter with Backlog.md's field names read as tasktool's (:data:`ALIASES`)
+    where the file has no tasktool name for the field; ``assignee``'s names joined."""
+    if ALIASES.keys().isdisjoint(data):  # tasktool's own files: one set operation in C
+        return data
+    result: dict[Any, Any] = {}
+    for key, value in data.items():
+        name = ALIASES.get(key, key) if isinstance(key, str) else key
+        if name != key and name in data:
+            continue
+        if name == "owner" and isinstance(value, list):
+            value = ", ".join(item for item in value if isinstance(item, str)) or None  # noqa: PLW2901
+        result[name] = value
+    return result
+
+
+def task_from_mapping(
+    data: Any, *, file_path: str, body: str, group: str | None, archived: bool
+) -> Task:
+    """Build a ``Task`` from text-scalar frontmatter; raise ``TaskFileError`` when invalid."""
+    if not isinstance(data, dict):
+        raise TaskFileError("task.frontmatter", "the frontmatter is not a mapping")
+    fields: dict[str, Any] = {}
+    for key, value in _unaliased(data).items():
+        if value is None:
+            continue
+        if key in _SCALARS:
+            fields[key] = _scalar(key, value)
+        elif key in _LISTS:
+            fields[key] = _list(key, value)
+    task_id = fields.pop("id", None)
+    if not task_id:
+        raise TaskFileError("task.missing_id", "the frontmatter has no id")
+    if not fields.get("title"):
+        raise TaskFileError("task.missing_title", f"task {task_id} has no title")
+    created = fields.pop("created", None)
+    if fields.get("created_at") is None:
+        fields["created_at"] = created
+    if not fields.get("status"):
+        fields["status"] = "pending"
+    return Task(
+        id=task_id, **fields, group=group, file_path=file_path, archived=archived, raw_body=body
+    )
+
+
+#: Lines git leaves in a file whose merge conflict was committed unresolved: seven
+#: characters, or more when a conflict is nested in another (rename conflicts use eight).
+_CONFLICT_MARKER = re.compile(r"^(<{7,}|>{7,})(?: |$)", re.MULTILINE)
+
+
+def conflict_marker(text: str) -> tuple[int, str] | None:
+    """The 1-based line and the marker of the first merge-conflict marker, if the text
+    has both an opening (``<<<<<<<`` or longer) and a closing (``>>>>>>>``...) line."""
+    if "<<<<<<<" not in text or ">>>>>>>" not in text:
+        return None
+    markers = list(_CONFLICT_MARKER.finditer(text))
+    if {match.group(1)[0] for match in markers} != {"<", ">"}:
+        return None
+    first = markers[0]
+    return text.count("\n", 0, first.start()) + 1, first.group(1)
+
+
+def parse_task(
+    text: str, *, file_path: str, group: str | None, archived: bool
+) -> Task | Diagnostic | None:
+    """A file's text as a ``Task``, a broken-file ``Diagnostic``, or ``None`` (not a task)."""
+    conflict = conflict_marker(text) if looks_like_task(text) else None
+    if conflict is not None:
+        line, marker = conflict
+        return _broken(
+            file_path,
+            "task.merge_conflict",
+            f"{file_path}:{line}: an unresolved merge conflict ({marker} line); resolve it "
+            "and remove the markers",
+            id_in_text(text),
+            located=True,
+        )
+    parts = split_frontmatter(text)
+    if parts is None:
+        if looks_like_task(text):
+            return _broken(
+                file_path,
+                "task.frontmatter",
+                "the frontmatter block is not closed",
+                id_in_text(text),
+            )
+        return None
+    frontmatter, body = parts
+    try:
+        data = _read_lenient(frontmatter, file_path)
+        return task_from_mapping(
+            data, file_path=file_path, body=body, group=group, archived=archived
+        )
+    except YamlError as exc:
+        if not _TASK_LIKE.search(frontmatter):
+            return None
+        code = "task.duplicate_key" if exc.code == "yaml.duplicate_key" else "task.yaml"
+        return _broken(file_path, code, exc.message, id_in_text(frontmatter), located=True)
+    except TaskFileError as exc:
+        if not _TASK_LIKE.search(frontmatter) and exc.code != "task.field_type":
+            return None
+        task_id = data.get("id") if isinstance(data, dict) else None
+        return _broken(
+            file_path, exc.code, exc.message, task_id if isinstance(task_id, str) else None
+        )
+
+
+def _read_lenient(frontmatter: str, source: str) -> Any:
+    """The frontmatter's data; an unquoted ``assignee: @name`` is read as Backlog.md
+    reads it (quoted) when the YAML as written does not parse."""
+    try:
+        return read_frontmatter(frontmatter, source=source)
+    except YamlError:
+        if _BARE_AT.search(frontmatter) is None:
+            raise
+    quoted = _BARE_AT.sub(
+        lambda m: f"{m.group(1)}'{m.group(2).replace(chr(39), 2 * chr(39))}'", frontmatter
+    )
+    return read_frontmatter(quoted, source=source)
+
+
+def id_in_text(text: str) -> str | None:
+    """The value of an ``id:`` line, read without YAML (for files that do not parse)."""
+    match = _ID_LINE.search(text)
+    return match.group(2) if match else None
+
+
+def _broken(
+    file_path: str, code: str, message: str, task_id: str | None = None, *, located: bool = False
+) -> Diagnostic:
+    where = "" if located else f"{file_path}: "
+    return Diagnostic(
+        severity="error",
+        code=code,
+        message=f"{where}{message.strip()} (looks like a task, not loaded)",
+        file=file_path,
+        task_id=task_id,
+    )
+
+
+_SAFE_ID = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
+
+
+def is_safe_id(task_id: str) -> bool:
+    """Whether an id can name files (``<id>-slug.md``, worklogs, locks) without escaping."""
+    return _SAFE_ID.match(task_id) is not None
+
+
+def slugify(title: str) -> str:
+    """Lower case, runs of characters that are not letters or digits to ``-``, at most 50
+    characters. Letters of every script are kept as they are (NFC: one spelling of
+    ``é`` on every file system): ``Исправить ошибку`` is ``исправить-ошибку``, ``émoji``
+    stays ``émoji``."""
+    text = unicodedata.normalize("NFC", title).lower()
+    return _SLUG.sub("-", text).strip("-")[:50].rstrip("-") or "task"
+
+
+def task_filename(task_id: str, title: str) -> str:
+    """The conventional file name ``<id>-<slug>.md``."""
+    return f"{task_id}-{slugify(title)}.md"

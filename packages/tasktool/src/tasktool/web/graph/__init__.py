@@ -1,0 +1,3 @@
+"""The dependency graph page: its paged API, the part drawn first, and the SVG."""
+
+__all__ = []
