@@ -92,6 +92,7 @@ class Seats:
             command.filter,
             command.min_group_size,
             command.fill_timeout_ms,
+            line=(command.teams, command.balance, command.regions),
         )
         origin = mirror_origin(
             message.project, message.pool, spec, message.bucket, policy=message.policy
@@ -107,6 +108,7 @@ class Seats:
             opened_ms=message.opened_ms,
             now_ms=now_ms,
             out=out,
+            region=message.region,
         )
         return [Deliver(out)] if out else NOTHING
 
@@ -286,4 +288,5 @@ def _opening(session: Session, seats: int, opened_ms: int) -> Opening:
         members,
         seats,
         opened_ms,
+        session.region,
     )

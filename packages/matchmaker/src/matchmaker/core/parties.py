@@ -79,11 +79,14 @@ def normalise_code(code: str) -> str:
 
 
 def party_capacity(spec: PoolSpec) -> int:
-    """The most members a party entering a pool of ``spec`` may have: one group.
+    """The most members a party entering a pool of ``spec`` may have: one group, or
+    where the pool has teams its largest team (a party plays on one team)."""
+    return spec.largest_team
 
-    (Where a pool has teams, a party must fit the largest team: this is the one
-    place that rule goes.)"""
-    return spec.group_size
+
+def _by_team(spec: PoolSpec) -> bool:
+    """Whether ``spec``'s pool is matched by team (teams, balance or regions)."""
+    return bool(spec.teams) or spec.balance is not None or spec.regions is not None
 
 
 @dataclass(slots=True, eq=False)
@@ -395,9 +398,9 @@ class Parties:
                 code="party.too_large",
                 details={"party_id": party_id, "limit": capacity},
             )
-        if spec.mode != "auto" or spec.range_rule is not None:
+        if spec.mode != "auto" or spec.range_rule is not None or _by_team(spec):
             raise MatchmakerError(
-                "parties enter auto pools without a range rule",
+                "parties enter auto pools without a range rule or teams",
                 code="party.unsupported",
                 details={"party_id": party_id, "mode": spec.mode},
             )
