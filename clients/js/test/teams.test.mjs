@@ -103,3 +103,34 @@ test("regions: players whose near regions differ wait; a third who shares one is
     await closeAll([eu, us, both]);
   }
 });
+
+test("teams: a party of two and two solos form a 2v2 in which the party shares a team", async () => {
+  const ratings = [1000, 2000, 1010, 2010];
+  const [a, b, s1, s2] = await Promise.all(
+    ratings.map((rating) => connect(server.ws, { project: "js-teams", attributes: { rating } })),
+  );
+  const trio = await Promise.all(
+    [1, 2, 3].map(() => connect(server.ws, { project: "js-teams", attributes: { rating: 1000 } })),
+  );
+  try {
+    const party = await a.partyCreate();
+    await b.partyJoin(party.code);
+    await s1.enter({ policy: "duo" });
+    await a.enter({ policy: "duo", party_id: party.party_id });
+    await s2.enter({ policy: "duo" });
+    const sessions = await Promise.all([a, b, s1, s2].map((client) => client.nextSession()));
+    assert.equal(new Set(sessions.map((session) => session.id)).size, 1);
+    assert.equal(sessions[0].team, sessions[1].team);
+    assert.deepEqual([...sessions[0].teams[sessions[0].team]].sort(), [a.clientId, b.clientId].sort());
+    assert.notEqual(sessions[2].team, sessions[0].team);
+    assert.equal(sessions[2].team, sessions[3].team);
+    // A party larger than the largest team (two) cannot enter.
+    const big = await trio[0].partyCreate();
+    for (const other of trio.slice(1)) await other.partyJoin(big.code);
+    await assert.rejects(trio[0].enter({ policy: "duo", party_id: big.party_id }), {
+      code: "party.too_large",
+    });
+  } finally {
+    await closeAll([a, b, s1, s2, ...trio]);
+  }
+});

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from matchmaker.config import Limits
 from matchmaker.core import Delivery, EnterPool, Matchmaker, events
 from matchmaker.core.backfill import SeatOffered, mirror_origin
-from matchmaker.core.commands import Backfill
-from matchmaker.core.modes.split import best_split
+from matchmaker.core.commands import Backfill, CreateParty, JoinParty
+from matchmaker.core.modes.split import best_split, imbalance, seat_parties
+from matchmaker.core.parties import PartyInfo
 from matchmaker.core.pools import PoolSpec
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import (
@@ -57,6 +62,10 @@ POLICIES = (
         regions=Regions(80),
         filter={"rating": RangeRule(1500)},
     ),
+    MatchmakingPolicy(
+        name="trio", mode="auto", group_size=6, teams=(Team("red", 3), Team("blue", 3))
+    ),
+    MatchmakingPolicy(name="near3", mode="auto", group_size=3, regions=Regions(max_latency_ms=80)),
 )
 PROJECT = Project(id="p", policies=POLICIES)
 
@@ -308,3 +317,156 @@ def test_regions_take_a_smaller_group_after_the_fill_timeout() -> None:
     assert {m.client_id for m in created.members} == {a, b}
     assert created.region == "eu"
     assert created.teams is None
+
+
+# -- parties in teams pools ----------------------------------------------------------------
+
+
+def party_of(core: Matchmaker, leader: str, *others: str) -> str:
+    """A party led by ``leader`` that ``others`` joined by its code; its id."""
+    info, _ = core.party(leader, CreateParty(), 0)
+    assert isinstance(info, PartyInfo)
+    for other in others:
+        core.party(other, JoinParty(info.code), 0)
+    return info.party_id
+
+
+def test_a_party_of_two_and_two_solos_form_a_2v2_with_the_party_on_one_team() -> None:
+    """Balanced by member, with the party kept together: 1000+2000 against 1010+2010 (a
+    difference of 10), though 1000+2010 against 2000+1010 would differ by 0."""
+    core = new_core()
+    a, b = connect(core, 1000), connect(core, 2000)
+    s1, s2 = connect(core, 1010), connect(core, 2010)
+    party = party_of(core, a, b)
+    assert formed(enter(core, s1, "duo")) == []
+    assert formed(enter(core, a, "duo", 1, party_id=party)) == []
+    out = enter(core, s2, "duo", 2)
+    (created,) = formed(out)
+    assert created.teams is not None
+    assert sorted(map(sorted, created.teams.values())) == sorted([sorted([a, b]), sorted([s1, s2])])
+    low, high = team_means(core, created.teams)
+    assert abs(low - high) == 10
+    assert {m.client_id for m in created.members} == {a, b, s1, s2}
+    assert core.pools == {}
+
+
+def test_a_party_that_no_split_keeps_balanced_waits() -> None:
+    core = new_core()
+    a, b = connect(core, 1000), connect(core, 1010)
+    party = party_of(core, a, b)
+    enter(core, a, "duo", party_id=party)
+    enter(core, connect(core, 2000), "duo")
+    # Together the party is 1005 against the solos' 2005: never within 50.
+    assert formed(enter(core, connect(core, 2010), "duo")) == []
+
+
+def test_without_balance_a_party_takes_the_first_team_with_room() -> None:
+    core = new_core()
+    s1, a, b, s2 = (connect(core) for _ in range(4))
+    party = party_of(core, a, b)
+    enter(core, s1, "plain")
+    enter(core, a, "plain", 1, party_id=party)
+    (created,) = formed(enter(core, s2, "plain", 2))
+    assert created.teams == {"red": [s1, s2], "blue": [a, b]}
+
+
+def test_parties_that_cannot_all_be_seated_whole_wait() -> None:
+    """3v3: three parties of two never split into teams of three; two solos complete two
+    of them, each party with a solo."""
+    core = new_core()
+    parties = []
+    for _ in range(3):
+        leader, member = connect(core), connect(core)
+        parties.append((leader, member))
+        assert formed(enter(core, leader, "trio", party_id=party_of(core, leader, member))) == []
+    assert formed(enter(core, connect(core), "trio")) == []
+    (created,) = formed(enter(core, connect(core), "trio"))
+    assert created.teams is not None
+    for team in created.teams.values():
+        assert len(team) == 3
+        assert any(set(pair) <= set(team) for pair in parties)
+
+
+def test_a_party_larger_than_the_largest_team_is_refused() -> None:
+    core = new_core()
+    a, b, c = connect(core), connect(core), connect(core)
+    party = party_of(core, a, b, c)
+    with pytest.raises(MatchmakerError) as refused:
+        enter(core, a, "plain", party_id=party)
+    assert refused.value.code == "party.too_large"
+    assert refused.value.details == {"party_id": party, "limit": 2}
+    assert core.pools == {}
+
+
+def test_a_party_in_a_regions_pool_plays_where_its_leader_measured() -> None:
+    core = new_core()
+    a, b, solo = connect(core), connect(core), connect(core)
+    party = party_of(core, a, b)
+    enter(core, solo, "near3", latencies={"eu": 30})
+    enter(core, connect(core), "near3", latencies={"us": 30})
+    (created,) = formed(enter(core, a, "near3", 1, party_id=party, latencies={"eu": 40}))
+    assert {m.client_id for m in created.members} == {a, b, solo}
+    assert created.region == "eu"
+
+
+def test_a_backfill_seats_no_party_in_a_teams_pool() -> None:
+    core = new_core()
+    players = [connect(core) for _ in range(4)]
+    for player in players:
+        out = enter(core, player, "plain")
+    (created,) = formed(out)
+    assert created.teams is not None
+    red = list(created.teams["red"])
+    for player in red:
+        core.leave_session(player, created.session_id, 1)
+    a, b = connect(core), connect(core)
+    enter(core, a, "plain", 2, party_id=party_of(core, a, b))
+    keep = list(created.teams["blue"])
+    core.backfill(keep[0], Backfill(created.session_id, 2), 3)
+    assert set(core.sessions[created.session_id].members) == set(keep)
+    assert set(core.clients[a].entries) == {"plain"}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 3), min_size=2, max_size=3), st.data())
+def test_seat_parties_keeps_parties_whole_and_is_the_most_balanced(
+    sizes: list[int], data: st.DataObject
+) -> None:
+    """Any entries of 1-3 seats that make the group (teams of at most 3: every split is
+    tried): it returns the most balanced split that seats each whole, or ``None``."""
+    seats: list[int] = []
+    while sum(seats) < sum(sizes):
+        seats.append(data.draw(st.integers(1, min(3, sum(sizes) - sum(seats)))))
+    values = data.draw(st.lists(st.integers(0, 100), min_size=sum(seats), max_size=sum(seats)))
+    found = seat_parties(seats, [float(v) for v in values], sizes)
+    every = [
+        teams
+        for teams in itertools.product(range(len(sizes)), repeat=len(seats))
+        if all(
+            sum(n for n, t in zip(seats, teams, strict=True) if t == team) == size
+            for team, size in enumerate(sizes)
+        )
+    ]
+    if not every:
+        assert found is None
+        return
+    assert found is not None
+    teams, difference = found
+    assert tuple(teams) in every
+
+    def score(teams: Sequence[int]) -> float:
+        members = [t for t, n in zip(teams, seats, strict=True) for _ in range(n)]
+        return imbalance([float(v) for v in values], members, len(sizes))
+
+    assert difference == score(teams) == min(score(t) for t in every)
+
+
+def test_a_drafted_split_keeps_parties_whole() -> None:
+    """4v4v4 has more splits than are tried: the draft seats the largest parties first."""
+    seats = [3, 1, 2, 2, 3, 1]
+    values = [float(v) for v in range(12)]
+    found = seat_parties(seats, values, [4, 4, 4])
+    assert found is not None
+    teams, _ = found
+    for team in range(3):
+        assert sum(n for n, t in zip(seats, teams, strict=True) if t == team) == 4

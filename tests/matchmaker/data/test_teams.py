@@ -107,3 +107,40 @@ async def test_an_ad_hoc_pool_takes_teams_and_regions(start_server: Any) -> None
     created = (await b.next_event("session.created")).data
     assert created["teams"] == {"a": [a.client_id], "b": [b.client_id]}
     assert created["region"] == "eu"
+
+
+async def test_a_party_of_two_and_two_solos_form_a_2v2_with_the_party_on_one_team(
+    start_server: Any,
+) -> None:
+    server = await start_server(GAME)
+    a, b, s1, s2 = [
+        await server.connect(project="game", attributes={"rating": rating})
+        for rating in (1000, 2000, 1010, 2010)
+    ]
+    party = await a.party_create()
+    await b.party_join(party["code"])
+    await s1.enter("duo")
+    await a.enter("duo", party_id=party["party_id"])
+    await b.next_event("party.entered")
+    await s2.enter("duo")
+    created = [(await c.next_event("session.created")).data for c in (a, b, s1, s2)]
+    assert len({data["session_id"] for data in created}) == 1
+    teams = created[0]["teams"]
+    assert all(data["teams"] == teams for data in created)
+    assert sorted(map(sorted, teams.values())) == sorted(
+        [sorted([a.client_id, b.client_id]), sorted([s1.client_id, s2.client_id])]
+    )
+
+
+async def test_a_party_larger_than_the_largest_team_is_refused(start_server: Any) -> None:
+    server = await start_server(GAME)
+    leader, *others = [
+        await server.connect(project="game", attributes={"rating": 1000}) for _ in range(3)
+    ]
+    party = await leader.party_create()
+    for other in others:
+        await other.party_join(party["code"])
+    with pytest.raises(MatchmakerError) as caught:
+        await leader.enter("duo", party_id=party["party_id"])
+    assert caught.value.code == "party.too_large"
+    assert caught.value.details == {"party_id": party["party_id"], "limit": 2}

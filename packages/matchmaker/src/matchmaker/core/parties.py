@@ -84,11 +84,6 @@ def party_capacity(spec: PoolSpec) -> int:
     return spec.largest_team
 
 
-def _by_team(spec: PoolSpec) -> bool:
-    """Whether ``spec``'s pool is matched by team (teams, balance or regions)."""
-    return bool(spec.teams) or spec.balance is not None or spec.regions is not None
-
-
 @dataclass(slots=True, eq=False)
 class Party:
     """A party: its members (in the order they joined), its leader, and the entry it
@@ -398,9 +393,9 @@ class Parties:
                 code="party.too_large",
                 details={"party_id": party_id, "limit": capacity},
             )
-        if spec.mode != "auto" or spec.range_rule is not None or _by_team(spec):
+        if spec.mode != "auto" or spec.range_rule is not None:
             raise MatchmakerError(
-                "parties enter auto pools without a range rule or teams",
+                "parties enter auto pools without a range rule",
                 code="party.unsupported",
                 details={"party_id": party_id, "mode": spec.mode},
             )

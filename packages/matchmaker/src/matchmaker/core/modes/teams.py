@@ -25,6 +25,13 @@ smallest current ``maxDifference`` of its members. Among the runs that qualify
 the most balanced forms, then the tightest, then the one whose oldest member
 waited longest.
 
+Parties. A party's entry (:mod:`matchmaker.core.parties`) holds a seat per
+member: a run forms when its seats make the group, and its members play on one
+team (:func:`.split.seat_parties`; a party larger than the largest team is
+refused on entering, ``party.too_large``). It is indexed by its members' mean
+value, balanced member by member, and placed by its leader's ``latencies``.
+Backfill seats solos only.
+
 Backfill. A newcomer must reach the session's region (and pass the range rule,
 as in :mod:`.skill`); :func:`matchmaker.core.sessions.seat_team` puts it in the
 team that lost a member.
@@ -32,15 +39,17 @@ team that lost a member.
 
 from __future__ import annotations
 
+import bisect
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import accumulate
 from typing import NamedTuple, cast
 
 from sortedcontainers import SortedList
 
 from matchmaker.core.events import Delivery
 from matchmaker.core.modes.skill import Candidate, next_step, pairwise
-from matchmaker.core.modes.split import best_split, in_order
+from matchmaker.core.modes.split import best_split, in_order, seat_parties
 from matchmaker.core.modes.strategy import ModeHost, ModeStrategy
 from matchmaker.core.pools import Bucket
 from matchmaker.core.state import ClientState, Lineup, Pool, PoolEntry, Session
@@ -65,6 +74,22 @@ def number(client: ClientState, attribute: str) -> float:
     value = client.attributes[attribute]
     assert isinstance(value, int | float)
     return value
+
+
+def players(entry: PoolEntry) -> Sequence[ClientState]:
+    """Who plays for ``entry``: its client, or every member of its party (one a seat)."""
+    party = entry.party
+    return (entry.client,) if party is None else tuple(party.members.values())
+
+
+def _runs(seats: Sequence[int], at: int, size: int) -> Iterator[tuple[int, int]]:
+    """The runs ``[start, end)`` of consecutive candidates (of ``seats`` each) that hold
+    candidate ``at`` and make exactly ``size`` seats, by start."""
+    prefix = list(accumulate(seats, initial=0))
+    for start in range(at + 1):
+        end = bisect.bisect_left(prefix, prefix[start] + size)
+        if at < end < len(prefix) and prefix[end] == prefix[start] + size:
+            yield start, end
 
 
 class TeamMode(ModeStrategy):
@@ -97,7 +122,11 @@ class TeamMode(ModeStrategy):
         self.next_widen: dict[str, int] = {}  # entry id -> due of its one live widen timer
 
     def _value(self, entry: PoolEntry) -> float:
-        return 0.0 if self.order is None else number(entry.client, self.order)
+        if self.order is None:
+            return 0.0
+        if entry.party is None:
+            return number(entry.client, self.order)
+        return math.fsum(number(c, self.order) for c in players(entry)) / entry.seats
 
     def _window(self, entry: PoolEntry, now_ms: int) -> float:
         return math.inf if self.range is None else self.range[1].window(now_ms - entry.entered_at)
@@ -167,7 +196,10 @@ class TeamMode(ModeStrategy):
 
     def fits(self, entry: PoolEntry, session: Session, opened_ms: int, now_ms: int) -> bool:
         """The newcomer reaches the session's region, and the range rule holds against
-        every member (the newcomer's window from its enter, the members' from the request)."""
+        every member (the newcomer's window from its enter, the members' from the request).
+        A party waits for a group: a backfill seats one client per entry."""
+        if entry.seats != 1:
+            return False
         if session.region is not None and session.region not in self.places.get(entry.entry_id, ()):
             return False
         if self.range is None:
@@ -236,7 +268,7 @@ class TeamMode(ModeStrategy):
             teams = {name: [] for name in names}
             placed = sorted(zip(found.group, found.teams, strict=True), key=lambda p: p[0].seq)
             for entry, team in placed:  # each team's members in arrival order
-                teams[names[team]].append(entry.client.client_id)
+                teams[names[team]].extend(client.client_id for client in players(entry))
         region = None
         if self.regions is not None:
             common = set.intersection(*(self.places[e.entry_id] for e in found.group))
@@ -252,11 +284,12 @@ class TeamMode(ModeStrategy):
         at = next(i for i, c in enumerate(candidates) if c.entry is trigger)
         spec = self.pool.spec
         fill = spec.fill_timeout_ms
-        for size in range(min(spec.group_size, len(candidates)), spec.smallest - 1, -1):
+        seats = [c.entry.seats for c in candidates]
+        for size in range(min(spec.group_size, sum(seats)), spec.smallest - 1, -1):
             full = size == spec.group_size
             best: _Found | None = None
-            for start in range(max(0, at - size + 1), min(at, len(candidates) - size) + 1):
-                run = candidates[start : start + size]
+            for start, end in _runs(seats, at, size):
+                run = candidates[start:end]
                 oldest = min(c.entry.entered_at for c in run)
                 if not full and (fill is None or oldest + fill > now_ms):
                     continue
@@ -274,10 +307,13 @@ class TeamMode(ModeStrategy):
         return None
 
     def _split(self, run: list[Candidate], now_ms: int) -> tuple[list[int], float] | None:
-        """The run's teams and imbalance (``None``: too far apart for its members)."""
+        """The run's teams and imbalance (``None``: too far apart for its members, or
+        its parties cannot all be seated whole)."""
+        if not self.sizes:
+            return [], 0.0
+        if any(c.entry.seats > 1 for c in run):
+            return self._split_parties(run, now_ms)
         if self.balance is None:  # the first team fills first, by arrival
-            if not self.sizes:
-                return [], 0.0
             arrival = sorted(range(len(run)), key=lambda i: run[i].entry.seq)
             teams = [0] * len(run)
             for i, team in zip(arrival, in_order(self.sizes), strict=True):
@@ -288,6 +324,25 @@ class TeamMode(ModeStrategy):
         teams, difference = best_split(values, self.sizes)
         allowed = min(balance.allowed(now_ms - c.entry.entered_at) for c in run)
         return None if difference > allowed else (teams, difference)
+
+    def _split_parties(self, run: list[Candidate], now_ms: int) -> tuple[list[int], float] | None:
+        """:meth:`_split` of a run holding a party: each entry's team, a party's members
+        on one (by arrival without balance; else balanced member by member)."""
+        entries = sorted((c.entry for c in run), key=lambda e: e.seq)
+        balance = self.balance
+        values = None
+        if balance is not None:
+            values = [number(c, balance.attribute) for e in entries for c in players(e)]
+        split = seat_parties([e.seats for e in entries], values, self.sizes)
+        if split is None:
+            return None
+        by_entry, difference = split
+        if balance is not None:
+            allowed = min(balance.allowed(now_ms - e.entered_at) for e in entries)
+            if difference > allowed:
+                return None
+        team_of = {e.entry_id: team for e, team in zip(entries, by_entry, strict=True)}
+        return [team_of[c.entry.entry_id] for c in run], difference
 
     def _candidates(
         self, trigger: PoolEntry, index: SortedList[_Key], now_ms: int
