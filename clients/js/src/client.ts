@@ -17,7 +17,8 @@
 
 import { MatchmakerError, fromWire } from "./errors.js";
 import { EventBuffer, type EventType, type MatchmakerEvent } from "./events.js";
-import type { ErrorBody, HelloData, HelloReply, Requests } from "./protocol.js";
+import type { ErrorBody, HelloData, HelloReply, Requests, SessionCreatedData } from "./protocol.js";
+import { Session } from "./session.js";
 import { openSocket, type WebSocketClass, type WebSocketLike } from "./socket.js";
 
 export type Attributes = { [key: string]: string | number | boolean };
@@ -328,6 +329,20 @@ export class Client {
         });
       }
     }
+  }
+
+  /**
+   * A handle on the session a `session.created` announced, typed by the game's message
+   * type `M`: `send`, `on("message")`, `leave()`, `members`, `teams`, `team`, `region`.
+   */
+  session<M = unknown>(created: SessionCreatedData): Session<M> {
+    return new Session<M>(this, created);
+  }
+
+  /** The next `session.created` (as `nextEvent`), as a {@link Session} handle. */
+  async nextSession<M = unknown>(options: { timeoutMs?: number } = {}): Promise<Session<M>> {
+    const created = await this.nextEvent("session.created", options);
+    return this.session<M>(created.data);
   }
 
   /** Every event until the client is closed (the last is `connection.closed`). */

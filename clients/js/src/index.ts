@@ -24,6 +24,8 @@ export type {
 } from "./client.js";
 export type { AllEvents, ConnectionEvents, EventType, MatchmakerEvent } from "./events.js";
 export { MatchmakerError } from "./errors.js";
+export { Session } from "./session.js";
+export type { SessionEvents, SessionHost } from "./session.js";
 export type { WebSocketClass, WebSocketLike } from "./socket.js";
 export type * from "./protocol.js";
 

@@ -50,11 +50,44 @@ export interface Limits {
   max_parties_per_project: number;
 }
 
+export interface Widen {
+  everyMs: number;
+  by: number;
+  max: number;
+}
+
+export interface RangeRule {
+  within: number;
+  widen?: Widen | null;
+}
+
+export interface Team {
+  name: string;
+  size: number;
+}
+
+export interface Balance {
+  attribute: string;
+  maxDifference: number;
+  widen?: Widen | null;
+}
+
+export interface Regions {
+  maxLatencyMs: number;
+  widen?: Widen | null;
+}
+
 export interface PolicyInfo {
   name: string;
   mode: string;
   groupSize: number;
   default: boolean;
+  minGroupSize?: number | null;
+  fillTimeoutMs?: number | null;
+  windows?: { [key: string]: RangeRule } | null;
+  teams?: Team[] | null;
+  balance?: Balance | null;
+  regions?: Regions | null;
 }
 
 export interface IceServer {
@@ -74,17 +107,6 @@ export interface HelloReply {
   player_id: string | null;
 }
 
-export interface Widen {
-  everyMs: number;
-  by: number;
-  max: number;
-}
-
-export interface RangeRule {
-  within: number;
-  widen?: Widen | null;
-}
-
 export interface PoolEnterData {
   policy?: string | null;
   pool?: string | null;
@@ -98,6 +120,10 @@ export interface PoolEnterData {
   public?: { [key: string]: unknown } | null;
   listed?: boolean;
   party_id?: string | null;
+  teams?: Team[] | null;
+  balance?: Balance | null;
+  regions?: Regions | null;
+  latencies?: { [key: string]: number } | null;
 }
 
 export interface PoolEntered {
@@ -317,6 +343,8 @@ export interface SessionCreatedData {
   members: MemberInfo[];
   you: string;
   pool?: string | null;
+  teams?: { [key: string]: string[] } | null;
+  region?: string | null;
 }
 
 export interface SessionMessageData {
@@ -331,6 +359,7 @@ export interface MemberData {
   public?: { [key: string]: unknown } | null;
   reason?: string | null;
   player_id?: string | null;
+  team?: string | null;
 }
 
 export interface EntryData {
@@ -407,7 +436,7 @@ export interface PoolDelta {
 export interface MemberStatus {
   session_id: string;
   client_id: string;
-  status: string;
+  status: "away" | "back";
 }
 
 export interface ResumePartial {

@@ -33,6 +33,24 @@ export async function typed(): Promise<void> {
   await client.request("pool.teleport", {});
   // @ts-expect-error: no such field on session.created
   void created.data.session;
+  await client.enter({ policy: "duo", latencies: { eu: 30, us: 120 } });
+  const teams: { [name: string]: string[] } | null | undefined = created.data.teams;
+  const region: string | null | undefined = created.data.region;
+  client.on("session.member_status", (event) => {
+    const status: "away" | "back" = event.data.status;
+    // @ts-expect-error: a member's status is "away" or "back"
+    const other: "gone" = event.data.status;
+    void [status, other];
+  });
+  type Move = { move: string };
+  const session = await client.nextSession<Move>();
+  session.send({ move: "e4" });
+  // @ts-expect-error: the session's messages are Moves
+  session.send({ jump: 1 });
+  session.on("message", (event) => event.data.move satisfies string);
+  const team: string | null = session.team;
+  const ids: string[] = session.members.map((member) => member.client_id);
+  await session.leave();
   const error = new MatchmakerError("client.timeout", "late");
-  void [expires, members, from, cursor, ok, error.code satisfies string];
+  void [expires, members, from, cursor, ok, error.code satisfies string, teams, region, team, ids];
 }

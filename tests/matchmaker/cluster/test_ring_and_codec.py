@@ -40,9 +40,15 @@ from matchmaker.cluster.messages import (
 from matchmaker.cluster.ring import host, node_of, owner, pool_key
 from matchmaker.core.commands import EnterPool, MakeClaim, PartyMemberView, PartyView, Send
 from matchmaker.core.effects import Close, Refuse, ReplyWith
-from matchmaker.core.events import EnteredPool, MessageRelayed, PublicMember, SessionFormed
+from matchmaker.core.events import (
+    EnteredPool,
+    MemberJoined,
+    MessageRelayed,
+    PublicMember,
+    SessionFormed,
+)
 from matchmaker.errors import MatchmakerError
-from matchmaker.model import RangeRule, Widen
+from matchmaker.model import Balance, RangeRule, Regions, Team, Widen
 
 NAMES = st.lists(
     st.text("abcdef0123456789", min_size=4, max_size=8), min_size=2, max_size=6, unique=True
@@ -102,10 +108,22 @@ def test_commands_events_and_effects_survive_the_wire() -> None:
             fill_timeout_ms=9,
             filter={"r": RangeRule(10, Widen(5, 1.5, 30)), "a": "@self"},
         ),
+        EnterPool(
+            pool="duo",
+            create=True,
+            mode="auto",
+            group_size=2,
+            teams=[Team("red", 1), Team("blue", 1)],
+            balance=Balance("rating", 50, Widen(1000, 10, 100)),
+            regions=Regions(80, Widen(1000, 20, 150)),
+            latencies={"eu": 30, "us": 90},
+        ),
         MakeClaim("claims", ["c1-2", "c3-4"]),
         SessionFormed(
             "sab-1", [PublicMember("cab-1", {"x": 1}), PublicMember("cab-2")], "cab-1", "p"
         ),
+        SessionFormed("sab-2", [PublicMember("cab-1")], "cab-1", "duo", {"red": ["cab-1"]}, "eu"),
+        MemberJoined("sab-2", "cab-3", None, None, "red"),
         EnteredPool("duel", "eab-3", "auto", 2, 123),
     ]
     for value in values:

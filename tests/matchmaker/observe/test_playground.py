@@ -133,6 +133,13 @@ def test_a_locked_down_project_shows_project_lockdown(
     page.fill("#project", "vault")
     page.click("#connect")
     expect(page.locator("#lockdown")).to_contain_text("lockdown")
+    # Ad-hoc entry is off under lockdown, and the page says why.
+    expect(page.locator("#enter-adhoc")).to_be_disabled()
+    expect(page.locator("#pool")).to_be_disabled()
+    expect(page.locator("#adhoc-note")).to_contain_text("locked down")
+    # The server refuses it all the same (a page that did not disable it).
+    page.evaluate("document.getElementById('enter-adhoc').disabled = false")
+    page.evaluate("document.getElementById('pool').disabled = false")
     page.fill("#pool", "my-own-pool")
     page.click("#enter-adhoc")
     expect(page.locator("#error")).to_be_visible()

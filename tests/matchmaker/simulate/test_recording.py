@@ -15,6 +15,7 @@ import pytest
 from matchmaker.arrivals import parse_arrivals
 from matchmaker.client import Client
 from matchmaker.config import Limits, ServerConfig
+from matchmaker.core.events import EnteredPool
 from matchmaker.core.state import ClientState
 from matchmaker.data.recording import ArrivalRecorder
 from matchmaker.directory import ProjectDirectory
@@ -131,8 +132,8 @@ def test_the_file_rotates_by_size_keeping_whole_lines(tmp_path: Path) -> None:
     player: dict[str, Any] = {"rating": 1200, "secret": "x"}
     client = ClientState("c1", "game", "credential", player)
     for _ in range(12):
-        recorder.entered(client, "ranked")
-    recorder.entered(client, "not-a-policy")
+        recorder.entered(client, EnteredPool("ranked", "e1", "auto", 2, 0))
+    recorder.entered(client, EnteredPool("not-a-policy", "e2", "auto", 2, 0))
     recorder.close()
     rotated = Path(f"{path}.1")
     assert 0 < path.stat().st_size <= 200

@@ -5,8 +5,8 @@ and the simulator reads it, checked whole before anything runs.
 
 Each line is ``{"at_ms", "attributes", "latencies"?, "leave_ms"?, "pool"?}``:
 when the entry arrives, the attributes its client declared (only those a
-policy's rules read matter), its measured latency to each region (carried,
-not used until region rules exist), when it leaves if still waiting, and,
+policy's rules read matter), its measured latency to each region (what a
+policy's ``regions`` read), when it leaves if still waiting, and,
 in a recorded file, the policy it entered. A line that is not such an
 object, or arrives before the line above it, stops the run with its line
 number: a trace half replayed would give numbers that look right and are not.

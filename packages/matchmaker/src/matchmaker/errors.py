@@ -77,6 +77,7 @@ _CODES: dict[str, ErrorCode] = {
     "pool.not_found": Code(data=True),
     "pool.filter_mismatch": Code(data=True),
     "pool.attribute_missing": Code(data=True),
+    "pool.latencies_required": Code(data=True),
     "pool.already_entered": Code(data=True),
     "pool.limit": Code(data=True),
     "pool.wrong_mode": Code(data=True),

@@ -100,6 +100,54 @@ class RangeRule(msgspec.Struct, forbid_unknown_fields=True, frozen=True, omit_de
 FilterTerm = FilterValue | RangeRule
 """A filter value: a literal the attribute must equal, ``@self``, or a range rule."""
 
+MAX_TEAMS = 16
+"""The most teams a pool may declare (each is a list in ``session.created``)."""
+MAX_REGIONS = 32
+"""The most regions a ``pool.enter`` may measure (``latencies``: a client-sent map)."""
+MAX_LATENCY_MS = 60_000
+"""The largest latency a client may report, or a policy may accept (a minute)."""
+TeamName = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_.-]{1,64}$")]
+RegionName = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_.-]{1,64}$")]
+Latency = Annotated[int, msgspec.Meta(ge=0, le=MAX_LATENCY_MS)]
+Latencies = Annotated[dict[RegionName, Latency], msgspec.Meta(max_length=MAX_REGIONS)]
+"""A client's measured round trip to each region, in milliseconds (``pool.enter``)."""
+
+
+class Team(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """One team of a group: its name and how many members it has."""
+
+    name: TeamName
+    size: Annotated[int, msgspec.Meta(ge=1)]
+
+
+class Balance(
+    msgspec.Struct, forbid_unknown_fields=True, frozen=True, omit_defaults=True, rename="camel"
+):
+    """The teams' mean ``attribute`` differ by at most ``maxDifference`` (widening as a
+    range rule's window does, from each member's enter; the group takes the smallest)."""
+
+    attribute: Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_.-]{1,64}$")]
+    max_difference: Distance
+    widen: Widen | None = None
+
+    def allowed(self, waited_ms: int) -> float:
+        """The largest difference a member who waited ``waited_ms`` accepts."""
+        return RangeRule(self.max_difference, self.widen).window(waited_ms)
+
+
+class Regions(
+    msgspec.Struct, forbid_unknown_fields=True, frozen=True, omit_defaults=True, rename="camel"
+):
+    """A group forms in a region only when every member's measured latency to it is at most
+    ``maxLatencyMs`` (widening as a range rule's window does, from each member's enter)."""
+
+    max_latency_ms: Latency
+    widen: Widen | None = None
+
+    def allowed(self, waited_ms: int) -> float:
+        """The largest latency a member who waited ``waited_ms`` accepts."""
+        return RangeRule(self.max_latency_ms, self.widen).window(waited_ms)
+
 
 KeyScope = Literal["delegate"]
 """What a key allows beyond joining its Project: ``delegate`` may attach as the delegate
@@ -155,7 +203,9 @@ class MatchmakingPolicy(
 
     ``groupSize`` is the most members a group has; with ``minGroupSize`` and
     ``fillTimeoutMs`` (``auto`` only) a smaller group forms once its oldest member
-    waited that long.
+    waited that long. ``teams``, ``balance`` and ``regions`` (``auto`` only, see
+    :mod:`matchmaker.core.modes.teams`) split the group into named teams, balance them
+    and choose the region every member reaches fast enough.
     """
 
     name: PolicyName
@@ -165,6 +215,9 @@ class MatchmakingPolicy(
     filter: dict[str, FilterTerm] | None = None
     min_group_size: GroupSize | None = None
     fill_timeout_ms: FillTimeout | None = None
+    teams: Annotated[tuple[Team, ...], msgspec.Meta(max_length=MAX_TEAMS)] | None = None
+    balance: Balance | None = None
+    regions: Regions | None = None
 
 
 class Project(

@@ -178,11 +178,18 @@ class Client:
         public: dict[str, Any] | None = None,
         min_group_size: int | None = None,
         fill_timeout_ms: int | None = None,
-        party_id: str | None = None,
+        **more: Any,
     ) -> dict[str, Any]:
-        """``pool.enter``; returns ``{pool, entry_id, mode, groupSize, expires_at}``. With
-        ``party_id`` (the leader only) the whole party enters as one entry."""
+        """``pool.enter``; returns ``{pool, entry_id, mode, groupSize, expires_at}``.
+
+        ``more`` are the other fields as the protocol names them: ``party_id`` (the
+        leader only: the whole party enters as one entry), ``latencies``
+        (``{region: ms}``, measured by the game), and for an ad-hoc pool ``teams``
+        (``[{"name", "size"}]``), ``balance`` and ``regions``. The ``session.created``
+        of such a pool carries ``teams`` (``{name: [client_id]}``) and ``region``.
+        """
         fields = {
+            **more,
             "policy": policy,
             "pool": pool,
             "create": create or None,
@@ -193,7 +200,6 @@ class Client:
             "filter": filter,
             "ttl_ms": ttl_ms,
             "public": public,
-            "party_id": party_id,
         }
         reply: dict[str, Any] = await self.request(
             "pool.enter", {k: v for k, v in fields.items() if v is not None}

@@ -150,6 +150,7 @@ class Opening(_Message, tag="seats", frozen=True):
     members: list[tuple[str, dict[str, Any]]]  # each member's id and attributes
     seats: int
     opened_ms: int
+    region: str | None = None  # where the session plays (a newcomer must reach it)
 
 
 class Unmirror(_Message, tag="unseats", frozen=True):

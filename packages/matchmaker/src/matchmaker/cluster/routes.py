@@ -169,6 +169,9 @@ def pool_command(name: str, spec: PoolSpec, public: Any, *, policy: bool) -> Ent
         filter=dict(spec.filter) or None,
         min_group_size=spec.min_group_size,
         fill_timeout_ms=spec.fill_timeout_ms,
+        teams=list(spec.teams) or None,
+        balance=spec.balance,
+        regions=spec.regions,
         public=public,
     )
 
@@ -185,6 +188,7 @@ def pool_spec(encoded: list[Any]) -> PoolSpec:
         command.filter,
         command.min_group_size,
         command.fill_timeout_ms,
+        line=(command.teams, command.balance, command.regions),
     )
 
 

@@ -106,6 +106,7 @@ class Seats:
             opened_ms=message.opened_ms,
             now_ms=now_ms,
             out=out,
+            region=message.region,
         )
         return [Deliver(out)] if out else NOTHING
 
@@ -294,4 +295,5 @@ def _opening(session: Session, seats: int, opened_ms: int) -> Opening:
         members,
         seats,
         opened_ms,
+        session.region,
     )

@@ -94,7 +94,7 @@ class LiveEndpoints:
         sessions: list[LiveSession] = [s for s in found.sessions if after is None or s.id > after]
         page = sessions[:limit]
         next_cursor = encode_cursor(page[-1].id) if len(sessions) > limit else None
-        project = LiveProject(found.id, found.clients, found.away, found.pools, page)
+        project = LiveProject(found.id, found.clients, found.away, found.pools, page, found.quality)
         return json_response(ProjectLivePage(project=project, next_cursor=next_cursor))
 
     async def metrics(self, request: Request) -> Response:

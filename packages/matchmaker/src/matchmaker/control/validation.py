@@ -30,6 +30,7 @@ from matchmaker.model import (
     name_problem,
 )
 from matchmaker.rules.filters import filter_problem, group_problem
+from matchmaker.rules.teams import team_problem
 
 T = TypeVar("T")
 
@@ -122,7 +123,14 @@ def _check_policy(at: str, policy: MatchmakingPolicy, limits: Limits) -> None:
     if problem is not None:
         raise invalid(problem.path(f"{at}.filter"), problem.rule)
     sizes = (policy.min_group_size, policy.fill_timeout_ms)
-    problem = group_problem(policy.mode, policy.group_size, *sizes)
+    problem = group_problem(policy.mode, policy.group_size, *sizes) or team_problem(
+        policy.mode,
+        policy.group_size,
+        policy.min_group_size,
+        teams=policy.teams,
+        balance=policy.balance,
+        regions=policy.regions,
+    )
     if problem is not None:
         raise invalid(problem.path(at), problem.rule)
 

@@ -326,10 +326,11 @@ class Backfills:
         opened_ms: int,
         now_ms: int,
         out: list[Delivery],
+        region: str | None = None,
     ) -> None:
         """Hold entries of this process's pool for the opening of a session hosted
         elsewhere (``seats: 0`` forgets it): ``members`` are its members' ids and
-        attributes, which every newcomer must fit."""
+        attributes, which every newcomer must fit, and ``region`` where it plays."""
         known = self._by_session.get(session_id)
         if known is not None and not known.mirror:
             return  # hosted here: the session's own opening
@@ -340,7 +341,7 @@ class Backfills:
         assert isinstance(project_id, str)
         name = origin.key[2]
         assert isinstance(name, str)
-        stand_in = Session(session_id, project_id, pool=name, origin=origin)
+        stand_in = Session(session_id, project_id, pool=name, origin=origin, region=region)
         for client_id, attributes in members:
             client = ClientState(client_id, project_id, None, dict(attributes))
             stand_in.members[client_id] = Member(client, None)

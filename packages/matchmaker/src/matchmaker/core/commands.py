@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from matchmaker.model import FilterTerm, FilterValue
+from matchmaker.model import Balance, FilterTerm, FilterValue, Regions, Team
 
 __all__ = [
     "MODE_COMMANDS",
@@ -123,6 +123,10 @@ class EnterPool:
     listed: bool = True
     party_id: str | None = None  # the leader enters its whole party as one entry
     party: PartyView | None = None  # that party, when another cluster member holds it
+    teams: list[Team] | None = None
+    balance: Balance | None = None
+    regions: Regions | None = None
+    latencies: dict[str, int] | None = None  # the client's measured ms to each region
 
 
 @dataclass(slots=True)

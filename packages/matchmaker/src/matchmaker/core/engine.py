@@ -195,6 +195,12 @@ class Matchmaker(Sessions):
             raise session_limit(self.limits)
         pool = self._pool_for(project.id, name, spec, is_policy, request)
         bucket = pool.spec.bucket_for(client.attributes)
+        if pool.spec.regions is not None and not request.latencies:
+            raise MatchmakerError(
+                f"pool {name!r} chooses a region by latency: send latencies {{region: ms}}",
+                code="pool.latencies_required",
+                details={"pool": name},
+            )
         party = None
         if request.party_id is not None:
             held = client.parties.get(request.party_id)
@@ -214,13 +220,19 @@ class Matchmaker(Sessions):
             now_ms + ttl,
             entered_at=now_ms,
             listed=request.listed,
+            latencies=request.latencies if pool.spec.regions is not None else None,
         )
         self.pools[pool.key] = pool
         pool.add(entry)
         client.entries[name] = entry
         heapq.heappush(self._expiry, (entry.expires_at, seq, entry))
         entered = EnteredPool(
-            name, entry.entry_id, pool.spec.mode, pool.spec.group_size, entry.expires_at
+            name,
+            entry.entry_id,
+            pool.spec.mode,
+            pool.spec.group_size,
+            entry.expires_at,
+            entry.latencies,
         )
         out: list[Delivery] = []
         if party is not None:
@@ -355,6 +367,7 @@ class Matchmaker(Sessions):
                     "filter": dict(live.spec.filter),
                     "minGroupSize": live.spec.min_group_size,
                     "fillTimeoutMs": live.spec.fill_timeout_ms,
+                    "teams": [{"name": t.name, "size": t.size} for t in live.spec.teams] or None,
                 },
             )
         return live
@@ -447,4 +460,9 @@ def _joining(live: PoolSpec, request: EnterPool) -> PoolSpec:
         pick(request.filter, dict(live.filter)),
         pick(request.min_group_size, live.min_group_size),
         pick(request.fill_timeout_ms, live.fill_timeout_ms),
+        line=(
+            pick(request.teams, live.teams or None),
+            pick(request.balance, live.balance),
+            pick(request.regions, live.regions),
+        ),
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from matchmaker.config import Limits
 from matchmaker.model import Project
@@ -76,13 +76,16 @@ class Welcome:
 
 @dataclass(slots=True)
 class EnteredPool:
-    """The answer to ``pool.enter``; ``expires_at`` is epoch milliseconds."""
+    """The answer to ``pool.enter``; ``expires_at`` is epoch milliseconds. ``latencies``
+    are those the entry waits with (a ``regions`` pool's), for the arrivals recording:
+    not on the wire."""
 
     pool: str
     entry_id: str
     mode: str
     group_size: int
     expires_at: int
+    latencies: dict[str, int] | None = None
 
 
 @dataclass(slots=True)
@@ -169,6 +172,8 @@ class SessionFormed:
     members: list[PublicMember]
     you: str
     pool: str | None = None
+    teams: dict[str, list[str]] | None = None  # a teams pool's: team name -> client ids
+    region: str | None = None  # a regions pool's: where the session plays
 
 
 @dataclass(slots=True)
@@ -188,6 +193,7 @@ class MemberJoined:
     client_id: str
     public: Public | None = None
     player_id: str | None = None
+    team: str | None = None  # the team it fills (a backfilled session with teams)
 
 
 @dataclass(slots=True)
@@ -352,7 +358,7 @@ class MemberStatus(ModeEvent):
     KIND: ClassVar[str] = "session.member_status"
     session_id: str
     client_id: str
-    status: str
+    status: Literal["away", "back"]
 
 
 @dataclass(frozen=True, slots=True)

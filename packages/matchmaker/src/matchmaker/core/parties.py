@@ -79,11 +79,9 @@ def normalise_code(code: str) -> str:
 
 
 def party_capacity(spec: PoolSpec) -> int:
-    """The most members a party entering a pool of ``spec`` may have: one group.
-
-    (Where a pool has teams, a party must fit the largest team: this is the one
-    place that rule goes.)"""
-    return spec.group_size
+    """The most members a party entering a pool of ``spec`` may have: one group, or
+    where the pool has teams its largest team (a party plays on one team)."""
+    return spec.largest_team
 
 
 @dataclass(slots=True, eq=False)

@@ -9,19 +9,32 @@ go to a pool with the new spec, old ones drain.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from matchmaker.core.commands import EnterPool
 from matchmaker.errors import MatchmakerError
-from matchmaker.model import SELF, FilterTerm, FilterValue, MatchmakingPolicy, Project, RangeRule
+from matchmaker.model import (
+    SELF,
+    Balance,
+    FilterTerm,
+    FilterValue,
+    MatchmakingPolicy,
+    Project,
+    RangeRule,
+    Regions,
+    Team,
+)
 
-__all__ = ["Bucket", "PoolKey", "PoolSpec", "resolve_pool"]
+__all__ = ["Bucket", "Lineup", "PoolKey", "PoolSpec", "resolve_pool"]
 
 # One (kind, value) pair per ``@self`` key: the kind keeps ``true`` and ``1`` apart,
 # which Python's ``True == 1`` (and equal hashes) would otherwise put in one bucket.
 Bucket = tuple[tuple[str, FilterValue], ...]
 # ("policy", project, name, spec) or ("adhoc", project, name)
 PoolKey = tuple[object, ...]
+# A pool's teams, balance and regions, as a policy or a ``pool.enter`` names them.
+Lineup = tuple[Sequence[Team] | None, Balance | None, Regions | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +42,8 @@ class PoolSpec:
     """The parameters of a pool: mode, group sizes and filter (sorted, hashable).
 
     ``group_size`` is the most members a group has; ``min_group_size`` (``None``:
-    the same) the fewest, once the oldest has waited ``fill_timeout_ms``.
+    the same) the fewest, once the oldest has waited ``fill_timeout_ms``. ``teams``
+    (empty: none), ``balance`` and ``regions``: see :mod:`matchmaker.core.modes.teams`.
     """
 
     mode: str
@@ -37,6 +51,9 @@ class PoolSpec:
     filter: tuple[tuple[str, FilterTerm], ...] = ()
     min_group_size: int | None = None
     fill_timeout_ms: int | None = None
+    teams: tuple[Team, ...] = ()
+    balance: Balance | None = None
+    regions: Regions | None = None
 
     @classmethod
     def of(
@@ -46,9 +63,21 @@ class PoolSpec:
         filter: dict[str, FilterTerm] | None,
         min_group_size: int | None = None,
         fill_timeout_ms: int | None = None,
+        *,
+        line: Lineup | None = None,
     ) -> PoolSpec:
         items = tuple(sorted((filter or {}).items()))
-        return cls(mode, group_size, items, min_group_size, fill_timeout_ms)
+        teams, balance, regions = line or (None, None, None)
+        return cls(
+            mode,
+            group_size,
+            items,
+            min_group_size,
+            fill_timeout_ms,
+            tuple(teams or ()),
+            balance,
+            regions,
+        )
 
     @classmethod
     def of_policy(cls, policy: MatchmakingPolicy) -> PoolSpec:
@@ -59,7 +88,19 @@ class PoolSpec:
             policy.filter,
             policy.min_group_size,
             policy.fill_timeout_ms,
+            line=(policy.teams, policy.balance, policy.regions),
         )
+
+    @property
+    def lineup(self) -> Lineup:
+        """Its ``teams`` (``None``: none), ``balance`` and ``regions``, as :meth:`of` takes them."""
+        return (self.teams or None, self.balance, self.regions)
+
+    @property
+    def largest_team(self) -> int:
+        """The most members one team holds (``group_size`` without teams): what a party,
+        which plays on one team, may count at most."""
+        return max((team.size for team in self.teams), default=self.group_size)
 
     @property
     def smallest(self) -> int:
@@ -78,7 +119,10 @@ class PoolSpec:
         admits any number and picks no bucket: the mode matches it by distance.
         """
         bucket: list[tuple[str, FilterValue]] = []
-        for key, wanted in self.filter:
+        terms = self.filter
+        if self.balance is not None and self.balance.attribute not in dict(terms):
+            terms = (*terms, (self.balance.attribute, _NUMBER))
+        for key, wanted in terms:
             if key not in attributes:
                 raise MatchmakerError(
                     f"the pool filters on attribute {key!r}, which this client did not declare",
@@ -104,6 +148,9 @@ class PoolSpec:
         return tuple(bucket)
 
 
+_NUMBER = RangeRule(0)  # a balanced attribute is a number, as a range rule's is
+
+
 def _kind(value: FilterValue) -> str:
     """The JSON kind of an attribute value: booleans are not numbers, 1 and 1.0 are one number."""
     if isinstance(value, bool):
@@ -126,6 +173,9 @@ def resolve_pool(project: Project, request: EnterPool) -> tuple[str, PoolSpec | 
             request.filter,
             request.min_group_size,
             request.fill_timeout_ms,
+            request.teams,
+            request.balance,
+            request.regions,
         )
     )
     name = request.policy if request.policy is not None else request.pool
@@ -141,7 +191,7 @@ def resolve_pool(project: Project, request: EnterPool) -> tuple[str, PoolSpec | 
     if policy is not None:
         if overrides:
             raise MatchmakerError(
-                f"policy {policy.name!r} fixes mode, groupSize and filter; do not send them",
+                f"policy {policy.name!r} fixes mode, groupSize, filter and teams; do not send them",
                 code="pool.conflict",
                 details={"policy": policy.name},
             )
@@ -174,5 +224,6 @@ def resolve_pool(project: Project, request: EnterPool) -> tuple[str, PoolSpec | 
         request.filter,
         request.min_group_size,
         request.fill_timeout_ms,
+        line=(request.teams, request.balance, request.regions),
     )
     return name, spec, False

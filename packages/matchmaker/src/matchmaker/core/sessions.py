@@ -10,7 +10,7 @@ relays a message or a signal to the other members, leaves.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
 
 from matchmaker.config import Limits
 from matchmaker.core.commands import Backfill
@@ -27,31 +27,38 @@ from matchmaker.core.events import (
     SessionFormed,
     SignalRelayed,
 )
-from matchmaker.core.state import ClientState, Member, Origin, PoolEntry, Session
+from matchmaker.core.state import ClientState, Lineup, Member, Origin, PoolEntry, Session
 from matchmaker.core.tables import Tables
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import Project
 
-__all__ = ["UNTOLD_CAP", "Sessions", "member_infos", "session_limit"]
+__all__ = ["UNTOLD_CAP", "Sessions", "member_infos", "seat_team", "session_limit"]
 
 
 class Sessions(Tables):
     """The sessions of one process: how members come into them, talk and leave."""
 
-    def _status(self, client: ClientState, status: str, out: list[Delivery]) -> None:
+    def _status(
+        self, client: ClientState, status: Literal["away", "back"], out: list[Delivery]
+    ) -> None:
         for session in client.sessions.values():
             event = MemberStatus(session.session_id, client.client_id, status)
             others = _tell(session, (c for c in session.members if c != client.client_id), event)
             if others:
                 out.append((others, event))
 
-    def form(self, group: list[PoolEntry], out: list[Delivery]) -> str:
+    def form(
+        self, group: list[PoolEntry], out: list[Delivery], lineup: Lineup | None = None
+    ) -> str:
         """Move ``group`` (live entries of one pool, validated by its mode) into a new
-        session; returns its id. Nothing here can fail, so the group forms whole."""
+        session, with the teams and region of ``lineup``; returns its id. Nothing here can
+        fail, so the group forms whole."""
         pool = group[0].pool
         assert all(e.live and e.pool is pool for e in group), "a mode formed a stale group"
         origin = Origin(pool.key, pool.spec, group[0].bucket)
         session = Session(self.new_id("s"), pool.project_id, pool=pool.name, origin=origin)
+        if lineup is not None:
+            session.teams, session.region = lineup.teams, lineup.region
         for entry in group:
             self._matched(entry, session, out)
         self.sessions[session.session_id] = session
@@ -99,15 +106,13 @@ class Sessions(Tables):
         """Backfill: ``client`` joins a formed session (its entry already left its pool,
         here or at another cluster member). ``relayed``: its ``session.created`` goes
         through another member, so the session's next events wait for :meth:`told`."""
-        joined = MemberJoined(session.session_id, client.client_id, public, client.player_id)
+        team = seat_team(session, client.client_id)
+        joined = MemberJoined(session.session_id, client.client_id, public, client.player_id, team)
         out.append((_tell(session, session.members, joined), joined))
         self._joined(client, public, session, out)
         if relayed:
             session.members[client.client_id].untold = []
-        created = SessionFormed(
-            session.session_id, member_infos(session), client.client_id, session.pool
-        )
-        out.append(((client.client_id,), created))
+        out.append(((client.client_id,), _created(session, client.client_id)))
 
     def hold(self, entry: PoolEntry, out: list[Delivery]) -> None:
         """Backfill across members: ``entry`` leaves its bucket (and its mode's view), kept
@@ -167,7 +172,9 @@ class Sessions(Tables):
     def _announce(self, session: Session, out: list[Delivery]) -> None:
         members = member_infos(session)
         for cid in session.members:
-            created = SessionFormed(session.session_id, members, cid, session.pool)
+            created = SessionFormed(
+                session.session_id, members, cid, session.pool, session.teams, session.region
+            )
             out.append(((cid,), created))
 
     def join_session(
@@ -311,6 +318,9 @@ class Sessions(Tables):
     ) -> None:
         del session.members[client.client_id]
         del client.sessions[session.session_id]
+        for members in (session.teams or {}).values():
+            if client.client_id in members:
+                members.remove(client.client_id)  # its seat opens in its team
         if session.members:
             left = MemberLeft(session.session_id, client.client_id, reason)
             out.append((_tell(session, session.members, left), left))
@@ -350,6 +360,26 @@ def _held(member: Member, event: Event) -> bool:
         return False
     untold.append(event)
     return True
+
+
+def _created(session: Session, you: str) -> SessionFormed:
+    """The ``session.created`` a member joining a formed session gets."""
+    return SessionFormed(
+        session.session_id, member_infos(session), you, session.pool, session.teams, session.region
+    )
+
+
+def seat_team(session: Session, client_id: str) -> str | None:
+    """Put a backfilled member in the team with the most open seats (the one that lost a
+    member; the first declared on a tie) and name it (``None``: the session has no teams)."""
+    teams = session.teams
+    origin = session.origin
+    if teams is None or origin is None:
+        return None
+    sizes = {team.name: team.size for team in origin.spec.teams}
+    name = max(teams, key=lambda t: sizes.get(t, 0) - len(teams[t]))
+    teams[name].append(client_id)
+    return name
 
 
 def member_infos(session: Session) -> list[PublicMember]:

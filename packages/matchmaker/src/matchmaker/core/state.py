@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from matchmaker.core.modes import ModeStrategy
     from matchmaker.core.parties import Party
 
-__all__ = ["ClientState", "Member", "Origin", "Pool", "PoolEntry", "Session"]
+__all__ = ["ClientState", "Lineup", "Member", "Origin", "Pool", "PoolEntry", "Session"]
 
 
 @dataclass(slots=True, eq=False)
@@ -57,6 +57,7 @@ class PoolEntry:
     held: bool = False  # offered to a session hosted by another cluster member (paused too)
     party: Party | None = None  # entered by a party's leader: one entry, a seat per member
     seats: int = 1  # the places of a group it takes: its party's members when it entered
+    latencies: dict[str, int] | None = None  # the client's measured ms to each region
 
     def holders(self) -> tuple[str, ...]:
         """Who hears of this entry ending: its client, and the rest of its party."""
@@ -95,6 +96,16 @@ class Session:
     room: str | None = None
     members: dict[str, Member] = field(default_factory=dict)
     origin: Origin | None = None  # formed by a pool (not a room)
+    teams: dict[str, list[str]] | None = None  # team name -> its members' ids (a teams pool)
+    region: str | None = None  # where it plays (a regions pool)
+
+
+@dataclass(frozen=True, slots=True)
+class Lineup:
+    """How a mode formed a group: its teams (name -> client ids) and its region."""
+
+    teams: dict[str, list[str]] | None = None
+    region: str | None = None
 
 
 @dataclass(slots=True)

@@ -241,7 +241,7 @@ class Connection:
                         self.entered[answer.pool] = (time.monotonic(), answer.mode)
                         recorder = self._hub.recorder
                         if recorder is not None and self.conversation.client is not None:
-                            recorder.entered(self.conversation.client, answer.pool)
+                            recorder.entered(self.conversation.client, answer)
                     elif kind is PoolLeft:
                         assert isinstance(answer, PoolLeft)
                         self.entered.pop(answer.pool, None)

@@ -6,7 +6,8 @@ import time
 from collections import Counter, defaultdict
 
 from matchmaker.data.plane import DataPlane
-from matchmaker.observe.live import LivePool, LiveProject, LiveSession
+from matchmaker.observe.live import LivePool, LiveProject, LiveQuality, LiveSession
+from matchmaker.observe.metrics import PolicyQuality
 
 __all__ = ["live_snapshot"]
 
@@ -52,6 +53,10 @@ def live_snapshot(plane: DataPlane) -> list[LiveProject]:
         sessions[session.project_id].append(
             LiveSession(session.session_id, len(session.members), session.pool, session.room)
         )
+    quality: defaultdict[str, list[LiveQuality]] = defaultdict(list)
+    for (project_id, policy), tally in sorted(plane.observer.metrics.quality.items()):
+        quality[project_id].append(_means(policy, tally))
+    live = clients.keys() | away.keys() | pools.keys() | sessions.keys() | quality.keys()
     return [
         LiveProject(
             id=project_id,
@@ -59,6 +64,19 @@ def live_snapshot(plane: DataPlane) -> list[LiveProject]:
             away=away[project_id],
             pools=sorted(pools[project_id], key=lambda pool: (pool.name, pool.mode)),
             sessions=sorted(sessions[project_id], key=lambda session: session.id),
+            quality=quality[project_id],
         )
-        for project_id in sorted(clients.keys() | away.keys() | pools.keys() | sessions.keys())
+        for project_id in sorted(live)
     ]
+
+
+def _means(policy: str, tally: PolicyQuality) -> LiveQuality:
+    """A policy's match quality as the live view shows it: means of the running sums."""
+    matches = tally.matches or 1
+    return LiveQuality(
+        policy=policy,
+        matches=tally.matches,
+        mean_wait_ms=tally.wait_s * 1000 / tally.waits if tally.waits else None,
+        mean_spread={a: total / matches for a, total in sorted(tally.spreads.items())},
+        mean_imbalance=tally.imbalance / tally.imbalances if tally.imbalances else None,
+    )

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from matchmaker.core import closecodes
-from matchmaker.observe.metrics import Metrics
+from matchmaker.core.modes.quality import Quality
+from matchmaker.observe.metrics import AD_HOC, Metrics, PolicyQuality
 
 __all__ = ["DataObserver"]
 
@@ -66,3 +67,31 @@ class DataObserver:
         if child is None:
             child = self._latency[mode] = self.metrics.match_latency.labels(mode)
         child.observe(seconds)
+
+    def waited_in(self, project: str, policy: str | None, seconds: float) -> None:
+        """The same wait, by ``project`` and ``policy`` (``None``: an ad-hoc pool)."""
+        label = policy or AD_HOC
+        self.metrics.match_wait.labels(project, label).observe(seconds)
+        tally = self._quality(project, label)
+        tally.waits += 1
+        tally.wait_s += seconds
+
+    def formed(self, project: str, quality: Quality) -> None:
+        """A group formed with ``quality``: its spreads and team imbalance."""
+        metrics = self.metrics
+        label = quality.policy or AD_HOC
+        tally = self._quality(project, label)
+        tally.matches += 1
+        for attribute, spread in quality.spreads.items():
+            metrics.match_spread.labels(project, label, attribute).observe(spread)
+            tally.spreads[attribute] = tally.spreads.get(attribute, 0.0) + spread
+        if quality.imbalance is not None:
+            metrics.team_imbalance.labels(project, label).observe(quality.imbalance)
+            tally.imbalances += 1
+            tally.imbalance += quality.imbalance
+
+    def _quality(self, project: str, policy: str) -> PolicyQuality:
+        found = self.metrics.quality.get((project, policy))
+        if found is None:
+            found = self.metrics.quality[project, policy] = PolicyQuality()
+        return found

@@ -17,6 +17,7 @@ from matchmaker.core.commands import ClientCommand
 from matchmaker.core.conversation import Conversation
 from matchmaker.core.effects import Effect, ResumeElsewhere
 from matchmaker.core.events import EntryClosed, MessageRelayed, SessionFormed
+from matchmaker.core.modes.quality import quality
 from matchmaker.data.connection import Connection
 from matchmaker.data.direct import DirectConnection, Peer
 from matchmaker.data.handover import close_entries, hand_over, take_over
@@ -446,14 +447,18 @@ class DataPlane:
         last session counted is enough to count each group once, by the mode of its
         first member that waited (in some modes not every member entered the pool).
         """
+        session = None
         if isinstance(event, SessionFormed):
             if event.pool is None:
                 return  # a room joined, not a match
             pool = event.pool
+            session = self.core.sessions.get(event.session_id)
         else:
             assert isinstance(event, EntryClosed)
             pool = event.pool
         now = time.monotonic()
+        rated = None if session is None else quality(session)
+        policy = None if rated is None else rated.policy
         for client_id in recipients:
             connection = self.clients.get(client_id)
             started = None if connection is None else connection.entered.pop(pool, None)
@@ -461,9 +466,13 @@ class DataPlane:
                 continue
             entered_at, mode = started
             self.observer.waited(mode, now - entered_at)
+            if session is not None:
+                self.observer.waited_in(session.project_id, policy, now - entered_at)
             if event.session_id != self._last_match:
                 self._last_match = event.session_id
                 self.observer.matched(mode)
+                if session is not None and rated is not None:
+                    self.observer.formed(session.project_id, rated)
 
     # -- frame servers (picows) and ASGI ---------------------------------------------------
 

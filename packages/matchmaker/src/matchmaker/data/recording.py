@@ -19,6 +19,7 @@ import time
 from typing import IO
 
 from matchmaker.arrivals import Arrival, encode_arrival
+from matchmaker.core.events import EnteredPool
 from matchmaker.core.state import ClientState
 from matchmaker.directory import ProjectDirectory
 from matchmaker.model import FilterValue
@@ -40,17 +41,23 @@ class ArrivalRecorder:
         self._size = 0
         self._failed = False
 
-    def entered(self, client: ClientState, pool: str) -> None:
-        """``client`` entered the pool ``pool``: a line if that is a declared policy's."""
+    def entered(self, client: ClientState, entered: EnteredPool) -> None:
+        """``client`` entered a pool: a line if that is a declared policy's."""
+        pool = entered.pool
         project = self._directory.get(client.project_id)
         policy = None if project is None else project.policy(pool)
         if policy is None:
             return  # an ad-hoc pool, or the policy was removed meanwhile
+        read = [*(policy.filter or ()), *([policy.balance.attribute] if policy.balance else [])]
         attributes: dict[str, FilterValue] = {
-            key: client.attributes[key] for key in policy.filter or () if key in client.attributes
+            key: client.attributes[key] for key in read if key in client.attributes
         }
+        latencies: dict[str, int | float] | None = None
+        if entered.latencies is not None:
+            latencies = dict(entered.latencies)
         now_ms = int(time.time() * 1000)
-        self._write(encode_arrival(Arrival(now_ms, attributes, pool=pool)) + b"\n")
+        arrival = Arrival(now_ms, attributes, latencies, pool=pool)
+        self._write(encode_arrival(arrival) + b"\n")
 
     def close(self) -> None:
         if self._file is not None:

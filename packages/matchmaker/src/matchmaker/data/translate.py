@@ -19,6 +19,7 @@ from matchmaker.data.protocol import events as wire_events
 from matchmaker.data.protocol import replies, requests
 from matchmaker.data.protocol.replies import encode
 from matchmaker.errors import MatchmakerError
+from matchmaker.model import MatchmakingPolicy, RangeRule
 
 __all__ = [
     "PING_FRAME",
@@ -54,6 +55,10 @@ def _enter_pool(request: requests.PoolEnter) -> commands.EnterPool:
         filter=data.filter,
         min_group_size=data.min_group_size,
         fill_timeout_ms=data.fill_timeout_ms,
+        teams=None if data.teams is None else list(data.teams),
+        balance=data.balance,
+        regions=data.regions,
+        latencies=data.latencies,
         ttl_ms=data.ttl_ms,
         public=data.public,
         public_size=_size(data.public),
@@ -166,10 +171,7 @@ def _answer_data(answer: events.Answer) -> object:
                     limits.heartbeat_interval_ms, limits.heartbeat_timeout_ms
                 ),
                 limits=limits,
-                policies=[
-                    replies.PolicyInfo(p.name, p.mode, p.group_size, p.default)
-                    for p in project.policies
-                ],
+                policies=[_policy_info(p) for p in project.policies],
                 lockdown=project.lockdown,
                 resumed=answer.resumed,
                 ice_servers=[replies.IceServer([url]) for url in answer.ice_servers],
@@ -229,12 +231,18 @@ def _wire_event(event: events.Event) -> wire_events.EventFrame | wire_events.Mod
                 wire_events.MemberInfo(m.client_id, m.public, m.player_id) for m in event.members
             ]
             return wire_events.SessionCreated(
-                wire_events.SessionCreatedData(event.session_id, members, event.you, event.pool)
+                wire_events.SessionCreatedData(
+                    event.session_id, members, event.you, event.pool, event.teams, event.region
+                )
             )
         case events.MemberJoined():
             return wire_events.SessionMemberJoined(
                 wire_events.MemberData(
-                    event.session_id, event.client_id, event.public, player_id=event.player_id
+                    event.session_id,
+                    event.client_id,
+                    event.public,
+                    player_id=event.player_id,
+                    team=event.team,
                 )
             )
         case events.MemberLeft():
@@ -260,3 +268,20 @@ def _wire_event(event: events.Event) -> wire_events.EventFrame | wire_events.Mod
 def partial_frame(first: int, last: int) -> str:
     """The ``resume.partial`` frame (no ``seq``: it reports a gap, it is not an event)."""
     return encode({"type": "resume.partial", "data": {"from_seq": first, "to_seq": last}}).decode()
+
+
+def _policy_info(policy: MatchmakingPolicy) -> replies.PolicyInfo:
+    """A policy as ``hello`` lists it: its rules, without its literal filter values."""
+    windows = {k: v for k, v in (policy.filter or {}).items() if isinstance(v, RangeRule)}
+    return replies.PolicyInfo(
+        policy.name,
+        policy.mode,
+        policy.group_size,
+        policy.default,
+        policy.min_group_size,
+        policy.fill_timeout_ms,
+        windows or None,
+        None if policy.teams is None else list(policy.teams),
+        policy.balance,
+        policy.regions,
+    )

@@ -1,6 +1,6 @@
 """The live view of ``GET /admin/live``: plain values the data plane's snapshot fills.
 
-Only counts, modes, ids and ages: never a credential, an attribute or a
+Only counts, modes, ids, ages and match-quality means: never a credential, an attribute or a
 public profile, so nothing a client declared privately can leave through it.
 """
 
@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import msgspec
 
-__all__ = ["LivePool", "LiveProject", "LiveSession", "LiveSnapshot"]
+__all__ = ["LivePool", "LiveProject", "LiveQuality", "LiveSession", "LiveSnapshot"]
 
 
 class LivePool(msgspec.Struct, rename="camel", frozen=True):
@@ -35,15 +35,29 @@ class LiveSession(msgspec.Struct, rename="camel", frozen=True):
     room: str | None = None
 
 
+class LiveQuality(msgspec.Struct, rename="camel", frozen=True):
+    """The match quality of one policy (``(ad-hoc)``: every ad-hoc pool) since the process
+    started: groups formed, the mean wait from ``pool.enter`` to the match, the mean spread
+    of each range-rule attribute and the mean team imbalance (``None``: not measured)."""
+
+    policy: str
+    matches: int
+    mean_wait_ms: float | None
+    mean_spread: dict[str, float]
+    mean_imbalance: float | None
+
+
 class LiveProject(msgspec.Struct, rename="camel", frozen=True):
     """What one Project has live in this process: ``clients`` connected, and ``away``
-    the clients whose connection dropped and who may still resume (within the grace)."""
+    the clients whose connection dropped and who may still resume (within the grace);
+    ``quality`` the match quality of each policy that formed a group, by name."""
 
     id: str
     clients: int
     away: int
     pools: list[LivePool]
     sessions: list[LiveSession]
+    quality: list[LiveQuality] = []
 
 
 LiveSnapshot = Callable[[], list[LiveProject]]

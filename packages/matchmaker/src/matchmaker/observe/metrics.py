@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import Counter as Tally
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
@@ -21,12 +22,29 @@ from prometheus_client.registry import Collector
 
 from matchmaker.observe.live import LiveSnapshot
 
-__all__ = ["CONTENT_TYPE", "Metrics"]
+__all__ = ["AD_HOC", "CONTENT_TYPE", "Metrics", "PolicyQuality"]
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 
 # Seconds from pool.enter to the match: a quick pair on loopback up to a long wait.
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 600)
+# A distance in an attribute's own unit (a rating, a level): from equal to far apart.
+SPREAD_BUCKETS = (0, 1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000)
+AD_HOC = "(ad-hoc)"
+"""The ``policy`` label of a group formed in an ad-hoc pool (its name is the client's:
+one label value for them all keeps the series bounded)."""
+
+
+@dataclass(slots=True)
+class PolicyQuality:
+    """The running sums of one policy's match quality, for the live view's means."""
+
+    matches: int = 0
+    waits: int = 0
+    wait_s: float = 0.0
+    spreads: dict[str, float] = field(default_factory=dict)  # attribute -> summed spread
+    imbalances: int = 0
+    imbalance: float = 0.0
 
 
 class Metrics:
@@ -45,6 +63,31 @@ class Metrics:
             buckets=LATENCY_BUCKETS,
             registry=self.registry,
         )
+        quality = ["project", "policy"]
+        self.match_wait = Histogram(
+            "matchmaker_match_wait_seconds",
+            "Seconds each member waited from pool.enter to its match, by Project and policy.",
+            quality,
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        self.match_spread = Histogram(
+            "matchmaker_match_spread",
+            "The largest distance between two members of a formed group, for each "
+            "range-rule attribute, by Project and policy.",
+            [*quality, "attribute"],
+            buckets=SPREAD_BUCKETS,
+            registry=self.registry,
+        )
+        self.team_imbalance = Histogram(
+            "matchmaker_team_imbalance",
+            "The difference of the teams' mean balanced attribute in a formed group, "
+            "by Project and policy.",
+            quality,
+            buckets=SPREAD_BUCKETS,
+            registry=self.registry,
+        )
+        self.quality: dict[tuple[str, str], PolicyQuality] = {}  # (project, policy)
         self.connections = 0
         self.relayed_messages = 0
         self.relayed_bytes = 0

@@ -18,9 +18,10 @@ ends at its last arrival: entries still waiting then are unmatched.
 from __future__ import annotations
 
 import heapq
+import math
 from dataclasses import dataclass, field
 
-from matchmaker.arrivals import Trace
+from matchmaker.arrivals import Arrival, Trace
 from matchmaker.config import Limits
 from matchmaker.core import EnterPool, Matchmaker, PoolSpec
 from matchmaker.core.events import Delivery, EntryExpired, SessionFormed
@@ -49,11 +50,17 @@ class Outcome:
 
 def check_admitted(policy: MatchmakingPolicy, trace: Trace) -> None:
     """Raise the core's ``pool.attribute_missing`` / ``pool.filter_mismatch`` for the first
-    arrival the policy's filter would refuse, naming its line: checked before the run."""
+    arrival the policy's filter would refuse (``pool.latencies_required``: one without
+    ``latencies`` under ``regions``), naming its line: checked before the run."""
     spec = PoolSpec.of_policy(policy)
     for arrival, line in zip(trace.arrivals, trace.lines, strict=True):
         try:
             spec.bucket_for(arrival.attributes)
+            if spec.regions is not None and not arrival.latencies:
+                raise MatchmakerError(
+                    "the policy chooses a region by latency: the line has no latencies",
+                    code="pool.latencies_required",
+                )
         except MatchmakerError as exc:
             details = {**(exc.details or {}), "line": line, "policy": policy.name}
             raise MatchmakerError(
@@ -73,7 +80,6 @@ class _Replay:
         self.core = Matchmaker(limits, node="sim")
         self.policy = policy
         self.project = Project(id=_PROJECT, policies=(policy,))
-        self.request = EnterPool(policy=policy.name)
         self.trace = trace
         self.index: dict[str, int] = {}  # client id -> arrival index
         self.waiting: dict[int, str] = {}  # arrival index -> client id, while it waits
@@ -88,7 +94,8 @@ class _Replay:
             client = core.connect(_PROJECT, None, arrival.attributes)
             self.index[client.client_id] = i
             self.waiting[i] = client.client_id
-            _, out = core.enter(client.client_id, self.project, self.request, arrival.at_ms)
+            request = EnterPool(policy=self.policy.name, latencies=_latencies(arrival))
+            _, out = core.enter(client.client_id, self.project, request, arrival.at_ms)
             self._seen(out, arrival.at_ms)
             if arrival.leave_ms is not None and i in self.waiting:
                 heapq.heappush(self.leaves, (arrival.leave_ms, i))
@@ -128,3 +135,10 @@ class _Replay:
             elif isinstance(event, EntryExpired):
                 for client_id in recipients:
                     self.waiting.pop(self.index[client_id], None)
+
+
+def _latencies(arrival: Arrival) -> dict[str, int] | None:
+    """The arrival's latencies as a client sends them: whole milliseconds, rounded up."""
+    if arrival.latencies is None:
+        return None
+    return {region: math.ceil(ms) for region, ms in arrival.latencies.items()}

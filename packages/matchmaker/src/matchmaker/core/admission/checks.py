@@ -10,6 +10,7 @@ from matchmaker.errors import MatchmakerError
 from matchmaker.model import FilterValue
 from matchmaker.rules.attributes import value_problem
 from matchmaker.rules.filters import filter_problem, group_problem
+from matchmaker.rules.teams import team_problem
 
 __all__ = ["check_attributes", "check_pool"]
 
@@ -48,9 +49,17 @@ def check_attributes(
 
 
 def check_pool(command: EnterPool, limits: Limits) -> None:
-    """An ad-hoc pool's filter and group sizes obey the rules policies obey."""
+    """An ad-hoc pool's filter, group sizes, teams, balance and regions obey the rules
+    policies obey."""
     sizes = (command.min_group_size, command.fill_timeout_ms)
-    problem = group_problem(command.mode, command.group_size, *sizes)
+    problem = group_problem(command.mode, command.group_size, *sizes) or team_problem(
+        command.mode,
+        command.group_size,
+        command.min_group_size,
+        teams=command.teams,
+        balance=command.balance,
+        regions=command.regions,
+    )
     if problem is not None:
         assert problem.attribute is not None
         raise MatchmakerError(

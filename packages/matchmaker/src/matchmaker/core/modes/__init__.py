@@ -5,6 +5,7 @@ mode         chooser                     consent                   module
 ===========  ==========================  ========================  =====================
 auto         the server, oldest first    none                      :mod:`.auto`
 auto+range   the server, closest first   none                      :mod:`.skill`
+auto+teams   the server, most balanced   none                      :mod:`.teams`
 claim        a client picks listed ones  being listed              :mod:`.claim`
 mutual       every member picks          reciprocal picks          :mod:`.mutual`
 propose      one client names a group    each named member         :mod:`.propose`

@@ -12,6 +12,7 @@ from matchmaker.core.modes.mutual import MutualMode
 from matchmaker.core.modes.propose import ProposeMode
 from matchmaker.core.modes.skill import SkillMode
 from matchmaker.core.modes.strategy import ModeHost, ModeStrategy
+from matchmaker.core.modes.teams import TeamMode
 from matchmaker.core.pools import Bucket
 from matchmaker.core.state import Pool, PoolEntry, Session
 
@@ -173,8 +174,12 @@ def _seq(entry: PoolEntry) -> int:
 
 
 def _auto(pool: Pool, host: ModeHost) -> ModeStrategy:
-    """The auto mode's strategy: by distance when the filter has a range rule."""
-    if pool.spec.range_rule is not None:
+    """The auto mode's strategy: with teams, balance or regions, by team; else by distance
+    when the filter has a range rule."""
+    spec = pool.spec
+    if spec.teams or spec.balance is not None or spec.regions is not None:
+        return TeamMode(pool, host)
+    if spec.range_rule is not None:
         return SkillMode(pool, host)
     return AutoMode(pool, host)
 

@@ -38,15 +38,16 @@ from matchmaker.core.events import Delivery
 from matchmaker.core.modes.strategy import ModeHost, ModeStrategy
 from matchmaker.core.pools import Bucket
 from matchmaker.core.state import ClientState, Pool, PoolEntry, Session
+from matchmaker.model import RangeRule
 
-__all__ = ["SkillMode"]
+__all__ = ["Candidate", "SkillMode", "next_step", "pairwise"]
 
 # One index key per waiting entry: (value, arrival seq, entry); seq is unique, so
 # entries are never compared.
 _Key = tuple[float, int, PoolEntry]
 
 
-class _Candidate(NamedTuple):
+class Candidate(NamedTuple):
     """A waiting entry that accepts the trigger: its value and its current window."""
 
     value: float
@@ -157,11 +158,7 @@ class SkillMode(ModeStrategy):
             self.host.schedule(due, self.pool, f"o:{session_id}:{opened_ms}")
 
     def _next_step(self, since_ms: int, now_ms: int) -> int | None:
-        """When a window that started at ``since_ms`` next widens (``None``: it does not)."""
-        widen = self.rule.widen
-        if widen is None or self.rule.window(now_ms - since_ms) >= widen.max:
-            return None
-        return since_ms + ((now_ms - since_ms) // widen.every_ms + 1) * widen.every_ms
+        return next_step(self.rule, since_ms, now_ms)
 
     def _schedule_widen(self, entry: PoolEntry, now_ms: int) -> None:
         """One timer at the entry's next step, none once its window is at ``max``."""
@@ -192,14 +189,14 @@ class SkillMode(ModeStrategy):
                 oldest = min(c.entry.entered_at for c in run)
                 if not full and (fill is None or oldest + fill > now_ms):
                     continue
-                if _pairwise(run):
+                if pairwise(run):
                     rank = (run[-1].value - run[0].value, oldest, start)
                     best = rank if best is None or rank < best else best
             if best is not None:
                 return [c.entry for c in candidates[best[2] : best[2] + size]]
         return None
 
-    def _candidates(self, trigger: PoolEntry, now_ms: int) -> list[_Candidate]:
+    def _candidates(self, trigger: PoolEntry, now_ms: int) -> list[Candidate]:
         """The entries of the trigger's bucket inside its window that accept it (and the
         trigger), in value order."""
         value = self.value(trigger)
@@ -208,15 +205,24 @@ class SkillMode(ModeStrategy):
         # Probes shorter than a key: the seq decides before the missing entry is reached.
         lo = bucket.bisect_left(cast(_Key, (value - window, -1)))
         hi = bucket.bisect_left(cast(_Key, (value + window, math.inf)))
-        out: list[_Candidate] = []
+        out: list[Candidate] = []
         for other_value, _, other in bucket.islice(lo, hi):
             other_window = window if other is trigger else self.window(other, now_ms)
             if abs(other_value - value) <= other_window:
-                out.append(_Candidate(other_value, other_window, other))
+                out.append(Candidate(other_value, other_window, other))
         return out
 
 
-def _pairwise(run: list[_Candidate]) -> bool:
+def next_step(rule: RangeRule, since_ms: int, now_ms: int) -> int | None:
+    """When a window of ``rule`` that started at ``since_ms`` next widens (``None``: it
+    does not)."""
+    widen = rule.widen
+    if widen is None or rule.window(now_ms - since_ms) >= widen.max:
+        return None
+    return since_ms + ((now_ms - since_ms) // widen.every_ms + 1) * widen.every_ms
+
+
+def pairwise(run: list[Candidate]) -> bool:
     """Whether every two of ``run`` (in value order) accept each other: each member's
     farthest partner is an end of the run, so one look per member suffices."""
     low, high = run[0].value, run[-1].value

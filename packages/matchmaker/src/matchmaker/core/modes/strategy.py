@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from matchmaker.core.commands import ModeCommand
     from matchmaker.core.events import Delivery, ModeAnswer
     from matchmaker.core.pools import Bucket
-    from matchmaker.core.state import ClientState, Pool, PoolEntry, Session
+    from matchmaker.core.state import ClientState, Lineup, Pool, PoolEntry, Session
 
 __all__ = ["ModeHost", "ModeStrategy", "wrong_mode"]
 
@@ -39,8 +39,11 @@ class ModeHost(Protocol):
         """The live entry ``client_id`` holds in ``pool``, if any."""
         ...
 
-    def form(self, group: list[PoolEntry], out: list[Delivery]) -> str:
-        """Move the live entries of ``group`` (one pool) into a new session; its id."""
+    def form(
+        self, group: list[PoolEntry], out: list[Delivery], lineup: Lineup | None = None
+    ) -> str:
+        """Move the live entries of ``group`` (one pool) into a new session, with the teams
+        and region of ``lineup``; its id."""
         ...
 
     def take_seat(self, entry: PoolEntry, now_ms: int, out: list[Delivery]) -> bool:

@@ -16,6 +16,7 @@
  */
 import { MatchmakerError, fromWire } from "./errors.js";
 import { EventBuffer } from "./events.js";
+import { Session } from "./session.js";
 import { openSocket } from "./socket.js";
 /** `maxUnackedBytes` when not given: 1 MiB (docs/protocol.md, "Exactly once"). */
 export const DEFAULT_MAX_UNACKED_BYTES = 1_048_576;
@@ -230,6 +231,18 @@ export class Client {
                 });
             }
         }
+    }
+    /**
+     * A handle on the session a `session.created` announced, typed by the game's message
+     * type `M`: `send`, `on("message")`, `leave()`, `members`, `teams`, `team`, `region`.
+     */
+    session(created) {
+        return new Session(this, created);
+    }
+    /** The next `session.created` (as `nextEvent`), as a {@link Session} handle. */
+    async nextSession(options = {}) {
+        const created = await this.nextEvent("session.created", options);
+        return this.session(created.data);
     }
     /** Every event until the client is closed (the last is `connection.closed`). */
     async *events() {

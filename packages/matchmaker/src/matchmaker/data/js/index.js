@@ -12,6 +12,7 @@ import { Client } from "./client.js";
 import { platformWebSocket } from "./socket.js";
 export { Client } from "./client.js";
 export { MatchmakerError } from "./errors.js";
+export { Session } from "./session.js";
 /**
  * Open a WebSocket to `url` (the data plane's `/ws`) and complete `hello`. Rejects with
  * `client.connect` when the socket cannot be opened, or with the server's code

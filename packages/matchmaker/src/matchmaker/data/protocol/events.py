@@ -50,6 +50,8 @@ class SessionCreatedData(Struct, gc=False, omit_defaults=True):
     members: list[MemberInfo]
     you: str
     pool: str | None = None
+    teams: dict[str, list[str]] | None = None
+    region: str | None = None
 
 
 class SessionCreated(EventFrame, tag="session.created"):
@@ -76,6 +78,7 @@ class MemberData(Struct, gc=False, omit_defaults=True):
     public: Public | None = None
     reason: str | None = None
     player_id: str | None = None
+    team: str | None = None
 
 
 class SessionMemberJoined(EventFrame, tag="session.member_joined"):

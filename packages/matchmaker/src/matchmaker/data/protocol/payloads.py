@@ -10,7 +10,17 @@ from typing import Annotated, Any
 
 from msgspec import Meta, Raw, Struct
 
-from matchmaker.model import FillTimeout, FilterTerm, Name, PoolMode
+from matchmaker.model import (
+    MAX_TEAMS,
+    Balance,
+    FillTimeout,
+    FilterTerm,
+    Latencies,
+    Name,
+    PoolMode,
+    Regions,
+    Team,
+)
 from matchmaker.rules.filters import ATTRIBUTE_NAME
 
 __all__ = [
@@ -92,6 +102,10 @@ class PoolEnterData(
     public: Public | None = None
     listed: bool = True
     party_id: Annotated[str, Meta(max_length=64)] | None = None
+    teams: Annotated[list[Team], Meta(max_length=MAX_TEAMS)] | None = None
+    balance: Balance | None = None
+    regions: Regions | None = None
+    latencies: Latencies | None = None
 
 
 class PartyCreateData(_Data):

@@ -13,6 +13,7 @@ import msgspec
 from msgspec import Struct
 
 from matchmaker.config import Limits
+from matchmaker.model import Balance, RangeRule, Regions, Team
 
 __all__ = [
     "ErrorBody",
@@ -55,13 +56,30 @@ class Heartbeat(Struct, gc=False):
     timeout_ms: int
 
 
-class PolicyInfo(Struct, gc=False, rename={"group_size": "groupSize"}):
-    """A declared policy as ``hello`` lists it."""
+class PolicyInfo(
+    Struct,
+    gc=False,
+    omit_defaults=True,
+    rename={
+        "group_size": "groupSize",
+        "min_group_size": "minGroupSize",
+        "fill_timeout_ms": "fillTimeoutMs",
+    },
+):
+    """A declared policy as ``hello`` lists it, with the rules a player meets (group sizes,
+    fill timeout, range-rule windows, teams, balance, regions: each only when set; never
+    its literal filter values)."""
 
     name: str
     mode: str
     group_size: int
     default: bool
+    min_group_size: int | None = None
+    fill_timeout_ms: int | None = None
+    windows: dict[str, RangeRule] | None = None
+    teams: list[Team] | None = None
+    balance: Balance | None = None
+    regions: Regions | None = None
 
 
 class IceServer(Struct, gc=False):
