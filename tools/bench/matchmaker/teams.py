@@ -1,6 +1,7 @@
 """Teams, balance and regions in the core: CPU per enter at 1,000 / 10,000 / 100,000 waiting.
 
     python tools/bench/matchmaker/teams.py [--sizes 1000,10000,100000] [--enters 10000] [--runs 3]
+        [--parties]
 
 One ``auto`` pool of 2v2 (``teams`` red/blue of 2) with every rule of issue 43
 at once: a widening rating window (as ``skill.py``'s), ``balance`` on the rating
@@ -19,6 +20,12 @@ Reported per size (medians over ``--runs``): CPU per enter (``process_time``
 around ``Matchmaker.enter``), its ratio, CPU per fired timer, the share matched
 on entering, and the quality of the groups: the mean team imbalance, the mean
 rating spread and the mean worst latency in the chosen region.
+
+``--parties``: a fifth of the enters are parties of two (the leader enters for
+both, with its latencies; the member's rating drawn as the leader's), which
+play on one team. Parties are refused where the filter has a range rule, so
+this pool has none (the same teams, balance and regions): runs are then
+consecutive by rating. Only the leader's ``enter`` is timed.
 """
 
 from __future__ import annotations
@@ -30,6 +37,8 @@ import time
 
 from matchmaker.config import Limits
 from matchmaker.core import EnterPool, Matchmaker, events
+from matchmaker.core.commands import CreateParty, JoinParty
+from matchmaker.core.parties import PartyInfo
 from matchmaker.model import (
     Balance,
     MatchmakingPolicy,
@@ -49,18 +58,28 @@ POLICY = MatchmakingPolicy(
     balance=Balance("rating", 25, Widen(every_ms=5000, by=25, max=200)),
     regions=Regions(80, Widen(every_ms=5000, by=20, max=150)),
 )
-PROJECT = Project(id="bench", policies=(POLICY,))
+PARTY_POLICY = MatchmakingPolicy(
+    name="squad",
+    mode="auto",
+    group_size=4,
+    teams=POLICY.teams,
+    balance=POLICY.balance,
+    regions=POLICY.regions,
+)
+PROJECT = Project(id="bench", policies=(POLICY, PARTY_POLICY))
+PARTY_SHARE = 0.2
 REGIONS = ("eu", "us", "asia", "sa")
 TICK_MS = 250
 CHUNK = 250
-LIMITS = Limits(entry_ttl_ms=10**12, max_sessions_per_client=10**9)
+LIMITS = Limits(entry_ttl_ms=10**12, max_sessions_per_client=10**9, max_parties_per_project=10**9)
 
 
 class Stream:
     """One size's stream of enters on its own core and simulated clock."""
 
-    def __init__(self, size: int, seed: int) -> None:
+    def __init__(self, size: int, seed: int, parties: bool = False) -> None:
         self.size = size
+        self.parties = parties
         self.core = Matchmaker(LIMITS, node="b")
         self.rng = random.Random(seed)
         self.span = size * 150
@@ -92,15 +111,29 @@ class Stream:
         latencies = {
             r: self.rng.randint(10, 79) if r in near else self.rng.randint(90, 250) for r in REGIONS
         }
-        client = self.core.connect("bench", None, {"rating": self.rng.uniform(0, self.span)})
+        rating = self.rng.uniform(0, self.span)
+        client = self.core.connect("bench", None, {"rating": rating})
         self.latency[client.client_id] = latencies
         request = EnterPool(policy="duo", latencies=latencies)
+        if self.parties:
+            request = EnterPool(policy="squad", latencies=latencies)
+            if self.rng.random() < PARTY_SHARE:
+                request.party_id = self._party(client.client_id, rating, latencies, now)
         start = time.process_time()
         _, out = self.core.enter(client.client_id, PROJECT, request, now)
         spent = time.process_time() - start
         self.enters += 1
         self.matched_on_enter += self._matched(out, now) > 0
         return spent
+
+    def _party(self, leader: str, rating: float, latencies: dict[str, int], now: int) -> str:
+        """A party of ``leader`` and a member of about its rating; its id."""
+        member = self.core.connect("bench", None, {"rating": rating + self.rng.uniform(-50, 50)})
+        self.latency[member.client_id] = latencies
+        info, _ = self.core.party(leader, CreateParty(), now)
+        assert isinstance(info, PartyInfo)
+        self.core.party(member.client_id, JoinParty(info.code), now)
+        return info.party_id
 
     def _tick(self, now: int) -> None:
         due = sum(1 for when, *_ in self.core._timers if when <= now)
@@ -131,11 +164,11 @@ class Stream:
         return formed
 
 
-def measure(sizes: list[int], enters: int, seed: int) -> dict[int, dict[str, float]]:
+def measure(sizes: list[int], enters: int, seed: int, parties: bool) -> dict[int, dict[str, float]]:
     """Fill every size, then time their enters in turns (see the module docstring)."""
     streams = []
     for size in sizes:
-        stream = Stream(size, seed)
+        stream = Stream(size, seed, parties)
         for _ in range(40 * size):
             if stream.waiting() >= size:
                 break
@@ -167,11 +200,12 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--enters", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--parties", action="store_true", help="a fifth enter as parties of two")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
     rounds: dict[int, list[dict[str, float]]] = {size: [] for size in sizes}
     for seed in range(args.runs):
-        for size, result in measure(sizes, args.enters, seed).items():
+        for size, result in measure(sizes, args.enters, seed, args.parties).items():
             rounds[size].append(result)
             print(f"# run {seed} size {size}: {result}", flush=True)
     print(
