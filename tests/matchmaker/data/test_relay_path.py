@@ -54,7 +54,7 @@ async def test_relayed_messages_are_numbered_kept_and_counted(start_server: Any)
     reply = await until_type(a, "reply")
     assert reply["id"] == "r3"
     assert reply["ok"] is True
-    assert list(server.plane._outboxes[b_id].frames)[-4:] == frames
+    assert list(server.plane.core.resumption.outboxes[b_id].frames)[-4:] == frames
     heads = [text[: text.rindex(',"seq":')] for text in frames]
     assert metrics.relayed_messages - messages0 == 4
     assert metrics.relayed_bytes - bytes0 == sum(len(head) for head in heads)

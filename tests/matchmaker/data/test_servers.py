@@ -42,7 +42,7 @@ async def test_the_lifespan_starts_the_timers_and_shutdown_closes_a_silent_clien
     server: Any,
 ) -> None:
     """Timers run before any client (lifespan); a client that never sends is still closed."""
-    assert server.plane._tasks, "the lifespan did not start the plane"
+    assert server.plane.timers.running, "the lifespan did not start the plane"
     silent = await Client.connect(server.url)
     server.shutdown.set()
     assert await silent.wait_closed(wait_s=5) == 1001

@@ -62,7 +62,7 @@ def _numbered(frame: str, count: int) -> Iterator[str]:
 async def measure(number: int, runs: int) -> dict[str, float]:
     plane = DataPlane(ServerConfig(limits=UNLIMITED), ProjectDirectory(), asyncio.Event())
     sender, receiver = (
-        WriterConnection(plane, plane._conversation(), _unused_send) for _ in range(2)
+        WriterConnection(plane, plane.conversation(), _unused_send) for _ in range(2)
     )
     for connection in (sender, receiver):
         connection.on_frame(HELLO)
@@ -78,8 +78,8 @@ async def measure(number: int, runs: int) -> dict[str, float]:
     recipients, event = effects[0]
     outbound = receiver._queue
     peer = _Peer()
-    direct = DirectConnection(plane, plane._conversation(), _Peer())
-    direct_receiver = DirectConnection(plane, plane._conversation(), peer)
+    direct = DirectConnection(plane, plane.conversation(), _Peer())
+    direct_receiver = DirectConnection(plane, plane.conversation(), peer)
     for connection in (direct, direct_receiver):
         connection.on_frame(HELLO)
         connection.on_frame(JOIN.replace('"r0"', '"r1"'))

@@ -43,8 +43,8 @@ def _sent(frame: str, seq: int | None) -> str:
 async def relay(number: int, *, both_ways: bool = False, numbered: bool = False) -> None:
     plane = DataPlane(ServerConfig(limits=UNLIMITED), ProjectDirectory(), asyncio.Event())
     peer = _Peer()
-    sender = DirectConnection(plane, plane._conversation(), _Peer())
-    receiver = DirectConnection(plane, plane._conversation(), peer)
+    sender = DirectConnection(plane, plane.conversation(), _Peer())
+    receiver = DirectConnection(plane, plane.conversation(), peer)
     for connection in (sender, receiver):
         connection.on_frame(HELLO)
         connection.on_frame(JOIN)

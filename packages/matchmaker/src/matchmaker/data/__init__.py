@@ -3,7 +3,8 @@
 ::
 
     app.py          create_data_app: /ws, /healthz, /readyz, the playground (ASGI and frames)
-    plane.py        DataPlane: the core, the live connections, the timers
+    plane.py        DataPlane: the core, composed with one collaborator per job
+    jobs/           the plane's jobs: registry, delivery, timers, stop, endpoints, peers
     connection.py   one WebSocket: frames decoded into core commands, effects carried out
     writer.py       a connection drained by a task through an ASGI-style send
     direct.py       a connection written straight to a frame server's socket (picows)

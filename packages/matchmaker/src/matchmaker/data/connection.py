@@ -66,7 +66,7 @@ __all__ = ["HARD_CAP_FACTOR", "Connection", "Hub", "Relay"]
 HARD_CAP_FACTOR = 4
 _MESSAGE_TOO_BIG = 1009
 # Read on every inbound frame (the core's clock, epoch milliseconds, as
-# ``plane._wall_clock_ms``): a module global, not an attribute of ``time`` looked up.
+# ``jobs.clock.wall_clock_ms``): a module global, not an attribute of ``time`` looked up.
 _time_ns = time.time_ns
 
 Forward = Callable[[Conversation, ClientCommand, str | None, int], bool]
