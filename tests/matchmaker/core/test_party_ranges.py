@@ -51,7 +51,8 @@ def test_a_party_matches_solos_within_the_window_of_every_member() -> None:
     assert enter_solo(core, "ranked", 1200) == {}  # 200 from the party's 1000
     assert enter_solo(core, "ranked", 1050) == {}
     (session,) = enter_solo(core, "ranked", 1080).values()
-    assert party < session and len(session) == 4
+    assert party < session
+    assert len(session) == 4
     assert len(core.pools) == 1  # the 1200 still waits
 
 
@@ -123,5 +124,6 @@ def test_every_group_holds_the_rule_for_every_two_members(
                 reach = min(rule.window(now - entered[a]), rule.window(now - entered[b]))
                 rating_a = core.clients[a].attributes["rating"]
                 rating_b = core.clients[b].attributes["rating"]
-                assert isinstance(rating_a, int) and isinstance(rating_b, int)
+                assert isinstance(rating_a, int)
+                assert isinstance(rating_b, int)
                 assert abs(rating_a - rating_b) <= reach
