@@ -15,17 +15,13 @@ from tests.matchmaker.core.test_parties import connect, new_core, party_of, sess
 RANKED = MatchmakingPolicy(
     name="ranked", mode="auto", group_size=4, filter={"rating": RangeRule(within=100)}
 )
-WIDENING = MatchmakingPolicy(
-    name="widening",
-    mode="auto",
-    group_size=4,
-    filter={"rating": RangeRule(within=100, widen=Widen(every_ms=1_000, by=50, max=200))},
-)
+WIDEN = RangeRule(within=100, widen=Widen(every_ms=1_000, by=50, max=200))
+WIDENING = MatchmakingPolicy(name="widening", mode="auto", group_size=4, filter={"rating": WIDEN})
 TEAMS = MatchmakingPolicy(
     name="teams",
     mode="auto",
     group_size=4,
-    filter={"rating": RangeRule(within=100)},
+    filter={"rating": WIDEN},
     teams=(Team("a", 2), Team("b", 2)),
 )
 PROJECT = Project(id="p", policies=(RANKED, WIDENING, TEAMS))
@@ -100,9 +96,6 @@ def test_every_group_holds_the_rule_for_every_two_members(
     """Any arrivals of solos and parties of two (and time passing between them): every
     member of every group formed is within the smaller of its and the other's entry's
     window of every other member, and a party is never split."""
-    spec = next(p for p in PROJECT.policies if p.name == policy)
-    rule = dict(spec.filter)["rating"]
-    assert isinstance(rule, RangeRule)
     core = new_core()
     now = 0
     entered: dict[str, int] = {}  # client -> when its entry entered
@@ -121,7 +114,7 @@ def test_every_group_holds_the_rule_for_every_two_members(
             for party in parties:
                 assert party <= session or not party & session
             for a, b in combinations(sorted(session), 2):
-                reach = min(rule.window(now - entered[a]), rule.window(now - entered[b]))
+                reach = min(WIDEN.window(now - entered[a]), WIDEN.window(now - entered[b]))
                 rating_a = core.clients[a].attributes["rating"]
                 rating_b = core.clients[b].attributes["rating"]
                 assert isinstance(rating_a, int)
