@@ -168,8 +168,8 @@ def test_entering_a_party_one_is_not_in_is_not_found() -> None:
     assert refused.value.code == "party.not_found"
 
 
-@pytest.mark.parametrize("policy", ["lobby", "ranked"])
-def test_parties_enter_plain_auto_pools_only(policy: str) -> None:
+@pytest.mark.parametrize("policy", ["lobby"])
+def test_parties_enter_auto_pools_only(policy: str) -> None:
     core = new_core()
     a, b = connect(core, rating=1000), connect(core, rating=1000)
     party = party_of(core, a, b)

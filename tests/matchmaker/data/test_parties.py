@@ -9,11 +9,24 @@ import pytest
 
 from matchmaker.client import Client
 from matchmaker.errors import MatchmakerError
-from matchmaker.model import MatchmakingPolicy, Project
+from matchmaker.model import MatchmakingPolicy, Project, RangeRule, Team, Widen
 
 FOUR = MatchmakingPolicy(name="four", mode="auto", group_size=4, default=True)
 DUEL = MatchmakingPolicy(name="duel", mode="auto", group_size=2)
-GAME = Project(id="game", policies=(FOUR, DUEL))
+RANKED = MatchmakingPolicy(
+    name="ranked",
+    mode="auto",
+    group_size=4,
+    filter={"rating": RangeRule(within=100, widen=Widen(every_ms=300, by=100, max=200))},
+)
+RANKED_TEAMS = MatchmakingPolicy(
+    name="ranked_teams",
+    mode="auto",
+    group_size=4,
+    filter={"rating": RangeRule(within=100)},
+    teams=(Team("red", 2), Team("blue", 2)),
+)
+GAME = Project(id="game", policies=(FOUR, DUEL, RANKED, RANKED_TEAMS))
 
 
 async def party(leader: Client, *others: Client) -> dict[str, Any]:
@@ -116,3 +129,48 @@ async def test_a_wrong_code_is_not_found_then_rate_limited(start_server: Any) ->
             await guesser.party_join("0000-0000")
         codes.append(refused.value.code)
     assert codes == ["party.not_found"] * 5 + ["rate.limited"]
+
+
+@pytest.mark.parametrize("policy", ["ranked", "ranked_teams"])
+async def test_a_ranked_party_plays_with_solos_its_every_member_accepts(
+    start_server: Any, policy: str
+) -> None:
+    """The range rule holds member by member: a party of 1000 and 1040 with a window of
+    100 plays with solos at 1050 and 1080, not with one at 1200."""
+    server = await start_server(GAME)
+    a, b, far, s1, s2 = [
+        await server.connect(project="game", attributes={"rating": rating})
+        for rating in (1000, 1040, 1200, 1050, 1080)
+    ]
+    created = await party(a, b)
+    await far.enter(policy)
+    await a.enter(policy, party_id=created["party_id"])
+    await s1.enter(policy)
+    await s2.enter(policy)
+    formed = [await c.next_event("session.created") for c in (a, b, s1, s2)]
+    assert len({f.data["session_id"] for f in formed}) == 1
+    assert {m["client_id"] for m in formed[0].data["members"]} == {
+        a.client_id,
+        b.client_id,
+        s1.client_id,
+        s2.client_id,
+    }
+    if policy == "ranked_teams":
+        teams = formed[0].data["teams"]
+        assert any({a.client_id, b.client_id} <= set(team) for team in teams.values())
+    assert len(server.plane.core.pools) == 1  # the 1200 still waits
+
+
+async def test_a_ranked_partys_window_widens_to_its_farthest_member(start_server: Any) -> None:
+    server = await start_server(GAME)
+    a, b, s1, s2 = [
+        await server.connect(project="game", attributes={"rating": rating})
+        for rating in (1000, 1040, 1110, 1120)
+    ]
+    created = await party(a, b)
+    await a.enter("ranked", party_id=created["party_id"])
+    await s1.enter("ranked")
+    await s2.enter("ranked")  # 120 from the party's 1000: a step of the window later
+    assert server.plane.core.pools  # matched in the enter's own step if the rule allowed it
+    formed = [await c.next_event("session.created") for c in (a, b, s1, s2)]
+    assert len({f.data["session_id"] for f in formed}) == 1

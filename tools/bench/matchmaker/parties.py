@@ -1,6 +1,7 @@
 """Parties in the core: CPU per enter with 1,000 / 10,000 / 100,000 parties waiting.
 
     python tools/bench/matchmaker/parties.py [--sizes 1000,10000,100000] [--enters 20000] [--runs 3]
+        [--ranked]
 
 One ``auto`` pool of groupSize 3, driven on the sans-I/O core (no sockets). It is
 first filled with ``size`` parties of two, which never fill a group together
@@ -15,11 +16,20 @@ leaving after a match are not. As ``skill.py`` does, all sizes are filled
 first and measured in turns of 250 enters each, so the load of a shared
 machine falls on every size alike; the ratio is the median over the turns of a
 size's CPU against the smallest size's in the same turn.
+
+``--ranked`` runs the same on a pool whose filter is a rating window
+(``{"within": 100}``), the skill mode: every player gets a uniform random
+rating over 50 points per waiting party (so a window of ±100 holds about four
+parties whatever the size), a party's second member within 40 of its leader.
+A solo then completes a party inside its window whose members both lie within
+100 of it (the rule held member by member), or waits; the waiting count stays
+near ``size``.
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -28,10 +38,14 @@ from matchmaker.config import Limits
 from matchmaker.core import EnterPool, Matchmaker, events
 from matchmaker.core.commands import CreateParty, JoinParty
 from matchmaker.core.parties import PartyInfo
-from matchmaker.model import MatchmakingPolicy, Project
+from matchmaker.model import MatchmakingPolicy, Project, RangeRule
 
 POLICY = MatchmakingPolicy(name="trio", mode="auto", group_size=3)
-PROJECT = Project(id="bench", policies=(POLICY,))
+RANKED = MatchmakingPolicy(
+    name="ranked", mode="auto", group_size=3, filter={"rating": RangeRule(within=100)}
+)
+PROJECT = Project(id="bench", policies=(POLICY, RANKED))
+SPREAD = 50  # rating points per waiting party, with --ranked
 LIMITS = Limits(entry_ttl_ms=10**12, max_sessions_per_client=10**9, max_parties_per_project=10**9)
 CYCLE = (2, 1, 1, 2)  # seats of the stream's arrivals, in turn
 CHUNK = 250
@@ -42,25 +56,34 @@ class Run:
     """One size's pool and stream."""
 
     size: int
+    ranked: bool = False
     core: Matchmaker = field(init=False)
+    rng: random.Random = field(init=False)
     now: int = 0
     step: int = 0
 
     def __post_init__(self) -> None:
         self.core = Matchmaker(LIMITS, node="b")
+        self.rng = random.Random(self.size)
 
     def request(self, seats: int) -> tuple[str, EnterPool]:
         """A client (the leader of a new party of ``seats`` > 1) ready to enter."""
         core = self.core
-        leader = core.connect("bench", None, {}).client_id
+        policy = "ranked" if self.ranked else "trio"
+        rating = self.rng.uniform(0, self.size * SPREAD)
+        leader = core.connect("bench", None, self.attributes(rating)).client_id
         if seats == 1:
-            return leader, EnterPool(policy="trio")
+            return leader, EnterPool(policy=policy)
         info, _ = core.party(leader, CreateParty(), self.now)
         assert isinstance(info, PartyInfo)
         for _ in range(seats - 1):
-            member = core.connect("bench", None, {}).client_id
+            near = self.attributes(rating + self.rng.uniform(0, 40))
+            member = core.connect("bench", None, near).client_id
             core.party(member, JoinParty(info.code), self.now)
-        return leader, EnterPool(policy="trio", party_id=info.party_id)
+        return leader, EnterPool(policy=policy, party_id=info.party_id)
+
+    def attributes(self, rating: float) -> dict[str, str | int | float | bool]:
+        return {"rating": rating} if self.ranked else {}
 
     def enter_one(self, seats: int) -> float:
         """One arrival of ``seats``; the CPU seconds ``enter`` took."""
@@ -83,16 +106,16 @@ class Run:
         return sum(pool.size for pool in self.core.pools.values())
 
 
-def fill(size: int) -> Run:
-    run = Run(size)
+def fill(size: int, ranked: bool) -> Run:
+    run = Run(size, ranked)
     for _ in range(size):
         run.enter_one(2)
     assert run.waiting() == size, "parties of two must all wait"
     return run
 
 
-def measure(sizes: list[int], enters: int) -> dict[int, dict[str, float]]:
-    runs = [fill(size) for size in sizes]
+def measure(sizes: list[int], enters: int, ranked: bool) -> dict[int, dict[str, float]]:
+    runs = [fill(size, ranked) for size in sizes]
     chunks: list[list[float]] = [[] for _ in sizes]
     for _ in range(enters // CHUNK):
         for run, spent in zip(runs, chunks, strict=True):
@@ -112,11 +135,12 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--enters", type=int, default=20_000)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--ranked", action="store_true", help="a rating window of 100")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
     rounds: dict[int, list[dict[str, float]]] = {size: [] for size in sizes}
     for run in range(args.runs):
-        for size, result in measure(sizes, args.enters).items():
+        for size, result in measure(sizes, args.enters, args.ranked).items():
             rounds[size].append(result)
             print(f"# run {run} size {size}: {result}", flush=True)
     print("| parties waiting (target / after) | CPU per enter | vs smallest, same turns |")

@@ -386,7 +386,8 @@ class Parties:
 
     def entering(self, client: ClientState, party_id: str, spec: PoolSpec) -> Party:
         """Check a ``pool.enter`` for party ``party_id`` of a pool of ``spec``: only its
-        leader enters it, once, whole, in an ``auto`` pool without a range rule."""
+        leader enters it, once, whole, in an ``auto`` pool (with or without a range rule:
+        the rule then holds member by member)."""
         party = self.of(client, party_id)
         if party.leader != client.client_id:
             raise MatchmakerError(
@@ -401,9 +402,9 @@ class Parties:
                 code="party.too_large",
                 details={"party_id": party_id, "limit": capacity},
             )
-        if spec.mode != "auto" or spec.range_rule is not None:
+        if spec.mode != "auto":
             raise MatchmakerError(
-                "parties enter auto pools without a range rule",
+                "parties enter auto pools only",
                 code="party.unsupported",
                 details={"party_id": party_id, "mode": spec.mode},
             )

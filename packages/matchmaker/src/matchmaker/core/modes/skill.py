@@ -21,15 +21,27 @@ values; then the one whose oldest member waited longest) forms. The full size
 is tried first; once a run's oldest member waited ``fillTimeoutMs``, runs down
 to ``minGroupSize`` qualify, largest first.
 
+Parties. A party's entry (:mod:`matchmaker.core.parties`) holds a seat per
+member, and the rule holds member by member: it is indexed by its members' mean
+value and carries their span (lowest..highest), so two entries accept each other
+when the farthest pair of their members is within both windows, and a run is
+pairwise acceptable when each entry's window covers the run's span from its own
+members' ends (a party's own spread included). A run forms when its seats make
+the group; the mean index holds every acceptable partner inside the trigger's
+window, so an enter still looks at one slice.
+
 Backfill (:mod:`.backfill`) runs under the same rule: an entry is offered to
 an open seat of its bucket before it is tried for a new group, and takes it
-only when it and every member accept each other (see :meth:`SkillMode.fits`).
+only when it and every member accept each other (see :meth:`SkillMode.fits`);
+it seats one client per entry, so a party waits for a group.
 """
 
 from __future__ import annotations
 
+import bisect
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import accumulate
 from typing import NamedTuple, cast
 
 from sortedcontainers import SortedList
@@ -40,7 +52,17 @@ from matchmaker.core.pools import Bucket
 from matchmaker.core.state import ClientState, Pool, PoolEntry, Session
 from matchmaker.model import RangeRule
 
-__all__ = ["Candidate", "SkillMode", "next_step", "pairwise"]
+__all__ = [
+    "Candidate",
+    "SkillMode",
+    "accepting",
+    "next_step",
+    "number",
+    "pairwise",
+    "players",
+    "runs",
+    "span",
+]
 
 # One index key per waiting entry: (value, arrival seq, entry); seq is unique, so
 # entries are never compared.
@@ -48,11 +70,47 @@ _Key = tuple[float, int, PoolEntry]
 
 
 class Candidate(NamedTuple):
-    """A waiting entry that accepts the trigger: its value and its current window."""
+    """A waiting entry that accepts the trigger: its value (its members' mean), its
+    current window, and its members' lowest and highest values."""
 
     value: float
     window: float
     entry: PoolEntry
+    low: float
+    high: float
+
+
+def number(client: ClientState, attribute: str) -> float:
+    """A numeric attribute the pool admitted the client with (``bucket_for`` checked it)."""
+    value = client.attributes[attribute]
+    assert isinstance(value, int | float)
+    return value
+
+
+def players(entry: PoolEntry) -> Sequence[ClientState]:
+    """Who plays for ``entry``: its client, or every member of its party (one a seat)."""
+    party = entry.party
+    return (entry.client,) if party is None else tuple(party.members.values())
+
+
+def span(entry: PoolEntry, attribute: str) -> tuple[float, float, float]:
+    """The lowest, mean and highest value of ``attribute`` among who plays for ``entry``
+    (one value thrice for a solo)."""
+    if entry.party is None:
+        value = number(entry.client, attribute)
+        return value, value, value
+    values = [number(client, attribute) for client in players(entry)]
+    return min(values), math.fsum(values) / len(values), max(values)
+
+
+def runs(seats: Sequence[int], at: int, size: int) -> Iterator[tuple[int, int]]:
+    """The runs ``[start, end)`` of consecutive candidates (of ``seats`` each) that hold
+    candidate ``at`` and make exactly ``size`` seats, by start."""
+    prefix = list(accumulate(seats, initial=0))
+    for start in range(at + 1):
+        end = bisect.bisect_left(prefix, prefix[start] + size)
+        if at < end < len(prefix) and prefix[end] == prefix[start] + size:
+            yield start, end
 
 
 class SkillMode(ModeStrategy):
@@ -66,16 +124,16 @@ class SkillMode(ModeStrategy):
         assert rule is not None, "SkillMode serves pools with a range rule"
         self.attribute, self.rule = rule
         self.index: dict[Bucket, SortedList[_Key]] = {}
+        self.spans: dict[str, tuple[float, float, float]] = {}  # entry id -> its span
         self.waiting: dict[str, PoolEntry] = {}  # by entry id: the timers' way back
         self.next_widen: dict[str, int] = {}  # entry id -> due of its one live widen timer
 
     def value(self, entry: PoolEntry) -> float:
-        return self._rated(entry.client)
+        """Where ``entry`` waits in the index: its members' mean (kept while it waits)."""
+        return self.spans[entry.entry_id][1]
 
     def _rated(self, client: ClientState) -> float:
-        value = client.attributes[self.attribute]
-        assert isinstance(value, int | float)
-        return value
+        return number(client, self.attribute)
 
     def window(self, entry: PoolEntry, now_ms: int) -> float:
         return self.rule.window(now_ms - entry.entered_at)
@@ -86,6 +144,7 @@ class SkillMode(ModeStrategy):
         bucket = self.index.get(entry.bucket)
         if bucket is None:
             bucket = self.index[entry.bucket] = SortedList()
+        self.spans[entry.entry_id] = span(entry, self.attribute)
         bucket.add((self.value(entry), entry.seq, entry))
         self.waiting[entry.entry_id] = entry
         if self.host.take_seat(entry, now_ms, out) or self._match(entry, now_ms, out):
@@ -100,6 +159,7 @@ class SkillMode(ModeStrategy):
         self.next_widen.pop(entry.entry_id, None)
         bucket = self.index[entry.bucket]
         bucket.remove((self.value(entry), entry.seq, entry))
+        del self.spans[entry.entry_id]
         if not bucket:
             del self.index[entry.bucket]
 
@@ -181,36 +241,32 @@ class SkillMode(ModeStrategy):
         at = next(i for i, c in enumerate(candidates) if c.entry is trigger)
         spec = self.pool.spec
         fill = spec.fill_timeout_ms
-        for size in range(min(spec.group_size, len(candidates)), spec.smallest - 1, -1):
+        seats = [c.entry.seats for c in candidates]
+        for size in range(min(spec.group_size, sum(seats)), spec.smallest - 1, -1):
             full = size == spec.group_size
-            best: tuple[float, int, int] | None = None
-            for start in range(max(0, at - size + 1), min(at, len(candidates) - size) + 1):
-                run = candidates[start : start + size]
+            best: tuple[float, int, int, int] | None = None
+            for start, end in runs(seats, at, size):
+                run = candidates[start:end]
                 oldest = min(c.entry.entered_at for c in run)
                 if not full and (fill is None or oldest + fill > now_ms):
                     continue
                 if pairwise(run):
-                    rank = (run[-1].value - run[0].value, oldest, start)
+                    spread = max(c.high for c in run) - min(c.low for c in run)
+                    rank = (spread, oldest, start, end)
                     best = rank if best is None or rank < best else best
             if best is not None:
-                return [c.entry for c in candidates[best[2] : best[2] + size]]
+                return [c.entry for c in candidates[best[2] : best[3]]]
         return None
 
     def _candidates(self, trigger: PoolEntry, now_ms: int) -> list[Candidate]:
         """The entries of the trigger's bucket inside its window that accept it (and the
         trigger), in value order."""
-        value = self.value(trigger)
         window = self.window(trigger, now_ms)
-        bucket = self.index[trigger.bucket]
-        # Probes shorter than a key: the seq decides before the missing entry is reached.
-        lo = bucket.bisect_left(cast(_Key, (value - window, -1)))
-        hi = bucket.bisect_left(cast(_Key, (value + window, math.inf)))
-        out: list[Candidate] = []
-        for other_value, _, other in bucket.islice(lo, hi):
-            other_window = window if other is trigger else self.window(other, now_ms)
-            if abs(other_value - value) <= other_window:
-                out.append(Candidate(other_value, other_window, other))
-        return out
+        index = self.index[trigger.bucket]
+        return accepting(trigger, window, index, self._span, lambda e: self.window(e, now_ms))
+
+    def _span(self, entry: PoolEntry) -> tuple[float, float, float]:
+        return self.spans[entry.entry_id]
 
 
 def next_step(rule: RangeRule, since_ms: int, now_ms: int) -> int | None:
@@ -222,8 +278,39 @@ def next_step(rule: RangeRule, since_ms: int, now_ms: int) -> int | None:
     return since_ms + ((now_ms - since_ms) // widen.every_ms + 1) * widen.every_ms
 
 
+def accepting(
+    trigger: PoolEntry,
+    window: float,
+    index: SortedList[_Key],
+    span_of: Callable[[PoolEntry], tuple[float, float, float]],
+    window_of: Callable[[PoolEntry], float],
+) -> list[Candidate]:
+    """The entries of ``index`` (by mean) whose members are all within ``window`` of the
+    trigger's and whose own window covers the trigger's members, and the trigger, in index
+    order. An acceptable partner's mean lies within ``window`` of the trigger's mean, so
+    one slice of the index holds them all.
+
+    Probes shorter than a key: the seq decides before the missing entry is reached."""
+    low, value, high = span_of(trigger)
+    lo = index.bisect_left(cast(_Key, (value - window, -1)))
+    hi = index.bisect_left(cast(_Key, (value + window, math.inf)))
+    out: list[Candidate] = []
+    for other_value, _, other in index.islice(lo, hi):
+        other_low, _, other_high = span_of(other)
+        if other is trigger:
+            out.append(Candidate(value, window, trigger, low, high))
+            continue
+        distance = max(other_high - low, high - other_low)
+        other_window = window_of(other)
+        if distance <= min(window, other_window):
+            out.append(Candidate(other_value, other_window, other, other_low, other_high))
+    return out
+
+
 def pairwise(run: list[Candidate]) -> bool:
-    """Whether every two of ``run`` (in value order) accept each other: each member's
-    farthest partner is an end of the run, so one look per member suffices."""
-    low, high = run[0].value, run[-1].value
-    return all(max(c.value - low, high - c.value) <= c.window for c in run)
+    """Whether every two members of ``run`` accept each other, a party's own members
+    included: each entry's farthest pair is one of its members' ends against an end of
+    the run's span, so one look per entry suffices."""
+    low = min(c.low for c in run)
+    high = max(c.high for c in run)
+    return all(max(c.high - low, high - c.low) <= c.window for c in run)

@@ -29,7 +29,8 @@ Parties. A party's entry (:mod:`matchmaker.core.parties`) holds a seat per
 member: a run forms when its seats make the group, and its members play on one
 team (:func:`.split.seat_parties`; a party larger than the largest team is
 refused on entering, ``party.too_large``). It is indexed by its members' mean
-value, balanced member by member, and placed by its leader's ``latencies``.
+value, held to the range rule member by member (as in :mod:`.skill`), balanced
+member by member, and placed by its leader's ``latencies``.
 Backfill seats solos only.
 
 Backfill. A newcomer must reach the session's region (and pass the range rule,
@@ -39,20 +40,27 @@ team that lost a member.
 
 from __future__ import annotations
 
-import bisect
 import math
-from collections.abc import Iterable, Iterator, Sequence
-from itertools import accumulate
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple, cast
 
 from sortedcontainers import SortedList
 
 from matchmaker.core.events import Delivery
-from matchmaker.core.modes.skill import Candidate, next_step, pairwise
+from matchmaker.core.modes.skill import (
+    Candidate,
+    accepting,
+    next_step,
+    number,
+    pairwise,
+    players,
+    runs,
+    span,
+)
 from matchmaker.core.modes.split import best_split, in_order, seat_parties
 from matchmaker.core.modes.strategy import ModeHost, ModeStrategy
 from matchmaker.core.pools import Bucket
-from matchmaker.core.state import ClientState, Lineup, Pool, PoolEntry, Session
+from matchmaker.core.state import Lineup, Pool, PoolEntry, Session
 from matchmaker.model import RangeRule
 
 __all__ = ["TeamMode", "number"]
@@ -67,29 +75,6 @@ class _Found(NamedTuple):
     rank: tuple[float, float, int, int]
     group: list[PoolEntry]
     teams: list[int]
-
-
-def number(client: ClientState, attribute: str) -> float:
-    """A numeric attribute the pool admitted the client with (``bucket_for`` checked it)."""
-    value = client.attributes[attribute]
-    assert isinstance(value, int | float)
-    return value
-
-
-def players(entry: PoolEntry) -> Sequence[ClientState]:
-    """Who plays for ``entry``: its client, or every member of its party (one a seat)."""
-    party = entry.party
-    return (entry.client,) if party is None else tuple(party.members.values())
-
-
-def _runs(seats: Sequence[int], at: int, size: int) -> Iterator[tuple[int, int]]:
-    """The runs ``[start, end)`` of consecutive candidates (of ``seats`` each) that hold
-    candidate ``at`` and make exactly ``size`` seats, by start."""
-    prefix = list(accumulate(seats, initial=0))
-    for start in range(at + 1):
-        end = bisect.bisect_left(prefix, prefix[start] + size)
-        if at < end < len(prefix) and prefix[end] == prefix[start] + size:
-            yield start, end
 
 
 class TeamMode(ModeStrategy):
@@ -288,7 +273,7 @@ class TeamMode(ModeStrategy):
         for size in range(min(spec.group_size, sum(seats)), spec.smallest - 1, -1):
             full = size == spec.group_size
             best: _Found | None = None
-            for start, end in _runs(seats, at, size):
+            for start, end in runs(seats, at, size):
                 run = candidates[start:end]
                 oldest = min(c.entry.entered_at for c in run)
                 if not full and (fill is None or oldest + fill > now_ms):
@@ -299,7 +284,8 @@ class TeamMode(ModeStrategy):
                 if split is None:
                     continue
                 teams, difference = split
-                rank = (difference, run[-1].value - run[0].value, oldest, start)
+                spread = max(c.high for c in run) - min(c.low for c in run)
+                rank = (difference, spread, oldest, start)
                 if best is None or rank < best.rank:
                     best = _Found(rank, [c.entry for c in run], teams)
             if best is not None:
@@ -355,14 +341,14 @@ class TeamMode(ModeStrategy):
         if self.range is None:
             at = index.index((value, trigger.seq, trigger))
             keys = index.islice(max(0, at - width), at + width + 1)
-            return [Candidate(v, math.inf, e) for v, _, e in keys]
-        window = self._window(trigger, now_ms)
-        lo = index.bisect_left(cast(_Key, (value - window, -1)))
-        hi = index.bisect_left(cast(_Key, (value + window, math.inf)))
-        out: list[Candidate] = []
-        for other_value, _, other in index.islice(lo, hi):
-            other_window = window if other is trigger else self._window(other, now_ms)
-            if abs(other_value - value) <= other_window:
-                out.append(Candidate(other_value, other_window, other))
+            return [Candidate(v, math.inf, e, v, v) for v, _, e in keys]
+        attribute = self.range[0]
+        out = accepting(
+            trigger,
+            self._window(trigger, now_ms),
+            index,
+            lambda e: span(e, attribute),
+            lambda e: self._window(e, now_ms),
+        )
         at = next(i for i, c in enumerate(out) if c.entry is trigger)
         return out[max(0, at - width) : at + width + 1]
