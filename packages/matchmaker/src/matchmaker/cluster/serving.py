@@ -20,6 +20,7 @@ from matchmaker.cluster.routes import NOTHING, Action, Deliver, Post, Routes
 from matchmaker.core import Delivery
 from matchmaker.core.effects import Close, Refuse, ReplyWith
 from matchmaker.core.events import EntryWithdrawn
+from matchmaker.core.placement import moves
 from matchmaker.errors import internal_error
 
 __all__ = ["Serving"]
@@ -61,7 +62,7 @@ class Serving:
             # Handed over here by its draining home, which still had its socket: served
             # as the local client it is now.
             local = routes.conversation(now_ms)
-            local.client = routes.core.clients.get(client_id)
+            moves.serve_handed_over(local, routes.core.clients.get(client_id))
             proxy = (home, local)
         elif proxy is None:
             conversation = routes.conversation(now_ms)

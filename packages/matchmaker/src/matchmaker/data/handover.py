@@ -33,6 +33,7 @@ import msgspec
 
 from matchmaker.core import Delivery, Matchmaker
 from matchmaker.core.parties import Party
+from matchmaker.core.placement import moves
 from matchmaker.core.resume import FRAME_OVERHEAD_BYTES, Outbox
 from matchmaker.model import FilterValue
 
@@ -165,7 +166,7 @@ def take_over(core: Matchmaker, body: str, now_ms: int) -> list[Delivery]:
     bound = core.resumption.bound
     for kept in handover.clients:
         client = core.readmit(kept.client_id, kept.project_id, kept.attributes, kept.player_id)
-        client.ack = kept.ack
+        moves.carry_ack(client, kept.ack)
         frames = list(kept.frames)
         outbox = Outbox(
             kept.client_id,
@@ -182,8 +183,10 @@ def take_over(core: Matchmaker, body: str, now_ms: int) -> list[Delivery]:
         members = [(core.clients[m.client_id], m.public) for m in session.members]
         core.reopen(session.session_id, session.project_id, (session.pool, session.room), members)
     for record in handover.parties:
-        party = Party(record.party_id, record.code, record.project_id, record.leader)
-        party.members = {cid: core.clients[cid] for cid in record.members}
+        party = moves.with_members(
+            Party(record.party_id, record.code, record.project_id, record.leader),
+            {cid: core.clients[cid] for cid in record.members},
+        )
         core.parties.reopen(party)
     _log.info(
         "took over %d clients, %d sessions and %d parties from the restart hand-over",

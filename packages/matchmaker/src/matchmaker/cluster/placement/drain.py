@@ -26,6 +26,7 @@ from matchmaker.cluster.placement.hosting import Hosting
 from matchmaker.cluster.ring import host, owner
 from matchmaker.cluster.routes import NOTHING, Action, Deliver, Post, Routes
 from matchmaker.core.events import PublicMember
+from matchmaker.core.placement import moves
 from matchmaker.core.resume import token_digest
 
 __all__ = ["Drain", "heir_of"]
@@ -114,7 +115,7 @@ class Drain:
             )
             state = conversation.client
             assert state is not None
-        state.ack = message.ack  # its numbered sends are taken once here too
+        moves.carry_ack(state, message.ack)
         routes.homes.pop(client_id, None)
         core.resumption.handed_over(
             client_id,

@@ -42,8 +42,9 @@ from matchmaker.core import Delivery
 from matchmaker.core.backfill import mirror_origin
 from matchmaker.core.effects import Refuse
 from matchmaker.core.events import Event, MemberLeft, SessionFormed
+from matchmaker.core.placement import moves
 from matchmaker.core.sessions import UNTOLD_CAP
-from matchmaker.core.state import Member, Origin, Session
+from matchmaker.core.state import Origin, Session
 from matchmaker.errors import MatchmakerError
 
 __all__ = ["Hosting"]
@@ -88,10 +89,7 @@ class Hosting:
         ]
         origin = _origin(session)
         message = Host(session_id, session.project_id, session.pool, origin, members, fresh)
-        for member in session.members.values():
-            member.client.sessions.pop(session_id, None)
-        del routes.core.sessions[session_id]
-        routes.core.backfills.cancel(session_id)
+        moves.release(routes.core, session)
         routes.hosted_at(session_id, target)
         out: list[Action] = [Post(target, message)]
         if fresh:  # those connected here were told of it (before it moved)
@@ -111,12 +109,7 @@ class Hosting:
         routes = self.routes
         core = routes.core
         session_id = message.session
-        session = core.sessions.get(session_id)
-        if session is None:
-            session = Session(
-                session_id, message.project, pool=message.pool, origin=_decode(message)
-            )
-            core.sessions[session_id] = session
+        session = moves.host_here(core, session_id, message.project, message.pool, _decode(message))
         fresh = message.fresh
         seated = [self._seat(session, row, now_ms, fresh=fresh) for row in message.members]
         gone = [row[0] for row, there in zip(message.members, seated, strict=True) if not there]
@@ -132,8 +125,7 @@ class Hosting:
             # of the members that died with it (the sender left them out).
             for other in sorted(set(known or ()) - set(session.members) - told):
                 out.append(((client_id,), MemberLeft(session_id, other, "disconnected")))
-        if not session.members:
-            del core.sessions[session_id]
+        moves.drop_if_empty(core, session)
         return [Deliver(out)] if out else NOTHING
 
     def _seat(self, session: Session, row: list[Any], now_ms: int, *, fresh: bool) -> bool:
@@ -149,7 +141,7 @@ class Hosting:
         if client_id in session.members:
             if identity is not None and routes.unconfirmed.pop(key, None) is not None:
                 assert state is not None
-                state.credential, state.attributes = identity[0], dict(identity[1])
+                moves.confirm_identity(state, identity[0], identity[1])
             return True
         if state is None:
             if home == routes.node or home not in routes.live:
@@ -167,8 +159,7 @@ class Hosting:
             routes.unconfirmed[key] = now_ms
         # Just formed: what the session says waits until its home told it of the session.
         untold = fresh and routes.told_early.pop(key, None) is None
-        session.members[client_id] = Member(state, public, [] if untold else None)
-        state.sessions[session.session_id] = session
+        moves.seat(session, state, public, untold)
         return True
 
     def on_hosting(self, sender: str, message: Moved, now_ms: int) -> Sequence[Action]:
