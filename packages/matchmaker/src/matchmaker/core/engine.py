@@ -76,17 +76,9 @@ class Matchmaker:
         self.schedule = tables.schedule
         self.next_due = tables.next_due
         self.expire = tables.expire
-        self.session_count = tables.session_count
-        self.pause = tables.pause
-        self.unpause = tables.unpause
-        self.withdraw = tables.withdraw
-        # What the sessions do, asked of the core (the hot path, relay, among them).
+        # What the sessions do, asked of the core by the cluster, the modes, the shells.
         self.form = membership.form
-        self.seat = membership.seat
         self.admit = membership.admit
-        self.hold = membership.hold
-        self.release = membership.release
-        self.seated_elsewhere = membership.seated_elsewhere
         self.told = membership.told
         self.awaits_told = membership.awaits_told
         self.take_seat = membership.take_seat
@@ -195,7 +187,7 @@ class Matchmaker:
         out: list[Delivery] = []
         for entry in client.entries.values():
             if not entry.paused:  # (a held one is out of its bucket already)
-                self.pause(entry, out)
+                self.tables.pause(entry, out)
         self.parties.away(client, out)
         self.membership.status(client, "away", out)
         return out
@@ -212,7 +204,7 @@ class Matchmaker:
                 continue  # withdrawn as an earlier entry matched, or held for a seat elsewhere
             if entry.party is not None and entry.party.away():
                 continue  # its party waits for another member to come back
-            self.unpause(entry, now_ms, out)
+            self.tables.unpause(entry, now_ms, out)
         self.parties.back(client, now_ms, out)
         return out
 
@@ -232,7 +224,7 @@ class Matchmaker:
             )
         if len(client.entries) >= self.limits.max_pools_per_client:
             raise entry_limit(self.limits)
-        if self.session_count(client) >= self.limits.max_sessions_per_client:
+        if self.tables.session_count(client) >= self.limits.max_sessions_per_client:
             raise session_limit(self.limits)
         pool = self._pool_for(project.id, name, spec, is_policy, request)
         bucket = pool.spec.bucket_for(client.attributes)
@@ -280,7 +272,7 @@ class Matchmaker:
         if party is not None:
             self.parties.entered(party, entry, out)
             if party.away():  # waits, out of its bucket, until everyone is back
-                self.pause(entry, out)
+                self.tables.pause(entry, out)
                 return entered, out
         pool.mode.entered(entry, now_ms, out)
         return entered, out
@@ -295,7 +287,7 @@ class Matchmaker:
                     code="pool.filter_mismatch",
                     details={"party_id": party.party_id, "client_id": member.client_id},
                 )
-            if self.session_count(member) >= self.limits.max_sessions_per_client:
+            if self.tables.session_count(member) >= self.limits.max_sessions_per_client:
                 raise session_limit(self.limits)
 
     def party(
