@@ -34,7 +34,12 @@ def core_fields() -> frozenset[str]:
         names.update(field.name for field in dataclasses.fields(record))
     names.update(name for name in Conversation.__slots__ if not name.startswith("_"))
     core = Matchmaker(Limits())
-    names.update(name for name in vars(core) if not name.startswith("_"))
+    # Its tables and collaborators, not the operations it binds from them (``core.relay``).
+    names.update(
+        name
+        for name, value in vars(core).items()
+        if not name.startswith("_") and not callable(value)
+    )
     names.update(name for name in vars(core.resumption) if not name.startswith("_"))
     assert isinstance(core.resumption, Resumption)
     return frozenset(names)

@@ -283,7 +283,7 @@ def test_expiry_heap_is_compacted() -> None:
     for _ in range(3000):
         core.enter(a, PROJECT, enter_data(), 0)
         core.leave_pool(a, "duel")
-    assert len(core._expiry) < 2100
+    assert len(core.tables.expiry) < 2100
 
 
 def test_a_policy_change_closes_only_that_projects_changed_policy_pools() -> None:

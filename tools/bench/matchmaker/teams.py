@@ -136,7 +136,7 @@ class Stream:
         return info.party_id
 
     def _tick(self, now: int) -> None:
-        due = sum(1 for when, *_ in self.core._timers if when <= now)
+        due = sum(1 for when, *_ in self.core.tables.timers if when <= now)
         start = time.process_time()
         out = self.core.expire(now)
         self.timer_cpu += time.process_time() - start

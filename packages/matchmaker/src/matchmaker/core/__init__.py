@@ -14,9 +14,9 @@ process's :class:`Matchmaker`, fed commands and the time, whose effects
     conversation.py  Conversation: one connection's protocol rules, commands in, effects out
     effects.py    what the shell must do: ReplyWith, Refuse, Close, ...
     events.py     what the core answers and announces, and to whom (Delivery)
-    engine.py     Matchmaker: every pool and session of one process
-    sessions.py   what Matchmaker does to sessions: forming, seats, rooms, relay, leaving
-    tables.py     the records Matchmaker keeps, ids, an entry taken out of its pool
+    engine.py     Matchmaker: every pool and session of one process, composing the below
+    sessions.py   Sessions, on the tables: forming, seats, rooms, relay, leaving
+    tables.py     Tables, the one state: the records, ids, expiry, an entry out of its pool
     modes/        one strategy per pool mode: which waiting entries form groups (auto, skill,
                   claim, mutual, propose, delegated; strategy.py, the seam)
     admission/    what a connection may do: field checks, jwt credentials, rate limits

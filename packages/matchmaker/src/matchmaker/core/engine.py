@@ -7,9 +7,14 @@ to send. Nothing here awaits, so one operation is atomic with respect to every
 other: a client can never be matched twice or half-matched.
 
 :class:`Matchmaker` holds the clients' operations (connect, away, back, gone)
-and the pools' (enter, the modes' commands, leave, expiry, policy changes); it
-builds on :class:`~matchmaker.core.sessions.Sessions` (forming, rooms, relay)
-and :class:`~matchmaker.core.tables.Tables` (the records and shared steps).
+and the pools' (enter, the modes' commands, leave, policy changes). It composes, by
+explicit calls and no class chain, one :class:`~matchmaker.core.tables.Tables` (the
+records, the shared steps, expiry) and the collaborators that each hold that same
+state and own one job: :class:`~matchmaker.core.sessions.Sessions` (forming, rooms,
+relay, leaving), :class:`~matchmaker.core.backfill.Backfills` and
+:class:`~matchmaker.core.parties.Parties`. What shells, the cluster and the modes call
+of those is bound here once as a plain attribute (``core.relay`` is
+``core.membership.relay``): the same calls per message as a method of its own.
 """
 
 from __future__ import annotations
@@ -31,7 +36,6 @@ from matchmaker.core.commands import (
 from matchmaker.core.events import (
     Delivery,
     EnteredPool,
-    EntryExpired,
     EntryPoolClosed,
     EntryWithdrawn,
     ModeAnswer,
@@ -43,19 +47,48 @@ from matchmaker.core.pools import Bucket, PoolKey, PoolSpec, resolve_pool
 from matchmaker.core.projects import DELEGATE_SCOPE, holds_scope
 from matchmaker.core.sessions import Sessions, session_limit
 from matchmaker.core.state import ClientState, Pool, PoolEntry
+from matchmaker.core.tables import Tables
 from matchmaker.errors import MatchmakerError
 from matchmaker.model import FilterValue, Project
 
 __all__ = ["Matchmaker", "entry_limit"]
 
 
-class Matchmaker(Sessions):
+class Matchmaker:
     """All pools and sessions of one process, and the clients in them."""
 
     def __init__(self, limits: Limits, *, node: str | None = None) -> None:
-        super().__init__(limits, node=node)
-        self.backfills = Backfills(self)
-        self.parties = Parties(self)
+        self.tables = tables = Tables(limits, node=node)
+        self.membership = membership = Sessions(tables)
+        self.backfills = membership.backfills = Backfills(membership)
+        self.parties = Parties(tables)
+        # The state's tables, the same objects as the collaborators hold (never reassigned).
+        self.limits = tables.limits
+        self.clients = tables.clients
+        self.pools = tables.pools
+        self.sessions = tables.sessions
+        self.rooms = tables.rooms
+        self.players = tables.players
+        self.resumption = tables.resumption
+        # The tables' steps a mode, a shell or the cluster calls on the core.
+        self.new_id = tables.new_id
+        self.entry_of = tables.entry_of
+        self.schedule = tables.schedule
+        self.next_due = tables.next_due
+        self.expire = tables.expire
+        # What the sessions do, asked of the core by the cluster, the modes, the shells.
+        self.form = membership.form
+        self.admit = membership.admit
+        self.told = membership.told
+        self.awaits_told = membership.awaits_told
+        self.take_seat = membership.take_seat
+        self.refill = membership.refill
+        self.backfill = membership.backfill
+        self.join_session = membership.join_session
+        self.reopen = membership.reopen
+        self.leave_session = membership.leave_session
+        self.relay = membership.relay
+        self.signal = membership.signal
 
     # -- clients --------------------------------------------------------------------------
 
@@ -103,12 +136,12 @@ class Matchmaker(Sessions):
         out: list[Delivery] = []
         for entry in list(client.entries.values()):
             holders = entry.holders()  # a party's entry: every member hears it closed
-            self._drop_entry(entry, reason, out)
+            self.tables.drop_entry(entry, reason, out)
             closed = EntryPoolClosed(entry.pool.name, entry.entry_id, reason)
             out.append((holders, closed))
         for pool in list(client.delegating.values()):
             pool.mode.detach(client, now_ms, out)
-            self._free_if_idle(pool)
+            self.tables.free_if_idle(pool)
         client.delegating.clear()
         return out
 
@@ -127,12 +160,12 @@ class Matchmaker(Sessions):
         out: list[Delivery] = []
         self.parties.gone(client, out)
         for entry in list(client.entries.values()):
-            self._drop_entry(entry, reason, out)
+            self.tables.drop_entry(entry, reason, out)
         for pool in list(client.delegating.values()):
             pool.mode.detach(client, now_ms, out)
-            self._free_if_idle(pool)
+            self.tables.free_if_idle(pool)
         for session in list(client.sessions.values()):
-            self._leave(client, session, reason, now_ms, out)
+            self.membership.leave(client, session, reason, now_ms, out)
         return out
 
     def end_grace(self, now_ms: int) -> tuple[list[str], list[Delivery]]:
@@ -154,9 +187,9 @@ class Matchmaker(Sessions):
         out: list[Delivery] = []
         for entry in client.entries.values():
             if not entry.paused:  # (a held one is out of its bucket already)
-                self.pause(entry, out)
+                self.tables.pause(entry, out)
         self.parties.away(client, out)
-        self._status(client, "away", out)
+        self.membership.status(client, "away", out)
         return out
 
     def resume(self, client_id: str, now_ms: int) -> list[Delivery]:
@@ -165,13 +198,13 @@ class Matchmaker(Sessions):
         client = self.clients[client_id]
         client.away = False
         out: list[Delivery] = []
-        self._status(client, "back", out)
+        self.membership.status(client, "back", out)
         for entry in list(client.entries.values()):
             if not entry.live or entry.held:
                 continue  # withdrawn as an earlier entry matched, or held for a seat elsewhere
             if entry.party is not None and entry.party.away():
                 continue  # its party waits for another member to come back
-            self.unpause(entry, now_ms, out)
+            self.tables.unpause(entry, now_ms, out)
         self.parties.back(client, now_ms, out)
         return out
 
@@ -191,7 +224,7 @@ class Matchmaker(Sessions):
             )
         if len(client.entries) >= self.limits.max_pools_per_client:
             raise entry_limit(self.limits)
-        if self.session_count(client) >= self.limits.max_sessions_per_client:
+        if self.tables.session_count(client) >= self.limits.max_sessions_per_client:
             raise session_limit(self.limits)
         pool = self._pool_for(project.id, name, spec, is_policy, request)
         bucket = pool.spec.bucket_for(client.attributes)
@@ -209,9 +242,10 @@ class Matchmaker(Sessions):
             party = self.parties.entering(client, request.party_id, pool.spec)
             self._admit_party(party, pool, bucket)
         ttl = min(request.ttl_ms or self.limits.entry_ttl_ms, self.limits.entry_ttl_ms)
-        seq = next(self._counter)
+        tables = self.tables
+        seq = next(tables.counter)
         entry = PoolEntry(
-            f"e{self._node}-{seq}",
+            f"e{tables.node}-{seq}",
             seq,
             client,
             pool,
@@ -225,7 +259,7 @@ class Matchmaker(Sessions):
         self.pools[pool.key] = pool
         pool.add(entry)
         client.entries[name] = entry
-        heapq.heappush(self._expiry, (entry.expires_at, seq, entry))
+        heapq.heappush(tables.expiry, (entry.expires_at, seq, entry))
         entered = EnteredPool(
             name,
             entry.entry_id,
@@ -238,7 +272,7 @@ class Matchmaker(Sessions):
         if party is not None:
             self.parties.entered(party, entry, out)
             if party.away():  # waits, out of its bucket, until everyone is back
-                self.pause(entry, out)
+                self.tables.pause(entry, out)
                 return entered, out
         pool.mode.entered(entry, now_ms, out)
         return entered, out
@@ -253,7 +287,7 @@ class Matchmaker(Sessions):
                     code="pool.filter_mismatch",
                     details={"party_id": party.party_id, "client_id": member.client_id},
                 )
-            if self.session_count(member) >= self.limits.max_sessions_per_client:
+            if self.tables.session_count(member) >= self.limits.max_sessions_per_client:
                 raise session_limit(self.limits)
 
     def party(
@@ -382,29 +416,10 @@ class Matchmaker(Sessions):
             )
         out: list[Delivery] = []
         others = [cid for cid in entry.holders() if cid != client_id]
-        self._drop_entry(entry, "left", out)
+        self.tables.drop_entry(entry, "left", out)
         if others:  # a party's entry: its members hear that their leader left the pool
             out.append((others, EntryWithdrawn(name, entry.entry_id, "left")))
         return entry.entry_id, out
-
-    def expire(self, now_ms: int) -> list[Delivery]:
-        """Withdraw every entry whose TTL ran out by ``now_ms`` (``pool.expired`` to each)
-        and run the mode timers that are due (proposal deadlines, delegate grace)."""
-        out: list[Delivery] = []
-        timers = self._timers
-        while timers and timers[0][0] <= now_ms:
-            _, _, pool, key = heapq.heappop(timers)
-            pool.mode.timer(key, now_ms, out)
-        heap = self._expiry
-        while heap and heap[0][0] <= now_ms:
-            entry = heapq.heappop(heap)[2]
-            if entry.live:
-                self._drop_entry(entry, "expired", out, stale=False)
-                expired = EntryExpired(entry.pool.name, entry.entry_id, "ttl")
-                out.append((entry.holders(), expired))
-            else:
-                self._stale -= 1
-        return out
 
     def close_changed_policies(self, project_id: str, project: Project | None) -> list[Delivery]:
         """After a Project's config changed: close its policy pools that no longer match.
@@ -433,7 +448,7 @@ class Matchmaker(Sessions):
                 ]
             for entry in entries:
                 holders = entry.holders()
-                self._drop_entry(entry, "policy_changed", out)
+                self.tables.drop_entry(entry, "policy_changed", out)
                 closed = EntryPoolClosed(pool.name, entry.entry_id, "policy_changed")
                 out.append((holders, closed))
         return out

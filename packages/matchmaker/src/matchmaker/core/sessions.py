@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any, Literal
 
 from matchmaker.config import Limits
+from matchmaker.core.backfill import Backfills
 from matchmaker.core.commands import Backfill
 from matchmaker.core.events import (
     Backfilled,
@@ -35,12 +36,24 @@ from matchmaker.model import Project
 __all__ = ["UNTOLD_CAP", "Sessions", "member_infos", "seat_team", "session_limit"]
 
 
-class Sessions(Tables):
+class Sessions:
     """The sessions of one process: how members come into them, talk and leave."""
 
-    def _status(
+    backfills: Backfills  # made by Matchmaker on this object, which seats what backfill picks
+
+    def __init__(self, tables: Tables) -> None:
+        self.tables = tables
+        # The tables' own dicts, bound once: plain attributes, no lookup more per message.
+        self.limits = tables.limits
+        self.clients = tables.clients
+        self.pools = tables.pools
+        self.sessions = tables.sessions
+        self.rooms = tables.rooms
+
+    def status(
         self, client: ClientState, status: Literal["away", "back"], out: list[Delivery]
     ) -> None:
+        """Tell ``client``'s session peers it is ``away`` or ``back``."""
         for session in client.sessions.values():
             event = MemberStatus(session.session_id, client.client_id, status)
             others = _tell(session, (c for c in session.members if c != client.client_id), event)
@@ -56,7 +69,7 @@ class Sessions(Tables):
         pool = group[0].pool
         assert all(e.live and e.pool is pool for e in group), "a mode formed a stale group"
         origin = Origin(pool.key, pool.spec, group[0].bucket)
-        session = Session(self.new_id("s"), pool.project_id, pool=pool.name, origin=origin)
+        session = Session(self.tables.new_id("s"), pool.project_id, pool=pool.name, origin=origin)
         if lineup is not None:
             session.teams, session.region = lineup.teams, lineup.region
         for entry in group:
@@ -68,7 +81,7 @@ class Sessions(Tables):
     def _matched(self, entry: PoolEntry, session: Session, out: list[Delivery]) -> None:
         """``entry`` leaves its pool for ``session`` (with every member of its party)."""
         party = entry.party
-        self._drop_entry(entry, "matched", out)
+        self.tables.drop_entry(entry, "matched", out)
         self._joined(entry.client, entry.public, session, out)
         if party is not None:
             for member in list(party.members.values()):
@@ -86,12 +99,12 @@ class Sessions(Tables):
 
     def _withdraw_entries(self, client: ClientState, out: list[Delivery]) -> None:
         for other in list(client.entries.values()):
-            self.withdraw(other, "matched", out)
+            self.tables.withdraw(other, "matched", out)
 
     def seat(self, entry: PoolEntry, session: Session, out: list[Delivery]) -> None:
         """Backfill: ``entry`` joins a formed session. The members get
         ``session.member_joined``, the newcomer ``session.created`` with every member."""
-        self._drop_entry(entry, "matched", out)
+        self.tables.drop_entry(entry, "matched", out)
         self.admit(entry.client, entry.public, session, out)
 
     def admit(
@@ -117,7 +130,7 @@ class Sessions(Tables):
     def hold(self, entry: PoolEntry, out: list[Delivery]) -> None:
         """Backfill across members: ``entry`` leaves its bucket (and its mode's view), kept
         for a session elsewhere until that member answers."""
-        self.pause(entry, out, "held")
+        self.tables.pause(entry, out, "held")
         entry.held = True
 
     def release(self, entry: PoolEntry, now_ms: int, out: list[Delivery]) -> None:
@@ -125,13 +138,13 @@ class Sessions(Tables):
         entry.held = False
         if entry.client.away:
             return  # it returns with its client (resume)
-        self.unpause(entry, now_ms, out)
+        self.tables.unpause(entry, now_ms, out)
 
     def seated_elsewhere(self, entry: PoolEntry, out: list[Delivery]) -> None:
         """A held ``entry`` was seated by the session's member: it leaves as matched, and
         its client's other entries here are withdrawn."""
         entry.held = False
-        self._drop_entry(entry, "matched", out)
+        self.tables.drop_entry(entry, "matched", out)
         self._withdraw_entries(entry.client, out)
 
     def told(self, client_id: str, session_id: str) -> list[Delivery]:
@@ -190,7 +203,7 @@ class Sessions(Tables):
         session = self.rooms.get((project.id, room))
         if session is not None and client_id in session.members:
             return JoinedSession(session.session_id, created=False), []
-        if self.session_count(client) >= self.limits.max_sessions_per_client:
+        if self.tables.session_count(client) >= self.limits.max_sessions_per_client:
             raise session_limit(self.limits)
         out: list[Delivery] = []
         if session is None:
@@ -200,7 +213,7 @@ class Sessions(Tables):
                     code="session.not_found",
                     details={"session": room},
                 )
-            session = Session(self.new_id("s"), project.id, room=room)
+            session = Session(self.tables.new_id("s"), project.id, room=room)
             self.rooms[(project.id, room)] = session
             self.sessions[session.session_id] = session
         elif len(session.members) >= self.limits.max_session_members:
@@ -250,7 +263,7 @@ class Sessions(Tables):
         client = self.clients[client_id]
         session = self._membership(client, session_id)
         out: list[Delivery] = []
-        self._leave(client, session, "left", now_ms, out)
+        self.leave(client, session, "left", now_ms, out)
         return out
 
     def relay(
@@ -313,9 +326,11 @@ class Sessions(Tables):
             details={"session_id": session_id},
         )
 
-    def _leave(
+    def leave(
         self, client: ClientState, session: Session, reason: str, now_ms: int, out: list[Delivery]
     ) -> None:
+        """``client`` leaves ``session`` for ``reason``: its peers are told and its seat
+        reopens; the last one out ends the session (and its room, its backfill)."""
         del session.members[client.client_id]
         del client.sessions[session.session_id]
         for members in (session.teams or {}).values():

@@ -1,10 +1,12 @@
 """The tables of the matching core and the steps every operation shares. Synchronous, no I/O.
 
-:class:`Tables` holds the records of one process (clients, pools, sessions,
-rooms, players), the entries' expiry heap and the modes' timers; it mints ids and
-takes an entry out of its pool. :class:`~matchmaker.core.sessions.Sessions` adds
-the sessions' operations on top, :class:`~matchmaker.core.engine.Matchmaker` the
-clients' and the pools'.
+:class:`Tables` is the one state of the core: the records of one process (clients,
+pools, sessions, rooms, players), the entries' expiry heap and the modes' timers; it
+mints ids, takes an entry out of its pool and expires what ran out.
+:class:`~matchmaker.core.engine.Matchmaker` holds it and hands that same object to the
+collaborators that each own one job (:class:`~matchmaker.core.sessions.Sessions`,
+:class:`~matchmaker.core.parties.Parties`), as the cluster's ``Router`` hands its
+``Routes``: no class chain, so what ``tables.x`` is can be read here.
 """
 
 from __future__ import annotations
@@ -14,8 +16,7 @@ import itertools
 import secrets
 
 from matchmaker.config import Limits
-from matchmaker.core.backfill import Backfills
-from matchmaker.core.events import Delivery, EntryWithdrawn
+from matchmaker.core.events import Delivery, EntryExpired, EntryWithdrawn
 from matchmaker.core.pools import PoolKey
 from matchmaker.core.resume import ReplayBound, Resumption
 from matchmaker.core.state import ClientState, Pool, PoolEntry, Session
@@ -28,8 +29,6 @@ _HEAP_COMPACT_MIN = 1024
 
 class Tables:
     """The records of one process and the steps its operations share."""
-
-    backfills: Backfills  # made by Matchmaker, which seats the entries backfill picks
 
     def __init__(self, limits: Limits, *, node: str | None = None) -> None:
         self.limits = limits
@@ -44,22 +43,41 @@ class Tables:
         replay_age_ms = limits.heartbeat_timeout_ms + limits.resume_grace_ms
         bound = ReplayBound(limits.resume_buffer_bytes, replay_age_ms)
         self.resumption = Resumption(bound, limits.resume_grace_ms, issuer=node)
-        self._node = node if node is not None else secrets.token_hex(3)
-        self._counter = itertools.count(1)
-        self._expiry: list[tuple[int, int, PoolEntry]] = []
+        self.node = node if node is not None else secrets.token_hex(3)
+        self.counter = itertools.count(1)
+        self.expiry: list[tuple[int, int, PoolEntry]] = []
         self._stale = 0
-        self._timers: list[tuple[int, int, Pool, str]] = []
+        self.timers: list[tuple[int, int, Pool, str]] = []
 
     def schedule(self, due_ms: int, pool: Pool, key: str) -> None:
         """Run ``pool.mode.timer(key)`` from the first :meth:`expire` at or after ``due_ms``."""
-        heapq.heappush(self._timers, (due_ms, next(self._counter), pool, key))
+        heapq.heappush(self.timers, (due_ms, next(self.counter), pool, key))
 
     def next_due(self) -> int | None:
         """The earliest time (ms) at which :meth:`expire` has something to look at: a mode
         timer or an entry's TTL (possibly of an entry gone since, then a no-op), ``None``
         when nothing is scheduled. A shell with a simulated clock steps to it."""
-        heads = [heap[0][0] for heap in (self._timers, self._expiry) if heap]
+        heads = [heap[0][0] for heap in (self.timers, self.expiry) if heap]
         return min(heads) if heads else None
+
+    def expire(self, now_ms: int) -> list[Delivery]:
+        """Withdraw every entry whose TTL ran out by ``now_ms`` (``pool.expired`` to each)
+        and run the mode timers that are due (proposal deadlines, delegate grace)."""
+        out: list[Delivery] = []
+        timers = self.timers
+        while timers and timers[0][0] <= now_ms:
+            _, _, pool, key = heapq.heappop(timers)
+            pool.mode.timer(key, now_ms, out)
+        heap = self.expiry
+        while heap and heap[0][0] <= now_ms:
+            entry = heapq.heappop(heap)[2]
+            if entry.live:
+                self.drop_entry(entry, "expired", out, stale=False)
+                expired = EntryExpired(entry.pool.name, entry.entry_id, "ttl")
+                out.append((entry.holders(), expired))
+            else:
+                self._stale -= 1
+        return out
 
     def entry_of(self, client_id: str, pool: Pool) -> PoolEntry | None:
         """The live entry ``client_id`` holds in ``pool``, if any."""
@@ -68,7 +86,7 @@ class Tables:
         return entry if entry is not None and entry.pool is pool and not entry.paused else None
 
     def new_id(self, prefix: str) -> str:
-        return f"{prefix}{self._node}-{next(self._counter)}"
+        return f"{prefix}{self.node}-{next(self.counter)}"
 
     def session_count(self, client: ClientState) -> int:
         """The sessions ``max_sessions_per_client`` counts for ``client``: a player's
@@ -101,12 +119,15 @@ class Tables:
         """Take ``entry`` out of its pool and tell everyone it waited for
         (``pool.withdrawn``)."""
         holders = entry.holders()
-        self._drop_entry(entry, reason, out)
+        self.drop_entry(entry, reason, out)
         out.append((holders, EntryWithdrawn(entry.pool.name, entry.entry_id, reason)))
 
-    def _drop_entry(
+    def drop_entry(
         self, entry: PoolEntry, reason: str, out: list[Delivery], *, stale: bool = True
     ) -> None:
+        """Take ``entry`` out of its pool (and its party, its client, its mode's view),
+        telling no one: the caller says why to whom (``stale``: its expiry item stays in
+        the heap, counted for compaction)."""
         pool = entry.pool
         entry.live = False
         del entry.client.entries[pool.name]
@@ -118,15 +139,15 @@ class Tables:
         else:
             pool.mode.leaving(entry, reason, out)
             pool.remove(entry)
-        self._free_if_idle(pool)
+        self.free_if_idle(pool)
         if stale:
             self._stale += 1
-            if self._stale >= _HEAP_COMPACT_MIN and self._stale * 2 > len(self._expiry):
-                self._expiry = [item for item in self._expiry if item[2].live]
-                heapq.heapify(self._expiry)
+            if self._stale >= _HEAP_COMPACT_MIN and self._stale * 2 > len(self.expiry):
+                self.expiry = [item for item in self.expiry if item[2].live]
+                heapq.heapify(self.expiry)
                 self._stale = 0
 
-    def _free_if_idle(self, pool: Pool) -> None:
+    def free_if_idle(self, pool: Pool) -> None:
         """Forget a pool with no entries, waiting or paused (and nothing its mode keeps it
         live for)."""
         idle = pool.size == 0 and pool.paused == 0 and not pool.mode.holds()
