@@ -218,5 +218,6 @@ def test_drained_clients_resume_on_any_other_process(
             assert resumed.client_id == old.client_id
         for n in range(3):
             for sender, receiver in ((x2, y2), (y2, x2)):
-                assert sender.request("session.send", {"session_id": session, "data": n})["ok"]
+                sent = sender.request("session.send", {"session_id": session, "data": n})
+                assert sent["ok"], sent
                 assert receiver.event("session.message")["data"] == n

@@ -472,8 +472,12 @@ class Router:
         """Answers to a local client's forwarded request (or, for a remote client whose
         party's entry this member passed on, to be relayed to its home)."""
         client_id = message.client
-        home = node_of(client_id)
-        if home is not None and home != self.routes.node:
+        routes = self.routes
+        # Local: connected here, its id naming this member or, handed over by a drain,
+        # the one that drained. Anyone else's answers go on to its home.
+        local = client_id in routes.core.clients and client_id not in routes.proxies
+        home = None if local else routes.home_of(client_id)
+        if home is not None and home != routes.node:
             return [Post(home, message)]
         shown: list[Effect] = []
         moved = False  # an entry may have to move: its owner may have changed meanwhile

@@ -14,10 +14,10 @@ from matchmaker.data.handover import close_entries, hand_over, take_over
 from matchmaker.data.jobs.clock import wall_clock_ms
 from matchmaker.data.jobs.delivery import Deliveries
 from matchmaker.data.jobs.endpoints import AsgiEndpoint, FrameSockets
-from matchmaker.data.jobs.handoff import Handoff
 from matchmaker.data.jobs.hooks import ClusterHooks
 from matchmaker.data.jobs.peers import Peers
 from matchmaker.data.jobs.registry import Registry
+from matchmaker.data.jobs.remote import RemoteResumes
 from matchmaker.data.jobs.stopping import Stopping
 from matchmaker.data.jobs.tasks import Background
 from matchmaker.data.jobs.timers import Timers
@@ -100,9 +100,9 @@ class DataPlane:
         writers = Writers(self, self.conversation, self.open, self.background)
         self.peers = Peers(config.limits.rtc_peers_per_connection, writers, self.background)
         self.open_channel = self.peers.open_channel
-        self.handoff = Handoff(cluster, writers)
-        self.resume_elsewhere = self.handoff.resume_elsewhere
-        self.open_remote = self.handoff.open_remote
+        self.remote = RemoteResumes(cluster, writers)
+        self.resume_elsewhere = self.remote.resume_elsewhere
+        self.open_remote = self.remote.open_remote
         self.endpoint = AsgiEndpoint(self.observer, self.stopping, self.start, writers)
         self.frame_sockets = FrameSockets(
             self, self.conversation, self.open, self.stopping, self.start

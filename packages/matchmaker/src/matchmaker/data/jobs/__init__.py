@@ -11,7 +11,7 @@
     endpoints.py    AsgiEndpoint (/ws over ASGI), FrameSockets (picows's connections)
     writers.py      Writers: a WriterConnection opened with its writer task
     peers.py        Peers: server-side WebRTC peers, each data channel a connection
-    handoff.py      Handoff: resumes across cluster members
+    remote.py       RemoteResumes: resumes across cluster members
     tasks.py        Background: the one task-spawning helper; a crash is logged
     clock.py        wall_clock_ms: the core's clock when no frame brought the time
 """

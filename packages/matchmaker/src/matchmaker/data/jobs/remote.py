@@ -9,10 +9,10 @@ from matchmaker.data.jobs.hooks import ClusterHooks
 from matchmaker.data.jobs.writers import Writers
 from matchmaker.data.writer import WriterConnection
 
-__all__ = ["Handoff"]
+__all__ = ["RemoteResumes"]
 
 
-class Handoff:
+class RemoteResumes:
     """Sends a resume of another member's token there, and opens the connections whose
     sockets are on another member (a client here resumed there with this one's token)."""
 
