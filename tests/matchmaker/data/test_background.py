@@ -78,7 +78,7 @@ async def test_a_crashed_timer_is_logged_and_stops_the_process(
     def broken(now_ms: int) -> list[Any]:
         raise RuntimeError("the expiry broke")
 
-    plane.core.expire = broken  # type: ignore[method-assign]
+    plane.core.expire = broken
     plane.start()
     try:
         await asyncio.wait_for(shutdown.wait(), 5)
