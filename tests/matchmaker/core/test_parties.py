@@ -159,6 +159,30 @@ def test_a_member_who_is_not_the_leader_cannot_enter_the_party() -> None:
     assert refused.value.details == {"party_id": party.party_id, "leader": a}
 
 
+def test_a_member_never_waits_twice_in_one_pool_alone_and_with_its_party() -> None:
+    """One entry per client per pool, a party's entry counting for every member: a member
+    waiting alone keeps its party out of that pool, and a party waiting keeps its members
+    from entering it alone (once seated twice in one session, or a KeyError later)."""
+    core = new_core()
+    a, b = connect(core), connect(core)
+    party = party_of(core, a, b)
+    enter(core, b, policy="fill")
+    with pytest.raises(MatchmakerError) as refused:
+        enter(core, a, policy="fill", party_id=party.party_id)
+    assert refused.value.code == "pool.already_entered"
+    assert refused.value.details == {"pool": "fill", "client_id": b}
+    enter(core, a, policy="four", party_id=party.party_id)
+    with pytest.raises(MatchmakerError) as refused:
+        enter(core, b, policy="four")
+    assert refused.value.code == "pool.already_entered"
+    assert refused.value.details is not None
+    assert refused.value.details["pool"] == "four"
+    s1, s2 = connect(core), connect(core)
+    enter(core, s1, policy="four")
+    formed = sessions(enter(core, s2, policy="four"))
+    assert list(formed.values()) == [{a, b, s1, s2}]
+
+
 def test_entering_a_party_one_is_not_in_is_not_found() -> None:
     core = new_core()
     a, b, c = connect(core), connect(core), connect(core)

@@ -222,6 +222,7 @@ class Matchmaker:
                 code="pool.already_entered",
                 details={"pool": name, "entry_id": client.entries[name].entry_id},
             )
+        _not_waiting_with_a_party(client, name)
         if len(client.entries) >= self.limits.max_pools_per_client:
             raise entry_limit(self.limits)
         if self.tables.session_count(client) >= self.limits.max_sessions_per_client:
@@ -281,6 +282,12 @@ class Matchmaker:
         """Every member of a party entering ``pool`` must pass its filter into the
         leader's bucket, and have room for one more session."""
         for member in party.members.values():
+            if pool.name in member.entries:  # waiting there alone: one entry per pool
+                raise MatchmakerError(
+                    f"party member {member.client_id!r} already waits in pool {pool.name!r}",
+                    code="pool.already_entered",
+                    details={"pool": pool.name, "client_id": member.client_id},
+                )
             if pool.spec.bucket_for(member.attributes) != bucket:
                 raise MatchmakerError(
                     "party members must agree on the pool's @self attributes",
@@ -452,6 +459,17 @@ class Matchmaker:
                 closed = EntryPoolClosed(pool.name, entry.entry_id, "policy_changed")
                 out.append((holders, closed))
         return out
+
+
+def _not_waiting_with_a_party(client: ClientState, name: str) -> None:
+    """A party member waits in its party's entry too: never a second time on its own."""
+    for party in client.parties.values():
+        if party.entry is not None and party.entry.pool.name == name:
+            raise MatchmakerError(
+                f"already waiting in pool {name!r} with party {party.party_id!r}",
+                code="pool.already_entered",
+                details={"pool": name, "entry_id": party.entry.entry_id},
+            )
 
 
 def entry_limit(limits: Limits) -> MatchmakerError:
