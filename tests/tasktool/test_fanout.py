@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import functools
+import json
 import os
 import threading
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import pytest
+from msgspec.structs import replace
 
 from tasktool.files.caches.cache_files import Row
 from tasktool.files.parsing.read import parse_files
 from tasktool.files.scanning import fanout
-from tasktool.files.scanning.scan import scan_tasks
+from tasktool.files.scanning.scan import Scan, ScanResult, scan_source, scan_tasks
+from tasktool.model.task import Task
 
 if TYPE_CHECKING:
     from tests.tasktool.conftest import Project, TaskWriter
@@ -129,3 +133,80 @@ def test_when_no_worker_can_be_forked_the_parse_runs_here(
     rows = fanout.parse_rows(numbered_by_process, list(range(100)), workers=2)
     assert [row.broken.message for row in rows if row.broken] == list(map(str, range(100)))
     assert {row.broken.file for row in rows if row.broken} == {str(os.getpid())}
+
+
+def _seen_by_child(rows: list[Row]) -> bytes:
+    """What ``then`` saw, from which process: module level, run in the forked child."""
+    return json.dumps([os.getpid(), [row.broken.message for row in rows if row.broken]]).encode()
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_the_first_child_runs_what_follows_the_parse_on_every_row(workers: int) -> None:
+    """A handoff: this process gets every row, and the first child runs ``then`` over all
+    of them (this process's, its own, the other children's) in order."""
+    rows, handoff = fanout.parse_handing_off(
+        numbered_by_process, list(range(1000)), _seen_by_child, workers=workers
+    )
+    assert [row.broken.message for row in rows if row.broken] == list(map(str, range(1000)))
+    assert handoff is not None
+    result = handoff.result()
+    assert result is not None
+    pid, seen = json.loads(result)
+    assert pid != os.getpid()
+    assert seen == list(map(str, range(1000)))
+
+
+def _fails(rows: list[Row]) -> bytes:
+    raise RuntimeError("the cache cannot be written")
+
+
+def test_a_child_that_fails_after_the_parse_gives_no_result() -> None:
+    rows, handoff = fanout.parse_handing_off(numbered_by_process, list(range(100)), _fails, 2)
+    assert len(rows) == 100
+    assert handoff is not None
+    assert handoff.result() is None
+
+
+def test_with_no_child_forked_the_caller_runs_what_follows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refuse() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", refuse)
+    rows, handoff = fanout.parse_handing_off(numbered_by_process, list(range(100)), _fails, 2)
+    assert [row.broken.message for row in rows if row.broken] == list(map(str, range(100)))
+    assert handoff is None
+
+
+def test_a_large_cold_scan_hands_the_cache_write_to_a_child(
+    project: Project, write_task: TaskWriter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The child writes the cache this process would have: the next scan reads it (the
+    same identity, the same result), and until it is asked for, the identity is not
+    waited for (the scan says it is new: nothing is kept under it yet)."""
+    files_of_every_kind(project, write_task)
+    an_hour_ago = time.time() - 3600  # no file racy: the cache holds them all
+    for path in project.root.rglob("*"):
+        os.utime(path, (an_hour_ago, an_hour_ago))
+    monkeypatch.setattr(fanout, "PARALLEL_FROM", 10)
+    cold = scan_source(project.root)
+    assert cold.new
+    identity = cold.identity
+    assert identity is not None
+    warm = scan_source(project.root)
+    assert not warm.new
+    assert warm.identity == identity
+    assert _with_bodies(warm) == _with_bodies(cold) == scan_tasks(project.root, use_cache=False)
+
+
+def _with_bodies(scan: Scan) -> ScanResult:
+    """The scan's result with every body read (a warm scan's are kept in the cache)."""
+    result = scan.result
+
+    def read(tasks: tuple[Task, ...]) -> tuple[Task, ...]:
+        return tuple(replace(task, raw_body=scan.bodies.read(task)) for task in tasks)
+
+    return ScanResult(
+        tasks=read(result.tasks), archived=read(result.archived), broken=result.broken
+    )

@@ -11,7 +11,7 @@ import msgspec
 import pytest
 
 import tasktool
-from tasktool.files.caches.memo import Memo, Recording, commit, open_kept
+from tasktool.files.caches.memo import HEADER, Memo, Recording, commit, open_kept
 
 SOURCE = Path(tasktool.__file__).parent
 _INTS = msgspec.msgpack.Decoder(list[int])
@@ -61,23 +61,23 @@ def test_a_folder_in_the_way_keeps_nothing_and_raises_nothing(tmp_path: Path) ->
     Memo(_path(tmp_path), "f-1").remember(b"k", [1])
     assert Memo(_path(tmp_path), "f-1").recall(b"k", _INTS) is None
     (tmp_path / ".tasktool" / "output").write_bytes(b"")
-    assert Recording.start(tmp_path / ".tasktool" / "output" / "one", b"k") is None
+    assert Recording.start(tmp_path / ".tasktool" / "output") is None
 
 
 def test_a_recording_is_kept_whole_and_only_for_its_key(tmp_path: Path) -> None:
     path = tmp_path / ".tasktool" / "output" / "one"
-    recording = Recording.start(path, b"key")
+    recording = Recording.start(path.parent)  # the key is known at the end
     assert recording is not None
     recording.write(b"hello ")
     recording.write(b"world")
     assert open_kept(path, b"key") is None  # not in place before it is finished
-    assert recording.finish()
+    assert recording.finish(path, b"key")
     handle = open_kept(path, b"key")
     assert handle is not None
     with handle:
         assert handle.read() == b"hello world"
     assert open_kept(path, b"other") is None
-    dropped = Recording.start(path, b"key2")
+    dropped = Recording.start(path.parent)
     assert dropped is not None
     dropped.write(b"partial")
     dropped.drop()
@@ -94,3 +94,13 @@ def test_no_other_module_defines_a_memo() -> None:
         if re.search(r"^class _?\w*Memo\b", path.read_text(encoding="utf-8"), re.MULTILINE)
     )
     assert definers == ["files/caches/memo.py"]
+
+
+def test_a_key_larger_than_its_room_keeps_nothing(tmp_path: Path) -> None:
+    path = tmp_path / ".tasktool" / "output" / "one"
+    recording = Recording.start(path.parent)
+    assert recording is not None
+    recording.write(b"output")
+    assert not recording.finish(path, b"k" * HEADER)
+    assert open_kept(path, b"k" * HEADER) is None
+    assert os.listdir(path.parent) == []  # no temporary file left

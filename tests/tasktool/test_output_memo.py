@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tasktool.cli.main import main
+from tasktool.files.caches.memo import HEADER
 from tasktool.model.views import TASK_KEYS, TaskRows
 from tasktool.planning.repository import load_context
 from tasktool.present import output_memo
@@ -96,9 +97,7 @@ def _kept(root: Path) -> list[Path]:
 def _poison(root: Path) -> None:
     """Every kept output's bytes replaced by ``POISON``, under the same key."""
     for path in _kept(root):
-        data = path.read_bytes()
-        head = 8 + int.from_bytes(data[:8], "little")
-        path.write_bytes(data[:head] + POISON)
+        path.write_bytes(path.read_bytes()[:HEADER] + POISON)
 
 
 def _settle(root: Path, home: Path, argv: tuple[str, ...] = ()) -> None:

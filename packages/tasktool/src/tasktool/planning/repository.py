@@ -356,12 +356,21 @@ class CacheView:
     def __init__(self, scan: Scan, merged: Merged | None) -> None:
         self._scan = scan
         self._merged = merged
-        #: What identifies ``tasks`` and ``archived``: the parse cache's identity when it
-        #: holds every file as it is (with the overlay, the overlay memo's key, which holds
-        #: it); ``None`` when not known (a file changed a moment ago, no cache). A memo of
-        #: what is derived from them keys on it, and a command that recalls one never has
-        #: the tasks decoded.
-        self.identity: bytes | None = scan.identity if merged is None else merged.key
+
+    @property
+    def identity(self) -> bytes | None:
+        """What identifies ``tasks`` and ``archived``: the parse cache's identity when it
+        holds every file as it is (with the overlay, the overlay memo's key, which holds
+        it); ``None`` when not known (a file changed a moment ago, no cache). A memo of
+        what is derived from them keys on it, and a command that recalls one never has
+        the tasks decoded."""
+        return self._scan.identity if self._merged is None else self._merged.key
+
+    @property
+    def new(self) -> bool:
+        """Whether :attr:`identity` names a parse cache this load wrote (or is writing):
+        nothing can be kept under it yet, so a memo is not looked up."""
+        return self._merged is None and self._scan.new
 
     def id_table(self) -> IdTable | None:
         """The parse cache's columns of ids, placed in ``all_tasks`` (see

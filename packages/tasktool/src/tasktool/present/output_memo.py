@@ -78,7 +78,7 @@ def replay(repo: Repository, kind: str, options: object, *, notes: bool = False)
     """Write the output kept for ``repo``, ``kind`` and ``options`` to standard output
     (with ``notes``, and the notes kept with it to standard error); ``False`` (nothing
     written) when none is kept."""
-    key = memo_key(repo, kind, options)
+    key = None if repo.cache.new else memo_key(repo, kind, options)  # new: nothing kept
     handle = open_kept(_path(repo, kind, key), key) if key is not None else None
     if handle is None:
         return False
@@ -119,8 +119,7 @@ def recording(repo: Repository, kind: str, options: object) -> Iterator[Write]:
     with the same ``repo``, ``kind`` and ``options``, when the block ends without error
     (an error, a broken pipe, keeps nothing). Without an identity it only writes."""
     out = _stdout()
-    key = memo_key(repo, kind, options)
-    memo = Recording.start(_path(repo, kind, key), key) if key is not None else None
+    memo = _start(repo)
     if memo is None:
         yield out.write
         return
@@ -134,8 +133,26 @@ def recording(repo: Repository, kind: str, options: object) -> Iterator[Write]:
     except BaseException:
         memo.drop()
         raise
-    if memo.finish():
-        _prune(_folder(repo))
+    _finish(memo, repo, kind, memo_key(repo, kind, options))
+
+
+def _start(repo: Repository) -> Recording | None:
+    """A recording of an output of ``repo``, unless its tasks have no identity (nothing
+    could be kept). Its key is taken at the end (:func:`_finish`): a new identity may
+    still be being written (a cold scan's child writes the parse cache meanwhile)."""
+    if not repo.cache.new and repo.cache.identity is None:
+        return None
+    return Recording.start(_folder(repo))
+
+
+def _finish(memo: Recording, repo: Repository, kind: str, key: bytes | None) -> bool:
+    """Put ``memo`` in place as the ``kind`` output kept under ``key`` (its
+    :func:`memo_key`, taken at the end); whether it is kept."""
+    if key is None or not memo.finish(_path(repo, kind, key), key):
+        memo.drop()
+        return False
+    _prune(_folder(repo))
+    return True
 
 
 class _Forward(io.RawIOBase):
@@ -178,11 +195,8 @@ def recording_streams(
     stdout, stderr = sys.stdout, sys.stderr
     out: BinaryIO | None = getattr(stdout, "buffer", None)
     err: BinaryIO | None = getattr(stderr, "buffer", None)
-    key = memo_key(repo, kind, options)
-    memo = None
-    if key is not None and out is not None and err is not None:
-        memo = Recording.start(_path(repo, kind, key), key)
-    if memo is None or key is None or out is None or err is None:
+    memo = _start(repo) if out is not None and err is not None else None
+    if memo is None or out is None or err is None:
         yield
         return
     stdout.flush()
@@ -205,20 +219,20 @@ def recording_streams(
         raise
     finally:
         sys.stdout, sys.stderr = stdout, stderr
-    if spoke and not (notes and _keep_notes(repo, kind, key, b"".join(spoke))):
+    key = memo_key(repo, kind, options)
+    if not spoke:
+        _finish(memo, repo, kind, key)
+        return
+    said = Recording.start(_folder(repo)) if notes else None
+    if said is None:
         memo.drop()
-    elif memo.finish():
-        _prune(_folder(repo))
-
-
-def _keep_notes(repo: Repository, kind: str, key: bytes, said: bytes) -> bool:
-    """Keep what a ``kind`` output wrote to stderr beside it (before the output is put
-    in place, so a replayed output never lacks its notes); whether it is kept."""
-    kept = Recording.start(_path(repo, _notes(kind), key), key)
-    if kept is None:
-        return False
-    kept.write(said)
-    return kept.finish()
+        return
+    # The notes are put in place first, so a replayed output never lacks its notes.
+    said.write(b"".join(spoke))
+    if _finish(said, repo, _notes(kind), key):
+        _finish(memo, repo, kind, key)
+    else:
+        memo.drop()
 
 
 def _prune(folder: Path) -> None:

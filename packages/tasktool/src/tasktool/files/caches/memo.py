@@ -31,11 +31,12 @@ import msgspec
 
 from tasktool.files.storage import STATE_DIR, atomic_write_bytes, ensure_state_dir
 
-__all__ = ["Memo", "Recording", "commit", "open_kept", "used"]
+__all__ = ["HEADER", "Memo", "Recording", "commit", "open_kept", "used"]
 
 _LENGTH = struct.Struct("<Q")
-#: A key is a few hundred bytes (identity, settings, options); past this, a damaged file.
-_MAX_KEY = 1 << 20
+#: The room for its key (length first) at the start of a kept output, the output after
+#: it: a key is about a kilobyte (identity, settings, options).
+HEADER = 16_384
 
 
 class _Entry(msgspec.Struct, frozen=True, array_like=True):
@@ -125,7 +126,8 @@ def open_kept(path: Path, key: bytes) -> BinaryIO | None:
         return None
     try:
         (length,) = _LENGTH.unpack(handle.read(_LENGTH.size))
-        if length <= _MAX_KEY and handle.read(length) == key:
+        if length <= HEADER - _LENGTH.size and handle.read(length) == key:
+            handle.seek(HEADER)
             used(path)
             return handle
     except (OSError, struct.error):
@@ -143,27 +145,28 @@ def used(path: Path) -> None:
 
 
 class Recording:
-    """One output being kept for :func:`open_kept`: its key, then what is written, in a
-    temporary file beside ``path``, renamed into place when complete. Its own failures
-    (disk full, the folder gone) only drop it."""
+    """One output being kept for :func:`open_kept`, in a temporary file in ``folder``: room
+    for its key first (:data:`HEADER` bytes), then what is written; put in place under its
+    key when complete (:meth:`finish`). The key is known only then: a cold run's is the
+    identity of the parse cache a forked child is still writing while the output is made.
+    Its own failures (disk full, the folder gone) only drop it."""
 
-    def __init__(self, fd: int, temp: str, path: Path) -> None:
+    def __init__(self, fd: int, temp: str) -> None:
         self._file: BinaryIO | None = os.fdopen(fd, "wb")
         self._temp = temp
-        self._path = path
 
     @classmethod
-    def start(cls, path: Path, key: bytes) -> Recording | None:
-        """A recording for ``path`` and ``key`` (``None``: the folder cannot be written)."""
+    def start(cls, folder: Path) -> Recording | None:
+        """A recording in ``folder`` (``None``: the folder cannot be written)."""
         import tempfile  # not on the replay path
 
         try:
-            _make_folder(path)
-            fd, temp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=path.parent)
+            _make_folder(folder / "_")
+            fd, temp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=folder)
         except OSError:
             return None
-        recording = cls(fd, temp, path)
-        recording.write(_LENGTH.pack(len(key)) + key)
+        recording = cls(fd, temp)
+        recording.write(bytes(HEADER))
         return recording
 
     def write(self, data: bytes) -> None:
@@ -174,17 +177,24 @@ class Recording:
         except OSError:
             self.drop()
 
-    def finish(self) -> bool:
-        """Put the output in place; whether it is."""
+    def finish(self, path: Path, key: bytes) -> bool:
+        """Put the output in place at ``path`` under ``key``; whether it is (a key larger
+        than the room left for it keeps nothing)."""
         if self._file is None:
             return False
+        header = _LENGTH.pack(len(key)) + key
+        if len(header) > HEADER:
+            self.drop()
+            return False
         try:
+            self._file.flush()
+            os.pwrite(self._file.fileno(), header, 0)
             self._file.close()
-            os.replace(self._temp, self._path)
+            os.replace(self._temp, path)
         except OSError:
             self.drop()
             return False
-        used(self._path)
+        used(path)
         return True
 
     def drop(self) -> None:

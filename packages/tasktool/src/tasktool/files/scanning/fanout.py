@@ -15,6 +15,7 @@ dashboard's server) and platforms without ``fork`` parse in this process.
 from __future__ import annotations
 
 import functools
+import mmap
 import os
 import sys
 import threading
@@ -24,9 +25,16 @@ from typing import TypeVar
 import msgspec
 
 from tasktool.files.caches.cache_files import Row, no_collection
-from tasktool.files.scanning.forked import Child
+from tasktool.files.scanning.forked import Child, Handoff
 
-__all__ = ["MAX_WORKERS", "PARALLEL_FROM", "Item", "default_workers", "parse_rows"]
+__all__ = [
+    "MAX_WORKERS",
+    "PARALLEL_FROM",
+    "Item",
+    "default_workers",
+    "parse_handing_off",
+    "parse_rows",
+]
 
 #: Fewer files than this parse faster in this process than a fork and a transfer cost.
 PARALLEL_FROM = 16_000
@@ -46,9 +54,87 @@ def parse_rows(
         workers = default_workers(len(items))
     if workers < 2 or len(items) < 2:
         return parse(items)
+    return _parse_forked(parse, _shares(items, workers))
+
+
+def parse_handing_off(
+    parse: Callable[[Sequence[Item]], list[Row]],
+    items: Sequence[Item],
+    then: Callable[[list[Row]], bytes],
+    workers: int | None = None,
+) -> tuple[list[Row], Handoff | None]:
+    """:func:`parse_rows`, and ``then(rows)`` run by the first child once every share is
+    parsed, while this process goes on: the rows, and the :class:`Handoff` whose
+    :meth:`~Handoff.result` is ``then``'s bytes; ``None`` when no child took it (one
+    process, or the child could not be forked or died: the caller runs ``then``)."""
+    if workers is None:
+        workers = default_workers(len(items))
+    if workers < 2 or len(items) < 2:
+        return parse(items), None
+    shares = _shares(items, workers)
+    theirs = _Share(parse, shares[1])
+    try:
+        handoff = Handoff(theirs.encoded, functools.partial(theirs.finish, then))
+    except OSError:
+        return _parse_forked(parse, shares), None
+    others = [_child(parse, share) for share in shares[2:]]
+    rows = parse(shares[0])
+    shared = handoff.share()
+    blobs = [_result(parse, share, child) for share, child in zip(shares[2:], others, strict=True)]
+    if shared is None:
+        rows += parse(shares[1])
+    else:  # the child starts on ``then`` while this process decodes
+        handoff.send([_encoder.encode(rows), *blobs])
+    with no_collection():
+        if shared is not None:
+            rows += _decoder.decode(shared)
+        for blob in blobs:
+            rows += _decoder.decode(blob)
+    return rows, handoff if shared is not None else None
+
+
+class _Share:
+    """The first child's share, kept in the child between its two steps: its rows, sent
+    back encoded, then all rows (this process's first, its own, the other children's)
+    for ``then``."""
+
+    def __init__(self, parse: Callable[[Sequence[Item]], list[Row]], share: Sequence[Item]):
+        self._parse = functools.partial(parse, share)
+        self._rows: list[Row] = []
+
+    def encoded(self) -> bytes:
+        self._rows = self._parse()
+        return _encoder.encode(self._rows)
+
+    def finish(self, then: Callable[[list[Row]], bytes], blobs: list[memoryview]) -> bytes:
+        with no_collection():
+            decoded = [_decoder.decode(blob) for blob in blobs]
+        rows = decoded[0] + self._rows
+        for more in decoded[1:]:
+            rows += more
+        return then(rows)
+
+
+def _shares(items: Sequence[Item], workers: int) -> list[Sequence[Item]]:
+    """``items`` cut into ``workers`` contiguous shares of (nearly) one size, in order."""
     size = -(-len(items) // workers)
-    shares = [items[start : start + size] for start in range(0, len(items), size)]
-    return _parse_forked(parse, shares)
+    return [items[start : start + size] for start in range(0, len(items), size)]
+
+
+def _child(parse: Callable[[Sequence[Item]], list[Row]], share: Sequence[Item]) -> Child | None:
+    """A forked child parsing ``share``; ``None`` when none could be forked."""
+    try:
+        return Child(functools.partial(_parse_encoded, parse, share))
+    except OSError:
+        return None
+
+
+def _result(
+    parse: Callable[[Sequence[Item]], list[Row]], share: Sequence[Item], child: Child | None
+) -> bytes | mmap.mmap:
+    """The rows of ``share``, encoded: the child's, or parsed here when it failed."""
+    found = child.result() if child is not None else None
+    return found if found is not None else _encoder.encode(parse(share))
 
 
 def _parse_forked(
@@ -60,12 +146,7 @@ def _parse_forked(
     ``atexit`` handler a one-shot process would then have to run). A share whose child
     could not be forked (a process limit, no memory) or died (the OOM killer) is parsed
     here: the rows are the same."""
-    children: list[Child | None] = []
-    for share in shares[1:]:
-        try:
-            children.append(Child(functools.partial(_parse_encoded, parse, share)))
-        except OSError:
-            children.append(None)
+    children = [_child(parse, share) for share in shares[1:]]
     rows = parse(shares[0])
     for share, child in zip(shares[1:], children, strict=True):
         encoded = child.result() if child is not None else None

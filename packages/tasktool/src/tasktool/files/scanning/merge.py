@@ -7,7 +7,9 @@ from __future__ import annotations
 import functools
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -16,7 +18,10 @@ from tasktool.files.caches.cache import Order, ParseCache, result_order, updated
 from tasktool.files.caches.cache_files import Folder, Row
 from tasktool.files.parsing.read import parse_files
 
-__all__ = ["rescan"]
+if TYPE_CHECKING:
+    from tasktool.files.scanning.forked import Handoff
+
+__all__ = ["Identity", "rescan"]
 
 #: The row of a file still to be parsed.
 _PENDING = Row()
@@ -91,15 +96,40 @@ class _Merge:
             sigs.append(sig)
         self.folders.append(msgspec.structs.replace(folder, sigs=b"".join(sigs)))
 
-    def parse(self, root: Path) -> None:
-        """Parse the queued files (on every core when there are many)."""
-        from tasktool.files.scanning.fanout import (
-            parse_rows,  # a scan with nothing changed never parses
+    def parse(self, root: Path, then: Callable[[], bytes] | None) -> Handoff | None:
+        """Parse the queued files (on every core when there are many). With ``then``
+        (what comes after: the cache write, its bytes), a forked child that parsed a share
+        may take it over (:func:`~tasktool.files.scanning.fanout.parse_handing_off`): it
+        runs ``then`` on its own copy of these rows; the handoff says what it gave."""
+        from tasktool.files.scanning.fanout import (  # a scan with nothing changed never parses
+            parse_handing_off,
+            parse_rows,
         )
 
-        parsed = parse_rows(functools.partial(parse_files, str(root)), self.reading)
+        parse = functools.partial(parse_files, str(root))
+        if then is None:
+            self._place(parse_rows(parse, self.reading))
+            return None
+
+        def place_then(parsed: list[Row]) -> bytes:
+            self._place(parsed)
+            return then()
+
+        parsed, handoff = parse_handing_off(parse, self.reading, place_then)
+        self._place(parsed)
+        return handoff
+
+    def _place(self, parsed: list[Row]) -> None:
         for number, row in zip(self.fresh, parsed, strict=True):
             self.rows[number] = row
+
+    def order(self, cache: ParseCache) -> Order:
+        """The rows' result order: the cached one updated, or sorted afresh."""
+        if self.before_rows and cache.head is not None:
+            head = cache.head
+            before = (head.tasks, head.archived, head.broken)
+            return updated_order(self.rows, before, self.moved, self.fresh)
+        return result_order(self.rows)
 
 
 def rescan(
@@ -107,27 +137,37 @@ def rescan(
     ignore: tuple[str, ...],
     walked: list[tuple[Folder, str]],
     cache: ParseCache,
-) -> tuple[list[Row], Order, bytes | None]:
+) -> tuple[list[Row], Order, Identity]:
     """The rows and their result order when some file changed, appeared or vanished (or
     nothing is cached), and the identity of the cache it wrote when that cache holds
     every file settled (the next run, files unchanged, reads this result from it): a memo
-    keyed on the identity can then keep what this run derives."""
+    keyed on the identity can then keep what this run derives.
+
+    A large parse hands the cache write to a forked child (:meth:`_Merge.parse`), which
+    orders and writes its own copy of the rows while this process answers: the identity
+    is then a function that waits for the child."""
     merge = _Merge(cache)
     for folder, relative in walked:
         merge.add(folder, relative)
-    merge.parse(root)
-    rows = merge.rows
-    if merge.before_rows and cache.head is not None:
-        head = cache.head
-        before = (head.tasks, head.archived, head.broken)
-        order = updated_order(rows, before, merge.moved, merge.fresh)
-    else:
-        order = result_order(rows)
-    written = None
     # Every file parsed now cached for good (none racy): the next run can read it all.
     settled = merge.settled == len(merge.fresh)
-    if cache.path is not None and (
+    writes = cache.path is not None and (
         merge.settled or merge.vanished(walked) or (settled and merge.regrouped(cache, ignore))
-    ):
-        written = cache.write(merge.folders, rows, order, ignore=ignore, same=merge.same)
-    return rows, order, written if settled else None
+    )
+
+    def write(order: Order) -> bytes | None:
+        return cache.write(merge.folders, merge.rows, order, ignore=ignore, same=merge.same)
+
+    handoff = merge.parse(root, (lambda: write(merge.order(cache)) or b"") if writes else None)
+    order = merge.order(cache)
+    written: Identity = None
+    if handoff is not None:
+        written = lambda: handoff.result() or None  # noqa: E731
+    elif writes:
+        written = write(order)
+    return merge.rows, order, written if settled else None
+
+
+#: What identifies a rescan's result: the cache written now, or a function that waits for
+#: the one a forked child is writing; ``None``: none.
+Identity = bytes | Callable[[], bytes | None] | None

@@ -29,6 +29,7 @@ from tasktool.model.task import Task
 
 if TYPE_CHECKING:
     from tasktool.files.caches.id_columns import IdTable
+    from tasktool.files.scanning.merge import Identity
 
 __all__ = [
     "ARCHIVE_DIR",
@@ -89,14 +90,18 @@ class Scan:
 
     def __init__(
         self,
-        identity: bytes | None,
+        identity: Identity,
         compute: Callable[[], ScanResult],
         *,
         cache: ParseCache | None = None,
         folders: Sequence[str] | None = None,
         read: ParseCache | None = None,
     ) -> None:
-        self.identity = identity
+        self._identity = identity
+        #: Whether the identity names a cache this scan wrote (or a child of it is writing):
+        #: nothing derived from it can be kept yet, so a memo need not be looked up (nor
+        #: the write waited for before the answer).
+        self.new = cache is None and identity is not None
         self._compute = compute
         self._cache = cache  # the cache read for the identity (its rows are the result)
         read = read or cache
@@ -106,6 +111,13 @@ class Scan:
         #: Every folder the walk entered (absolute paths), ``None`` for a scan made
         #: elsewhere: where a worklog lookup looks for ``.worklogs/`` folders.
         self.folders = folders
+
+    @property
+    def identity(self) -> bytes | None:
+        """See the class; a cache a forked child is writing is waited for."""
+        if callable(self._identity):
+            self._identity = self._identity()
+        return self._identity
 
     @property
     def broken(self) -> tuple[Diagnostic, ...]:

@@ -92,13 +92,17 @@ def derived(
     settings), ``kind`` and ``options`` (plain values msgspec encodes) when there is one,
     decoded as ``result`` and accepted by ``valid`` (a check against the repository).
     The memo keeps the ``KEPT`` newest values."""
-    key = memo_key(repo, kind, options)
-    if key is None:
-        return compute()
+    new = repo.cache.new  # a new identity has nothing kept yet (and may still be written)
+    key = None if new else memo_key(repo, kind, options)
+    if key is None and not new:
+        return compute()  # no identity: nothing to keep
     memo = Memo(memo_path(repo, kind), _FORMAT, kept=KEPT)
-    found: T | None = memo.recall(key, _value_decoder(result))
-    if found is not None and (valid is None or valid(found)):
-        return found
+    if key is not None:
+        found: T | None = memo.recall(key, _value_decoder(result))
+        if found is not None and (valid is None or valid(found)):
+            return found
     value = compute()
-    memo.remember(key, value)
+    key = key or memo_key(repo, kind, options)
+    if key is not None:
+        memo.remember(key, value)
     return value
