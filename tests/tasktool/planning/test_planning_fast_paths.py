@@ -196,10 +196,10 @@ def test_get_links_agree_with_the_graph(tasks: list[Task]) -> None:
         archived=tuple(t for t in natural if t.archived),
         broken=(),
     )
-    config = LoadedConfig(
+    loaded = LoadedConfig(
         file=None, settings=Config(task_dir="/nonexistent"), values={}, sources={}
     )
-    repo = Repository(config, scan)
+    repo = Repository(loaded, scan)
     graph = repo.graph
     for task in repo.all_tasks:
         detail = task_detail(repo, task)

@@ -68,20 +68,21 @@ class Repository:
 
     def __init__(
         self,
-        config: LoadedConfig,
+        loaded: LoadedConfig,
         scan: Scan | ScanResult,
         merged: Merged | None = None,
         *,
         notes: tuple[Diagnostic, ...] = (),
         drafts: tuple[Task, ...] = (),
     ) -> None:
-        self.config = config
+        #: The config as loaded: the effective values, each one's source, its diagnostics.
+        self.loaded = loaded
         #: Warnings about how files were read (Backlog.md's files read leniently).
         self.notes = notes
         #: Backlog.md's drafts: found by id (``get``), never listed, ranked or checked.
         self.drafts = drafts
-        self.settings: Config = config.settings
-        self.task_dir = Path(config.settings.task_dir)
+        self.settings: Config = loaded.settings
+        self.task_dir = Path(loaded.settings.task_dir)
         self._scan = scan if isinstance(scan, Scan) else Scan.of(scan)
         #: The tasks' bodies: held inline, or kept by the parse cache this load read and
         #: read from there on first use (a listing never reads one); the stores it opens
@@ -152,7 +153,7 @@ class Repository:
     @property
     def config_diagnostics(self) -> tuple[Diagnostic, ...]:
         """Diagnostics of the config file and environment (errors and warnings)."""
-        return self.config.diagnostics
+        return self.loaded.diagnostics
 
     @property
     def all_tasks(self) -> tuple[Task, ...]:
@@ -405,39 +406,39 @@ def load_context(
     (:attr:`Repository.absent`; nothing is created by reading it); a task directory
     path that is not a directory raises ``task.dir_missing``.
     """
-    config = load_config(overrides, cwd=cwd, env=env, home=home)
+    loaded = load_config(overrides, cwd=cwd, env=env, home=home)
     if not tolerant:
-        config.require_valid()
-    root = Path(config.settings.task_dir)
+        loaded.require_valid()
+    root = Path(loaded.settings.task_dir)
     if not root.exists():
-        return Repository(config, ScanResult(tasks=(), archived=(), broken=()))
+        return Repository(loaded, ScanResult(tasks=(), archived=(), broken=()))
     if not root.is_dir():
         raise TaskToolError(f"task directory {root} is not a directory", code="task.dir_missing")
-    if config.settings.layout.foreign:
-        return _foreign(config, root, use_cache=use_cache)
-    found = discover_worktrees(root) if config.settings.worktree_scope == "unified" else None
-    scan = scan_source(root, config.settings.ignore, use_cache=use_cache)
+    if loaded.settings.layout.foreign:
+        return _foreign(loaded, root, use_cache=use_cache)
+    found = discover_worktrees(root) if loaded.settings.worktree_scope == "unified" else None
+    scan = scan_source(root, loaded.settings.ignore, use_cache=use_cache)
     if found is None or not found.siblings:
-        return Repository(config, scan)
+        return Repository(loaded, scan)
     # Imported only with siblings: a single worktree pays nothing for the overlay.
     from tasktool.planning.worktrees.siblings import SiblingReader
 
-    reader = SiblingReader.of(found, config, overrides, env=env, home=home, use_cache=use_cache)
-    return Repository(config, scan, merged=reader.merge(scan.result, scan.identity))
+    reader = SiblingReader.of(found, loaded, overrides, env=env, home=home, use_cache=use_cache)
+    return Repository(loaded, scan, merged=reader.merge(scan.result, scan.identity))
 
 
-def _foreign(config: LoadedConfig, root: Path, *, use_cache: bool) -> Repository:
+def _foreign(loaded: LoadedConfig, root: Path, *, use_cache: bool) -> Repository:
     """The repository of a Backlog.md layout: its files read the parse cache's way, then
     placed and spelled as Backlog.md reads them (:mod:`tasktool.files.parsing.backlogmd`); no
     worktree overlay (Backlog.md looks at other branches its own way)."""
     from tasktool.files.parsing.backlogmd import lenient_note, normalized_scan
 
-    layout = config.settings.layout
-    scan = scan_source(root, config.settings.ignore, use_cache=use_cache)
+    layout = loaded.settings.layout
+    scan = scan_source(root, loaded.settings.ignore, use_cache=use_cache)
     result, drafts = normalized_scan(scan.result, layout, root, scan.bodies)
     note = lenient_note((*result.tasks, *result.archived))
     notes = (note,) if note is not None else ()
-    return Repository(config, result, notes=notes, drafts=drafts)
+    return Repository(loaded, result, notes=notes, drafts=drafts)
 
 
 class Loader(Protocol):
@@ -479,10 +480,10 @@ def serving_loader(
     ``next`` is among what it serves."""
     load = loader(overrides)
     repo = load()
-    repo.config.require_next_config()
+    repo.loaded.require_next_config()
     if repo.settings.quiet:
         return load, repo
-    notice = taskmd_notice(repo.config.file)
+    notice = taskmd_notice(repo.loaded.file)
     if notice is not None:
         warn(notice)
     note = repo.absent_note()

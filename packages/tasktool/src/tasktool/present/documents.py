@@ -189,7 +189,7 @@ def rank(
     from tasktool.planning.memos.derived_memo import derived
     from tasktool.planning.ranking import Placed, rank_next
 
-    repo.config.require_next_config()
+    repo.loaded.require_next_config()
     tasks = repo.tasks
 
     def compute() -> list[Placed]:

@@ -359,7 +359,7 @@ async def validate_endpoint(request: Request) -> Response:
 
 
 async def config_endpoint(request: Request) -> Response:
-    return json_response(await with_repo(request, lambda repo: config_document(repo.config)))
+    return json_response(await with_repo(request, lambda repo: config_document(repo.loaded)))
 
 
 async def events_endpoint(request: Request) -> Response:

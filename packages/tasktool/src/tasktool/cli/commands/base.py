@@ -164,10 +164,10 @@ def load_repository(
     repo = options.process.load(lambda: load_context(options.overrides(), tolerant=tolerant))
     settings = repo.settings
     options.loud, options.silent = settings.verbose, settings.quiet
-    options.note_config(repo.config.file)
+    options.note_config(repo.loaded.file)
     if options.loud:  # only then: counting the tasks decodes them
         options.info(
-            f"config: {repo.config.file or '(none)'}; task dir: {repo.task_dir}; "
+            f"config: {repo.loaded.file or '(none)'}; task dir: {repo.task_dir}; "
             f"{len(repo.tasks)} tasks, {len(repo.archived)} archived"
         )
     note = None if creating else repo.absent_note()

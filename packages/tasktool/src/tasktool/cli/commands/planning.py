@@ -85,7 +85,7 @@ def next_command(
     """
     ranked: list[tuple[str | None, Ranked]] = []
     for project, repo in repositories(options):
-        repo.config.require_next_config()  # a config error, before --filter's usage errors
+        repo.loaded.require_next_config()  # a config error, before --filter's usage errors
         with usage_errors("--filter"):
             ranked += [
                 (project, item)

@@ -70,12 +70,12 @@ def todos_command(
     # Imported here, as scan_files below: they load subprocess, which validate does not need.
     from tasktool.files.source_files import discover_files, read_source
 
-    config = load_config(options.overrides())
-    config.require_valid()
-    options.silent = config.settings.quiet
-    options.note_config(config.file)
-    settings = config.settings
-    root = Path(path) if path else _project_root(config.file)
+    loaded = load_config(options.overrides())
+    loaded.require_valid()
+    options.silent = loaded.settings.quiet
+    options.note_config(loaded.file)
+    settings = loaded.settings
+    root = Path(path) if path else _project_root(loaded.file)
     files = discover_files(
         root,
         ignore=settings.ignore,
@@ -124,7 +124,7 @@ def validate_command(
     def load(*, tolerant: bool = False) -> Repository:
         repo = options.process.load(lambda: plain(tolerant=tolerant))
         options.silent = repo.settings.quiet
-        options.note_config(repo.config.file)
+        options.note_config(repo.loaded.file)
         note = repo.absent_note()  # valid, with no tasks: said once, as every read says it
         if note is not None:
             options.warn(f"{note.message} [{note.code}]")

@@ -109,8 +109,8 @@ def add_entry(
     if not repo.settings.worklogs:
         # The file loaded (taskmd's .taskmd.yaml too); Backlog.md's config.yml holds no
         # tasktool key, so a .tasktool.yaml would be the place there.
-        loaded = repo.config.file
-        where = loaded if loaded and not repo.settings.layout.foreign else ".tasktool.yaml"
+        file = repo.loaded.file
+        where = file if file and not repo.settings.layout.foreign else ".tasktool.yaml"
         raise TaskToolError(
             f"worklogs are disabled, so nothing was written: set `worklogs: true` in "
             f"{where} to allow worklog entries (reading them always works)",
