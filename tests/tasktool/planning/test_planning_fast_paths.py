@@ -196,9 +196,7 @@ def test_get_links_agree_with_the_graph(tasks: list[Task]) -> None:
         archived=tuple(t for t in natural if t.archived),
         broken=(),
     )
-    loaded = LoadedConfig(
-        file=None, settings=Config(task_dir="/nonexistent"), values={}, sources={}
-    )
+    loaded = LoadedConfig(file=None, config=Config(task_dir="/nonexistent"), values={}, sources={})
     repo = Repository(loaded, scan)
     graph = repo.graph
     for task in repo.all_tasks:

@@ -84,7 +84,7 @@ def run_sync(
     lock = contextlib.nullcontext() if dry_run else locked(repo.task_dir, "sync")
     with lock:
         # Read inside the lock: another run may have written tasks and state meanwhile.
-        repo = Repository(repo.loaded, scan_tasks(repo.task_dir, repo.settings.ignore))
+        repo = Repository(repo.loaded, scan_tasks(repo.task_dir, repo.config.ignore))
         state = load_state(repo.task_dir)
         for config, found in zip(sources, credentials, strict=True):
             source = open_source(config, found, policy=policy, clock=clock)

@@ -100,7 +100,7 @@ def export_site(load: Loader, output: Path) -> int:
         emit(f"api/{name}.json", to_json(data) + "\n")
 
     links = Links(static=True)
-    vocab = vocabulary(repo.settings)
+    vocab = vocabulary(repo.config)
     tasks = tasks_document(repo)
     emit_json("tasks", tasks)
     emit(links.page("tasks"), pages.tasks_page(tasks, vocab, links))

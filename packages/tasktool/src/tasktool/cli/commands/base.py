@@ -162,8 +162,8 @@ def load_repository(
         options.loaded = None
         return repo
     repo = options.process.load(lambda: load_context(options.overrides(), tolerant=tolerant))
-    settings = repo.settings
-    options.loud, options.silent = settings.verbose, settings.quiet
+    config = repo.config
+    options.loud, options.silent = config.verbose, config.quiet
     options.note_config(repo.loaded.file)
     if options.loud:  # only then: counting the tasks decodes them
         options.info(
@@ -239,7 +239,7 @@ def kept_when_piped(
     notes: bool = False,
 ) -> Callable[[F], F]:
     """A read command's whole output to a pipe kept from one run to the next and replayed
-    while the tasks, the settings and the command's arguments are the same
+    while the tasks, the config and the command's arguments are the same
     (:func:`tasktool.present.output_memo.recording_streams`): at 100,000 tasks a repeated
     ``list``, ``board`` or ``graph`` copies a file instead of decoding every task and
     laying them out. Not on a terminal (width, colour and the pager are live), not with

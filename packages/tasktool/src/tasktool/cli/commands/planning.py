@@ -139,7 +139,7 @@ def tracks_command(options: GlobalOptions, /, *, strict_phases: bool, fmt: str |
     from tasktool.planning.tracks import plan_tracks  # tracks only: next does not need it
 
     repo = load_repository(options)
-    result = plan_tracks(repo.graph, repo.settings, strict_phases=strict_phases)
+    result = plan_tracks(repo.graph, repo.config, strict_phases=strict_phases)
     structured = data_format(options, fmt)
     if structured:
         emit_data(result.to_json(), structured)

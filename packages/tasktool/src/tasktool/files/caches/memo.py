@@ -4,7 +4,7 @@ directory's state folder (``<task dir>/.tasktool/``), recalled while the key is 
 The key is the inputs themselves, encoded (no hash to collide): an identity that names
 the tasks without reading them (:attr:`ParseCache.identity
 <tasktool.files.caches.cache.ParseCache.identity>`, :attr:`SiblingIndex.identity
-<tasktool.files.caches.sibling_index.SiblingIndex.identity>`), the settings, the options, and a
+<tasktool.files.caches.sibling_index.SiblingIndex.identity>`), the config, the options, and a
 format string the caller changes with what the value means. Everything is best effort: a
 missing, foreign, corrupt or stale memo is computed again and rewritten, and a write
 (temp file, rename: atomic) that fails, as in a read-only directory, keeps nothing::
@@ -34,7 +34,7 @@ from tasktool.files.storage import STATE_DIR, atomic_write_bytes, ensure_state_d
 __all__ = ["Memo", "Recording", "commit", "open_kept", "used"]
 
 _LENGTH = struct.Struct("<Q")
-#: A key is a few hundred bytes (identity, settings, options); past this, a damaged file.
+#: A key is a few hundred bytes (identity, config, options); past this, a damaged file.
 _MAX_KEY = 1 << 20
 
 

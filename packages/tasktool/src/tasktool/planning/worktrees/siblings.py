@@ -125,7 +125,7 @@ class SiblingReader(msgspec.Struct, frozen=True):
             overrides=overrides or Overrides(),
             env=os.environ if env is None else env,
             home=home,
-            ignore=loaded.settings.ignore,
+            ignore=loaded.config.ignore,
             use_cache=use_cache,
         )
 
@@ -136,7 +136,7 @@ class SiblingReader(msgspec.Struct, frozen=True):
         mirrored task directory when ``--task-dir`` was given or no project file is used."""
         current = Path(self.worktrees.current.path)
         sibling = Path(worktree.path)
-        task_dir = Path(self.loaded.settings.task_dir)
+        task_dir = Path(self.loaded.config.task_dir)
         file = Path(self.loaded.file) if self.loaded.file is not None else None
         mirrored_config = _mirror(file, current, sibling) if file is not None else None
         if mirrored_config is not None and not mirrored_config.is_file():
@@ -151,7 +151,7 @@ class SiblingReader(msgspec.Struct, frozen=True):
                 )
             return mirrored, self.ignore
         theirs = load_config(Overrides(config=str(mirrored_config)), env=self.env, home=self.home)
-        return Path(theirs.settings.task_dir), theirs.settings.ignore
+        return Path(theirs.config.task_dir), theirs.config.ignore
 
     def read(self, worktree: Worktree) -> SiblingRead | Diagnostic | None:
         """One sibling's index, the warning that leaves it out, or ``None`` (no task dir)."""
@@ -170,7 +170,7 @@ class SiblingReader(msgspec.Struct, frozen=True):
     @property
     def state_root(self) -> Path:
         """The current worktree's task directory, whose state directory holds the indexes."""
-        return Path(self.loaded.settings.task_dir)
+        return Path(self.loaded.config.task_dir)
 
     def merge(self, scan: ScanResult, source: bytes | None = None) -> Merged:
         """Read every sibling and overlay them on this worktree's ``scan``; ``source`` is
