@@ -91,7 +91,7 @@ class GlobalOptions(msgspec.Struct, kw_only=True):
     noted: bool = False
     #: A repository :func:`kept_when_piped` loaded, handed to the command's first
     #: :func:`load_repository` (loaded once, its warnings said once).
-    loaded: Any = None
+    preloaded: Any = None
     #: The process running this invocation (:mod:`tasktool.cli.oneshot`): what a load
     #: may skip in it.
     process: oneshot.Process = msgspec.field(default_factory=oneshot.Process)
@@ -157,9 +157,9 @@ def load_repository(
 ) -> Repository:
     """Load config and tasks; broken task files are warned about on stderr, and so is a
     task directory that does not exist yet, unless the command is ``creating`` it."""
-    if options.loaded is not None and not (tolerant or creating):
-        repo: Repository = options.loaded
-        options.loaded = None
+    if options.preloaded is not None and not (tolerant or creating):
+        repo: Repository = options.preloaded
+        options.preloaded = None
         return repo
     repo = options.process.load(lambda: load_context(options.overrides(), tolerant=tolerant))
     config = repo.config
@@ -264,7 +264,7 @@ def kept_when_piped(
             key = (options.format, sorted(arguments.items()))
             if replay(repo, name, key, notes=notes):
                 return
-            options.loaded = repo
+            options.preloaded = repo
             with recording_streams(repo, name, key, notes=notes):
                 command(options, **arguments)
 
