@@ -11,8 +11,8 @@ TASK = Task(
 )
 
 
-def codes(settings: Config) -> list[str]:
-    return [d.code for d in conformance_diagnostics([TASK], settings)]
+def codes(config: Config) -> list[str]:
+    return [d.code for d in conformance_diagnostics([TASK], config)]
 
 
 def test_without_phases_or_scopes_values_are_accepted() -> None:
@@ -20,12 +20,12 @@ def test_without_phases_or_scopes_values_are_accepted() -> None:
 
 
 def test_unmatched_phase_and_scope_warn() -> None:
-    settings = Config(
+    config = Config(
         phases=(Phase(id="now", name="Now"),),
         scopes={"api": Scope(description="The HTTP API")},
         effort=("huge",),
     )
-    found = conformance_diagnostics([TASK], settings)
+    found = conformance_diagnostics([TASK], config)
     assert [(d.code, d.severity) for d in found] == [
         ("task.unknown_phase", "warning"),
         ("task.unknown_scope", "warning"),

@@ -42,8 +42,8 @@ def test_filters(expressions: list[str], expected: list[str]) -> None:
 
 
 def test_effort_order_follows_the_configured_vocabulary() -> None:
-    settings = Config(effort=("large", "small"))
-    assert ids(apply_filters(TASKS, ["effort<=large"], settings)) == ["1"]
+    config = Config(effort=("large", "small"))
+    assert ids(apply_filters(TASKS, ["effort<=large"], config)) == ["1"]
 
 
 @pytest.mark.parametrize(

@@ -50,12 +50,12 @@ def test_the_actionable_part_is_the_ready_tasks_by_priority_then_what_they_unblo
         ]
     )
     allowed = {"1", "2", "3", "4", "5", "6"}
-    settings = Config()
-    assert actionable_part(graph, settings, allowed, depth=1, limit=10) == ["2", "1", "3", "5"]
-    assert actionable_part(graph, settings, allowed, depth=2, limit=10) == [
+    config = Config()
+    assert actionable_part(graph, config, allowed, depth=1, limit=10) == ["2", "1", "3", "5"]
+    assert actionable_part(graph, config, allowed, depth=2, limit=10) == [
         *("2", "1", "3", "5", "4"),
     ]
-    assert actionable_part(graph, settings, allowed, depth=1, limit=3) == ["2", "1", "3"]
+    assert actionable_part(graph, config, allowed, depth=1, limit=3) == ["2", "1", "3"]
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from tasktool.model.task import Task
 
 
 @pytest.mark.parametrize(
-    ("settings", "existing", "expected"),
+    ("config", "existing", "expected"),
     [
         (Config(), [], "001"),
         (Config(), ["009", "T-50", "abc", "10"], "011"),
@@ -24,8 +24,8 @@ from tasktool.model.task import Task
         (Config(id_strategy="prefixed", id_prefix="T"), [], "T001"),
     ],
 )
-def test_numbered_strategies(settings: Config, existing: list[str], expected: str) -> None:
-    assert next_id(settings, existing) == expected
+def test_numbered_strategies(config: Config, existing: list[str], expected: str) -> None:
+    assert next_id(config, existing) == expected
 
 
 @pytest.mark.parametrize("length", [1, 6, 12])
@@ -60,12 +60,12 @@ def test_full_ulids_sort_by_time() -> None:
     """Ids made in successive milliseconds sort in the order they were made, and their time
     part is the clock at generation.
     """
-    settings = Config(id_strategy="ulid", id_length=26)
+    config = Config(id_strategy="ulid", id_length=26)
     made: list[str] = []
     deadline = time.monotonic() + 10
     while len(made) < 50:
         before = millis_now()
-        made.append(next_id(settings, made))
+        made.append(next_id(config, made))
         after = millis_now()
         assert before <= decoded_millis(made[-1]) <= after
         while millis_now() == after:  # the next id belongs to a later millisecond
@@ -105,10 +105,10 @@ def test_deduplicate_keeps_the_oldest_and_rewrites_within_the_renumbered_set() -
 def test_ulids_sort_in_creation_order_at_every_length(length: int) -> None:
     """Many ids in the same millisecond (or the same coarse time bucket of a short id)
     still sort in the order they were made, and never repeat."""
-    settings = Config(id_strategy="ulid", id_length=length)
+    config = Config(id_strategy="ulid", id_length=length)
     made: list[str] = []
     for _ in range(min(300, 32**length // 2)):
-        made.append(next_id(settings, made))
+        made.append(next_id(config, made))
     assert len(set(made)) == len(made)
     assert sorted(made) == made
     assert all(len(value) == length for value in made)

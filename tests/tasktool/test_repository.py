@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from tests.tasktool.conftest import Project, TaskWriter
 
 
-def test_context_holds_settings_tasks_archive_and_broken(
+def test_context_holds_config_tasks_archive_and_broken(
     project: Project, write_task: TaskWriter
 ) -> None:
     project.config("dir: tasks\ncolour: red\n")
@@ -24,6 +24,8 @@ def test_context_holds_settings_tasks_archive_and_broken(
     project.write("tasks/4-x.md", "---\nid: 4\ntitle: [\n---\n")
     repo = load_context(Overrides(), cwd=project.root, env=project.env, home=project.home)
     assert repo.task_dir == project.root / "tasks"
+    assert repo.config is repo.loaded.config
+    assert repo.loaded.file == str(project.root / ".tasktool.yaml")
     assert [t.id for t in repo.tasks] == ["2", "3"]
     assert [t.id for t in repo.archived] == ["1"]
     assert [d.code for d in repo.broken] == ["task.yaml"]

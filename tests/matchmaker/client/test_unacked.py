@@ -57,10 +57,10 @@ def test_past_the_cap_a_send_is_refused_and_spends_no_number() -> None:
 
 
 def test_delays_double_up_to_the_cap_jittered_to_half() -> None:
-    settings = Reconnect(initial_delay_ms=100, max_delay_ms=1000)
+    reconnect = Reconnect(initial_delay_ms=100, max_delay_ms=1000)
     rng = random.Random(7)
     for attempt, ceiling in [(1, 0.1), (2, 0.2), (3, 0.4), (4, 0.8), (5, 1.0), (60, 1.0)]:
-        delays = [delay_s(settings, attempt, rng) for _ in range(200)]
+        delays = [delay_s(reconnect, attempt, rng) for _ in range(200)]
         assert all(ceiling / 2 <= d <= ceiling for d in delays)
         assert max(delays) - min(delays) > ceiling / 4  # jittered, not fixed
 

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from matchmaker.cli import main
 from matchmaker.configure import ADMIN_OPTIONS, CONFIG_OPTION, OPTIONS, Option, environment_table
-from matchmaker.configure import resolve as resolve_settings
+from matchmaker.configure import resolve as resolve_config
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "operations.md"
 
@@ -62,14 +62,14 @@ def test_every_documented_variable_has_its_effect(variable: str, tmp_path: Path)
         (option,) = server
         text, value = sample(option)
         assert value != option.default
-        effective = resolve_settings({}, {variable: text})
+        effective = resolve_config({}, {variable: text})
         assert setting(effective.config, option.field) == value
         assert effective.origins[option.field] == f"env {variable}"
         assert effective.warnings == ()
     elif variable == CONFIG_OPTION.env:
         path = tmp_path / "mm.yaml"
         path.write_text("management_port: 9191\n")
-        assert resolve_settings({}, {variable: str(path)}).config.management_port == 9191
+        assert resolve_config({}, {variable: str(path)}).config.management_port == 9191
     else:
         assert variable == ADMIN_OPTIONS[0].env
         env = {variable: "http://127.0.0.1:1", "MATCHMAKER_MANAGEMENT_KEY": "k"}
@@ -84,7 +84,7 @@ def yaml_blocks() -> list[str]:
 def test_the_documented_config_file_is_valid(tmp_path: Path) -> None:
     path = tmp_path / "matchmaker.yaml"
     path.write_text(yaml_blocks()[0])
-    config = resolve_settings({}, {}, str(path)).config
+    config = resolve_config({}, {}, str(path)).config
     assert config.store_url == "postgresql://matchmaker@db.internal:5432/matchmaker"
     assert config.control.body_timeout_s == 5
 

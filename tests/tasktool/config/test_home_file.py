@@ -1,4 +1,4 @@
-"""The home file (``~/.tasktool.yaml``) is a fallback of settings, never a task directory
+"""The home file (``~/.tasktool.yaml``) is a fallback config, never a task directory
 of its own: its relative ``dir`` means the folder the command runs for (or the
 ``default_project``'s), and a registered project whose folder is gone is an error."""
 
@@ -39,10 +39,10 @@ def test_a_relative_dir_in_the_home_file_means_the_current_folder(
     home_file.write_text(text)
     loaded = load(project, outside)
     assert loaded.file == str(home_file)
-    assert loaded.settings.task_dir == str(outside / expected).rstrip("/")
+    assert loaded.config.task_dir == str(outside / expected).rstrip("/")
     elsewhere = project.root.parent / "elsewhere"
     elsewhere.mkdir()
-    assert load(project, elsewhere).settings.task_dir == str(elsewhere / expected).rstrip("/")
+    assert load(project, elsewhere).config.task_dir == str(elsewhere / expected).rstrip("/")
 
 
 def test_the_home_file_s_dir_follows_default_project(project: Project, tmp_path: Path) -> None:
@@ -55,7 +55,7 @@ def test_the_home_file_s_dir_follows_default_project(project: Project, tmp_path:
     )
     nowhere = tmp_path / "nowhere"
     nowhere.mkdir()
-    assert load(project, nowhere).settings.task_dir == str(folder / "tasks")
+    assert load(project, nowhere).config.task_dir == str(folder / "tasks")
 
 
 def test_a_registered_project_whose_folder_is_gone_is_an_error(

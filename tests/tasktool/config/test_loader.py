@@ -30,17 +30,17 @@ def codes(loaded: object) -> list[str]:
 def test_defaults_without_any_file(project: Project) -> None:
     loaded = load(project)
     assert loaded.file is None
-    settings = loaded.settings
-    assert (settings.web_port, settings.web_host, settings.id_strategy) == (
+    config = loaded.config
+    assert (config.web_port, config.web_host, config.id_strategy) == (
         8080,
         "127.0.0.1",
         "sequential",
     )
-    assert (settings.id_length, settings.id_padding) == (6, 3)
-    assert settings.effort == ("small", "medium", "large")
-    assert settings.worktree_scope == "unified"
-    assert settings.next_unphased == "current"
-    assert settings.task_dir == str(project.root)
+    assert (config.id_length, config.id_padding) == (6, 3)
+    assert config.effort == ("small", "medium", "large")
+    assert config.worktree_scope == "unified"
+    assert config.next_unphased == "current"
+    assert config.task_dir == str(project.root)
     assert set(loaded.sources.values()) == {"default"}
 
 
@@ -48,7 +48,7 @@ def test_file_in_current_directory_is_loaded(project: Project) -> None:
     path = project.config("web:\n  port: 9000\n")
     loaded = load(project)
     assert loaded.file == str(path)
-    assert loaded.settings.web_port == 9000
+    assert loaded.config.web_port == 9000
     assert loaded.sources["web.port"] == "file"
 
 
@@ -58,7 +58,7 @@ def test_subdirectory_finds_project_file(project: Project) -> None:
     deep.mkdir(parents=True)
     loaded = load(project, cwd=deep)
     assert loaded.file == str(project.root / ".tasktool.yaml")
-    assert loaded.settings.workflow == "pr-review"
+    assert loaded.config.workflow == "pr-review"
 
 
 def test_search_stops_at_repository_root(project: Project) -> None:
@@ -66,7 +66,7 @@ def test_search_stops_at_repository_root(project: Project) -> None:
     (project.root.parent / ".tasktool.yaml").write_text("workflow: pr-review\n")
     loaded = load(project, cwd=project.root)
     assert loaded.file is None
-    assert loaded.settings.workflow == "solo"
+    assert loaded.config.workflow == "solo"
 
 
 def test_home_file_is_the_fallback(project: Project) -> None:
@@ -74,15 +74,15 @@ def test_home_file_is_the_fallback(project: Project) -> None:
     home_file.write_text("web:\n  port: 7000\n")
     loaded = load(project)
     assert loaded.file == str(home_file)
-    assert loaded.settings.web_port == 7000
+    assert loaded.config.web_port == 7000
 
 
 def test_home_file_ignored_when_project_file_exists(project: Project) -> None:
     (project.home / ".tasktool.yaml").write_text("web:\n  port: 7000\n  host: 0.0.0.0\n")
     project.config("web:\n  port: 9000\n")
     loaded = load(project)
-    assert loaded.settings.web_port == 9000
-    assert loaded.settings.web_host == "127.0.0.1"  # not merged from home
+    assert loaded.config.web_port == 9000
+    assert loaded.config.web_host == "127.0.0.1"  # not merged from home
     assert loaded.sources["web.host"] == "default"
 
 
@@ -91,7 +91,7 @@ def test_config_flag_replaces_the_search(project: Project) -> None:
     other = project.write("conf/alt.yaml", "web:\n  port: 9100\n")
     loaded = load(project, config="conf/alt.yaml")
     assert loaded.file == str(other)
-    assert loaded.settings.web_port == 9100
+    assert loaded.config.web_port == 9100
 
 
 def test_missing_config_flag_file_is_an_error(project: Project) -> None:
@@ -105,8 +105,8 @@ def test_environment_overrides_the_file(project: Project) -> None:
     project.config("web:\n  port: 9000\n  readonly: false\n")
     project.env.update(TASKTOOL_WEB_PORT="9200", TASKTOOL_WEB_READONLY="true")
     loaded = load(project)
-    assert loaded.settings.web_port == 9200
-    assert loaded.settings.web_readonly is True
+    assert loaded.config.web_port == 9200
+    assert loaded.config.web_readonly is True
     assert loaded.sources["web.port"] == "env"
 
 
@@ -125,7 +125,7 @@ def test_every_scalar_key_is_settable_from_the_environment(project: Project) -> 
         TASKTOOL_VERBOSE="true",
         TASKTOOL_QUIET="false",
     )
-    s = load(project).settings
+    s = load(project).config
     assert s.worklogs
     assert s.web_auto_open_browser
     assert s.verbose
@@ -147,27 +147,27 @@ def test_every_scalar_key_is_settable_from_the_environment(project: Project) -> 
 def test_flag_overrides_the_environment(project: Project) -> None:
     project.env["TASKTOOL_VERBOSE"] = "0"
     loaded = load(project, verbose=True)
-    assert loaded.settings.verbose is True
+    assert loaded.config.verbose is True
     assert loaded.sources["verbose"] == "flag"
 
 
 def test_task_dir_variable_needs_a_task_dir_key(project: Project) -> None:
     project.env["TASKTOOL_TASK_DIR"] = "/elsewhere"
-    assert load(project).settings.task_dir == str(project.root)  # no file: ignored
+    assert load(project).config.task_dir == str(project.root)  # no file: ignored
     project.config("dir: tasks\n")
-    assert load(project).settings.task_dir == str(project.root / "tasks")  # no task-dir key
+    assert load(project).config.task_dir == str(project.root / "tasks")  # no task-dir key
     project.config("task-dir: tasks\n")
     loaded = load(project)
-    assert loaded.settings.task_dir == "/elsewhere"
+    assert loaded.config.task_dir == "/elsewhere"
     assert loaded.sources["dir"] == "env"
 
 
 def test_dir_variable_needs_a_dir_key(project: Project) -> None:
     project.env["TASKTOOL_DIR"] = "/elsewhere"
     project.config("task-dir: tasks\n")
-    assert load(project).settings.task_dir == str(project.root / "tasks")
+    assert load(project).config.task_dir == str(project.root / "tasks")
     project.config("dir: tasks\n")
-    assert load(project).settings.task_dir == "/elsewhere"
+    assert load(project).config.task_dir == "/elsewhere"
 
 
 @pytest.mark.parametrize(
@@ -180,12 +180,12 @@ def test_a_task_dir_variable_is_reported_exactly_as_it_is_applied(
     project.env[variable] = "/elsewhere"
     project.config(f"{key}: tasks\n")
     applied = load(project)
-    assert (applied.settings.task_dir, applied.sources["dir"]) == ("/elsewhere", "env")
+    assert (applied.config.task_dir, applied.sources["dir"]) == ("/elsewhere", "env")
     assert codes(applied) == []
     other = "task-dir" if key == "dir" else "dir"
     project.config(f"{other}: tasks\n")
     ignored = load(project)
-    assert ignored.settings.task_dir == str(project.root / "tasks")
+    assert ignored.config.task_dir == str(project.root / "tasks")
     assert codes(ignored) == ["config.ignored_env"]
 
 
@@ -193,23 +193,23 @@ def test_task_dir_flag_always_works(project: Project) -> None:
     project.env["TASKTOOL_TASK_DIR"] = "/elsewhere"
     project.config("task-dir: tasks\n")
     loaded = load(project, task_dir="mine")
-    assert loaded.settings.task_dir == str(project.root / "mine")
+    assert loaded.config.task_dir == str(project.root / "mine")
     assert loaded.sources["dir"] == "flag"
-    assert load(project, task_dir="/abs").settings.task_dir == "/abs"
+    assert load(project, task_dir="/abs").config.task_dir == "/abs"
 
 
 def test_relative_paths_resolve_against_the_file(project: Project) -> None:
     project.config("dir: tasks\n")
     sub = project.root / "a" / "b"
     sub.mkdir(parents=True)
-    assert load(project, cwd=sub).settings.task_dir == str(project.root / "tasks")
+    assert load(project, cwd=sub).config.task_dir == str(project.root / "tasks")
 
 
 def test_verbose_and_quiet_are_honoured_and_reported_unknown(project: Project) -> None:
     project.config("verbose: true\nquiet: true\n")
     loaded = load(project)
-    assert loaded.settings.verbose
-    assert loaded.settings.quiet
+    assert loaded.config.verbose
+    assert loaded.config.quiet
     unknown = [d.message for d in loaded.diagnostics if d.code == "config.unknown_key"]
     assert unknown == ["unknown config key 'verbose'", "unknown config key 'quiet'"]
     assert all(d.severity == "warning" for d in loaded.diagnostics)
@@ -241,7 +241,7 @@ def test_each_effort_rejection(project: Project, text: str, code: str) -> None:
     loaded = load(project)
     assert codes(loaded) == [code]
     assert loaded.rejections[0].file == str(project.root / ".tasktool.yaml")
-    assert loaded.settings.effort == ("small", "medium", "large")
+    assert loaded.config.effort == ("small", "medium", "large")
     with pytest.raises(TaskToolError) as info:
         loaded.require_valid()
     assert info.value.code == code
@@ -249,28 +249,28 @@ def test_each_effort_rejection(project: Project, text: str, code: str) -> None:
 
 def test_effort_replaces_the_default_list(project: Project) -> None:
     project.config("effort: [xs, s, m, l, xl]\n")
-    assert load(project).settings.effort == ("xs", "s", "m", "l", "xl")
+    assert load(project).config.effort == ("xs", "s", "m", "l", "xl")
 
 
 def test_bare_effort_means_the_default(project: Project) -> None:
     project.config("effort:\n")
     loaded = load(project)
-    assert loaded.settings.effort == ("small", "medium", "large")
+    assert loaded.config.effort == ("small", "medium", "large")
     assert not loaded.diagnostics
 
 
 def test_duplicate_id_blocks_fall_back_to_sequential(project: Project) -> None:
     project.config("id:\n  strategy: ulid\n  length: 10\nid:\n  strategy: random\n")
     loaded = load(project)
-    assert loaded.settings.id_strategy == "sequential"
-    assert loaded.settings.id_length == 6
+    assert loaded.config.id_strategy == "sequential"
+    assert loaded.config.id_length == 6
     assert loaded.sources["id.strategy"] == "default"
     assert not loaded.diagnostics  # no error, silently ignored
 
 
 def test_single_id_block_is_used(project: Project) -> None:
     project.config("id:\n  strategy: prefixed\n  prefix: T-\n  padding: 4\n")
-    s = load(project).settings
+    s = load(project).config
     assert (s.id_strategy, s.id_prefix, s.id_padding) == ("prefixed", "T-", 4)
 
 
@@ -287,8 +287,8 @@ def test_phase_without_id_warns_and_uses_name(project: Project) -> None:
     loaded = load(project)
     assert codes(loaded) == ["config.phases.id_missing"]
     assert loaded.diagnostics[0].severity == "warning"
-    assert loaded.settings.phases[0].id == "Alpha"
-    assert loaded.settings.phases[0].due == "2025-01-31"
+    assert loaded.config.phases[0].id == "Alpha"
+    assert loaded.config.phases[0].due == "2025-01-31"
 
 
 def test_phase_rules_for_due_and_repeated_ids(project: Project) -> None:
@@ -326,13 +326,13 @@ def test_bare_next_section_is_empty(project: Project) -> None:
     project.config("next:\n")
     loaded = load(project)
     assert not loaded.diagnostics
-    assert loaded.settings.next_unphased == "current"
+    assert loaded.config.next_unphased == "current"
 
 
 def test_next_unphased_last_is_accepted(project: Project) -> None:
     project.config("next:\n  unphased: last\n")
     loaded = load(project)
-    assert loaded.settings.next_unphased == "last"
+    assert loaded.config.next_unphased == "last"
     loaded.require_next_config()
 
 
@@ -371,7 +371,7 @@ def test_scopes_and_lists(project: Project) -> None:
         "ignore: [generated]\ntodos:\n  exclude: ['*.min.js']\n"
         "scopes:\n  api:\n    description: The API\n    paths: [src/api]\n  ui:\n"
     )
-    s = load(project).settings
+    s = load(project).config
     assert s.ignore == ("generated",)
     assert s.todos_exclude == ("*.min.js",)
     assert s.scopes is not None
@@ -404,10 +404,10 @@ def test_values_are_json_ready(project: Project) -> None:
 
 def test_parsed_config_is_cached_and_revalidated(project: Project) -> None:
     project.config("web:\n  port: 9000\n")
-    assert load(project).settings.web_port == 9000
+    assert load(project).config.web_port == 9000
     cached = project.root / ".tasktool" / "cache" / "config-.tasktool.yaml.msgpack"
     assert cached.exists()
     cached.write_bytes(b"junk")
-    assert load(project).settings.web_port == 9000
+    assert load(project).config.web_port == 9000
     project.config("web:\n  port: 9001\n")
-    assert load(project).settings.web_port == 9001
+    assert load(project).config.web_port == 9001

@@ -119,12 +119,12 @@ def test_validate_reports_sync_errors_and_other_commands_still_run(tmp_path: Pat
         "    - {name: github, project: c/d, output_dir: tasks/h}\n"
     )
     env = {"HOME": str(tmp_path)}
-    config = load_config(cwd=root, env=env, home=tmp_path)
-    assert [(d.severity, d.code) for d in config.diagnostics] == [
+    loaded = load_config(cwd=root, env=env, home=tmp_path)
+    assert [(d.severity, d.code) for d in loaded.diagnostics] == [
         ("error", "sync.config.type"),
         ("error", "sync.config.duplicate"),
     ]
-    assert config.diagnostics[0].file == str(root / ".tasktool.yaml")
+    assert loaded.diagnostics[0].file == str(root / ".tasktool.yaml")
     runner = CliRunner()
     at = ["--config", str(root / ".tasktool.yaml")]
     validated = runner.invoke(main, [*at, "validate"], env=env, catch_exceptions=False)

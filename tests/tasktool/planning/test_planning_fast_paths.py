@@ -196,10 +196,8 @@ def test_get_links_agree_with_the_graph(tasks: list[Task]) -> None:
         archived=tuple(t for t in natural if t.archived),
         broken=(),
     )
-    config = LoadedConfig(
-        file=None, settings=Config(task_dir="/nonexistent"), values={}, sources={}
-    )
-    repo = Repository(config, scan)
+    loaded = LoadedConfig(file=None, config=Config(task_dir="/nonexistent"), values={}, sources={})
+    repo = Repository(loaded, scan)
     graph = repo.graph
     for task in repo.all_tasks:
         detail = task_detail(repo, task)

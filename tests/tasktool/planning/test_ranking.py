@@ -170,8 +170,8 @@ def test_score_components(
 def test_strict_phase_tiers(
     make: TaskFactory, specs: list[Spec], unphased: str, expected: list[str]
 ) -> None:
-    settings = Config(phases=PHASES, next_unphased=unphased)  # type: ignore[arg-type]
-    ranked = rank_next([make(**spec) for spec in specs], settings, limit=0)
+    config = Config(phases=PHASES, next_unphased=unphased)  # type: ignore[arg-type]
+    ranked = rank_next([make(**spec) for spec in specs], config, limit=0)
     assert [item.task.id for item in ranked] == expected
 
 
@@ -192,8 +192,8 @@ def test_strict_off_lets_score_cross_phases(make: TaskFactory) -> None:
 def test_unphased_setting_has_no_effect_without_phases(make: TaskFactory) -> None:
     tasks = [make("1", phase="x"), make("2", priority="high")]
     for unphased in ("current", "last"):
-        settings = Config(next_unphased=unphased)
-        assert [item.task.id for item in rank_next(tasks, settings)] == ["2", "1"]
+        config = Config(next_unphased=unphased)
+        assert [item.task.id for item in rank_next(tasks, config)] == ["2", "1"]
 
 
 def test_ties_in_natural_id_order(make: TaskFactory) -> None:
@@ -211,8 +211,8 @@ def test_limit(make: TaskFactory, limit: int, count: int) -> None:
 
 def test_quick_wins_keep_only_the_lowest_effort(make: TaskFactory) -> None:
     tasks = [make("1", effort="xs"), make("2", effort="m"), make("3"), make("4", effort="xs")]
-    settings = Config(effort=("xs", "m", "xl"))
-    ranked = rank_next(tasks, settings, quick_wins=True)
+    config = Config(effort=("xs", "m", "xl"))
+    ranked = rank_next(tasks, config, quick_wins=True)
     assert [item.task.id for item in ranked] == ["1", "4"]
     assert _points(ranked[0], "effort") == 5
 

@@ -93,8 +93,8 @@ def test_no_two_tasks_of_a_track_share_a_scope(make: TaskFactory) -> None:
 def test_unknown_scopes_warn_only_when_scopes_are_configured(make: TaskFactory) -> None:
     tasks = [make("1", touches=["api", "nope"])]
     assert plan_tracks(tasks, Config()).warnings == ()
-    settings = Config(scopes={"api": Scope(description="HTTP API")})
-    result = plan_tracks(tasks, settings)
+    config = Config(scopes={"api": Scope(description="HTTP API")})
+    result = plan_tracks(tasks, config)
     assert result.warnings == (
         "task 1: touches 'nope', which matches no configured scope (api (HTTP API))",
     )

@@ -79,7 +79,7 @@ def test_web_host_from_the_environment(project: Project) -> None:
     loaded = load_config(
         cwd=project.root, env={**project.env, "TASKTOOL_WEB_HOST": "0.0.0.0"}, home=project.home
     )
-    assert loaded.settings.web_host == "0.0.0.0"
+    assert loaded.config.web_host == "0.0.0.0"
     assert loaded.sources["web.host"] == "env"
 
 

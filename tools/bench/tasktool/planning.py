@@ -69,13 +69,13 @@ def _core(directory: Path, runs: int) -> dict[str, float]:
     from tasktool.present.graph_render import select_graph
 
     repo = load_context(cwd=directory, env={"HOME": str(directory)})
-    tasks, settings = repo.all_tasks, repo.settings
+    tasks, config = repo.all_tasks, repo.config
     calls: dict[str, Callable[[], object]] = {
-        "next": lambda: rank_next(tasks, settings),
-        "validate": lambda: check_tasks(tasks, settings),
-        "tracks": lambda: plan_tracks(tasks, settings),
-        "stats": lambda: compute_stats(tasks, settings),
-        "board": lambda: build_board(tasks, settings, "status"),
+        "next": lambda: rank_next(tasks, config),
+        "validate": lambda: check_tasks(tasks, config),
+        "tracks": lambda: plan_tracks(tasks, config),
+        "stats": lambda: compute_stats(tasks, config),
+        "board": lambda: build_board(tasks, config, "status"),
         "graph": lambda: select_graph(tasks),
     }
     timings = {}

@@ -135,8 +135,8 @@ def phases(multi: Path, runs: int) -> dict[str, float]:
     from tasktool.planning.worktrees.overlay import overlay
     from tasktool.planning.worktrees.siblings import SiblingReader
 
-    config = load_config(Overrides(config=str(multi / ".tasktool.yaml")), cwd=multi)
-    root = Path(config.settings.task_dir)
+    loaded = load_config(Overrides(config=str(multi / ".tasktool.yaml")), cwd=multi)
+    root = Path(loaded.config.task_dir)
     samples: dict[str, list[float]] = {}
 
     def timed(name: str, work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -149,7 +149,7 @@ def phases(multi: Path, runs: int) -> dict[str, float]:
         scan, source = timed("this worktree's scan (as in the baseline)", scan_source, root)
         worktrees = timed("finding the worktrees", discover_worktrees, root)
         assert worktrees is not None
-        found = SiblingReader.of(worktrees, config, None, env=None, home=None, use_cache=True)
+        found = SiblingReader.of(worktrees, loaded, None, env=None, home=None, use_cache=True)
         reads, _ = timed("the 2 siblings: config, index read and checked", found.read_all)
         timed("the overlay (its verdict remembered)", found.overlaid, scan, source, reads)
         siblings = [read.tasks(worktree) for worktree, read in reads]

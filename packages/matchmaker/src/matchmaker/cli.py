@@ -1,7 +1,7 @@
 """The ``matchmaker`` command line.
 
 ``matchmaker [OPTIONS]`` runs the server; ``matchmaker config show`` prints the
-effective settings and ``matchmaker admin ...`` talks to a running server's
+effective config and ``matchmaker admin ...`` talks to a running server's
 management port. The server options come from the option table
 (:mod:`matchmaker.configure`), which also reads the environment and the config file.
 """
@@ -314,7 +314,7 @@ if __name__ == "__main__":
 
 def _name_the_chosen_server(rows: list[dict[str, Any]]) -> None:
     """``server: auto`` names what it resolves to on this machine (``auto (picows)``;
-    ``chosen`` in JSON), which depends on what is installed, not on the settings."""
+    ``chosen`` in JSON), which depends on what is installed, not on the config."""
     from matchmaker.servers.choice import resolve_server
 
     for row in rows:

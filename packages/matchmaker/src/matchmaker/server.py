@@ -220,7 +220,7 @@ async def _hand_over(plane: DataPlane, store: ProjectStore | None, port: int) ->
 
 async def _open_store(config: ServerConfig) -> ProjectStore | None:
     """The store: the Projects' when there is a control plane, else (``--store`` given) only
-    the restart hand-over's; warn about settings it makes moot."""
+    the restart hand-over's; warn about options it makes moot."""
     if config.management_key is None and config.require_declared_projects:
         log.warning(
             "--require-declared-projects without a management key: no Project can be "

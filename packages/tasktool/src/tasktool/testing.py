@@ -51,7 +51,7 @@ class TaskRepo:
         """The task directory the config names (``tasks`` by default)."""
         from tasktool.config import load_config
 
-        return Path(load_config(cwd=self.root, env=self.env, home=self.root).settings.task_dir)
+        return Path(load_config(cwd=self.root, env=self.env, home=self.root).config.task_dir)
 
     def load(self, *, tolerant: bool = False) -> Repository:
         """The repository as the CLI run in ``root`` sees it (:func:`tasktool.load_context`);

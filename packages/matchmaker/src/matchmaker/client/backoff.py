@@ -36,9 +36,9 @@ class Reconnect:
     exactly_once: bool = True
 
 
-def delay_s(settings: Reconnect, attempt: int, rng: random.Random) -> float:
+def delay_s(reconnect: Reconnect, attempt: int, rng: random.Random) -> float:
     """The wait before attempt ``attempt`` (1, 2, ...), in seconds."""
-    ceiling = min(settings.max_delay_ms, settings.initial_delay_ms << min(attempt - 1, 30))
+    ceiling = min(reconnect.max_delay_ms, reconnect.initial_delay_ms << min(attempt - 1, 30))
     return ceiling * (0.5 + rng.random() / 2) / 1000
 
 

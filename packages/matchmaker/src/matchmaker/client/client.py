@@ -97,10 +97,10 @@ class Client:
         sends exactly once, holding at most ``max_unacked_bytes`` of unacknowledged sends."""
         client = cls(await open_socket(url, open_timeout))
         if reconnect is not False:
-            settings = Reconnect() if reconnect is True else reconnect
-            client._reconnect = settings
+            chosen = Reconnect() if reconnect is True else reconnect
+            client._reconnect = chosen
             client._dial = Dial(url, project, credential, attributes, open_timeout)
-            if settings.exactly_once:
+            if chosen.exactly_once:
                 unacked = Unacked(max_unacked_bytes)
                 client._sends = Sends(unacked, client._written, client._is_open, client._spawn)
         if hello:
@@ -401,8 +401,8 @@ class Client:
         self._events.put_nowait(Event("connection.away", away))
         self._spawn(self._resume(self._reconnect, grace_ms / 1000))
 
-    async def _resume(self, settings: Reconnect, grace_s: float) -> None:
-        refused = await retry(self._attempt, settings, grace_s, self._rng)
+    async def _resume(self, reconnect: Reconnect, grace_s: float) -> None:
+        refused = await retry(self._attempt, reconnect, grace_s, self._rng)
         if refused is not None and self.state == "reconnecting":
             await self.websocket.close()  # after the server's own close: its code is kept
             self._finish(refused)

@@ -23,15 +23,15 @@ Attempt = Callable[[int, float], Awaitable[bool]]
 
 
 async def retry(
-    attempt: Attempt, settings: Reconnect, grace_s: float, rng: random.Random
+    attempt: Attempt, reconnect: Reconnect, grace_s: float, rng: random.Random
 ) -> MatchmakerError | None:
     """Reconnect until resumed (``None``) or it is too late: the error to close with."""
     loop = asyncio.get_running_loop()
     until = loop.time() + grace_s
     number = 0
-    while settings.max_attempts is None or number < settings.max_attempts:
+    while reconnect.max_attempts is None or number < reconnect.max_attempts:
         number += 1
-        wait = delay_s(settings, number, rng)
+        wait = delay_s(reconnect, number, rng)
         if loop.time() + wait >= until:
             return MatchmakerError(
                 "could not resume within the server's grace",

@@ -140,12 +140,12 @@ _YAML_TYPES: dict[str, tuple[type, ...]] = {
 
 @dataclass(frozen=True, slots=True)
 class Option:
-    """One setting. ``field`` is a dotted path into ``ServerConfig`` (``limits.entry_ttl_ms``).
+    """One option. ``field`` is a dotted path into ``ServerConfig`` (``limits.entry_ttl_ms``).
 
     The primary flag decides the other names: ``--shutdown-grace`` is read from
     ``MATCHMAKER_SHUTDOWN_GRACE`` and from the file key ``shutdown_grace`` (or
     ``shutdown-grace``). ``env_aliases`` are further accepted variables, and
-    ``secret`` settings are redacted wherever they are shown.
+    ``secret`` options are redacted wherever they are shown.
     """
 
     field: str

@@ -1,4 +1,4 @@
-"""Effective settings: flag > environment > config file > default, with where each came from.
+"""The effective config: flag > environment > config file > default, with where each came from.
 
 Nothing is read at import time; the caller hands in the flags it parsed and the
 environment, and the config file is read here. Every bad value is a
@@ -48,7 +48,7 @@ class ConfigError(MatchmakerError):
 
 @dataclass(frozen=True, slots=True)
 class Effective:
-    """The settings in force, and per option field where its value came from."""
+    """The config in force, and per option field where its value came from."""
 
     config: ServerConfig
     origins: Mapping[str, str]
@@ -156,7 +156,7 @@ def _parse_env(option: Option, name: str, raw: str) -> Any:
 
 
 def _check_together(config: ServerConfig, origins: Mapping[str, str]) -> None:
-    """The rules between settings, each valid alone: refused naming where each came from."""
+    """The rules between options, each valid alone: refused naming where each came from."""
     limits = config.limits
     if limits.heartbeat_timeout_ms <= limits.heartbeat_interval_ms:
         # Every connection would be dropped between two pings.

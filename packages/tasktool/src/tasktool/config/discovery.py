@@ -74,7 +74,7 @@ def _is_home(directory: Path, home: Path | None) -> bool:
 
 
 def is_home_file(path: Path, home: Path | None) -> bool:
-    """Whether ``path`` is ``~/.tasktool.yaml``: a fallback of *settings*, whose relative
+    """Whether ``path`` is ``~/.tasktool.yaml``: a fallback config, whose relative
     ``dir`` (and default ``.``) means the current folder, never the home folder."""
     return path.name == CONFIG_NAME and _is_home(path.parent, home)
 

@@ -50,10 +50,10 @@ class Overrides(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class LoadedConfig(msgspec.Struct, frozen=True, kw_only=True):
-    """The effective settings, where each came from, and every config diagnostic."""
+    """The effective ``Config``, where each value came from, and every config diagnostic."""
 
     file: str | None
-    settings: Config
+    config: Config
     values: dict[str, Any]
     sources: dict[str, Source]
     diagnostics: tuple[Diagnostic, ...] = ()
@@ -172,7 +172,7 @@ def load_config(
     if home is None:
         home = Path(env["HOME"]) if env.get("HOME") else Path.home()
     path, cwd = _locate(overrides, cwd, env, home)
-    # The home file is a fallback of settings: its relative paths (and the default task
+    # The home file is a fallback config: its relative paths (and the default task
     # directory) mean the folder the command runs for, never the home folder.
     fallback = (
         path is not None
@@ -231,7 +231,7 @@ def load_config(
         fields["ignore"] = (*fields["ignore"], *BACKLOG_IGNORED)
     return LoadedConfig(
         file=file,
-        settings=Config(**fields),
+        config=Config(**fields),
         values=values,
         sources=sources,
         diagnostics=tuple(diagnostics),

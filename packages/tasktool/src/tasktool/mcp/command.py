@@ -32,7 +32,7 @@ def mcp_command(options: Invocation, /) -> None:
     from tasktool.mcp.stdin import cap_stdin
 
     load, repo = serving_loader(options.overrides(), options.warn)
-    _one_line_logs(quiet=repo.settings.quiet)
+    _one_line_logs(quiet=repo.config.quiet)
     server = create_server(load)
     cap_stdin(options.warn)
     server.run("stdio")

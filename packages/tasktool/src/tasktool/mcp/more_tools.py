@@ -89,7 +89,7 @@ def register_more(tool: Register, load: Loader) -> None:
         in-review with workflow: pr-review. Returns the updated task."""
         with tool_errors():
             repo = load()
-            finished = "in-review" if repo.settings.workflow == "pr-review" else "completed"
+            finished = "in-review" if repo.config.workflow == "pr-review" else "completed"
             return task_view(
                 update_task(repo, args.id, TaskChange(set={"status": finished})),
                 body=repo.bodies.read,

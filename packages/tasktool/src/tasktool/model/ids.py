@@ -101,17 +101,17 @@ def _retried(make: Callable[[], str], existing: Collection[str]) -> str:
     raise TaskToolError("could not find a free id; increase id.length", code="id.exhausted")
 
 
-def next_id(settings: Config, existing: Collection[str]) -> str:
+def next_id(config: Config, existing: Collection[str]) -> str:
     """The id ``add`` would give the next task, never one in ``existing``."""
-    strategy = settings.id_strategy
+    strategy = config.id_strategy
     if strategy == "sequential":
-        return _numbered("", settings.id_padding, existing)
+        return _numbered("", config.id_padding, existing)
     if strategy == "prefixed":
-        return _numbered(settings.id_prefix, settings.id_padding, existing)
+        return _numbered(config.id_prefix, config.id_padding, existing)
     if strategy == "random":
-        length = settings.id_length
+        length = config.id_length
         return _retried(lambda: "".join(secrets.choice(_ALPHABET) for _ in range(length)), existing)
-    return _ulid(settings.id_length, existing)
+    return _ulid(config.id_length, existing)
 
 
 class Renumbering(msgspec.Struct, frozen=True, kw_only=True):
@@ -128,7 +128,7 @@ def _age(task: Task, mtimes: dict[str, float]) -> tuple[str, float, str]:
 
 
 def plan_deduplicate(
-    tasks: Sequence[Task], settings: Config, mtimes: dict[str, float] | None = None
+    tasks: Sequence[Task], config: Config, mtimes: dict[str, float] | None = None
 ) -> list[Renumbering]:
     """Renumber every copy of a colliding id but the oldest (``created_at``, then mtime, path).
 
@@ -144,7 +144,7 @@ def plan_deduplicate(
     for task_id in sorted(by_id, key=natural_key):
         copies = sorted(by_id[task_id], key=lambda task: _age(task, mtimes))
         for copy in copies[1:]:
-            new_id = next_id(settings, used)
+            new_id = next_id(config, used)
             used.add(new_id)
             plan.append(
                 Renumbering(

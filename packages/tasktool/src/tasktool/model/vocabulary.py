@@ -34,7 +34,7 @@ INVALID_CODE: dict[str, str] = {
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[T ][0-9:.+\-Z]*)?")
 
 
-def field_values(field: str, settings: Config) -> tuple[str, ...] | None:
+def field_values(field: str, config: Config) -> tuple[str, ...] | None:
     """The known values of ``field`` in their natural order, or ``None`` for a free field."""
     if field == "status":
         return tuple(STATUS_ORDER)
@@ -43,9 +43,9 @@ def field_values(field: str, settings: Config) -> tuple[str, ...] | None:
     if field == "type":
         return TASK_TYPES
     if field == "effort":
-        return settings.effort
+        return config.effort
     if field == "phase":
-        return tuple(phase.id for phase in settings.phases)
+        return tuple(phase.id for phase in config.phases)
     return None
 
 

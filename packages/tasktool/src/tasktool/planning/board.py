@@ -92,22 +92,22 @@ def _values(field: str) -> Callable[[Task], tuple[str, ...]]:
     return single
 
 
-def _known(group_by: str, settings: Config) -> tuple[str, ...]:
+def _known(group_by: str, config: Config) -> tuple[str, ...]:
     """The field's known values (each always a column); ``filter.field`` for another field."""
     if group_by not in GROUP_FIELDS:
         raise TaskToolError(
             f"cannot group by {group_by!r}; one of: {', '.join(GROUP_FIELDS)}", code="filter.field"
         )
-    layout = settings.layout
+    layout = config.layout
     if group_by == "status" and layout.foreign:  # the repository's columns, in its order
         meant = (layout.status_of(name) for name in layout.statuses)
         return tuple(dict.fromkeys(status for status in meant if status is not None))
-    return field_values(group_by, settings) or ()
+    return field_values(group_by, config) or ()
 
 
-def _labeller(group_by: str, settings: Config) -> Callable[[str | None], str | None]:
+def _labeller(group_by: str, config: Config) -> Callable[[str | None], str | None]:
     """The repository's name of a column's value (``None``: the value is its name)."""
-    layout = settings.layout
+    layout = config.layout
     if group_by != "status" or not layout.foreign:
         return lambda value: None
     return lambda value: layout.name_of(value) if value is not None else None
@@ -120,13 +120,13 @@ def _column_order(known: tuple[str, ...], present: Collection[str | None]) -> li
 
 
 def build_board(
-    tasks: Sequence[Task], settings: Config, group_by: str, *, ordered: bool = False
+    tasks: Sequence[Task], config: Config, group_by: str, *, ordered: bool = False
 ) -> Board:
     """Group the active tasks into columns by ``group_by`` (one of :data:`GROUP_FIELDS`).
 
     ``ordered``: the tasks already come in natural id order (as a scan returns them).
     """
-    known = _known(group_by, settings)
+    known = _known(group_by, config)
     values_of = _values(group_by)
     buckets: dict[str | None, list[Task]] = {value: [] for value in known}
     active = [task for task in tasks if not task.archived]
@@ -140,7 +140,7 @@ def build_board(
             else:
                 buckets[value] = [task]
     present = [value for value, members in buckets.items() if members]
-    label = _labeller(group_by, settings)
+    label = _labeller(group_by, config)
     return Board(
         group_by=group_by,
         columns=tuple(
@@ -151,12 +151,12 @@ def build_board(
 
 
 def count_columns(
-    tasks: Iterable[Task], settings: Config, group_by: str
+    tasks: Iterable[Task], config: Config, group_by: str
 ) -> tuple[tuple[str, int], ...]:
     """``(column name, task count)`` of the board of ``tasks`` (all active), without building it."""
     if group_by != "tag":
-        return count_fields(tasks, settings, (group_by,))[group_by]
-    known = _known(group_by, settings)
+        return count_fields(tasks, config, (group_by,))[group_by]
+    known = _known(group_by, config)
     counts: Counter[str | None] = Counter()
     for task in tasks:
         tags = task.tags
@@ -166,12 +166,12 @@ def count_columns(
 
 
 def count_fields(
-    tasks: Iterable[Task], settings: Config, fields: Sequence[str]
+    tasks: Iterable[Task], config: Config, fields: Sequence[str]
 ) -> dict[str, tuple[tuple[str, int], ...]]:
     """:func:`count_columns` of each single-valued field (not ``tag``), in one pass over
     ``tasks``: the tasks are counted by their combination of values (a few hundred at most),
     then each field's columns from those counts."""
-    knowns = [_known(field, settings) for field in fields]
+    knowns = [_known(field, config) for field in fields]
     values_of = map(attrgetter(*fields), tasks)  # a tuple per task for several fields
     combinations = Counter(values_of if len(fields) > 1 else zip(values_of))
     counts: list[Counter[str | None]] = [Counter() for _ in fields]

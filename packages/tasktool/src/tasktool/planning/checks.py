@@ -162,10 +162,10 @@ def _duplicates(tasks: Iterable[Task]) -> list[Diagnostic]:
     return found
 
 
-def _owners(tasks: Sequence[Task], settings: Config) -> Sequence[Task]:
+def _owners(tasks: Sequence[Task], config: Config) -> Sequence[Task]:
     """The tasks that own their id: all but, in a Backlog.md layout, the archived copies
     a live task's id shadows (:func:`tasktool.files.parsing.backlogmd.shadowed_files`)."""
-    if not settings.layout.foreign:
+    if not config.layout.foreign:
         return tasks
     from tasktool.files.parsing.backlogmd import shadowed_files
 
@@ -173,7 +173,7 @@ def _owners(tasks: Sequence[Task], settings: Config) -> Sequence[Task]:
     return [task for task in tasks if task.file_path not in shadowed]
 
 
-def check_tasks(tasks: Sequence[Task] | TaskGraph, settings: Config) -> list[Diagnostic]:
+def check_tasks(tasks: Sequence[Task] | TaskGraph, config: Config) -> list[Diagnostic]:
     """Every task check, in natural id order, then cycles.
 
     Pass the repository's graph when there is one (built once per run); its
@@ -181,10 +181,10 @@ def check_tasks(tasks: Sequence[Task] | TaskGraph, settings: Config) -> list[Dia
     """
     graph = tasks if isinstance(tasks, TaskGraph) else build_graph(tasks)
     every = graph.all_tasks
-    allowed = {field: field_values(field, settings) or () for field in _CHECKED}
+    allowed = {field: field_values(field, config) or () for field in _CHECKED}
     clean = _clean_test(allowed)
     by_id, archived = graph.by_id, graph.archived
-    conforms = conforming(settings)
+    conforms = conforming(config)
     nonconforming: list[Task] = []  # checked against the config after the rest, as before
     diagnostics: list[Diagnostic] = []
     for task in every:  # one pass: each pass over every task costs
@@ -205,8 +205,8 @@ def check_tasks(tasks: Sequence[Task] | TaskGraph, settings: Config) -> list[Dia
             diagnostics.append(dangling("task.missing_parent", message, task))
     # Some id is in several files when fewer ids exist than files.
     if len(by_id) + len(archived.keys() - by_id.keys()) < len(every):
-        diagnostics.extend(_duplicates(_owners(every, settings)))
-    diagnostics.extend(conformance_diagnostics(nonconforming, settings))
+        diagnostics.extend(_duplicates(_owners(every, config)))
+    diagnostics.extend(conformance_diagnostics(nonconforming, config))
     diagnostics.sort(key=lambda d: natural_key(d.task_id or ""))
     for cycle in graph.dependency_cycles():
         diagnostics.append(

@@ -19,20 +19,20 @@ from tasktool.model.task import Task
 __all__ = ["conformance_diagnostics", "conforming"]
 
 
-def _scope_list(settings: Config) -> str:
-    scopes = settings.scopes or {}
+def _scope_list(config: Config) -> str:
+    scopes = config.scopes or {}
     return ", ".join(
         f"{name} ({scope.description})" if scope.description else name
         for name, scope in scopes.items()
     )
 
 
-def conforming(settings: Config) -> Callable[[Task], bool]:
+def conforming(config: Config) -> Callable[[Task], bool]:
     """A test of one task: the configuration knows every value it holds (nothing to
     report). The common case, in one expression."""
-    phase_ids = {phase.id for phase in settings.phases}
-    scopes = settings.scopes
-    effort = frozenset(settings.effort)
+    phase_ids = {phase.id for phase in config.phases}
+    scopes = config.scopes
+    effort = frozenset(config.effort)
 
     def conforms(task: Task) -> bool:
         return (
@@ -44,18 +44,18 @@ def conforming(settings: Config) -> Callable[[Task], bool]:
     return conforms
 
 
-def conformance_diagnostics(tasks: Iterable[Task], settings: Config) -> list[Diagnostic]:
+def conformance_diagnostics(tasks: Iterable[Task], config: Config) -> list[Diagnostic]:
     """Every task value that the configuration does not know, in task order."""
-    phase_ids = {phase.id for phase in settings.phases}
-    conforms = conforming(settings)
+    phase_ids = {phase.id for phase in config.phases}
+    conforms = conforming(config)
     found: list[Diagnostic] = []
     for task in tasks:
         if not conforms(task):
-            found.extend(_task_diagnostics(task, settings, phase_ids))
+            found.extend(_task_diagnostics(task, config, phase_ids))
     return found
 
 
-def _task_diagnostics(task: Task, settings: Config, phase_ids: set[str]) -> list[Diagnostic]:
+def _task_diagnostics(task: Task, config: Config, phase_ids: set[str]) -> list[Diagnostic]:
     where = {"file": task.file_path or None, "task_id": task.id}
     found: list[Diagnostic] = []
     if phase_ids and task.phase is not None and task.phase not in phase_ids:
@@ -64,29 +64,29 @@ def _task_diagnostics(task: Task, settings: Config, phase_ids: set[str]) -> list
                 severity="warning",
                 code="task.unknown_phase",
                 message=f"task {task.id}: phase {task.phase!r} matches no configured "
-                f"phase id ({', '.join(phase.id for phase in settings.phases)})",
+                f"phase id ({', '.join(phase.id for phase in config.phases)})",
                 **where,
             )
         )
-    if settings.scopes is not None:
+    if config.scopes is not None:
         found.extend(
             Diagnostic(
                 severity="warning",
                 code="task.unknown_scope",
                 message=f"task {task.id}: touches {scope!r}, which matches no configured "
-                f"scope ({_scope_list(settings) or 'none'})",
+                f"scope ({_scope_list(config) or 'none'})",
                 **where,
             )
             for scope in task.touches
-            if scope not in settings.scopes
+            if scope not in config.scopes
         )
-    if task.effort is not None and task.effort not in settings.effort:
+    if task.effort is not None and task.effort not in config.effort:
         found.append(
             Diagnostic(
                 severity="error",
                 code="task.invalid_effort",
                 message=f"task {task.id}: effort {task.effort!r} is not in the effort list "
-                f"({', '.join(settings.effort)})",
+                f"({', '.join(config.effort)})",
                 **where,
             )
         )

@@ -84,9 +84,9 @@ def parse_filter(expression: str) -> Filter:
     return Filter(field, op, values)
 
 
-def rank_of(field: str, settings: Config) -> Callable[[str], int | str] | None:
+def rank_of(field: str, config: Config) -> Callable[[str], int | str] | None:
     """The ordering of a field's values (vocabulary position), or ``None`` if textual."""
-    known = field_values(field, settings)
+    known = field_values(field, config)
     if known is None:
         return None
     order = {value: rank for rank, value in enumerate(known)}
@@ -112,7 +112,7 @@ def _compare(op: str, left: Any, right: Any) -> bool:
     return bool(left >= right)
 
 
-def _predicate(flt: Filter, settings: Config) -> Callable[[Task], bool]:
+def _predicate(flt: Filter, config: Config) -> Callable[[Task], bool]:
     field, op, values = flt.field, flt.op, flt.values
     if op in {"=", "!="}:
         wanted = {value for value in values if value}
@@ -128,13 +128,13 @@ def _predicate(flt: Filter, settings: Config) -> Callable[[Task], bool]:
         needle = values[0].lower()
         return lambda task: any(needle in value.lower() for value in values_of(task, field))
     # Dates compare as text; the other ordered fields only within their vocabulary.
-    vocabulary = None if field in DATE_FIELDS else field_values(field, settings)
+    vocabulary = None if field in DATE_FIELDS else field_values(field, config)
     if vocabulary is not None and values[0] not in vocabulary:
         raise TaskToolError(
             f"unknown {field} {values[0]!r} in filter; expected one of: " + ", ".join(vocabulary),
             code="filter.value",
         )
-    rank = rank_of(field, settings) or (lambda value: value)
+    rank = rank_of(field, config) or (lambda value: value)
     bound = rank(values[0])
 
     def compare(task: Task) -> bool:
@@ -147,23 +147,21 @@ def _predicate(flt: Filter, settings: Config) -> Callable[[Task], bool]:
     return compare
 
 
-def apply_filters(
-    tasks: Iterable[Task], expressions: Sequence[str], settings: Config
-) -> list[Task]:
+def apply_filters(tasks: Iterable[Task], expressions: Sequence[str], config: Config) -> list[Task]:
     """Tasks matching every expression."""
     if not expressions:
         return list(tasks)
-    predicates = [_predicate(parse_filter(expression), settings) for expression in expressions]
+    predicates = [_predicate(parse_filter(expression), config) for expression in expressions]
     return [task for task in tasks if all(predicate(task) for predicate in predicates)]
 
 
-def sort_tasks(tasks: Iterable[Task], spec: str, settings: Config) -> list[Task]:
+def sort_tasks(tasks: Iterable[Task], spec: str, config: Config) -> list[Task]:
     """Sort by comma-separated fields (``-field`` descending); unset values last, ties by id."""
     result = sorted(tasks, key=lambda task: natural_key(task.id))
     for item in reversed([part.strip() for part in spec.split(",") if part.strip()]):
         descending = item.startswith("-")
         field = check_field(item.lstrip("-"), "sort field")
-        rank = rank_of(field, settings)
+        rank = rank_of(field, config)
 
         # One read of the field per task; unset values are kept aside, not keyed.
         present: list[tuple[Any, Task]] = []
@@ -182,7 +180,7 @@ def sort_tasks(tasks: Iterable[Task], spec: str, settings: Config) -> list[Task]
 
 
 def group_tasks(
-    tasks: Iterable[Task], field: str, settings: Config
+    tasks: Iterable[Task], field: str, config: Config
 ) -> list[tuple[str | None, list[Task]]]:
     """Tasks per value of ``field`` in the field's natural order, unset last.
 
@@ -193,7 +191,7 @@ def group_tasks(
     for task in tasks:
         for value in values_of(task, field) or (None,):
             groups.setdefault(value, []).append(task)
-    rank = rank_of(field, settings)
+    rank = rank_of(field, config)
 
     def order(value: str | None) -> Any:
         if value is None:

@@ -104,7 +104,7 @@ def _same_number(repo: Repository, table: IdTable, number: str) -> str:
     """The one id that is ``number`` but for leading zeros (``get 1`` of ``001``), as
     :meth:`Repository.resolve <tasktool.planning.repository.Repository.resolve>` finds
     it, else ``number``."""
-    if repo.settings.layout.foreign:
+    if repo.config.layout.foreign:
         return number
     found = table.numbered(number)
     return found.pop() if len(found) == 1 else number

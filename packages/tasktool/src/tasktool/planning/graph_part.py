@@ -47,9 +47,9 @@ def walk_breadth_first(
     return list(reached)
 
 
-def actionable_starts(graph: TaskGraph, settings: Config, allowed: Collection[str]) -> list[str]:
+def actionable_starts(graph: TaskGraph, config: Config, allowed: Collection[str]) -> list[str]:
     """The actionable tasks among ``allowed``, highest priority first, then by id."""
-    order = {value: rank for rank, value in enumerate(field_values("priority", settings) or ())}
+    order = {value: rank for rank, value in enumerate(field_values("priority", config) or ())}
     starts = sorted(
         (task for task in graph.actionable() if task.id in allowed),
         key=lambda task: (-order.get(task.priority or "", -1), natural_key(task.id)),
@@ -59,7 +59,7 @@ def actionable_starts(graph: TaskGraph, settings: Config, allowed: Collection[st
 
 def actionable_part(
     graph: TaskGraph,
-    settings: Config,
+    config: Config,
     allowed: Collection[str],
     *,
     depth: int,
@@ -73,5 +73,5 @@ def actionable_part(
     def downstream(node: str) -> Sequence[str]:
         return dependents.get(node, ())
 
-    first = actionable_starts(graph, settings, allowed) if starts is None else starts
+    first = actionable_starts(graph, config, allowed) if starts is None else starts
     return walk_breadth_first(first, [downstream], allowed, depth, limit)

@@ -147,13 +147,13 @@ class _Scorer:
     a test checks that the reasons always sum to the score.
     """
 
-    def __init__(self, graph: TaskGraph, settings: Config, strict_phases: bool) -> None:
+    def __init__(self, graph: TaskGraph, config: Config, strict_phases: bool) -> None:
         self.graph = graph
-        self.settings = settings
+        self.config = config
         self.strict_phases = strict_phases
         self.chains = longest_chains(graph, leave_out=RESOLVED_STATUSES)
-        self.phase_index = {phase.id: index for index, phase in enumerate(settings.phases)}
-        self.effort = _effort_table(settings.effort)
+        self.phase_index = {phase.id: index for index, phase in enumerate(config.phases)}
+        self.effort = _effort_table(config.effort)
         # The points that depend on one field only, by its value (looked up per candidate).
         self.effort_points = {value: points for value, (points, _) in self.effort.items()}
         self.phase_points: dict[str | None, int] = {
@@ -229,9 +229,7 @@ class _Scorer:
             reasons.append(Reason("unblocks", dependents.unblock_points, detail))
         points, position = self.effort.get(task.effort, (0, -1))
         if points:
-            label = (
-                "quick win" if position == 0 else f"{position + 1} of {len(self.settings.effort)}"
-            )
+            label = "quick win" if position == 0 else f"{position + 1} of {len(self.config.effort)}"
             reasons.append(Reason("effort", points, f"effort {task.effort} ({label})"))
         bonus, position = self._phase_bonus(task.phase)
         if bonus:
@@ -247,8 +245,8 @@ def _tier(task: Task, phase_index: dict[str, int], earliest: int, unphased_last:
     return phase_index.get(task.phase, count + 1)
 
 
-def _tier_reason(task: Task, tier: int, settings: Config) -> Reason:
-    phases = settings.phases
+def _tier_reason(task: Task, tier: int, config: Config) -> Reason:
+    phases = config.phases
     if not task.phase:
         if tier < len(phases):
             return Reason("phase", 0, f"unphased: competes in phase {phases[tier].id}")
@@ -260,7 +258,7 @@ def _tier_reason(task: Task, tier: int, settings: Config) -> Reason:
 
 def score_candidates(
     tasks: Sequence[Task] | TaskGraph,
-    settings: Config,
+    config: Config,
     *,
     strict_phases: bool = True,
     quick_wins: bool = False,
@@ -279,16 +277,16 @@ def score_candidates(
         # A task of this worktree alone (no sibling copy) is never claimed elsewhere.
         if task.worktree is None or not claimed_elsewhere(task)
     ]
-    scorer = _Scorer(graph, settings, strict_phases)
-    tiered = strict_phases and bool(settings.phases)
+    scorer = _Scorer(graph, config, strict_phases)
+    tiered = strict_phases and bool(config.phases)
     phase_index = scorer.phase_index
     # The earliest phase that still has actionable tasks, judged before any filter.
     earliest = min(
         (phase_index[task.phase] for task in actionable if task.phase in phase_index),
         default=len(phase_index),
     )
-    unphased_last = settings.next_unphased == "last"
-    lowest_effort = settings.effort[0] if settings.effort else None
+    unphased_last = config.next_unphased == "last"
+    lowest_effort = config.effort[0] if config.effort else None
     # (tier, -score, position, task): ``actionable`` comes in natural id order, so the
     # position breaks ties in that order, and tuples sort without a key function.
     rows: list[tuple[int, int, int, Task]] = []
@@ -304,14 +302,14 @@ def score_candidates(
     for rank, (tier, negated, _, task) in enumerate(shown, start=1):
         reasons = scorer.reasons(task)
         if tiered:
-            reasons.append(_tier_reason(task, tier, settings))
+            reasons.append(_tier_reason(task, tier, config))
         ranked.append(Ranked(rank=rank, task=task, score=-negated, reasons=tuple(reasons)))
     return ranked
 
 
 def rank_next(
     tasks: Sequence[Task] | TaskGraph,
-    settings: Config,
+    config: Config,
     *,
     strict_phases: bool = True,
     quick_wins: bool = False,
@@ -324,7 +322,7 @@ def rank_next(
     """
     return score_candidates(
         tasks,
-        settings,
+        config,
         strict_phases=strict_phases,
         quick_wins=quick_wins,
         predicate=predicate,

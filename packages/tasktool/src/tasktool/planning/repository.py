@@ -1,9 +1,10 @@
-"""The loaded repository every command works on: settings, diagnostics and tasks.
+"""The loaded repository every command works on: its config, diagnostics and tasks.
 
 ::
 
     repo = load_context(Overrides(task_dir="tasks"))
-    repo.settings            # effective Config
+    repo.config              # the effective Config
+    repo.loaded              # the LoadedConfig: the config file, each value's source
     repo.config_diagnostics  # problems of the config file / environment
     repo.tasks               # active tasks, natural id order
     repo.archived            # tasks under <task dir>/archive/ (their ids satisfy dependencies)
@@ -20,7 +21,7 @@ the siblings read by :mod:`tasktool.planning.worktrees.siblings`); writers look 
 :meth:`Repository.local`, which refuses a task that exists only in a sibling.
 
 The planning commands (next, tracks, board, stats, graph, validate) take
-``repo.tasks``/``repo.archived`` and ``repo.settings`` as plain values.
+``repo.tasks``/``repo.archived`` and ``repo.config`` as plain values.
 """
 
 from __future__ import annotations
@@ -68,20 +69,22 @@ class Repository:
 
     def __init__(
         self,
-        config: LoadedConfig,
+        loaded: LoadedConfig,
         scan: Scan | ScanResult,
         merged: Merged | None = None,
         *,
         notes: tuple[Diagnostic, ...] = (),
         drafts: tuple[Task, ...] = (),
     ) -> None:
-        self.config = config
+        #: The config as loaded: its file, each value's source, its diagnostics.
+        self.loaded = loaded
         #: Warnings about how files were read (Backlog.md's files read leniently).
         self.notes = notes
         #: Backlog.md's drafts: found by id (``get``), never listed, ranked or checked.
         self.drafts = drafts
-        self.settings: Config = config.settings
-        self.task_dir = Path(config.settings.task_dir)
+        #: The effective configuration, the one every command reads.
+        self.config: Config = loaded.config
+        self.task_dir = Path(loaded.config.task_dir)
         self._scan = scan if isinstance(scan, Scan) else Scan.of(scan)
         #: The tasks' bodies: held inline, or kept by the parse cache this load read and
         #: read from there on first use (a listing never reads one); the stores it opens
@@ -99,7 +102,7 @@ class Repository:
         #: The task directories (with their ignore lists) whose files make up what this
         #: repository shows: its own, then each sibling's that the overlay read.
         self.watched: tuple[tuple[Path, tuple[str, ...]], ...] = (
-            (self.task_dir, self.settings.ignore),
+            (self.task_dir, self.config.ignore),
             *(merged.task_dirs if merged is not None else ()),
         )
         #: The task directory does not exist yet (a fresh clone: git keeps no empty
@@ -152,7 +155,7 @@ class Repository:
     @property
     def config_diagnostics(self) -> tuple[Diagnostic, ...]:
         """Diagnostics of the config file and environment (errors and warnings)."""
-        return self.config.diagnostics
+        return self.loaded.diagnostics
 
     @property
     def all_tasks(self) -> tuple[Task, ...]:
@@ -164,7 +167,7 @@ class Repository:
         """The tasks that own their id: all of them, but in a Backlog.md layout the
         archived copies a live task's id shadows (``archive/tasks/``, whose ids Backlog.md
         lets a new task take again)."""
-        if not self.settings.layout.foreign:
+        if not self.config.layout.foreign:
             return self.all_tasks
         from tasktool.files.parsing.backlogmd import shadowed_files
 
@@ -216,7 +219,7 @@ class Repository:
         """The id ``task_id`` names: in the layout's spelling (``back-208`` is ``BACK-208``),
         and a bare number the one id that is it but for leading zeros (``1`` names ``001``,
         as taskmd's commands take it) when no task has the number itself as its id."""
-        layout = self.settings.layout
+        layout = self.config.layout
         if layout.foreign:
             canonical = layout.canonical_id(task_id)
             return self._spellings.get(canonical.upper(), canonical)
@@ -229,7 +232,7 @@ class Repository:
         """In another tool's layout: canonical id -> the id its task shows."""
         from tasktool.files.parsing.backlogmd import spellings
 
-        return spellings((task.id for task in self.owners), self.settings.layout)
+        return spellings((task.id for task in self.owners), self.config.layout)
 
     def same_number(self, task_id: str) -> str | None:
         """The one id that is ``task_id`` but for leading zeros (``1`` for ``001``, as
@@ -243,7 +246,7 @@ class Repository:
     def missing(self, task_id: str) -> TaskToolError:
         """What :meth:`get` raises for an id that no task holds: ``task.broken`` when a file
         that cannot be read names it, else ``task.not_found``."""
-        task_id = self.settings.layout.canonical_id(task_id)
+        task_id = self.config.layout.canonical_id(task_id)
         for problem in self.broken:
             if problem.task_id == task_id:
                 return TaskToolError(
@@ -315,7 +318,7 @@ class Repository:
         walked again only for a scan made elsewhere."""
         folders = self._scan.folders
         if folders is None:
-            folders = [folder.path for folder, _ in walk(self.task_dir, self.settings.ignore)]
+            folders = [folder.path for folder, _ in walk(self.task_dir, self.config.ignore)]
         return folders
 
     @cached_property
@@ -414,39 +417,39 @@ def load_context(
     (:attr:`Repository.absent`; nothing is created by reading it); a task directory
     path that is not a directory raises ``task.dir_missing``.
     """
-    config = load_config(overrides, cwd=cwd, env=env, home=home)
+    loaded = load_config(overrides, cwd=cwd, env=env, home=home)
     if not tolerant:
-        config.require_valid()
-    root = Path(config.settings.task_dir)
+        loaded.require_valid()
+    root = Path(loaded.config.task_dir)
     if not root.exists():
-        return Repository(config, ScanResult(tasks=(), archived=(), broken=()))
+        return Repository(loaded, ScanResult(tasks=(), archived=(), broken=()))
     if not root.is_dir():
         raise TaskToolError(f"task directory {root} is not a directory", code="task.dir_missing")
-    if config.settings.layout.foreign:
-        return _foreign(config, root, use_cache=use_cache)
-    found = discover_worktrees(root) if config.settings.worktree_scope == "unified" else None
-    scan = scan_source(root, config.settings.ignore, use_cache=use_cache)
+    if loaded.config.layout.foreign:
+        return _foreign(loaded, root, use_cache=use_cache)
+    found = discover_worktrees(root) if loaded.config.worktree_scope == "unified" else None
+    scan = scan_source(root, loaded.config.ignore, use_cache=use_cache)
     if found is None or not found.siblings:
-        return Repository(config, scan)
+        return Repository(loaded, scan)
     # Imported only with siblings: a single worktree pays nothing for the overlay.
     from tasktool.planning.worktrees.siblings import SiblingReader
 
-    reader = SiblingReader.of(found, config, overrides, env=env, home=home, use_cache=use_cache)
-    return Repository(config, scan, merged=reader.merge(scan.result, scan.identity))
+    reader = SiblingReader.of(found, loaded, overrides, env=env, home=home, use_cache=use_cache)
+    return Repository(loaded, scan, merged=reader.merge(scan.result, scan.identity))
 
 
-def _foreign(config: LoadedConfig, root: Path, *, use_cache: bool) -> Repository:
+def _foreign(loaded: LoadedConfig, root: Path, *, use_cache: bool) -> Repository:
     """The repository of a Backlog.md layout: its files read the parse cache's way, then
     placed and spelled as Backlog.md reads them (:mod:`tasktool.files.parsing.backlogmd`); no
     worktree overlay (Backlog.md looks at other branches its own way)."""
     from tasktool.files.parsing.backlogmd import lenient_note, normalized_scan
 
-    layout = config.settings.layout
-    scan = scan_source(root, config.settings.ignore, use_cache=use_cache)
+    layout = loaded.config.layout
+    scan = scan_source(root, loaded.config.ignore, use_cache=use_cache)
     result, drafts = normalized_scan(scan.result, layout, root, scan.bodies)
     note = lenient_note((*result.tasks, *result.archived))
     notes = (note,) if note is not None else ()
-    return Repository(config, result, notes=notes, drafts=drafts)
+    return Repository(loaded, result, notes=notes, drafts=drafts)
 
 
 class Loader(Protocol):
@@ -488,10 +491,10 @@ def serving_loader(
     ``next`` is among what it serves."""
     load = loader(overrides)
     repo = load()
-    repo.config.require_next_config()
-    if repo.settings.quiet:
+    repo.loaded.require_next_config()
+    if repo.config.quiet:
         return load, repo
-    notice = taskmd_notice(repo.config.file)
+    notice = taskmd_notice(repo.loaded.file)
     if notice is not None:
         warn(notice)
     note = repo.absent_note()

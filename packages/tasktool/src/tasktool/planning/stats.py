@@ -52,14 +52,14 @@ class Stats(msgspec.Struct, frozen=True, kw_only=True):
         return payload
 
 
-def compute_stats(tasks: Sequence[Task] | TaskGraph, settings: Config) -> Stats:
+def compute_stats(tasks: Sequence[Task] | TaskGraph, config: Config) -> Stats:
     """Counts, completion rate, blocked count and longest chain, in linear time.
 
     Pass the repository's graph when there is one (built once per run).
     """
     graph = tasks if isinstance(tasks, TaskGraph) else build_graph(tasks)
     active = graph.tasks
-    counts = count_fields(active, settings, COUNTED_FIELDS)
+    counts = count_fields(active, config, COUNTED_FIELDS)
     by_status = dict(counts["status"])
     completed = by_status.get(Status.COMPLETED.value, 0)
     countable = len(active) - by_status.get(Status.CANCELLED.value, 0)

@@ -69,15 +69,15 @@ def _task_json(item: Ranked) -> dict[str, Any]:
 
 def plan_tracks(
     tasks: Sequence[Task] | TaskGraph,
-    settings: Config,
+    config: Config,
     *,
     strict_phases: bool = True,
 ) -> Tracks:
     """Place every actionable task into the first track its scopes fit."""
-    ranked = score_candidates(tasks, settings, strict_phases=strict_phases)
+    ranked = score_candidates(tasks, config, strict_phases=strict_phases)
     warnings = [
         diagnostic.message
-        for diagnostic in conformance_diagnostics([item.task for item in ranked], settings)
+        for diagnostic in conformance_diagnostics([item.task for item in ranked], config)
         if diagnostic.code == "task.unknown_scope"
     ]
     placed: list[list[Ranked]] = []

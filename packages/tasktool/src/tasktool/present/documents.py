@@ -68,9 +68,9 @@ def list_tasks(
     A bad filter or sort raises ``TaskToolError`` (``filter.*``).
     """
     pool = sorted(repo.all_tasks, key=lambda t: natural_key(t.id)) if archived else repo.tasks
-    tasks = apply_filters(pool, filters, repo.settings)
+    tasks = apply_filters(pool, filters, repo.config)
     if sort:
-        tasks = sort_tasks(tasks, sort, repo.settings)
+        tasks = sort_tasks(tasks, sort, repo.config)
     return tasks[:limit] if limit else tasks
 
 
@@ -171,7 +171,7 @@ def _detail(
 
 def _filter_predicate(repo: Repository, expressions: Sequence[str]) -> Callable[[Task], bool]:
     """One pass of the ``list`` filters over the tasks, then a set lookup per candidate."""
-    kept = apply_filters(repo.tasks, expressions, repo.settings)
+    kept = apply_filters(repo.tasks, expressions, repo.config)
     allowed = {id(task) for task in kept}
     return lambda task: id(task) in allowed
 
@@ -189,14 +189,14 @@ def rank(
     from tasktool.planning.memos.derived_memo import derived
     from tasktool.planning.ranking import Placed, rank_next
 
-    repo.config.require_next_config()
+    repo.loaded.require_next_config()
     tasks = repo.tasks
 
     def compute() -> list[Placed]:
         predicate = _filter_predicate(repo, filters) if filters else None
         ranked = rank_next(
             repo.graph,
-            repo.settings,
+            repo.config,
             strict_phases=strict_phases,
             quick_wins=quick_wins,
             limit=limit,
@@ -217,7 +217,7 @@ def repository_stats(repo: Repository) -> Stats:
     from tasktool.planning.memos.derived_memo import derived
     from tasktool.planning.stats import Stats, compute_stats
 
-    return derived(repo, "stats", (), Stats, lambda: compute_stats(repo.graph, repo.settings))
+    return derived(repo, "stats", (), Stats, lambda: compute_stats(repo.graph, repo.config))
 
 
 def validation_report(load: Loader) -> ValidationReport:
@@ -235,7 +235,7 @@ def validation_report(load: Loader) -> ValidationReport:
         )
         return build_report([problem])
     checks = derived(
-        repo, "validate", (), list[Diagnostic], lambda: check_tasks(repo.graph, repo.settings)
+        repo, "validate", (), list[Diagnostic], lambda: check_tasks(repo.graph, repo.config)
     )
     return build_report(
         repo.config_diagnostics, repo.broken, checks, repo.worktree_diagnostics, stale_temps(repo)
@@ -284,9 +284,9 @@ def config_document(loaded: LoadedConfig) -> dict[str, Any]:
 VOCABULARY_FIELDS = ("status", "priority", "effort", "type", "phase")
 
 
-def vocabulary(settings: Config) -> dict[str, list[str]]:
+def vocabulary(config: Config) -> dict[str, list[str]]:
     """The known values of the closed fields and of ``phase``, in their natural order."""
-    return {field: list(field_values(field, settings) or ()) for field in VOCABULARY_FIELDS}
+    return {field: list(field_values(field, config) or ()) for field in VOCABULARY_FIELDS}
 
 
 def tasks_document(
@@ -334,7 +334,7 @@ def board_document(repo: Repository, group_by: str) -> dict[str, Any]:
     """``board``: active tasks in columns by ``group_by``."""
     from tasktool.planning.board import build_board
 
-    return build_board(repo.tasks, repo.settings, group_by, ordered=True).to_json()
+    return build_board(repo.tasks, repo.config, group_by, ordered=True).to_json()
 
 
 def graph_document(
@@ -362,4 +362,4 @@ def tracks_document(repo: Repository, *, strict_phases: bool = True) -> dict[str
     """``tracks``: actionable work split into tracks that do not share a scope."""
     from tasktool.planning.tracks import plan_tracks
 
-    return plan_tracks(repo.graph, repo.settings, strict_phases=strict_phases).to_json()
+    return plan_tracks(repo.graph, repo.config, strict_phases=strict_phases).to_json()

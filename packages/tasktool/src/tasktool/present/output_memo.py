@@ -1,5 +1,5 @@
 """A command's whole output, kept from one run to the next: replayed byte for byte while
-the tasks, the settings and the command's options are the same.
+the tasks, the config and the command's options are the same.
 
 A large output (``list --format json`` of every task) takes far longer to decode the
 cached tasks and encode than to copy from a file (docs/architecture.md, "Caches"). The

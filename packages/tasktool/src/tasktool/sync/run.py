@@ -30,7 +30,7 @@ from tasktool.sync.transport import Clock, RetryPolicy
 
 def configured_sources(repo: Repository, only: str | None = None) -> tuple[SourceConfig, ...]:
     """The checked ``sync.sources`` of the config file (just ``only`` when given)."""
-    file = repo.config.file
+    file = repo.loaded.file
     section = read_config(Path(file)).data.get("sync") if file is not None else None
     sources = parse_sources(section, str(Path(file).parent) if file else str(Path.cwd()))
     if not sources:
@@ -84,7 +84,7 @@ def run_sync(
     lock = contextlib.nullcontext() if dry_run else locked(repo.task_dir, "sync")
     with lock:
         # Read inside the lock: another run may have written tasks and state meanwhile.
-        repo = Repository(repo.config, scan_tasks(repo.task_dir, repo.settings.ignore))
+        repo = Repository(repo.loaded, scan_tasks(repo.task_dir, repo.config.ignore))
         state = load_state(repo.task_dir)
         for config, found in zip(sources, credentials, strict=True):
             source = open_source(config, found, policy=policy, clock=clock)

@@ -231,7 +231,7 @@ def apply_edit(repo: Repository, task_id: str, payload: object) -> dict[str, Any
     """Check a JSON edit against the task and write it through the CLI's write path (the
     task's lock, re-read under it, atomic replace, status bookkeeping)."""
     task = repo.local(task_id)  # worktree.sibling_only (409) for a sibling's task
-    change = change_from_json(payload, task, repo.settings, repo.ids, today())
+    change = change_from_json(payload, task, repo.config, repo.ids, today())
     if not change.empty:
         task = update_task(repo, task_id, change)
     return task_detail(repo, task)
@@ -248,7 +248,7 @@ def _refuse_when_read_only(request: Request) -> None:
 def apply_create(repo: Repository, payload: object) -> dict[str, Any]:
     """Check a new task as JSON and write it as ``add`` does (``create_task``: the id
     strategy under the repository lock, the same checks and file name)."""
-    request = new_task_from_json(payload, repo.settings)
+    request = new_task_from_json(payload, repo.config)
     task = create_task(
         repo, request.fields, body=request.body, group=request.group, task_id=request.task_id
     )
@@ -359,7 +359,7 @@ async def validate_endpoint(request: Request) -> Response:
 
 
 async def config_endpoint(request: Request) -> Response:
-    return json_response(await with_repo(request, lambda repo: config_document(repo.config)))
+    return json_response(await with_repo(request, lambda repo: config_document(repo.loaded)))
 
 
 async def events_endpoint(request: Request) -> Response:

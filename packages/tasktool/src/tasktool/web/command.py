@@ -59,16 +59,16 @@ def start_command(
     from tasktool.web.server import Bound, exposure_banner, listen, serve_until_signalled
 
     load, repo = serving_loader(options.overrides(), options.warn)
-    settings = repo.settings
-    bind_host = settings.web_host if host is None else host
-    bind_port = settings.web_port if port is None else port
-    read_only = settings.web_readonly if readonly is None else readonly
-    browse = settings.web_auto_open_browser if open_browser is None else open_browser
+    config = repo.config
+    bind_host = config.web_host if host is None else host
+    bind_port = config.web_port if port is None else port
+    read_only = config.web_readonly if readonly is None else readonly
+    browse = config.web_auto_open_browser if open_browser is None else open_browser
     banner = exposure_banner(bind_host, readonly=read_only)
     if banner:
         click.echo(banner, err=True)
     sock = listen(bind_host, bind_port)
-    config = WebConfig.serving(load, repo, readonly=read_only)
+    web_config = WebConfig.serving(load, repo, readonly=read_only)
 
     def ready(bound: Bound) -> None:
         mode = " (read-only)" if read_only else ""
@@ -76,7 +76,7 @@ def start_command(
         if browse:
             webbrowser.open(bound.url)
 
-    serve_until_signalled(config, sock, ready, bind_host)
+    serve_until_signalled(web_config, sock, ready, bind_host)
 
 
 @web_group.command("export")

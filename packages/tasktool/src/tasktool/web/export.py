@@ -84,7 +84,7 @@ def export_site(load: Loader, output: Path) -> int:
     does, before writing anything.
     """
     repo = load()
-    repo.config.require_next_config()
+    repo.loaded.require_next_config()
     if output.exists() and not output.is_dir():
         raise TaskToolError(f"{output} exists and is not a directory", code="web.export")
     output.mkdir(parents=True, exist_ok=True)
@@ -100,7 +100,7 @@ def export_site(load: Loader, output: Path) -> int:
         emit(f"api/{name}.json", to_json(data) + "\n")
 
     links = Links(static=True)
-    vocab = vocabulary(repo.settings)
+    vocab = vocabulary(repo.config)
     tasks = tasks_document(repo)
     emit_json("tasks", tasks)
     emit(links.page("tasks"), pages.tasks_page(tasks, vocab, links))
@@ -128,7 +128,7 @@ def export_site(load: Loader, output: Path) -> int:
     emit(links.page("validate"), pages.validate_page(report, links))
     emit_json("stats", repository_stats(repo).to_json())
     emit_json("tracks", tracks_document(repo))
-    emit_json("config", config_document(repo.config))
+    emit_json("config", config_document(repo.loaded))
     for asset in sorted(STATIC_DIR.iterdir()):
         if asset.is_file():
             emit(f"static/{asset.name}", asset.read_text(encoding="utf-8"))

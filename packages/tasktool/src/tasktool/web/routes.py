@@ -59,7 +59,7 @@ async def tasks_page(request: Request) -> Response:
     links, query = _links(request), table_query(request)
 
     def render(repo: Repository, remember: Remember) -> str:
-        known = vocabulary(repo.settings)
+        known = vocabulary(repo.config)
         rows, table = table_rows(repo, query, known, remember)
         return pages.tasks_page(rows, known, links, table)
 
@@ -73,7 +73,7 @@ async def task_page(request: Request) -> Response:
     def render(repo: Repository) -> str:
         detail = task_detail(repo, repo.get(task_id))
         related = related_tasks(repo, detail)
-        return pages.task_page(detail, related, vocabulary(repo.settings), links)
+        return pages.task_page(detail, related, vocabulary(repo.config), links)
 
     return html(await with_repo(request, render))
 

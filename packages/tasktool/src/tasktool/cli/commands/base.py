@@ -91,7 +91,7 @@ class GlobalOptions(msgspec.Struct, kw_only=True):
     noted: bool = False
     #: A repository :func:`kept_when_piped` loaded, handed to the command's first
     #: :func:`load_repository` (loaded once, its warnings said once).
-    loaded: Any = None
+    preloaded: Any = None
     #: The process running this invocation (:mod:`tasktool.cli.oneshot`): what a load
     #: may skip in it.
     process: oneshot.Process = msgspec.field(default_factory=oneshot.Process)
@@ -157,17 +157,17 @@ def load_repository(
 ) -> Repository:
     """Load config and tasks; broken task files are warned about on stderr, and so is a
     task directory that does not exist yet, unless the command is ``creating`` it."""
-    if options.loaded is not None and not (tolerant or creating):
-        repo: Repository = options.loaded
-        options.loaded = None
+    if options.preloaded is not None and not (tolerant or creating):
+        repo: Repository = options.preloaded
+        options.preloaded = None
         return repo
     repo = options.process.load(lambda: load_context(options.overrides(), tolerant=tolerant))
-    settings = repo.settings
-    options.loud, options.silent = settings.verbose, settings.quiet
-    options.note_config(repo.config.file)
+    config = repo.config
+    options.loud, options.silent = config.verbose, config.quiet
+    options.note_config(repo.loaded.file)
     if options.loud:  # only then: counting the tasks decodes them
         options.info(
-            f"config: {repo.config.file or '(none)'}; task dir: {repo.task_dir}; "
+            f"config: {repo.loaded.file or '(none)'}; task dir: {repo.task_dir}; "
             f"{len(repo.tasks)} tasks, {len(repo.archived)} archived"
         )
     note = None if creating else repo.absent_note()
@@ -239,7 +239,7 @@ def kept_when_piped(
     notes: bool = False,
 ) -> Callable[[F], F]:
     """A read command's whole output to a pipe kept from one run to the next and replayed
-    while the tasks, the settings and the command's arguments are the same
+    while the tasks, the config and the command's arguments are the same
     (:func:`tasktool.present.output_memo.recording_streams`): at 100,000 tasks a repeated
     ``list``, ``board`` or ``graph`` copies a file instead of decoding every task and
     laying them out. Not on a terminal (width, colour and the pager are live), not with
@@ -264,7 +264,7 @@ def kept_when_piped(
             key = (options.format, sorted(arguments.items()))
             if replay(repo, name, key, notes=notes):
                 return
-            options.loaded = repo
+            options.preloaded = repo
             with recording_streams(repo, name, key, notes=notes):
                 command(options, **arguments)
 

@@ -47,7 +47,7 @@ def search_command(
     repo = load_repository(options)
     with usage_errors("--filter"):
         rows = search_document(repo, text, filters=filters, limit=limit, archived=archived)
-    shown = repo.settings.layout.shown  # the repository's status names in the table
+    shown = repo.config.layout.shown  # the repository's status names in the table
     table = [{**row, "status": shown(row["status"])} for row in rows]
     output(options, fmt, rows, rows=table, columns=("id", "score", "status", "title"))
 

@@ -34,7 +34,7 @@ def show_command(options: GlobalOptions, /, *, fmt: str | None) -> None:
     {"<key>": {"value": ..., "source": ...}}}.
     """
     loaded = load_config(options.overrides())
-    options.loud, options.silent = loaded.settings.verbose, loaded.settings.quiet
+    options.loud, options.silent = loaded.config.verbose, loaded.config.quiet
     options.note_config(loaded.file)
     data = config_document(loaded)
     # A rejected environment value is an error (validate reports the file's problems).

@@ -198,7 +198,7 @@ def set_command(
     if done:
         # With workflow: pr-review, done means "ready for review"; --status completed
         # still completes.
-        finished = "in-review" if repo.settings.workflow == "pr-review" else "completed"
+        finished = "in-review" if repo.config.workflow == "pr-review" else "completed"
         if values.get("status") not in (None, finished):
             raise click.UsageError("--done conflicts with --status")
         values["status"] = finished
@@ -277,7 +277,7 @@ def edit_command(options: GlobalOptions, /, *, task_id: str, fmt: str | None) ->
         value = getattr(parsed, field)
         if value is not None:
             try:
-                check_value(field, value, repo.settings)
+                check_value(field, value, repo.config)
             except TaskToolError as exc:
                 raise TaskToolError(f"{path}: {exc.message}", code=exc.code) from None
     if parsed.id != task_id:

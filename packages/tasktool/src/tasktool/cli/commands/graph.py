@@ -113,7 +113,7 @@ def _actionable_view(
     allowed = {task.id for task in graph.unique if task.status not in excluded}
     if len(allowed) <= WHOLE_UP_TO:
         return None
-    chosen = actionable_part(graph, repo.settings, allowed, depth=1, limit=WHOLE_UP_TO)
+    chosen = actionable_part(graph, repo.config, allowed, depth=1, limit=WHOLE_UP_TO)
     if not options.silent:
         click.echo(
             f"note: {len(allowed):,} tasks in the graph, drawing {len(chosen):,}: the "

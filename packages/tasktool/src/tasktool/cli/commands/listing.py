@@ -138,54 +138,54 @@ def list_command(
         _json_list(load_repository(options), query)
         return
     found = [
-        (project, repo.settings, _select(repo, query)) for project, repo in repositories(options)
+        (project, repo.config, _select(repo, query)) for project, repo in repositories(options)
     ]
     keys = ("project", *shown) if everywhere else shown
 
     # Only the fields shown: a table (or --columns) needs no dict of every field per task.
     fields = shown if columns or chosen == "table" else TASK_KEYS
 
-    def view(project: str | None, settings: Config, selection: list[Task]) -> list[dict[str, Any]]:
+    def view(project: str | None, config: Config, selection: list[Task]) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = msgspec.to_builtins(TaskRows(selection, fields)[:])
         views = [tagged(project, item) for item in rows]
         if chosen == "table":
             for item, task in zip(views, selection, strict=True):
                 if "status" in item:
-                    item["status"] = _table_status(task, settings)
+                    item["status"] = _table_status(task, config)
                 if project is not None:
                     item["project"] = f"project:{project}"
         return views
 
     if not group_by and chosen == "table" and not everywhere and not is_terminal(sys.stdout):
-        ((_, settings, tasks),) = found
+        ((_, config, tasks),) = found
         # No status to annotate or rename: a sibling's provenance, another tool's names.
-        if not settings.layout.foreign and all(task.worktree is None for task in tasks):
+        if not config.layout.foreign and all(task.worktree is None for task in tasks):
             # Each column straight from the tasks: no dict per task (100,000 of them).
             emit_text(plain_columns(keys, [attribute_cells(tasks, key) for key in keys]))
             return
     if not group_by:
-        rows = [row for project, settings, tasks in found for row in view(project, settings, tasks)]
+        rows = [row for project, config, tasks in found for row in view(project, config, tasks)]
         output(options, chosen, rows, columns=keys)
         return
     sections = [
-        (project, settings, value, members)
-        for project, settings, tasks in found
-        for value, members in group_tasks(tasks, group_by, settings)
+        (project, config, value, members)
+        for project, config, tasks in found
+        for value, members in group_tasks(tasks, group_by, config)
     ]
     if chosen != "table":
         emit_data(
             [
-                tagged(project, {"group": value, "tasks": view(project, settings, members)})
-                for project, settings, value, members in sections
+                tagged(project, {"group": value, "tasks": view(project, config, members)})
+                for project, config, value, members in sections
             ],
             chosen,
         )
         return
-    for project, settings, value, members in sections:
+    for project, config, value, members in sections:
         where = f"project:{project} " if project is not None else ""
-        named = settings.layout.shown(value) if group_by == "status" and value else value
+        named = config.layout.shown(value) if group_by == "status" and value else value
         emit_table(
-            view(project, settings, members),
+            view(project, config, members),
             keys,
             title=f"{where}{group_by}: {named or '(none)'}",
             no_color=options.no_color,
@@ -206,7 +206,7 @@ def _select(repo: Repository, query: _Query) -> list[Task]:
     """The tasks ``list`` shows of ``repo`` (a bad ``--sort`` or ``--filter`` named)."""
     if query.sort:
         with usage_errors("--sort"):
-            sort_tasks((), query.sort, repo.settings)  # checks the spec: its errors name --sort
+            sort_tasks((), query.sort, repo.config)  # checks the spec: its errors name --sort
     with usage_errors("--filter"):
         return list_tasks(
             repo,
@@ -219,7 +219,7 @@ def _select(repo: Repository, query: _Query) -> list[Task]:
 
 def _json_list(repo: Repository, query: _Query) -> None:
     """``list --format json`` of one repository: the output kept for the same tasks,
-    settings and query when there is one (copied, not made again: the output of a large
+    config and query when there is one (copied, not made again: the output of a large
     repository is tens of megabytes), else made and kept."""
     if replay(repo, "list-json", query):
         return
@@ -228,10 +228,10 @@ def _json_list(repo: Repository, query: _Query) -> None:
         write_json_array(TaskRows(tasks, query.keys), write)
 
 
-def _table_status(task: Task, settings: Config) -> str:
+def _table_status(task: Task, config: Config) -> str:
     """A task's status in a table: the repository's name for it (``In Progress`` in a
     Backlog.md repository), and for a sibling worktree's task where it comes from."""
-    shown = settings.layout.shown(task.status)
+    shown = config.layout.shown(task.status)
     return f"{shown} @{_provenance(task)}" if task.worktree is not None else shown
 
 
@@ -264,7 +264,7 @@ def get_command(options: GlobalOptions, /, *, task_id: str, fmt: str | None) -> 
     if chosen != "table":
         emit_data(detail, chosen)
         return
-    shown = repo.settings.layout.shown
+    shown = repo.config.layout.shown
     if detail.get("status"):
         detail = {**detail, "status": shown(detail["status"])}
     hidden = {"body", "children", "worklog", "resolved", "acceptance"}

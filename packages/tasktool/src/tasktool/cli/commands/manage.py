@@ -149,8 +149,8 @@ def restore_command(
 def next_id_command(options: GlobalOptions, /, *, fmt: str | None) -> None:
     """Print the id the next ``add`` would use (id.strategy)."""
     repo = load_repository(options)
-    value = next_id(repo.settings, repo.taken_ids)
-    data = {"id": value, "strategy": repo.settings.id_strategy}
+    value = next_id(repo.config, repo.taken_ids)
+    data = {"id": value, "strategy": repo.config.id_strategy}
     if output_format(options, fmt) == "table":
         click.echo(value)
     else:

@@ -55,7 +55,7 @@ def board_command(options: GlobalOptions, /, *, group_by: str, fmt: str | None) 
     vocabulary, phases in config order; other values follow sorted, (none) last.
     """
     boards = [
-        (project, build_board(repo.tasks, repo.settings, group_by, ordered=True))
+        (project, build_board(repo.tasks, repo.config, group_by, ordered=True))
         for project, repo in repositories(options)
     ]
     structured = data_format(options, fmt)

@@ -85,7 +85,7 @@ def next_command(
     """
     ranked: list[tuple[str | None, Ranked]] = []
     for project, repo in repositories(options):
-        repo.config.require_next_config()  # a config error, before --filter's usage errors
+        repo.loaded.require_next_config()  # a config error, before --filter's usage errors
         with usage_errors("--filter"):
             ranked += [
                 (project, item)
@@ -139,7 +139,7 @@ def tracks_command(options: GlobalOptions, /, *, strict_phases: bool, fmt: str |
     from tasktool.planning.tracks import plan_tracks  # tracks only: next does not need it
 
     repo = load_repository(options)
-    result = plan_tracks(repo.graph, repo.settings, strict_phases=strict_phases)
+    result = plan_tracks(repo.graph, repo.config, strict_phases=strict_phases)
     structured = data_format(options, fmt)
     if structured:
         emit_data(result.to_json(), structured)

@@ -70,17 +70,17 @@ def todos_command(
     # Imported here, as scan_files below: they load subprocess, which validate does not need.
     from tasktool.files.source_files import discover_files, read_source
 
-    config = load_config(options.overrides())
-    config.require_valid()
-    options.silent = config.settings.quiet
-    options.note_config(config.file)
-    settings = config.settings
-    root = Path(path) if path else _project_root(config.file)
+    loaded = load_config(options.overrides())
+    loaded.require_valid()
+    options.silent = loaded.config.quiet
+    options.note_config(loaded.file)
+    config = loaded.config
+    root = Path(path) if path else _project_root(loaded.file)
     files = discover_files(
         root,
-        ignore=settings.ignore,
-        excludes=(*settings.todos_exclude, *excludes),
-        skip_dirs=_inside(Path(settings.task_dir), root),
+        ignore=config.ignore,
+        excludes=(*config.todos_exclude, *excludes),
+        skip_dirs=_inside(Path(config.task_dir), root),
     )
     # Imported here: it compiles its comment patterns on import, which the other
     # commands of this module (validate) need not pay.
@@ -123,8 +123,8 @@ def validate_command(
 
     def load(*, tolerant: bool = False) -> Repository:
         repo = options.process.load(lambda: plain(tolerant=tolerant))
-        options.silent = repo.settings.quiet
-        options.note_config(repo.config.file)
+        options.silent = repo.config.quiet
+        options.note_config(repo.loaded.file)
         note = repo.absent_note()  # valid, with no tasks: said once, as every read says it
         if note is not None:
             options.warn(f"{note.message} [{note.code}]")

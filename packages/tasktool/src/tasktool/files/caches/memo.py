@@ -4,7 +4,7 @@ directory's state folder (``<task dir>/.tasktool/``), recalled while the key is 
 The key is the inputs themselves, encoded (no hash to collide): an identity that names
 the tasks without reading them (:attr:`ParseCache.identity
 <tasktool.files.caches.cache.ParseCache.identity>`, :attr:`SiblingIndex.identity
-<tasktool.files.caches.sibling_index.SiblingIndex.identity>`), the settings, the options, and a
+<tasktool.files.caches.sibling_index.SiblingIndex.identity>`), the config, the options, and a
 format string the caller changes with what the value means. Everything is best effort: a
 missing, foreign, corrupt or stale memo is computed again and rewritten, and a write
 (temp file, rename: atomic) that fails, as in a read-only directory, keeps nothing::
@@ -35,7 +35,7 @@ __all__ = ["HEADER", "Memo", "Recording", "commit", "open_kept", "used"]
 
 _LENGTH = struct.Struct("<Q")
 #: The room for its key (length first) at the start of a kept output, the output after
-#: it: a key is about a kilobyte (identity, settings, options).
+#: it: a key is about a kilobyte (identity, config, options).
 HEADER = 16_384
 
 

@@ -4,7 +4,7 @@ and ``validate``; ``get``'s index is kept per folder instead, beside the parse c
 rows: :mod:`tasktool.planning.get_index`).
 
 ``next``'s ranking, ``stats`` and ``validate``'s task checks are pure functions of the
-tasks (as overlaid with sibling worktrees), the settings and the command's options: no
+tasks (as overlaid with sibling worktrees), the config and the command's options: no
 clock, no other file. The key names all three without reading the tasks again:
 
 - :attr:`CacheView.identity <tasktool.planning.repository.CacheView.identity>`, known
@@ -24,7 +24,7 @@ Each file keeps the last ``KEPT`` results (newest first), so runs that alternate
 stale memo is computed again and rewritten (best effort, atomic; a read-only task
 directory keeps none)::
 
-    stats = derived(repo, "stats", (), Stats, lambda: compute_stats(repo.graph, settings))
+    stats = derived(repo, "stats", (), Stats, lambda: compute_stats(repo.graph, config))
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def memo_key(repo: Repository, kind: str, options: object) -> bytes | None:
     identity = repo.cache.identity
     if identity is None:
         return None
-    return _encoder.encode((_FORMAT, __version__, kind, identity, repo.settings, options))
+    return _encoder.encode((_FORMAT, __version__, kind, identity, repo.config, options))
 
 
 def derived(
@@ -89,7 +89,7 @@ def derived(
     valid: Callable[[T], bool] | None = None,
 ) -> T:
     """``compute()``, or the value stored for the same ``repo`` (its identity and
-    settings), ``kind`` and ``options`` (plain values msgspec encodes) when there is one,
+    config), ``kind`` and ``options`` (plain values msgspec encodes) when there is one,
     decoded as ``result`` and accepted by ``valid`` (a check against the repository).
     The memo keeps the ``KEPT`` newest values."""
     new = repo.cache.new  # a new identity has nothing kept yet (and may still be written)

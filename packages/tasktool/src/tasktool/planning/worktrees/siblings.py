@@ -100,7 +100,7 @@ class SiblingReader(msgspec.Struct, frozen=True):
     calls each give up the GIL and then queue for it (a convoy)."""
 
     worktrees: WorktreeSet
-    config: LoadedConfig
+    loaded: LoadedConfig
     overrides: Overrides
     env: Mapping[str, str]
     home: Path | None
@@ -111,21 +111,21 @@ class SiblingReader(msgspec.Struct, frozen=True):
     def of(
         cls,
         found: WorktreeSet,
-        config: LoadedConfig,
+        loaded: LoadedConfig,
         overrides: Overrides | None,
         *,
         env: Mapping[str, str] | None,
         home: Path | None,
         use_cache: bool,
     ) -> SiblingReader:
-        """The reader of ``found``'s siblings, for the run that loaded ``config``."""
+        """The reader of ``found``'s siblings, for the run whose config is ``loaded``."""
         return cls(
             worktrees=found,
-            config=config,
+            loaded=loaded,
             overrides=overrides or Overrides(),
             env=os.environ if env is None else env,
             home=home,
-            ignore=config.settings.ignore,
+            ignore=loaded.config.ignore,
             use_cache=use_cache,
         )
 
@@ -136,9 +136,9 @@ class SiblingReader(msgspec.Struct, frozen=True):
         mirrored task directory when ``--task-dir`` was given or no project file is used."""
         current = Path(self.worktrees.current.path)
         sibling = Path(worktree.path)
-        task_dir = Path(self.config.settings.task_dir)
-        config = Path(self.config.file) if self.config.file is not None else None
-        mirrored_config = _mirror(config, current, sibling) if config is not None else None
+        task_dir = Path(self.loaded.config.task_dir)
+        file = Path(self.loaded.file) if self.loaded.file is not None else None
+        mirrored_config = _mirror(file, current, sibling) if file is not None else None
         if mirrored_config is not None and not mirrored_config.is_file():
             start = mirrored_config.parent
             mirrored_config = find_config(start if start.is_dir() else sibling, None)
@@ -150,8 +150,8 @@ class SiblingReader(msgspec.Struct, frozen=True):
                     code="worktree.sibling_unreadable",
                 )
             return mirrored, self.ignore
-        loaded = load_config(Overrides(config=str(mirrored_config)), env=self.env, home=self.home)
-        return Path(loaded.settings.task_dir), loaded.settings.ignore
+        theirs = load_config(Overrides(config=str(mirrored_config)), env=self.env, home=self.home)
+        return Path(theirs.config.task_dir), theirs.config.ignore
 
     def read(self, worktree: Worktree) -> SiblingRead | Diagnostic | None:
         """One sibling's index, the warning that leaves it out, or ``None`` (no task dir)."""
@@ -170,7 +170,7 @@ class SiblingReader(msgspec.Struct, frozen=True):
     @property
     def state_root(self) -> Path:
         """The current worktree's task directory, whose state directory holds the indexes."""
-        return Path(self.config.settings.task_dir)
+        return Path(self.loaded.config.task_dir)
 
     def merge(self, scan: ScanResult, source: bytes | None = None) -> Merged:
         """Read every sibling and overlay them on this worktree's ``scan``; ``source`` is

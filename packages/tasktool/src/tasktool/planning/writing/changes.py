@@ -86,14 +86,14 @@ def check_text(field: str, value: str) -> None:
         )
 
 
-def check_value(field: str, value: str, settings: Config) -> None:
+def check_value(field: str, value: str, config: Config) -> None:
     """Reject a status, priority, type, effort or date outside its vocabulary, and control
     characters in any field."""
     check_text(field, value)
-    if field == "status" and settings.layout.status_of(value) is not None:
+    if field == "status" and config.layout.status_of(value) is not None:
         return  # a name the writers read as a status (done, "In Progress": planning.foreign)
     if field in CLOSED_FIELDS:
-        allowed = field_values(field, settings) or ()
+        allowed = field_values(field, config) or ()
         if value not in allowed:
             raise _invalid(field, value, allowed)
     if field in DATE_FIELDS and not is_date(value):
@@ -141,7 +141,7 @@ def plan_create(fields: Mapping[str, Any], today: str) -> dict[str, Any]:
 
 
 def plan_update(
-    task: Task, change: TaskChange, settings: Config, known_ids: Collection[str], today: str
+    task: Task, change: TaskChange, config: Config, known_ids: Collection[str], today: str
 ) -> dict[str, Any]:
     """The frontmatter keys to write (``REMOVE`` deletes), or ``TaskToolError`` if invalid."""
     updates: dict[str, Any] = {}
@@ -154,7 +154,7 @@ def plan_update(
             updates[field] = REMOVE
             continue
         check_value_size(field, value)
-        check_value(field, value, settings)
+        check_value(field, value, config)
         updates[field] = value
     if change.body is not None:
         check_body_size(change.body)
@@ -230,7 +230,7 @@ def invalid_fields(errors: Mapping[str, dict[str, str]]) -> TaskToolError:
 def change_from_json(
     payload: object,
     task: Task,
-    settings: Config,
+    config: Config,
     known_ids: Collection[str],
     today: str,
 ) -> TaskChange:
@@ -266,7 +266,7 @@ def change_from_json(
             single[field] = TaskChange(body=value)
     for field, change in single.items():
         try:
-            plan_update(task, change, settings, known_ids, today)
+            plan_update(task, change, config, known_ids, today)
         except TaskToolError as exc:
             errors[field] = field_error(exc.code, exc.message)
     if errors:

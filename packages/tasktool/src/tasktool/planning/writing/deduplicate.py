@@ -70,7 +70,7 @@ def deduplicate(repo: Repository, *, dry_run: bool) -> list[dict[str, Any]]:
     with repository_lock(repo.task_dir):
         tasks = repo.all_tasks
         mtimes = {task.file_path: os.stat(task.file_path).st_mtime for task in tasks}
-        fresh = plan_deduplicate(tasks, repo.settings, mtimes)
+        fresh = plan_deduplicate(tasks, repo.config, mtimes)
         plan = _stored(repo, fresh) or fresh
         rows: list[dict[str, Any]] = msgspec.to_builtins(plan)
         if dry_run:

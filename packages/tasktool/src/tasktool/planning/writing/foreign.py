@@ -91,9 +91,9 @@ def create_foreign(
     """Write a new task as Backlog.md does: ``tasks/back-<N> - <Title>.md``, the next
     number over every task it counts (read again under the repository lock), the
     repository's default status unless one is given."""
-    layout = repo.settings.layout
+    layout = repo.config.layout
     with repository_lock(repo.task_dir):
-        scan = scan_source(repo.task_dir, repo.settings.ignore)
+        scan = scan_source(repo.task_dir, repo.config.ignore)
         found, _drafts = normalized_scan(scan.result, layout, repo.task_dir, scan.bodies)
         every = (*found.tasks, *found.archived)
         known = {task.id for task in every} | {p.task_id for p in found.broken if p.task_id}
@@ -121,7 +121,7 @@ def _read_back(repo: Repository, path: Path, task_id: str) -> Task:
     parsed = read_entry(str(repo.task_dir), str(path))
     if not isinstance(parsed, Task):
         raise TaskToolError(f"{path} was written but does not read back", code="task.conflict")
-    task = backlog_task(parsed, repo.settings.layout)
+    task = backlog_task(parsed, repo.config.layout)
     if task.id != task_id:
         raise TaskToolError(f"{path} was written but does not read back", code="task.conflict")
     return task

@@ -42,17 +42,17 @@ class NewTaskRequest(msgspec.Struct, frozen=True, kw_only=True):
     task_id: str | None = None
 
 
-def _check(field: str, value: Any, settings: Config) -> None:
+def _check(field: str, value: Any, config: Config) -> None:
     if field == "body":
         check_body_size(value)
     elif isinstance(value, list):
         check_list_size(field, value)
     else:
         check_value_size(field, value)
-        check_value(field, value, settings)
+        check_value(field, value, config)
 
 
-def new_task_from_json(payload: object, settings: Config) -> NewTaskRequest:
+def new_task_from_json(payload: object, config: Config) -> NewTaskRequest:
     """``{"title": "...", "priority": "high", "tags": ["a"], "body": "...", "group": "api"}``
     as a checked :class:`NewTaskRequest`; ``null`` or ``""`` leaves a field unset."""
     if not isinstance(payload, dict):
@@ -76,7 +76,7 @@ def new_task_from_json(payload: object, settings: Config) -> NewTaskRequest:
     for field, value in given.items():
         if field not in errors and field not in {"group", "id"}:
             try:
-                _check(field, value, settings)
+                _check(field, value, config)
             except TaskToolError as exc:
                 errors[field] = field_error(exc.code, exc.message)
     if errors:

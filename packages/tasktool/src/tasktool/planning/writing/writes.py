@@ -93,7 +93,7 @@ def _parsed(repo: Repository, path: Path, task_id: str, text: str | None = None)
         parsed = read_entry(str(repo.task_dir), str(path))
     else:
         parsed = parse_entry(str(repo.task_dir), str(path), text)
-    layout = repo.settings.layout
+    layout = repo.config.layout
     if isinstance(parsed, Task) and layout.foreign:
         parsed = backlog_task(parsed, layout)
     if not isinstance(parsed, Task) or parsed.id != task_id:
@@ -118,12 +118,12 @@ def update_task(repo: Repository, task_id: str, change: TaskChange) -> Task:
     :func:`tasktool.planning.writing.changes.plan_update`); in another tool's layout, in its
     terms (:mod:`tasktool.planning.writing.foreign`)."""
     task = repo.local(task_id)
-    path, task_id, layout = Path(task.file_path), task.id, repo.settings.layout
+    path, task_id, layout = Path(task.file_path), task.id, repo.config.layout
     change = incoming(change, layout, repo.resolve)
     with task_lock(repo.task_dir, task_id):
         text, seen = _read(path, task_id)
         current = _parsed(repo, path, task_id, text)
-        updates = plan_update(current, change, repo.settings, repo.ids, today())
+        updates = plan_update(current, change, repo.config, repo.ids, today())
         if layout.foreign:
             updates = backlog_updates(updates, layout, _now(), remove=REMOVE)
         edited = apply_frontmatter(text, updates, source=str(path), body=change.body)
@@ -144,9 +144,9 @@ def _group_folder(repo: Repository, group: str) -> Path:
     if (
         os.path.isabs(group)
         or any(part in {"", ".", ".."} for part in parts)
-        or not is_scanned_folder(relative, repo.settings.ignore)
+        or not is_scanned_folder(relative, repo.config.ignore)
         or resolved is None
-        or not is_scanned_folder(resolved, repo.settings.ignore)
+        or not is_scanned_folder(resolved, repo.config.ignore)
     ):
         raise TaskToolError(
             f"invalid group {group!r}: name a folder below the task directory that is not "
@@ -174,11 +174,11 @@ class NewTask(msgspec.Struct, frozen=True, kw_only=True):
     group: str | None = None
 
 
-def _check_fields(fields: dict[str, Any], body: str, settings: Config) -> None:
+def _check_fields(fields: dict[str, Any], body: str, config: Config) -> None:
     check_fields_size(fields, body)
     for field, value in fields.items():
         if isinstance(value, str):
-            check_value(field, value, settings)
+            check_value(field, value, config)
         else:
             for item in value or ():
                 check_text(field, str(item))
@@ -199,7 +199,7 @@ def _write_new(
     done)."""
     fields = task.fields
     if task_id is None:
-        task_id = next_id(repo.settings, existing)
+        task_id = next_id(repo.config, existing)
     elif not is_safe_id(task_id):
         raise TaskToolError(
             f"invalid id {task_id!r}: use letters, digits, '.', '_' and '-'",
@@ -230,7 +230,7 @@ def _taken(repo: Repository) -> tuple[set[str], HouseStyle]:
     """Every id taken now: this worktree's files re-scanned (call inside the lock: another
     process may have taken an id meanwhile), and the sibling worktrees' ids; and the
     style of those files, which new ones follow."""
-    found = scan_tasks(repo.task_dir, repo.settings.ignore)
+    found = scan_tasks(repo.task_dir, repo.config.ignore)
     style = learn_style([task.file_path for task in found.tasks + found.archived])
     return set(found.taken_ids) | repo.sibling_ids, style
 
@@ -247,9 +247,9 @@ def create_task(
     configured strategy unless given. Fields are checked like ``set`` checks them. In
     another tool's layout, written its way
     (:func:`~tasktool.planning.writing.foreign.create_foreign`)."""
-    layout = repo.settings.layout
+    layout = repo.config.layout
     fields = incoming_fields(fields, layout, repo.resolve)
-    _check_fields(fields, body, repo.settings)
+    _check_fields(fields, body, repo.config)
     if layout.foreign:
         return create_foreign(repo, fields, body, _now())
     with repository_lock(repo.task_dir):
@@ -262,7 +262,7 @@ def create_tasks(repo: Repository, batch: Sequence[NewTask]) -> list[Task | Task
     """:func:`create_task` for many tasks under one lock and one scan (a scan per task makes
     an import of hundreds quadratic). Ids come from the configured strategy; a task that
     cannot be written has its error in its place, and the others are still written."""
-    if repo.settings.layout.foreign:
+    if repo.config.layout.foreign:
         return [_create_one(repo, task) for task in batch]
     results: list[Task | TaskToolError] = []
     swept: set[Path] = set()
@@ -270,9 +270,9 @@ def create_tasks(repo: Repository, batch: Sequence[NewTask]) -> list[Task | Task
         existing, style = _taken(repo)
         for task in batch:
             try:
-                fields = incoming_fields(task.fields, repo.settings.layout, repo.resolve)
+                fields = incoming_fields(task.fields, repo.config.layout, repo.resolve)
                 task = msgspec.structs.replace(task, fields=fields)  # noqa: PLW2901
-                _check_fields(task.fields, task.body, repo.settings)
+                _check_fields(task.fields, task.body, repo.config)
                 results.append(_write_new(repo, existing, task, None, style=style, swept=swept))
             except TaskToolError as exc:
                 results.append(exc)

@@ -124,10 +124,10 @@ def graph_part(
             return graph_document(repo, **options), None
         depth = 1 if wanted.depth is None else wanted.depth
         starts = remember(
-            ("graph-starts", excluded), lambda: actionable_starts(graph, repo.settings, allowed)
+            ("graph-starts", excluded), lambda: actionable_starts(graph, repo.config, allowed)
         )
         chosen = actionable_part(
-            graph, repo.settings, allowed, depth=depth, limit=wanted.limit, starts=starts
+            graph, repo.config, allowed, depth=depth, limit=wanted.limit, starts=starts
         )
         part = GraphPart(len(allowed), len(chosen), "actionable", depth, wanted)
         return _document(graph, chosen), part

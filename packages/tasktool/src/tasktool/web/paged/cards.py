@@ -65,7 +65,7 @@ def board_cut(
 
     board = remember(
         ("board", group_by),
-        lambda: build_board(repo.tasks, repo.settings, group_by, ordered=True),
+        lambda: build_board(repo.tasks, repo.config, group_by, ordered=True),
     )
 
     def cut(column: Column) -> Sequence[Task]:

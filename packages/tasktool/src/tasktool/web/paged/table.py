@@ -115,7 +115,7 @@ def table_rows(
             kept = [task for task in kept if value in values_of(task, name)]
         if query.text:
             kept = _searched(kept, query.text, repo.bodies)
-        return sort_tasks(kept, query.sort, repo.settings) if query.sort else kept
+        return sort_tasks(kept, query.sort, repo.config) if query.sort else kept
 
     kept = remember(("table", query.chosen, query.text, query.sort), matching)
     choices = remember(("choices",), lambda: _choices(tasks, known))
