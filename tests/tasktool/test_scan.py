@@ -100,6 +100,16 @@ def test_all_digit_ids_sort_as_the_natural_key_does(
     assert [task.id for task in tasks][:4] == ["0", "9", "010", "10"]
 
 
+def test_all_digit_ids_of_distinct_numbers_sort_by_number(
+    project: Project, write_task: TaskWriter
+) -> None:
+    """No two ids one number: the number alone orders them (files never compared)."""
+    for task_id, where in (("10", "b"), ("9", "c"), ("0100", "a"), ("0", ""), ("11", "a")):
+        write_task(task_id, where=where)
+    tasks = scan_tasks(project.root, use_cache=False).tasks
+    assert [task.id for task in tasks] == ["0", "9", "10", "11", "0100"]
+
+
 def test_broken_task_like_file_is_reported(project: Project, write_task: TaskWriter) -> None:
     write_task("1")
     project.write("2-bad.md", "---\nid: 2\ntitle: [oops\n---\n")

@@ -102,14 +102,19 @@ def _sort_tasks(rows: Sequence[Row], numbers: list[int]) -> None:
     """Sort row numbers by :func:`_task_key`. When every id is all ASCII digits (nearly
     every repository), ``(int(id), file)`` orders them as that key does (its natural key
     is then ``((0, int(id)),)``) at a fraction of the cost: a third of a cold scan's
-    serial work at 100,000 tasks (docs/benchmarks.md)."""
+    serial work at 100,000 tasks (docs/benchmarks.md); when no two ids are one number,
+    by the number alone (no tuple per task)."""
     tasks = [rows[number].task for number in numbers]
     ids = [task.id for task in tasks]  # type: ignore[union-attr]
     joined = "".join(ids)
     if joined.isascii() and joined.isdigit() and all(ids):
+        ints = list(map(int, ids))
+        if len(set(ints)) == len(ints):  # no two ids one number: the number alone orders
+            numbers[:] = [numbers[at] for at in sorted(range(len(ints)), key=ints.__getitem__)]
+            return
         paths = [task.file_path for task in tasks]  # type: ignore[union-attr]
         # Files differ, so no two keys tie and the row numbers are never compared.
-        ordered = sorted(zip(map(int, ids), paths, numbers, strict=True))
+        ordered = sorted(zip(ints, paths, numbers, strict=True))
         numbers[:] = [number for _id, _path, number in ordered]
         return
     numbers.sort(key=lambda number: _task_key(rows[number]))
