@@ -69,6 +69,9 @@ class _Merge:
 
     def add(self, folder: Folder, relative: str) -> None:
         old, first, number = self.before.get(folder.path, (None, 0, 0))
+        if old is None:
+            self._add_new(folder, relative)
+            return
         rows = self.rows
         if old is not None and (old.names, old.sigs) == (folder.names, folder.sigs):
             self.same[len(self.folders)] = number
@@ -95,6 +98,24 @@ class _Merge:
                     self.settled += 1
             sigs.append(sig)
         self.folders.append(msgspec.structs.replace(folder, sigs=b"".join(sigs)))
+
+    def _add_new(self, folder: Folder, relative: str) -> None:
+        """A folder the cache does not hold (all of a cold scan's): every file is parsed,
+        in C loops but for the racy ones (none, nearly always)."""
+        rows, count = self.rows, len(folder)
+        self.fresh += range(len(rows), len(rows) + count)
+        rows += [_PENDING] * count
+        prefix = os.path.join(folder.path, "")
+        self.reading += [(prefix + name, relative) for name in folder.listed()]
+        found = signature.PACKED.iter_unpack(folder.sigs)
+        racy = [at for at, (_, mtime, _, _) in enumerate(found) if mtime > self.racy_after]
+        self.settled += count - len(racy)
+        if racy:
+            sigs = bytearray(folder.sigs)
+            for at in racy:
+                sigs[at * signature.SIZE : (at + 1) * signature.SIZE] = signature.UNSETTLED
+            folder = msgspec.structs.replace(folder, sigs=bytes(sigs))
+        self.folders.append(folder)
 
     def parse(self, root: Path, then: Callable[[], bytes] | None) -> Handoff | None:
         """Parse the queued files (on every core when there are many). With ``then``
