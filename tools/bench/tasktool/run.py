@@ -169,6 +169,8 @@ def _tasktool_jobs(
             drop_cache,
             env,
         ),
+        # Issue 44's cold `list`: the default table, piped.
+        Job(f"{label}list (table), cold", [*tt, "list"], root, drop_cache, env),
         Job(f"{label}list --format json, warm", [*tt, "list", "--format", "json"], root, None, env),
         Job(
             f"{label}list --format json, one file changed",
@@ -335,7 +337,8 @@ TARGETS: dict[tuple[str, int], tuple[float, float | None]] = {
 
 #: Issue 44's targets at 100,000 tasks, warm in hyperfine's sense (the command run again,
 #: the cache current), output piped: every read command ≤ 0.5 s, ``list``, ``next``,
-#: ``get`` and ``stats`` ≤ 0.3 s, peak ≤ 200 MiB; ``list`` cold ≤ 2 s.
+#: ``get`` and ``stats`` ≤ 0.3 s, peak ≤ 200 MiB; ``list`` cold ≤ 2 s (the issue's
+#: ``list``: the default table, piped; ``list --format json`` cold is timed beside it).
 TARGETS_44: dict[tuple[str, int], tuple[float, float | None]] = {
     **{
         (f"{name}, repeated", 100_000): (
@@ -357,7 +360,7 @@ TARGETS_44: dict[tuple[str, int], tuple[float, float | None]] = {
             "get, bare number",
         )
     },
-    ("list --format json, cold", 100_000): (2.0, None),
+    ("list (table), cold", 100_000): (2.0, None),
 }
 
 

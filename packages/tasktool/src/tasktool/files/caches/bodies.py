@@ -30,6 +30,7 @@ show a version that never existed: ``task.changed`` (run again).
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 import threading
@@ -126,12 +127,8 @@ def store_name(number: int) -> str:
 
 def encode_store(texts: Sequence[bytes]) -> bytes:
     """A body store of these bodies, one per row (empty for a row without a task)."""
-    offsets = array("Q", [0] * (len(texts) + 1))
-    at = _OFFSET * len(offsets)
-    for index, text in enumerate(texts):
-        offsets[index] = at
-        at += len(text)
-    offsets[len(texts)] = at
+    start = _OFFSET * (len(texts) + 1)
+    offsets = array("Q", itertools.accumulate(map(len, texts), initial=start))
     if sys.byteorder == "big":
         offsets.byteswap()
     return b"".join([offsets.tobytes(), *texts])  # one copy of the bodies, not two
@@ -260,6 +257,9 @@ class Bodies:
         """The UTF-8 bodies of one folder's rows (``None``: no task), for its new store: a
         body held inline encoded, a kept one copied from the store of ``part`` (the
         folder's rows the cache read: its store is read once) or read anew."""
+        if part is None and not any(task is not None and task.raw_body == KEPT for task in tasks):
+            # Every body inline (a cold scan's): encoded in one comprehension.
+            return [b"" if task is None else task.raw_body.encode() for task in tasks]
         whole = self.stores.whole(part) if part is not None else None
         texts: list[bytes] = []
         for task in tasks:

@@ -33,6 +33,7 @@ ITEM, TASK = "\0", "\1"
 COMPLETED, ARCHIVED = 1, 2
 _ID, _DEPENDENCIES = operator.attrgetter("id"), operator.attrgetter("dependencies")
 _PARENT = operator.attrgetter("parent")
+_STATUS, _ARCHIVED = operator.attrgetter("status"), operator.attrgetter("archived")
 _LENGTH = struct.Struct("<I")
 
 
@@ -104,10 +105,9 @@ class IdColumns(msgspec.Struct, frozen=True, array_like=True, gc=False):
             and TASK not in parents
             and ids.count("") == rows.count(None)
         )
-        completed = Status.COMPLETED.value
-        flags = bytes(
-            (task.status == completed) * COMPLETED | task.archived * ARCHIVED for task in tasks
-        )
+        done = map(Status.COMPLETED.value.__eq__, map(_STATUS, tasks))
+        archived = map(ARCHIVED.__mul__, map(_ARCHIVED, tasks))
+        flags = bytes(map(operator.or_, map(COMPLETED.__mul__, done), archived))
         return cls(
             clean=clean,
             ids=column,
