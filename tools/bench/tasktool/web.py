@@ -62,8 +62,8 @@ def bench(count: int, runs: int) -> str:
 
         async def main() -> None:
             shutdown = asyncio.Event()
-            holder["stop"] = lambda: loop.call_soon_threadsafe(shutdown.set)
             loop = asyncio.get_running_loop()
+            holder["stop"] = lambda: loop.call_soon_threadsafe(shutdown.set)
 
             def on_ready(bound: Bound) -> None:
                 holder["url"] = bound.url.rstrip("/")

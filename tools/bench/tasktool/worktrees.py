@@ -146,7 +146,8 @@ def phases(multi: Path, runs: int) -> dict[str, float]:
         return result
 
     for _ in range(runs):
-        scan, source = timed("this worktree's scan (as in the baseline)", scan_source, root)
+        made = timed("this worktree's scan (as in the baseline)", scan_source, root)
+        scan, source = made.result, made.identity
         worktrees = timed("finding the worktrees", discover_worktrees, root)
         assert worktrees is not None
         found = SiblingReader.of(worktrees, loaded, None, env=None, home=None, use_cache=True)
