@@ -210,3 +210,18 @@ def _with_bodies(scan: Scan) -> ScanResult:
     return ScanResult(
         tasks=read(result.tasks), archived=read(result.archived), broken=result.broken
     )
+
+
+def _only_in(pid: int, items: Sequence[int]) -> list[Row]:
+    """Rows in process ``pid``; anywhere else the parse fails (a child that dies)."""
+    if os.getpid() != pid:
+        raise MemoryError("killed")
+    return numbered_by_process(items)
+
+
+def test_a_child_that_dies_before_its_share_leaves_it_and_the_rest_here() -> None:
+    parse = functools.partial(_only_in, os.getpid())
+    rows, handoff = fanout.parse_handing_off(parse, list(range(100)), _seen_by_child, 2)
+    assert [row.broken.message for row in rows if row.broken] == list(map(str, range(100)))
+    assert {row.broken.file for row in rows if row.broken} == {str(os.getpid())}
+    assert handoff is None  # the caller runs ``then``

@@ -79,15 +79,13 @@ def parse_handing_off(
         return _parse_forked(parse, shares), None
     others = [_child(parse, share) for share in shares[2:]]
     rows = parse(shares[0])
-    shared = handoff.share()
     blobs = [_result(parse, share, child) for share, child in zip(shares[2:], others, strict=True)]
-    if shared is None:
-        rows += parse(shares[1])
-    else:  # the child starts on ``then`` while this process decodes
-        handoff.send([_encoder.encode(rows), *blobs])
+    # Sent before the child's share is waited for: the child starts on ``then`` as soon as
+    # both are parsed, while this process decodes.
+    handoff.send([_encoder.encode(rows), *blobs])
+    shared = handoff.share()
     with no_collection():
-        if shared is not None:
-            rows += _decoder.decode(shared)
+        rows += _decoder.decode(shared) if shared is not None else parse(shares[1])
         for blob in blobs:
             rows += _decoder.decode(blob)
     return rows, handoff if shared is not None else None

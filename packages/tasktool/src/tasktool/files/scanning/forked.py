@@ -14,6 +14,7 @@ dashboard's server) and platforms without ``fork`` do all the work here.
 
 from __future__ import annotations
 
+import contextlib
 import mmap
 import os
 import struct
@@ -132,12 +133,14 @@ class Handoff:
         return _mapped(self._share)
 
     def send(self, blobs: Sequence[bytes | bytearray | memoryview | mmap.mmap]) -> None:
-        """Hand ``blobs`` to the child, which then runs ``then`` over them (in order)."""
+        """Hand ``blobs`` to the child, which then runs ``then`` over them (in order). A
+        child gone is not an error here: :meth:`share` or :meth:`result` say so."""
         with open(self._inbox, "wb", closefd=False) as inbox:
             for blob in blobs:
                 inbox.write(_LENGTH.pack(len(blob)))
                 inbox.write(blob)
-        os.write(self._to_child, b"g")
+        with contextlib.suppress(BrokenPipeError):
+            os.write(self._to_child, b"g")
 
     def result(self) -> bytes | None:
         """``then``'s bytes once the child is done; ``None`` when it did not finish."""
