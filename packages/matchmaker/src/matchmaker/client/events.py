@@ -58,6 +58,11 @@ class EventBuffer:
         self._ended = False
         self._ready = asyncio.Event()  # set by a put and the end, cleared by a take that waits
 
+    def empty(self) -> bool:
+        """Nothing held: what a test asserts of a client that must not have heard of
+        something (``asyncio.Queue``'s name, which the buffer replaced)."""
+        return not self._held
+
     def put(self, event: Event) -> None:
         """Hold ``event``; a full buffer drops its oldest to make room."""
         self._held.append(event)
