@@ -7,8 +7,8 @@ import asyncio
 import contextlib
 import itertools
 import random
+from collections import deque
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal
 
@@ -18,6 +18,7 @@ from websockets.exceptions import ConnectionClosed
 
 from matchmaker.client.backoff import Reconnect, resumable
 from matchmaker.client.dial import Attributes, Dial, hello_data, open_socket
+from matchmaker.client.events import DEFAULT_MAX_BUFFERED_EVENTS, Event, EventBuffer
 from matchmaker.client.heartbeat import Watchdog
 from matchmaker.client.retry import retry
 from matchmaker.client.sends import Sends
@@ -35,34 +36,22 @@ BYE_WAIT_S = 2.0
 HEARTBEAT_TIMEOUT = 3002  # the code a drop noticed by the client's own heartbeat reports
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
-    """A server push: ``type``, ``data`` and the per-client ``seq``.
-
-    A failed fire-and-forget request (no ``id``) arrives as an event of type
-    ``error`` whose ``data`` is the error object. A reconnecting client adds its own
-    (``seq`` ``None``): ``connection.away``, ``connection.back``, ``connection.closed``.
-    """
-
-    type: str
-    data: Any
-    seq: int | None = None
-
-
 class Client:
     """One client of the data plane; create it with :meth:`connect`."""
 
-    def __init__(self, websocket: ClientConnection) -> None:
+    def __init__(self, websocket: ClientConnection, events: EventBuffer | None = None) -> None:
         self.websocket = websocket
         self.client_id: str | None = None
         self.player_id: str | None = None  # the sub of a jwt credential, from the hello reply
         self.hello_reply: dict[str, Any] = {}
         self.resume_token: str | None = None
-        self.last_seq = 0  # the seq of the last event received: what a resume starts after
+        # the seq of the last event received, held for the application or dropped by its
+        # full buffer (matchmaker.client.events): what a resume starts after
+        self.last_seq = 0
         self.state: ClientState = "connecting"
         self._ids = itertools.count(1)
         self._pending: dict[str, asyncio.Future[Any]] = {}
-        self._events: asyncio.Queue[Event | None] = asyncio.Queue()
+        self._events = EventBuffer() if events is None else events
         self._changed = asyncio.Event()  # set (and replaced) at every change of state
         self._finished = asyncio.Event()
         self._dial: Dial | None = None  # set with reconnect=: how to connect again
@@ -73,7 +62,9 @@ class Client:
         self._local_code: int | None = None  # why the client dropped the socket itself
         self._close_error: MatchmakerError | None = None  # why it closed for good
         self._tasks: set[asyncio.Task[None]] = set()  # the resume loop and heartbeat
-        self._replayed: list[Event] = []  # events a resume's socket brought before its welcome
+        # events a resume's socket brought before its welcome: only the newest of them can
+        # outlast the buffer they go to, so it keeps no more
+        self._replayed: deque[Event] = deque(maxlen=self._events.most)
         self._reader = self._start_reading(websocket)
 
     @classmethod
@@ -89,13 +80,21 @@ class Client:
         resume: tuple[str, int] | None = None,
         reconnect: bool | Reconnect = False,
         max_unacked_bytes: int = DEFAULT_MAX_UNACKED_BYTES,
+        max_buffered_events: int = DEFAULT_MAX_BUFFERED_EVENTS,
     ) -> Client:
         """Open a WebSocket to ``url`` and, unless ``hello=False``, complete the handshake
         (with ``resume=(token, last_seq)``: take back a dropped connection's client).
         ``credential`` may be a function, called for the credential at every ``hello``.
         ``reconnect=True`` (or a :class:`Reconnect`) resumes unclean drops by itself and
-        sends exactly once, holding at most ``max_unacked_bytes`` of unacknowledged sends."""
-        client = cls(await open_socket(url, open_timeout))
+        sends exactly once, holding at most ``max_unacked_bytes`` of unacknowledged sends.
+
+        At most ``max_buffered_events`` events (a positive ``int``, else ``ValueError``
+        before any socket opens) wait for :meth:`next_event` / :meth:`events`; past it the
+        oldest unread one is dropped, as the JavaScript client's ``maxBufferedEvents``. A
+        dropped event counts as received (``last_seq``): a resume does not bring it back
+        (:mod:`matchmaker.client.events` says why)."""
+        events = EventBuffer(max_buffered_events)
+        client = cls(await open_socket(url, open_timeout), events)
         if reconnect is not False:
             chosen = Reconnect() if reconnect is True else reconnect
             client._reconnect = chosen
@@ -274,20 +273,16 @@ class Client:
         """The next event (of type ``kind`` if given, dropping others before it)."""
         async with asyncio.timeout(wait_s):
             while True:
-                event = await self._events.get()
+                event = await self._events.take()
                 if event is None:
-                    self._events.put_nowait(None)
                     raise self._closed()
                 if kind is None or event.type == kind:
                     return event
 
     async def events(self) -> AsyncIterator[Event]:
-        """Every event until the client is closed."""
-        while True:
-            event = await self._events.get()
-            if event is None:
-                self._events.put_nowait(None)
-                return
+        """Every event until the client is closed (but those a full buffer dropped:
+        ``max_buffered_events``)."""
+        while (event := await self._events.take()) is not None:
             yield event
 
     async def wait_closed(self, wait_s: float = 10.0) -> int | None:
@@ -354,7 +349,7 @@ class Client:
                     future.set_exception(error_from(message.error))
         elif message.type == "reply":
             if self._sends is None or not self._sends.refused(message.error):
-                self._events.put_nowait(Event("error", message.error))
+                self._events.put(Event("error", message.error))
         elif message.type == "ping":
             await self._write('{"type":"pong"}', quiet=True)
         elif message.type != "pong":
@@ -366,7 +361,7 @@ class Client:
             if self.state == "reconnecting":
                 self._replayed.append(event)  # after connection.back, which is not out yet
             else:
-                self._events.put_nowait(event)
+                self._events.put(event)
 
     def _welcome(self, reply: dict[str, Any]) -> None:
         """The ``hello`` reply: who this client is and, for a resume, which sends the
@@ -398,7 +393,7 @@ class Client:
         grace_ms = self.hello_reply["limits"]["resume_grace_ms"]
         reason = websocket.close_reason or ""
         away = {"code": code, "reason": reason, "grace_ms": grace_ms}
-        self._events.put_nowait(Event("connection.away", away))
+        self._events.put(Event("connection.away", away))
         self._spawn(self._resume(self._reconnect, grace_ms / 1000))
 
     async def _resume(self, reconnect: Reconnect, grace_s: float) -> None:
@@ -434,9 +429,9 @@ class Client:
         self._welcome(reply)
         resent = len(self._sends.unacked.held) if self._sends is not None else 0
         back = {"client_id": self.client_id, "attempts": number, "resent": resent}
-        self._events.put_nowait(Event("connection.back", back))
+        self._events.put(Event("connection.back", back))
         for event in self._replayed:
-            self._events.put_nowait(event)
+            self._events.put(event)
         self._replayed.clear()
         if self._reader.done():  # lost again before this task ran: resume that drop too
             self._dropped(websocket)
@@ -525,10 +520,8 @@ class Client:
             self._report_lost(self._sends)
         if self._reconnect is not None:
             why = error and {"code": error.code, "message": error.message}
-            self._events.put_nowait(
-                Event("connection.closed", {"code": self.close_code, "error": why})
-            )
-        self._events.put_nowait(None)
+            self._events.put(Event("connection.closed", {"code": self.close_code, "error": why}))
+        self._events.end()
         self._finished.set()
 
     def _report_lost(self, sends: Sends) -> None:
@@ -538,7 +531,7 @@ class Client:
         for held in sends.unacked.held:
             details = {**(closed.details or {}), "seq": held.seq}
             body = {"code": closed.code, "message": closed.message, "details": details}
-            self._events.put_nowait(Event("error", body))
+            self._events.put(Event("error", body))
 
     def _fail_pending(self, error: MatchmakerError) -> None:
         for future in self._pending.values():
