@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+from unittest import mock
+
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from mtcommon import YamlError, load_text
+from tasktool.files.parsing import taskfile
 from tasktool.files.parsing.frontmatter import _flat, read_frontmatter, repeated_keys
-from tasktool.files.parsing.taskfile import parse_task, slugify, split_frontmatter, task_filename
+from tasktool.files.parsing.taskfile import (
+    BOM,
+    parse_task,
+    slugify,
+    split_frontmatter,
+    task_filename,
+)
 from tasktool.model.diagnostics import Diagnostic
 from tasktool.model.task import Task
 
@@ -32,6 +41,23 @@ def parse(text: str) -> Task | Diagnostic | None:
 )
 def test_split_frontmatter(text: str, expected: tuple[str, str] | None) -> None:
     assert split_frontmatter(text) == expected
+
+
+@settings(deadline=None)
+@given(
+    st.lists(st.sampled_from(["---", "--- ", "---\r", "---\u3000", "----", "---x", "id: 1", ""])),
+    st.booleans(),
+)
+def test_split_frontmatter_cuts_at_the_first_closing_line(lines: list[str], bom: bool) -> None:
+    """The frontmatter runs from a first ``---`` line (trailing whitespace allowed) to the
+    next one, the body from the line after it, whatever shortcut finds them."""
+    text = (BOM if bom else "") + "\n".join(lines)
+    closing = next((at for at in range(1, len(lines)) if lines[at].rstrip() == "---"), None)
+    if not lines or lines[0].rstrip() != "---" or closing is None:
+        assert split_frontmatter(text) is None
+    else:
+        frontmatter = "".join(line + "\n" for line in lines[1:closing])
+        assert split_frontmatter(text) == (frontmatter, "\n".join(lines[closing + 1 :]))
 
 
 def test_fields_are_text_and_aliases_apply() -> None:
@@ -199,3 +225,94 @@ def test_a_flat_frontmatter_is_read_in_one_pass_as_the_loader_reads_it() -> None
     for wrong in ("title: ends:\n", "title: a: b\n"):
         with pytest.raises(YamlError):
             read_frontmatter(wrong, source="x")
+
+
+def _read_the_general_way(text: str) -> Task | Diagnostic | None:
+    with mock.patch.object(taskfile, "_flat_task", return_value=None):
+        return parse(text)
+
+
+_WORD = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,8}", fullmatch=True)
+#: Values that read as text, as null, as one value though they look like more, or not at
+#: all (escapes, indicators, a ``: `` or `` #`` inside, a ``:`` last).
+_TEXT = st.one_of(
+    _WORD,
+    st.sampled_from(
+        [
+            *("", "~", "null", "Null", "NULL", "[]", "010", "a: b", "x #c", "a#b", "a:b"),
+            *("ends:", "it's", "it''s", "a\\tb", "-1", "? x", "&x y", "*x", "!t x", "|"),
+            *(">", "@me", "%x"),
+        ]
+    ),
+)
+#: Whitespace a YAML loader keeps and ``str.strip`` removes, and plain spaces.
+_PAD = st.sampled_from(["", " ", "  ", "\u3000", "\xa0", "\x85", "\u2028"])
+_QUOTED = _TEXT.flatmap(lambda text: st.sampled_from([f"'{text}'", f'"{text}"']))
+_ITEM = st.one_of(_WORD, st.tuples(_PAD, st.one_of(_TEXT, _QUOTED), _PAD).map("".join))
+_VALUE = st.one_of(
+    _WORD,
+    _WORD.map(lambda word: f"'{word}'"),
+    st.lists(_WORD, max_size=3).map(lambda words: f"[{', '.join(words)}]"),
+    st.tuples(_PAD, _TEXT, _PAD).map("".join),
+    _QUOTED,
+    st.tuples(
+        st.sampled_from(["[", "[ "]), st.lists(_ITEM, max_size=3), st.sampled_from([",", ", "])
+    ).map(lambda parts: parts[0] + parts[2].join(parts[1]) + "]"),
+    st.sampled_from(["[ ]", "[a,,b]", "[a, [b]]", "{a: 1}", "[a:, b]", "[a #b]", "[a, b", "- a"]),
+)
+#: tasktool's fields, Backlog.md's names for them, and keys no field reads.
+_KEY = st.sampled_from(
+    [
+        *("id", "title", "status", "priority", "created", "created_at", "owner", "parent"),
+        *("tags", "dependencies", "touches", "pr", "labels", "assignee", "created_date"),
+        *("milestone", "points", "Notes_2", "x-y"),
+    ]
+)
+_LINE = st.one_of(
+    st.tuples(_KEY, _VALUE).map(": ".join),
+    st.tuples(_KEY, st.sampled_from([":  ", ":", ":\t"]), _VALUE, _PAD).map("".join),
+    st.sampled_from(["# a comment", "#: x", "# a #b", "", "   ", "- a", "  - b", "  x: y", "key:"]),
+)
+
+
+@settings(deadline=None, max_examples=500)
+@given(
+    st.tuples(_VALUE, _VALUE, st.lists(_LINE, max_size=8)).flatmap(
+        lambda drawn: st.permutations([f"id: {drawn[0]}", f"title: {drawn[1]}", *drawn[2]])
+    )
+)
+def test_the_flat_reader_answers_as_the_general_path(lines: list[str]) -> None:
+    """:func:`_flat_task` reads the common frontmatter in one step per line: where it
+    answers, the frontmatter reader then ``task_from_mapping`` must have answered the same
+    task; where they would fail or say more, it leaves the file to them."""
+    text = "---\n" + "\n".join(lines) + "\n---\nThe body.\n"
+    frontmatter, body = split_frontmatter(text) or ("", "")
+    fast = taskfile._flat_task(
+        frontmatter, file_path="/t/x.md", body=body, group=None, archived=False
+    )
+    event("read by the flat reader" if fast is not None else "left to the general path")
+    assert parse(text) == _read_the_general_way(text)
+    assert fast is None or fast == parse(text)
+
+
+@pytest.mark.parametrize(
+    "frontmatter",
+    [
+        _FLAT_TASK,
+        "id: '009'\ntitle: paginate build document\nstatus: in-progress\npriority: high\n"
+        "effort: small\ntype: bug\nphase: foundation\ndependencies: [003, '007']\n"
+        "tags: [tests, bug]\ntouches: []\nowner: bob\ncreated_at: 2025-10-10\n"
+        "# estimate from planning\npoints: 3\n",
+        'id: 7\ntitle: "Fix: the #1 crash"\ncreated: 2024-01-02\nowner: ~\ntags: [ a, "b c" ]\n',
+        "\nid: 7\ntitle: x  \nstatus: ''\npr: '12'\ncontext: [null, a]\nx-y: [1, 2]\n\n",
+    ],
+)
+def test_the_flat_reader_answers_for_the_common_frontmatter(frontmatter: str) -> None:
+    """The shapes task files have (every generated one, nearly every written one) take the
+    flat reader, which answers as the general path does."""
+    text = f"---\n{frontmatter}---\nThe body.\n"
+    fast = taskfile._flat_task(
+        frontmatter, file_path="/t/x.md", body="The body.\n", group=None, archived=False
+    )
+    assert fast is not None
+    assert fast == _read_the_general_way(text)
