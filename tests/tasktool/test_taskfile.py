@@ -232,53 +232,72 @@ def _read_the_general_way(text: str) -> Task | Diagnostic | None:
         return parse(text)
 
 
-_WORD = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,8}", fullmatch=True)
-#: Values that read as text, as null, as one value though they look like more, or not at
-#: all (escapes, indicators, a ``: `` or `` #`` inside, a ``:`` last).
-_TEXT = st.one_of(
-    _WORD,
-    st.sampled_from(
-        [
-            *("", "~", "null", "Null", "NULL", "[]", "010", "a: b", "x #c", "a#b", "a:b"),
-            *("ends:", "it's", "it''s", "a\\tb", "-1", "? x", "&x y", "*x", "!t x", "|"),
-            *(">", "@me", "%x"),
-        ]
-    ),
+_WORD = st.tuples(st.sampled_from("aZ09"), st.text("bY1 ._-", max_size=7)).map("".join)
+#: Whitespace a YAML loader keeps (or takes for a line break) and ``str.strip`` removes,
+#: and plain spaces.
+_PADDING = ("", " ", "  ", "\u3000", "\xa0", "\x85", "\u2028")
+_PAD = st.sampled_from(_PADDING)
+_PADDED = st.tuples(_PAD, _WORD, _PAD).map("".join)
+#: Texts that read as null, as one value though they look like more, or not at all
+#: (escapes, indicators, a ``: `` or `` #`` inside, a ``:`` last, nesting).
+_ODD_TEXTS = (
+    *("", "~", "null", "Null", "NULL", "[]", "010", "a: b", "x #c", "a#b", "a:b", "ends:"),
+    *("it's", "it''s", "a\\tb", "-1", "? x", "&x y", "*x", "!t x", "|", ">", "@me", "%x"),
+    *("x\t#c", "a\rb"),
+    *("[ ]", "[a,,b]", "[a, [b]]", "{a: 1}", "[a:, b]", "[a #b]", "[a, b", "- a", "a[b]", "a}"),
 )
-#: Whitespace a YAML loader keeps and ``str.strip`` removes, and plain spaces.
-_PAD = st.sampled_from(["", " ", "  ", "\u3000", "\xa0", "\x85", "\u2028"])
+_ODD = st.sampled_from(_ODD_TEXTS)
+_TEXT = st.one_of(_PADDED, _ODD)
 _QUOTED = _TEXT.flatmap(lambda text: st.sampled_from([f"'{text}'", f'"{text}"']))
 _ITEM = st.one_of(_WORD, st.tuples(_PAD, st.one_of(_TEXT, _QUOTED), _PAD).map("".join))
-_VALUE = st.one_of(
-    _WORD,
-    _WORD.map(lambda word: f"'{word}'"),
-    st.lists(_WORD, max_size=3).map(lambda words: f"[{', '.join(words)}]"),
-    st.tuples(_PAD, _TEXT, _PAD).map("".join),
+_ODD_VALUE = st.one_of(
+    st.tuples(_PAD, _ODD, _PAD).map("".join),
     _QUOTED,
     st.tuples(
         st.sampled_from(["[", "[ "]), st.lists(_ITEM, max_size=3), st.sampled_from([",", ", "])
     ).map(lambda parts: parts[0] + parts[2].join(parts[1]) + "]"),
-    st.sampled_from(["[ ]", "[a,,b]", "[a, [b]]", "{a: 1}", "[a:, b]", "[a #b]", "[a, b", "- a"]),
 )
-#: tasktool's fields, Backlog.md's names for them, and keys no field reads.
-_KEY = st.sampled_from(
-    [
-        *("id", "title", "status", "priority", "created", "created_at", "owner", "parent"),
-        *("tags", "dependencies", "touches", "pr", "labels", "assignee", "created_date"),
-        *("milestone", "points", "Notes_2", "x-y"),
-    ]
+_SCALAR = st.one_of(_PADDED, _PADDED.map(lambda text: f"'{text}'"))
+_LIST = st.lists(st.one_of(_WORD, _WORD.map(repr)), max_size=3).map(lambda w: f"[{', '.join(w)}]")
+#: A value of the common kind, or once in ten an odd one.
+_SCALAR_VALUE = st.integers(0, 9).flatmap(lambda odd: _SCALAR if odd else _ODD_VALUE)
+_VALUE = st.integers(0, 9).flatmap(lambda odd: st.one_of(_SCALAR, _LIST) if odd else _ODD_VALUE)
+#: tasktool's fields (but the id and the title) read as one value, the others and keys no
+#: field reads.
+_SCALAR_FIELD = st.sampled_from(
+    ["status", "priority", "effort", "type", "owner", "phase", "parent", "created", "created_at"]
 )
-_LINE = st.one_of(
-    st.tuples(_KEY, _VALUE).map(": ".join),
-    st.tuples(_KEY, st.sampled_from([":  ", ":", ":\t"]), _VALUE, _PAD).map("".join),
+_OTHER_FIELD = st.sampled_from(
+    ["tags", "dependencies", "touches", "context", "pr", "points", "x-y"]
+)
+#: Repeated keys, Backlog.md's names, odd spacing, comments, blank lines, other shapes.
+_ODD_LINE = st.one_of(
+    st.tuples(
+        st.sampled_from(["id", "title", "status", "tags", "points", "labels", "assignee"]),
+        _VALUE,
+    ).map(": ".join),
+    st.tuples(_SCALAR_FIELD, st.sampled_from([":  ", ":", ":\t"]), _VALUE, _PAD).map("".join),
     st.sampled_from(["# a comment", "#: x", "# a #b", "", "   ", "- a", "  - b", "  x: y", "key:"]),
 )
 
 
 @settings(deadline=None, max_examples=500)
 @given(
-    st.tuples(_VALUE, _VALUE, st.lists(_LINE, max_size=8)).flatmap(
-        lambda drawn: st.permutations([f"id: {drawn[0]}", f"title: {drawn[1]}", *drawn[2]])
+    st.tuples(
+        _SCALAR_VALUE,
+        _SCALAR_VALUE,
+        st.dictionaries(_SCALAR_FIELD, _SCALAR_VALUE, max_size=5),
+        st.dictionaries(_OTHER_FIELD, _VALUE, max_size=4),
+        st.lists(_ODD_LINE, max_size=2),
+    ).flatmap(
+        lambda drawn: st.permutations(
+            [
+                f"id: {drawn[0]}",
+                f"title: {drawn[1]}",
+                *(f"{key}: {value}" for key, value in (drawn[2] | drawn[3]).items()),
+                *drawn[4],
+            ]
+        )
     )
 )
 def test_the_flat_reader_answers_as_the_general_path(lines: list[str]) -> None:
@@ -316,3 +335,28 @@ def test_the_flat_reader_answers_for_the_common_frontmatter(frontmatter: str) ->
     )
     assert fast is not None
     assert fast == _read_the_general_way(text)
+
+
+def test_odd_values_read_as_the_general_path_reads_them() -> None:
+    """Each odd text, plain, quoted or padded, as a field's value, a list's item, a key no
+    field reads or a Backlog.md name, or repeated: the flat reader answers as the general
+    path does or leaves the file to it."""
+    for odd in _ODD_TEXTS:
+        for value in (
+            *(f"{pad}{odd}" for pad in _PADDING),
+            *(f"{odd}{pad}" for pad in _PADDING),
+            f"'{odd}'",
+            f'"{odd}"',
+        ):
+            for lines in (
+                f"id: {value}\ntitle: x",
+                f"id: 7\ntitle: x\nstatus: {value}",
+                f"id: 7\ntitle: x\ntags: {value}",
+                f"id: 7\ntitle: x\ntags: [a, {value}]",
+                f"id: 7\ntitle: x\ntags: [{value} ]",
+                f"id: 7\ntitle: x\npoints: {value}",
+                f"id: 7\ntitle: x\nlabels: {value}",
+                f"id: 7\ntitle: x\npoints: 3\npoints: {value}",
+            ):
+                text = f"---\n{lines}\n---\n"
+                assert parse(text) == _read_the_general_way(text), text
