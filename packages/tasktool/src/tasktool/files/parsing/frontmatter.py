@@ -7,7 +7,9 @@ parses that shape directly (a document of ``key: value`` lines alone, the most
 common, in two passes of the regex engine) and hands anything else (nesting, anchors, escapes,
 comments after values, multi-line scalars...) to :func:`mtcommon.load_text`.
 Where the fast path answers, it answers exactly what ``load_text`` would: every
-scalar as text (a hypothesis test holds it to that).
+scalar as text (a hypothesis test holds it to that). :data:`SIMPLE_FLAT` names the flat
+documents whose every value the regex engine checks, for a reader that goes from the
+lines straight to a task (:mod:`tasktool.files.parsing.taskfile`).
 """
 
 from __future__ import annotations

@@ -2,8 +2,10 @@
 
 A task is a ``.md`` file whose YAML frontmatter (between a first ``---`` line
 and the next ``---`` line) has a non-empty ``id`` and ``title``. Frontmatter is
-read with :func:`mtcommon.load_text` (PyYAML's C loader, every scalar as text),
-so ``id: 010`` stays ``"010"`` and dates stay ``YYYY-MM-DD`` strings.
+read as :func:`mtcommon.load_text` reads it (PyYAML's C loader, every scalar as text),
+so ``id: 010`` stays ``"010"`` and dates stay ``YYYY-MM-DD`` strings; the common flat
+shape goes straight to a task (:func:`_flat_task`), any other through
+:func:`~tasktool.files.parsing.frontmatter.read_frontmatter` and :func:`task_from_mapping`.
 
 Files that are not tasks are skipped silently, except a file that *looks* like
 a task (a frontmatter line starting ``id:``, ``status:``, ``priority:`` or
@@ -201,6 +203,8 @@ def _task(
 
 
 _QUOTES = frozenset("'\"")
+#: The first character of a value :data:`SIMPLE_FLAT` admits that is not plain: a quote
+#: (no escapes) or a flow list's ``[``.
 _NOT_PLAIN = frozenset("'\"[")
 
 
@@ -215,9 +219,9 @@ def _flat_task(
 
     A cold scan spends most of its time reading frontmatter: :func:`read_frontmatter`
     then :func:`task_from_mapping` take a step per line each, and check each value.
-    :data:`SIMPLE_FLAT` admits the file only when every value is known good from its
-    first character, so one step per line remains, and it answers what they answer (a
-    hypothesis test holds it to that).
+    :data:`SIMPLE_FLAT` (one pass of the regex engine) admits the file only when every
+    value is good and its first character tells its kind, so one step per line remains,
+    and it answers what they answer (a hypothesis test holds it to that).
     """
     if "\t" in frontmatter or "\r" in frontmatter or SIMPLE_FLAT.fullmatch(frontmatter) is None:
         return None
