@@ -51,11 +51,12 @@ _FLOW_ITEM = (
     r"""(?<!\s)|'[^'\n,\[\]{}]*'|"[^"\\\n,\[\]{}]*")"""
 )
 _FLOW = rf"\[ *(?:{_FLOW_ITEM} *(?:, *{_FLOW_ITEM} *)*)?\]"
-_QUOTED = r"""'[^'\n]*'|"[^"\\\n]*\""""
-#: A flat document :func:`_flat` reads with no second look at a value: ``key: value`` lines
-#: whose value is a plain scalar, or (right after ``: ``, ending the line) a quoted scalar
-#: without escapes or a flow list of such items; comments; blank lines; a newline after
-#: each. Possessive: each line matches whole or not at all, nothing to backtrack into.
+_QUOTED = r"'[^'\n]*'|" + r'"[^"\\\n]*"'
+#: A flat document :func:`_flat` reads without falling back, each value's kind told by its
+#: first character: ``key: value`` lines whose value is a plain scalar, or (right after
+#: ``: ``, ending the line) a quoted scalar without escapes or a flow list of such items;
+#: comments; blank lines; a newline after each. Possessive: a line matches whole or not
+#: at all, nothing to backtrack into.
 SIMPLE_FLAT = re.compile(
     rf"(?:(?:[A-Za-z_][A-Za-z0-9_-]*+: (?: *{_PLAIN}|{_QUOTED}|{_FLOW})|#[^\n]*| *)\n)*+"
 )
