@@ -103,14 +103,9 @@ class Row(msgspec.Struct, frozen=True, array_like=True, gc=False):
 
 def row_of(parsed: Task | Diagnostic | None) -> Row:
     """The row of a file parsed by this run (its body inline)."""
-    return Row(*_split(parsed))
-
-
-def _split(parsed: Task | Diagnostic | None) -> tuple[Task | None, Diagnostic | None]:
-    return (
-        parsed if isinstance(parsed, Task) else None,
-        parsed if isinstance(parsed, Diagnostic) else None,
-    )
+    if isinstance(parsed, Task):
+        return Row(parsed)
+    return Row() if parsed is None else Row(None, parsed)
 
 
 class Head(msgspec.Struct, frozen=True, array_like=True, gc=False):

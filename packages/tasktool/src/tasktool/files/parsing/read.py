@@ -123,16 +123,42 @@ def read_entry(root: str, path: str, directory: str | None = None) -> Task | Dia
 def parse_files(root: str, files: Sequence[tuple[str, str]]) -> list[Row]:
     """The rows of ``files`` (each a path and its folder relative to ``root``), in order."""
     raws = read_all([path for path, _relative in files])
-    return [
-        row_of(entry_of(root, path, raw, relative))
-        for (path, relative), raw in zip(files, raws, strict=True)
-    ]
+    # A folder's files come together, and its place is the same for each of them.
+    places: dict[str, tuple[str | None, bool]] = {}
+    rows: list[Row] = []
+    for (path, relative), raw in zip(files, raws, strict=True):
+        place = places.get(relative)
+        if place is None:
+            place = places[relative] = _place(relative)
+        rows.append(row_of(_entry(path, raw, place)))
+    return rows
 
 
 def entry_of(
     root: str, path: str, raw: bytes | OSError, directory: str | None = None
 ) -> Task | Diagnostic | None:
     """What the file at ``path`` parses to, from its bytes (or the error reading them)."""
+    return _entry(path, raw, _place(_directory(root, path, directory)))
+
+
+def parse_entry(
+    root: str, path: str, text: str, directory: str | None = None
+) -> Task | Diagnostic | None:
+    """Parse the text of the file at ``path`` (group and archive state from its place)."""
+    group, archived = _place(_directory(root, path, directory))
+    return parse_task(text, file_path=path, group=group, archived=archived)
+
+
+def _directory(root: str, path: str, directory: str | None) -> str:
+    if directory is not None:
+        return directory
+    directory = os.path.relpath(os.path.dirname(path), root).replace(os.sep, "/")
+    return "" if directory == "." else directory
+
+
+def _entry(
+    path: str, raw: bytes | OSError, place: tuple[str | None, bool]
+) -> Task | Diagnostic | None:
     if isinstance(raw, OSError):
         return _unreadable(path, raw.strerror or str(raw))
     try:
@@ -142,17 +168,7 @@ def entry_of(
             return None
         # Name the id when the bytes show one, so ``get``/``set`` say why it is missing.
         return _unreadable(path, f"not UTF-8 ({exc})", id_in_text(raw.decode("utf-8", "replace")))
-    return parse_entry(root, path, text, directory)
-
-
-def parse_entry(
-    root: str, path: str, text: str, directory: str | None = None
-) -> Task | Diagnostic | None:
-    """Parse the text of the file at ``path`` (group and archive state from its place)."""
-    if directory is None:
-        directory = os.path.relpath(os.path.dirname(path), root).replace(os.sep, "/")
-        directory = "" if directory == "." else directory
-    group, archived = _place(directory)
+    group, archived = place
     return parse_task(text, file_path=path, group=group, archived=archived)
 
 
