@@ -9,7 +9,7 @@ from typing import Any
 from matchmaker.cluster.ring import owner, pool_key
 from matchmaker.core.commands import CreateParty, EnterPool, JoinParty, LeaveParty
 from matchmaker.core.effects import Refuse, ReplyWith
-from matchmaker.core.events import EntryWithdrawn, SessionFormed
+from matchmaker.core.events import EnteredPool, EntryWithdrawn, SessionFormed
 from matchmaker.core.parties import PartyEntered, PartyInfo, PartyMemberLeft
 
 from .test_routing_state_machine import Cluster
@@ -148,3 +148,67 @@ def test_a_members_home_dying_withdraws_the_party_at_the_owner() -> None:
         PartyMemberLeft(party.party_id, friend, "disconnected", leader)
     ]
     assert all(not m.core.pools for m in cluster.members.values())
+
+
+def joined_and_noticed(cluster: Cluster) -> str:
+    """A fourth member joins and every member notices before any message moves: the teams
+    pool moves from b to it (d)."""
+    names = sorted(cluster.members)
+    cluster.join()
+    (joiner,) = set(cluster.members) - set(names)
+    key = pool_key("p", "teams")
+    assert (owner(key, names), owner(key, sorted(cluster.members))) == ("b", joiner)
+    for member in list(cluster.members.values()):
+        cluster.notice(member)
+    return joiner
+
+
+def waits_at(cluster: Cluster, client_id: str) -> set[tuple[str, str]]:
+    """Where ``client_id`` waits: (pool, member) for each entry holding it, its party's too."""
+    return {
+        (pool.name, member.name)
+        for member in cluster.members.values()
+        for pool in member.core.pools.values()
+        for fifo in pool.buckets.values()
+        for entry in fifo.values()
+        if client_id in entry.holders()
+    }
+
+
+def test_a_party_changed_while_its_entry_moves_with_its_pool_is_not_entered_again() -> None:
+    """The leader's home moves the party's entry once its owner answers; the party changed
+    meanwhile, so the entry is on its way out (the owner withdraws it): not entered again
+    at the new owner for the party as it was, behind its members' backs."""
+    scene = Scene()
+    cluster = scene.cluster
+    leader, friend = scene.client("a"), scene.client("a")
+    party = scene.party(leader, friend)
+    cluster.request(leader, EnterPool(policy="teams", party_id=party.party_id))
+    cluster.request(friend, LeaveParty(party.party_id))  # before b has the entry
+    joined_and_noticed(cluster)
+    scene.drain()
+    (entered,) = list(cluster.answers[leader].values())[-1]
+    assert isinstance(entered, ReplyWith)
+    assert isinstance(entered.answer, EnteredPool)
+    withdrawn = EntryWithdrawn("teams", entered.answer.entry_id, "party_changed")
+    assert scene.heard(leader, EntryWithdrawn) == [withdrawn]
+    assert waits_at(cluster, leader) == waits_at(cluster, friend) == set()
+
+
+def test_a_partys_entry_sent_to_a_former_owner_is_served_there_and_moved_by_its_home() -> None:
+    """The leader's home sends its solo entry and then its party's to b, which owned the pool
+    when it sent them and has seen d join since: b refuses the party's (the leader waits
+    alone there) rather than passing it on to d, so the move of the solo entry leaves it
+    at b and enters it at d, where it waits once."""
+    scene = Scene()
+    cluster = scene.cluster
+    leader = scene.client("a")
+    party = scene.party(leader)
+    cluster.request(leader, EnterPool(policy="teams"))
+    cluster.request(leader, EnterPool(policy="teams", party_id=party.party_id))
+    joiner = joined_and_noticed(cluster)
+    scene.drain()
+    entered, refused = [answers for answers in cluster.answers[leader].values()][-2:]
+    assert isinstance(entered[0], ReplyWith)
+    assert [r.error.code for r in refused if isinstance(r, Refuse)] == ["pool.already_entered"]
+    assert waits_at(cluster, leader) == {("teams", joiner)}

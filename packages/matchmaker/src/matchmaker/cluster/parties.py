@@ -65,8 +65,21 @@ class PartyRouting:
     def changed(self, party_id: str) -> Sequence[Action]:
         """The holder's core noted the party changed: an entry it waits with elsewhere is
         withdrawn there. Every other member is told (a party changes rarely, and its entry
-        may have moved with its pool since it was sent)."""
+        may have moved with its pool since it was sent).
+
+        Until that member says it is gone, the entry is on its way out: a local leader's
+        is no longer moved or entered again (:meth:`.Waiting.withdraw`), nor is a remote
+        leader's relayed from here, as one process would have let go of it by then.
+        """
         routes = self.routes
+        entries = [e for w in routes.waiting.values() for e in w.values()]
+        entries.extend(entry for _, entry in routes.again.values())
+        for entry in entries:
+            if entry.command.party_id == party_id:
+                entry.withdraw("party_changed")
+        for key, (_, message) in list(self.relayed.items()):
+            if message.command[1].get("party_id") == party_id:
+                del self.relayed[key]
         return [Post(node, PartyWithdraw(party_id)) for node in sorted(routes.live - {routes.node})]
 
     def relay(self, home: str, message: Command, now_ms: int) -> Sequence[Action] | None:
@@ -84,6 +97,10 @@ class PartyRouting:
         if isinstance(command, LeavePool):
             relayed = self.relayed.pop((client.client_id, command.pool), None)
             return None if relayed is None else [Post(relayed[0], message)]
+        if command.party is not None:
+            # Sent with its view by its holder to the pool's owner as that one saw it: served
+            # here, and moved by whoever sent it, as any entry at a former owner.
+            return None
         attached = self.attach(client, command)
         if attached.party is None:
             return None

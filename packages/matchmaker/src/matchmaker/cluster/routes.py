@@ -107,6 +107,7 @@ class Waiting:
     told: str | None = None  # the id its client was told (kept when it moves)
     leave_request: str | None = None  # the pool.leave's request id, while ``leaving``
     stage: Stage = Stage.FOLLOWED
+    reason: str = "matched"  # why it is withdrawn, once it is: "matched" or "party_changed"
 
     @property
     def settling(self) -> bool:
@@ -133,14 +134,17 @@ class Waiting:
         self.stage = advance(self.stage, Step.LEAVE_REFUSED)
         self.leave_request = None
 
-    def withdraw(self) -> None:
-        """Its client was matched: the entry is on its way out."""
+    def withdraw(self, reason: str = "matched") -> None:
+        """Its client was matched (or, ``party_changed``, the party it waits with changed):
+        the entry is on its way out, for the first reason given."""
+        if not self.withdrawn:
+            self.reason = reason
         self.stage = advance(self.stage, Step.WITHDRAW)
 
     def withdrawal(self, pool: str) -> EntryWithdrawn:
         """What its client is told when its member died while it was being withdrawn (what
         that member would have said)."""
-        return EntryWithdrawn(pool, self.remote_id or self.told or "", "matched")
+        return EntryWithdrawn(pool, self.remote_id or self.told or "", self.reason)
 
     def left(self, pool: str) -> ReplyWith:
         """The answer to its ``pool.leave`` when its member died before leaving it."""
