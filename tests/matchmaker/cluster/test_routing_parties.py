@@ -212,3 +212,99 @@ def test_a_partys_entry_sent_to_a_former_owner_is_served_there_and_moved_by_its_
     assert isinstance(entered[0], ReplyWith)
     assert [r.error.code for r in refused if isinstance(r, Refuse)] == ["pool.already_entered"]
     assert waits_at(cluster, leader) == {("teams", joiner)}
+
+
+def led_from_c(scene: Scene) -> tuple[str, str, PartyInfo]:
+    """A party held on a, led by a client of c (its creator left), with a client of b."""
+    creator, leader, friend = scene.client("a"), scene.client("c"), scene.client("b")
+    party = scene.party(creator, leader, friend)
+    scene.ask(creator, LeaveParty(party.party_id))
+    assert scene.heard(leader, PartyMemberLeft)[-1].leader == leader
+    return leader, friend, party
+
+
+def test_a_party_entry_refused_at_the_owner_is_not_entered_when_its_pool_moves() -> None:
+    """The holder passes a remote leader's party entry on to the pool's owner, which refuses
+    it (the leader waits there alone): when the pool moves, the holder does not enter it
+    at the new owner, where the leader's solo entry moves."""
+    scene = Scene()
+    cluster = scene.cluster
+    leader, friend, party = led_from_c(scene)
+    scene.ask(leader, EnterPool(policy="teams"))
+    refused = scene.ask(leader, EnterPool(policy="teams", party_id=party.party_id))
+    assert refused == "pool.already_entered"
+    joiner = joined_and_noticed(cluster)
+    scene.drain()
+    assert scene.heard(friend, PartyEntered) == []
+    assert waits_at(cluster, leader) == {("teams", joiner)}
+    assert waits_at(cluster, friend) == set()
+
+
+def test_a_party_entry_matched_at_the_owner_is_not_entered_again_when_its_pool_moves() -> None:
+    """The holder passes a remote leader's party entry on to the pool's owner, where it
+    matches: when the pool moves, the holder does not enter it at the new owner."""
+    scene = Scene()
+    cluster = scene.cluster
+    leader, friend, party = led_from_c(scene)
+    scene.ask(leader, EnterPool(policy="teams", party_id=party.party_id))
+    solos = [scene.client("b"), scene.client("b")]
+    for solo in solos:
+        scene.ask(solo, EnterPool(policy="teams"))
+    assert scene.sessions(leader, friend, *solos) == {frozenset({leader, friend, *solos})}
+    joined_and_noticed(cluster)
+    scene.drain()
+    assert waits_at(cluster, leader) == waits_at(cluster, friend) == set()
+
+
+def test_a_remote_leaders_home_follows_its_party_entry_as_the_holder_moves_it() -> None:
+    """The holder enters a remote leader's party entry again when its pool moves; its
+    answer (through the holder) tells the leader's home the entry's new id, so when the
+    party changes and the new owner withdraws that entry, the home lets go of it too."""
+    scene = Scene()
+    cluster = scene.cluster
+    leader, friend, party = led_from_c(scene)
+    scene.ask(leader, EnterPool(policy="teams", party_id=party.party_id))
+    joiner = joined_and_noticed(cluster)
+    scene.drain()
+    assert waits_at(cluster, leader) == {("teams", joiner)}
+    scene.ask(friend, LeaveParty(party.party_id))
+    (withdrawn,) = scene.heard(leader, EntryWithdrawn)
+    assert withdrawn.entry_id.startswith(f"e{joiner}-")
+    assert waits_at(cluster, leader) == set()
+    assert not cluster.members["c"].router.routes.waiting.get(leader)
+
+
+def test_a_remote_leaders_party_matched_as_it_enters_is_told_entered_first() -> None:
+    """The owner answers a party entry the holder passed on to the leader's home itself,
+    ahead of the session the entry completes (only a refusal goes back through the
+    holder): the leader hears ``pool.entered``, then ``session.created``, even when the
+    owner's messages to its home arrive before the holder's."""
+    scene = Scene()
+    cluster = scene.cluster
+    leader, friend, party = led_from_c(scene)
+    solos = [scene.client("b"), scene.client("b")]  # b owns the teams pool
+    for solo in solos:
+        scene.ask(solo, EnterPool(policy="teams"))
+    cluster.request(leader, EnterPool(policy="teams", party_id=party.party_id))
+    while links := cluster.busy_links():
+        cluster.pass_one(("b", "c") if ("b", "c") in links else links[0])
+    assert scene.sessions(leader, friend, *solos) == {frozenset({leader, friend, *solos})}
+    (entered,) = list(cluster.answers[leader].values())[-1]
+    assert isinstance(entered, ReplyWith)
+    assert isinstance(entered.answer, EnteredPool)
+    assert cluster.entered_at[leader, "teams"] < cluster.matched_at[leader]
+    assert waits_at(cluster, leader) == set()
+
+
+def test_a_remote_leaders_party_entry_withdrawn_by_a_change_stays_out_when_its_pool_moves() -> None:
+    """The holder passed a remote leader's party entry on; the party changes, so the owner
+    withdraws it: when the pool moves, the holder does not enter it again at the new owner."""
+    scene = Scene()
+    cluster = scene.cluster
+    leader, friend, party = led_from_c(scene)
+    scene.ask(leader, EnterPool(policy="teams", party_id=party.party_id))
+    scene.ask(friend, LeaveParty(party.party_id))
+    assert [e.reason for e in scene.heard(leader, EntryWithdrawn)] == ["party_changed"]
+    joined_and_noticed(cluster)
+    scene.drain()
+    assert waits_at(cluster, leader) == set()

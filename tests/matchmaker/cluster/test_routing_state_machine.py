@@ -561,7 +561,8 @@ class Cluster(RuleBasedStateMachine):
             assert len(self.party_teams[entry_id]) == 1, (entry_id, self.party_teams[entry_id])
 
     def check_one_process(self) -> None:
-        """Each connected client waits where the model says, at the pool's owner only."""
+        """Each connected client waits where the model says, at the pool's owner only; its
+        member follows no entry of it elsewhere that it does not wait with."""
         live = sorted(self.members)
         held: dict[str, set[tuple[str, str]]] = defaultdict(set)
         for member in self.members.values():
@@ -580,6 +581,9 @@ class Cluster(RuleBasedStateMachine):
                 assert self.entered_at[client_id, pool] > matched, (client_id, pool)
             for pool, member_name in where:
                 assert member_name == owner(pool_key("p", pool), live), (client_id, pool)
+            routes = self.members[self.home[client_id]].router.routes
+            followed = set(routes.waiting.get(client_id, {}))
+            assert followed <= self.waiting[client_id], (client_id, followed)
         assert set(held) <= set(self.home)
 
     def check_sessions(self) -> None:

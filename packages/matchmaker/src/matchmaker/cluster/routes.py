@@ -124,6 +124,15 @@ class Waiting:
         """Whether its client was matched (a ``Withdraw`` is on its way)."""
         return self.stage in WITHDRAWN
 
+    def answered_by(self, sender: str, reply: ReplyWith) -> bool:
+        """Whether ``reply`` from member ``sender`` says where this entry waits: the answer
+        to its ``pool.enter`` from where it was sent; for a party's entry sent to the
+        party's holder, which passes it on to the pool's owner (and enters it again there
+        when the pool moves), that owner's answer to it or to such a move."""
+        if self.command.party_id is not None and self.command.party is None:
+            return reply.request_id in (self.asked, INTERNAL)
+        return sender == self.node and reply.request_id == self.asked
+
     def leave(self, request_id: str | None) -> None:
         """Its client sent ``pool.leave`` for it (as ``request_id``)."""
         self.stage = advance(self.stage, Step.LEAVE)
