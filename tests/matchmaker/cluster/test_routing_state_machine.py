@@ -581,8 +581,8 @@ class Cluster(RuleBasedStateMachine):
                 assert self.entered_at[client_id, pool] > matched, (client_id, pool)
             for pool, member_name in where:
                 assert member_name == owner(pool_key("p", pool), live), (client_id, pool)
-            routes = self.members[self.home[client_id]].router.routes
-            followed = set(routes.waiting.get(client_id, {}))
+            home = self.members.get(self.home[client_id])  # (None: killed by a test's hand)
+            followed = set(home.router.routes.waiting.get(client_id, {})) if home else set()
             assert followed <= self.waiting[client_id], (client_id, followed)
         assert set(held) <= set(self.home)
 
