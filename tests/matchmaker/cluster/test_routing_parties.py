@@ -308,3 +308,29 @@ def test_a_remote_leaders_party_entry_withdrawn_by_a_change_stays_out_when_its_p
     joined_and_noticed(cluster)
     scene.drain()
     assert waits_at(cluster, leader) == set()
+
+
+def test_a_party_changed_while_its_away_leaders_entry_is_to_be_entered_again_is_withdrawn() -> None:
+    """The pool's owner died while the leader was away, so its home waits for it to be back
+    to enter the party's entry again; the party changes meanwhile: the home withdraws the
+    entry for every member (as the owner would have), and enters nothing once it is back."""
+    scene = Scene()
+    cluster = scene.cluster
+    leader, friend = scene.client("a"), scene.client("c")
+    party = scene.party(leader, friend)
+    entered = scene.ask(leader, EnterPool(policy="teams", party_id=party.party_id))
+    home = cluster.members["a"]
+    cluster.deliver(home, home.core.suspend(leader), remote=True)
+    cluster.run(home, home.router.client_away(leader))
+    cluster.kill("b")  # the teams pool's owner
+    for member in list(cluster.members.values()):
+        cluster.notice(member)
+    scene.drain()
+    scene.ask(friend, LeaveParty(party.party_id))
+    withdrawn = EntryWithdrawn("teams", entered.entry_id, "party_changed")
+    assert scene.heard(leader, EntryWithdrawn) == scene.heard(friend, EntryWithdrawn) == [withdrawn]
+    cluster.deliver(home, home.core.resume(leader, cluster.now_ms), remote=True)
+    cluster.run(home, home.router.client_attached(leader, cluster.now_ms))
+    scene.drain()
+    assert waits_at(cluster, leader) == set()
+    assert not home.router.routes.waiting.get(leader)

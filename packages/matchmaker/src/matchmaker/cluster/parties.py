@@ -81,18 +81,31 @@ class PartyRouting:
 
         Until that member says it is gone, the entry is on its way out: a local leader's
         is no longer moved or entered again (:meth:`.Waiting.withdraw`), nor is a remote
-        leader's relayed from here, as one process would have let go of it by then.
+        leader's relayed from here, as one process would have let go of it by then. One
+        whose member died, not entered again yet (its leader is away), is withdrawn here:
+        its members are told, as that member would have told them.
         """
         routes = self.routes
-        entries = [e for w in routes.waiting.values() for e in w.values()]
-        entries.extend(entry for _, entry in routes.again.values())
-        for entry in entries:
+        out: list[Action] = [
+            Post(node, PartyWithdraw(party_id)) for node in sorted(routes.live - {routes.node})
+        ]
+        for _, entry in routes.again.values():
             if entry.command.party_id == party_id:
                 entry.withdraw("party_changed")
+        for waiting in routes.waiting.values():
+            for name, entry in list(waiting.items()):
+                if entry.command.party_id != party_id:
+                    continue
+                entry.withdraw("party_changed")
+                view = entry.command.party
+                if not entry.node and view is not None:
+                    del waiting[name]
+                    members = [member.client_id for member in view.members]
+                    out.append(Deliver([(members, entry.withdrawal(name))]))
         for key, (_, message) in list(self.relayed.items()):
             if message.command[1].get("party_id") == party_id:
                 del self.relayed[key]
-        return [Post(node, PartyWithdraw(party_id)) for node in sorted(routes.live - {routes.node})]
+        return out
 
     def relay(self, home: str, message: Command, now_ms: int) -> Sequence[Action] | None:
         """A remote client's ``pool.enter`` for a party held here whose pool another member
