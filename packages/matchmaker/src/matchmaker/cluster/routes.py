@@ -121,7 +121,8 @@ class Waiting:
 
     @property
     def withdrawn(self) -> bool:
-        """Whether its client was matched (a ``Withdraw`` is on its way)."""
+        """Whether its client was matched (a ``Withdraw`` is on its way), or the party it
+        waits with changed (a ``PartyWithdraw``)."""
         return self.stage in WITHDRAWN
 
     def answered_by(self, sender: str, reply: ReplyWith) -> bool:
