@@ -334,3 +334,21 @@ def test_a_party_changed_while_its_away_leaders_entry_is_to_be_entered_again_is_
     scene.drain()
     assert waits_at(cluster, leader) == set()
     assert not home.router.routes.waiting.get(leader)
+
+
+def test_a_party_entry_the_holder_could_not_pass_on_is_not_entered_when_its_pool_moves() -> None:
+    """Redis does not take the holder's message passing a remote leader's party entry on
+    (the leader's request times out, refused): when the pool moves, the holder does not
+    enter at the new owner an entry that waits nowhere."""
+    scene = Scene()
+    cluster = scene.cluster
+    leader, friend, party = led_from_c(scene)
+    cluster.request(leader, EnterPool(policy="teams", party_id=party.party_id))
+    cluster.pass_one(("c", "a"))  # to the holder, which passes it on to b
+    holder = cluster.members["a"]
+    passed_on = cluster.links["a", "b"].popleft()
+    cluster.run(holder, holder.router.lost(passed_on, cluster.now_ms))
+    joined_and_noticed(cluster)
+    scene.drain()
+    assert waits_at(cluster, leader) == waits_at(cluster, friend) == set()
+    assert scene.heard(friend, PartyEntered) == []

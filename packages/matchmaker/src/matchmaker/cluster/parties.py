@@ -16,11 +16,11 @@ the holder sends it so at once; one connected elsewhere sends its ``pool.enter``
 the holder, which passes it on (and its ``pool.leave`` likewise); the owner answers
 the leader's home, a refusal through the holder. The holder follows the entry it
 passed on, entering it again at a new owner when its pool moves, until it waits
-nowhere (refused, left, its leader matched or gone). When the party changes at the
-holder, its core notes it (:class:`~matchmaker.core.parties.PartyChanged`) and the
-owner withdraws the entry (:class:`~.messages.PartyWithdraw`): ``party_changed`` for
-every member, as one process says; it is on its way out from then on, moved or
-entered again by nobody. A member gone (or its member dead) is gone at the owner
+nowhere (refused, lost, left, its leader matched or gone). When the party changes
+at the holder, its core notes it (:class:`~matchmaker.core.parties.PartyChanged`)
+and the owner withdraws the entry (:class:`~.messages.PartyWithdraw`):
+``party_changed`` for every member, as one process says; it is on its way out from
+then on, moved or entered again by nobody. A member gone (or its member dead) is gone at the owner
 too, whose mirror withdraws the entry itself.
 """
 
@@ -39,6 +39,7 @@ from matchmaker.cluster.messages import (
     Command,
     Gone,
     Hold,
+    Message,
     PartyWithdraw,
     Withdraw,
 )
@@ -110,8 +111,8 @@ class PartyRouting:
     def relay(self, home: str, message: Command, now_ms: int) -> Sequence[Action] | None:
         """A remote client's ``pool.enter`` for a party held here whose pool another member
         owns (or its ``pool.leave`` of such an entry): passed on there, and followed from
-        here (:meth:`answered`, :meth:`moved`, :meth:`follow`). ``None``: not such a
-        request, served here."""
+        here (:meth:`answered`, :meth:`lost`, :meth:`moved`, :meth:`follow`). ``None``: not
+        such a request, served here."""
         kind = message.command[0]
         if kind not in ("EnterPool", "LeavePool"):
             return None
@@ -149,6 +150,14 @@ class PartyRouting:
                 effect[0] == "refuse" and effect[1] == relayed.request_id
                 for effect in message.effects
             ):
+                del self.relayed[key]
+
+    def lost(self, message: Message) -> None:
+        """Redis did not take ``message``: a party entry it passed on from here waits
+        nowhere, so it is no longer followed (its leader's request is refused at its home
+        by the timeout)."""
+        for key, (_, relayed) in list(self.relayed.items()):
+            if relayed == message:
                 del self.relayed[key]
 
     def moved(self, now_ms: int) -> Sequence[Action]:

@@ -393,10 +393,12 @@ class Router:
 
     def lost(self, message: Message, now_ms: int) -> Sequence[Action]:
         """Redis did not take ``message``: an offer's entry is put back (:mod:`.seats`), a
-        forwarded request refused (:mod:`.failover`)."""
+        forwarded request refused (:mod:`.failover`), a party entry passed on no longer
+        followed (:mod:`.parties`)."""
         if type(message) is Offer:
             assert isinstance(message, Offer)
             return self.seats.lost(message, now_ms)
+        self.parties.lost(message)
         return self.failover.lost(message, now_ms)
 
     def expire(self, now_ms: int) -> Sequence[Action]:
