@@ -562,7 +562,8 @@ class Cluster(RuleBasedStateMachine):
 
     def check_one_process(self) -> None:
         """Each connected client waits where the model says, at the pool's owner only; its
-        member follows no entry of it elsewhere that it does not wait with."""
+        member follows no entry of it elsewhere that it does not wait with (one on its way
+        out, left or withdrawn, is not followed)."""
         live = sorted(self.members)
         held: dict[str, set[tuple[str, str]]] = defaultdict(set)
         for member in self.members.values():
@@ -581,8 +582,10 @@ class Cluster(RuleBasedStateMachine):
                 assert self.entered_at[client_id, pool] > matched, (client_id, pool)
             for pool, member_name in where:
                 assert member_name == owner(pool_key("p", pool), live), (client_id, pool)
+            # Its member follows (would move, or enter again) no entry it does not wait with.
             home = self.members.get(self.home[client_id])  # (None: killed by a test's hand)
-            followed = set(home.router.routes.waiting.get(client_id, {})) if home else set()
+            entries = home.router.routes.waiting.get(client_id, {}) if home else {}
+            followed = {pool for pool, entry in entries.items() if not entry.settling}
             assert followed <= self.waiting[client_id], (client_id, followed)
         assert set(held) <= set(self.home)
 
