@@ -2,7 +2,8 @@
 state machine, no Redis): a pair on one member whose pool another member owns is hosted
 and relays on its own member, and survives the owner's death; a session whose host dies
 while members live elsewhere goes on, re-hosted; a send without an id that the dead host
-may have dropped is answered with an error naming the session."""
+may have dropped is answered with an error naming the session; a session moved to a member
+that has not noticed a joiner yet keeps the joiner's client."""
 
 from __future__ import annotations
 
@@ -78,4 +79,26 @@ def test_a_session_whose_host_dies_goes_on_where_its_members_are() -> None:
     cluster.request(y, Send(session, b'"on"'))
     scene.drain()
     assert scene.told[x][-1] == MessageRelayed(session, y, b'"on"')
+    scene.check()
+
+
+def test_a_session_moved_to_a_member_that_has_not_noticed_a_joiner_keeps_its_client() -> None:
+    """d joins; c (the trio pool's owner) hears from it at once, b not yet. x on d, y and z
+    on b make a trio at c, which moves it to b (most of its members): b seats x, whose
+    home it has not seen join yet, rather than take it for dead and tell y and z it left."""
+    scene = Scene(3)
+    cluster = scene.cluster
+    cluster.join()  # d: nobody noticed yet
+    assert owner(pool_key("p", "trio"), sorted(cluster.members)) == "c"
+    x, y, z = scene.client("d"), scene.client("b"), scene.client("b")
+    for client_id in (x, y, z):
+        cluster.request(client_id, EnterPool(policy="trio"))
+    scene.drain()
+    session = _session(scene, x)
+    assert set(cluster.members["b"].core.sessions[session].members) == {x, y, z}
+    for member in list(cluster.members.values()):
+        cluster.notice(member)
+    scene.drain()
+    assert set(cluster.members["b"].core.sessions[session].members) == {x, y, z}
+    assert not any(isinstance(e, MemberLeft) for c in (x, y, z) for e in scene.told[c])
     scene.check()

@@ -9,7 +9,7 @@ from typing import Any
 from matchmaker.cluster.ring import owner, pool_key
 from matchmaker.core.commands import CreateParty, EnterPool, JoinParty, LeaveParty
 from matchmaker.core.effects import Refuse, ReplyWith
-from matchmaker.core.events import EntryWithdrawn, SessionFormed
+from matchmaker.core.events import EnteredPool, EntryWithdrawn, SessionFormed
 from matchmaker.core.parties import PartyEntered, PartyInfo, PartyMemberLeft
 
 from .test_routing_state_machine import Cluster
@@ -148,3 +148,207 @@ def test_a_members_home_dying_withdraws_the_party_at_the_owner() -> None:
         PartyMemberLeft(party.party_id, friend, "disconnected", leader)
     ]
     assert all(not m.core.pools for m in cluster.members.values())
+
+
+def joined_and_noticed(cluster: Cluster) -> str:
+    """A fourth member joins and every member notices before any message moves: the teams
+    pool moves from b to it (d)."""
+    names = sorted(cluster.members)
+    cluster.join()
+    (joiner,) = set(cluster.members) - set(names)
+    key = pool_key("p", "teams")
+    assert (owner(key, names), owner(key, sorted(cluster.members))) == ("b", joiner)
+    for member in list(cluster.members.values()):
+        cluster.notice(member)
+    return joiner
+
+
+def waits_at(cluster: Cluster, client_id: str) -> set[tuple[str, str]]:
+    """Where ``client_id`` waits: (pool, member) for each entry holding it, its party's too."""
+    return {
+        (pool.name, member.name)
+        for member in cluster.members.values()
+        for pool in member.core.pools.values()
+        for fifo in pool.buckets.values()
+        for entry in fifo.values()
+        if client_id in entry.holders()
+    }
+
+
+def test_a_party_changed_while_its_entry_moves_with_its_pool_is_not_entered_again() -> None:
+    """The leader's home moves the party's entry once its owner answers; the party changed
+    meanwhile, so the entry is on its way out (the owner withdraws it): not entered again
+    at the new owner for the party as it was, behind its members' backs."""
+    scene = Scene()
+    cluster = scene.cluster
+    leader, friend = scene.client("a"), scene.client("a")
+    party = scene.party(leader, friend)
+    cluster.request(leader, EnterPool(policy="teams", party_id=party.party_id))
+    cluster.request(friend, LeaveParty(party.party_id))  # before b has the entry
+    joined_and_noticed(cluster)
+    scene.drain()
+    (entered,) = list(cluster.answers[leader].values())[-1]
+    assert isinstance(entered, ReplyWith)
+    assert isinstance(entered.answer, EnteredPool)
+    withdrawn = EntryWithdrawn("teams", entered.answer.entry_id, "party_changed")
+    assert scene.heard(leader, EntryWithdrawn) == [withdrawn]
+    assert waits_at(cluster, leader) == waits_at(cluster, friend) == set()
+
+
+def test_a_partys_entry_sent_to_a_former_owner_is_served_there_and_moved_by_its_home() -> None:
+    """The leader's home sends its solo entry and then its party's to b, which owned the pool
+    when it sent them and has seen d join since: b refuses the party's (the leader waits
+    alone there) rather than passing it on to d, so the move of the solo entry leaves it
+    at b and enters it at d, where it waits once."""
+    scene = Scene()
+    cluster = scene.cluster
+    leader = scene.client("a")
+    party = scene.party(leader)
+    cluster.request(leader, EnterPool(policy="teams"))
+    cluster.request(leader, EnterPool(policy="teams", party_id=party.party_id))
+    joiner = joined_and_noticed(cluster)
+    scene.drain()
+    entered, refused = [answers for answers in cluster.answers[leader].values()][-2:]
+    assert isinstance(entered[0], ReplyWith)
+    assert [r.error.code for r in refused if isinstance(r, Refuse)] == ["pool.already_entered"]
+    assert waits_at(cluster, leader) == {("teams", joiner)}
+
+
+def led_from_c(scene: Scene) -> tuple[str, str, PartyInfo]:
+    """A party held on a, led by a client of c (its creator left), with a client of b."""
+    creator, leader, friend = scene.client("a"), scene.client("c"), scene.client("b")
+    party = scene.party(creator, leader, friend)
+    scene.ask(creator, LeaveParty(party.party_id))
+    assert scene.heard(leader, PartyMemberLeft)[-1].leader == leader
+    return leader, friend, party
+
+
+def test_a_party_entry_refused_at_the_owner_is_not_entered_when_its_pool_moves() -> None:
+    """The holder passes a remote leader's party entry on to the pool's owner, which refuses
+    it (the leader waits there alone): when the pool moves, the holder does not enter it
+    at the new owner, where the leader's solo entry moves."""
+    scene = Scene()
+    cluster = scene.cluster
+    leader, friend, party = led_from_c(scene)
+    scene.ask(leader, EnterPool(policy="teams"))
+    refused = scene.ask(leader, EnterPool(policy="teams", party_id=party.party_id))
+    assert refused == "pool.already_entered"
+    joiner = joined_and_noticed(cluster)
+    scene.drain()
+    assert scene.heard(friend, PartyEntered) == []
+    assert waits_at(cluster, leader) == {("teams", joiner)}
+    assert waits_at(cluster, friend) == set()
+
+
+def test_a_party_entry_matched_at_the_owner_is_not_entered_again_when_its_pool_moves() -> None:
+    """The holder passes a remote leader's party entry on to the pool's owner, where it
+    matches: when the pool moves, the holder does not enter it at the new owner."""
+    scene = Scene()
+    cluster = scene.cluster
+    leader, friend, party = led_from_c(scene)
+    scene.ask(leader, EnterPool(policy="teams", party_id=party.party_id))
+    solos = [scene.client("b"), scene.client("b")]
+    for solo in solos:
+        scene.ask(solo, EnterPool(policy="teams"))
+    assert scene.sessions(leader, friend, *solos) == {frozenset({leader, friend, *solos})}
+    joined_and_noticed(cluster)
+    scene.drain()
+    assert waits_at(cluster, leader) == waits_at(cluster, friend) == set()
+
+
+def test_a_remote_leaders_home_follows_its_party_entry_as_the_holder_moves_it() -> None:
+    """The holder enters a remote leader's party entry again when its pool moves; its
+    answer (through the holder) tells the leader's home the entry's new id, so when the
+    party changes and the new owner withdraws that entry, the home lets go of it too."""
+    scene = Scene()
+    cluster = scene.cluster
+    leader, friend, party = led_from_c(scene)
+    scene.ask(leader, EnterPool(policy="teams", party_id=party.party_id))
+    joiner = joined_and_noticed(cluster)
+    scene.drain()
+    assert waits_at(cluster, leader) == {("teams", joiner)}
+    scene.ask(friend, LeaveParty(party.party_id))
+    (withdrawn,) = scene.heard(leader, EntryWithdrawn)
+    assert withdrawn.entry_id.startswith(f"e{joiner}-")
+    assert waits_at(cluster, leader) == set()
+    assert not cluster.members["c"].router.routes.waiting.get(leader)
+
+
+def test_a_remote_leaders_party_matched_as_it_enters_is_told_entered_first() -> None:
+    """The owner answers a party entry the holder passed on to the leader's home itself,
+    ahead of the session the entry completes (only a refusal goes back through the
+    holder): the leader hears ``pool.entered``, then ``session.created``, even when the
+    owner's messages to its home arrive before the holder's."""
+    scene = Scene()
+    cluster = scene.cluster
+    leader, friend, party = led_from_c(scene)
+    solos = [scene.client("b"), scene.client("b")]  # b owns the teams pool
+    for solo in solos:
+        scene.ask(solo, EnterPool(policy="teams"))
+    cluster.request(leader, EnterPool(policy="teams", party_id=party.party_id))
+    while links := cluster.busy_links():
+        cluster.pass_one(("b", "c") if ("b", "c") in links else links[0])
+    assert scene.sessions(leader, friend, *solos) == {frozenset({leader, friend, *solos})}
+    (entered,) = list(cluster.answers[leader].values())[-1]
+    assert isinstance(entered, ReplyWith)
+    assert isinstance(entered.answer, EnteredPool)
+    assert cluster.entered_at[leader, "teams"] < cluster.matched_at[leader]
+    assert waits_at(cluster, leader) == set()
+
+
+def test_a_remote_leaders_party_entry_withdrawn_by_a_change_stays_out_when_its_pool_moves() -> None:
+    """The holder passed a remote leader's party entry on; the party changes, so the owner
+    withdraws it: when the pool moves, the holder does not enter it again at the new owner."""
+    scene = Scene()
+    cluster = scene.cluster
+    leader, friend, party = led_from_c(scene)
+    scene.ask(leader, EnterPool(policy="teams", party_id=party.party_id))
+    scene.ask(friend, LeaveParty(party.party_id))
+    assert [e.reason for e in scene.heard(leader, EntryWithdrawn)] == ["party_changed"]
+    joined_and_noticed(cluster)
+    scene.drain()
+    assert waits_at(cluster, leader) == set()
+
+
+def test_a_party_changed_while_its_away_leaders_entry_is_to_be_entered_again_is_withdrawn() -> None:
+    """The pool's owner died while the leader was away, so its home waits for it to be back
+    to enter the party's entry again; the party changes meanwhile: the home withdraws the
+    entry for every member (as the owner would have), and enters nothing once it is back."""
+    scene = Scene()
+    cluster = scene.cluster
+    leader, friend = scene.client("a"), scene.client("c")
+    party = scene.party(leader, friend)
+    entered = scene.ask(leader, EnterPool(policy="teams", party_id=party.party_id))
+    home = cluster.members["a"]
+    cluster.deliver(home, home.core.suspend(leader), remote=True)
+    cluster.run(home, home.router.client_away(leader))
+    cluster.kill("b")  # the teams pool's owner
+    for member in list(cluster.members.values()):
+        cluster.notice(member)
+    scene.drain()
+    scene.ask(friend, LeaveParty(party.party_id))
+    withdrawn = EntryWithdrawn("teams", entered.entry_id, "party_changed")
+    assert scene.heard(leader, EntryWithdrawn) == scene.heard(friend, EntryWithdrawn) == [withdrawn]
+    cluster.deliver(home, home.core.resume(leader, cluster.now_ms), remote=True)
+    cluster.run(home, home.router.client_attached(leader, cluster.now_ms))
+    scene.drain()
+    assert waits_at(cluster, leader) == set()
+    assert not home.router.routes.waiting.get(leader)
+
+
+def test_a_party_entry_the_holder_could_not_pass_on_is_not_entered_when_its_pool_moves() -> None:
+    """Redis does not take the holder's message passing a remote leader's party entry on
+    (the leader's request times out, refused): when the pool moves, the holder does not
+    enter at the new owner an entry that waits nowhere."""
+    scene = Scene()
+    cluster = scene.cluster
+    leader, friend, party = led_from_c(scene)
+    cluster.request(leader, EnterPool(policy="teams", party_id=party.party_id))
+    cluster.pass_one(("c", "a"))  # to the holder, which passes it on to b
+    holder = cluster.members["a"]
+    passed_on = cluster.links["a", "b"].popleft()
+    cluster.run(holder, holder.router.lost(passed_on, cluster.now_ms))
+    joined_and_noticed(cluster)
+    scene.drain()
+    assert waits_at(cluster, leader) == waits_at(cluster, friend) == set()
+    assert scene.heard(friend, PartyEntered) == []

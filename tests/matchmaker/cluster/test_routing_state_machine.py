@@ -330,8 +330,6 @@ class Cluster(RuleBasedStateMachine):
     def enter(self, data: st.DataObject) -> None:
         client_id = data.draw(st.sampled_from(sorted(self.home)))
         pool = data.draw(st.sampled_from(self.entered))
-        if self.party_waits(self.party_of.get(client_id), pool or "duo"):
-            return  # (see ``party_waits``)
         self.request(client_id, EnterPool(policy=pool))
 
     @precondition(lambda self: self.home)
@@ -365,26 +363,13 @@ class Cluster(RuleBasedStateMachine):
     @precondition(lambda self: self.in_parties())
     @rule(data=st.data())
     def enter_party(self, data: st.DataObject) -> None:
-        """A party member enters its party (refused unless it leads): the others are told
-        ``party.entered``, not answered."""
+        """A party member enters its party (refused unless it leads, and where one of its
+        members waits already, alone or with it: ``pool.already_entered``): the others
+        are told ``party.entered``, not answered."""
         client_id = data.draw(st.sampled_from(self.in_parties()))
         pool = data.draw(st.sampled_from(self.entered))
         party_id = self.party_of[client_id]
-        if self.party_waits(party_id, pool or "duo"):
-            return  # (see ``party_waits``): not entered, so not run
         self.request(client_id, EnterPool(policy=pool, party_id=party_id))
-
-    def party_waits(self, party_id: str | None, pool: str) -> bool:
-        """Whether a member of ``party_id`` waits in ``pool``, alone or with the party.
-
-        FIXME: the core now refuses both (``pool.already_entered``: a member waiting alone
-        keeps its party out of that pool, a waiting party keeps its members from entering
-        it alone; ``tests/matchmaker/core/test_parties.py``, found by this machine). Run
-        here, such a refusal in some interleavings with a member joining leaves the
-        model's view of the waiting entry different from the owner's; until that is
-        understood, the rules skip entering where a party member already waits."""
-        mates = [c for c, p in self.party_of.items() if p == party_id]
-        return any(pool in self.waiting.get(c, set()) for c in mates)
 
     def in_sessions(self) -> list[tuple[str, str]]:
         return sorted((c, s) for c in self.home for s in self.views[c])
@@ -576,7 +561,9 @@ class Cluster(RuleBasedStateMachine):
             assert len(self.party_teams[entry_id]) == 1, (entry_id, self.party_teams[entry_id])
 
     def check_one_process(self) -> None:
-        """Each connected client waits where the model says, at the pool's owner only."""
+        """Each connected client waits where the model says, at the pool's owner only; its
+        member follows no entry of it elsewhere that it does not wait with (one on its way
+        out, left or withdrawn, is not followed)."""
         live = sorted(self.members)
         held: dict[str, set[tuple[str, str]]] = defaultdict(set)
         for member in self.members.values():
@@ -595,6 +582,11 @@ class Cluster(RuleBasedStateMachine):
                 assert self.entered_at[client_id, pool] > matched, (client_id, pool)
             for pool, member_name in where:
                 assert member_name == owner(pool_key("p", pool), live), (client_id, pool)
+            # Its member follows (would move, or enter again) no entry it does not wait with.
+            home = self.members.get(self.home[client_id])  # (None: killed by a test's hand)
+            entries = home.router.routes.waiting.get(client_id, {}) if home else {}
+            followed = {pool for pool, entry in entries.items() if not entry.settling}
+            assert followed <= self.waiting[client_id], (client_id, followed)
         assert set(held) <= set(self.home)
 
     def check_sessions(self) -> None:

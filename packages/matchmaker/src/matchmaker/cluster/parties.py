@@ -13,12 +13,15 @@ tells their homes it holds them (:class:`~.messages.Hold`, so it hears when one 
 away, back or gone, as for any proxy) and keeps a mirror of the party that carries
 the entry (:meth:`~matchmaker.core.parties.Parties.mirror`). A leader connected to
 the holder sends it so at once; one connected elsewhere sends its ``pool.enter`` to
-the holder, which passes it on and relays the answers back (and its ``pool.leave``
-likewise). When the party changes at the holder, its core notes it
-(:class:`~matchmaker.core.parties.PartyChanged`) and the owner withdraws the entry
-(:class:`~.messages.PartyWithdraw`): ``party_changed`` for every member, as one
-process says. A member gone (or its member dead) is gone at the owner too, whose
-mirror withdraws the entry itself.
+the holder, which passes it on (and its ``pool.leave`` likewise); the owner answers
+the leader's home, a refusal through the holder. The holder follows the entry it
+passed on, entering it again at a new owner when its pool moves, until it waits
+nowhere (refused, lost, left, its leader matched or gone). When the party changes
+at the holder, its core notes it (:class:`~matchmaker.core.parties.PartyChanged`)
+and the owner withdraws the entry (:class:`~.messages.PartyWithdraw`):
+``party_changed`` for every member, as one process says; it is on its way out from
+then on, moved or entered again by nobody. A member gone (or its member dead) is gone at the owner
+too, whose mirror withdraws the entry itself.
 """
 
 from __future__ import annotations
@@ -29,7 +32,17 @@ from collections.abc import Sequence
 import msgspec
 
 from matchmaker.cluster import codec
-from matchmaker.cluster.messages import Away, Back, Command, Gone, Hold, PartyWithdraw
+from matchmaker.cluster.messages import (
+    Answers,
+    Away,
+    Back,
+    Command,
+    Gone,
+    Hold,
+    Message,
+    PartyWithdraw,
+    Withdraw,
+)
 from matchmaker.cluster.ring import node_of, pool_key
 from matchmaker.cluster.routes import INTERNAL, NOTHING, Action, Deliver, Post, Routes
 from matchmaker.core import Delivery
@@ -65,14 +78,41 @@ class PartyRouting:
     def changed(self, party_id: str) -> Sequence[Action]:
         """The holder's core noted the party changed: an entry it waits with elsewhere is
         withdrawn there. Every other member is told (a party changes rarely, and its entry
-        may have moved with its pool since it was sent)."""
+        may have moved with its pool since it was sent).
+
+        Until that member says it is gone, the entry is on its way out: a local leader's
+        is no longer moved or entered again (:meth:`.Waiting.withdraw`), nor is a remote
+        leader's relayed from here, as one process would have let go of it by then. One
+        whose member died, not entered again yet (its leader is away), is withdrawn here:
+        its members are told, as that member would have told them.
+        """
         routes = self.routes
-        return [Post(node, PartyWithdraw(party_id)) for node in sorted(routes.live - {routes.node})]
+        out: list[Action] = [
+            Post(node, PartyWithdraw(party_id)) for node in sorted(routes.live - {routes.node})
+        ]
+        for _, entry in routes.again.values():
+            if entry.command.party_id == party_id:
+                entry.withdraw("party_changed")
+        for waiting in routes.waiting.values():
+            for name, entry in list(waiting.items()):
+                if entry.command.party_id != party_id:
+                    continue
+                entry.withdraw("party_changed")
+                view = entry.command.party
+                if not entry.node and view is not None:
+                    del waiting[name]
+                    members = [member.client_id for member in view.members]
+                    out.append(Deliver([(members, entry.withdrawal(name))]))
+        for key, (_, message) in list(self.relayed.items()):
+            if message.command[1].get("party_id") == party_id:
+                del self.relayed[key]
+        return out
 
     def relay(self, home: str, message: Command, now_ms: int) -> Sequence[Action] | None:
         """A remote client's ``pool.enter`` for a party held here whose pool another member
-        owns (or its ``pool.leave`` of such an entry): passed on there, its answers relayed
-        back (:meth:`.Router.receive`). ``None``: not such a request, served here."""
+        owns (or its ``pool.leave`` of such an entry): passed on there, and followed from
+        here (:meth:`answered`, :meth:`lost`, :meth:`moved`, :meth:`follow`). ``None``: not
+        such a request, served here."""
         kind = message.command[0]
         if kind not in ("EnterPool", "LeavePool"):
             return None
@@ -84,6 +124,10 @@ class PartyRouting:
         if isinstance(command, LeavePool):
             relayed = self.relayed.pop((client.client_id, command.pool), None)
             return None if relayed is None else [Post(relayed[0], message)]
+        if command.party is not None:
+            # Sent with its view by its holder to the pool's owner as that one saw it: served
+            # here, and moved by whoever sent it, as any entry at a former owner.
+            return None
         attached = self.attach(client, command)
         if attached.party is None:
             return None
@@ -94,6 +138,27 @@ class PartyRouting:
         forwarded = msgspec.structs.replace(message, command=codec.encode_value(attached))
         self.relayed[client.client_id, name] = (node, forwarded)
         return [Post(node, forwarded)]
+
+    def answered(self, message: Answers) -> None:
+        """Answers on their way through here to a remote client's home: a party entry passed
+        on from here and refused there (by the pool's owner, or a new owner it moved to:
+        :meth:`refusals_to`) waits nowhere, so it is no longer followed (nor entered again
+        when its pool moves)."""
+        client_id = message.client
+        for key, (_, relayed) in list(self.relayed.items()):
+            if key[0] == client_id and any(
+                effect[0] == "refuse" and effect[1] == relayed.request_id
+                for effect in message.effects
+            ):
+                del self.relayed[key]
+
+    def lost(self, message: Message) -> None:
+        """Redis did not take ``message``: a party entry it passed on from here waits
+        nowhere, so it is no longer followed (its leader's request is refused at its home
+        by the timeout)."""
+        for key, (_, relayed) in list(self.relayed.items()):
+            if relayed == message:
+                del self.relayed[key]
 
     def moved(self, now_ms: int) -> Sequence[Action]:
         """The live members changed: a relayed party entry whose pool has another owner now
@@ -125,17 +190,28 @@ class PartyRouting:
                 out.append(Post(new, again))
         return out
 
-    def follow(self, message: Away | Back | Gone) -> Sequence[Action]:
-        """A remote leader whose party entry was relayed from here went away, came back or
-        is gone: the pool's owner, which only knows it through this member, hears it too."""
+    def follow(self, message: Away | Back | Gone | Withdraw) -> Sequence[Action]:
+        """A remote leader whose party entry was relayed from here went away, came back, is
+        gone or was matched: the pool's owner, which only knows it through this member,
+        hears it too. Gone or matched, its entries are no longer followed here."""
         client_id = message.client
         nodes = {node for (cid, _), (node, _) in self.relayed.items() if cid == client_id}
-        if type(message) is Gone:
+        if type(message) is Gone or type(message) is Withdraw:
             for key in [k for k in self.relayed if k[0] == client_id]:
                 del self.relayed[key]
         return [Post(node, message) for node in sorted(nodes & self.routes.live)]
 
     # -- at the pool's owner ------------------------------------------------------------------
+
+    def refusals_to(self, sender: str, message: Command) -> str | None:
+        """Where a refusal of a request from ``sender`` goes, if not to its client's home: a
+        party's ``pool.enter`` with its view came from the party's holder, which follows the
+        entry it passed on (:meth:`answered`) and relays the refusal home. (Its other
+        answers go home directly, ahead of the events they come with: a ``session.created``
+        never overtakes the ``pool.entered`` before it.)"""
+        if message.command[0] != "EnterPool" or message.command[1].get("party") is None:
+            return None
+        return sender
 
     def members(self, message: Command, now_ms: int) -> Sequence[Action]:
         """A party's ``pool.enter`` arrived with its view: make proxies of the members not

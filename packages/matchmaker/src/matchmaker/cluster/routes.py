@@ -107,6 +107,7 @@ class Waiting:
     told: str | None = None  # the id its client was told (kept when it moves)
     leave_request: str | None = None  # the pool.leave's request id, while ``leaving``
     stage: Stage = Stage.FOLLOWED
+    reason: str = "matched"  # why it is withdrawn, once it is: "matched" or "party_changed"
 
     @property
     def settling(self) -> bool:
@@ -120,8 +121,18 @@ class Waiting:
 
     @property
     def withdrawn(self) -> bool:
-        """Whether its client was matched (a ``Withdraw`` is on its way)."""
+        """Whether its client was matched (a ``Withdraw`` is on its way), or the party it
+        waits with changed (a ``PartyWithdraw``)."""
         return self.stage in WITHDRAWN
+
+    def answered_by(self, sender: str, reply: ReplyWith) -> bool:
+        """Whether ``reply`` from member ``sender`` says where this entry waits: the answer
+        to its ``pool.enter`` from where it was sent; for a party's entry sent to the
+        party's holder, which passes it on to the pool's owner (and enters it again there
+        when the pool moves), that owner's answer to it or to such a move."""
+        if self.command.party_id is not None and self.command.party is None:
+            return reply.request_id in (self.asked, INTERNAL)
+        return sender == self.node and reply.request_id == self.asked
 
     def leave(self, request_id: str | None) -> None:
         """Its client sent ``pool.leave`` for it (as ``request_id``)."""
@@ -133,14 +144,17 @@ class Waiting:
         self.stage = advance(self.stage, Step.LEAVE_REFUSED)
         self.leave_request = None
 
-    def withdraw(self) -> None:
-        """Its client was matched: the entry is on its way out."""
+    def withdraw(self, reason: str = "matched") -> None:
+        """Its client was matched (or, ``party_changed``, the party it waits with changed):
+        the entry is on its way out, for the first reason given."""
+        if not self.withdrawn:
+            self.reason = reason
         self.stage = advance(self.stage, Step.WITHDRAW)
 
     def withdrawal(self, pool: str) -> EntryWithdrawn:
         """What its client is told when its member died while it was being withdrawn (what
         that member would have said)."""
-        return EntryWithdrawn(pool, self.remote_id or self.told or "", "matched")
+        return EntryWithdrawn(pool, self.remote_id or self.told or "", self.reason)
 
     def left(self, pool: str) -> ReplyWith:
         """The answer to its ``pool.leave`` when its member died before leaving it."""

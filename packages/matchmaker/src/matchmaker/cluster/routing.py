@@ -138,7 +138,7 @@ class Router:
         self.drain = drain = Drain(routes, hosting)
         self.failover = failover = Failover(routes, hosting)
         self.seats = seats = Seats(routes)
-        self.serving = serving = Serving(routes)
+        self.serving = Serving(routes)
         self.parties = parties = PartyRouting(routes)
         # Each message type and its handler, as the conversation's commands have theirs.
         self._handlers: dict[type, Callable[[str, Any, int], Sequence[Action]]] = {
@@ -146,7 +146,7 @@ class Router:
             Command: self._command,
             Answers: self._answers,
             Gone: self._followed,
-            Withdraw: serving.on_withdraw,
+            Withdraw: self._followed,
             Away: self._followed,
             Back: self._followed,
             Hold: self._on_hold,
@@ -393,10 +393,12 @@ class Router:
 
     def lost(self, message: Message, now_ms: int) -> Sequence[Action]:
         """Redis did not take ``message``: an offer's entry is put back (:mod:`.seats`), a
-        forwarded request refused (:mod:`.failover`)."""
+        forwarded request refused (:mod:`.failover`), a party entry passed on no longer
+        followed (:mod:`.parties`)."""
         if type(message) is Offer:
             assert isinstance(message, Offer)
             return self.seats.lost(message, now_ms)
+        self.parties.lost(message)
         return self.failover.lost(message, now_ms)
 
     def expire(self, now_ms: int) -> Sequence[Action]:
@@ -452,13 +454,19 @@ class Router:
         if relayed is not None:
             return relayed
         held = self.parties.members(message, now_ms)
-        return [*held, *self.serving.on_command(home, message, now_ms)]
+        refusals_to = self.parties.refusals_to(home, message)
+        return [*held, *self.serving.on_command(home, message, now_ms, refusals_to=refusals_to)]
 
-    def _followed(self, sender: str, message: Away | Back | Gone, now_ms: int) -> Sequence[Action]:
-        """A remote client served here went away, came back or is gone: its proxy follows,
-        and so does the pool's owner of a party entry relayed from here."""
+    def _followed(
+        self, sender: str, message: Away | Back | Gone | Withdraw, now_ms: int
+    ) -> Sequence[Action]:
+        """A remote client served here went away, came back, is gone or was matched
+        elsewhere: its proxy follows, and so does the pool's owner of a party entry relayed
+        from here."""
         if isinstance(message, Gone):
             out = list(self.serving.on_gone(sender, message, now_ms))
+        elif isinstance(message, Withdraw):
+            out = list(self.serving.on_withdraw(sender, message, now_ms))
         else:
             out = list(self.serving.on_paused(sender, message, now_ms))
         out.extend(self.parties.follow(message))
@@ -478,6 +486,7 @@ class Router:
         local = client_id in routes.core.clients and client_id not in routes.proxies
         home = None if local else routes.home_of(client_id)
         if home is not None and home != routes.node:
+            self.parties.answered(message)
             return [Post(home, message)]
         shown: list[Effect] = []
         moved = False  # an entry may have to move: its owner may have changed meanwhile
@@ -507,7 +516,7 @@ class Router:
         if isinstance(answer, EnteredPool):
             outgoing = routes.outgoing.get(client_id, ())
             for entry in (waiting.get(answer.pool), *(e for n, e in outgoing if n == answer.pool)):
-                if entry is not None and entry.node == sender and entry.asked == reply.request_id:
+                if entry is not None and entry.answered_by(sender, reply):
                     entry.remote_id = answer.entry_id
                     if reply.request_id != INTERNAL:
                         entry.told = answer.entry_id

@@ -4,7 +4,8 @@ A client's request whose pool, room or session lives on this member comes from
 its home as a :class:`~.messages.Command`: it runs through the client's proxy (a
 :class:`~matchmaker.core.conversation.Conversation` adopted on first use), and
 the answers go back to the home first, before the events (the home must see
-``pool.entered`` before ``session.created``). The home says when the client is
+``pool.entered`` before ``session.created``; a refused party's ``pool.enter`` goes
+back through the party's holder that passed it on). The home says when the client is
 away, back or gone, and when it was matched elsewhere (its entries here are
 withdrawn). The proxies are in the shared :class:`~.routes.Routes`.
 """
@@ -48,8 +49,12 @@ class Serving:
             out.append(((client_id,), EntryWithdrawn(name, entry_id, "matched")))
         return [Deliver(out)]
 
-    def on_command(self, home: str, message: Command, now_ms: int) -> Sequence[Action]:
-        """Run a forwarded request through the proxy conversation of its client."""
+    def on_command(
+        self, home: str, message: Command, now_ms: int, *, refusals_to: str | None = None
+    ) -> Sequence[Action]:
+        """Run a forwarded request through the proxy conversation of its client; its answers
+        go to its home, a refusal to ``refusals_to`` if given (the member that passed the
+        request on and follows what it asked: it relays the refusal home)."""
         routes = self.routes
         client_id = message.client
         moved = _moved(routes, message)
@@ -88,7 +93,10 @@ class Serving:
         # The answer first: the home member must see pool.entered before session.created.
         if answers:
             encoded = [codec.encode_effect(e) for e in answers]
-            out.append(Post(home, Answers(client_id, encoded)))
+            to = home
+            if refusals_to is not None and all(isinstance(e, Refuse) for e in answers):
+                to = refusals_to
+            out.append(Post(to, Answers(client_id, encoded)))
         deliveries = [e for e in effects if isinstance(e, tuple)]
         if deliveries:
             out.append(Deliver(deliveries))

@@ -3,8 +3,9 @@
 A :class:`~.routes.Waiting` entry is followed (moved when its pool's owner
 changes, entered again when its member dies) until it is on its way out: its
 client sent ``pool.leave`` (*leaving*), or was matched, so a ``Withdraw`` went
-to its member (*withdrawn*). Both can be under way at once, and a refused
-``pool.leave`` puts the entry back where it stood. Every stage and every step
+to its member, or the party it waits with changed, so a ``PartyWithdraw`` did
+(*withdrawn*). Both can be under way at once, and a refused ``pool.leave`` puts
+the entry back where it stood. Every stage and every step
 that changes it is in :data:`TRANSITIONS` (as h11's ``_state.py`` keeps a
 connection's); a step the table does not name is a bug, not a silent no-op.
 """
@@ -21,7 +22,7 @@ class Stage(enum.Enum):
 
     FOLLOWED = "followed"  # waiting there; moves and is entered again as its pool does
     LEAVING = "leaving"  # its pool.leave is on its way
-    WITHDRAWN = "withdrawn"  # its client was matched: a Withdraw is on its way
+    WITHDRAWN = "withdrawn"  # matched, or its party changed: a (Party)Withdraw is on its way
     LEAVING_WITHDRAWN = "leaving, withdrawn"  # both
 
 
@@ -30,7 +31,7 @@ class Step(enum.Enum):
 
     LEAVE = "leave"  # its client sent pool.leave for it
     LEAVE_REFUSED = "leave refused"  # that pool.leave was refused: the entry stays
-    WITHDRAW = "withdraw"  # its client was matched
+    WITHDRAW = "withdraw"  # its client was matched, or its party changed
 
 
 TRANSITIONS: dict[Stage, dict[Step, Stage]] = {

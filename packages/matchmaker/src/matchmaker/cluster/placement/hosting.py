@@ -144,7 +144,10 @@ class Hosting:
                 moves.confirm_identity(state, identity[0], identity[1])
             return True
         if state is None:
-            if home == routes.node or home not in routes.live:
+            # Its home found dead here: gone. One not live yet may have joined unnoticed
+            # (the member that formed the session knew it): seated, and dropped at the
+            # next look if it died unseen (:meth:`.Failover.members_changed`).
+            if not home or home == routes.node or home in routes.departed:
                 return False
             credential, attributes = identity if identity is not None else (None, {})
             conversation = routes.conversation(now_ms)
