@@ -271,14 +271,14 @@ def config_document(loaded: LoadedConfig) -> dict[str, Any]:
     """``config show``'s JSON: ``{"file", "settings": {"<key>": {"value", "source"}}}``; a
     key whose environment value was rejected shows that text with the source
     ``rejected: <variable>``, never the default it fell back to."""
-    settings: dict[str, Any] = {}
+    keys: dict[str, Any] = {}
     for key, value in loaded.values.items():
         if key in loaded.rejected:
             variable, text = loaded.rejected[key]
-            settings[key] = {"value": text, "source": f"rejected: {variable}"}
+            keys[key] = {"value": text, "source": f"rejected: {variable}"}
         else:
-            settings[key] = {"value": value, "source": loaded.sources[key]}
-    return {"file": loaded.file, "settings": settings}
+            keys[key] = {"value": value, "source": loaded.sources[key]}
+    return {"file": loaded.file, "settings": keys}
 
 
 VOCABULARY_FIELDS = ("status", "priority", "effort", "type", "phase")
