@@ -18,19 +18,25 @@ PACKAGES = Path(__file__).resolve().parents[2] / "packages"
 WORD = "settings"
 
 
+def identifier(node: ast.AST) -> str | None:
+    """The name ``node`` gives or reads: a name, an attribute, a parameter, a keyword."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.arg | ast.keyword):
+        return node.arg
+    return None
+
+
 def named_settings(source: str, name: str) -> list[str]:
     """``file:line`` of each identifier ``settings`` in ``source``."""
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Name) and node.id == WORD:
-            found.append(node.lineno)
-        elif isinstance(node, ast.Attribute) and node.attr == WORD:
-            found.append(node.lineno)
-        elif isinstance(node, ast.arg) and node.arg == WORD:
-            found.append(node.lineno)
-        elif isinstance(node, ast.keyword) and node.arg == WORD:
-            found.append(node.lineno)
-    return [f"{name}:{line}" for line in sorted(found)]
+    lines = {
+        getattr(node, "lineno", 0)
+        for node in ast.walk(ast.parse(source))
+        if identifier(node) == WORD
+    }
+    return [f"{name}:{line}" for line in sorted(lines)]
 
 
 def test_each_kind_of_name_is_found() -> None:
