@@ -410,6 +410,37 @@ def test_a_newcomer_hears_the_sessions_messages_wherever_it_is_connected(home: s
     scene.check()
 
 
+def test_a_newcomer_told_before_its_home_hears_where_the_session_went_still_hears_it() -> None:
+    """The session formed at c (squad's owner) for two clients of b went to b; z, a's
+    client, is seated by c's offer. z's ``session.created``, relayed by c, reaches a
+    before any word from b: a still sees it came from the owner, not the host, and says
+    so (``Told``), so b sends z the session's next messages and follows z no longer (the
+    shrunk failure of a random run: the host kept ``relaying`` z for ever)."""
+    scene = Scene()
+    scene.join_c()
+    cluster = scene.cluster
+    x, y = scene.client("b"), scene.client("b")
+    for client_id in (x, y):
+        scene.ask(client_id, EnterPool(policy="squad"))
+    scene.tick()
+    (session_id,) = cluster.views[x]
+    host = cluster.members["b"]
+    assert session_id.startswith("sc-")
+    assert session_id in host.core.sessions
+    assert scene.ask(x, Backfill(session_id, 1)) == Backfilled(session_id, [], 1)
+    z = scene.client("a")
+    cluster.request(z, EnterPool(policy="squad"))
+    while links := [link for link in cluster.busy_links() if link != ("b", "a")]:
+        cluster.pass_one(links[0])  # b's messages to a last
+    assert scene.last(z, SessionFormed).session_id == session_id
+    scene.drain()
+    assert host.router.routes.relaying == {}
+    cluster.request(x, Send(session_id, b'"hi"'))
+    scene.drain()
+    assert scene.last(z, MessageRelayed).sender == x
+    scene.check()
+
+
 def test_a_newcomer_gone_before_it_was_told_is_not_followed_by_the_host() -> None:
     """z (b's) is seated at a by c's offer; a keeps z's session events until b says z
     was told. z leaves for good before its ``session.created`` (relayed by c) arrives: a

@@ -154,10 +154,6 @@ class Seats:
             routes.relaying[message.session, client_id] = sender
         # The answer first: a note in ``out`` may re-mirror the opening, after it.
         actions: list[Action] = [Post(sender, answer)]
-        if created is not None and home not in {None, routes.node, node_of(message.session)}:
-            # Hosted here, not where its id says: its home routes it here before its client
-            # hears of it (this goes out before the answer that tells it).
-            actions.insert(0, Post(home or "", Moved(message.session, routes.node)))
         rest = [d for d in out if d is not created]
         if rest:
             actions.append(Deliver(rest))
@@ -178,11 +174,24 @@ class Seats:
                 if node_of(message.client) == self.routes.node:  # its home: told with this
                     actions.append(Deliver(out))
                     return [*actions, *self.told(created)]
+                actions.extend(self._moved(message.session, sender, message.client))
             else:
                 actions.append(Post(sender, Unseat(message.session, message.client)))
         if out:
             actions.append(Deliver(out))
         return actions
+
+    def _moved(self, session_id: str, host: str, client_id: str) -> Sequence[Action]:
+        """The newcomer's ``session.created`` is about to go from here to its home: if
+        ``host`` is not where the session's id says, its home is told so first
+        (:class:`~.messages.Moved`), on the link that carries the event, so it sees the
+        event came from the pool's owner, not the host, and sends the host ``Told``.
+        (From the host, on another link, it could arrive after the event.)"""
+        routes = self.routes
+        home = routes.home_of(client_id)
+        if home is None or home in {routes.node, host, node_of(session_id)}:
+            return NOTHING
+        return [Post(home, Moved(session_id, host))]
 
     def told(self, event: SessionFormed) -> Sequence[Action]:
         """A local client was just told of a session it was seated in by an offer (its
