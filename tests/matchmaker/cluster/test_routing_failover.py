@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from matchmaker.cluster.messages import Withdraw
+from matchmaker.cluster.messages import Command, Withdraw
 from matchmaker.cluster.ring import owner, pool_key
 from matchmaker.core.commands import EnterPool, LeavePool
 from matchmaker.core.effects import Effect, Refuse, ReplyWith
@@ -247,6 +247,63 @@ def test_a_client_matched_while_its_other_pool_moves_is_not_entered_again() -> N
     scene.drain()
     assert scene.waits(x) == set()
     assert [e.pool for e in scene.told[x] if isinstance(e, EntryWithdrawn)] == ["trio"]
+    scene.check()
+
+
+def test_a_move_leaves_the_entry_it_moves_not_one_entered_since() -> None:
+    """x (b's) waits in ``trio`` at a and enters it again; a matches the first entry
+    before the second enter arrives, so enters it (nothing to refuse it for). c joins,
+    and b, not told of the match yet, moves the first entry to c: its leave at a, behind
+    the second enter, names the first, and does not take the second, which x was told
+    is in. x's withdrawal, behind both, withdraws the second, and x is told so, as when
+    a dies (the failure of a random run: the second was gone untold, and b followed it
+    for ever)."""
+    scene = Scene()
+    cluster = scene.cluster
+    x, y, z = scene.client("b"), scene.client("a"), scene.client("a")
+    cluster.request(x, EnterPool(policy="trio"))  # a's
+    scene.drain()
+    cluster.request(x, EnterPool(policy="trio"))  # refused, unless the first matched
+    cluster.request(y, EnterPool(policy="trio"))
+    cluster.request(z, EnterPool(policy="trio"))  # matched at a with x's first entry
+    assert [type(m) for m in cluster.links["b", "a"]] == [Command]  # the second, on its way
+    scene.join_c()  # trio is c's now: b moves the first entry there
+    scene.drain()
+    first, second = (scene.entry_id_of(answers[0]) for answers in cluster.answers[x].values())
+    assert first != second
+    assert EntryWithdrawn("trio", second, "matched") in scene.told[x]
+    assert scene.waits(x) == set()
+    assert cluster.members["b"].router.routes.waiting.get(x, {}) == {}
+    scene.check()
+
+
+def test_a_moved_entry_moves_again_once_its_new_member_said_which_it_is() -> None:
+    """``pool27`` is a's, then c's once c joins, then d's once d joins. x (b's) waits
+    there at a; b moves it to c and, d joining before c answered the move, moves it
+    again only once c did: the leave it sends c then names the entry c entered for the
+    move, not the one x's repeated enter made there after that one matched."""
+    scene = Scene()
+    cluster = scene.cluster
+    adhoc = EnterPool(pool="pool27", create=True, mode="auto", group_size=3)
+    x = scene.client("b")
+    cluster.request(x, adhoc)
+    scene.drain()
+    scene.join_c()
+    assert owner(pool_key("p", "pool27"), sorted(cluster.members)) == "c"
+    cluster.request(x, adhoc)  # refused, unless the moved entry matched
+    cluster.join()  # d: pool27 is d's; only b sees it yet
+    assert owner(pool_key("p", "pool27"), sorted(cluster.members)) == "d"
+    cluster.notice(cluster.members["b"])
+    cluster.pass_one(("b", "c"))  # the move: entered at c
+    y, z = scene.client("c"), scene.client("c")
+    cluster.request(y, adhoc)
+    cluster.request(z, adhoc)  # matched at c with x's moved entry
+    scene.drain()
+    first, second = (scene.entry_id_of(answers[0]) for answers in cluster.answers[x].values())
+    assert first != second
+    assert EntryWithdrawn("pool27", second, "matched") in scene.told[x]
+    assert scene.waits(x) == set()
+    assert cluster.members["b"].router.routes.waiting.get(x, {}) == {}
     scene.check()
 
 

@@ -562,8 +562,7 @@ class Cluster(RuleBasedStateMachine):
 
     def check_one_process(self) -> None:
         """Each connected client waits where the model says, at the pool's owner only; its
-        member follows no entry of it elsewhere that it does not wait with (one on its way
-        out, left or withdrawn, is not followed)."""
+        member follows no entry of it elsewhere that it does not wait with."""
         live = sorted(self.members)
         held: dict[str, set[tuple[str, str]]] = defaultdict(set)
         for member in self.members.values():
@@ -584,8 +583,7 @@ class Cluster(RuleBasedStateMachine):
                 assert member_name == owner(pool_key("p", pool), live), (client_id, pool)
             # Its member follows (would move, or enter again) no entry it does not wait with.
             home = self.members.get(self.home[client_id])  # (None: killed by a test's hand)
-            entries = home.router.routes.waiting.get(client_id, {}) if home else {}
-            followed = {pool for pool, entry in entries.items() if not entry.settling}
+            followed = set(home.router.routes.waiting.get(client_id, {})) if home else set()
             assert followed <= self.waiting[client_id], (client_id, followed)
         assert set(held) <= set(self.home)
 

@@ -159,6 +159,20 @@ def test_leave_pool_answers_the_withdrawn_entry() -> None:
     assert left == ReplyWith("l", PoolLeft("x", reply.answer.entry_id))  # type: ignore[union-attr]
 
 
+def test_leave_pool_naming_an_entry_leaves_only_that_one() -> None:
+    """A cluster member moving an entry names it: a newer entry in that pool stays."""
+    core = Matchmaker(Limits(), node="t")
+    talk = conversation(core)
+    welcome(talk)
+    (reply,) = talk.receive(EnterPool(pool="x", create=True, mode="auto", group_size=2), "e", 0)
+    assert isinstance(reply, ReplyWith)
+    assert isinstance(reply.answer, EnteredPool)
+    entry_id = reply.answer.entry_id
+    assert codes(talk.receive(LeavePool("x", "et-older"), "l", 0)) == ["pool.not_found"]
+    (left,) = talk.receive(LeavePool("x", entry_id), "l", 0)
+    assert left == ReplyWith("l", PoolLeft("x", entry_id))
+
+
 def test_rate_limit_refuses_then_closes_after_repeated_abuse() -> None:
     talk = conversation(control_rate_per_s=1.0, control_burst=1)
     assert codes(talk.receive(CheckAlive(), "1", 0)) == [Alive]

@@ -194,8 +194,11 @@ class Failover:
 
         An away client's entries wait until it is back (:meth:`.Router.client_attached`):
         entered at a new owner, one could be matched at once, while it is away. An
-        entry whose ``pool.enter`` is not answered yet moves once it is (moved now, a
-        timeout refusing that request would leave it entered behind the client's back).
+        entry whose ``pool.enter`` (its client's, or a move's) is not answered yet moves
+        once it is (moved now, a timeout refusing that request would leave it entered
+        behind the client's back): the leave at its member names it by the id answered,
+        so a newer entry entered there since (a repeated ``pool.enter`` once this one
+        matched) stays, for its client was told it is in.
         """
         routes = self.routes
         state = routes.core.clients.get(client_id)
@@ -204,7 +207,7 @@ class Failover:
             return NOTHING
         out: list[Action] = []
         for name, entry in list(waiting.items()):
-            if entry.asked is not None and (client_id, entry.asked) in routes.pending:
+            if entry.node and entry.remote_id is None:
                 continue  # moved once answered: the client must hear where it is first
             if entry.settling:
                 continue  # left or withdrawn where it is, as its client's member asked
@@ -213,7 +216,8 @@ class Failover:
                 continue
             del waiting[name]
             if entry.node in routes.live:
-                out.append(routes.send(state, entry.node, LeavePool(name), INTERNAL, now_ms))
+                leave = LeavePool(name, entry.remote_id)
+                out.append(routes.send(state, entry.node, leave, INTERNAL, now_ms))
             out.extend(self._move(state, name, new, entry.command, now_ms, told=entry.told))
         return out
 

@@ -131,9 +131,13 @@ class EnterPool:
 
 @dataclass(slots=True)
 class LeavePool:
-    """``pool.leave``: withdraw this client's entry from a pool."""
+    """``pool.leave``: withdraw this client's entry from a pool.
+
+    ``entry_id`` (never a client's: a cluster member moving the entry to its pool's
+    new owner sets it) names the entry meant: a newer one entered there since stays."""
 
     pool: str
+    entry_id: str | None = None
 
 
 @dataclass(slots=True)

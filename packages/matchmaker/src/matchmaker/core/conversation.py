@@ -338,7 +338,8 @@ class Conversation:
         return out
 
     def _leave_pool(self, command: LeavePool, request_id: str | None, now_ms: int) -> list[Effect]:
-        entry_id, deliveries = self.core.leave_pool(self._client().client_id, command.pool)
+        client_id = self._client().client_id
+        entry_id, deliveries = self.core.leave_pool(client_id, command.pool, command.entry_id)
         out: list[Effect] = [ReplyWith(request_id, PoolLeft(command.pool, entry_id))]
         out.extend(deliveries)
         return out

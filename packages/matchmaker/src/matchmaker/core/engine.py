@@ -413,11 +413,14 @@ class Matchmaker:
             )
         return live
 
-    def leave_pool(self, client_id: str, name: str) -> tuple[str, list[Delivery]]:
-        """``pool.leave``: withdraw the client's entry; returns its id."""
+    def leave_pool(
+        self, client_id: str, name: str, entry_id: str | None = None
+    ) -> tuple[str, list[Delivery]]:
+        """``pool.leave``: withdraw the client's entry (``entry_id``: only if it is that
+        one); returns its id."""
         client = self.clients[client_id]
         entry = client.entries.get(name)
-        if entry is None:
+        if entry is None or entry_id not in (None, entry.entry_id):
             raise MatchmakerError(
                 f"no entry in pool {name!r}", code="pool.not_found", details={"pool": name}
             )
