@@ -9,7 +9,7 @@ from typing import Any
 from matchmaker.cluster.ring import owner, pool_key
 from matchmaker.core.commands import CreateParty, EnterPool, JoinParty, LeaveParty
 from matchmaker.core.effects import Refuse, ReplyWith
-from matchmaker.core.events import EnteredPool, EntryWithdrawn, SessionFormed
+from matchmaker.core.events import EnteredPool, EntryExpired, EntryWithdrawn, SessionFormed
 from matchmaker.core.parties import PartyEntered, PartyInfo, PartyMemberLeft
 
 from .test_routing_state_machine import Cluster
@@ -352,3 +352,43 @@ def test_a_party_entry_the_holder_could_not_pass_on_is_not_entered_when_its_pool
     scene.drain()
     assert waits_at(cluster, leader) == waits_at(cluster, friend) == set()
     assert scene.heard(friend, PartyEntered) == []
+
+
+def test_a_party_entry_passed_on_that_expired_is_not_entered_again_when_its_pool_moves() -> None:
+    """The holder passes a remote leader's party entry on to the pool's owner, where it
+    expires (its members are told so): the leader's home tells the holder, which enters
+    it nowhere when the pool moves, as one process would not."""
+    scene = Scene()
+    cluster = scene.cluster
+    leader, friend, party = led_from_c(scene)
+    scene.ask(leader, EnterPool(policy="teams", party_id=party.party_id, ttl_ms=2000))
+    holder = cluster.members["a"].router.parties
+    assert set(holder.relayed) == {(leader, "teams")}
+    for _ in range(3):
+        cluster.tick()
+        scene.drain()
+    assert [e.pool for e in scene.heard(leader, EntryExpired)] == ["teams"]
+    assert holder.relayed == {}
+    joined_and_noticed(cluster)
+    scene.drain()
+    assert waits_at(cluster, leader) == waits_at(cluster, friend) == set()
+    cluster.teardown()
+
+
+def test_a_later_party_entry_stays_followed_when_the_one_before_it_closes() -> None:
+    """The leader enters its party again (through the holder) before its home hears that
+    the first entry expired: the holder still follows the second, and moves it with its
+    pool."""
+    scene = Scene()
+    cluster = scene.cluster
+    leader, friend, party = led_from_c(scene)
+    scene.ask(leader, EnterPool(policy="teams", party_id=party.party_id, ttl_ms=2000))
+    for _ in range(2):
+        cluster.tick()  # expired at b, not heard of yet
+    cluster.request(leader, EnterPool(policy="teams", party_id=party.party_id))
+    scene.drain()
+    assert [e.pool for e in scene.heard(leader, EntryExpired)] == ["teams"]
+    joiner = joined_and_noticed(cluster)
+    scene.drain()
+    assert waits_at(cluster, leader) == waits_at(cluster, friend) == {("teams", joiner)}
+    cluster.teardown()

@@ -14,7 +14,8 @@ an event addresses; :class:`Gone`, :class:`Away`, :class:`Back` and
 :class:`Withdraw` follow the client at the members holding a proxy of it
 (:class:`Hold` makes a member one of those without a request of the client's: a
 party's member, entered by its leader). :class:`PartyWithdraw` tells a pool's owner
-that a party whose entry waits there changed.
+that a party whose entry waits there changed, and :class:`PartyClosed` a party's holder
+that an entry it passed on for a leader connected elsewhere closed at the pool's owner.
 :class:`Forgot` tells a member, back after its peers found it dead, that the
 sender forgot its clients. :class:`Host` moves a session to the member most of its
 members are connected to (at formation, or when its host died) and :class:`Moved`
@@ -51,6 +52,7 @@ __all__ = [
     "Moved",
     "Offer",
     "Opening",
+    "PartyClosed",
     "PartyWithdraw",
     "Rehomed",
     "Seated",
@@ -135,6 +137,16 @@ class PartyWithdraw(_Message, tag="pwithdraw", frozen=True):
     (the pool's owner) is withdrawn for all its members (``party_changed``)."""
 
     party: str
+
+
+class PartyClosed(_Message, tag="pclosed", frozen=True):
+    """A party entry the receiver (the party's holder) passed on for ``client``, its
+    leader, whose home sent its ``pool.enter`` as ``request``, closed at ``pool``'s owner
+    (it expired, its pool closed, it was withdrawn): the holder no longer follows it."""
+
+    client: str
+    pool: str
+    request: str | None
 
 
 class Opening(_Message, tag="seats", frozen=True):
@@ -317,6 +329,7 @@ Message = (
     | Back
     | Hold
     | PartyWithdraw
+    | PartyClosed
     | Opening
     | Unmirror
     | Offer

@@ -16,12 +16,14 @@ the holder sends it so at once; one connected elsewhere sends its ``pool.enter``
 the holder, which passes it on (and its ``pool.leave`` likewise); the owner answers
 the leader's home, a refusal through the holder. The holder follows the entry it
 passed on, entering it again at a new owner when its pool moves, until it waits
-nowhere (refused, lost, left, its leader matched or gone). When the party changes
-at the holder, its core notes it (:class:`~matchmaker.core.parties.PartyChanged`)
-and the owner withdraws the entry (:class:`~.messages.PartyWithdraw`):
-``party_changed`` for every member, as one process says; it is on its way out from
-then on, moved or entered again by nobody. A member gone (or its member dead) is gone at the owner
-too, whose mirror withdraws the entry itself.
+nowhere (refused, lost, left, its leader matched or gone, or closed at the owner:
+expired, or its pool closed, as the leader's home tells it: :class:`~.messages.PartyClosed`).
+When the party changes at the holder, its core notes it
+(:class:`~matchmaker.core.parties.PartyChanged`) and the owner withdraws the entry
+(:class:`~.messages.PartyWithdraw`): ``party_changed`` for every member, as one
+process says; it is on its way out from then on, moved or entered again by nobody.
+A member gone (or its member dead) is gone at the owner too, whose mirror withdraws
+the entry itself.
 """
 
 from __future__ import annotations
@@ -40,11 +42,12 @@ from matchmaker.cluster.messages import (
     Gone,
     Hold,
     Message,
+    PartyClosed,
     PartyWithdraw,
     Withdraw,
 )
 from matchmaker.cluster.ring import node_of, pool_key
-from matchmaker.cluster.routes import INTERNAL, NOTHING, Action, Deliver, Post, Routes
+from matchmaker.cluster.routes import INTERNAL, NOTHING, Action, Deliver, Post, Routes, Waiting
 from matchmaker.core import Delivery
 from matchmaker.core.commands import EnterPool, LeavePool, PartyView
 from matchmaker.core.state import ClientState
@@ -62,8 +65,9 @@ class PartyRouting:
         parties.notes = True
         parties.placed = routes.placed
         # (client id, pool name) -> the member a remote leader's party entry was relayed
-        # to, and the request that carried it (sent again if the pool's owner changes).
-        self.relayed: dict[tuple[str, str], tuple[str, Command]] = {}
+        # to, the request that carried it (sent again if the pool's owner changes), and
+        # the id of the leader's request (as its home knows the entry: :meth:`on_closed`).
+        self.relayed: dict[tuple[str, str], tuple[str, Command, str | None]] = {}
 
     # -- at the party's holder ----------------------------------------------------------------
 
@@ -103,7 +107,7 @@ class PartyRouting:
                     del waiting[name]
                     members = [member.client_id for member in view.members]
                     out.append(Deliver([(members, entry.withdrawal(name))]))
-        for key, (_, message) in list(self.relayed.items()):
+        for key, (_, message, _) in list(self.relayed.items()):
             if message.command[1].get("party_id") == party_id:
                 del self.relayed[key]
         return out
@@ -136,7 +140,7 @@ class PartyRouting:
         if node == routes.node:
             return None
         forwarded = msgspec.structs.replace(message, command=codec.encode_value(attached))
-        self.relayed[client.client_id, name] = (node, forwarded)
+        self.relayed[client.client_id, name] = (node, forwarded, message.request_id)
         return [Post(node, forwarded)]
 
     def answered(self, message: Answers) -> None:
@@ -145,7 +149,7 @@ class PartyRouting:
         :meth:`refusals_to`) waits nowhere, so it is no longer followed (nor entered again
         when its pool moves)."""
         client_id = message.client
-        for key, (_, relayed) in list(self.relayed.items()):
+        for key, (_, relayed, _) in list(self.relayed.items()):
             if key[0] == client_id and any(
                 effect[0] == "refuse" and effect[1] == relayed.request_id
                 for effect in message.effects
@@ -156,7 +160,7 @@ class PartyRouting:
         """Redis did not take ``message``: a party entry it passed on from here waits
         nowhere, so it is no longer followed (its leader's request is refused at its home
         by the timeout)."""
-        for key, (_, relayed) in list(self.relayed.items()):
+        for key, (_, relayed, _) in list(self.relayed.items()):
             if relayed == message:
                 del self.relayed[key]
 
@@ -166,7 +170,7 @@ class PartyRouting:
         nobody, as a local client's entry is moved (:mod:`.failover`)."""
         routes = self.routes
         out: list[Action] = []
-        for key, (node, message) in list(self.relayed.items()):
+        for key, (node, message, asked) in list(self.relayed.items()):
             client = routes.core.clients.get(key[0])
             proxy = routes.proxies.get(key[0])
             if client is None or proxy is None:
@@ -186,7 +190,7 @@ class PartyRouting:
                 effects = proxy[1].receive(codec.decode_value(again.command), INTERNAL, now_ms)
                 out.append(Deliver([e for e in effects if isinstance(e, tuple)]))
             else:
-                self.relayed[key] = (new, again)
+                self.relayed[key] = (new, again, asked)
                 out.append(Post(new, again))
         return out
 
@@ -195,11 +199,35 @@ class PartyRouting:
         gone or was matched: the pool's owner, which only knows it through this member,
         hears it too. Gone or matched, its entries are no longer followed here."""
         client_id = message.client
-        nodes = {node for (cid, _), (node, _) in self.relayed.items() if cid == client_id}
+        nodes = {node for (cid, _), (node, _, _) in self.relayed.items() if cid == client_id}
         if type(message) is Gone or type(message) is Withdraw:
             for key in [k for k in self.relayed if k[0] == client_id]:
                 del self.relayed[key]
         return [Post(node, message) for node in sorted(nodes & self.routes.live)]
+
+    def on_closed(self, sender: str, message: PartyClosed, now_ms: int) -> Sequence[Action]:
+        """The leader's home says the party entry passed on from here for its request closed
+        at the pool's owner (:meth:`closed`): no longer followed, nor entered again when
+        its pool moves. One passed on for a later request stays followed."""
+        key = (message.client, message.pool)
+        relayed = self.relayed.get(key)
+        if relayed is not None and relayed[2] == message.request:
+            del self.relayed[key]
+        return NOTHING
+
+    # -- at the leader's home -----------------------------------------------------------------
+
+    def closed(self, client_id: str, name: str, entry: Waiting) -> Sequence[Action]:
+        """A local client's entry in pool ``name`` closed (it expired, its pool closed, it
+        was withdrawn): if it is a party entry that the party's holder passed on, the
+        holder, which follows it and hears of none of those from the pool's owner, is
+        told (:class:`~.messages.PartyClosed`)."""
+        command, holder = entry.command, entry.node
+        if command.party_id is None or command.party is not None:
+            return NOTHING  # not passed on by a holder: sent to the pool's owner from here
+        if holder == self.routes.node or holder not in self.routes.live:
+            return NOTHING
+        return [Post(holder, PartyClosed(client_id, name, entry.asked))]
 
     # -- at the pool's owner ------------------------------------------------------------------
 

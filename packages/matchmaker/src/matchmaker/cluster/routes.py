@@ -456,13 +456,19 @@ class Routes:
             self.outgoing.setdefault(client_id, []).append((name, old))
         waiting[name] = entry
 
-    def gone_entry(self, client_id: str, name: str, found: Callable[[Waiting], bool]) -> None:
-        """The client's entry in pool ``name`` for which ``found`` holds is gone."""
+    def gone_entry(
+        self, client_id: str, name: str, found: Callable[[Waiting], bool]
+    ) -> Waiting | None:
+        """The client's entry in pool ``name`` for which ``found`` holds is gone: which (if
+        it was followed)."""
         waiting = self.waiting.get(client_id, {})
         entry = waiting.get(name)
         if entry is not None and found(entry):
             del waiting[name]
-            return
+            return entry
         outgoing = self.outgoing.get(client_id)
-        if outgoing:
-            outgoing[:] = [(n, e) for n, e in outgoing if n != name or not found(e)]
+        if not outgoing:
+            return None
+        gone = next((e for n, e in outgoing if n == name and found(e)), None)
+        outgoing[:] = [(n, e) for n, e in outgoing if n != name or not found(e)]
+        return gone

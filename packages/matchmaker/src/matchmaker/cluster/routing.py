@@ -59,6 +59,7 @@ from matchmaker.cluster.messages import (
     Moved,
     Offer,
     Opening,
+    PartyClosed,
     PartyWithdraw,
     Rehomed,
     Seated,
@@ -151,6 +152,7 @@ class Router:
             Back: self._followed,
             Hold: self._on_hold,
             PartyWithdraw: parties.on_withdraw,
+            PartyClosed: parties.on_closed,
             Opening: seats.on_opening,
             Unmirror: seats.on_unmirror,
             Offer: seats.on_offer,
@@ -277,8 +279,14 @@ class Router:
                     members.pop(event.client_id, None)
         elif isinstance(event, EntryClosed):
             closed = event.entry_id  # (not one entered again since, in its place)
+            out: list[Action] = []
             for client_id in recipients:
-                self.routes.gone_entry(client_id, event.pool, lambda e: e.remote_id == closed)
+                gone = self.routes.gone_entry(
+                    client_id, event.pool, lambda e: e.remote_id == closed
+                )
+                if gone is not None:
+                    out.extend(self.parties.closed(client_id, event.pool, gone))
+            return out
         return NOTHING
 
     def _on_session_created(self, event: SessionFormed) -> Sequence[Action]:
