@@ -259,17 +259,20 @@ def test_a_party_entry_matched_at_the_owner_is_not_entered_again_when_its_pool_m
 def test_a_remote_leaders_home_follows_its_party_entry_as_the_holder_moves_it() -> None:
     """The holder enters a remote leader's party entry again when its pool moves; its
     answer (through the holder) tells the leader's home the entry's new id, so when the
-    party changes and the new owner withdraws that entry, the home lets go of it too."""
+    party changes and the new owner withdraws that entry, the home lets go of it too, and
+    the leader hears the withdrawal under the id it was told (not the moved entry's)."""
     scene = Scene()
     cluster = scene.cluster
     leader, friend, party = led_from_c(scene)
-    scene.ask(leader, EnterPool(policy="teams", party_id=party.party_id))
+    entered = scene.ask(leader, EnterPool(policy="teams", party_id=party.party_id))
+    assert isinstance(entered, EnteredPool)
     joiner = joined_and_noticed(cluster)
     scene.drain()
     assert waits_at(cluster, leader) == {("teams", joiner)}
+    assert not entered.entry_id.startswith(f"e{joiner}-")
     scene.ask(friend, LeaveParty(party.party_id))
     (withdrawn,) = scene.heard(leader, EntryWithdrawn)
-    assert withdrawn.entry_id.startswith(f"e{joiner}-")
+    assert withdrawn == EntryWithdrawn("teams", entered.entry_id, "party_changed")
     assert waits_at(cluster, leader) == set()
     assert not cluster.members["c"].router.routes.waiting.get(leader)
 

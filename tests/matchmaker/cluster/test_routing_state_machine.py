@@ -154,6 +154,11 @@ class Cluster(RuleBasedStateMachine):
         self.waiting: dict[str, set[str]] = {}
         self.told: dict[tuple[str, str], int] = defaultdict(int)  # (client, session) -> times
         self.heard: dict[str, list[Event]] = defaultdict(list)  # client -> every event, in order
+        # Per client, the (pool, entry id)s it was told it waits with (pool.entered,
+        # party.entered) and those it heard end: it hears of an entry only under an id it
+        # was told, whatever moved meanwhile, and of its end once.
+        self.entry_ids: dict[str, set[tuple[str, str]]] = defaultdict(set)
+        self.ended: dict[str, set[tuple[str, str]]] = defaultdict(set)
         # When (in the order clients are told things) each waiting entry was entered and
         # each client last matched: one process withdraws a matched client's other entries.
         self.clock = itertools.count()
@@ -207,6 +212,7 @@ class Cluster(RuleBasedStateMachine):
     def answered(self, client_id: str, reply: ReplyWith) -> None:
         answer = reply.answer
         if isinstance(answer, EnteredPool):
+            self.entry_ids[client_id].add((answer.pool, answer.entry_id))
             self.waiting[client_id].add(answer.pool)
             self.entered_at[client_id, answer.pool] = next(self.clock)
             if reply.request_id in self.party_requests:
@@ -218,6 +224,8 @@ class Cluster(RuleBasedStateMachine):
         elif isinstance(answer, PartyLeft):
             self.party_of.pop(client_id, None)
         elif isinstance(answer, PoolLeft):
+            if answer.entry_id:  # ("": its member died before it heard of the entry)
+                self.heard_end(client_id, answer.pool, answer.entry_id)
             self.waiting[client_id].discard(answer.pool)
         elif isinstance(answer, SessionLeft):
             self.views[client_id].pop(answer.session_id, None)
@@ -257,6 +265,7 @@ class Cluster(RuleBasedStateMachine):
                         next((name for name, team in teams if client_id in team), None)
                     )
         elif isinstance(event, PartyEntered):
+            self.entry_ids[client_id].add((event.pool, event.entry_id))
             self.waiting[client_id].add(event.pool)
             self.entered_at[client_id, event.pool] = next(self.clock)
             self.party_entry[client_id, event.pool] = event.entry_id
@@ -265,8 +274,21 @@ class Cluster(RuleBasedStateMachine):
         elif isinstance(event, MemberLeft):
             self.views[client_id].get(event.session_id, set()).discard(event.client_id)
         elif isinstance(event, EntryWithdrawn | EntryExpired | EntryPoolClosed):
+            self.heard_end(client_id, event.pool, event.entry_id)
             self.waiting[client_id].discard(event.pool)
             self.party_entry.pop((client_id, event.pool), None)
+
+    def heard_end(self, client_id: str, pool: str, entry_id: str) -> None:
+        """``client_id`` hears its entry ``entry_id`` in ``pool`` ended (left, withdrawn,
+        expired or closed): once, and one it was told of, unless a message was lost (its
+        ``pool.entered`` may be). (Not checked yet for an entry its own member minted: one
+        moved into its member's own core is known there by a new id, which nothing
+        translates.)"""
+        entry = (pool, entry_id)
+        if not self.lossy and not entry_id.startswith(f"e{self.home.get(client_id)}-"):
+            assert entry in self.entry_ids[client_id], (client_id, entry, self.entry_ids[client_id])
+        assert entry not in self.ended[client_id], (client_id, entry)
+        self.ended[client_id].add(entry)
 
     def request(self, client_id: str, command: ClientCommand) -> None:
         member = self.members[self.home[client_id]]

@@ -158,7 +158,10 @@ class Failover:
             # Left with its member, as the client asked: so it is answered.
             return [Perform(client_id, [entry.left(name)])]
         if entry.withdrawn:
-            # Its client was matched: one process would have withdrawn it, and says so.
+            # Its client was matched: one process would have withdrawn it, and says so (if
+            # its client was told of it: not one whose pool.enter was refused by timeout).
+            if entry.told is None:
+                return NOTHING
             return [Deliver([((client_id,), entry.withdrawal(name))], remote=False)]
         return None
 
@@ -186,7 +189,7 @@ class Failover:
                 command = pool_command(name, spec, entry.public, policy=policy)
                 _, left = routes.core.leave_pool(client_id, name)
                 out.append(Deliver(left))
-                out.extend(self._move(state, name, new, command, now_ms))
+                out.extend(self._move(state, name, new, command, now_ms, told=entry.entry_id))
         return out
 
     def rehome(self, client_id: str, now_ms: int) -> Sequence[Action]:

@@ -154,11 +154,11 @@ class Waiting:
     def withdrawal(self, pool: str) -> EntryWithdrawn:
         """What its client is told when its member died while it was being withdrawn (what
         that member would have said)."""
-        return EntryWithdrawn(pool, self.remote_id or self.told or "", self.reason)
+        return EntryWithdrawn(pool, self.told or self.remote_id or "", self.reason)
 
     def left(self, pool: str) -> ReplyWith:
         """The answer to its ``pool.leave`` when its member died before leaving it."""
-        return ReplyWith(self.leave_request, PoolLeft(pool, self.remote_id or self.told or ""))
+        return ReplyWith(self.leave_request, PoolLeft(pool, self.told or self.remote_id or ""))
 
 
 NOTHING: tuple[Action, ...] = ()  # most inputs call for no action
@@ -263,6 +263,10 @@ class Routes:
         # Local clients: (pool name, entry) on their way out, replaced in ``waiting`` by a
         # new pool.enter: still followed until their member says they are gone.
         self.outgoing: dict[str, list[tuple[str, Waiting]]] = {}
+        # Local clients' entries a move made after the entry it moved was matched (the move's
+        # answer found nothing followed): (client id, entry id). Their client was never told
+        # of them and hears nothing of them (the match's Withdraw takes them out).
+        self.strays: set[tuple[str, str]] = set()
         # Members found dead, until seen again (a Redis restart can make live ones look dead).
         self.departed: set[str] = set()
         # Forwarded requests awaiting their answer: (client id, request id) -> when sent.
@@ -455,6 +459,30 @@ class Routes:
         if old is not None:
             self.outgoing.setdefault(client_id, []).append((name, old))
         waiting[name] = entry
+
+    def known_as(self, client_id: str, name: str, entry_id: str) -> str | None:
+        """The id a local client knows its entry ``entry_id`` in pool ``name`` by: the one
+        it was told, kept when the entry moves (each owner mints its own). ``None``: one it
+        is not to hear of, a :attr:`strays` entry, or the copy a move leaves behind at the
+        former owner, closed there before the move's leave arrived (the moved copy speaks
+        for the entry, so its client hears of its end once, as on one process)."""
+        if (client_id, entry_id) in self.strays:
+            return None
+        outgoing = self.outgoing.get(client_id, ())
+        followed = [
+            e
+            for e in (
+                self.waiting.get(client_id, {}).get(name),
+                *(e for n, e in outgoing if n == name),
+            )
+            if e is not None
+        ]
+        for entry in followed:
+            if entry.remote_id == entry_id:
+                return entry.told or entry_id
+        if any(entry.told == entry_id for entry in followed):
+            return None
+        return entry_id
 
     def gone_entry(
         self, client_id: str, name: str, found: Callable[[Waiting], bool]

@@ -95,9 +95,13 @@ from matchmaker.core.engine import entry_limit
 from matchmaker.core.events import (
     EnteredPool,
     EntryClosed,
+    EntryExpired,
+    EntryPoolClosed,
+    EntryWithdrawn,
     MemberJoined,
     MemberLeft,
     PoolLeft,
+    PoolNoDelegate,
     PublicMember,
     SessionFormed,
     SessionLeft,
@@ -118,6 +122,9 @@ __all__ = [
 ]
 
 _log = logging.getLogger("matchmaker.cluster")
+
+# The events about a client's entry, naming it by its id (the owner's: translated).
+EntryEvent = EntryWithdrawn | EntryExpired | EntryPoolClosed | PoolNoDelegate
 
 
 class Router:
@@ -277,16 +284,6 @@ class Router:
                     members[event.client_id] = shown
                 else:
                     members.pop(event.client_id, None)
-        elif isinstance(event, EntryClosed):
-            closed = event.entry_id  # (not one entered again since, in its place)
-            out: list[Action] = []
-            for client_id in recipients:
-                gone = self.routes.gone_entry(
-                    client_id, event.pool, lambda e: e.remote_id == closed
-                )
-                if gone is not None:
-                    out.extend(self.parties.closed(client_id, event.pool, gone))
-            return out
         return NOTHING
 
     def _on_session_created(self, event: SessionFormed) -> Sequence[Action]:
@@ -324,7 +321,8 @@ class Router:
             entry.withdraw()
             if not entry.node:
                 del waiting[name]
-                out.append(((client_id,), entry.withdrawal(name)))
+                if entry.told is not None:  # (else its client was never told of it)
+                    out.append(((client_id,), entry.withdrawal(name)))
         return [Deliver(out, remote=False)] if out else NOTHING
 
     def _held_at(self, host: str, client_id: str) -> Sequence[Action]:
@@ -352,6 +350,7 @@ class Router:
         routes.remote_sessions.pop(client_id, None)
         routes.waiting.pop(client_id, None)
         routes.outgoing.pop(client_id, None)
+        routes.strays.difference_update([k for k in routes.strays if k[0] == client_id])
         for key in [k for k in routes.pending if k[0] == client_id]:
             del routes.pending[key]
             routes.again.pop(key, None)
@@ -446,6 +445,8 @@ class Router:
 
     def _events(self, sender: str, message: Events, now_ms: int) -> Sequence[Action]:
         event = codec.decode_value(message.event)
+        if isinstance(event, EntryEvent):
+            return self._entry_event(message.to, event)
         out: list[Action] = [Deliver([(message.to, event)], remote=False)]
         if type(event) is SessionFormed:
             assert isinstance(event, SessionFormed)
@@ -454,6 +455,30 @@ class Router:
                 # waits for Told. (From the host, as every formed group's, none is due.)
                 out.extend(self.seats.told(event))
         return out
+
+    def _entry_event(self, recipients: Sequence[str], event: EntryEvent) -> Sequence[Action]:
+        """An event about local clients' entry, from the member where it waits: each client
+        hears it under the id it was told, or not at all (:meth:`.Routes.known_as`); one
+        that closes a followed entry ends its following (not one entered since in its
+        place, nor, for a party's, the holder's: :meth:`.PartyRouting.closed`)."""
+        routes = self.routes
+        closed = event.entry_id if isinstance(event, EntryClosed) else None
+        heard: dict[str, list[str]] = {}
+        out: list[Action] = []
+        for client_id in recipients:
+            known = routes.known_as(client_id, event.pool, event.entry_id)
+            if known is not None:
+                heard.setdefault(known, []).append(client_id)
+            if closed is not None:
+                routes.strays.discard((client_id, closed))
+                gone = routes.gone_entry(client_id, event.pool, lambda e: e.remote_id == closed)
+                if gone is not None:
+                    out.extend(self.parties.closed(client_id, event.pool, gone))
+        deliveries: list[Delivery] = [
+            (ids, event if known == event.entry_id else dataclasses.replace(event, entry_id=known))
+            for known, ids in heard.items()
+        ]
+        return [Deliver(deliveries, remote=False), *out] if deliveries else out
 
     def _command(self, home: str, message: Command, now_ms: int) -> Sequence[Action]:
         """A remote client's request: a party's entry may be passed on to its pool's owner,
@@ -498,13 +523,15 @@ class Router:
             return [Post(home, message)]
         shown: list[Effect] = []
         moved = False  # an entry may have to move: its owner may have changed meanwhile
-        for effect in (_decode_answer(e) for e in message.effects):
+        for decoded in (_decode_answer(e) for e in message.effects):
+            effect = decoded
             request_id = getattr(effect, "request_id", None)
             if request_id is not None and request_id != INTERNAL:
                 # (An answer after expire() refused the request still goes out.)
                 self.routes.pending.pop((client_id, request_id), None)
             if isinstance(effect, ReplyWith):
-                moved |= self._answered(sender, client_id, effect)
+                entered, effect = self._answered(sender, client_id, effect)
+                moved |= entered
             elif isinstance(effect, Refuse) and request_id != INTERNAL:
                 self.routes.forget_entry(client_id, request_id)
                 moved = True
@@ -515,9 +542,10 @@ class Router:
             out.extend(self.failover.rehome(client_id, now_ms))
         return out
 
-    def _answered(self, sender: str, client_id: str, reply: ReplyWith) -> bool:
-        """Follow what a reply from ``sender`` says of the client's entries and sessions;
-        whether an entry was entered."""
+    def _answered(self, sender: str, client_id: str, reply: ReplyWith) -> tuple[bool, ReplyWith]:
+        """Follow what a reply from ``sender`` says of the client's entries and sessions:
+        whether an entry was entered, and the reply its client is shown (a ``pool.left``
+        names the entry by the id its client was told, though it moved since)."""
         routes = self.routes
         answer = reply.answer
         waiting = routes.waiting.get(client_id, {})
@@ -535,17 +563,21 @@ class Router:
                     name, entry = again
                     entry.remote_id = entry.told = answer.entry_id
                     routes.replace(client_id, name, entry)
-            return True
+                elif reply.request_id == INTERNAL:  # moved after it matched: never told
+                    routes.strays.add((client_id, answer.entry_id))
+            return True, reply
         if isinstance(answer, PoolLeft) and reply.request_id != INTERNAL:
             left, asked = answer.entry_id, reply.request_id
-            routes.gone_entry(
+            gone = routes.gone_entry(
                 client_id,
                 answer.pool,
                 lambda e: e.remote_id == left or (e.leaving and e.leave_request == asked),
             )
+            if gone is not None and gone.told is not None and gone.told != left:
+                return False, ReplyWith(asked, PoolLeft(answer.pool, gone.told))
         elif isinstance(answer, SessionLeft):
             routes.remote_sessions.get(client_id, {}).pop(answer.session_id, None)
-        return False
+        return False, reply
 
 
 def _decode_answer(value: list[Any]) -> Effect:
