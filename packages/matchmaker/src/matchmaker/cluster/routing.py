@@ -258,8 +258,9 @@ class Router:
         return [Post(node, Events(ids, encoded)) for node, ids in by_node.items()]
 
     def observe(self, recipients: Sequence[str], event: Event) -> Sequence[Action]:
-        """Follow what local clients are told (their remote sessions and waiting entries),
-        and the core's notes about backfills (:mod:`.seats`)."""
+        """Follow what local clients are told (their remote sessions and parties), and the
+        core's notes about backfills (:mod:`.seats`). (Their entries at other members end
+        by those members' events, followed as they arrive: :meth:`_entry_event`.)"""
         kind = type(event)
         if kind is SessionFormed:
             assert isinstance(event, SessionFormed)
