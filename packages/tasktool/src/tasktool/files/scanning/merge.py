@@ -73,19 +73,19 @@ class _Merge:
             self._add_new(folder, relative)
             return
         rows = self.rows
-        if old is not None and (old.names, old.sigs) == (folder.names, folder.sigs):
+        if (old.names, old.sigs) == (folder.names, folder.sigs):
             self.same[len(self.folders)] = number
             self.moved[first : first + len(folder)] = range(len(rows), len(rows) + len(folder))
             rows += self.before_rows[first : first + len(folder)]
             self.folders.append(folder)
             return
         names = folder.listed()
-        known = {name: index for index, name in enumerate(old.listed())} if old else {}
+        known = {name: index for index, name in enumerate(old.listed())}
         sigs: list[bytes] = []
         for index, name in enumerate(names):
             sig = folder.signature(index)
             was = known.get(name)
-            if was is not None and old is not None and old.signature(was) == sig:
+            if was is not None and old.signature(was) == sig:
                 self.moved[first + was] = len(rows)
                 rows.append(self.before_rows[first + was])
             else:
