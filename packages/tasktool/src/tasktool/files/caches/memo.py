@@ -53,19 +53,19 @@ _decoder = msgspec.msgpack.Decoder(_File)
 _encoder = msgspec.msgpack.Encoder()
 
 
-def _make_folder(path: Path) -> None:
-    """The folder of ``path``, and the state folder it is in (with its ``.gitignore``)."""
-    state = next((parent for parent in path.parents if parent.name == STATE_DIR), None)
+def _make_folder(folder: Path) -> None:
+    """``folder``, and the state folder it is in (with its ``.gitignore``)."""
+    state = next((parent for parent in (folder, *folder.parents) if parent.name == STATE_DIR), None)
     if state is not None:
         ensure_state_dir(state.parent)
-    path.parent.mkdir(exist_ok=True)
+    folder.mkdir(exist_ok=True)
 
 
 def commit(path: Path, data: bytes) -> bool:
     """Write ``data`` to ``path`` atomically, its folders made if missing; whether it was
     written (best effort: never raises)."""
     try:
-        _make_folder(path)
+        _make_folder(path.parent)
         atomic_write_bytes(path, data, sync=False)
     except OSError:
         return False
@@ -161,7 +161,7 @@ class Recording:
         import tempfile  # not on the replay path
 
         try:
-            _make_folder(folder / "_")
+            _make_folder(folder)
             fd, temp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=folder)
         except OSError:
             return None
